@@ -1,0 +1,62 @@
+"""feedmap: convert between XML sitemaps, sitemap indexes, text sitemaps, feeds and JSON lines.
+
+One intermediate representation (:class:`Document` of :class:`Entry`) sits between pluggable readers and
+writers (see :mod:`feedmap.registry`).  Reading streams: memory does not grow with the number of URLs.
+
+>>> import feedmap
+>>> with feedmap.read("samples/sitemap/basic.xml") as doc:       # doctest: +SKIP
+...     feedmap.write(doc, "out.txt", format="text")
+"""
+
+from feedmap._dates import Precision, W3CDate
+from feedmap.api import Summary, convert, read, write
+from feedmap.context import Options
+from feedmap.errors import (
+    Diagnostic,
+    FeedmapError,
+    FormatError,
+    Level,
+    LimitError,
+    ReadError,
+    Reporter,
+    SourceError,
+    StrictError,
+    UnknownFormatError,
+    WriteError,
+)
+from feedmap.model import Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, Position
+from feedmap.registry import FormatSpec, register
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Alternate",
+    "ChangeFreq",
+    "Diagnostic",
+    "DocKind",
+    "DocMeta",
+    "Document",
+    "Entry",
+    "FeedmapError",
+    "FormatError",
+    "FormatSpec",
+    "Image",
+    "Level",
+    "LimitError",
+    "Options",
+    "Position",
+    "Precision",
+    "ReadError",
+    "Reporter",
+    "SourceError",
+    "StrictError",
+    "Summary",
+    "UnknownFormatError",
+    "W3CDate",
+    "WriteError",
+    "__version__",
+    "convert",
+    "read",
+    "register",
+    "write",
+]

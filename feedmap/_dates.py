@@ -1,0 +1,231 @@
+"""Dates as sitemaps and feeds write them.
+
+* W3C Datetime (https://www.w3.org/TR/NOTE-datetime): six granularities, ``YYYY`` to
+  ``YYYY-MM-DDThh:mm:ss.sTZD``; the zone designator (``Z`` or ``+hh:mm``) is required with a time.
+* The sitemap XSD (``xsd:date | xsd:dateTime``) also allows a time without zone and a date with zone.
+
+:class:`W3CDate` accepts the union of both grammars and keeps the text exactly as written, so every
+granularity round-trips byte-exact and ``2005-01-01`` never becomes a datetime.  Values outside both
+grammars (a space instead of ``T``, ``+0000``, unpadded parts, RFC 1123 strings) are repaired by
+:func:`parse_lenient`, which says what it changed so the reader can report it.
+
+RFC 822 output (RSS ``pubDate``) goes through :func:`email.utils.format_datetime`, never the locale.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import enum
+import re
+from dataclasses import dataclass
+from email.utils import format_datetime
+
+__all__ = ["Precision", "W3CDate", "parse_lenient", "to_rfc822"]
+
+
+class Precision(enum.IntEnum):
+    """How much of a date was written; ordered from coarsest to finest."""
+
+    YEAR = 1
+    MONTH = 2
+    DAY = 3
+    MINUTE = 4
+    SECOND = 5
+    FRACTION = 6
+
+
+_W3C = re.compile(
+    r"(?P<Y>\d{4})(?:-(?P<M>\d{2})(?:-(?P<D>\d{2})"
+    r"(?:T(?P<h>\d{2}):(?P<m>\d{2})(?::(?P<s>\d{2})(?:\.(?P<f>\d+))?)?)?"
+    r"(?P<tz>Z|[+-]\d{2}:\d{2})?)?)?"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class W3CDate:
+    """A W3C-DTF / XSD date or datetime, kept as written.
+
+    Equality is textual: ``2005-01-01T00:00Z`` and ``2005-01-01T00:00+00:00`` are the same instant written
+    two ways, and a converter must give back what it was given.  Use :meth:`to_datetime` to compare instants.
+    """
+
+    text: str
+
+    def __post_init__(self) -> None:
+        match = _W3C.fullmatch(self.text)
+        if match is None or not _valid(match):
+            raise ValueError(f"not a W3C datetime: {self.text!r}")
+
+    @classmethod
+    def parse(cls, text: str) -> W3CDate:
+        """Parse a value already in W3C-DTF/XSD form (surrounding blanks removed); ValueError otherwise."""
+        return cls(text.strip())
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
+    def precision(self) -> Precision:
+        """The granularity as written."""
+        match = _W3C.fullmatch(self.text)
+        assert match is not None
+        if match["f"]:
+            return Precision.FRACTION
+        if match["s"]:
+            return Precision.SECOND
+        if match["h"]:
+            return Precision.MINUTE
+        if match["D"]:
+            return Precision.DAY
+        if match["M"]:
+            return Precision.MONTH
+        return Precision.YEAR
+
+    @property
+    def has_time(self) -> bool:
+        return "T" in self.text
+
+    @property
+    def offset(self) -> _dt.timedelta | None:
+        """The zone offset as written, or None when no zone was written."""
+        match = _W3C.fullmatch(self.text)
+        assert match is not None
+        return _offset(match["tz"])
+
+    def to_datetime(self) -> _dt.datetime:
+        """The instant this value starts at; missing parts are the earliest, a missing zone is UTC."""
+        match = _W3C.fullmatch(self.text)
+        assert match is not None
+        return _to_datetime(match)
+
+    def sort_key(self) -> float:
+        """A number that orders values by instant (POSIX seconds)."""
+        return self.to_datetime().timestamp()
+
+
+def _offset(tz: str | None) -> _dt.timedelta | None:
+    if tz is None:
+        return None
+    if tz == "Z":
+        return _dt.timedelta(0)
+    sign = -1 if tz[0] == "-" else 1
+    return sign * _dt.timedelta(hours=int(tz[1:3]), minutes=int(tz[4:6]))
+
+
+def _to_datetime(match: re.Match[str]) -> _dt.datetime:
+    offset = _offset(match["tz"]) or _dt.timedelta(0)
+    fraction = match["f"] or ""
+    micro = int((fraction + "000000")[:6]) if fraction else 0
+    return _dt.datetime(
+        int(match["Y"]),
+        int(match["M"] or 1),
+        int(match["D"] or 1),
+        int(match["h"] or 0),
+        int(match["m"] or 0),
+        min(int(match["s"] or 0), 59),  # a leap second 60 is kept as text, clamped here
+        micro,
+        tzinfo=_dt.timezone(offset),
+    )
+
+
+def _valid(match: re.Match[str]) -> bool:
+    tz = match["tz"]
+    if tz is not None and tz != "Z" and (int(tz[1:3]) > 14 or int(tz[4:6]) > 59):
+        return False
+    if match["s"] is not None and int(match["s"]) > 60:
+        return False
+    try:
+        _to_datetime(match)
+    except (ValueError, OverflowError):
+        return False
+    return True
+
+
+# Near-misses that are repaired with the same precision: a space or lower-case t, unpadded parts,
+# +hhmm / +hh offsets, "UTC"/"GMT" suffixes.
+_NEAR = re.compile(
+    r"(?P<Y>\d{4})-(?P<M>\d{1,2})-(?P<D>\d{1,2})"
+    r"(?:\s*[Tt ]\s*(?P<h>\d{1,2}):(?P<m>\d{1,2})(?::(?P<s>\d{1,2})(?:[.,](?P<f>\d+))?)?)?"
+    r"\s*(?P<tz>Z|z|UTC|GMT|[+-]\d{1,2}(?::?\d{2})?)?"
+)
+
+
+def _near_miss(text: str) -> str | None:
+    match = _NEAR.fullmatch(text)
+    if match is None:
+        return None
+    out = f"{match['Y']}-{int(match['M']):02d}-{int(match['D']):02d}"
+    if match["h"] is not None:
+        out += f"T{int(match['h']):02d}:{int(match['m']):02d}"
+        if match["s"] is not None:
+            out += f":{int(match['s']):02d}"
+            if match["f"]:
+                out += "." + match["f"]
+    tz = match["tz"]
+    if tz:
+        if tz in ("Z", "z", "UTC", "GMT"):
+            out += "Z"
+        else:
+            digits = tz[1:].replace(":", "")
+            hours = digits[:-2] if len(digits) > 2 else digits
+            minutes = digits[-2:] if len(digits) > 2 else "00"
+            out += f"{tz[0]}{int(hours):02d}:{minutes}"
+    return out
+
+
+def _with_dateutil(text: str) -> str | None:
+    from dateutil import parser as du_parser
+
+    try:
+        parsed = du_parser.parse(text, default=_dt.datetime(1, 1, 1))
+    except (ValueError, OverflowError, TypeError):
+        return None
+    has_time = ":" in text
+    if not has_time:
+        return f"{parsed.year:04d}-{parsed.month:02d}-{parsed.day:02d}"
+    out = parsed.strftime("%Y-%m-%dT%H:%M:%S")
+    if parsed.microsecond:
+        out += f".{parsed.microsecond:06d}".rstrip("0")
+    offset = parsed.utcoffset()
+    if offset is not None:
+        if offset == _dt.timedelta(0):
+            out += "Z"
+        else:
+            total = int(offset.total_seconds()) // 60
+            sign = "-" if total < 0 else "+"
+            out += f"{sign}{abs(total) // 60:02d}:{abs(total) % 60:02d}"
+    return out
+
+
+def parse_lenient(text: str) -> tuple[W3CDate | None, str | None]:
+    """Parse a date as found in the wild.
+
+    Returns ``(value, None)`` when the text is valid as written (after removing surrounding blanks),
+    ``(value, note)`` when it had to be repaired (``note`` says how), and ``(None, note)`` when nothing
+    usable could be read.
+    """
+    stripped = text.strip()
+    if not stripped:
+        return None, "empty date"
+    try:
+        return W3CDate(stripped), None
+    except ValueError:
+        pass
+    for repair in (_near_miss, _with_dateutil):
+        candidate = repair(stripped)
+        if candidate is None:
+            continue
+        try:
+            value = W3CDate(candidate)
+        except ValueError:
+            continue
+        return value, f"{stripped!r} is not W3C Datetime; read as {candidate!r}"
+    return None, f"{stripped!r} is not a date"
+
+
+def to_rfc822(value: W3CDate) -> str:
+    """RFC 822 / RFC 1123 form with a four-digit year, as RSS 2.0 ``pubDate`` wants it."""
+    moment = value.to_datetime()
+    if value.offset is None or value.offset == _dt.timedelta(0):
+        return format_datetime(moment.astimezone(_dt.timezone.utc), usegmt=True)
+    return format_datetime(moment)

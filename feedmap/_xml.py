@@ -1,0 +1,314 @@
+"""Safe, lenient XML reading and fast, correct XML writing shared by the XML formats.
+
+Safety (OWASP XXE cheat sheet, lxml FAQ "how do I protect against XML attacks"): the parser never loads
+a DTD, never resolves entities and never touches the network, so XXE and "billion laughs" are inert.
+
+Leniency: lxml's own ``recover=True`` silently drops or mangles data (a bare ``&`` in a URL loses the
+query string).  Instead :class:`CleaningStream` repairs, before parsing and with a diagnostic carrying
+the line, what real sitemaps get wrong:
+
+* blanks or a BOM before ``<?xml`` (XML 1.0 §2.8 requires the declaration first),
+* a bare ``&`` (or a reference to an entity that XML does not predefine) outside CDATA: escaped to
+  ``&amp;`` so the URL keeps its ``&``,
+* C0 control characters that XML 1.0 §2.2 forbids: removed.
+
+Writing (XML 1.0 §2.4): :func:`escape_text` escapes ``& < > " '`` and drops characters XML cannot hold.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from lxml import etree
+
+from feedmap.errors import Reporter
+from feedmap.sources import PeekableStream
+
+__all__ = [
+    "SITEMAP_NS",
+    "SITEMAP_NAMESPACES",
+    "IMAGE_NS",
+    "XHTML_NS",
+    "XSI_NS",
+    "CleaningStream",
+    "RootInfo",
+    "escape_text",
+    "iter_elements",
+    "peek_root",
+    "local_name",
+    "namespace_of",
+]
+
+SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+GOOGLE_084_NS = "http://www.google.com/schemas/sitemap/0.84"
+#: Namespaces read as sitemaps.org 0.9 without complaint ("" is no namespace at all).
+SITEMAP_NAMESPACES = frozenset(
+    {
+        SITEMAP_NS,
+        SITEMAP_NS + "/",
+        "https://www.sitemaps.org/schemas/sitemap/0.9",
+        "https://www.sitemaps.org/schemas/sitemap/0.9/",
+        GOOGLE_084_NS,
+        "",
+    }
+)
+IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
+XHTML_NS = "http://www.w3.org/1999/xhtml"
+XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
+
+
+def namespace_of(tag: str) -> str:
+    return tag[1 : tag.index("}")] if tag.startswith("{") else ""
+
+
+def local_name(tag: str) -> str:
+    return tag[tag.index("}") + 1 :] if tag.startswith("{") else tag
+
+
+# --------------------------------------------------------------------------------------------- reading
+
+_KEEP = 64  # bytes held back at a chunk's end so that markers and references are never split
+_BARE_AMP = re.compile(rb"&(?!(?:amp|lt|gt|quot|apos|#[0-9]{1,7}|#x[0-9A-Fa-f]{1,6});)")
+_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_CDATA_OPEN = b"<![CDATA["
+_CDATA_CLOSE = b"]]>"
+_LEADING = re.compile(rb"\A(?:\xef\xbb\xbf)?([ \t\r\n]+)(?=<\?xml[ \t\r\n?])")
+
+
+class CleaningStream:
+    """A file-like wrapper that repairs bytes lxml cannot parse, reporting each repair with its line.
+
+    Works on ASCII-compatible encodings (UTF-8, ISO-8859-x, Windows-125x); UTF-16/32 input (recognised
+    by its byte-order mark) passes through untouched.
+    """
+
+    def __init__(self, inner: PeekableStream, *, reporter: Reporter, name: str) -> None:
+        self._inner = inner
+        self._reporter = reporter
+        self._name = name
+        self._carry = b""
+        self._eof = False
+        self._in_cdata = False
+        self._line = 1  # line number of the first byte of self._carry
+        self._started = False
+        self._passthrough = False
+        #: Lines removed before the XML declaration; add to lxml's sourceline for the input's line.
+        self.line_offset = 0
+
+    def _start(self) -> None:
+        self._started = True
+        head = self._inner.peek(4)
+        if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+            self._passthrough = True
+            return
+        head = self._inner.peek(_KEEP * 4)
+        match = _LEADING.match(head)
+        if match is not None:
+            blanks = match.group(1)
+            start = match.start(1)
+            self._inner.read(match.end(1))
+            self.line_offset = blanks.count(b"\n")
+            self._line += self.line_offset
+            self._reporter.warning(
+                "leading-whitespace",
+                "blank space before the XML declaration was removed (the declaration must come first)",
+                self._name,
+                1,
+            )
+            if start:  # a BOM stood before the blanks: keep it, it is allowed before <?xml
+                self._carry = head[:start]
+
+    def read(self, size: int = -1) -> bytes:
+        if not self._started:
+            self._start()
+        if self._passthrough:
+            return self._inner.read(size)
+        want = size if size > 0 else 1 << 16
+        while not self._eof and len(self._carry) < want + _KEEP:
+            chunk = self._inner.read(max(want, 1 << 16))
+            if not chunk:
+                self._eof = True
+                break
+            self._carry += chunk
+        if not self._carry:
+            return b""
+        buf = self._carry
+        limit = len(buf) if self._eof else max(len(buf) - _KEEP, 0)
+        out, consumed = self._clean(buf, limit)
+        self._line += buf.count(b"\n", 0, consumed)
+        self._carry = buf[consumed:]
+        if not out and self._carry and not self._eof:
+            return self.read(size)
+        return out
+
+    def _clean(self, buf: bytes, limit: int) -> tuple[bytes, int]:
+        """Clean ``buf[:limit]`` (looking ahead past it as needed); returns (output, bytes consumed)."""
+        parts: list[bytes] = []
+        pos = 0
+        while pos < limit:
+            if self._in_cdata:
+                end = buf.find(_CDATA_CLOSE, pos)
+                if end < 0:
+                    stop = limit
+                    parts.append(self._strip_controls(buf, pos, stop))
+                    pos = stop
+                    break
+                stop = end + len(_CDATA_CLOSE)
+                parts.append(self._strip_controls(buf, pos, stop))
+                pos = stop
+                self._in_cdata = False
+                continue
+            start = buf.find(_CDATA_OPEN, pos)
+            stop = limit if start < 0 or start >= limit else start
+            parts.append(self._fix_segment(buf, pos, stop))
+            pos = stop
+            if start >= 0 and start < limit:
+                parts.append(_CDATA_OPEN)
+                pos = start + len(_CDATA_OPEN)
+                self._in_cdata = True
+        return b"".join(parts), pos
+
+    def _fix_segment(self, buf: bytes, start: int, stop: int) -> bytes:
+        segment = buf[start:stop]
+        if b"&" in segment and _BARE_AMP.search(buf, start, min(len(buf), stop + 16)) is not None:
+            pieces: list[bytes] = []
+            last = start
+            for match in _BARE_AMP.finditer(buf, start, min(len(buf), stop + 16)):
+                if match.start() >= stop:
+                    break
+                pieces.append(buf[last : match.start()])
+                pieces.append(b"&amp;")
+                last = match.end()
+                line = self._line + buf.count(b"\n", 0, match.start())
+                context = buf[match.start() : match.start() + 24].split(b"<", 1)[0]
+                self._reporter.warning(
+                    "bare-ampersand",
+                    f"unescaped '&' kept as a literal '&' (near {context.decode('utf-8', 'replace')!r}); "
+                    "write it as '&amp;'",
+                    self._name,
+                    line,
+                )
+            pieces.append(buf[last:stop])
+            segment = b"".join(pieces)
+        if _CONTROL.search(segment) is not None:
+            segment = self._strip_controls(segment, 0, len(segment), base=buf[:start])
+        return segment
+
+    def _strip_controls(self, buf: bytes, start: int, stop: int, base: bytes | None = None) -> bytes:
+        segment = buf[start:stop]
+        if _CONTROL.search(segment) is None:
+            return segment
+        offset_lines = base.count(b"\n") if base is not None else buf.count(b"\n", 0, start)
+        for match in _CONTROL.finditer(segment):
+            line = self._line + offset_lines + segment.count(b"\n", 0, match.start())
+            self._reporter.warning(
+                "control-character",
+                f"control character {match.group()!r} is not allowed in XML and was removed",
+                self._name,
+                line,
+            )
+        return _CONTROL.sub(b"", segment)
+
+
+@dataclass(frozen=True, slots=True)
+class RootInfo:
+    """The first element of an XML document and the namespaces declared up to it."""
+
+    namespace: str
+    local: str
+    namespaces: frozenset[str]
+    line: int
+
+
+def peek_root(stream: PeekableStream, size: int = 64 * 1024) -> RootInfo | None:
+    """Find the root element in the first ``size`` bytes, or None when they hold no XML start tag."""
+    head = stream.peek(size)
+    match = _LEADING.match(head)
+    if match is not None:
+        head = head[: match.start(1)] + head[match.end(1) :]
+    head = _BARE_AMP.sub(b"&amp;", head)
+    namespaces: set[str] = set()
+    parser = etree.XMLPullParser(
+        events=("start-ns", "start"),
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        recover=True,
+    )
+    try:
+        parser.feed(head)
+        for event, value in parser.read_events():
+            if event == "start-ns":
+                namespaces.add(value[1])
+            else:
+                tag = value.tag
+                if not isinstance(tag, str):
+                    continue
+                return RootInfo(namespace_of(tag), local_name(tag), frozenset(namespaces), value.sourceline or 1)
+    except etree.XMLSyntaxError:
+        return None
+    return None
+
+
+def make_iterparse(source: CleaningStream, tags: list[str] | str, events: tuple[str, ...] = ("end",)) -> etree.iterparse:
+    """An ``iterparse`` that cannot be abused: no DTD, no entities, no network, no huge trees."""
+    return etree.iterparse(
+        source,
+        events=events,
+        tag=tags,
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        huge_tree=False,
+        remove_comments=True,
+        remove_pis=True,
+    )
+
+
+def iter_elements(
+    stream: PeekableStream,
+    tags: list[str],
+    *,
+    reporter: Reporter,
+    name: str,
+) -> Iterator[tuple[etree._Element, int]]:
+    """Yield each completed element with one of ``tags`` (Clark names) and its line in the input.
+
+    Each element is cleared after the caller is done with it, so memory stays flat.  A document that
+    breaks off (truncated, or malformed beyond repair) yields what came before and reports a warning.
+    """
+    cleaner = CleaningStream(stream, reporter=reporter, name=name)
+    context = make_iterparse(cleaner, tags)
+    try:
+        for _event, element in context:
+            yield element, (element.sourceline or 0) + cleaner.line_offset
+            element.clear(keep_tail=False)
+            parent = element.getparent()
+            if parent is not None:
+                while element.getprevious() is not None:
+                    del parent[0]
+    except etree.XMLSyntaxError as exc:
+        line = (exc.lineno or 0) + cleaner.line_offset if exc.lineno else 0
+        message = exc.msg if hasattr(exc, "msg") and exc.msg else str(exc)
+        reporter.warning(
+            "malformed-xml",
+            f"the XML breaks off here ({message}); the entries before it are kept",
+            name,
+            line,
+        )
+
+
+# --------------------------------------------------------------------------------------------- writing
+
+_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"})
+_INVALID_XML_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+_NEEDS_ESCAPE = re.compile("[&<>\"'\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def escape_text(value: str) -> str:
+    """Escape a string for XML text or a double-quoted attribute; drop characters XML 1.0 forbids."""
+    if _NEEDS_ESCAPE.search(value) is None:
+        return value
+    return _INVALID_XML_CHARS.sub("", value).translate(_ESCAPES)

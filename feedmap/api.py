@@ -1,0 +1,223 @@
+"""The library API: :func:`read`, :func:`write`, :func:`convert`.
+
+A run is: open the source (:mod:`feedmap.sources`), resolve its format (:mod:`feedmap.registry`), read a
+streaming :class:`~feedmap.model.Document`, and hand it to a writer that writes while entries arrive.
+Diagnostics go to a :class:`~feedmap.errors.Reporter`; pass ``on_diagnostic`` to see them as they come.
+Nothing here prints or exits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from feedmap import registry
+from feedmap.context import Context, Options
+from feedmap.errors import Diagnostic, FormatError, Reporter
+from feedmap.model import ENTRY_FIELDS, Document, Entry
+from feedmap.registry import FormatSpec
+from feedmap.sources import (
+    DEFAULT_MAX_BYTES,
+    SinkLike,
+    Source,
+    SourceLike,
+    open_sink,
+    open_source,
+    source_name,
+)
+
+__all__ = ["Summary", "convert", "read", "read_entries", "write"]
+
+DiagnosticHandler = Callable[[Diagnostic], None]
+
+
+@dataclass
+class Summary:
+    """What a :func:`write` or :func:`convert` did: entries written and the diagnostics reported."""
+
+    entries: int
+    reporter: Reporter = field(repr=False)
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return self.reporter.diagnostics
+
+
+def _reporter(reporter: Reporter | None, strict: bool, on_diagnostic: DiagnosticHandler | None) -> Reporter:
+    if reporter is not None:
+        return reporter
+    return Reporter(strict=strict, handler=on_diagnostic)
+
+
+def _readable(format: str | None, source: Source) -> FormatSpec:
+    if format is not None:
+        spec = registry.get(format)
+        if spec.reader is None:
+            raise FormatError(f"format {spec.name!r} cannot be read")
+        return spec
+    return registry.detect(source)
+
+
+def _open_document(source: SourceLike, format: str | None, ctx: Context) -> Document:
+    """Open and start reading one source; the returned document's entries close it when exhausted."""
+    stack = contextlib.ExitStack()
+    try:
+        opened = stack.enter_context(
+            open_source(source, reporter=ctx.reporter, max_bytes=ctx.options.max_bytes, name=ctx.name or None)
+        )
+        ctx.name = opened.name
+        ctx.path = opened.path
+        spec = _readable(format, opened)
+        assert spec.reader is not None
+        doc = spec.reader(opened, ctx=ctx)
+        doc.format = doc.format or spec.name
+    except BaseException:
+        stack.close()
+        raise
+    doc.entries = _closing(doc.entries, stack)
+    return doc
+
+
+def _closing(entries: Iterable[Entry], stack: contextlib.ExitStack) -> Iterator[Entry]:
+    with stack:
+        yield from entries
+
+
+def read_entries(source: SourceLike, ctx: Context, format: str | None = None) -> Iterator[Entry]:
+    """Stream the entries of one source with an existing context (used to follow index children)."""
+    doc = _open_document(source, format, ctx)
+    yield from doc.entries
+
+
+def read(
+    source: SourceLike,
+    format: str | None = None,
+    strict: bool = False,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    follow: bool = True,
+    maps: Sequence[tuple[str, str | Path]] = (),
+    on_diagnostic: DiagnosticHandler | None = None,
+    reporter: Reporter | None = None,
+) -> Document:
+    """Read a sitemap, index, text sitemap, JSON lines file (or any registered format).
+
+    ``source`` is a path, ``"-"`` for stdin, or a binary file object; gzip is recognised by content.
+    The format is recognised by content unless ``format`` names it.  Entries stream: iterate
+    ``doc.entries`` once, and use the document as a context manager (or exhaust it) to close the file.
+    """
+    options = Options(
+        strict=strict,
+        max_bytes=max_bytes,
+        follow=follow,
+        maps=tuple((prefix, Path(directory)) for prefix, directory in maps),
+    )
+    ctx = Context(reporter=_reporter(reporter, strict, on_diagnostic), options=options, name=source_name(source))
+    return _open_document(source, format, ctx)
+
+
+def _watch_dropped(entries: Iterable[Entry], spec: FormatSpec, ctx: Context) -> Iterator[Entry]:
+    """Report once per IR field that has a value the target format cannot hold (INFO field-dropped)."""
+    unheld = [name for name in ENTRY_FIELDS if name not in spec.fields and name != "extras"]
+    if not unheld:
+        yield from entries
+        return
+    for entry in entries:
+        if unheld:
+            for name in [name for name in unheld if getattr(entry, name)]:
+                unheld.remove(name)
+                ctx.info("field-dropped", f"format {spec.name!r} cannot hold {name!r}; it is not written")
+        yield entry
+
+
+def _sink_name(sink: SinkLike) -> str:
+    return "<stdout>" if sink is None or sink == "-" else source_name(sink)
+
+
+def _writer_spec(format: str) -> FormatSpec:
+    spec = registry.get(format)
+    if spec.writer is None:
+        raise FormatError(f"format {spec.name!r} cannot be written")
+    return spec
+
+
+def _write(doc: Document, sink: SinkLike, spec: FormatSpec, ctx: Context) -> int:
+    assert spec.writer is not None
+    staged = Document(doc.meta, _watch_dropped(doc.entries, spec, ctx), diagnostics=doc.diagnostics)
+    with open_sink(sink) as out:
+        return spec.writer(staged, out, ctx=ctx)
+
+
+def write(
+    doc: Document | Iterable[Entry],
+    sink: SinkLike,
+    format: str,
+    strict: bool = False,
+    *,
+    schema_location: bool = False,
+    encode_urls: bool = False,
+    on_diagnostic: DiagnosticHandler | None = None,
+    reporter: Reporter | None = None,
+) -> Summary:
+    """Write a document (or any iterable of entries) to a path, ``"-"``/None for stdout, or a binary file.
+
+    A path is written atomically: to a temporary file renamed into place when everything was written.
+    """
+    spec = _writer_spec(format)
+    document = doc if isinstance(doc, Document) else Document(entries=doc)
+    options = Options(strict=strict, schema_location=schema_location, encode_urls=encode_urls)
+    ctx = Context(reporter=_reporter(reporter, strict, on_diagnostic), options=options, name=_sink_name(sink))
+    count = _write(document, sink, spec, ctx)
+    return Summary(count, ctx.reporter)
+
+
+def _concatenated(sources: Sequence[SourceLike], format: str | None, ctx: Context) -> Document:
+    """One document whose entries are those of each source in turn; metadata from the first."""
+
+    def context_for(source: SourceLike) -> Context:
+        return Context(reporter=ctx.reporter, options=ctx.options, name=source_name(source))
+
+    first = _open_document(sources[0], format, context_for(sources[0]))
+
+    def entries() -> Iterator[Entry]:
+        yield from first.entries
+        for source in sources[1:]:
+            yield from _open_document(source, format, context_for(source)).entries
+
+    combined = Document(first.meta, entries(), diagnostics=ctx.reporter.diagnostics)
+    combined.format = first.format
+    return combined
+
+
+def convert(
+    src: SourceLike | Sequence[SourceLike],
+    dst: SinkLike,
+    to: str,
+    *,
+    from_: str | None = None,
+    options: Options | None = None,
+    on_diagnostic: DiagnosticHandler | None = None,
+    reporter: Reporter | None = None,
+    wrap: Callable[[Iterable[Entry]], Iterable[Entry]] | None = None,
+) -> Summary:
+    """Read ``src`` (one source or several, concatenated) and write it to ``dst`` in format ``to``.
+
+    ``wrap``, if given, is applied to the entry stream between reader and writer (a post-read step:
+    a filter, a transform, a progress counter).
+    """
+    options = options or Options()
+    spec = _writer_spec(to)
+    sources: Sequence[SourceLike] = [src] if isinstance(src, (str, Path)) or hasattr(src, "read") else list(src)  # type: ignore[list-item, arg-type]
+    if not sources:
+        raise FormatError("nothing to convert: no input given")
+    ctx = Context(reporter=_reporter(reporter, options.strict, on_diagnostic), options=options, name=_sink_name(dst))
+    doc = _concatenated(sources, from_, ctx)
+    if wrap is not None:
+        doc = Document(doc.meta, wrap(doc.entries), diagnostics=doc.diagnostics)
+    try:
+        count = _write(doc, dst, spec, ctx)
+    finally:
+        doc.close()
+    return Summary(count, ctx.reporter)

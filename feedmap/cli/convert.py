@@ -1,0 +1,117 @@
+"""``feedmap convert``: read one or more inputs and write them in another format."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from feedmap import api, registry
+from feedmap.cli._common import DiagnosticPrinter, Progress, parse_map, parse_size
+from feedmap.context import Options
+from feedmap.errors import FormatError, Reporter
+from feedmap.sources import DEFAULT_MAX_BYTES
+
+__all__ = ["add_parser", "run"]
+
+_DESCRIPTION = """\
+Read INPUT (a path, '-' for stdin; gzip is recognised by its content) and write it in another format.
+Several inputs are read one after the other into one output.  The input format is recognised from
+the content (root element and namespaces, JSON lines, or lines of URLs) unless -f names it.
+
+Reading is lenient: what real files get wrong (a bare '&', blanks before '<?xml', 'Daily', a priority
+of 1.5, an odd date, a truncated file) is repaired and reported as file:line: warning[code]: message.
+--strict stops with exit 1 at the first such warning instead.
+"""
+
+_EPILOG = """\
+examples:
+  feedmap convert samples/sitemap/basic.xml -t jsonl
+  feedmap convert urls.txt -t sitemap -o sitemap.xml --encode-urls --schema-location
+  feedmap convert sitemap_index.xml --map https://example.com/=public/ -t text -o urls.txt
+  feedmap convert sitemap_index.xml --no-follow -t jsonl       the index's own entries
+"""
+
+
+def add_parser(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "convert",
+        help="convert between formats",
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("inputs", nargs="+", metavar="INPUT", help="a file path, or - for standard input")
+    parser.add_argument("-f", "--from", dest="source_format", metavar="FMT", help="input format (default: recognised from content)")
+    parser.add_argument("-t", "--to", dest="target_format", metavar="FMT", help="output format (see `feedmap formats`); default: from -o's extension")
+    parser.add_argument("-o", "--output", metavar="OUT", help="output file (default: standard output); written to a temporary file and renamed into place when complete")
+    parser.add_argument("--strict", action="store_true", help="treat any warning as an error: exit 1 at the first problem")
+    parser.add_argument(
+        "--max-bytes",
+        type=parse_size,
+        default=DEFAULT_MAX_BYTES,
+        metavar="N",
+        help="largest (decompressed) input to read, e.g. 200M or 2G (default: 100M)",
+    )
+    parser.add_argument("--no-follow", action="store_true", help="for a sitemap index: yield its own entries (loc, lastmod) instead of reading its children")
+    parser.add_argument(
+        "--map",
+        dest="maps",
+        action="append",
+        type=parse_map,
+        default=[],
+        metavar="PREFIX=DIR",
+        help="read URLs starting with PREFIX from the directory DIR (repeatable), e.g. index children from a build directory",
+    )
+    parser.add_argument("--schema-location", action="store_true", help="add xmlns:xsi and xsi:schemaLocation to XML sitemaps for schema validators")
+    parser.add_argument("--encode-urls", action="store_true", help="write IRIs as URIs: IDNA host names, UTF-8 percent-escapes (each change reported)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print warnings and errors only (no notes, no progress)")
+    parser.set_defaults(run=run)
+
+
+def _target_format(args: argparse.Namespace) -> str:
+    if args.target_format:
+        return str(args.target_format)
+    if args.output and args.output != "-":
+        suffixes = [s.lower() for s in Path(args.output).suffixes if s.lower() not in (".gz",)]
+        if suffixes:
+            for spec in registry.all_formats():
+                if spec.writer is not None and suffixes[-1] in spec.extensions:
+                    return spec.name
+    names = ", ".join(spec.name for spec in registry.all_formats() if spec.writer is not None)
+    raise FormatError(f"say which format to write with -t FMT (one of: {names})")
+
+
+def run(args: argparse.Namespace) -> int:
+    target = _target_format(args)
+    printer = DiagnosticPrinter(quiet=args.quiet)
+    reporter = Reporter(strict=args.strict, handler=printer)
+    options = Options(
+        strict=args.strict,
+        max_bytes=args.max_bytes,
+        follow=not args.no_follow,
+        maps=tuple(args.maps),
+        schema_location=args.schema_location,
+        encode_urls=args.encode_urls,
+    )
+    progress = Progress("feedmap convert", enabled=not args.quiet and args.output not in (None, "-"))
+    inputs = list(args.inputs)
+    if inputs.count("-") > 1:
+        raise FormatError("standard input ('-') can be read only once")
+    try:
+        summary = api.convert(
+            inputs,
+            args.output,
+            to=target,
+            from_=args.source_format,
+            options=options,
+            reporter=reporter,
+            wrap=progress.wrap,
+        )
+    finally:
+        progress.close()
+        printer.finish()
+    if args.output not in (None, "-") and not args.quiet:
+        print(f"feedmap: wrote {summary.entries:,} entries to {args.output} ({target})", file=sys.stderr)
+    return 0

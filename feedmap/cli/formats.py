@@ -1,0 +1,55 @@
+"""``feedmap formats``: the formats that can be read and written, with the fields each holds."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from feedmap import registry
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "formats",
+        help="list the formats that can be read and written",
+        description="List every registered format (built-in and from the 'feedmap.formats' entry-point "
+        "group): whether it can be read and written, and which entry fields it holds.  Converting into a "
+        "format that cannot hold a field reports it (note[field-dropped]).",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.set_defaults(run=run)
+
+
+_FIELD_ORDER = ("loc", "lastmod", "changefreq", "priority", "title", "description", "keywords", "type",
+                "images", "alternates", "extras")
+
+
+def run(args: argparse.Namespace) -> int:
+    specs = registry.all_formats()
+    rows = []
+    for spec in specs:
+        fields = [name for name in _FIELD_ORDER if name in spec.fields]
+        rows.append(
+            {
+                "name": spec.name,
+                "title": spec.title,
+                "read": spec.reader is not None,
+                "write": spec.writer is not None,
+                "extensions": list(spec.extensions),
+                "fields": fields,
+                "notes": spec.description,
+            }
+        )
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    for row in rows:
+        modes = "/".join(mode for mode in ("read", "write") if row["read" if mode == "read" else "write"])
+        print(f"{row['name']:<13} {modes:<11} {row['title']}")
+        print(f"{'':<13} fields: {', '.join(row['fields'])}")
+        if row["notes"]:
+            print(f"{'':<13} {row['notes']}")
+    return 0

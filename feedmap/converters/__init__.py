@@ -1,0 +1,1 @@
+"""Post-read steps that turn one document into another (feed -> sitemap, sitemap -> ROR, ...)."""

@@ -1,0 +1,98 @@
+"""Reading single field values leniently, shared by every reader.
+
+Each function takes the raw text and where it was found, returns the IR value (or None when nothing
+usable remains) and reports every repair as a diagnostic — sitemaps.org 0.9 field rules:
+
+* ``loc``: absolute URL, fewer than 2,048 characters (kept as written; problems are reported, never fixed
+  silently);
+* ``lastmod``: W3C Datetime (see :mod:`feedmap._dates`);
+* ``changefreq``: exactly one of the seven lower-case words (other case is repaired with a warning);
+* ``priority``: a decimal from 0.0 to 1.0 (out of range is clamped with a warning).
+"""
+
+from __future__ import annotations
+
+import math
+
+from feedmap._dates import W3CDate, parse_lenient
+from feedmap._urls import check_loc
+from feedmap.context import Context
+from feedmap.model import ChangeFreq
+
+__all__ = ["read_changefreq", "read_lastmod", "read_loc", "read_priority", "strip_value"]
+
+_CHANGEFREQS = {member.value: member for member in ChangeFreq}
+
+
+def strip_value(text: str | None, what: str, ctx: Context, line: int) -> str:
+    """The value without surrounding blanks (allowed by the XSD's whitespace collapse: reported as INFO)."""
+    if not text:
+        return ""
+    stripped = text.strip()
+    if len(stripped) != len(text) and stripped:
+        ctx.info("whitespace-trimmed", f"blank space around the {what} value was removed", line)
+    return stripped
+
+
+def read_loc(text: str | None, ctx: Context, line: int, what: str = "loc") -> str | None:
+    loc = strip_value(text, what, ctx, line)
+    if not loc:
+        ctx.warning("missing-loc", f"empty or missing <{what}>; the entry is skipped", line)
+        return None
+    problem = check_loc(loc)
+    if problem is not None:
+        ctx.warning("invalid-loc", f"{problem}; kept as written", line)
+    return loc
+
+
+def read_lastmod(text: str | None, ctx: Context, line: int, what: str = "lastmod") -> W3CDate | None:
+    if text is None:
+        ctx.warning("invalid-lastmod", f"empty <{what}> ignored", line)
+        return None
+    try:
+        value = W3CDate(text)
+    except ValueError:
+        pass
+    else:
+        return value
+    value_or_none, note = parse_lenient(text)
+    if value_or_none is None:
+        ctx.warning("invalid-lastmod", f"<{what}>: {note}; the value is ignored", line)
+    elif note is not None:
+        ctx.warning("lastmod-repaired", f"<{what}>: {note}", line)
+    elif text != text.strip():
+        ctx.info("whitespace-trimmed", f"blank space around the {what} value was removed", line)
+    return value_or_none
+
+
+def read_changefreq(text: str | None, ctx: Context, line: int) -> ChangeFreq | None:
+    value = (text or "").strip()
+    member = _CHANGEFREQS.get(value)
+    if member is not None:
+        if value != text:
+            ctx.info("whitespace-trimmed", "blank space around the changefreq value was removed", line)
+        return member
+    member = _CHANGEFREQS.get(value.lower())
+    if member is not None:
+        ctx.warning("changefreq-case", f"changefreq {value!r} read as {member.value!r} (the values are lower case)", line)
+        return member
+    allowed = ", ".join(_CHANGEFREQS)
+    ctx.warning("invalid-changefreq", f"changefreq {value!r} is not one of {allowed}; ignored", line)
+    return None
+
+
+def read_priority(text: str | None, ctx: Context, line: int) -> float | None:
+    value = (text or "").strip()
+    try:
+        number = float(value)
+    except ValueError:
+        ctx.warning("invalid-priority", f"priority {value!r} is not a number; ignored", line)
+        return None
+    if math.isnan(number):
+        ctx.warning("invalid-priority", f"priority {value!r} is not a number; ignored", line)
+        return None
+    if number < 0.0 or number > 1.0:
+        clamped = min(max(number, 0.0), 1.0)
+        ctx.warning("invalid-priority", f"priority {value} is outside 0.0-1.0; read as {clamped}", line)
+        return clamped
+    return number

@@ -1,0 +1,282 @@
+"""``jsonl``: the IR as JSON Lines (https://jsonlines.org/), one object per entry, for pipelines and ``jq``.
+
+Schema (also in the README): ``loc`` (string, required), ``lastmod`` (the W3C Datetime string exactly as
+read), ``changefreq``, ``priority`` (number), ``title``, ``description``, ``keywords`` (list of strings),
+``type``, ``images`` (list of objects with ``loc``, ``caption``, ``geo_location``, ``title``, ``license``),
+``alternates`` (list of objects with ``hreflang``, ``href``), ``extras`` (object of strings).  Empty
+values are omitted.  At most one header line, the first, has no ``loc``: it carries document metadata
+(``kind``, ``title``, ``link``, ``description``, ``extras``) and is written only when there is some.
+Every IR field has a key, so ``X -> jsonl -> X`` is lossless for every format X.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+from feedmap.context import Context
+from feedmap.errors import ReadError
+from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc
+from feedmap.model import Alternate, DocKind, DocMeta, Document, Entry, Image, Position
+from feedmap.registry import FormatSpec
+from feedmap.sources import Source
+
+__all__ = ["FORMAT", "entry_to_json", "read", "write"]
+
+_ENTRY_KEYS = frozenset(
+    {"loc", "lastmod", "changefreq", "priority", "title", "description", "keywords", "type", "images",
+     "alternates", "extras"}
+)
+_META_KEYS = frozenset({"kind", "title", "link", "description", "extras"})
+_IMAGE_KEYS = ("loc", "caption", "geo_location", "title", "license")
+
+
+def entry_to_json(entry: Entry) -> dict[str, Any]:
+    """The JSON object for an entry (empty fields omitted), keys in IR order."""
+    obj: dict[str, Any] = {"loc": entry.loc}
+    if entry.lastmod is not None:
+        obj["lastmod"] = entry.lastmod.text
+    if entry.changefreq is not None:
+        obj["changefreq"] = entry.changefreq.value
+    if entry.priority is not None:
+        obj["priority"] = entry.priority
+    if entry.title is not None:
+        obj["title"] = entry.title
+    if entry.description is not None:
+        obj["description"] = entry.description
+    if entry.keywords:
+        obj["keywords"] = list(entry.keywords)
+    if entry.type is not None:
+        obj["type"] = entry.type
+    if entry.images:
+        obj["images"] = [
+            {key: getattr(image, key) for key in _IMAGE_KEYS if getattr(image, key) is not None}
+            for image in entry.images
+        ]
+    if entry.alternates:
+        obj["alternates"] = [{"hreflang": alt.hreflang, "href": alt.href} for alt in entry.alternates]
+    if entry.extras:
+        obj["extras"] = dict(entry.extras)
+    return obj
+
+
+def _meta_to_json(meta: DocMeta) -> dict[str, Any]:
+    obj: dict[str, Any] = {"kind": meta.kind.value}
+    for key in ("title", "link", "description"):
+        value = getattr(meta, key)
+        if value is not None:
+            obj[key] = value
+    if meta.extras:
+        obj["extras"] = dict(meta.extras)
+    return obj
+
+
+def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
+    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+    if not doc.meta.is_empty() or doc.meta.kind is not DocKind.URLSET:
+        sink.write((dumps(_meta_to_json(doc.meta)) + "\n").encode("utf-8"))
+    count = 0
+    pending: list[str] = []
+    for entry in doc.entries:
+        pending.append(dumps(entry_to_json(entry)))
+        count += 1
+        if len(pending) >= 1024:
+            sink.write(("\n".join(pending) + "\n").encode("utf-8"))
+            pending.clear()
+    if pending:
+        sink.write(("\n".join(pending) + "\n").encode("utf-8"))
+    return count
+
+
+# ------------------------------------------------------------------------------------------------ reading
+
+
+class _Bad(Exception):
+    """A value of the wrong JSON type (message says which key)."""
+
+
+def _text(obj: dict[str, Any], key: str) -> str | None:
+    value = obj.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise _Bad(f"{key!r} must be a string, not {type(value).__name__}")
+    return value
+
+
+def _string_list(value: Any, key: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return tuple(part.strip() for part in value.split(",") if part.strip())
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise _Bad(f"{key!r} must be a list of strings")
+    return tuple(value)
+
+
+def _string_map(value: Any, key: str) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise _Bad(f"{key!r} must be an object of strings")
+    return dict(value)
+
+
+def _images(value: Any) -> tuple[Image, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise _Bad("'images' must be a list of objects")
+    images = []
+    for item in value:
+        if not isinstance(item, dict) or not isinstance(item.get("loc"), str):
+            raise _Bad("each image must be an object with a string 'loc'")
+        unknown = set(item) - set(_IMAGE_KEYS)
+        if unknown:
+            raise _Bad(f"unknown image keys: {', '.join(sorted(unknown))}")
+        for key in _IMAGE_KEYS:
+            if item.get(key) is not None and not isinstance(item[key], str):
+                raise _Bad(f"image {key!r} must be a string")
+        images.append(Image(**{key: item.get(key) for key in _IMAGE_KEYS}))
+    return tuple(images)
+
+
+def _alternates(value: Any) -> tuple[Alternate, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise _Bad("'alternates' must be a list of objects")
+    out = []
+    for item in value:
+        if not isinstance(item, dict) or not isinstance(item.get("hreflang"), str) or not isinstance(item.get("href"), str):
+            raise _Bad("each alternate must be an object with string 'hreflang' and 'href'")
+        out.append(Alternate(hreflang=item["hreflang"], href=item["href"]))
+    return tuple(out)
+
+
+def _priority(value: Any, ctx: Context, line: int) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+        raise _Bad("'priority' must be a number")
+    if value < 0 or value > 1:
+        clamped = min(max(float(value), 0.0), 1.0)
+        ctx.warning("invalid-priority", f"priority {value} is outside 0.0-1.0; read as {clamped}", line)
+        return clamped
+    return float(value)
+
+
+def _entry(obj: dict[str, Any], ctx: Context, line: int) -> Entry | None:
+    unknown = set(obj) - _ENTRY_KEYS
+    if unknown:
+        ctx.warning("unknown-key", f"unknown keys {', '.join(sorted(unknown))} ignored", line)
+    loc = read_loc(_text(obj, "loc"), ctx, line)
+    if loc is None:
+        return None
+    lastmod_text = _text(obj, "lastmod")
+    changefreq_text = _text(obj, "changefreq")
+    return Entry(
+        loc=loc,
+        lastmod=read_lastmod(lastmod_text, ctx, line) if lastmod_text is not None else None,
+        changefreq=read_changefreq(changefreq_text, ctx, line) if changefreq_text is not None else None,
+        priority=_priority(obj.get("priority"), ctx, line),
+        title=_text(obj, "title"),
+        description=_text(obj, "description"),
+        keywords=_string_list(obj.get("keywords"), "keywords"),
+        type=_text(obj, "type"),
+        images=_images(obj.get("images")),
+        alternates=_alternates(obj.get("alternates")),
+        extras=_string_map(obj.get("extras"), "extras"),
+        origin=Position(ctx.name, line),
+    )
+
+
+def _meta(obj: dict[str, Any]) -> DocMeta:
+    kind_text = obj.get("kind", "urlset")
+    try:
+        kind = DocKind(kind_text)
+    except ValueError:
+        raise _Bad(f"'kind' must be one of {', '.join(k.value for k in DocKind)}") from None
+    return DocMeta(
+        kind=kind,
+        title=_text(obj, "title"),
+        link=_text(obj, "link"),
+        description=_text(obj, "description"),
+        extras=_string_map(obj.get("extras"), "extras"),
+    )
+
+
+def _lines(stream: io.BufferedReader, ctx: Context) -> Iterator[tuple[int, dict[str, Any]]]:
+    for line, raw in enumerate(stream, start=1):
+        text = raw.strip()
+        if line == 1:
+            text = text.removeprefix(b"\xef\xbb\xbf").strip()
+        if not text:
+            continue
+        try:
+            obj = json.loads(text)
+        except (ValueError, UnicodeDecodeError) as exc:
+            ctx.warning("invalid-json", f"not a JSON object ({exc}); line skipped", line)
+            continue
+        if not isinstance(obj, dict):
+            ctx.warning("invalid-json", f"a JSON {type(obj).__name__}, not an object; line skipped", line)
+            continue
+        yield line, obj
+
+
+def _entries(first: tuple[int, dict[str, Any]] | None, rest: Iterator[tuple[int, dict[str, Any]]], ctx: Context) -> Iterator[Entry]:
+    if first is not None:
+        entry = _checked(first[1], ctx, first[0])
+        if entry is not None:
+            yield entry
+    for line, obj in rest:
+        if "loc" not in obj:
+            ctx.warning("missing-loc", "object without 'loc' (only the first line may be a header); skipped", line)
+            continue
+        entry = _checked(obj, ctx, line)
+        if entry is not None:
+            yield entry
+
+
+def _checked(obj: dict[str, Any], ctx: Context, line: int) -> Entry | None:
+    try:
+        return _entry(obj, ctx, line)
+    except _Bad as exc:
+        ctx.warning("invalid-value", f"{exc}; line skipped", line)
+        return None
+
+
+def read(source: Source, *, ctx: Context) -> Document:
+    stream = io.BufferedReader(source.stream, buffer_size=1 << 16)
+    lines = _lines(stream, ctx)
+    first = next(lines, None)
+    meta = DocMeta()
+    if first is not None and "loc" not in first[1]:
+        unknown = set(first[1]) - _META_KEYS
+        if unknown:
+            ctx.warning("unknown-key", f"unknown header keys {', '.join(sorted(unknown))} ignored", first[0])
+        try:
+            meta = _meta(first[1])
+        except _Bad as exc:
+            raise ReadError(f"invalid header line: {exc}", source=ctx.name, line=first[0], code="invalid-value") from None
+        first = None
+    return Document(meta, _entries(first, lines, ctx), diagnostics=ctx.reporter.diagnostics)
+
+
+FORMAT = FormatSpec(
+    name="jsonl",
+    title="JSON Lines (the feedmap IR, one object per entry)",
+    extensions=(".jsonl", ".ndjson"),
+    content="json",
+    priority=0,
+    reader=read,
+    writer=write,
+    fields=frozenset(
+        {"loc", "lastmod", "changefreq", "priority", "title", "description", "keywords", "type", "images",
+         "alternates", "extras"}
+    ),
+    description="lossless: every IR field; optional first header line with document metadata",
+)

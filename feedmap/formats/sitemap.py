@@ -1,0 +1,352 @@
+"""``sitemap``: the sitemaps.org 0.9 ``<urlset>`` with the Google image extension and hreflang links.
+
+Spec: https://www.sitemaps.org/protocol.html (XSD http://www.sitemaps.org/schemas/sitemap/0.9/sitemap.xsd),
+Google image sitemaps (namespace ``http://www.google.com/schemas/sitemap-image/1.1``) and hreflang
+alternates (``<xhtml:link rel="alternate" hreflang=".." href=".."/>``).
+
+Reading streams with ``iterparse`` and matches namespace URIs, never prefixes: the 0.9 namespace, its
+``https`` and trailing-slash variants, Google's 0.84 and no namespace at all are read as 0.9; any other
+namespace on ``<urlset>`` is read with a warning.  Children are accepted in any order.  Elements of
+other namespaces (news, video, ...) are kept verbatim in ``Entry.extras`` under their Clark name.
+
+Writing emits UTF-8 with nothing before ``<?xml``, children in XSD order (``loc, lastmod, changefreq,
+priority``, then extensions; image children ``loc, caption, geo_location, title, license``) and every
+namespace declared once on the root.  Output is plain string building through one escaping function
+(DESIGN.md measured it 3x faster than ``lxml.etree.xmlfile``); tests parse it back to prove it well-formed.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Iterator
+from typing import BinaryIO
+
+from lxml import etree
+
+from feedmap._urls import encode_url
+from feedmap._xml import (
+    IMAGE_NS,
+    SITEMAP_NAMESPACES,
+    SITEMAP_NS,
+    XHTML_NS,
+    XSI_NS,
+    RootInfo,
+    escape_text,
+    iter_elements,
+    peek_root,
+)
+from feedmap.context import Context
+from feedmap.errors import ReadError
+from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc, read_priority, strip_value
+from feedmap.model import Alternate, DocKind, DocMeta, Document, Entry, Image, Position
+from feedmap.registry import FormatSpec
+from feedmap.sources import Source
+
+__all__ = ["FORMAT", "read", "write"]
+
+MAX_URLS = 50_000
+MAX_BYTES = 52_428_800
+MAX_IMAGES = 1_000
+SCHEMA_LOCATION = f"{SITEMAP_NS} {SITEMAP_NS}/sitemap.xsd"
+
+_IMAGE = f"{{{IMAGE_NS}}}image"
+_IMAGE_FIELDS = {
+    f"{{{IMAGE_NS}}}loc": "loc",
+    f"{{{IMAGE_NS}}}caption": "caption",
+    f"{{{IMAGE_NS}}}geo_location": "geo_location",
+    f"{{{IMAGE_NS}}}title": "title",
+    f"{{{IMAGE_NS}}}license": "license",
+}
+_XHTML_LINK = f"{{{XHTML_NS}}}link"
+
+
+def check_root(root: RootInfo | None, expected: str, ctx: Context) -> str:
+    """The namespace to read elements in; ReadError when the root is not ``expected``."""
+    if root is None:
+        raise ReadError("not an XML document (no root element found)", source=ctx.name, code="not-xml")
+    if root.local != expected:
+        raise ReadError(
+            f"the root element is <{root.local}>, not <{expected}>",
+            source=ctx.name,
+            line=root.line,
+            code="wrong-root",
+        )
+    if root.namespace not in SITEMAP_NAMESPACES:
+        ctx.warning(
+            "unknown-namespace",
+            f"<{expected}> is in namespace {root.namespace!r}; read as {SITEMAP_NS!r}",
+            root.line,
+        )
+    return root.namespace
+
+
+def _qualified(namespace: str, local: str) -> str:
+    return f"{{{namespace}}}{local}" if namespace else local
+
+
+@functools.lru_cache(maxsize=16)
+def _field_names(namespace: str) -> dict[str, str]:
+    return {_qualified(namespace, name): name for name in ("loc", "lastmod", "changefreq", "priority")}
+
+
+def _serialize(element: etree._Element) -> str:
+    return etree.tostring(element, encoding="unicode", with_tail=False)
+
+
+def _read_image(element: etree._Element, ctx: Context, line: int) -> Image | None:
+    values: dict[str, str] = {}
+    for child in element:
+        name = _IMAGE_FIELDS.get(child.tag) if isinstance(child.tag, str) else None
+        if name is None:
+            if isinstance(child.tag, str):
+                ctx.warning("unknown-element", f"<{child.tag}> inside <image:image> is not read", child.sourceline or line)
+            continue
+        value = strip_value(child.text, f"image:{name}", ctx, child.sourceline or line)
+        if value:
+            values[name] = value
+    loc = values.pop("loc", None)
+    if loc is None:
+        ctx.warning("missing-loc", "<image:image> without <image:loc> is skipped", element.sourceline or line)
+        return None
+    return Image(loc=loc, **values)
+
+
+def entry_from_element(element: etree._Element, line: int, namespace: str, ctx: Context) -> Entry | None:
+    """Build an Entry from a ``<url>`` or ``<sitemap>`` element; None when it has no usable loc."""
+    loc_text: str | None = None
+    has_loc = False
+    lastmod = changefreq = priority = None
+    images: list[Image] = []
+    alternates: list[Alternate] = []
+    extras: dict[str, str] = {}
+    prefix = "{" + namespace + "}" if namespace else ""
+    fields = _field_names(namespace)
+    for child in element:
+        tag = child.tag
+        if not isinstance(tag, str):
+            continue
+        field = fields.get(tag)
+        child_line = child.sourceline or line
+        if field == "loc":
+            loc_text, has_loc = child.text, True
+        elif field == "lastmod":
+            lastmod = read_lastmod(child.text, ctx, child_line)
+        elif field == "changefreq":
+            changefreq = read_changefreq(child.text, ctx, child_line)
+        elif field == "priority":
+            priority = read_priority(child.text, ctx, child_line)
+        elif tag == _IMAGE:
+            image = _read_image(child, ctx, child_line)
+            if image is not None:
+                images.append(image)
+        elif tag == _XHTML_LINK and child.get("rel") == "alternate" and child.get("hreflang") and child.get("href"):
+            alternates.append(Alternate(hreflang=child.get("hreflang", "").strip(), href=child.get("href", "").strip()))
+        else:
+            if tag.startswith(prefix) if namespace else not tag.startswith("{"):
+                ctx.warning("unknown-element", f"<{tag[len(prefix):]}> is not a sitemap element; kept in extras", child_line)
+            extras[tag] = extras.get(tag, "") + _serialize(child)
+    if not has_loc:
+        ctx.warning("missing-loc", "entry without <loc> is skipped", line)
+        return None
+    loc = read_loc(loc_text, ctx, line)
+    if loc is None:
+        return None
+    if len(images) > MAX_IMAGES:
+        ctx.warning("too-many-images", f"{len(images):,} images; the protocol allows {MAX_IMAGES:,} per URL", line)
+    return Entry(
+        loc=loc,
+        lastmod=lastmod,
+        changefreq=changefreq,
+        priority=priority,
+        images=tuple(images),
+        alternates=tuple(alternates),
+        extras=extras,
+        origin=Position(ctx.name, line),
+    )
+
+
+def iter_entries(source: Source, ctx: Context, namespace: str, element: str) -> Iterator[Entry]:
+    """Stream the entries of every ``element`` child of the root."""
+    tag = _qualified(namespace, element)
+    count = 0
+    for node, line in iter_elements(source.stream, [tag], reporter=ctx.reporter, name=ctx.name):
+        entry = entry_from_element(node, line, namespace, ctx)
+        if entry is not None:
+            count += 1
+            yield entry
+    if count > MAX_URLS:
+        ctx.warning("too-many-urls", f"{count:,} entries; the protocol allows {MAX_URLS:,} per file")
+
+
+def read(source: Source, *, ctx: Context) -> Document:
+    root = peek_root(source.stream)
+    if root is not None and root.local == "sitemapindex":
+        from feedmap.formats import sitemapindex
+
+        ctx.info("read-as-index", "this is a sitemap index; it is read as one")
+        doc = sitemapindex.read(source, ctx=ctx)
+        doc.format = "sitemapindex"
+        return doc
+    namespace = check_root(root, "urlset", ctx)
+    return Document(
+        DocMeta(kind=DocKind.URLSET),
+        iter_entries(source, ctx, namespace, "url"),
+        diagnostics=ctx.reporter.diagnostics,
+    )
+
+
+# ----------------------------------------------------------------------------------------------- writing
+
+
+class SizeWatch:
+    """Warns once when a written file passes the protocol's URL-count or uncompressed-size limit."""
+
+    def __init__(self, ctx: Context, what: str) -> None:
+        self.ctx = ctx
+        self.what = what
+        self.count = 0
+        self.size = 0
+        self._warned_count = False
+        self._warned_size = False
+
+    def add(self, entries: int, size: int) -> None:
+        self.count += entries
+        self.size += size
+        if self.count > MAX_URLS and not self._warned_count:
+            self._warned_count = True
+            self.ctx.warning(
+                "too-many-urls",
+                f"more than {MAX_URLS:,} {self.what} in one file; the protocol asks to split it",
+            )
+        if self.size > MAX_BYTES and not self._warned_size:
+            self._warned_size = True
+            self.ctx.warning(
+                "file-too-large",
+                f"output passes {MAX_BYTES:,} bytes uncompressed; the protocol asks to split it",
+            )
+
+
+def output_url(url: str, ctx: Context) -> str:
+    """The URL as it will be written: with --encode-urls, IRIs become URIs (each change reported)."""
+    if not ctx.options.encode_urls:
+        return url
+    encoded = encode_url(url)
+    if encoded != url:
+        ctx.info("url-encoded", f"{url} written as {encoded}")
+    return encoded
+
+
+def root_open_tag(element: str, extra_namespaces: str, ctx: Context) -> str:
+    xsi = ""
+    if ctx.options.schema_location:
+        location = SCHEMA_LOCATION if element == "urlset" else f"{SITEMAP_NS} {SITEMAP_NS}/siteindex.xsd"
+        xsi = f' xmlns:xsi="{XSI_NS}" xsi:schemaLocation="{location}"'
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<{element} xmlns="{SITEMAP_NS}"{extra_namespaces}{xsi}>\n'
+
+
+def xml_extras(entry: Entry, dropped: set[str], ctx: Context) -> list[str]:
+    """The verbatim XML extras of an entry; text extras cannot be held in XML and are reported once."""
+    out: list[str] = []
+    for key, value in entry.extras.items():
+        if key.startswith("{"):
+            out.append(value)
+        elif key not in dropped:
+            dropped.add(key)
+            ctx.info("field-dropped", f"extra {key!r} has no place in this format and is not written")
+    return out
+
+
+def _url_block(entry: Entry, ctx: Context, dropped: set[str]) -> str:
+    esc = escape_text
+    parts = ["<url><loc>", esc(output_url(entry.loc, ctx)), "</loc>"]
+    if entry.lastmod is not None:
+        parts += ["<lastmod>", entry.lastmod.text, "</lastmod>"]
+    if entry.changefreq is not None:
+        parts += ["<changefreq>", entry.changefreq.value, "</changefreq>"]
+    if entry.priority is not None:
+        parts += ["<priority>", format_priority(entry.priority), "</priority>"]
+    for image in entry.images:
+        parts += ["<image:image><image:loc>", esc(output_url(image.loc, ctx)), "</image:loc>"]
+        if image.caption is not None:
+            parts += ["<image:caption>", esc(image.caption), "</image:caption>"]
+        if image.geo_location is not None:
+            parts += ["<image:geo_location>", esc(image.geo_location), "</image:geo_location>"]
+        if image.title is not None:
+            parts += ["<image:title>", esc(image.title), "</image:title>"]
+        if image.license is not None:
+            parts += ["<image:license>", esc(output_url(image.license, ctx)), "</image:license>"]
+        parts.append("</image:image>")
+    for alternate in entry.alternates:
+        parts += [
+            '<xhtml:link rel="alternate" hreflang="',
+            esc(alternate.hreflang),
+            '" href="',
+            esc(output_url(alternate.href, ctx)),
+            '"/>',
+        ]
+    if entry.extras:
+        parts += xml_extras(entry, dropped, ctx)
+    parts.append("</url>\n")
+    return "".join(parts)
+
+
+def format_priority(priority: float) -> str:
+    """Shortest decimal that reads back as the same float (``0.5``, ``1.0``, ``0.25``)."""
+    return repr(float(priority))
+
+
+def write_blocks(
+    sink: BinaryIO,
+    header: str,
+    footer: str,
+    blocks: Iterable[str],
+    watch: SizeWatch,
+    *,
+    batch: int = 512,
+) -> int:
+    """Write header, blocks and footer in batches; returns the number of blocks."""
+    data = header.encode("utf-8")
+    sink.write(data)
+    watch.add(0, len(data))
+    pending: list[str] = []
+    count = 0
+    for block in blocks:
+        pending.append(block)
+        if len(pending) >= batch:
+            data = "".join(pending).encode("utf-8")
+            sink.write(data)
+            watch.add(len(pending), len(data))
+            count += len(pending)
+            pending.clear()
+    if pending:
+        data = "".join(pending).encode("utf-8")
+        sink.write(data)
+        watch.add(len(pending), len(data))
+        count += len(pending)
+    data = footer.encode("utf-8")
+    sink.write(data)
+    watch.add(0, len(data))
+    return count
+
+
+def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
+    namespaces = f' xmlns:image="{IMAGE_NS}" xmlns:xhtml="{XHTML_NS}"'
+    dropped: set[str] = set()
+    blocks = (_url_block(entry, ctx, dropped) for entry in doc.entries)
+    count = write_blocks(sink, root_open_tag("urlset", namespaces, ctx), "</urlset>\n", blocks, SizeWatch(ctx, "URLs"))
+    if count == 0:
+        ctx.warning("empty-document", "no entries: wrote an empty <urlset> (valid for Google, not for the XSD)")
+    return count
+
+
+FORMAT = FormatSpec(
+    name="sitemap",
+    title="XML sitemap (sitemaps.org 0.9 urlset, image extension, hreflang)",
+    extensions=(".xml",),
+    roots=(("*", "urlset"),),
+    priority=10,
+    reader=read,
+    writer=write,
+    fields=frozenset({"loc", "lastmod", "changefreq", "priority", "images", "alternates", "extras"}),
+    description="reads 0.9, https and no-namespace variants and Google 0.84; any prefix, any order",
+)

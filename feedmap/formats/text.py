@@ -1,0 +1,102 @@
+"""``text``: the sitemaps.org text sitemap, one absolute URL per line.
+
+Spec: https://www.sitemaps.org/protocol.html#otherformats — UTF-8, one URL per line, nothing else, at most
+50,000 URLs and 50 MiB.  Reading tolerates a BOM, CRLF or CR line ends, blank lines and blanks around a
+URL; a line that is not an absolute URL is skipped with a warning naming its line.  Input that is not
+UTF-8 is read as Windows-1252 with a warning (never silently).  Only ``loc`` survives in this format.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from feedmap._urls import check_loc, is_absolute_url
+from feedmap.context import Context
+from feedmap.formats.sitemap import MAX_BYTES, MAX_URLS, output_url
+from feedmap.model import DocKind, DocMeta, Document, Entry, Position
+from feedmap.registry import FormatSpec
+from feedmap.sources import Source
+
+__all__ = ["FORMAT", "read", "write"]
+
+
+def _decode(raw: bytes, ctx: Context, line: int) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        ctx.warning("encoding", "line is not UTF-8; read as Windows-1252", line)
+        return raw.decode("cp1252", errors="replace")
+
+
+def _entries(source: Source, ctx: Context) -> Iterator[Entry]:
+    stream = io.BufferedReader(source.stream, buffer_size=1 << 16)
+    count = 0
+    line = 0
+    for raw in stream:
+        line += 1
+        if line == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        # a lone CR also ends a line (old Mac files)
+        for piece in raw.split(b"\r") if b"\r" in raw.rstrip(b"\r\n") else (raw,):
+            text = _decode(piece, ctx, line).strip()
+            if not text:
+                continue
+            if not is_absolute_url(text):
+                shown = text if len(text) <= 80 else text[:77] + "..."
+                ctx.warning("not-a-url", f"{shown!r} is not an absolute URL; line skipped", line)
+                continue
+            problem = check_loc(text)
+            if problem is not None:
+                ctx.warning("invalid-loc", f"{problem}; kept as written", line)
+            count += 1
+            yield Entry(loc=text, origin=Position(ctx.name, line))
+    if count > MAX_URLS:
+        ctx.warning("too-many-urls", f"{count:,} URLs; the protocol allows {MAX_URLS:,} per file")
+
+
+def read(source: Source, *, ctx: Context) -> Document:
+    return Document(DocMeta(kind=DocKind.URLSET), _entries(source, ctx), diagnostics=ctx.reporter.diagnostics)
+
+
+def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
+    count = 0
+    size = 0
+    pending: list[str] = []
+    for entry in doc.entries:
+        loc = output_url(entry.loc, ctx)
+        if "\n" in loc or "\r" in loc:
+            ctx.warning("invalid-loc", f"{loc!r} contains a line break; not written to a text sitemap")
+            continue
+        pending.append(loc)
+        count += 1
+        if len(pending) >= 4096:
+            data = ("\n".join(pending) + "\n").encode("utf-8")
+            sink.write(data)
+            size += len(data)
+            pending.clear()
+    if pending:
+        data = ("\n".join(pending) + "\n").encode("utf-8")
+        sink.write(data)
+        size += len(data)
+    if count > MAX_URLS:
+        ctx.warning("too-many-urls", f"{count:,} URLs in one text sitemap; the protocol allows {MAX_URLS:,}")
+    if size > MAX_BYTES:
+        ctx.warning("file-too-large", f"{size:,} bytes in one text sitemap; the protocol allows {MAX_BYTES:,}")
+    if count == 0:
+        ctx.warning("empty-document", "no entries: wrote an empty text sitemap")
+    return count
+
+
+FORMAT = FormatSpec(
+    name="text",
+    title="text sitemap (one URL per line)",
+    extensions=(".txt",),
+    content="text",
+    priority=0,
+    reader=read,
+    writer=write,
+    fields=frozenset({"loc"}),
+    description="BOM, CRLF, blank lines tolerated; non-URL lines skipped with a warning",
+)

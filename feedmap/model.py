@@ -1,0 +1,194 @@
+"""The intermediate representation (IR) every reader produces and every writer consumes.
+
+One model for all formats (see DESIGN.md, "The IR"): a :class:`Document` is document metadata plus a
+one-shot stream of :class:`Entry` values.  A ``<url>`` of a sitemaps.org 0.9 urlset, a ``<sitemap>`` of a
+sitemap index, an RSS ``<item>`` and a line of a text sitemap all become an :class:`Entry`.
+
+Field semantics follow https://www.sitemaps.org/protocol.html (loc, lastmod, changefreq, priority), the
+Google image extension (image:loc, caption, geo_location, title, license) and hreflang
+``xhtml:link`` alternates.  ``lastmod`` is a :class:`~feedmap._dates.W3CDate`, which keeps the text and
+precision as written.  Absent values stay absent: a missing priority is ``None``, never 0.5.
+
+``extras`` keeps what no IR field holds, so nothing is silently lost.  Two kinds of keys exist:
+
+* ``"{namespace-uri}local"`` (Clark notation): the value is the serialized XML of that foreign element
+  (or of several of them, concatenated), re-emitted verbatim by XML writers;
+* ``"prefix:name"`` (for example ``"ror:sortOrder"``): the value is plain text.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+
+from feedmap._dates import W3CDate
+from feedmap.errors import Diagnostic
+
+__all__ = [
+    "Alternate",
+    "ChangeFreq",
+    "DocKind",
+    "DocMeta",
+    "Document",
+    "Entry",
+    "Image",
+    "Position",
+    "W3CDate",
+]
+
+
+class ChangeFreq(str, enum.Enum):
+    """The seven ``changefreq`` values of sitemaps.org 0.9 (case-sensitive in the XSD)."""
+
+    ALWAYS = "always"
+    HOURLY = "hourly"
+    DAILY = "daily"
+    WEEKLY = "weekly"
+    MONTHLY = "monthly"
+    YEARLY = "yearly"
+    NEVER = "never"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class DocKind(str, enum.Enum):
+    """What a document's entries are: page URLs (``urlset``), child sitemaps (``index``) or feed items."""
+
+    URLSET = "urlset"
+    INDEX = "index"
+    FEED = "feed"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Where something was read: a source name and a 1-based line (0 when unknown)."""
+
+    source: str
+    line: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.line}" if self.line else self.source
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Image:
+    """One ``image:image`` of the Google image sitemap extension 1.1 (children in XSD order)."""
+
+    loc: str
+    caption: str | None = None
+    geo_location: str | None = None
+    title: str | None = None
+    license: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Alternate:
+    """One hreflang alternate: ``<xhtml:link rel="alternate" hreflang="de" href="..."/>``."""
+
+    hreflang: str
+    href: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Entry:
+    """One resource: a sitemap ``<url>``, an index ``<sitemap>``, a feed item or a text line.
+
+    ``origin`` records where the entry was read, for diagnostics; it takes no part in equality.
+    """
+
+    loc: str
+    lastmod: W3CDate | None = None
+    changefreq: ChangeFreq | None = None
+    priority: float | None = None
+    title: str | None = None
+    description: str | None = None
+    keywords: tuple[str, ...] = ()
+    type: str | None = None
+    images: tuple[Image, ...] = ()
+    alternates: tuple[Alternate, ...] = ()
+    extras: Mapping[str, str] = field(default_factory=dict)
+    origin: Position | None = field(default=None, compare=False, repr=False)
+
+
+#: IR field names, in the order writers use; a FormatSpec's ``fields`` is a subset of these.
+ENTRY_FIELDS: tuple[str, ...] = (
+    "loc",
+    "lastmod",
+    "changefreq",
+    "priority",
+    "title",
+    "description",
+    "keywords",
+    "type",
+    "images",
+    "alternates",
+    "extras",
+)
+
+
+@dataclass(slots=True, kw_only=True)
+class DocMeta:
+    """Document-level metadata: the kind, and a feed channel's title, link and description."""
+
+    kind: DocKind = DocKind.URLSET
+    title: str | None = None
+    link: str | None = None
+    description: str | None = None
+    extras: dict[str, str] = field(default_factory=dict)
+
+    def is_empty(self) -> bool:
+        """True when nothing but the kind is set."""
+        return not (self.title or self.link or self.description or self.extras)
+
+
+class Document:
+    """Document metadata plus a one-shot stream of entries.
+
+    ``entries`` is consumed once: iterate it (or the document itself) a single time.  A document read
+    from a file holds that file open until its entries are exhausted or :meth:`close` is called; use it
+    as a context manager to be sure.  ``diagnostics`` is filled while the entries are read.
+    """
+
+    __slots__ = ("meta", "entries", "diagnostics", "format")
+
+    def __init__(
+        self,
+        meta: DocMeta | None = None,
+        entries: Iterable[Entry] = (),
+        *,
+        diagnostics: list[Diagnostic] | None = None,
+    ) -> None:
+        self.meta = meta if meta is not None else DocMeta()
+        self.entries: Iterable[Entry] = entries
+        self.diagnostics: list[Diagnostic] = diagnostics if diagnostics is not None else []
+        #: Name of the format the document was read from (set by :func:`feedmap.read`), if any.
+        self.format: str | None = None
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self.entries)
+
+    def close(self) -> None:
+        """Release the source behind a streaming document (closes an unfinished entry generator)."""
+        close = getattr(self.entries, "close", None)
+        if callable(close):
+            close()
+
+    def __enter__(self) -> Document:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Document(meta={self.meta!r})"

@@ -1,0 +1,235 @@
+"""Opening inputs and outputs: paths, ``-``, file objects; gzip by magic bytes; size caps; atomic output.
+
+* sitemaps.org allows gzip-compressed sitemaps; the 52,428,800-byte limit applies to the uncompressed
+  bytes.  Compression is recognised by the gzip magic bytes (RFC 1952: ``1f 8b``), never by the file name
+  (real ``.xml.gz`` files are often not compressed, and compressed files are often not named ``.gz``).
+* Decompressed input is capped (default 100 MiB) while it is read, so a decompression bomb stops with
+  :class:`~feedmap.errors.LimitError` after at most the cap, not after filling memory or disk.
+* Output goes to a temporary file in the target's directory and is renamed into place only when the
+  whole document was written: a failed run leaves any earlier output untouched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import os
+import sys
+import tempfile
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, Protocol, Union
+
+from feedmap.errors import LimitError, Reporter, SourceError
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "Source",
+    "SourceLike",
+    "SinkLike",
+    "open_source",
+    "open_sink",
+    "source_name",
+]
+
+DEFAULT_MAX_BYTES = 100 * 1024 * 1024
+GZIP_MAGIC = b"\x1f\x8b"
+_CHUNK = 64 * 1024
+
+
+class Readable(Protocol):
+    def read(self, size: int = -1, /) -> bytes: ...
+
+
+SourceLike = Union[str, "os.PathLike[str]", BinaryIO]
+SinkLike = Union[str, "os.PathLike[str]", BinaryIO, None]
+
+
+def source_name(source: SourceLike) -> str:
+    """How a source is named in messages: its path, ``<stdin>``, or the file object's name."""
+    if isinstance(source, str):
+        return "<stdin>" if source == "-" else source
+    if isinstance(source, os.PathLike):
+        return os.fspath(source)
+    name = getattr(source, "name", None)
+    return name if isinstance(name, str) else "<stream>"
+
+
+class PeekableStream(io.RawIOBase):
+    """A read-only stream that can look ahead without consuming (for sniffing the format)."""
+
+    def __init__(self, inner: Readable) -> None:
+        super().__init__()
+        self._inner = inner
+        self._head = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def peek(self, size: int) -> bytes:
+        while len(self._head) < size:
+            chunk = self._inner.read(max(size - len(self._head), _CHUNK))
+            if not chunk:
+                break
+            self._head += chunk
+        return self._head[:size]
+
+    def read(self, size: int = -1) -> bytes:
+        if self._head:
+            if size < 0:
+                data = self._head + self._inner.read()
+                self._head = b""
+                return data
+            data, self._head = self._head[:size], self._head[size:]
+            return data
+        return self._inner.read(size)
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+class _CappedStream:
+    """Counts bytes read and raises LimitError past the cap; turns gzip damage into diagnostics."""
+
+    def __init__(self, inner: Readable, *, limit: int, name: str, reporter: Reporter, compressed: bool) -> None:
+        self._inner = inner
+        self._limit = limit
+        self._name = name
+        self._reporter = reporter
+        self._compressed = compressed
+        self._total = 0
+        self._done = False
+
+    def read(self, size: int = -1) -> bytes:
+        if self._done:
+            return b""
+        try:
+            data = self._inner.read(size if size >= 0 else self._limit + 1)
+        except EOFError:
+            self._done = True
+            self._reporter.warning(
+                "truncated-gzip",
+                "the compressed stream ends early; what was decompressed before is used",
+                self._name,
+            )
+            return b""
+        except (gzip.BadGzipFile, zlib.error) as exc:
+            self._done = True
+            self._reporter.warning(
+                "corrupt-gzip",
+                f"the compressed stream is damaged ({exc}); what was decompressed before is used",
+                self._name,
+            )
+            return b""
+        self._total += len(data)
+        if self._total > self._limit:
+            what = "decompressed input" if self._compressed else "input"
+            raise LimitError(
+                f"{what} is larger than {self._limit:,} bytes; raise the cap with --max-bytes "
+                "if this file is trusted",
+                source=self._name,
+                code="too-large",
+            )
+        return data
+
+
+@dataclass
+class Source:
+    """An opened input: a display name and a peekable stream of decompressed bytes."""
+
+    name: str
+    stream: PeekableStream
+    path: Path | None = None
+    compressed: bool = False
+
+
+def _open_raw(source: SourceLike, name: str) -> tuple[BinaryIO, bool, Path | None]:
+    """Returns (stream, we_own_it, path)."""
+    if isinstance(source, str) and source == "-":
+        return sys.stdin.buffer, False, None
+    if isinstance(source, str) and source.split(":", 1)[0].lower() in ("http", "https"):
+        raise SourceError(
+            f"{source}: reading over HTTP is not supported in this version; "
+            "download the file first, or map the URL prefix to a directory with --map PREFIX=DIR"
+        )
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        try:
+            return open(path, "rb"), True, path  # noqa: SIM115 - closed by open_source
+        except IsADirectoryError:
+            raise SourceError(f"{name}: is a directory, not a file") from None
+        except FileNotFoundError:
+            raise SourceError(f"{name}: no such file") from None
+        except OSError as exc:
+            raise SourceError(f"{name}: cannot open ({exc.strerror or exc})") from None
+    if hasattr(source, "read"):
+        return source, False, None
+    raise SourceError(f"cannot read from {source!r}: give a path, '-' or a binary file object")
+
+
+@contextlib.contextmanager
+def open_source(
+    source: SourceLike,
+    *,
+    reporter: Reporter,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    name: str | None = None,
+) -> Iterator[Source]:
+    """Open ``source`` for reading, decompressing gzip (by magic bytes) and capping the size."""
+    display = name or source_name(source)
+    raw, owned, path = _open_raw(source, display)
+    try:
+        head = PeekableStream(raw)
+        try:
+            magic = head.peek(2)
+        except OSError as exc:
+            raise SourceError(f"{display}: cannot read ({exc})") from None
+        compressed = magic == GZIP_MAGIC
+        inner: Readable = gzip.GzipFile(fileobj=head, mode="rb") if compressed else head
+        capped = _CappedStream(inner, limit=max_bytes, name=display, reporter=reporter, compressed=compressed)
+        yield Source(display, PeekableStream(capped), path, compressed)
+    finally:
+        if owned:
+            raw.close()
+
+
+@contextlib.contextmanager
+def open_sink(target: SinkLike) -> Iterator[BinaryIO]:
+    """Open an output; a path is written to a temporary file and renamed into place on success."""
+    if target is None or (isinstance(target, str) and target == "-"):
+        out = sys.stdout.buffer
+        yield out
+        out.flush()
+        return
+    if not isinstance(target, (str, os.PathLike)):
+        yield target
+        return
+    path = Path(target)
+    directory = path.parent if str(path.parent) else Path(".")
+    if not directory.is_dir():
+        raise SourceError(f"{path}: directory {directory} does not exist")
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=directory)
+    except OSError as exc:
+        raise SourceError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            yield handle
+        if path.exists():
+            with contextlib.suppress(OSError):
+                os.chmod(tmp, path.stat().st_mode & 0o777)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
