@@ -27,18 +27,19 @@ from feedmap.errors import Reporter
 from feedmap.sources import PeekableStream
 
 __all__ = [
-    "SITEMAP_NS",
-    "SITEMAP_NAMESPACES",
     "IMAGE_NS",
+    "SITEMAP_NAMESPACES",
+    "SITEMAP_NS",
     "XHTML_NS",
     "XSI_NS",
     "CleaningStream",
     "RootInfo",
     "escape_text",
     "iter_elements",
-    "peek_root",
+    "line_of",
     "local_name",
     "namespace_of",
+    "peek_root",
 ]
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -226,7 +227,9 @@ def peek_root(stream: PeekableStream, size: int = 64 * 1024) -> RootInfo | None:
     """Find the root element in the first ``size`` bytes, or None when they hold no XML start tag."""
     head = stream.peek(size)
     match = _LEADING.match(head)
+    removed_lines = 0
     if match is not None:
+        removed_lines = match.group(1).count(b"\n")
         head = head[: match.start(1)] + head[match.end(1) :]
     head = _BARE_AMP.sub(b"&amp;", head)
     namespaces: set[str] = set()
@@ -240,19 +243,27 @@ def peek_root(stream: PeekableStream, size: int = 64 * 1024) -> RootInfo | None:
     try:
         parser.feed(head)
         for event, value in parser.read_events():
-            if event == "start-ns":
-                namespaces.add(value[1])
-            else:
+            if event == "start-ns" and isinstance(value, tuple):
+                namespaces.add(str(value[1]))
+            elif isinstance(value, etree._Element) and isinstance(value.tag, str):
                 tag = value.tag
-                if not isinstance(tag, str):
-                    continue
-                return RootInfo(namespace_of(tag), local_name(tag), frozenset(namespaces), value.sourceline or 1)
+                return RootInfo(
+                    namespace_of(tag), local_name(tag), frozenset(namespaces), (line_of(value) or 1) + removed_lines
+                )
     except etree.XMLSyntaxError:
         return None
     return None
 
 
-def make_iterparse(source: CleaningStream, tags: list[str] | str, events: tuple[str, ...] = ("end",)) -> etree.iterparse:
+def line_of(element: etree._Element) -> int:
+    """The element's line in the parsed text (0 when lxml does not know it)."""
+    line: object = element.sourceline
+    return line if isinstance(line, int) else 0
+
+
+def make_iterparse(
+    source: CleaningStream, tags: list[str] | str, events: tuple[str, ...] = ("end",)
+) -> etree.iterparse:
     """An ``iterparse`` that cannot be abused: no DTD, no entities, no network, no huge trees."""
     return etree.iterparse(
         source,
@@ -274,7 +285,8 @@ def iter_elements(
     reporter: Reporter,
     name: str,
 ) -> Iterator[tuple[etree._Element, int]]:
-    """Yield each completed element with one of ``tags`` (Clark names) and its line in the input.
+    """Yield each completed element with one of ``tags`` (Clark names) and the line offset to add to
+    lxml's ``sourceline`` to get the line in the input (blank lines removed before ``<?xml``).
 
     Each element is cleared after the caller is done with it, so memory stays flat.  A document that
     breaks off (truncated, or malformed beyond repair) yields what came before and reports a warning.
@@ -283,7 +295,7 @@ def iter_elements(
     context = make_iterparse(cleaner, tags)
     try:
         for _event, element in context:
-            yield element, (element.sourceline or 0) + cleaner.line_offset
+            yield element, cleaner.line_offset
             element.clear(keep_tail=False)
             parent = element.getparent()
             if parent is not None:

@@ -12,7 +12,7 @@ from pathlib import Path
 from feedmap.errors import Reporter
 from feedmap.sources import DEFAULT_MAX_BYTES
 
-__all__ = ["Context", "Options", "DEFAULT_MAX_DEPTH"]
+__all__ = ["DEFAULT_MAX_DEPTH", "Context", "Options"]
 
 DEFAULT_MAX_DEPTH = 5
 

@@ -155,7 +155,7 @@ class Document:
     as a context manager to be sure.  ``diagnostics`` is filled while the entries are read.
     """
 
-    __slots__ = ("meta", "entries", "diagnostics", "format")
+    __slots__ = ("diagnostics", "entries", "format", "meta")
 
     def __init__(
         self,

@@ -85,9 +85,9 @@ class FormatSpec:
         if sniffed.kind == "xml" and sniffed.root is not None:
             root = sniffed.root
             for namespace, local in self.roots:
-                if local == root.local and namespace in ("*", root.namespace):
-                    if not self.requires_namespaces or self.requires_namespaces & root.namespaces:
-                        return True
+                declared = not self.requires_namespaces or bool(self.requires_namespaces & root.namespaces)
+                if local == root.local and namespace in ("*", root.namespace) and declared:
+                    return True
             return False
         return self.content is not None and self.content == sniffed.kind
 

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import contextlib
-import gzip
 import io
 import os
 import sys
@@ -27,11 +26,11 @@ from feedmap.errors import LimitError, Reporter, SourceError
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
+    "SinkLike",
     "Source",
     "SourceLike",
-    "SinkLike",
-    "open_source",
     "open_sink",
+    "open_source",
     "source_name",
 ]
 
@@ -93,6 +92,65 @@ class PeekableStream(io.RawIOBase):
         return len(data)
 
 
+class GzipReader:
+    """Streams the members of a gzip file (RFC 1952) with zlib, returning data as soon as it is inflated.
+
+    Unlike :class:`gzip.GzipFile`, data inflated before a truncation or a damaged member is handed out
+    first; the problem is raised afterwards (EOFError for a cut stream, zlib.error for damage).  Each
+    call inflates at most ``size`` bytes, so a decompression bomb never sits in memory at once.
+    """
+
+    def __init__(self, inner: Readable) -> None:
+        self._inner = inner
+        self._inflater = zlib.decompressobj(wbits=31)
+        self._pending = b""  # compressed bytes not yet fed
+        self._finished = False
+
+    def read(self, size: int = -1) -> bytes:
+        want = size if size > 0 else _CHUNK
+        while not self._finished:
+            if self._inflater.unconsumed_tail:
+                data = self._inflater.unconsumed_tail
+            else:
+                data = self._pending or self._inner.read(_CHUNK)
+                self._pending = b""
+                if not data:
+                    self._finished = True
+                    if not self._inflater.eof and self._started():
+                        raise EOFError("compressed stream ends before its end-of-stream marker")
+                    return b""
+            out = self._inflater.decompress(data, want)
+            if self._inflater.eof:
+                rest = self._inflater.unused_data
+                if rest.lstrip(b"\0"):
+                    if not rest.startswith(GZIP_MAGIC):
+                        raise zlib.error("trailing garbage after the compressed data")
+                    self._inflater = zlib.decompressobj(wbits=31)
+                    self._pending = rest
+                else:
+                    self._drain()
+            if out:
+                return out
+        return b""
+
+    def _started(self) -> bool:
+        return self._inflater.unconsumed_tail != b"" or not self._inflater.eof
+
+    def _drain(self) -> None:
+        """At the end of a member: look for a next member in what follows."""
+        data = self._inner.read(_CHUNK)
+        if not data:
+            self._finished = True
+            return
+        if data.startswith(GZIP_MAGIC):
+            self._inflater = zlib.decompressobj(wbits=31)
+            self._pending = data
+        elif data.lstrip(b"\0"):
+            raise zlib.error("trailing garbage after the compressed data")
+        else:
+            self._drain()
+
+
 class _CappedStream:
     """Counts bytes read and raises LimitError past the cap; turns gzip damage into diagnostics."""
 
@@ -109,7 +167,7 @@ class _CappedStream:
         if self._done:
             return b""
         try:
-            data = self._inner.read(size if size >= 0 else self._limit + 1)
+            data = self._inner.read(size if size >= 0 else _CHUNK)
         except EOFError:
             self._done = True
             self._reporter.warning(
@@ -118,7 +176,7 @@ class _CappedStream:
                 self._name,
             )
             return b""
-        except (gzip.BadGzipFile, zlib.error) as exc:
+        except zlib.error as exc:
             self._done = True
             self._reporter.warning(
                 "corrupt-gzip",
@@ -130,8 +188,7 @@ class _CappedStream:
         if self._total > self._limit:
             what = "decompressed input" if self._compressed else "input"
             raise LimitError(
-                f"{what} is larger than {self._limit:,} bytes; raise the cap with --max-bytes "
-                "if this file is trusted",
+                f"{what} is larger than {self._limit:,} bytes; raise the cap with --max-bytes if this file is trusted",
                 source=self._name,
                 code="too-large",
             )
@@ -160,7 +217,7 @@ def _open_raw(source: SourceLike, name: str) -> tuple[BinaryIO, bool, Path | Non
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         try:
-            return open(path, "rb"), True, path  # noqa: SIM115 - closed by open_source
+            return open(path, "rb"), True, path
         except IsADirectoryError:
             raise SourceError(f"{name}: is a directory, not a file") from None
         except FileNotFoundError:
@@ -190,7 +247,7 @@ def open_source(
         except OSError as exc:
             raise SourceError(f"{display}: cannot read ({exc})") from None
         compressed = magic == GZIP_MAGIC
-        inner: Readable = gzip.GzipFile(fileobj=head, mode="rb") if compressed else head
+        inner: Readable = GzipReader(head) if compressed else head
         capped = _CappedStream(inner, limit=max_bytes, name=display, reporter=reporter, compressed=compressed)
         yield Source(display, PeekableStream(capped), path, compressed)
     finally:

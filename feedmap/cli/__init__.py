@@ -16,7 +16,7 @@ from feedmap import __version__
 from feedmap.cli import convert, formats, info
 from feedmap.errors import FeedmapError, FormatError, ReadError, SourceError, UnknownFormatError, WriteError
 
-__all__ = ["main", "build_parser"]
+__all__ = ["build_parser", "main"]
 
 EXIT_OK = 0
 EXIT_INVALID = 1

@@ -43,10 +43,25 @@ def add_parser(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("inputs", nargs="+", metavar="INPUT", help="a file path, or - for standard input")
-    parser.add_argument("-f", "--from", dest="source_format", metavar="FMT", help="input format (default: recognised from content)")
-    parser.add_argument("-t", "--to", dest="target_format", metavar="FMT", help="output format (see `feedmap formats`); default: from -o's extension")
-    parser.add_argument("-o", "--output", metavar="OUT", help="output file (default: standard output); written to a temporary file and renamed into place when complete")
-    parser.add_argument("--strict", action="store_true", help="treat any warning as an error: exit 1 at the first problem")
+    parser.add_argument(
+        "-f", "--from", dest="source_format", metavar="FMT", help="input format (default: recognised from content)"
+    )
+    parser.add_argument(
+        "-t",
+        "--to",
+        dest="target_format",
+        metavar="FMT",
+        help="output format (see `feedmap formats`); default: from -o's extension",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="output file (default: standard output); written to a temporary file and renamed into place when complete",
+    )
+    parser.add_argument(
+        "--strict", action="store_true", help="treat any warning as an error: exit 1 at the first problem"
+    )
     parser.add_argument(
         "--max-bytes",
         type=parse_size,
@@ -54,7 +69,11 @@ def add_parser(subparsers: Any) -> None:
         metavar="N",
         help="largest (decompressed) input to read, e.g. 200M or 2G (default: 100M)",
     )
-    parser.add_argument("--no-follow", action="store_true", help="for a sitemap index: yield its own entries (loc, lastmod) instead of reading its children")
+    parser.add_argument(
+        "--no-follow",
+        action="store_true",
+        help="for a sitemap index: yield its own entries (loc, lastmod) instead of reading its children",
+    )
     parser.add_argument(
         "--map",
         dest="maps",
@@ -62,11 +81,22 @@ def add_parser(subparsers: Any) -> None:
         type=parse_map,
         default=[],
         metavar="PREFIX=DIR",
-        help="read URLs starting with PREFIX from the directory DIR (repeatable), e.g. index children from a build directory",
+        help="read URLs starting with PREFIX from the directory DIR (repeatable), "
+        "e.g. index children from a build directory",
     )
-    parser.add_argument("--schema-location", action="store_true", help="add xmlns:xsi and xsi:schemaLocation to XML sitemaps for schema validators")
-    parser.add_argument("--encode-urls", action="store_true", help="write IRIs as URIs: IDNA host names, UTF-8 percent-escapes (each change reported)")
-    parser.add_argument("-q", "--quiet", action="store_true", help="print warnings and errors only (no notes, no progress)")
+    parser.add_argument(
+        "--schema-location",
+        action="store_true",
+        help="add xmlns:xsi and xsi:schemaLocation to XML sitemaps for schema validators",
+    )
+    parser.add_argument(
+        "--encode-urls",
+        action="store_true",
+        help="write IRIs as URIs: IDNA host names, UTF-8 percent-escapes (each change reported)",
+    )
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print warnings and errors only (no notes, no progress)"
+    )
     parser.set_defaults(run=run)
 
 

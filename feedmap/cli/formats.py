@@ -23,13 +23,24 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
-_FIELD_ORDER = ("loc", "lastmod", "changefreq", "priority", "title", "description", "keywords", "type",
-                "images", "alternates", "extras")
+_FIELD_ORDER = (
+    "loc",
+    "lastmod",
+    "changefreq",
+    "priority",
+    "title",
+    "description",
+    "keywords",
+    "type",
+    "images",
+    "alternates",
+    "extras",
+)
 
 
 def run(args: argparse.Namespace) -> int:
     specs = registry.all_formats()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for spec in specs:
         fields = [name for name in _FIELD_ORDER if name in spec.fields]
         rows.append(

@@ -74,7 +74,9 @@ def read_changefreq(text: str | None, ctx: Context, line: int) -> ChangeFreq | N
         return member
     member = _CHANGEFREQS.get(value.lower())
     if member is not None:
-        ctx.warning("changefreq-case", f"changefreq {value!r} read as {member.value!r} (the values are lower case)", line)
+        ctx.warning(
+            "changefreq-case", f"changefreq {value!r} read as {member.value!r} (the values are lower case)", line
+        )
         return member
     allowed = ", ".join(_CHANGEFREQS)
     ctx.warning("invalid-changefreq", f"changefreq {value!r} is not one of {allowed}; ignored", line)

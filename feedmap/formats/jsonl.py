@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
 
 from feedmap.context import Context
@@ -27,8 +27,19 @@ from feedmap.sources import Source
 __all__ = ["FORMAT", "entry_to_json", "read", "write"]
 
 _ENTRY_KEYS = frozenset(
-    {"loc", "lastmod", "changefreq", "priority", "title", "description", "keywords", "type", "images",
-     "alternates", "extras"}
+    {
+        "loc",
+        "lastmod",
+        "changefreq",
+        "priority",
+        "title",
+        "description",
+        "keywords",
+        "type",
+        "images",
+        "alternates",
+        "extras",
+    }
 )
 _META_KEYS = frozenset({"kind", "title", "link", "description", "extras"})
 _IMAGE_KEYS = ("loc", "caption", "geo_location", "title", "license")
@@ -140,7 +151,15 @@ def _images(value: Any) -> tuple[Image, ...]:
         for key in _IMAGE_KEYS:
             if item.get(key) is not None and not isinstance(item[key], str):
                 raise _Bad(f"image {key!r} must be a string")
-        images.append(Image(**{key: item.get(key) for key in _IMAGE_KEYS}))
+        images.append(
+            Image(
+                loc=item["loc"],
+                caption=item.get("caption"),
+                geo_location=item.get("geo_location"),
+                title=item.get("title"),
+                license=item.get("license"),
+            )
+        )
     return tuple(images)
 
 
@@ -151,7 +170,11 @@ def _alternates(value: Any) -> tuple[Alternate, ...]:
         raise _Bad("'alternates' must be a list of objects")
     out = []
     for item in value:
-        if not isinstance(item, dict) or not isinstance(item.get("hreflang"), str) or not isinstance(item.get("href"), str):
+        if (
+            not isinstance(item, dict)
+            or not isinstance(item.get("hreflang"), str)
+            or not isinstance(item.get("href"), str)
+        ):
             raise _Bad("each alternate must be an object with string 'hreflang' and 'href'")
         out.append(Alternate(hreflang=item["hreflang"], href=item["href"]))
     return tuple(out)
@@ -209,7 +232,7 @@ def _meta(obj: dict[str, Any]) -> DocMeta:
     )
 
 
-def _lines(stream: io.BufferedReader, ctx: Context) -> Iterator[tuple[int, dict[str, Any]]]:
+def _lines(stream: Iterable[bytes], ctx: Context) -> Iterator[tuple[int, dict[str, Any]]]:
     for line, raw in enumerate(stream, start=1):
         text = raw.strip()
         if line == 1:
@@ -227,7 +250,9 @@ def _lines(stream: io.BufferedReader, ctx: Context) -> Iterator[tuple[int, dict[
         yield line, obj
 
 
-def _entries(first: tuple[int, dict[str, Any]] | None, rest: Iterator[tuple[int, dict[str, Any]]], ctx: Context) -> Iterator[Entry]:
+def _entries(
+    first: tuple[int, dict[str, Any]] | None, rest: Iterator[tuple[int, dict[str, Any]]], ctx: Context
+) -> Iterator[Entry]:
     if first is not None:
         entry = _checked(first[1], ctx, first[0])
         if entry is not None:
@@ -261,7 +286,9 @@ def read(source: Source, *, ctx: Context) -> Document:
         try:
             meta = _meta(first[1])
         except _Bad as exc:
-            raise ReadError(f"invalid header line: {exc}", source=ctx.name, line=first[0], code="invalid-value") from None
+            raise ReadError(
+                f"invalid header line: {exc}", source=ctx.name, line=first[0], code="invalid-value"
+            ) from None
         first = None
     return Document(meta, _entries(first, lines, ctx), diagnostics=ctx.reporter.diagnostics)
 
@@ -275,8 +302,19 @@ FORMAT = FormatSpec(
     reader=read,
     writer=write,
     fields=frozenset(
-        {"loc", "lastmod", "changefreq", "priority", "title", "description", "keywords", "type", "images",
-         "alternates", "extras"}
+        {
+            "loc",
+            "lastmod",
+            "changefreq",
+            "priority",
+            "title",
+            "description",
+            "keywords",
+            "type",
+            "images",
+            "alternates",
+            "extras",
+        }
     ),
     description="lossless: every IR field; optional first header line with document metadata",
 )

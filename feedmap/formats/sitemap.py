@@ -17,13 +17,14 @@ namespace declared once on the root.  Output is plain string building through on
 
 from __future__ import annotations
 
+import copy
 import functools
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
 from lxml import etree
 
-from feedmap._urls import encode_url
+from feedmap._urls import encode_url, is_absolute_url
 from feedmap._xml import (
     IMAGE_NS,
     SITEMAP_NAMESPACES,
@@ -33,6 +34,7 @@ from feedmap._xml import (
     RootInfo,
     escape_text,
     iter_elements,
+    line_of,
     peek_root,
 )
 from feedmap.context import Context
@@ -42,7 +44,7 @@ from feedmap.model import Alternate, DocKind, DocMeta, Document, Entry, Image, P
 from feedmap.registry import FormatSpec
 from feedmap.sources import Source
 
-__all__ = ["FORMAT", "read", "write"]
+__all__ = ["FORMAT", "escape_text", "read", "write"]
 
 MAX_URLS = 50_000
 MAX_BYTES = 52_428_800
@@ -90,29 +92,40 @@ def _field_names(namespace: str) -> dict[str, str]:
 
 
 def _serialize(element: etree._Element) -> str:
-    return etree.tostring(element, encoding="unicode", with_tail=False)
+    """The element as standalone XML, declaring only the namespaces it uses."""
+    clone = copy.deepcopy(element)
+    clone.tail = None
+    etree.cleanup_namespaces(clone)
+    return etree.tostring(clone, encoding="unicode")
 
 
-def _read_image(element: etree._Element, ctx: Context, line: int) -> Image | None:
+def _read_image(element: etree._Element, ctx: Context, offset: int) -> Image | None:
+    line = line_of(element) + offset
     values: dict[str, str] = {}
     for child in element:
         name = _IMAGE_FIELDS.get(child.tag) if isinstance(child.tag, str) else None
         if name is None:
             if isinstance(child.tag, str):
-                ctx.warning("unknown-element", f"<{child.tag}> inside <image:image> is not read", child.sourceline or line)
+                ctx.warning(
+                    "unknown-element", f"<{child.tag}> inside <image:image> is not read", line_of(child) + offset
+                )
             continue
-        value = strip_value(child.text, f"image:{name}", ctx, child.sourceline or line)
+        value = strip_value(child.text, f"image:{name}", ctx, line_of(child) + offset)
         if value:
             values[name] = value
     loc = values.pop("loc", None)
     if loc is None:
-        ctx.warning("missing-loc", "<image:image> without <image:loc> is skipped", element.sourceline or line)
+        ctx.warning("missing-loc", "<image:image> without <image:loc> is skipped", line)
         return None
     return Image(loc=loc, **values)
 
 
-def entry_from_element(element: etree._Element, line: int, namespace: str, ctx: Context) -> Entry | None:
-    """Build an Entry from a ``<url>`` or ``<sitemap>`` element; None when it has no usable loc."""
+def entry_from_element(element: etree._Element, namespace: str, ctx: Context, offset: int = 0) -> Entry | None:
+    """Build an Entry from a ``<url>`` or ``<sitemap>`` element; None when it has no usable loc.
+
+    ``offset`` is added to lxml's line numbers (see :func:`feedmap._xml.iter_elements`).
+    """
+    line = line_of(element) + offset
     loc_text: str | None = None
     has_loc = False
     lastmod = changefreq = priority = None
@@ -126,7 +139,7 @@ def entry_from_element(element: etree._Element, line: int, namespace: str, ctx: 
         if not isinstance(tag, str):
             continue
         field = fields.get(tag)
-        child_line = child.sourceline or line
+        child_line = line_of(child) + offset
         if field == "loc":
             loc_text, has_loc = child.text, True
         elif field == "lastmod":
@@ -136,18 +149,24 @@ def entry_from_element(element: etree._Element, line: int, namespace: str, ctx: 
         elif field == "priority":
             priority = read_priority(child.text, ctx, child_line)
         elif tag == _IMAGE:
-            image = _read_image(child, ctx, child_line)
+            image = _read_image(child, ctx, offset)
             if image is not None:
                 images.append(image)
         elif tag == _XHTML_LINK and child.get("rel") == "alternate" and child.get("hreflang") and child.get("href"):
             alternates.append(Alternate(hreflang=child.get("hreflang", "").strip(), href=child.get("href", "").strip()))
         else:
             if tag.startswith(prefix) if namespace else not tag.startswith("{"):
-                ctx.warning("unknown-element", f"<{tag[len(prefix):]}> is not a sitemap element; kept in extras", child_line)
+                ctx.warning(
+                    "unknown-element", f"<{tag[len(prefix) :]}> is not a sitemap element; kept in extras", child_line
+                )
             extras[tag] = extras.get(tag, "") + _serialize(child)
     if not has_loc:
-        ctx.warning("missing-loc", "entry without <loc> is skipped", line)
-        return None
+        bare = (element.text or "").strip()
+        if not is_absolute_url(bare):
+            ctx.warning("missing-loc", "entry without <loc> is skipped", line)
+            return None
+        ctx.warning("loc-as-text", f"URL {bare} stands in the element without <loc>; read as its loc", line)
+        loc_text = bare
     loc = read_loc(loc_text, ctx, line)
     if loc is None:
         return None
@@ -169,8 +188,8 @@ def iter_entries(source: Source, ctx: Context, namespace: str, element: str) -> 
     """Stream the entries of every ``element`` child of the root."""
     tag = _qualified(namespace, element)
     count = 0
-    for node, line in iter_elements(source.stream, [tag], reporter=ctx.reporter, name=ctx.name):
-        entry = entry_from_element(node, line, namespace, ctx)
+    for node, offset in iter_elements(source.stream, [tag], reporter=ctx.reporter, name=ctx.name):
+        entry = entry_from_element(node, namespace, ctx, offset)
         if entry is not None:
             count += 1
             yield entry
