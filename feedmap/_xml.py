@@ -76,6 +76,7 @@ _CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _CDATA_OPEN = b"<![CDATA["
 _CDATA_CLOSE = b"]]>"
 _LEADING = re.compile(rb"\A(?:\xef\xbb\xbf)?([ \t\r\n]+)(?=<\?xml[ \t\r\n?])")
+_LEADING_WINDOW = 64 * 1024
 
 
 class CleaningStream:
@@ -104,7 +105,8 @@ class CleaningStream:
         if head.startswith((b"\xff\xfe", b"\xfe\xff")):
             self._passthrough = True
             return
-        head = self._inner.peek(_KEEP * 4)
+        # the same window peek_root looks at: any run of blanks it skips to find the root is removed here
+        head = self._inner.peek(_LEADING_WINDOW)
         match = _LEADING.match(head)
         if match is not None:
             blanks = match.group(1)

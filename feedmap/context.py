@@ -29,6 +29,12 @@ class Options:
     maps: tuple[tuple[str, Path], ...] = ()
     schema_location: bool = False
     encode_urls: bool = False
+    #: Feed channel metadata for the rss and ror writers (default: the input's, else derived from the URLs).
+    channel_title: str | None = None
+    channel_link: str | None = None
+    channel_description: str | None = None
+    #: The written feed's own URL, for ``atom:link rel="self"``.
+    self_url: str | None = None
 
 
 @dataclass(slots=True, kw_only=True)

@@ -11,6 +11,7 @@ object per line, or lines of URLs), then the file extension, then :class:`Unknow
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import re
 from collections.abc import Callable, Iterable
@@ -32,6 +33,7 @@ __all__ = [
     "Sniffed",
     "Writer",
     "all_formats",
+    "broken_formats",
     "detect",
     "get",
     "register",
@@ -101,6 +103,8 @@ _BUILTINS: dict[str, str] = {
 _loaded: dict[str, FormatSpec] = {}
 _lazy: dict[str, str] = dict(_BUILTINS)
 _entry_points_loaded = False
+#: Formats whose registration could not be loaded, with the reason (kept so the error stays the same).
+_broken: dict[str, str] = {}
 
 
 def register(spec: FormatSpec | str, name: str | None = None) -> None:
@@ -108,11 +112,13 @@ def register(spec: FormatSpec | str, name: str | None = None) -> None:
     if isinstance(spec, FormatSpec):
         _loaded[spec.name] = spec
         _lazy.pop(spec.name, None)
+        _broken.pop(spec.name, None)
     else:
         if name is None:
             raise ValueError("a lazy registration needs the format name")
         _lazy[name] = spec
         _loaded.pop(name, None)
+        _broken.pop(name, None)
 
 
 def _load_entry_points() -> None:
@@ -142,8 +148,16 @@ def get(name: str) -> FormatSpec:
     if key in _loaded:
         return _loaded[key]
     _load_entry_points()
+    if key in _broken:
+        raise FormatError(_broken[key])
     if key in _lazy:
-        spec = _resolve(key, _lazy.pop(key))
+        try:
+            spec = _resolve(key, _lazy[key])
+        except FormatError as exc:
+            _broken[key] = str(exc)
+            del _lazy[key]
+            raise
+        del _lazy[key]
         _loaded[key] = spec
         return spec
     known = ", ".join(sorted({*_loaded, *_lazy}))
@@ -151,11 +165,21 @@ def get(name: str) -> FormatSpec:
 
 
 def all_formats() -> list[FormatSpec]:
-    """Every registered format, loaded, by name."""
+    """Every registered format that loads, by name; see :func:`broken_formats` for those that do not.
+
+    A third-party plugin that fails to import must not stop feedmap from reading everything else.
+    """
     _load_entry_points()
     for name in list(_lazy):
-        get(name)
+        with contextlib.suppress(FormatError):
+            get(name)
     return sorted(_loaded.values(), key=lambda spec: spec.name)
+
+
+def broken_formats() -> dict[str, str]:
+    """Registered formats that could not be loaded, each with the reason."""
+    all_formats()
+    return dict(_broken)
 
 
 _URL_LINE = re.compile(rb"^\s*[A-Za-z][A-Za-z0-9+.-]*://\S", re.MULTILINE)

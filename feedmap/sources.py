@@ -76,12 +76,15 @@ class PeekableStream(io.RawIOBase):
             self._head += chunk
         return self._head[:size]
 
-    def read(self, size: int = -1) -> bytes:
+    def read(self, size: int | None = -1) -> bytes:
+        if size is None or size < 0:
+            # read() means "to the end"; the inner streams return one chunk per call, so loop
+            parts = [self._head]
+            self._head = b""
+            while chunk := self._inner.read(_CHUNK):
+                parts.append(chunk)
+            return b"".join(parts)
         if self._head:
-            if size < 0:
-                data = self._head + self._inner.read()
-                self._head = b""
-                return data
             data, self._head = self._head[:size], self._head[size:]
             return data
         return self._inner.read(size)

@@ -10,6 +10,12 @@ from feedmap import registry
 
 __all__ = ["add_parser", "run"]
 
+_EPILOG = """\
+examples:
+  feedmap formats                                  a table: name, read/write, fields
+  feedmap formats --json                           the same as JSON, for scripts
+"""
+
 
 def add_parser(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
@@ -17,7 +23,9 @@ def add_parser(subparsers: Any) -> None:
         help="list the formats that can be read and written",
         description="List every registered format (built-in and from the 'feedmap.formats' entry-point "
         "group): whether it can be read and written, and which entry fields it holds.  Converting into a "
-        "format that cannot hold a field reports it (note[field-dropped]).",
+        "format that cannot hold a field reports it (info[field-dropped]).",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(run=run)
@@ -54,7 +62,9 @@ def run(args: argparse.Namespace) -> int:
                 "notes": spec.description,
             }
         )
+    broken = registry.broken_formats()
     if args.json:
+        rows += [{"name": name, "broken": reason} for name, reason in sorted(broken.items())]
         print(json.dumps(rows, indent=2))
         return 0
     for row in rows:
@@ -63,4 +73,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"{'':<13} fields: {', '.join(row['fields'])}")
         if row["notes"]:
             print(f"{'':<13} {row['notes']}")
+    for name, reason in sorted(broken.items()):
+        print(f"{name:<13} BROKEN      {reason}")
     return 0

@@ -14,6 +14,14 @@ from feedmap.sources import DEFAULT_MAX_BYTES
 
 __all__ = ["add_parser", "describe", "run"]
 
+_EPILOG = """\
+examples:
+  feedmap info sitemap.xml.gz                      format, entry count, lastmod range, problems
+  feedmap info --json sitemap.xml urls.txt         one JSON object per input
+  feedmap info index.xml --map https://example.com/=public/
+                                                   an index with its children read from a build dir
+"""
+
 
 def add_parser(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
@@ -21,6 +29,8 @@ def add_parser(subparsers: Any) -> None:
         help="describe an input: format, entries, lastmod range, diagnostics",
         description="Read each INPUT and summarise it: format, kind, entry count, images, lastmod range "
         "and a count of diagnostics by code.  The input is read to the end (streaming).",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("inputs", nargs="+", metavar="INPUT", help="a file path, or - for standard input")
     parser.add_argument("-f", "--from", dest="source_format", metavar="FMT", help="input format (default: recognised)")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
 
@@ -241,13 +242,29 @@ def _lines(stream: Iterable[bytes], ctx: Context) -> Iterator[tuple[int, dict[st
             continue
         try:
             obj = json.loads(text)
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            # RecursionError: nesting deeper than the interpreter's stack (e.g. "[[[[..." of any length)
             ctx.warning("invalid-json", f"not a JSON object ({exc}); line skipped", line)
             continue
         if not isinstance(obj, dict):
             ctx.warning("invalid-json", f"a JSON {type(obj).__name__}, not an object; line skipped", line)
             continue
+        if _SURROGATE_ESCAPE.search(text) is not None and _has_lone_surrogate(obj):
+            ctx.warning("invalid-value", "a string holds a lone UTF-16 surrogate (\\uD800-\\uDFFF); line skipped", line)
+            continue
         yield line, obj
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+
+
+def _has_lone_surrogate(obj: Any) -> bool:
+    """True when a key or string in ``obj`` holds a surrogate that no UTF-8 output can carry."""
+    try:
+        json.dumps(obj, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _entries(

@@ -18,6 +18,7 @@ namespace declared once on the root.  Output is plain string building through on
 from __future__ import annotations
 
 import copy
+import decimal
 import functools
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
@@ -127,6 +128,7 @@ def entry_from_element(element: etree._Element, namespace: str, ctx: Context, of
     """
     line = line_of(element) + offset
     loc_text: str | None = None
+    loc_line = line
     has_loc = False
     lastmod = changefreq = priority = None
     images: list[Image] = []
@@ -141,7 +143,7 @@ def entry_from_element(element: etree._Element, namespace: str, ctx: Context, of
         field = fields.get(tag)
         child_line = line_of(child) + offset
         if field == "loc":
-            loc_text, has_loc = child.text, True
+            loc_text, loc_line, has_loc = child.text, child_line, True
         elif field == "lastmod":
             lastmod = read_lastmod(child.text, ctx, child_line)
         elif field == "changefreq":
@@ -167,7 +169,7 @@ def entry_from_element(element: etree._Element, namespace: str, ctx: Context, of
             return None
         ctx.warning("loc-as-text", f"URL {bare} stands in the element without <loc>; read as its loc", line)
         loc_text = bare
-    loc = read_loc(loc_text, ctx, line)
+    loc = read_loc(loc_text, ctx, loc_line)
     if loc is None:
         return None
     if len(images) > MAX_IMAGES:
@@ -310,8 +312,14 @@ def _url_block(entry: Entry, ctx: Context, dropped: set[str]) -> str:
 
 
 def format_priority(priority: float) -> str:
-    """Shortest decimal that reads back as the same float (``0.5``, ``1.0``, ``0.25``)."""
-    return repr(float(priority))
+    """Shortest decimal that reads back as the same float (``0.5``, ``1.0``, ``0.25``).
+
+    Always positional (``1e-07`` is written ``0.0000001``): the XSD's ``xsd:decimal`` has no exponent.
+    """
+    text = repr(float(priority))
+    if "e" in text or "E" in text:
+        text = format(decimal.Decimal(text), "f")
+    return text
 
 
 def write_blocks(

@@ -40,15 +40,18 @@ from feedmap.sources import Source
 __all__ = ["FORMAT", "read", "resolve_local", "write"]
 
 
-def resolve_local(loc: str, ctx: Context) -> Path | None:
-    """The local file a child URL stands for (``--map`` prefix or ``file:`` URL), or None."""
+def resolve_local(loc: str, ctx: Context, line: int = 0) -> Path | None:
+    """The local file a child URL stands for (``--map`` prefix or ``file:`` URL), or None.
+
+    A mapped URL that leads outside its directory is reported (``map-escape``) and gives None.
+    """
     for prefix, directory in ctx.options.maps:
         if loc.startswith(prefix):
             rest = unquote(urlsplit(loc[len(prefix) :]).path).lstrip("/")
             target = (directory / rest).resolve()
             base = directory.resolve()
             if target != base and base not in target.parents:
-                ctx.warning("map-escape", f"{loc} maps outside {directory}; not read")
+                ctx.warning("map-escape", f"{loc} maps outside {directory}; not read", line)
                 return None
             if target.is_dir():
                 target = target / "index.xml"
@@ -64,8 +67,10 @@ def _follow(index_entries: Iterator[Entry], ctx: Context) -> Iterator[Entry]:
     for index_entry in index_entries:
         loc = index_entry.loc
         line = index_entry.origin.line if index_entry.origin else 0
-        path = resolve_local(loc, ctx)
+        path = resolve_local(loc, ctx, line)
         if path is None:
+            if any(loc.startswith(prefix) for prefix, _ in ctx.options.maps):
+                continue  # mapped, but outside its directory: resolve_local reported map-escape
             ctx.warning(
                 "child-not-read",
                 f"child sitemap {loc} was not read: fetching over HTTP is not available in this version; "

@@ -9,6 +9,7 @@ UTF-8 is read as Windows-1252 with a warning (never silently).  Only ``loc`` sur
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterator
 from typing import BinaryIO
 
@@ -30,6 +31,9 @@ def _decode(raw: bytes, ctx: Context, line: int) -> str:
         return raw.decode("cp1252", errors="replace")
 
 
+_LONE_CR = re.compile(rb"\r(?!\n)")
+
+
 def _entries(source: Source, ctx: Context) -> Iterator[Entry]:
     stream = io.BufferedReader(source.stream, buffer_size=1 << 16)
     count = 0
@@ -38,8 +42,10 @@ def _entries(source: Source, ctx: Context) -> Iterator[Entry]:
         line += 1
         if line == 1 and raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]
-        # a lone CR also ends a line (old Mac files)
-        for piece in raw.split(b"\r") if b"\r" in raw.rstrip(b"\r\n") else (raw,):
+        # a lone CR also ends a line (old Mac files): each piece is a line of its own
+        pieces = _LONE_CR.split(raw) if b"\r" in raw else [raw]
+        for number, piece in enumerate(pieces, start=line):
+            line = number
             text = _decode(piece, ctx, line).strip()
             if not text:
                 continue

@@ -1,0 +1,44 @@
+"""Sitemap -> ROR RSS: entries carried with their title, description and keywords when present.
+
+ROR (PROTOCOL.md): the channel and its header item name the site ("ROR Sitemap for https://host/");
+each page becomes an item whose ``title``/``description``/``ror:keywords`` come from the entry (filled from
+the pages themselves by the enrichment step of a later version).  The channel link defaults to the site
+of the first URL; a title and description are derived from it unless the input or the options give them.
+Entries without a title are reported once (INFO ``title-missing``): the ROR writer uses the URL as the
+item title, since RSS 2.0 wants a title or a description in every item.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from feedmap.context import Context
+from feedmap.model import DocKind, DocMeta, Document, Entry
+
+__all__ = ["sitemap_to_ror"]
+
+
+def _count_untitled(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
+    untitled = 0
+    for entry in entries:
+        if entry.title is None and entry.description is None:
+            untitled += 1
+        yield entry
+    if untitled:
+        ctx.info(
+            "title-missing",
+            f"{untitled} entries have no title or description; their URL is used as the item title",
+        )
+
+
+def sitemap_to_ror(doc: Document, ctx: Context) -> Document:
+    meta = DocMeta(
+        kind=DocKind.FEED,
+        title=doc.meta.title,
+        link=doc.meta.link,
+        description=doc.meta.description,
+        extras=dict(doc.meta.extras),
+    )
+    result = Document(meta, _count_untitled(doc.entries, ctx), diagnostics=doc.diagnostics)
+    result.format = doc.format
+    return result

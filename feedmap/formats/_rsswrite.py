@@ -1,0 +1,95 @@
+"""Writing RSS 2.0 channels, shared by the ``rss`` and ``ror`` writers.
+
+Spec: RSS 2.0.11 (https://www.rssboard.org/rss-specification) and the RSS Best Practices Profile:
+``<rss version="2.0">`` with one ``<channel>`` whose ``title``, ``link`` and ``description`` are present and
+non-empty; each item has a ``title`` or a ``description``; ``guid`` is the item's permalink; dates are
+RFC 822 with four-digit years (:func:`email.utils.format_datetime`, never the locale); ``atom:link
+rel="self"`` names the feed's own URL when it is known.  Extension elements live in namespaces declared
+once on the root: the sitemap namespace for ``changefreq``/``priority``, Dublin Core ``dc:date`` for the
+exact W3C lastmod, the Google image namespace for images, XHTML for hreflang links.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+from feedmap._xml import escape_text
+from feedmap.context import Context
+from feedmap.formats.sitemap import output_url
+from feedmap.model import Document, Entry
+
+__all__ = ["ChannelInfo", "channel_info", "image_elements", "peek_first"]
+
+ATOM_NS = "http://www.w3.org/2005/Atom"
+DC_NS = "http://purl.org/dc/elements/1.1/"
+
+
+class ChannelInfo:
+    """Channel title, link and description: options first, then the document, then derived defaults."""
+
+    def __init__(self, title: str, link: str, description: str, self_url: str | None) -> None:
+        self.title = title
+        self.link = link
+        self.description = description
+        self.self_url = self_url
+
+    def elements(self) -> str:
+        parts = [
+            "<title>",
+            escape_text(self.title),
+            "</title><link>",
+            escape_text(self.link),
+            "</link><description>",
+            escape_text(self.description),
+            "</description>",
+        ]
+        if self.self_url:
+            parts += ['<atom:link href="', escape_text(self.self_url), '" rel="self" type="application/rss+xml"/>']
+        return "".join(parts)
+
+
+def site_of(url: str) -> str | None:
+    parts = urlsplit(url)
+    if parts.scheme and parts.netloc:
+        return f"{parts.scheme}://{parts.netloc}/"
+    return None
+
+
+def peek_first(doc: Document) -> tuple[Entry | None, Iterator[Entry]]:
+    """The first entry (to derive channel defaults from) and an iterator over all entries."""
+    entries = iter(doc.entries)
+    first = next(entries, None)
+    if first is None:
+        return None, entries
+    return first, itertools.chain((first,), entries)
+
+
+def channel_info(doc: Document, first: Entry | None, ctx: Context, *, title_prefix: str) -> ChannelInfo:
+    options = ctx.options
+    link = options.channel_link or doc.meta.link or (site_of(first.loc) if first is not None else None)
+    if not link:
+        link = "https://example.invalid/"
+        ctx.warning("channel-link-missing", "no channel link known (no entries); give one with --link")
+    title = options.channel_title or doc.meta.title or f"{title_prefix} {link}"
+    description = options.channel_description or doc.meta.description or f"{title_prefix} {link}"
+    return ChannelInfo(title, link, description, options.self_url)
+
+
+def image_elements(entry: Entry, ctx: Context) -> list[str]:
+    """``image:image`` elements of an entry (a namespaced extension is legal inside an RSS item)."""
+    parts: list[str] = []
+    esc = escape_text
+    for image in entry.images:
+        parts += ["<image:image><image:loc>", esc(output_url(image.loc, ctx)), "</image:loc>"]
+        if image.caption is not None:
+            parts += ["<image:caption>", esc(image.caption), "</image:caption>"]
+        if image.geo_location is not None:
+            parts += ["<image:geo_location>", esc(image.geo_location), "</image:geo_location>"]
+        if image.title is not None:
+            parts += ["<image:title>", esc(image.title), "</image:title>"]
+        if image.license is not None:
+            parts += ["<image:license>", esc(image.license), "</image:license>"]
+        parts.append("</image:image>")
+    return parts

@@ -1,0 +1,242 @@
+"""``rss``: syndication feeds (RSS 0.9x/1.0/2.0, Atom 0.3/1.0) read with feedparser, written as RSS 2.0.
+
+sitemaps.org ("Other formats") accepts RSS 2.0 and Atom as sitemaps; PROTOCOL.md, "Feeds as sitemaps":
+
+* ``loc`` from the item's ``link``, else from a ``guid`` that is a permalink (``isPermaLink`` defaults to
+  true), else Atom ``link[@rel=alternate or no rel]`` — feedparser's ``entry.link`` implements exactly this;
+* ``lastmod`` from ``updated`` (Atom, ``dc:date``), ``published`` (``pubDate``) or Atom 0.3 ``modified``,
+  read from the text as written so its offset and precision are kept;
+* ``title``, ``description`` (summary) and ``keywords`` (category terms).
+
+Items without a usable URL are skipped with a warning naming the item.  A malformed feed (feedparser's
+``bozo``) gives a warning, so ``--strict`` stops on it.  Extension elements feedmap writes into RSS
+(``sitemap:changefreq``, ``sitemap:priority``, ``image:image``, ``xhtml:link``) are read back by namespace
+URI with lxml, so ``sitemap -> rss -> sitemap`` keeps them.  The feed is read whole (feedparser is not a
+streaming parser), within the ``--max-bytes`` cap.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+from lxml import etree
+
+from feedmap._dates import to_rfc822
+from feedmap._xml import IMAGE_NS, SITEMAP_NAMESPACES, SITEMAP_NS, XHTML_NS, escape_text
+from feedmap.context import Context
+from feedmap.errors import ReadError
+from feedmap.formats._fields import read_lastmod, read_loc
+from feedmap.formats._rsswrite import ATOM_NS, DC_NS, channel_info, image_elements, peek_first
+from feedmap.formats.sitemap import (
+    SizeWatch,
+    entry_from_element,
+    format_priority,
+    output_url,
+    write_blocks,
+    xml_extras,
+)
+from feedmap.model import DocKind, DocMeta, Document, Entry, Position
+from feedmap.registry import FormatSpec
+from feedmap.sources import Source
+
+__all__ = ["FORMAT", "read", "write"]
+
+RSS10_NS = "http://purl.org/rss/1.0/"
+RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+ATOM03_NS = "http://purl.org/atom/ns#"
+NEWS_NS = "http://www.google.com/schemas/sitemap-news/0.9"
+VIDEO_NS = "http://www.google.com/schemas/sitemap-video/1.1"
+#: Namespaces of the sitemap family read back from feed items (news and video land in extras).
+_EXTENSION_NAMESPACES = frozenset({*SITEMAP_NAMESPACES - {""}, IMAGE_NS, XHTML_NS, NEWS_NS, VIDEO_NS})
+
+
+def _describe(item: Any, index: int) -> str:
+    title = item.get("title")
+    return f"item {index} ({title!r})" if title else f"item {index}"
+
+
+def _extensions(data: bytes, ctx: Context) -> list[Entry | None] | None:
+    """Per item, the sitemap extension elements written into the feed (None when lxml cannot parse it)."""
+    if not any(namespace.encode() in data for namespace in _EXTENSION_NAMESPACES):
+        return None
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
+    try:
+        root = etree.fromstring(data, parser)
+    except etree.XMLSyntaxError:
+        return None
+    items = [
+        node for node in root.iter() if isinstance(node.tag, str) and etree.QName(node).localname in ("item", "entry")
+    ]
+    found: list[Entry | None] = []
+    for item in items:
+        holder = etree.Element(f"{{{SITEMAP_NS}}}url")
+        etree.SubElement(holder, f"{{{SITEMAP_NS}}}loc").text = "http://placeholder.invalid/"
+        for child in item:
+            if isinstance(child.tag, str) and etree.QName(child).namespace in _EXTENSION_NAMESPACES:
+                holder.append(_renamed(child))
+        found.append(entry_from_element(holder, SITEMAP_NS, ctx) if len(holder) > 1 else None)
+    return found
+
+
+def _renamed(child: etree._Element) -> etree._Element:
+    """A copy of the element with any accepted sitemap-namespace variant mapped to the 0.9 namespace."""
+    clone = copy.deepcopy(child)
+    namespace = etree.QName(clone).namespace
+    if namespace in SITEMAP_NAMESPACES and namespace != SITEMAP_NS:
+        clone.tag = f"{{{SITEMAP_NS}}}{etree.QName(clone).localname}"
+    return clone
+
+
+def _entries(parsed: Any, extensions: list[Entry | None] | None, ctx: Context) -> Iterator[Entry]:
+    items = parsed.entries
+    if extensions is not None and len(extensions) != len(items):
+        extensions = None
+    for index, item in enumerate(items, start=1):
+        loc_text = item.get("link")
+        if not loc_text:
+            ctx.warning("missing-loc", f"{_describe(item, index)} has no link and no permalink guid; skipped")
+            continue
+        loc = read_loc(loc_text, ctx, 0)
+        if loc is None:
+            continue
+        lastmod = None
+        for key in ("updated", "published", "modified", "created"):
+            text = item.get(key)
+            if text:
+                lastmod = read_lastmod(text, ctx, 0, what=key)
+                if lastmod is not None:
+                    break
+        keywords = tuple(tag["term"].strip() for tag in item.get("tags", []) if tag.get("term", "").strip())
+        extra = extensions[index - 1] if extensions is not None else None
+        yield Entry(
+            loc=loc,
+            lastmod=lastmod,
+            changefreq=extra.changefreq if extra is not None else None,
+            priority=extra.priority if extra is not None else None,
+            title=item.get("title") or None,
+            description=item.get("summary") or None,
+            keywords=keywords,
+            images=extra.images if extra is not None else (),
+            alternates=extra.alternates if extra is not None else (),
+            extras=extra.extras if extra is not None else {},
+            origin=Position(ctx.name, 0),
+        )
+
+
+def read(source: Source, *, ctx: Context) -> Document:
+    import feedparser
+
+    data = source.stream.read()
+    parsed = feedparser.parse(data, sanitize_html=False, resolve_relative_uris=False)
+    if parsed.get("bozo"):
+        exc = parsed.get("bozo_exception")
+        line = exc.getLineNumber() if hasattr(exc, "getLineNumber") else 0
+        message = exc.getMessage() if hasattr(exc, "getMessage") else str(exc)
+        ctx.warning("malformed-feed", f"the feed is not well-formed ({message}); read leniently", line)
+    if not parsed.get("version") and not parsed.entries:
+        raise ReadError("not a feed that feedparser understands", source=ctx.name, code="not-a-feed")
+    feed = parsed.feed
+    meta = DocMeta(
+        kind=DocKind.FEED,
+        title=feed.get("title") or None,
+        link=feed.get("link") or None,
+        description=feed.get("subtitle") or feed.get("description") or None,
+    )
+    doc = Document(meta, _entries(parsed, _extensions(data, ctx), ctx), diagnostics=ctx.reporter.diagnostics)
+    return doc
+
+
+# ----------------------------------------------------------------------------------------------- writing
+
+
+def item_core(entry: Entry, ctx: Context) -> list[str]:
+    """title, link, guid, description, pubDate, categories of an RSS 2.0 item."""
+    esc = escape_text
+    loc = esc(output_url(entry.loc, ctx))
+    parts: list[str] = ["<item>"]
+    title = entry.title
+    if title is None and entry.description is None:
+        title = entry.loc
+    if title is not None:
+        parts += ["<title>", esc(title), "</title>"]
+    parts += ["<link>", loc, '</link><guid isPermaLink="true">', loc, "</guid>"]
+    if entry.description is not None:
+        parts += ["<description>", esc(entry.description), "</description>"]
+    if entry.lastmod is not None:
+        parts += ["<pubDate>", to_rfc822(entry.lastmod), "</pubDate>"]
+    return parts
+
+
+def _item(entry: Entry, ctx: Context, dropped: set[str]) -> str:
+    esc = escape_text
+    parts = item_core(entry, ctx)
+    for keyword in entry.keywords:
+        parts += ["<category>", esc(keyword), "</category>"]
+    if entry.lastmod is not None:
+        parts += ["<dc:date>", entry.lastmod.text, "</dc:date>"]
+    if entry.changefreq is not None:
+        parts += ["<sitemap:changefreq>", entry.changefreq.value, "</sitemap:changefreq>"]
+    if entry.priority is not None:
+        parts += ["<sitemap:priority>", format_priority(entry.priority), "</sitemap:priority>"]
+    parts += image_elements(entry, ctx)
+    for alternate in entry.alternates:
+        parts += [
+            '<xhtml:link rel="alternate" hreflang="',
+            esc(alternate.hreflang),
+            '" href="',
+            esc(output_url(alternate.href, ctx)),
+            '"/>',
+        ]
+    if entry.extras:
+        parts += xml_extras(entry, dropped, ctx)
+    parts.append("</item>\n")
+    return "".join(parts)
+
+
+RSS_NAMESPACES = (
+    f' xmlns:atom="{ATOM_NS}" xmlns:dc="{DC_NS}" xmlns:sitemap="{SITEMAP_NS}"'
+    f' xmlns:image="{IMAGE_NS}" xmlns:xhtml="{XHTML_NS}"'
+)
+
+
+def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
+    first, entries = peek_first(doc)
+    channel = channel_info(doc, first, ctx, title_prefix="Pages of")
+    header = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"{RSS_NAMESPACES}>\n<channel>{channel.elements()}\n'
+    )
+    dropped: set[str] = set()
+    blocks = (_item(entry, ctx, dropped) for entry in entries)
+    count = write_blocks(sink, header, "</channel>\n</rss>\n", blocks, SizeWatch(ctx, "items"))
+    if count == 0:
+        ctx.warning("empty-document", "no entries: wrote a channel without items")
+    return count
+
+
+FORMAT = FormatSpec(
+    name="rss",
+    title="RSS / Atom feed (read: RSS 0.9x/1.0/2.0, Atom 0.3/1.0 via feedparser; write: RSS 2.0)",
+    extensions=(".rss", ".atom"),
+    roots=(("*", "rss"), (RDF_NS, "RDF"), (ATOM_NS, "feed"), (ATOM03_NS, "feed")),
+    priority=5,
+    reader=read,
+    writer=write,
+    fields=frozenset(
+        {
+            "loc",
+            "lastmod",
+            "changefreq",
+            "priority",
+            "title",
+            "description",
+            "keywords",
+            "images",
+            "alternates",
+            "extras",
+        }
+    ),
+    description="loc from link / permalink guid / Atom alternate; lastmod keeps its offset; --title --link "
+    "--description --self-url for the channel",
+)

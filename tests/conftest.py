@@ -1,0 +1,41 @@
+"""Shared fixtures for the whole test suite.
+
+* ``samples_dir``: the repository's ``samples/`` folder (hand-written inputs and their golden outputs).
+* ``corpus_dir``: the external conformance corpus, ``../shared/corpus`` relative to the repository root
+  or the folder named by ``$FEEDMAP_CORPUS``; a test that asks for it is skipped, with the reason, when
+  the folder is absent.  Corpus files are read in place and never copied into the repository.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SAMPLES_DIR = REPO_ROOT / "samples"
+
+
+def find_corpus() -> Path | None:
+    """The corpus folder ($FEEDMAP_CORPUS, else ../shared/corpus next to the repository), or None."""
+    configured = os.environ.get("FEEDMAP_CORPUS")
+    candidate = Path(configured) if configured else REPO_ROOT.parent / "shared" / "corpus"
+    return candidate if candidate.is_dir() else None
+
+
+@pytest.fixture(scope="session")
+def samples_dir() -> Path:
+    """The repository's ``samples/`` folder."""
+    assert SAMPLES_DIR.is_dir(), f"{SAMPLES_DIR} is missing"
+    return SAMPLES_DIR
+
+
+@pytest.fixture(scope="session")
+def corpus_dir() -> Path:
+    """The external conformance corpus; skips the test when it is absent."""
+    corpus = find_corpus()
+    if corpus is None:
+        where = os.environ.get("FEEDMAP_CORPUS") or str(REPO_ROOT.parent / "shared" / "corpus")
+        pytest.skip(f"external corpus not found at {where} (set FEEDMAP_CORPUS to its folder)")
+    return corpus

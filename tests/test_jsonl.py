@@ -1,0 +1,286 @@
+"""The ``jsonl`` format: the IR as JSON lines, header line, lenient reading, lossless conversions."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+import feedmap
+from feedmap import Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, W3CDate
+from feedmap.errors import Diagnostic, Reporter
+
+
+def read(data: bytes, format: str | None = "jsonl") -> tuple[list[Entry], list[Diagnostic], DocMeta]:
+    reporter = Reporter()
+    with feedmap.read(io.BytesIO(data), format=format, reporter=reporter) as doc:
+        return list(doc), reporter.diagnostics, doc.meta
+
+
+def write(doc: Document | Iterable[Entry]) -> tuple[bytes, list[Diagnostic]]:
+    sink = io.BytesIO()
+    summary = feedmap.write(doc, sink, "jsonl")
+    return sink.getvalue(), summary.diagnostics
+
+
+def lines(*objects: object) -> bytes:
+    return "".join(json.dumps(obj) + "\n" for obj in objects).encode()
+
+
+def coded(diagnostics: Iterable[Diagnostic]) -> list[tuple[int, str]]:
+    return [(d.line, d.code) for d in diagnostics]
+
+
+FULL = Entry(
+    loc="https://www.example.com/é?a=1&b=<2>",
+    lastmod=W3CDate("2024-02-03T04:05Z"),
+    changefreq=ChangeFreq.WEEKLY,
+    priority=0.3,
+    title="Title 'quoted' \"double\"",
+    description="Line one\nline two",
+    keywords=("a", "b c"),
+    type="Article",
+    images=(
+        Image(loc="https://www.example.com/1.png", caption="cap", geo_location="geo", title="t", license="https://l/"),
+        Image(loc="https://www.example.com/2.png"),
+    ),
+    alternates=(Alternate(hreflang="de", href="https://www.example.com/de"),),
+    extras={"ror:sortOrder": "2", "{urn:x}thing": '<x:thing xmlns:x="urn:x">1</x:thing>'},
+)
+
+
+def test_all_fields_round_trip() -> None:
+    data, diagnostics = write([FULL, Entry(loc="https://www.example.com/plain")])
+    assert diagnostics == []
+    entries, read_diagnostics, meta = read(data)
+    assert entries == [FULL, Entry(loc="https://www.example.com/plain")]
+    assert read_diagnostics == []
+    assert meta == DocMeta()
+
+
+def test_written_objects_omit_empty_values_and_keep_ir_key_order() -> None:
+    data, _ = write([FULL, Entry(loc="https://www.example.com/plain")])
+    first, second = (json.loads(line) for line in data.decode().splitlines())
+    assert list(first) == [
+        "loc",
+        "lastmod",
+        "changefreq",
+        "priority",
+        "title",
+        "description",
+        "keywords",
+        "type",
+        "images",
+        "alternates",
+        "extras",
+    ]
+    assert second == {"loc": "https://www.example.com/plain"}
+    assert first["images"][1] == {"loc": "https://www.example.com/2.png"}
+
+
+def test_writer_is_utf8_one_line_per_entry() -> None:
+    data, _ = write([FULL])
+    assert data.count(b"\n") == 1
+    assert "é".encode() in data
+
+
+def test_header_line_becomes_document_metadata() -> None:
+    header = {
+        "kind": "feed",
+        "title": "Site",
+        "link": "https://www.example.com/",
+        "description": "All pages",
+        "extras": {"ror:about": "sitemap"},
+    }
+    entries, diagnostics, meta = read(lines(header, {"loc": "https://www.example.com/1"}))
+    assert meta == DocMeta(
+        kind=DocKind.FEED,
+        title="Site",
+        link="https://www.example.com/",
+        description="All pages",
+        extras={"ror:about": "sitemap"},
+    )
+    assert entries == [Entry(loc="https://www.example.com/1")]
+    assert diagnostics == []
+
+
+def test_header_is_written_back() -> None:
+    meta = DocMeta(kind=DocKind.INDEX, title="Index")
+    data, _ = write(Document(meta, [Entry(loc="https://www.example.com/s.xml")]))
+    assert data.splitlines()[0] == b'{"kind":"index","title":"Index"}'
+    _, _, again = read(data)
+    assert again == meta
+
+
+def test_no_header_is_written_for_a_plain_urlset() -> None:
+    data, _ = write(Document(DocMeta(), [Entry(loc="https://www.example.com/")]))
+    assert data == b'{"loc":"https://www.example.com/"}\n'
+
+
+def test_header_only_on_the_first_line() -> None:
+    data = lines({"loc": "https://www.example.com/1"}, {"kind": "feed", "title": "late"})
+    entries, diagnostics, meta = read(data)
+    assert [e.loc for e in entries] == ["https://www.example.com/1"]
+    assert meta == DocMeta()
+    assert coded(diagnostics) == [(2, "missing-loc")]
+
+
+def test_invalid_header_is_a_read_error() -> None:
+    with pytest.raises(feedmap.ReadError) as info:
+        read(lines({"kind": "carousel"}, {"loc": "https://www.example.com/1"}))
+    assert info.value.code == "invalid-value"
+
+
+def test_bad_json_lines_are_skipped_and_reading_goes_on() -> None:
+    data = (
+        b'{"loc":"https://www.example.com/1"}\n'
+        b"{not json\n"
+        b'["a","list"]\n'
+        b"\n"
+        b'"a string"\n'
+        b'{"loc":"https://www.example.com/2"}\n'
+        b"\xff\xfe garbage\n"
+        b'{"loc":"https://www.example.com/3"}'
+    )
+    entries, diagnostics, _ = read(data)
+    assert [e.loc for e in entries] == [f"https://www.example.com/{i}" for i in (1, 2, 3)]
+    assert coded(diagnostics) == [(2, "invalid-json"), (3, "invalid-json"), (5, "invalid-json"), (7, "invalid-json")]
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [
+        {"loc": 42},
+        {"loc": "https://www.example.com/", "priority": "high"},
+        {"loc": "https://www.example.com/", "priority": True},
+        {"loc": "https://www.example.com/", "title": ["not", "a", "string"]},
+        {"loc": "https://www.example.com/", "keywords": [1, 2]},
+        {"loc": "https://www.example.com/", "images": "https://www.example.com/i.png"},
+        {"loc": "https://www.example.com/", "images": [{"caption": "no loc"}]},
+        {"loc": "https://www.example.com/", "images": [{"loc": "https://www.example.com/i", "size": "big"}]},
+        {"loc": "https://www.example.com/", "images": [{"loc": "https://www.example.com/i", "title": 3}]},
+        {"loc": "https://www.example.com/", "alternates": [{"hreflang": "de"}]},
+        {"loc": "https://www.example.com/", "alternates": {"de": "https://www.example.com/de"}},
+        {"loc": "https://www.example.com/", "extras": {"a": 1}},
+        {"loc": "https://www.example.com/", "extras": ["a"]},
+        {"loc": "https://www.example.com/", "lastmod": 2024},
+        {"loc": "https://www.example.com/", "changefreq": 7},
+    ],
+)
+def test_wrong_types_are_invalid_values(obj: dict[str, object]) -> None:
+    data = lines({"loc": "https://www.example.com/first"}, obj, {"loc": "https://www.example.com/last"})
+    entries, diagnostics, _ = read(data)
+    assert [e.loc for e in entries] == ["https://www.example.com/first", "https://www.example.com/last"]
+    assert coded(diagnostics) == [(2, "invalid-value")]
+
+
+def test_field_repairs_use_the_shared_rules() -> None:
+    data = lines(
+        {"loc": "https://www.example.com/1", "priority": 3, "changefreq": "Daily", "lastmod": "2024-1-2"},
+        {"loc": "https://www.example.com/2", "changefreq": "often", "lastmod": "never"},
+        {"loc": "relative/3"},
+        {"loc": ""},
+    )
+    entries, diagnostics, _ = read(data)
+    assert entries[0] == Entry(
+        loc="https://www.example.com/1",
+        lastmod=W3CDate("2024-01-02"),
+        changefreq=ChangeFreq.DAILY,
+        priority=1.0,
+    )
+    assert entries[1] == Entry(loc="https://www.example.com/2")
+    assert [e.loc for e in entries] == ["https://www.example.com/1", "https://www.example.com/2", "relative/3"]
+    assert sorted(coded(diagnostics)) == [
+        (1, "changefreq-case"),
+        (1, "invalid-priority"),
+        (1, "lastmod-repaired"),
+        (2, "invalid-changefreq"),
+        (2, "invalid-lastmod"),
+        (3, "invalid-loc"),
+        (4, "missing-loc"),
+    ]
+
+
+def test_keywords_may_be_a_comma_separated_string() -> None:
+    entries, diagnostics, _ = read(lines({"loc": "https://www.example.com/", "keywords": "tea, green ,, cup"}))
+    assert entries[0].keywords == ("tea", "green", "cup")
+    assert diagnostics == []
+
+
+def test_unknown_keys_are_reported_and_ignored() -> None:
+    data = lines(
+        {"kind": "urlset", "generator": "x"},
+        {"loc": "https://www.example.com/1", "colour": "blue", "size": 3},
+        {"loc": "https://www.example.com/2"},
+    )
+    entries, diagnostics, _ = read(data)
+    assert entries == [Entry(loc="https://www.example.com/1"), Entry(loc="https://www.example.com/2")]
+    assert coded(diagnostics) == [(1, "unknown-key"), (2, "unknown-key")]
+
+
+def test_bom_and_crlf_are_tolerated() -> None:
+    data = b'\xef\xbb\xbf{"loc":"https://www.example.com/1"}\r\n\r\n{"loc":"https://www.example.com/2"}\r\n'
+    entries, diagnostics, _ = read(data, format=None)
+    assert [e.loc for e in entries] == ["https://www.example.com/1", "https://www.example.com/2"]
+    assert diagnostics == []
+
+
+def test_entries_remember_their_line() -> None:
+    entries, _, _ = read(b'\n{"loc":"https://www.example.com/1"}\n\n{"loc":"https://www.example.com/2"}\n')
+    assert [e.origin.line if e.origin else 0 for e in entries] == [2, 4]
+
+
+def test_detected_from_content() -> None:
+    entries, _, _ = read(lines({"loc": "https://www.example.com/1"}), format=None)
+    assert [e.loc for e in entries] == ["https://www.example.com/1"]
+
+
+def test_sitemap_to_jsonl_to_sitemap_is_lossless(samples_dir: Path, tmp_path: Path) -> None:
+    basic = samples_dir / "sitemap" / "basic.xml"
+    as_jsonl = tmp_path / "basic.jsonl"
+    back = tmp_path / "basic.xml"
+    direct = tmp_path / "direct.xml"
+    first = feedmap.convert(str(basic), as_jsonl, "jsonl")
+    second = feedmap.convert(str(as_jsonl), back, "sitemap")
+    feedmap.convert(str(basic), direct, "sitemap")
+    assert first.diagnostics == [] and second.diagnostics == []
+    with feedmap.read(str(basic)) as doc:
+        original = list(doc)
+    with feedmap.read(str(back)) as doc:
+        again = list(doc)
+    assert len(original) == 4
+    assert again == original
+    assert back.read_bytes() == direct.read_bytes()
+
+
+def test_jsonl_to_jsonl_is_byte_identical(tmp_path: Path) -> None:
+    data, _ = write(Document(DocMeta(kind=DocKind.FEED, title="t"), [FULL]))
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(data)
+    out = tmp_path / "out.jsonl"
+    feedmap.convert(str(source), out, "jsonl")
+    assert out.read_bytes() == data
+
+
+def test_deeply_nested_json_is_invalid_json_not_a_crash() -> None:
+    data = b'{"loc":"https://www.example.com/1"}\n' + b'{"a":' * 100_000 + b'\n{"loc":"https://www.example.com/2"}\n'
+    entries, diagnostics, _ = read(data)
+    assert [e.loc for e in entries] == ["https://www.example.com/1", "https://www.example.com/2"]
+    assert coded(diagnostics) == [(2, "invalid-json")]
+
+
+def test_lone_surrogate_escapes_are_invalid_values() -> None:
+    # a lone surrogate cannot be written as UTF-8 by any writer; an escaped surrogate pair is a normal character
+    data = (
+        b'{"loc":"https://www.example.com/\\ud800"}\n'
+        b'{"loc":"https://www.example.com/\\ud83d\\ude00"}\n'
+        b'{"loc":"https://www.example.com/3","extras":{"\\udfff":"x"}}\n'
+    )
+    entries, diagnostics, _ = read(data)
+    assert [e.loc for e in entries] == ["https://www.example.com/😀"]
+    assert coded(diagnostics) == [(1, "invalid-value"), (3, "invalid-value")]
+    text, _ = write(entries)
+    assert "😀".encode() in text

@@ -1,0 +1,221 @@
+"""Property tests: for every registered format that reads and writes, ``read(write(entries))`` gives back
+the entries projected on the format's ``fields`` (``origin`` is never compared).
+
+Values are generated in the form a format can hold exactly: XML formats trim blanks around text values
+and cannot hold characters XML 1.0 forbids, so their text values are generated trimmed and XML-safe;
+XML formats keep only verbatim-XML extras (``{namespace}local`` keys), text extras are dropped by design.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+from collections.abc import Sequence
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+import feedmap
+from feedmap import Alternate, ChangeFreq, Entry, Image, W3CDate
+from feedmap.errors import Reporter
+from feedmap.model import ENTRY_FIELDS
+from feedmap.registry import FormatSpec, all_formats
+
+#: Formats whose extras are XML: only ``{namespace}local`` keys survive; every other format keeps all.
+XML_FORMATS = frozenset({"sitemap", "sitemapindex", "rss", "ror"})
+
+ROUND_TRIP_FORMATS = [spec for spec in all_formats() if spec.reader is not None and spec.writer is not None]
+
+# ------------------------------------------------------------------------------------------------ strategies
+
+URL_ALPHABET = (
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@/?#%<>\"[]{}|^`éüßçø日本語€Ωж"
+)
+HOSTS = ["www.example.com", "example.org", "bücher.example", "例え.テスト", "xn--bcher-kva.example", "127.0.0.1:8080"]
+
+
+URLS: st.SearchStrategy[str] = st.builds(
+    lambda scheme, host, path: f"{scheme}://{host}/{path}",
+    st.sampled_from(["http", "https"]),
+    st.sampled_from(HOSTS),
+    st.text(alphabet=URL_ALPHABET, max_size=40),
+)
+
+#: Text an XML element holds exactly: no forbidden characters, no surrounding blanks, not empty.
+XML_TEXT: st.SearchStrategy[str] = (
+    st.text(
+        alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Cn")) | st.sampled_from("&<>'\"\n\t"),
+        min_size=1,
+        max_size=20,
+    )
+    .map(str.strip)
+    .filter(bool)
+)
+
+#: Any Unicode string (no lone surrogates, which UTF-8 cannot carry).
+ANY_TEXT: st.SearchStrategy[str] = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=20)
+
+
+ZONES = ["Z", "+00:00", "-08:00", "+05:30", "+14:00", "-12:00", "+01:00"]
+
+
+@st.composite
+def w3c_dates(draw: st.DrawFn) -> W3CDate:
+    """Every granularity of W3C Datetime, plus the XSD forms (time without zone, date with zone)."""
+    moment = draw(st.datetimes(min_value=__import__("datetime").datetime(1000, 1, 1)))
+    granularity = draw(
+        st.sampled_from(["year", "month", "day", "minute", "second", "fraction", "local-time", "day-zone"])
+    )
+    zone = draw(st.sampled_from(ZONES))
+    day = f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
+    text = {
+        "year": f"{moment.year:04d}",
+        "month": f"{moment.year:04d}-{moment.month:02d}",
+        "day": day,
+        "minute": f"{day}T{moment.hour:02d}:{moment.minute:02d}{zone}",
+        "second": f"{day}T{moment:%H:%M:%S}{zone}",
+        "fraction": f"{day}T{moment:%H:%M:%S}.{draw(st.integers(0, 999_999)):0{draw(st.integers(1, 6))}d}{zone}",
+        "local-time": f"{day}T{moment:%H:%M:%S}",
+        "day-zone": f"{day}{zone}",
+    }[granularity]
+    return W3CDate(text)
+
+
+def images(text: st.SearchStrategy[str]) -> st.SearchStrategy[Image]:
+    return st.builds(
+        Image,
+        loc=URLS,
+        caption=st.none() | text,
+        geo_location=st.none() | text,
+        title=st.none() | text,
+        license=st.none() | URLS,
+    )
+
+
+def alternates() -> st.SearchStrategy[Alternate]:
+    return st.builds(
+        Alternate,
+        hreflang=st.sampled_from(["de", "en-GB", "x-default", "zh-Hant-TW", "fr"]),
+        href=URLS,
+    )
+
+
+FOREIGN_NAMESPACES = [
+    ("news", "http://www.google.com/schemas/sitemap-news/0.9", "news"),
+    ("video", "http://www.google.com/schemas/sitemap-video/1.1", "video"),
+    ("x", "urn:example:extension", "thing"),
+]
+
+
+@st.composite
+def xml_extras(draw: st.DrawFn) -> dict[str, str]:
+    """Verbatim foreign elements, serialized as the readers serialize them."""
+    chosen = draw(st.lists(st.sampled_from(FOREIGN_NAMESPACES), unique=True, max_size=2))
+    extras = {}
+    for prefix, namespace, local in chosen:
+        element = etree.Element(f"{{{namespace}}}{local}", nsmap={prefix: namespace})
+        if draw(st.booleans()):
+            element.set("kind", draw(XML_TEXT))
+        child = etree.SubElement(element, f"{{{namespace}}}title")
+        child.text = draw(XML_TEXT)
+        extras[f"{{{namespace}}}{local}"] = etree.tostring(element, encoding="unicode")
+    return extras
+
+
+def text_extras() -> st.SearchStrategy[dict[str, str]]:
+    keys = st.sampled_from(["ror:sortOrder", "ror:about", "x:note", "feed:guid"])
+    return st.dictionaries(keys, ANY_TEXT, max_size=3)
+
+
+#: Values for the fields a format does not hold: cheap to draw, and still checked to be dropped.
+UNHELD_SAMPLES: dict[str, object] = {
+    "lastmod": W3CDate("2024-01-02"),
+    "changefreq": ChangeFreq.DAILY,
+    "priority": 0.5,
+    "title": "A title",
+    "description": "A description",
+    "keywords": ("a", "b"),
+    "type": "Article",
+    "images": (Image(loc="https://www.example.com/i.png", caption="c"),),
+    "alternates": (Alternate(hreflang="de", href="https://www.example.com/de"),),
+    "extras": {"x:note": "n"},
+}
+
+
+def field_strategies(spec: FormatSpec) -> dict[str, st.SearchStrategy[object]]:
+    """A strategy per IR field: values the format holds exactly, or fixed samples for fields it drops."""
+    xml = spec.name in XML_FORMATS
+    text = XML_TEXT if xml else ANY_TEXT
+    held: dict[str, st.SearchStrategy[object]] = {
+        "loc": URLS,
+        "lastmod": st.none() | w3c_dates(),
+        "changefreq": st.none() | st.sampled_from(list(ChangeFreq)),
+        "priority": st.none() | st.floats(min_value=0.0, max_value=1.0),
+        "title": st.none() | text,
+        "description": st.none() | text,
+        "keywords": st.lists(text, max_size=3).map(tuple),
+        "type": st.none() | text,
+        "images": st.lists(images(text), max_size=2).map(tuple),
+        "alternates": st.lists(alternates(), max_size=2).map(tuple),
+        "extras": xml_extras() if xml else st.builds(lambda a, b: {**a, **b}, xml_extras(), text_extras()),
+    }
+    unheld = {name: st.sampled_from([_DEFAULTS[name], UNHELD_SAMPLES[name]]) for name in UNHELD_SAMPLES}
+    return {name: held[name] if name in spec.fields or name == "loc" else unheld[name] for name in held}
+
+
+def entries_for(spec: FormatSpec) -> st.SearchStrategy[Entry]:
+    """Entries whose values the format can hold exactly (fields it cannot hold are filled too)."""
+    return st.builds(Entry, **field_strategies(spec))  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+
+_DEFAULTS = {field.name: field.default for field in dataclasses.fields(Entry) if field.name in ENTRY_FIELDS}
+_DEFAULTS.update(extras={})
+
+
+def project(entry: Entry, spec: FormatSpec) -> Entry:
+    """The entry as the format can hold it: fields outside ``spec.fields`` reset to their defaults."""
+    changes: dict[str, object] = {name: _DEFAULTS[name] for name in ENTRY_FIELDS if name not in spec.fields}
+    if "extras" in spec.fields and spec.name in XML_FORMATS:
+        changes["extras"] = {key: value for key, value in entry.extras.items() if key.startswith("{")}
+    return dataclasses.replace(entry, **changes)  # type: ignore[arg-type]
+
+
+def write_then_read(entries: Sequence[Entry], spec: FormatSpec) -> list[Entry]:
+    sink = io.BytesIO()
+    feedmap.write(entries, sink, spec.name)
+    reporter = Reporter()
+    with feedmap.read(io.BytesIO(sink.getvalue()), format=spec.name, follow=False, reporter=reporter) as doc:
+        return list(doc)
+
+
+# ------------------------------------------------------------------------------------------------ tests
+
+
+def test_the_built_in_formats_take_part() -> None:
+    assert {"sitemap", "sitemapindex", "text", "jsonl"} <= {spec.name for spec in ROUND_TRIP_FORMATS}
+
+
+@pytest.mark.parametrize("spec", ROUND_TRIP_FORMATS, ids=lambda spec: spec.name)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_read_write_round_trip(spec: FormatSpec, data: st.DataObject) -> None:
+    entries = data.draw(st.lists(entries_for(spec), max_size=4), label="entries")
+    assert write_then_read(entries, spec) == [project(entry, spec) for entry in entries]
+
+
+@pytest.mark.parametrize("spec", ROUND_TRIP_FORMATS, ids=lambda spec: spec.name)
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_round_trip_is_stable(spec: FormatSpec, data: st.DataObject) -> None:
+    """Writing what was read gives the same bytes again (a writer's output is a fixed point)."""
+    entries = data.draw(st.lists(entries_for(spec), max_size=3), label="entries")
+    first = io.BytesIO()
+    feedmap.write(entries, first, spec.name)
+    with feedmap.read(io.BytesIO(first.getvalue()), format=spec.name, follow=False) as doc:
+        second = io.BytesIO()
+        feedmap.write(doc, second, spec.name)
+    assert second.getvalue() == first.getvalue()

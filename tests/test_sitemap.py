@@ -1,0 +1,595 @@
+"""The ``sitemap`` format: the sitemaps.org 0.9 urlset reader (lenient) and writer (XSD order, escaping)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable
+
+import pytest
+from lxml import etree
+
+import feedmap
+from feedmap import ChangeFreq, Entry, Image, W3CDate
+from feedmap.errors import Diagnostic, Level, Reporter
+from feedmap.model import Alternate, DocKind
+
+SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
+IMAGE = "http://www.google.com/schemas/sitemap-image/1.1"
+XHTML = "http://www.w3.org/1999/xhtml"
+NEWS = "http://www.google.com/schemas/sitemap-news/0.9"
+VIDEO = "http://www.google.com/schemas/sitemap-video/1.1"
+XSI = "http://www.w3.org/2001/XMLSchema-instance"
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+
+
+def read(data: bytes, format: str | None = "sitemap") -> tuple[list[Entry], list[Diagnostic], DocKind]:
+    """Read all entries of ``data``; returns entries, diagnostics and the document kind."""
+    reporter = Reporter()
+    with feedmap.read(io.BytesIO(data), format=format, reporter=reporter) as doc:
+        entries = list(doc)
+        kind = doc.meta.kind
+    return entries, reporter.diagnostics, kind
+
+
+def codes(diagnostics: Iterable[Diagnostic], *, warnings_only: bool = False) -> list[str]:
+    return [d.code for d in diagnostics if not warnings_only or d.level >= Level.WARNING]
+
+
+def coded(diagnostics: Iterable[Diagnostic]) -> list[tuple[int, str]]:
+    return [(d.line, d.code) for d in diagnostics]
+
+
+def urlset(body: str, namespace: str | None = SM, extra: str = "") -> bytes:
+    xmlns = f' xmlns="{namespace}"' if namespace is not None else ""
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset{xmlns}{extra}>\n{body}\n</urlset>\n'.encode()
+
+
+def write(entries: Iterable[Entry], **options: bool) -> tuple[bytes, list[Diagnostic]]:
+    sink = io.BytesIO()
+    summary = feedmap.write(entries, sink, "sitemap", **options)
+    return sink.getvalue(), summary.diagnostics
+
+
+def url_elements(data: bytes) -> list[etree._Element]:
+    root = etree.fromstring(data)
+    assert root.tag == f"{{{SM}}}urlset"
+    return list(root)
+
+
+# ------------------------------------------------------------------------------------------------ reading
+
+NAMESPACES_READ_AS_09 = [
+    SM,
+    "https://www.sitemaps.org/schemas/sitemap/0.9",
+    SM + "/",
+    "https://www.sitemaps.org/schemas/sitemap/0.9/",
+    "http://www.google.com/schemas/sitemap/0.84",
+    None,
+]
+
+
+@pytest.mark.parametrize("namespace", NAMESPACES_READ_AS_09, ids=lambda ns: ns or "no-namespace")
+@pytest.mark.parametrize("format", ["sitemap", None], ids=["named", "detected"])
+def test_namespace_variants_read_as_09(namespace: str | None, format: str | None) -> None:
+    body = "<url><loc>https://www.example.com/a</loc><lastmod>2024-01-02</lastmod><priority>0.4</priority></url>"
+    entries, diagnostics, _ = read(urlset(body, namespace), format)
+    assert entries == [Entry(loc="https://www.example.com/a", lastmod=W3CDate("2024-01-02"), priority=0.4)]
+    assert codes(diagnostics) == []
+
+
+def test_unknown_namespace_is_read_with_a_warning() -> None:
+    body = "<url><loc>https://www.example.com/a</loc><changefreq>daily</changefreq></url>"
+    entries, diagnostics, _ = read(urlset(body, "http://example.com/not-sitemaps"), None)
+    assert [(e.loc, e.changefreq) for e in entries] == [("https://www.example.com/a", ChangeFreq.DAILY)]
+    assert coded(diagnostics) == [(2, "unknown-namespace")]
+
+
+def test_any_prefix_for_the_sitemap_namespace() -> None:
+    # shaped like crawler-commons' sitemap.ns.xml: the sitemap namespace bound to "sit:", no default namespace
+    data = f"""<?xml version="1.0" encoding="UTF-8" standalone="no"?>
+<sit:urlset xmlns:image="{IMAGE}" xmlns:video="{VIDEO}" xmlns:sit="{SM}" xmlns:xhtml="{XHTML}"
+    xmlns:xsi="{XSI}" xsi:schemaLocation="{SM} sitemap.xsd {IMAGE} image.xsd">
+    <sit:url>
+        <sit:loc>http://www.example.com/1</sit:loc>
+        <sit:changefreq>daily</sit:changefreq>
+    </sit:url>
+    <sit:url>
+        <sit:loc>http://www.example.com/2</sit:loc>
+        <sit:changefreq>daily</sit:changefreq>
+        <image:image><image:loc>http://www.example.com/2.png</image:loc></image:image>
+    </sit:url>
+</sit:urlset>
+""".encode()
+    entries, diagnostics, _ = read(data, None)
+    assert entries == [
+        Entry(loc="http://www.example.com/1", changefreq=ChangeFreq.DAILY),
+        Entry(
+            loc="http://www.example.com/2",
+            changefreq=ChangeFreq.DAILY,
+            images=(Image(loc="http://www.example.com/2.png"),),
+        ),
+    ]
+    assert codes(diagnostics) == []
+
+
+def test_children_in_any_order() -> None:
+    in_order = (
+        "<url><loc>https://www.example.com/x</loc><lastmod>2024-05-06T07:08:09Z</lastmod>"
+        "<changefreq>hourly</changefreq><priority>0.7</priority></url>"
+    )
+    reversed_order = (
+        "<url><priority>0.7</priority><changefreq>hourly</changefreq>"
+        "<lastmod>2024-05-06T07:08:09Z</lastmod><loc>https://www.example.com/x</loc></url>"
+    )
+    first, d1, _ = read(urlset(in_order))
+    second, d2, _ = read(urlset(reversed_order))
+    assert (
+        first
+        == second
+        == [
+            Entry(
+                loc="https://www.example.com/x",
+                lastmod=W3CDate("2024-05-06T07:08:09Z"),
+                changefreq=ChangeFreq.HOURLY,
+                priority=0.7,
+            )
+        ]
+    )
+    assert codes(d1) == codes(d2) == []
+
+
+def test_images_with_all_five_children_in_any_order_and_prefix() -> None:
+    body = f"""<url xmlns:pic="{IMAGE}"><loc>https://www.example.com/p</loc>
+  <pic:image>
+    <pic:license>https://www.example.com/licence</pic:license>
+    <pic:title>Title &amp; more</pic:title>
+    <pic:geo_location>Limerick, Ireland</pic:geo_location>
+    <pic:caption>A &lt;caption&gt;</pic:caption>
+    <pic:loc>https://www.example.com/p.jpg</pic:loc>
+  </pic:image>
+  <pic:image><pic:loc>https://www.example.com/q.jpg</pic:loc></pic:image>
+</url>"""
+    entries, diagnostics, _ = read(urlset(body))
+    assert entries[0].images == (
+        Image(
+            loc="https://www.example.com/p.jpg",
+            caption="A <caption>",
+            geo_location="Limerick, Ireland",
+            title="Title & more",
+            license="https://www.example.com/licence",
+        ),
+        Image(loc="https://www.example.com/q.jpg"),
+    )
+    assert codes(diagnostics) == []
+
+
+def test_image_without_loc_is_skipped_with_a_warning() -> None:
+    body = (
+        f'<url xmlns:image="{IMAGE}"><loc>https://www.example.com/p</loc>'
+        "<image:image><image:caption>no loc</image:caption></image:image></url>"
+    )
+    entries, diagnostics, _ = read(urlset(body))
+    assert entries == [Entry(loc="https://www.example.com/p")]
+    assert codes(diagnostics) == ["missing-loc"]
+
+
+def test_hreflang_alternates() -> None:
+    body = f"""<url xmlns:xhtml="{XHTML}"><loc>https://www.example.com/en</loc>
+  <xhtml:link rel="alternate" hreflang="de" href="https://www.example.com/de?a=1&amp;b=2"/>
+  <xhtml:link rel="alternate" hreflang="x-default" href="https://www.example.com/"/>
+</url>"""
+    entries, diagnostics, _ = read(urlset(body))
+    assert entries[0].alternates == (
+        Alternate(hreflang="de", href="https://www.example.com/de?a=1&b=2"),
+        Alternate(hreflang="x-default", href="https://www.example.com/"),
+    )
+    assert entries[0].extras == {}
+    assert codes(diagnostics) == []
+
+
+NEWS_XML = (
+    f'<news:news xmlns:news="{NEWS}"><news:publication><news:name>The Example Times</news:name>'
+    "<news:language>en</news:language></news:publication>"
+    "<news:publication_date>2024-06-01</news:publication_date>"
+    "<news:title>Tea &amp; biscuits</news:title></news:news>"
+)
+VIDEO_XML = (
+    f'<video:video xmlns:video="{VIDEO}"><video:thumbnail_loc>https://www.example.com/t.jpg</video:thumbnail_loc>'
+    "<video:title>A video</video:title><video:description>About &lt;tea&gt;</video:description>"
+    '<video:player_loc allow_embed="yes">https://www.example.com/player?v=1&amp;x=2</video:player_loc>'
+    "</video:video>"
+)
+
+
+def test_foreign_elements_are_kept_verbatim_in_extras() -> None:
+    body = f"<url><loc>https://www.example.com/n</loc>{NEWS_XML}{VIDEO_XML}</url>"
+    entries, diagnostics, _ = read(urlset(body))
+    assert codes(diagnostics) == []
+    extras = entries[0].extras
+    assert set(extras) == {f"{{{NEWS}}}news", f"{{{VIDEO}}}video"}
+    assert extras[f"{{{NEWS}}}news"] == NEWS_XML
+    assert extras[f"{{{VIDEO}}}video"] == VIDEO_XML
+
+
+def test_foreign_elements_are_written_back() -> None:
+    body = f"<url><loc>https://www.example.com/n</loc>{NEWS_XML}{VIDEO_XML}</url>"
+    entries, _, _ = read(urlset(body))
+    data, _ = write(entries)
+    (url,) = url_elements(data)
+    news = url.find(f"{{{NEWS}}}news")
+    video = url.find(f"{{{VIDEO}}}video")
+    assert news is not None and video is not None
+    assert news.findtext(f"{{{NEWS}}}title") == "Tea & biscuits"
+    assert video.find(f"{{{VIDEO}}}player_loc") is not None
+    assert video.find(f"{{{VIDEO}}}player_loc").get("allow_embed") == "yes"  # type: ignore[union-attr]
+    again, diagnostics, _ = read(data)
+    assert again == entries
+    assert codes(diagnostics) == []
+
+
+def test_two_foreign_elements_of_one_name_are_kept_together() -> None:
+    second = NEWS_XML.replace("Tea &amp; biscuits", "Second")
+    body = f"<url><loc>https://www.example.com/n</loc>{NEWS_XML}{second}</url>"
+    entries, _, _ = read(urlset(body))
+    assert entries[0].extras == {f"{{{NEWS}}}news": NEWS_XML + second}
+    data, _ = write(entries)
+    (url,) = url_elements(data)
+    assert [n.findtext(f"{{{NEWS}}}title") for n in url.iter(f"{{{NEWS}}}news")] == ["Tea & biscuits", "Second"]
+
+
+def test_unknown_element_in_the_sitemap_namespace_is_reported_and_kept() -> None:
+    body = "<url><loc>https://www.example.com/u</loc><colour>blue</colour></url>"
+    entries, diagnostics, _ = read(urlset(body))
+    assert codes(diagnostics) == ["unknown-element"]
+    assert list(entries[0].extras) == [f"{{{SM}}}colour"]
+
+
+@pytest.mark.parametrize(
+    ("written", "expected", "code"),
+    [
+        ("daily", ChangeFreq.DAILY, None),
+        ("Daily", ChangeFreq.DAILY, "changefreq-case"),
+        ("NEVER", ChangeFreq.NEVER, "changefreq-case"),
+        (" weekly ", ChangeFreq.WEEKLY, "whitespace-trimmed"),
+        ("sometimes", None, "invalid-changefreq"),
+        ("", None, "invalid-changefreq"),
+    ],
+)
+def test_changefreq_repairs(written: str, expected: ChangeFreq | None, code: str | None) -> None:
+    body = f"<url><loc>https://www.example.com/c</loc>\n<changefreq>{written}</changefreq></url>"
+    entries, diagnostics, _ = read(urlset(body))
+    assert entries[0].changefreq is expected
+    assert coded(diagnostics) == ([(4, code)] if code else [])
+
+
+@pytest.mark.parametrize(
+    ("written", "expected", "code"),
+    [
+        ("0.5", 0.5, None),
+        ("0.50", 0.5, None),
+        ("1", 1.0, None),
+        ("0.0", 0.0, None),
+        ("1.5", 1.0, "invalid-priority"),
+        ("-0.2", 0.0, "invalid-priority"),
+        ("high", None, "invalid-priority"),
+        ("NaN", None, "invalid-priority"),
+        ("", None, "invalid-priority"),
+    ],
+)
+def test_priority_repairs(written: str, expected: float | None, code: str | None) -> None:
+    body = f"<url><loc>https://www.example.com/p</loc>\n<priority>{written}</priority></url>"
+    entries, diagnostics, _ = read(urlset(body))
+    assert entries[0].priority == expected
+    assert coded(diagnostics) == ([(4, code)] if code else [])
+
+
+def test_absent_priority_stays_absent() -> None:
+    entries, _, _ = read(urlset("<url><loc>https://www.example.com/p</loc></url>"))
+    assert entries[0].priority is None
+    assert entries[0].changefreq is None
+    assert entries[0].lastmod is None
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2024",
+        "2024-02",
+        "2024-02-29",
+        "2024-02-29T10:11Z",
+        "2024-02-29T10:11:12+05:30",
+        "2024-02-29T10:11:12.345-08:00",
+        "2024-02-29T10:11:12",
+        "2024-02-29+01:00",
+    ],
+)
+def test_lastmod_kept_as_written(value: str) -> None:
+    entries, diagnostics, _ = read(urlset(f"<url><loc>https://www.example.com/d</loc><lastmod>{value}</lastmod></url>"))
+    assert entries[0].lastmod == W3CDate(value)
+    assert entries[0].lastmod is not None and entries[0].lastmod.text == value
+    assert codes(diagnostics) == []
+
+
+@pytest.mark.parametrize(
+    ("written", "expected", "code"),
+    [
+        ("2024-1-5", "2024-01-05", "lastmod-repaired"),
+        ("2024-01-05 10:20:30", "2024-01-05T10:20:30", "lastmod-repaired"),
+        ("2024-01-05T10:20:30+0000", "2024-01-05T10:20:30+00:00", "lastmod-repaired"),
+        ("Tue, 02 Jan 2024 10:00:00 GMT", "2024-01-02T10:00:00Z", "lastmod-repaired"),
+        ("not a date", None, "invalid-lastmod"),
+        ("2024-13-45", None, "invalid-lastmod"),
+        ("", None, "invalid-lastmod"),
+        (" 2024-01-05 ", "2024-01-05", "whitespace-trimmed"),
+    ],
+)
+def test_lastmod_repairs(written: str, expected: str | None, code: str) -> None:
+    body = f"<url><loc>https://www.example.com/d</loc>\n<lastmod>{written}</lastmod></url>"
+    entries, diagnostics, _ = read(urlset(body))
+    assert entries[0].lastmod == (W3CDate(expected) if expected else None)
+    assert coded(diagnostics) == [(4, code)]
+
+
+def test_missing_loc_is_skipped_and_the_rest_is_read() -> None:
+    body = """<url><lastmod>2024-01-01</lastmod></url>
+<url><loc>   </loc></url>
+<url><loc>https://www.example.com/kept</loc></url>"""
+    entries, diagnostics, _ = read(urlset(body))
+    assert [e.loc for e in entries] == ["https://www.example.com/kept"]
+    assert coded(diagnostics) == [(3, "missing-loc"), (4, "missing-loc")]
+
+
+def test_relative_loc_is_kept_with_a_warning() -> None:
+    entries, diagnostics, _ = read(urlset("<url>\n<loc>/relative/path</loc></url>"))
+    assert [e.loc for e in entries] == ["/relative/path"]
+    assert coded(diagnostics) == [(4, "invalid-loc")]
+
+
+def test_padded_loc_is_trimmed_with_an_info() -> None:
+    entries, diagnostics, _ = read(urlset("<url>\n<loc>\n  https://www.example.com/p  \n</loc></url>"))
+    assert [e.loc for e in entries] == ["https://www.example.com/p"]
+    assert [(d.line, d.code, d.level) for d in diagnostics] == [(4, "whitespace-trimmed", Level.INFO)]
+
+
+@pytest.mark.parametrize("data", [urlset(""), b"<urlset/>", f'<urlset xmlns="{SM}"></urlset>'.encode()])
+def test_empty_urlset_has_no_entries(data: bytes) -> None:
+    entries, diagnostics, kind = read(data, None)
+    assert entries == []
+    assert kind is DocKind.URLSET
+    assert codes(diagnostics, warnings_only=True) == []
+
+
+def test_lenient_repairs_before_parsing_keep_the_url() -> None:
+    data = b'\n\n  <?xml version="1.0"?>\n<urlset><url><loc>https://www.example.com/?a=1&b=2\x07</loc></url></urlset>'
+    entries, diagnostics, _ = read(data, None)
+    assert [e.loc for e in entries] == ["https://www.example.com/?a=1&b=2"]
+    assert sorted(coded(diagnostics)) == [(1, "leading-whitespace"), (4, "bare-ampersand"), (4, "control-character")]
+
+
+def test_truncated_document_keeps_the_entries_before_the_cut() -> None:
+    data = urlset("<url><loc>https://www.example.com/1</loc></url><url><loc>https://www.example.com/2</loc></url>")
+    entries, diagnostics, _ = read(data[: data.index(b"</urlset>") + 4])
+    assert [e.loc for e in entries] == ["https://www.example.com/1", "https://www.example.com/2"]
+    assert codes(diagnostics) == ["malformed-xml"]
+
+
+def test_entries_remember_their_line() -> None:
+    entries, _, _ = read(
+        urlset("<url><loc>https://www.example.com/1</loc></url>\n\n<url>\n<loc>https://www.example.com/2</loc></url>")
+    )
+    assert [e.origin.line if e.origin else None for e in entries] == [3, 5]
+
+
+def test_a_sitemap_index_named_as_sitemap_is_read_as_an_index() -> None:
+    data = (
+        f'<sitemapindex xmlns="{SM}"><sitemap><loc>https://www.example.com/s.xml</loc>'
+        "<lastmod>2024-01-01</lastmod></sitemap></sitemapindex>"
+    ).encode()
+    reporter = Reporter()
+    with feedmap.read(io.BytesIO(data), format="sitemap", follow=False, reporter=reporter) as doc:
+        entries = list(doc)
+        assert doc.format == "sitemapindex"
+    assert entries == [Entry(loc="https://www.example.com/s.xml", lastmod=W3CDate("2024-01-01"))]
+    assert codes(reporter.diagnostics) == ["read-as-index"]
+
+
+def test_wrong_root_is_a_read_error() -> None:
+    with pytest.raises(feedmap.ReadError) as info:
+        read(b"<rss><channel/></rss>", "sitemap")
+    assert info.value.code == "wrong-root"
+
+
+# ------------------------------------------------------------------------------------------------ writing
+
+FULL = Entry(
+    loc="https://www.example.com/full",
+    lastmod=W3CDate("2024-02-03T04:05:06+07:00"),
+    changefreq=ChangeFreq.MONTHLY,
+    priority=0.25,
+    images=(
+        Image(
+            loc="https://www.example.com/i.png",
+            caption="cap",
+            geo_location="geo",
+            title="tit",
+            license="https://www.example.com/lic",
+        ),
+    ),
+    alternates=(Alternate(hreflang="fr", href="https://www.example.com/fr/full"),),
+    extras={f"{{{NEWS}}}news": NEWS_XML},
+)
+
+
+def test_writer_uses_xsd_element_order() -> None:
+    data, _ = write([FULL])
+    (url,) = url_elements(data)
+    assert [child.tag for child in url] == [
+        f"{{{SM}}}loc",
+        f"{{{SM}}}lastmod",
+        f"{{{SM}}}changefreq",
+        f"{{{SM}}}priority",
+        f"{{{IMAGE}}}image",
+        f"{{{XHTML}}}link",
+        f"{{{NEWS}}}news",
+    ]
+    image = url.find(f"{{{IMAGE}}}image")
+    assert image is not None
+    assert [child.tag for child in image] == [
+        f"{{{IMAGE}}}{name}" for name in ("loc", "caption", "geo_location", "title", "license")
+    ]
+    assert [url.findtext(f"{{{SM}}}{name}") for name in ("loc", "lastmod", "changefreq", "priority")] == [
+        "https://www.example.com/full",
+        "2024-02-03T04:05:06+07:00",
+        "monthly",
+        "0.25",
+    ]
+
+
+def test_writer_declares_namespaces_once_on_the_root() -> None:
+    entries = [FULL, Entry(loc="https://www.example.com/2", images=(Image(loc="https://www.example.com/2.png"),))]
+    data, _ = write(entries)
+    text = data.decode()
+    root_tag = text[text.index("<urlset") : text.index(">", text.index("<urlset")) + 1]
+    for declaration in (f'xmlns="{SM}"', f'xmlns:image="{IMAGE}"', f'xmlns:xhtml="{XHTML}"'):
+        assert text.count(declaration) == 1
+        assert declaration in root_tag
+    root = etree.fromstring(data)
+    for element in root.iter():
+        if element is not root and element.tag.startswith(("{" + SM, "{" + IMAGE, "{" + XHTML)):
+            assert element.nsmap == root.nsmap
+
+
+@pytest.mark.parametrize(
+    "loc",
+    [
+        "https://www.example.com/?a=1&b=2",
+        "https://www.example.com/<tag>",
+        "https://www.example.com/it's",
+        'https://www.example.com/"quoted"',
+        "https://www.example.com/&amp;already",
+    ],
+)
+def test_writer_escapes_markup_characters(loc: str) -> None:
+    entry = Entry(
+        loc=loc,
+        images=(Image(loc=loc, caption=f"caption {loc}", title="a & b < c > d ' e \" f"),),
+        alternates=(Alternate(hreflang="de", href=loc),),
+    )
+    data, _ = write([entry])
+    body = data.decode().split("\n", 2)[2]
+    assert "&amp;" in body or "&" not in loc
+    for raw, escaped in (("<", "&lt;"), (">", "&gt;"), ("'", "&apos;"), ('"', "&quot;")):
+        if raw in loc:
+            assert escaped in body
+    entries, diagnostics, _ = read(data)
+    assert entries == [entry]
+    assert codes(diagnostics) == []
+
+
+def test_writer_escapes_every_markup_character_in_one_value() -> None:
+    entry = Entry(loc="https://www.example.com/x", images=(Image(loc="https://www.example.com/i", caption="&<>'\""),))
+    data, _ = write([entry])
+    assert b"<image:caption>&amp;&lt;&gt;&apos;&quot;</image:caption>" in data
+
+
+def test_writer_drops_characters_xml_cannot_hold() -> None:
+    entry = Entry(
+        loc="https://www.example.com/x", images=(Image(loc="https://www.example.com/i", caption="a\x00b\x1fc"),)
+    )
+    data, _ = write([entry])
+    entries, _, _ = read(data)
+    assert entries[0].images[0].caption == "abc"
+
+
+def test_writer_starts_with_the_declaration_and_writes_utf8() -> None:
+    data, _ = write([Entry(loc="https://www.example.com/café/日本")])
+    assert data.startswith(b'<?xml version="1.0" encoding="UTF-8"?>\n<urlset ')
+    assert "https://www.example.com/café/日本".encode() in data
+    data.decode("utf-8")
+
+
+def test_schema_location_attributes() -> None:
+    data, _ = write([Entry(loc="https://www.example.com/")], schema_location=True)
+    root = etree.fromstring(data)
+    assert root.get(f"{{{XSI}}}schemaLocation") == f"{SM} {SM}/sitemap.xsd"
+    assert root.nsmap["xsi"] == XSI
+    plain, _ = write([Entry(loc="https://www.example.com/")])
+    assert b"schemaLocation" not in plain
+    assert b"xmlns:xsi" not in plain
+
+
+def test_encode_urls_on_the_protocol_example() -> None:
+    example = "http://www.example.com/ümlat.html&q=name"
+    data, diagnostics = write([Entry(loc=example)], encode_urls=True)
+    assert b"<loc>http://www.example.com/%C3%BCmlat.html&amp;q=name</loc>" in data
+    assert [(d.code, d.level) for d in diagnostics] == [("url-encoded", Level.INFO)]
+    plain, plain_diagnostics = write([Entry(loc=example)])
+    assert "<loc>http://www.example.com/ümlat.html&amp;q=name</loc>".encode() in plain
+    assert codes(plain_diagnostics) == []
+
+
+def test_encode_urls_applies_idna_to_the_host_and_to_images_and_alternates() -> None:
+    entry = Entry(
+        loc="https://bücher.example/straße?q=ä",
+        images=(Image(loc="https://www.example.com/bild ä.png"),),
+        alternates=(Alternate(hreflang="de", href="https://www.example.com/über"),),
+    )
+    data, _ = write([entry], encode_urls=True)
+    (url,) = url_elements(data)
+    assert url.findtext(f"{{{SM}}}loc") == "https://xn--bcher-kva.example/stra%C3%9Fe?q=%C3%A4"
+    assert url.findtext(f"{{{IMAGE}}}image/{{{IMAGE}}}loc") == "https://www.example.com/bild%20%C3%A4.png"
+    link = url.find(f"{{{XHTML}}}link")
+    assert link is not None and link.get("href") == "https://www.example.com/%C3%BCber"
+
+
+def test_zero_entries_write_a_valid_empty_document_with_a_warning() -> None:
+    data, diagnostics = write([])
+    root = etree.fromstring(data)
+    assert root.tag == f"{{{SM}}}urlset"
+    assert len(root) == 0
+    assert codes(diagnostics) == ["empty-document"]
+    assert read(data)[0] == []
+
+
+def test_more_than_50000_entries_warn_once() -> None:
+    entries = (Entry(loc=f"https://www.example.com/{i}") for i in range(50_001))
+    data, diagnostics = write(entries)
+    assert codes(diagnostics) == ["too-many-urls"]
+    assert data.count(b"<url>") == 50_001
+
+
+def test_exactly_50000_entries_do_not_warn() -> None:
+    entries = (Entry(loc=f"https://www.example.com/{i}") for i in range(50_000))
+    _, diagnostics = write(entries)
+    assert codes(diagnostics) == []
+
+
+def test_reading_more_than_50000_entries_warns() -> None:
+    body = "".join(f"<url><loc>https://www.example.com/{i}</loc></url>\n" for i in range(50_001))
+    entries, diagnostics, _ = read(urlset(body))
+    assert len(entries) == 50_001
+    assert codes(diagnostics) == ["too-many-urls"]
+
+
+def test_text_extras_are_dropped_with_an_info() -> None:
+    entry = Entry(loc="https://www.example.com/", extras={"ror:sortOrder": "1"})
+    data, diagnostics = write([entry, entry])
+    assert b"sortOrder" not in data
+    assert [(d.code, d.level) for d in diagnostics] == [("field-dropped", Level.INFO)]
+
+
+def test_fields_the_format_cannot_hold_are_reported_once() -> None:
+    entries = [Entry(loc=f"https://www.example.com/{i}", title="t", keywords=("k",)) for i in range(3)]
+    _, diagnostics = write(entries)
+    assert sorted(codes(diagnostics)) == ["field-dropped", "field-dropped"]
+    assert {d.level for d in diagnostics} == {Level.INFO}
+
+
+def test_priority_is_written_as_a_decimal() -> None:
+    data, _ = write([Entry(loc="https://www.example.com/", priority=p) for p in (0.0, 1.0, 0.5, 0.1, 1e-7)])
+    values = [url.findtext(f"{{{SM}}}priority") for url in url_elements(data)]
+    assert values[:4] == ["0.0", "1.0", "0.5", "0.1"]
+    assert all(value is not None and "e" not in value.lower() for value in values)
+    assert [e.priority for e in read(data)[0]] == [0.0, 1.0, 0.5, 0.1, 1e-7]

@@ -1,0 +1,317 @@
+"""The ``sitemapindex`` format: following children (maps, gzip, nesting, loops, depth cap) and writing."""
+
+from __future__ import annotations
+
+import gzip
+import io
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+import feedmap
+from feedmap import Entry, W3CDate
+from feedmap.context import Options
+from feedmap.errors import Diagnostic, Level, Reporter
+from feedmap.model import DocKind
+
+SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
+SITE = "https://www.example.com/"
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+
+
+def index_xml(*children: str, lastmod: str | None = None) -> bytes:
+    parts = ['<?xml version="1.0" encoding="UTF-8"?>\n', f'<sitemapindex xmlns="{SM}">\n']
+    for loc in children:
+        extra = f"<lastmod>{lastmod}</lastmod>" if lastmod else ""
+        parts.append(f"  <sitemap>\n    <loc>{loc}</loc>{extra}\n  </sitemap>\n")
+    parts.append("</sitemapindex>\n")
+    return "".join(parts).encode()
+
+
+def urlset_xml(*locs: str) -> bytes:
+    body = "".join(f"<url><loc>{loc}</loc></url>\n" for loc in locs)
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SM}">\n{body}</urlset>\n'.encode()
+
+
+def read_index(
+    path: Path, maps: Sequence[tuple[str, Path]] = (), *, follow: bool = True
+) -> tuple[list[Entry], list[Diagnostic], DocKind, str | None]:
+    reporter = Reporter()
+    with feedmap.read(str(path), maps=maps, follow=follow, reporter=reporter) as doc:
+        entries = list(doc)
+        return entries, reporter.diagnostics, doc.meta.kind, doc.format
+
+
+def locs(entries: Iterable[Entry]) -> list[str]:
+    return [entry.loc for entry in entries]
+
+
+def codes(diagnostics: Iterable[Diagnostic]) -> list[str]:
+    return [d.code for d in diagnostics]
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    """A build directory with a plain child and a gzipped child."""
+    root = tmp_path / "public"
+    root.mkdir()
+    (root / "pages.xml").write_bytes(urlset_xml(f"{SITE}a", f"{SITE}b"))
+    (root / "posts.xml.gz").write_bytes(gzip.compress(urlset_xml(f"{SITE}posts/1", f"{SITE}posts/2")))
+    return root
+
+
+# ------------------------------------------------------------------------------------------------ following
+
+
+def test_follow_mapped_children_plain_and_gzip(site: Path) -> None:
+    index = site / "sitemap.xml"
+    index.write_bytes(index_xml(f"{SITE}pages.xml", f"{SITE}posts.xml.gz"))
+    entries, diagnostics, kind, fmt = read_index(index, [(SITE, site)])
+    assert locs(entries) == [f"{SITE}a", f"{SITE}b", f"{SITE}posts/1", f"{SITE}posts/2"]
+    assert codes(diagnostics) == []
+    assert kind is DocKind.URLSET
+    assert fmt == "sitemapindex"
+
+
+def test_diagnostics_of_a_child_name_the_child(site: Path) -> None:
+    (site / "bad.xml").write_bytes(
+        f'<urlset xmlns="{SM}">\n<url><loc>{SITE}x</loc>\n<priority>2</priority></url></urlset>'.encode()
+    )
+    index = site / "sitemap.xml"
+    index.write_bytes(index_xml(f"{SITE}bad.xml"))
+    entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
+    assert locs(entries) == [f"{SITE}x"]
+    assert [(Path(d.source).name, d.line, d.code) for d in diagnostics] == [("bad.xml", 3, "invalid-priority")]
+
+
+def test_file_urls_are_followed_without_a_map(site: Path) -> None:
+    index = site / "sitemap.xml"
+    # file:///path has no host, so it is not a valid sitemap loc (reported), but it is followed
+    index.write_bytes(index_xml((site / "pages.xml").as_uri(), "file://localhost" + (site / "pages.xml").as_posix()))
+    entries, diagnostics, _, _ = read_index(index)
+    assert locs(entries) == [f"{SITE}a", f"{SITE}b"] * 2
+    assert [(d.line, d.code) for d in diagnostics] == [(4, "invalid-loc")]
+
+
+def test_a_directory_url_maps_to_its_index_xml(site: Path) -> None:
+    (site / "blog").mkdir()
+    (site / "blog" / "index.xml").write_bytes(urlset_xml(f"{SITE}blog/1"))
+    index = site / "sitemap.xml"
+    index.write_bytes(index_xml(f"{SITE}blog/"))
+    entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
+    assert locs(entries) == [f"{SITE}blog/1"]
+    assert codes(diagnostics) == []
+
+
+def test_nested_index_is_followed(site: Path) -> None:
+    (site / "inner.xml").write_bytes(index_xml(f"{SITE}posts.xml.gz"))
+    index = site / "sitemap.xml"
+    index.write_bytes(index_xml(f"{SITE}pages.xml", f"{SITE}inner.xml"))
+    entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
+    assert locs(entries) == [f"{SITE}a", f"{SITE}b", f"{SITE}posts/1", f"{SITE}posts/2"]
+    assert codes(diagnostics) == []
+
+
+def test_index_listing_itself_is_a_loop(site: Path) -> None:
+    index = site / "sitemap.xml"
+    index.write_bytes(index_xml(f"{SITE}sitemap.xml", f"{SITE}pages.xml"))
+    entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
+    assert locs(entries) == [f"{SITE}a", f"{SITE}b"]
+    assert [(d.line, d.code) for d in diagnostics] == [(3, "index-loop")]
+
+
+def test_two_indexes_listing_each_other_are_a_loop(site: Path) -> None:
+    (site / "a.xml").write_bytes(index_xml(f"{SITE}b.xml", f"{SITE}pages.xml"))
+    (site / "b.xml").write_bytes(index_xml(f"{SITE}a.xml", f"{SITE}posts.xml.gz"))
+    entries, diagnostics, _, _ = read_index(site / "a.xml", [(SITE, site)])
+    assert locs(entries) == [f"{SITE}posts/1", f"{SITE}posts/2", f"{SITE}a", f"{SITE}b"]
+    assert [(Path(d.source).name, d.code) for d in diagnostics] == [("b.xml", "index-loop")]
+
+
+def test_the_same_child_twice_is_not_a_loop(site: Path) -> None:
+    index = site / "sitemap.xml"
+    index.write_bytes(index_xml(f"{SITE}pages.xml", f"{SITE}pages.xml"))
+    entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
+    assert locs(entries) == [f"{SITE}a", f"{SITE}b"] * 2
+    assert codes(diagnostics) == []
+
+
+def _chain(site: Path, depth: int) -> Path:
+    """index0.xml -> index1.xml -> ... -> index{depth-1}.xml -> pages.xml."""
+    for level in range(depth):
+        child = f"index{level + 1}.xml" if level + 1 < depth else "pages.xml"
+        (site / f"index{level}.xml").write_bytes(index_xml(f"{SITE}{child}"))
+    return site / "index0.xml"
+
+
+def _convert_to_entries(source: Path, options: Options, tmp_path: Path) -> tuple[list[Entry], list[Diagnostic]]:
+    out = tmp_path / "out.jsonl"
+    reporter = Reporter()
+    feedmap.convert(str(source), out, "jsonl", options=options, reporter=reporter)
+    with feedmap.read(str(out), format="jsonl") as doc:
+        return list(doc), reporter.diagnostics
+
+
+@pytest.mark.parametrize("max_depth", [1, 2, 3])
+def test_depth_cap_stops_nested_indexes(site: Path, tmp_path: Path, max_depth: int) -> None:
+    # with max_depth N, a chain of N indexes is read in full, a chain of N + 1 is cut
+    top = _chain(site, max_depth)
+    entries, diagnostics = _convert_to_entries(top, Options(maps=((SITE, site),), max_depth=max_depth), tmp_path)
+    assert locs(entries) == [f"{SITE}a", f"{SITE}b"]
+    assert codes(diagnostics) == []
+
+    top = _chain(site, max_depth + 1)
+    entries, diagnostics = _convert_to_entries(top, Options(maps=((SITE, site),), max_depth=max_depth), tmp_path)
+    assert entries == []
+    assert codes(d for d in diagnostics if d.level >= Level.WARNING) == ["index-too-deep"]
+    (too_deep,) = [d for d in diagnostics if d.code == "index-too-deep"]
+    assert Path(too_deep.source).name == f"index{max_depth}.xml"
+
+
+def test_default_depth_cap_allows_five_levels(site: Path) -> None:
+    entries, diagnostics, _, _ = read_index(_chain(site, 5), [(SITE, site)])
+    assert locs(entries) == [f"{SITE}a", f"{SITE}b"]
+    assert codes(diagnostics) == []
+    entries, diagnostics, _, _ = read_index(_chain(site, 6), [(SITE, site)])
+    assert entries == []
+    assert codes(diagnostics) == ["index-too-deep"]
+
+
+def test_missing_child_is_reported_and_the_rest_goes_on(site: Path) -> None:
+    index = site / "sitemap.xml"
+    index.write_bytes(index_xml(f"{SITE}gone.xml", f"{SITE}pages.xml"))
+    entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
+    assert locs(entries) == [f"{SITE}a", f"{SITE}b"]
+    assert [(d.line, d.code) for d in diagnostics] == [(3, "child-failed")]
+
+
+def test_unreadable_child_content_is_reported_and_the_rest_goes_on(site: Path) -> None:
+    (site / "garbage.xml").write_bytes(b"\x00\x01\x02 this is not a sitemap \xff\xfe")
+    (site / "feed.xml").write_bytes(b"<rss><channel/></rss>")
+    index = site / "sitemap.xml"
+    index.write_bytes(index_xml(f"{SITE}garbage.xml", f"{SITE}feed.xml", f"{SITE}posts.xml.gz"))
+    entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
+    assert locs(entries) == [f"{SITE}posts/1", f"{SITE}posts/2"]
+    assert codes(diagnostics) == ["child-failed", "child-failed"]
+
+
+def test_unmapped_http_child_is_not_read(site: Path) -> None:
+    index = site / "sitemap.xml"
+    index.write_bytes(index_xml("https://elsewhere.example.org/sitemap.xml", f"{SITE}pages.xml"))
+    entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
+    assert locs(entries) == [f"{SITE}a", f"{SITE}b"]
+    assert [(d.line, d.code) for d in diagnostics] == [(3, "child-not-read")]
+
+
+def test_a_map_cannot_reach_outside_its_directory(site: Path, tmp_path: Path) -> None:
+    (tmp_path / "secret.xml").write_bytes(urlset_xml(f"{SITE}secret"))
+    index = site / "sitemap.xml"
+    index.write_bytes(index_xml(f"{SITE}../secret.xml", f"{SITE}%2e%2e/secret.xml", f"{SITE}pages.xml"))
+    entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
+    assert locs(entries) == [f"{SITE}a", f"{SITE}b"]
+    assert [(d.line, d.code) for d in diagnostics] == [(3, "map-escape"), (6, "map-escape")]
+
+
+def test_no_follow_yields_the_index_entries(site: Path) -> None:
+    index = site / "sitemap.xml"
+    index.write_bytes(index_xml(f"{SITE}pages.xml", f"{SITE}posts.xml.gz", lastmod="2024-03-04T05:06:07Z"))
+    entries, diagnostics, kind, fmt = read_index(index, [(SITE, site)], follow=False)
+    assert entries == [
+        Entry(loc=f"{SITE}pages.xml", lastmod=W3CDate("2024-03-04T05:06:07Z")),
+        Entry(loc=f"{SITE}posts.xml.gz", lastmod=W3CDate("2024-03-04T05:06:07Z")),
+    ]
+    assert codes(diagnostics) == []
+    assert kind is DocKind.INDEX
+    assert fmt == "sitemapindex"
+
+
+def test_index_field_repairs_are_reported(tmp_path: Path) -> None:
+    index = tmp_path / "sitemap.xml"
+    index.write_bytes(
+        f'<sitemapindex xmlns="{SM}">\n<sitemap><loc>{SITE}s.xml</loc>\n<lastmod>2024-1-2</lastmod></sitemap>\n'
+        f"<sitemap><lastmod>2024-01-02</lastmod></sitemap>\n</sitemapindex>".encode()
+    )
+    entries, diagnostics, _, _ = read_index(index, follow=False)
+    assert entries == [Entry(loc=f"{SITE}s.xml", lastmod=W3CDate("2024-01-02"))]
+    assert [(d.line, d.code) for d in diagnostics] == [(3, "lastmod-repaired"), (4, "missing-loc")]
+
+
+def test_unknown_namespace_index(tmp_path: Path) -> None:
+    index = tmp_path / "sitemap.xml"
+    index.write_bytes(
+        f'<sitemapindex xmlns="urn:other"><sitemap><loc>{SITE}s.xml</loc></sitemap></sitemapindex>'.encode()
+    )
+    entries, diagnostics, _, fmt = read_index(index, follow=False)
+    assert locs(entries) == [f"{SITE}s.xml"]
+    assert codes(diagnostics) == ["unknown-namespace"]
+    assert fmt == "sitemapindex"
+
+
+def test_strict_mode_stops_at_a_child_problem(site: Path) -> None:
+    index = site / "sitemap.xml"
+    index.write_bytes(index_xml(f"{SITE}gone.xml", f"{SITE}pages.xml"))
+    with pytest.raises(feedmap.StrictError) as info, feedmap.read(str(index), maps=[(SITE, site)], strict=True) as doc:
+        list(doc)
+    assert info.value.code == "child-failed"
+
+
+# ------------------------------------------------------------------------------------------------ writing
+
+
+def write_index(entries: Iterable[Entry], **options: bool) -> tuple[bytes, list[Diagnostic]]:
+    sink = io.BytesIO()
+    summary = feedmap.write(entries, sink, "sitemapindex", **options)
+    return sink.getvalue(), summary.diagnostics
+
+
+def test_writer_emits_loc_and_lastmod_in_order() -> None:
+    entries = [
+        Entry(loc=f"{SITE}a.xml?x=1&y=2", lastmod=W3CDate("2024-01-02")),
+        Entry(loc=f"{SITE}b.xml"),
+    ]
+    data, diagnostics = write_index(entries)
+    assert data.startswith(b'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex ')
+    root = etree.fromstring(data)
+    assert root.tag == f"{{{SM}}}sitemapindex"
+    assert [[child.tag for child in sitemap] for sitemap in root] == [
+        [f"{{{SM}}}loc", f"{{{SM}}}lastmod"],
+        [f"{{{SM}}}loc"],
+    ]
+    assert root[0].findtext(f"{{{SM}}}loc") == f"{SITE}a.xml?x=1&y=2"
+    assert codes(diagnostics) == []
+    reporter = Reporter()
+    with feedmap.read(io.BytesIO(data), follow=False, reporter=reporter) as doc:
+        assert list(doc) == entries
+    assert codes(reporter.diagnostics) == []
+
+
+def test_writer_drops_other_fields_with_an_info() -> None:
+    entry = Entry(loc=f"{SITE}a.xml", priority=0.5, images=(feedmap.Image(loc=f"{SITE}i.png"),))
+    data, diagnostics = write_index([entry])
+    assert b"priority" not in data
+    assert b"image" not in data
+    assert sorted(codes(diagnostics)) == ["field-dropped", "field-dropped"]
+    assert {d.level for d in diagnostics} == {Level.INFO}
+
+
+def test_writer_schema_location() -> None:
+    data, _ = write_index([Entry(loc=f"{SITE}a.xml")], schema_location=True)
+    root = etree.fromstring(data)
+    xsi = "http://www.w3.org/2001/XMLSchema-instance"
+    assert root.get(f"{{{xsi}}}schemaLocation") == f"{SM} {SM}/siteindex.xsd"
+
+
+def test_writer_zero_entries_warns() -> None:
+    data, diagnostics = write_index([])
+    root = etree.fromstring(data)
+    assert root.tag == f"{{{SM}}}sitemapindex" and len(root) == 0
+    assert codes(diagnostics) == ["empty-document"]
+
+
+def test_writer_more_than_50000_sitemaps_warns() -> None:
+    _, diagnostics = write_index(Entry(loc=f"{SITE}s{i}.xml") for i in range(50_001))
+    assert codes(diagnostics) == ["too-many-urls"]

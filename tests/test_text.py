@@ -1,0 +1,177 @@
+"""The ``text`` format: one absolute URL per line (sitemaps.org text sitemap)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable
+
+import pytest
+
+import feedmap
+from feedmap import Entry, W3CDate
+from feedmap.errors import Diagnostic, Level, Reporter
+
+
+def read(data: bytes, format: str | None = "text") -> tuple[list[Entry], list[Diagnostic]]:
+    reporter = Reporter()
+    with feedmap.read(io.BytesIO(data), format=format, reporter=reporter) as doc:
+        return list(doc), reporter.diagnostics
+
+
+def write(entries: Iterable[Entry]) -> tuple[bytes, list[Diagnostic]]:
+    sink = io.BytesIO()
+    summary = feedmap.write(entries, sink, "text")
+    return sink.getvalue(), summary.diagnostics
+
+
+def locs(entries: Iterable[Entry]) -> list[str]:
+    return [entry.loc for entry in entries]
+
+
+def coded(diagnostics: Iterable[Diagnostic]) -> list[tuple[int, str]]:
+    return [(d.line, d.code) for d in diagnostics]
+
+
+URLS = ["https://www.example.com/", "https://www.example.com/a?b=1&c=2", "https://www.example.com/é"]
+
+
+@pytest.mark.parametrize(
+    "ending",
+    [b"\n", b"\r\n", b"\r"],
+    ids=["LF", "CRLF", "CR"],
+)
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"], ids=["no-BOM", "BOM"])
+def test_line_endings_and_bom(ending: bytes, bom: bytes) -> None:
+    data = bom + ending.join(url.encode() for url in URLS) + ending
+    entries, diagnostics = read(data)
+    assert locs(entries) == URLS
+    assert diagnostics == []
+
+
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"], ids=["no-BOM", "BOM"])
+def test_detected_from_content(bom: bytes) -> None:
+    entries, _ = read(bom + "\n".join(URLS).encode(), format=None)
+    assert locs(entries) == URLS
+
+
+def test_no_final_line_end() -> None:
+    entries, _ = read(b"https://www.example.com/1\nhttps://www.example.com/2")
+    assert locs(entries) == ["https://www.example.com/1", "https://www.example.com/2"]
+
+
+def test_blank_lines_and_blanks_around_urls_are_ignored() -> None:
+    data = b"\n\n   https://www.example.com/1  \n\t\n \t https://www.example.com/2\t\n\n"
+    entries, diagnostics = read(data)
+    assert locs(entries) == ["https://www.example.com/1", "https://www.example.com/2"]
+    assert diagnostics == []
+
+
+def test_entries_remember_their_line() -> None:
+    entries, _ = read(b"\nhttps://www.example.com/1\r\n\r\nhttps://www.example.com/2\n")
+    assert [entry.origin.line if entry.origin else None for entry in entries] == [2, 4]
+
+
+def test_non_url_lines_are_skipped_with_their_line() -> None:
+    data = b"https://www.example.com/1\n# a comment\n/relative\nwww.example.com/no-scheme\nhttps://www.example.com/2\n"
+    entries, diagnostics = read(data)
+    assert locs(entries) == ["https://www.example.com/1", "https://www.example.com/2"]
+    assert coded(diagnostics) == [(2, "not-a-url"), (3, "not-a-url"), (4, "not-a-url")]
+    assert {d.level for d in diagnostics} == {Level.WARNING}
+
+
+def test_non_url_lines_with_crlf_report_the_right_line() -> None:
+    data = b"https://www.example.com/1\r\n\r\nnope\r\nhttps://www.example.com/2\r\n"
+    entries, diagnostics = read(data)
+    assert len(entries) == 2
+    assert coded(diagnostics) == [(3, "not-a-url")]
+
+
+def test_a_url_with_white_space_is_kept_with_a_warning() -> None:
+    entries, diagnostics = read(b"https://www.example.com/a b\n")
+    assert locs(entries) == ["https://www.example.com/a b"]
+    assert coded(diagnostics) == [(1, "invalid-loc")]
+
+
+def test_non_utf8_line_is_read_as_windows_1252_with_a_warning() -> None:
+    data = b"https://www.example.com/ok\nhttps://www.example.com/caf\xe9\nhttps://www.example.com/\xe2\x82\xac\n"
+    entries, diagnostics = read(data)
+    assert locs(entries) == ["https://www.example.com/ok", "https://www.example.com/café", "https://www.example.com/€"]
+    assert coded(diagnostics) == [(2, "encoding")]
+
+
+def test_empty_input_named_as_text_has_no_entries() -> None:
+    entries, diagnostics = read(b"")
+    assert entries == []
+    assert diagnostics == []
+
+
+def test_reading_more_than_50000_urls_warns() -> None:
+    data = "".join(f"https://www.example.com/{i}\n" for i in range(50_001)).encode()
+    entries, diagnostics = read(data)
+    assert len(entries) == 50_001
+    assert [d.code for d in diagnostics] == ["too-many-urls"]
+
+
+# ------------------------------------------------------------------------------------------------ writing
+
+
+def test_writer_one_url_per_line_utf8_lf() -> None:
+    data, diagnostics = write(Entry(loc=url) for url in URLS)
+    assert data == ("\n".join(URLS) + "\n").encode("utf-8")
+    assert diagnostics == []
+
+
+def test_writer_drops_other_fields_with_one_info_each() -> None:
+    entries = [
+        Entry(loc="https://www.example.com/1", lastmod=W3CDate("2024-01-01"), priority=0.5),
+        Entry(loc="https://www.example.com/2", lastmod=W3CDate("2024-01-02"), priority=0.6),
+    ]
+    data, diagnostics = write(entries)
+    assert data == b"https://www.example.com/1\nhttps://www.example.com/2\n"
+    assert sorted(d.code for d in diagnostics) == ["field-dropped", "field-dropped"]
+    assert {d.level for d in diagnostics} == {Level.INFO}
+
+
+def test_writer_refuses_a_url_with_a_line_break() -> None:
+    entries = [Entry(loc="https://www.example.com/a\nhttps://evil.example/"), Entry(loc="https://www.example.com/b")]
+    data, diagnostics = write(entries)
+    assert data == b"https://www.example.com/b\n"
+    assert [d.code for d in diagnostics] == ["invalid-loc"]
+
+
+def test_writer_zero_entries_warns() -> None:
+    data, diagnostics = write([])
+    assert data == b""
+    assert [d.code for d in diagnostics] == ["empty-document"]
+
+
+def test_writer_encode_urls() -> None:
+    sink = io.BytesIO()
+    summary = feedmap.write([Entry(loc="http://www.example.com/ümlat.html&q=name")], sink, "text", encode_urls=True)
+    assert sink.getvalue() == b"http://www.example.com/%C3%BCmlat.html&q=name\n"
+    assert [d.code for d in summary.diagnostics] == ["url-encoded"]
+
+
+def test_round_trip() -> None:
+    data, _ = write(Entry(loc=url) for url in URLS)
+    entries, diagnostics = read(data)
+    assert entries == [Entry(loc=url) for url in URLS]
+    assert diagnostics == []
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"https://www.example.com/1\rnope\r\rhttps://www.example.com/2\rbad line\r",
+        b"https://www.example.com/1\r\nnope\r\n\r\nhttps://www.example.com/2\r\nbad line\r\n",
+        b"https://www.example.com/1\nnope\r\rhttps://www.example.com/2\r\nbad line",
+    ],
+    ids=["CR", "CRLF", "mixed"],
+)
+def test_line_numbers_count_every_kind_of_line_end(data: bytes) -> None:
+    entries, diagnostics = read(data)
+    assert [(e.loc, e.origin.line if e.origin else 0) for e in entries] == [
+        ("https://www.example.com/1", 1),
+        ("https://www.example.com/2", 4),
+    ]
+    assert coded(diagnostics) == [(2, "not-a-url"), (5, "not-a-url")]

@@ -1,0 +1,114 @@
+"""feedmap._urls: the sitemaps.org ``loc`` rules and IRI-to-URI encoding (RFC 3987 §3.1)."""
+
+from __future__ import annotations
+
+import pytest
+
+from feedmap._urls import MAX_LOC_LENGTH, check_loc, encode_url, is_absolute_url
+
+
+def _url_of_length(length: int) -> str:
+    base = "http://www.example.com/"
+    return base + "a" * (length - len(base))
+
+
+# ------------------------------------------------------------------------------------------ check_loc
+
+
+@pytest.mark.parametrize(
+    "loc",
+    [
+        "http://www.example.com/",
+        "https://www.example.com/catalog?item=12&desc=vacation_hawaii",
+        "http://www.example.com/%C3%BCmlat.html",
+        "ftp://files.example.com/a.txt",
+        "http://[::1]:8080/x",
+        _url_of_length(MAX_LOC_LENGTH - 1),  # "less than 2,048 characters"
+    ],
+)
+def test_check_loc_accepts_absolute_urls(loc: str) -> None:
+    assert check_loc(loc) is None
+
+
+@pytest.mark.parametrize(
+    "loc",
+    ["/relative/page.html", "page.html", "www.example.com/page", "//www.example.com/page", "mailto:a@example.com", ""],
+)
+def test_check_loc_rejects_relative_urls(loc: str) -> None:
+    assert not is_absolute_url(loc)
+    assert check_loc(loc) is not None
+
+
+@pytest.mark.parametrize("length", [MAX_LOC_LENGTH, MAX_LOC_LENGTH + 1, 5000])
+def test_check_loc_rejects_urls_of_2048_characters_or_more(length: int) -> None:
+    loc = _url_of_length(length)
+    assert len(loc) == length
+    assert is_absolute_url(loc)
+    assert check_loc(loc) is not None
+
+
+@pytest.mark.parametrize(
+    "loc",
+    [
+        "http://www.example.com/a b",
+        "http://www.example.com/a\tb",
+        "http://www.example.com/a\nb",
+        "http://www.example.com/a\u00a0b",  # no-break space
+    ],
+)
+def test_check_loc_rejects_white_space(loc: str) -> None:
+    assert check_loc(loc) is not None
+
+
+# ----------------------------------------------------------------------------------------- encode_url
+
+
+def test_encode_url_protocol_example() -> None:
+    # sitemaps.org "Entity escaping": the &amp; in the protocol's example is the XML writer's job.
+    assert encode_url("http://www.example.com/ümlat.html&q=name") == "http://www.example.com/%C3%BCmlat.html&q=name"
+
+
+def test_encode_url_idna_host() -> None:
+    assert encode_url("http://bücher.example/") == "http://xn--bcher-kva.example/"
+
+
+def test_encode_url_idna_host_keeps_userinfo_and_port() -> None:
+    assert encode_url("http://user@bücher.example:8080/ä") == "http://user@xn--bcher-kva.example:8080/%C3%A4"
+
+
+def test_encode_url_encodes_query_and_fragment_as_utf8() -> None:
+    assert encode_url("http://example.com/p?q=ü&r=é#ö") == "http://example.com/p?q=%C3%BC&r=%C3%A9#%C3%B6"
+
+
+def test_encode_url_keeps_existing_escapes() -> None:
+    assert encode_url("http://example.com/a%20b/%C3%BC/ü") == "http://example.com/a%20b/%C3%BC/%C3%BC"
+    assert encode_url("http://example.com/a%2Fb?x=%26") == "http://example.com/a%2Fb?x=%26"
+
+
+def test_encode_url_encodes_spaces() -> None:
+    assert encode_url("http://example.com/a b?q=c d") == "http://example.com/a%20b?q=c%20d"
+
+
+def test_encode_url_encodes_characters_uris_cannot_hold() -> None:
+    assert encode_url('http://example.com/"x"<y>') == "http://example.com/%22x%22%3Cy%3E"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://www.example.com/",
+        "https://www.example.com/catalog?item=12&desc=vacation_hawaii#top",
+        "http://example.com/a;b=c/d,e/f:g@h!$'()*+~_-.",
+        "http://[2001:db8::1]:8080/p?x=[y]",
+        "http://example.com/%7Euser/%C3%BC",
+    ],
+)
+def test_encode_url_leaves_ascii_urls_unchanged(url: str) -> None:
+    assert encode_url(url) == url
+
+
+def test_encode_url_is_idempotent() -> None:
+    once = encode_url("http://bücher.example/straße?q=ä b")
+    assert once.isascii()
+    assert encode_url(once) == once
+    assert check_loc(once) is None

@@ -1,0 +1,445 @@
+"""feedmap._xml: the lenient, safe XML input path (CleaningStream, iter_elements) and escape_text.
+
+Most tests go through :func:`feedmap.read` on in-memory sitemaps, since that is how the cleaning is
+used; a few drive :class:`CleaningStream` directly to compare read sizes.
+"""
+
+from __future__ import annotations
+
+import io
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+import feedmap
+from feedmap._xml import CleaningStream, escape_text
+from feedmap.errors import Diagnostic, Reporter
+from feedmap.model import Entry
+from feedmap.sources import PeekableStream
+
+NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+HEADER = b'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="' + NS.encode() + b'">\n'
+FOOTER = b"</urlset>\n"
+HEADER_LINES = HEADER.count(b"\n")  # the first <url> written right after HEADER is on line HEADER_LINES + 1
+
+
+def read_sitemap(data: bytes) -> tuple[list[Entry], list[Diagnostic]]:
+    """All entries and diagnostics of reading ``data`` (recognised by content)."""
+    with feedmap.read(io.BytesIO(data)) as doc:
+        entries = list(doc.entries)
+    return entries, list(doc.diagnostics)
+
+
+def codes(diagnostics: list[Diagnostic]) -> list[str]:
+    return [d.code for d in diagnostics]
+
+
+def located(diagnostics: list[Diagnostic], code: str) -> list[int]:
+    """The lines of every diagnostic with ``code``."""
+    return [d.line for d in diagnostics if d.code == code]
+
+
+def urlset(*urls: bytes) -> bytes:
+    """A sitemap with one ``<url>`` per line, starting at line HEADER_LINES + 1."""
+    return HEADER + b"".join(url + b"\n" for url in urls) + FOOTER
+
+
+def url(loc: bytes) -> bytes:
+    return b"<url><loc>" + loc + b"</loc></url>"
+
+
+# -------------------------------------------------------------------------------------- ampersands
+
+
+def test_bare_ampersand_is_kept_as_a_literal_ampersand() -> None:
+    entries, diagnostics = read_sitemap(
+        urlset(url(b"http://e.com/ok"), url(b"http://e.com/?a=1&b=2"), url(b"http://e.com/?x&y&z"))
+    )
+    assert [e.loc for e in entries] == ["http://e.com/ok", "http://e.com/?a=1&b=2", "http://e.com/?x&y&z"]
+    assert located(diagnostics, "bare-ampersand") == [HEADER_LINES + 2, HEADER_LINES + 3, HEADER_LINES + 3]
+    assert all(d.level == feedmap.Level.WARNING for d in diagnostics if d.code == "bare-ampersand")
+
+
+def test_reference_to_an_undeclared_entity_is_kept_as_text() -> None:
+    entries, diagnostics = read_sitemap(urlset(url(b"http://e.com/?a=1&copy;b")))
+    assert [e.loc for e in entries] == ["http://e.com/?a=1&copy;b"]
+    assert located(diagnostics, "bare-ampersand") == [HEADER_LINES + 1]
+
+
+@pytest.mark.parametrize(
+    ("written", "loc"),
+    [
+        (b"http://e.com/?a=1&amp;b=2", "http://e.com/?a=1&b=2"),
+        (b"http://e.com/?a=1&#38;b=2", "http://e.com/?a=1&b=2"),
+        (b"http://e.com/?a=1&#x26;b=2", "http://e.com/?a=1&b=2"),
+        (b"http://e.com/&lt;&gt;&quot;&apos;", "http://e.com/<>\"'"),
+        (b"http://e.com/&#252;&#xFC;", "http://e.com/\u00fc\u00fc"),
+        (b"http://e.com/&amp;amp;", "http://e.com/&amp;"),  # double escaping is the writer's problem, kept
+    ],
+)
+def test_escaped_ampersands_and_references_are_untouched(written: bytes, loc: str) -> None:
+    entries, diagnostics = read_sitemap(urlset(url(written)))
+    assert [e.loc for e in entries] == [loc]
+    assert diagnostics == []
+
+
+def test_ampersand_inside_cdata_is_untouched() -> None:
+    entries, diagnostics = read_sitemap(
+        urlset(
+            url(b"<![CDATA[http://e.com/?a=1&b=2&amp;c]]>"),
+            url(b"http://e.com/x?<![CDATA[a&b]]>&amp;c"),  # text, CDATA and text merge into one value
+        )
+    )
+    assert [e.loc for e in entries] == ["http://e.com/?a=1&b=2&amp;c", "http://e.com/x?a&b&c"]
+    assert diagnostics == []
+
+
+def test_cdata_spanning_lines_is_followed() -> None:
+    data = urlset(url(b"<![CDATA[http://e.com/?a&b\n]]>"), url(b"http://e.com/?c&d"))
+    entries, diagnostics = read_sitemap(data)
+    assert [e.loc for e in entries] == ["http://e.com/?a&b", "http://e.com/?c&d"]
+    # the CDATA's newline pushes the second <url> one line down
+    assert located(diagnostics, "bare-ampersand") == [HEADER_LINES + 3]
+
+
+# ---------------------------------------------------------------------------------- control characters
+
+
+def test_control_characters_are_removed_with_their_line() -> None:
+    entries, diagnostics = read_sitemap(
+        urlset(url(b"http://e.com/clean"), url(b"http://e.com/a\x00b\x08c\x0bd\x0ce\x1ff"), url(b"http://e.com/\x01z"))
+    )
+    assert [e.loc for e in entries] == ["http://e.com/clean", "http://e.com/abcdef", "http://e.com/z"]
+    assert located(diagnostics, "control-character") == [HEADER_LINES + 2] * 5 + [HEADER_LINES + 3]
+
+
+def test_control_characters_inside_cdata_are_removed() -> None:
+    entries, diagnostics = read_sitemap(urlset(url(b"http://e.com/"), url(b"<![CDATA[http://e.com/a\x02b]]>")))
+    assert [e.loc for e in entries] == ["http://e.com/", "http://e.com/ab"]
+    assert located(diagnostics, "control-character") == [HEADER_LINES + 2]
+
+
+def test_allowed_white_space_characters_are_kept() -> None:
+    # tab, LF and CR are allowed in XML; the loc's surrounding blanks are trimmed by the reader (INFO)
+    entries, diagnostics = read_sitemap(urlset(url(b"\t\r\nhttp://e.com/t \t\r\n")))
+    assert [e.loc for e in entries] == ["http://e.com/t"]
+    assert "control-character" not in codes(diagnostics)
+
+
+# ----------------------------------------------------------------------------- leading white space
+
+
+@pytest.mark.parametrize(
+    ("prefix", "blank_lines"),
+    [
+        (b"\n", 1),
+        (b"\n\n  \n", 3),
+        (b"  \t ", 0),
+        (b"\r\n\r\n", 2),
+        (b"\xef\xbb\xbf\n\n", 2),  # a BOM, then blank lines
+        (b"\n" * 400, 400),  # more blanks than one small look-ahead window
+    ],
+)
+def test_blanks_before_the_xml_declaration_are_removed(prefix: bytes, blank_lines: int) -> None:
+    body = urlset(
+        url(b"http://e.com/1"),
+        b"<url><loc>http://e.com/2?a&b</loc><lastmod>not a date</lastmod></url>",
+        b"<url><loc>http://e.com/3</loc></urx>",  # malformed: mismatched end tag
+    )
+    entries, diagnostics = read_sitemap(prefix + body)
+    assert [e.loc for e in entries] == ["http://e.com/1", "http://e.com/2?a&b"]
+    assert located(diagnostics, "leading-whitespace") == [1]
+    # every later diagnostic and origin carries the line of the ORIGINAL input
+    first = blank_lines + HEADER_LINES + 1
+    assert [e.origin.line if e.origin else None for e in entries] == [first, first + 1]
+    assert located(diagnostics, "bare-ampersand") == [first + 1]
+    assert located(diagnostics, "invalid-lastmod") == [first + 1]
+    assert located(diagnostics, "malformed-xml") == [first + 2]
+
+
+def test_no_leading_whitespace_diagnostic_for_a_clean_document() -> None:
+    entries, diagnostics = read_sitemap(urlset(url(b"http://e.com/")))
+    assert [e.loc for e in entries] == ["http://e.com/"]
+    assert diagnostics == []
+
+
+def test_bom_alone_is_fine() -> None:
+    entries, diagnostics = read_sitemap(b"\xef\xbb\xbf" + urlset(url(b"http://e.com/")))
+    assert [e.loc for e in entries] == ["http://e.com/"]
+    assert diagnostics == []
+
+
+def test_utf16_input_is_read() -> None:
+    text = HEADER.decode().replace("UTF-8", "UTF-16") + "<url><loc>http://e.com/\u00fc</loc></url>\n</urlset>\n"
+    entries, diagnostics = read_sitemap(text.encode("utf-16"))
+    assert [e.loc for e in entries] == ["http://e.com/\u00fc"]
+    assert diagnostics == []
+
+
+# ------------------------------------------------------------------------------------ chunk boundaries
+
+# Each dense entry holds every construct the cleaner must not split: '&amp;', a bare '&', a character
+# reference, a CDATA section with an '&' inside, and ']]>'.
+_DENSE = b"<url><loc>http://e.com/%d?a&amp;b&c&#38;d<![CDATA[&e]]>&#x26;f</loc></url>\n"
+_DENSE_LOC = "http://e.com/%d?a&b&c&d&e&f"
+_FILLER = b"<url><loc>http://e.com/f%d/" + b"p" * 1900 + b"</loc></url>\n"
+_BOUNDARY = 64 * 1024
+
+
+def _boundary_document() -> tuple[bytes, list[str], list[int]]:
+    """A sitemap > 200 KB (without shift): fillers, and around each multiple of 64 KiB a run of dense
+    entries spanning [boundary - 1000, boundary + 400].  Returns (body after HEADER, locs, lines of the
+    expected bare-ampersand diagnostics)."""
+    parts: list[bytes] = []
+    locs: list[str] = []
+    bare_lines: list[int] = []
+    pos = len(HEADER)
+    line = HEADER_LINES + 1
+    index = 0
+
+    def add(chunk: bytes, loc: str, bare: bool) -> None:
+        nonlocal pos, line, index
+        parts.append(chunk)
+        locs.append(loc)
+        if bare:
+            bare_lines.append(line)
+        pos += len(chunk)
+        line += 1
+        index += 1
+
+    for boundary in (_BOUNDARY, 2 * _BOUNDARY, 3 * _BOUNDARY):
+        while pos + len(_FILLER % index) < boundary - 1000:
+            filler = _FILLER % index
+            add(filler, filler[10:-13].decode(), False)
+        while pos < boundary + 400:
+            add(_DENSE % index, _DENSE_LOC % index, True)
+    while pos < 210_000:
+        filler = _FILLER % index
+        add(filler, filler[10:-13].decode(), False)
+    return b"".join(parts), locs, bare_lines
+
+
+def test_chunk_boundaries_never_split_a_repair() -> None:
+    body, expected_locs, expected_bare = _boundary_document()
+    assert len(HEADER) + len(body) > 200_000
+    longest = max(len(_DENSE % i) for i in range(len(expected_locs)))
+    # Spaces after the root's start tag shift the body one byte at a time: over a whole dense entry's
+    # length every byte of it (so every split of every construct) crosses every 64 KiB boundary, and
+    # the 64-byte hold-back point before it.
+    for shift in range(longest + 1):
+        entries, diagnostics = read_sitemap(HEADER + b" " * shift + body + FOOTER)
+        assert [e.loc for e in entries] == expected_locs, f"shift {shift}"
+        assert located(diagnostics, "bare-ampersand") == expected_bare, f"shift {shift}"
+        assert codes(diagnostics) == ["bare-ampersand"] * len(expected_bare), f"shift {shift}"
+
+
+def _clean(data: bytes, size: int) -> tuple[bytes, list[tuple[str, int]]]:
+    reporter = Reporter()
+    stream = CleaningStream(PeekableStream(io.BytesIO(data)), reporter=reporter, name="t")
+    out = []
+    while chunk := stream.read(size):
+        out.append(chunk)
+    return b"".join(out), [(d.code, d.line) for d in reporter.diagnostics]
+
+
+def test_cleaning_does_not_depend_on_read_sizes() -> None:
+    body, _, _ = _boundary_document()
+    data = b"\n\n" + HEADER + body[:150_000] + b"\x01\n<!-- & -->" + FOOTER
+    reference = _clean(data, 1 << 24)  # one read: the whole input is cleaned at once
+    assert reference[0].startswith(HEADER)
+    assert b"\x01" not in reference[0]
+    assert (b"a&amp;b&amp;c&#38;d<![CDATA[&e]]>&#x26;f") in reference[0]
+    for size in (1, 7, 100, 4096, 32768, 65536, 65537):
+        assert _clean(data, size) == reference, f"read size {size}"
+
+
+# ----------------------------------------------------------------------------------- truncated input
+
+
+@pytest.mark.parametrize("cut", [b"<url><loc>http://e.com/4</lo", b"<url><loc>http://e", b"<ur", b"<url><loc>"])
+def test_truncated_xml_keeps_the_entries_before_the_break(cut: bytes) -> None:
+    data = HEADER + b"".join(url(b"http://e.com/%d" % i) + b"\n" for i in range(1, 4)) + cut
+    entries, diagnostics = read_sitemap(data)
+    assert [e.loc for e in entries] == ["http://e.com/1", "http://e.com/2", "http://e.com/3"]
+    assert codes(diagnostics) == ["malformed-xml"]
+
+
+def test_truncated_large_xml_keeps_every_complete_entry() -> None:
+    body = b"".join(url(b"http://e.com/page/%06d" % i) + b"\n" for i in range(5000))
+    data = HEADER + body[: len(body) - 20]  # cut inside the last entry
+    entries, diagnostics = read_sitemap(data)
+    assert len(entries) == 4999
+    assert entries[-1].loc == "http://e.com/page/004998"
+    assert codes(diagnostics) == ["malformed-xml"]
+
+
+def test_mismatched_tag_stops_reading_with_its_line() -> None:
+    data = urlset(url(b"http://e.com/1"), b"<url><loc>http://e.com/2</loc></urx>", url(b"http://e.com/3"))
+    entries, diagnostics = read_sitemap(data)
+    assert [e.loc for e in entries] == ["http://e.com/1"]
+    assert located(diagnostics, "malformed-xml") == [HEADER_LINES + 2]
+
+
+# ------------------------------------------------------------------------------------------- safety
+
+
+def _all_text(entries: list[Entry]) -> str:
+    return "\n".join(e.loc + "".join(e.extras.values()) for e in entries)
+
+
+def test_xxe_external_entity_is_never_read(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET-CONTENT")
+    data = (
+        b'<?xml version="1.0"?>\n'
+        b'<!DOCTYPE urlset [<!ENTITY xxe SYSTEM "file:///etc/passwd">'
+        b'<!ENTITY leak SYSTEM "' + secret.as_uri().encode() + b'">]>\n'
+        b'<urlset xmlns="' + NS.encode() + b'">\n'
+        b"<url><loc>http://e.com/&xxe;</loc></url>\n"
+        b"<url><loc>http://e.com/&leak;</loc><x:y xmlns:x='urn:x'>&leak;</x:y></url>\n"
+        b"</urlset>\n"
+    )
+    entries, _ = read_sitemap(data)
+    text = _all_text(entries)
+    assert "TOP-SECRET-CONTENT" not in text
+    assert "root:" not in text
+    assert [e.loc for e in entries] == ["http://e.com/&xxe;", "http://e.com/&leak;"]
+
+
+def test_xxe_external_parameter_entity_is_never_loaded(tmp_path: Path) -> None:
+    evil = tmp_path / "evil.dtd"
+    evil.write_text('<!ENTITY leak "TOP-SECRET-CONTENT">')
+    data = (
+        b'<?xml version="1.0"?>\n'
+        b'<!DOCTYPE urlset [<!ENTITY % ext SYSTEM "' + evil.as_uri().encode() + b'"> %ext;]>\n'
+        b'<urlset xmlns="' + NS.encode() + b'">\n'
+        b"<url><loc>http://e.com/&leak;</loc></url>\n"
+        b"</urlset>\n"
+    )
+    entries, _ = read_sitemap(data)
+    assert "TOP-SECRET-CONTENT" not in _all_text(entries)
+
+
+def test_billion_laughs_is_inert() -> None:
+    entities = [b'<!ENTITY lol0 "lol">']
+    for level in range(1, 10):
+        entities.append(b'<!ENTITY lol%d "%s">' % (level, b"&lol%d;" % (level - 1) * 10))
+    data = (
+        b'<?xml version="1.0"?>\n<!DOCTYPE urlset [\n'
+        + b"\n".join(entities)
+        + b'\n]>\n<urlset xmlns="'
+        + NS.encode()
+        + b'">\n<url><loc>http://e.com/&lol9;</loc></url>\n</urlset>\n'
+    )
+    entries, _ = read_sitemap(data)
+    assert [e.loc for e in entries] == ["http://e.com/&lol9;"]
+
+
+class _Recorder:
+    """A local TCP server that records every connection (and answers 404), so a fetch can be seen."""
+
+    def __init__(self) -> None:
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.server.settimeout(0.05)
+        self.port: int = self.server.getsockname()[1]
+        self.connections = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.server.accept()
+            except (TimeoutError, OSError):
+                continue
+            self.connections += 1
+            with conn:
+                conn.sendall(b"HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+
+    def __enter__(self) -> _Recorder:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.server.close()
+
+
+def _closed_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port  # nothing listens there any more: a connection attempt is refused at once
+
+
+def _network_document(port: int) -> bytes:
+    base = b"http://127.0.0.1:%d" % port
+    return (
+        b'<?xml version="1.0"?>\n'
+        b'<!DOCTYPE urlset SYSTEM "' + base + b'/sitemap.dtd" [<!ENTITY remote SYSTEM "' + base + b'/e">]>\n'
+        b'<urlset xmlns="' + NS.encode() + b'" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+        b'xsi:schemaLocation="' + NS.encode() + b" " + base + b'/sitemap.xsd">\n'
+        b"<url><loc>http://e.com/&remote;</loc></url>\n"
+        b"<url><loc>http://e.com/2</loc></url>\n"
+        b"</urlset>\n"
+    )
+
+
+def test_no_network_access_for_dtds_or_entities() -> None:
+    with _Recorder() as recorder:
+        entries, diagnostics = read_sitemap(_network_document(recorder.port))
+    assert recorder.connections == 0
+    assert [e.loc for e in entries] == ["http://e.com/&remote;", "http://e.com/2"]
+    assert "malformed-xml" not in codes(diagnostics)
+
+
+def test_unreachable_external_dtd_is_no_error() -> None:
+    entries, diagnostics = read_sitemap(_network_document(_closed_port()))
+    assert [e.loc for e in entries] == ["http://e.com/&remote;", "http://e.com/2"]
+    assert all(d.level < feedmap.Level.ERROR for d in diagnostics)
+    assert "malformed-xml" not in codes(diagnostics)
+
+
+# ------------------------------------------------------------------------------------------- writing
+
+
+@pytest.mark.parametrize(
+    ("value", "escaped"),
+    [
+        ("a&b", "a&amp;b"),
+        ("<tag>", "&lt;tag&gt;"),
+        ("say \"hi\" & 'bye'", "say &quot;hi&quot; &amp; &apos;bye&apos;"),
+        ("&amp;", "&amp;amp;"),  # text is escaped as text, never interpreted
+        ("a\x00b\x01c\x08d\x0be\x0cf\x1fg", "abcdefg"),
+        ("x\ufffey\uffffz", "xyz"),
+        ("lone \ud800 surrogate", "lone  surrogate"),
+        ("<\x00&>", "&lt;&amp;&gt;"),
+    ],
+)
+def test_escape_text(value: str, escaped: str) -> None:
+    assert escape_text(value) == escaped
+
+
+@pytest.mark.parametrize("value", ["", "plain", "tab\tnewline\ncr\r", "\u00fcml\u00e4ut \U0001f600", "\x7f\x85"])
+def test_escape_text_keeps_what_xml_allows(value: str) -> None:
+    assert escape_text(value) == value
+
+
+def _round_trips() -> Iterator[str]:
+    yield "a&b<c>d\"e'f"
+    yield "\x00\x1f\ufffe forbidden dropped & kept"
+    yield "]]> and <![CDATA[ are plain text"
+
+
+@pytest.mark.parametrize("value", list(_round_trips()))
+def test_escaped_text_parses_back(value: str) -> None:
+    escaped = escape_text(value)
+    element = etree.fromstring(f'<a b="{escaped}">{escaped}</a>'.encode())
+    expected = "".join(ch for ch in value if ch not in "\x00\x1f\ufffe")
+    assert element.text == expected
+    assert element.get("b") == expected
