@@ -9,11 +9,12 @@ Nothing here prints or exits.
 from __future__ import annotations
 
 import contextlib
+import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from feedmap import registry
+from feedmap import converters, registry
 from feedmap.context import Context, Options
 from feedmap.errors import Diagnostic, FormatError, Reporter
 from feedmap.model import ENTRY_FIELDS, Document, Entry
@@ -124,12 +125,24 @@ def _watch_dropped(entries: Iterable[Entry], spec: FormatSpec, ctx: Context) -> 
     if not unheld:
         yield from entries
         return
+    values = _values_of(unheld)
     for entry in entries:
-        if unheld:
+        if unheld and any(values(entry)):  # one C call per entry while nothing new is found
             for name in [name for name in unheld if getattr(entry, name)]:
                 unheld.remove(name)
                 ctx.info("field-dropped", f"format {spec.name!r} cannot hold {name!r}; it is not written")
+            values = _values_of(unheld)
         yield entry
+
+
+def _values_of(names: Sequence[str]) -> Callable[[Entry], tuple[object, ...]]:
+    """A function returning the values of the fields ``names`` of an entry, as a tuple."""
+    if len(names) == 1:
+        (name,) = names
+        return lambda entry: (getattr(entry, name),)
+    if not names:
+        return lambda entry: ()
+    return operator.attrgetter(*names)
 
 
 def _sink_name(sink: SinkLike) -> str:
@@ -213,11 +226,14 @@ def convert(
     if not sources:
         raise FormatError("nothing to convert: no input given")
     ctx = Context(reporter=_reporter(reporter, options.strict, on_diagnostic), options=options, name=_sink_name(dst))
-    doc = _concatenated(sources, from_, ctx)
+    doc = source_doc = _concatenated(sources, from_, ctx)
+    for step in converters.plan(doc, spec.name):
+        doc = step(doc, ctx)
     if wrap is not None:
         doc = Document(doc.meta, wrap(doc.entries), diagnostics=doc.diagnostics)
     try:
         count = _write(doc, dst, spec, ctx)
     finally:
         doc.close()
+        source_doc.close()
     return Summary(count, ctx.reporter)

@@ -51,7 +51,12 @@ def consume(data: bytes, format: str | None, strict: bool) -> None:
     """Read ``data`` to the end; a FeedmapError is an acceptable outcome, anything else is a bug."""
     try:
         with feedmap.read(
-            io.BytesIO(data), format=format, strict=strict, max_bytes=1 << 20, maps=MAPS, reporter=Reporter(strict=strict)
+            io.BytesIO(data),
+            format=format,
+            strict=strict,
+            max_bytes=1 << 20,
+            maps=MAPS,
+            reporter=Reporter(strict=strict),
         ) as doc:
             for entry in doc:
                 assert isinstance(entry.loc, str) and entry.loc

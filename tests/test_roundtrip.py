@@ -9,6 +9,7 @@ XML formats keep only verbatim-XML extras (``{namespace}local`` keys), text extr
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import io
 from collections.abc import Sequence
 
@@ -64,7 +65,7 @@ ZONES = ["Z", "+00:00", "-08:00", "+05:30", "+14:00", "-12:00", "+01:00"]
 @st.composite
 def w3c_dates(draw: st.DrawFn) -> W3CDate:
     """Every granularity of W3C Datetime, plus the XSD forms (time without zone, date with zone)."""
-    moment = draw(st.datetimes(min_value=__import__("datetime").datetime(1000, 1, 1)))
+    moment = draw(st.datetimes(min_value=datetime.datetime(1000, 1, 1)))
     granularity = draw(
         st.sampled_from(["year", "month", "day", "minute", "second", "fraction", "local-time", "day-zone"])
     )

@@ -25,7 +25,8 @@ from typing import BinaryIO
 
 from lxml import etree
 
-from feedmap._urls import encode_url, is_absolute_url
+from feedmap._dates import W3CDate
+from feedmap._urls import check_loc, encode_url, is_absolute_url
 from feedmap._xml import (
     IMAGE_NS,
     SITEMAP_NAMESPACES,
@@ -41,7 +42,7 @@ from feedmap._xml import (
 from feedmap.context import Context
 from feedmap.errors import ReadError
 from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc, read_priority, strip_value
-from feedmap.model import Alternate, DocKind, DocMeta, Document, Entry, Image, Position
+from feedmap.model import Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, Position
 from feedmap.registry import FormatSpec
 from feedmap.sources import Source
 
@@ -61,6 +62,7 @@ _IMAGE_FIELDS = {
     f"{{{IMAGE_NS}}}license": "license",
 }
 _XHTML_LINK = f"{{{XHTML_NS}}}link"
+_CHANGEFREQ_VALUES = {member.value: member for member in ChangeFreq}
 
 
 def check_root(root: RootInfo | None, expected: str, ctx: Context) -> str:
@@ -101,24 +103,34 @@ def _serialize(element: etree._Element) -> str:
 
 
 def _read_image(element: etree._Element, ctx: Context, offset: int) -> Image | None:
-    line = line_of(element) + offset
     values: dict[str, str] = {}
     for child in element:
-        name = _IMAGE_FIELDS.get(child.tag) if isinstance(child.tag, str) else None
+        tag = child.tag
+        name = _IMAGE_FIELDS.get(tag) if isinstance(tag, str) else None
         if name is None:
-            if isinstance(child.tag, str):
-                ctx.warning(
-                    "unknown-element", f"<{child.tag}> inside <image:image> is not read", line_of(child) + offset
-                )
+            if isinstance(tag, str):
+                ctx.warning("unknown-element", f"<{tag}> inside <image:image> is not read", line_of(child) + offset)
             continue
-        value = strip_value(child.text, f"image:{name}", ctx, line_of(child) + offset)
+        text = child.text
+        value = text.strip() if text else ""
+        if text and len(value) != len(text):  # blanks around it: strip_value reports that (with the line)
+            value = strip_value(text, f"image:{name}", ctx, line_of(child) + offset)
         if value:
             values[name] = value
     loc = values.pop("loc", None)
     if loc is None:
-        ctx.warning("missing-loc", "<image:image> without <image:loc> is skipped", line)
+        ctx.warning("missing-loc", "<image:image> without <image:loc> is skipped", line_of(element) + offset)
         return None
     return Image(loc=loc, **values)
+
+
+def _plain_priority(text: str | None) -> float | None:
+    """The priority when it is a number from 0.0 to 1.0 (what read_priority takes without a word), else None."""
+    try:
+        number = float(text)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return number if 0.0 <= number <= 1.0 else None  # NaN fails both comparisons
 
 
 def entry_from_element(element: etree._Element, namespace: str, ctx: Context, offset: int = 0) -> Entry | None:
@@ -128,28 +140,38 @@ def entry_from_element(element: etree._Element, namespace: str, ctx: Context, of
     """
     line = line_of(element) + offset
     loc_text: str | None = None
-    loc_line = line
+    loc_element: etree._Element | None = None
     has_loc = False
-    lastmod = changefreq = priority = None
+    lastmod: W3CDate | None = None
+    changefreq: ChangeFreq | None = None
+    priority: float | None = None
     images: list[Image] = []
     alternates: list[Alternate] = []
     extras: dict[str, str] = {}
-    prefix = "{" + namespace + "}" if namespace else ""
     fields = _field_names(namespace)
+    # Each value takes a fast path when it is fine as written; anything else goes to the _fields reader,
+    # which reports it.  A child's line is looked up only then (it costs as much as reading the value).
     for child in element:
         tag = child.tag
         if not isinstance(tag, str):
             continue
         field = fields.get(tag)
-        child_line = line_of(child) + offset
         if field == "loc":
-            loc_text, loc_line, has_loc = child.text, child_line, True
+            loc_text, loc_element, has_loc = child.text, child, True
         elif field == "lastmod":
-            lastmod = read_lastmod(child.text, ctx, child_line)
+            text = child.text
+            try:
+                lastmod = W3CDate(text)  # type: ignore[arg-type]
+            except (TypeError, ValueError):
+                lastmod = read_lastmod(text, ctx, line_of(child) + offset)
         elif field == "changefreq":
-            changefreq = read_changefreq(child.text, ctx, child_line)
+            changefreq = _CHANGEFREQ_VALUES.get(child.text)  # type: ignore[arg-type]
+            if changefreq is None:
+                changefreq = read_changefreq(child.text, ctx, line_of(child) + offset)
         elif field == "priority":
-            priority = read_priority(child.text, ctx, child_line)
+            priority = _plain_priority(child.text)
+            if priority is None:
+                priority = read_priority(child.text, ctx, line_of(child) + offset)
         elif tag == _IMAGE:
             image = _read_image(child, ctx, offset)
             if image is not None:
@@ -157,9 +179,12 @@ def entry_from_element(element: etree._Element, namespace: str, ctx: Context, of
         elif tag == _XHTML_LINK and child.get("rel") == "alternate" and child.get("hreflang") and child.get("href"):
             alternates.append(Alternate(hreflang=child.get("hreflang", "").strip(), href=child.get("href", "").strip()))
         else:
+            prefix = "{" + namespace + "}" if namespace else ""
             if tag.startswith(prefix) if namespace else not tag.startswith("{"):
                 ctx.warning(
-                    "unknown-element", f"<{tag[len(prefix) :]}> is not a sitemap element; kept in extras", child_line
+                    "unknown-element",
+                    f"<{tag[len(prefix) :]}> is not a sitemap element; kept in extras",
+                    line_of(child) + offset,
                 )
             extras[tag] = extras.get(tag, "") + _serialize(child)
     if not has_loc:
@@ -169,7 +194,11 @@ def entry_from_element(element: etree._Element, namespace: str, ctx: Context, of
             return None
         ctx.warning("loc-as-text", f"URL {bare} stands in the element without <loc>; read as its loc", line)
         loc_text = bare
-    loc = read_loc(loc_text, ctx, loc_line)
+    if loc_text and len(loc_text.strip()) == len(loc_text) and check_loc(loc_text) is None:
+        loc: str | None = loc_text  # fine as written: nothing to report
+    else:
+        loc_line = line_of(loc_element) + offset if loc_element is not None else line
+        loc = read_loc(loc_text, ctx, loc_line)
     if loc is None:
         return None
     if len(images) > MAX_IMAGES:

@@ -70,8 +70,9 @@ def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
     count = 0
     size = 0
     pending: list[str] = []
+    encode = ctx.options.encode_urls
     for entry in doc.entries:
-        loc = output_url(entry.loc, ctx)
+        loc = output_url(entry.loc, ctx) if encode else entry.loc
         if "\n" in loc or "\r" in loc:
             ctx.warning("invalid-loc", f"{loc!r} contains a line break; not written to a text sitemap")
             continue
