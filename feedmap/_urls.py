@@ -18,8 +18,10 @@ __all__ = ["MAX_LOC_LENGTH", "check_loc", "encode_url", "is_absolute_url"]
 MAX_LOC_LENGTH = 2048
 _ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#]+")
 _SPACE = re.compile(r"\s")  # the same characters as str.isspace(), found in C rather than per character
-# RFC 3986 reserved and unreserved characters, plus '%' so that existing escapes survive.
-_SAFE = "!#$%&'()*+,-./:;=?@[]_~"
+# RFC 3986 pchar (unreserved, sub-delims, ':' '@') plus '/' and '%' so that existing escapes survive;
+# queries and fragments also allow '?'.
+_PATH_SAFE = "!$&'()*+,;=:@/%-._~"
+_QUERY_SAFE = _PATH_SAFE + "?"
 _LONE_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 
@@ -49,10 +51,13 @@ def _encode_host(host: str) -> str:
 
 
 def encode_url(url: str) -> str:
-    """Turn an IRI into a URI: IDNA host, UTF-8 percent-encoding, existing escapes and reserved kept."""
+    """Turn an IRI into a URI: IDNA host, UTF-8 percent-encoding, existing escapes and reserved kept.
+
+    Characters RFC 3986 does not allow in a path, query or fragment (non-ASCII, blanks, ``"<>\\^`{|}``,
+    ``[``/``]`` outside an IP-literal host, a second ``#``) are percent-encoded; a ``%`` that does not start an
+    escape becomes ``%25``.  Applying it twice changes nothing more.
+    """
     url = _LONE_PERCENT.sub("%25", url)
-    if url.isascii() and " " not in url and '"' not in url and "<" not in url and ">" not in url:
-        return url
     parts = urlsplit(url)
     netloc = parts.netloc
     if parts.hostname and not parts.hostname.isascii():
@@ -67,8 +72,8 @@ def encode_url(url: str) -> str:
         (
             parts.scheme,
             netloc,
-            quote(parts.path, safe=_SAFE),
-            quote(parts.query, safe=_SAFE),
-            quote(parts.fragment, safe=_SAFE),
+            quote(parts.path, safe=_PATH_SAFE),
+            quote(parts.query, safe=_QUERY_SAFE),
+            quote(parts.fragment, safe=_QUERY_SAFE),
         )
     )

@@ -26,6 +26,9 @@ from feedmap.registry import FormatSpec, all_formats
 
 #: Formats whose extras are XML: only ``{namespace}local`` keys survive; every other format keeps all.
 XML_FORMATS = frozenset({"sitemap", "sitemapindex", "rss", "ror"})
+#: Fields a format's writer fills in when absent (an RSS item needs a title: the loc stands in), so they
+#: are always generated with a value for that format.
+ALWAYS_SET: dict[str, frozenset[str]] = {"rss": frozenset({"title"}), "ror": frozenset({"title"})}
 
 ROUND_TRIP_FORMATS = [spec for spec in all_formats() if spec.reader is not None and spec.writer is not None]
 
@@ -56,7 +59,7 @@ XML_TEXT: st.SearchStrategy[str] = (
 )
 
 #: Any Unicode string (no lone surrogates, which UTF-8 cannot carry).
-ANY_TEXT: st.SearchStrategy[str] = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=20)
+ANY_TEXT: st.SearchStrategy[str] = st.text(alphabet=st.characters(codec="utf-8"), max_size=20)
 
 
 ZONES = ["Z", "+00:00", "-08:00", "+05:30", "+14:00", "-12:00", "+01:00"]
@@ -162,13 +165,15 @@ def field_strategies(spec: FormatSpec) -> dict[str, st.SearchStrategy[object]]:
         "alternates": st.lists(alternates(), max_size=2).map(tuple),
         "extras": xml_extras() if xml else st.builds(lambda a, b: {**a, **b}, xml_extras(), text_extras()),
     }
+    for name in ALWAYS_SET.get(spec.name, frozenset()):
+        held[name] = text
     unheld = {name: st.sampled_from([_DEFAULTS[name], UNHELD_SAMPLES[name]]) for name in UNHELD_SAMPLES}
     return {name: held[name] if name in spec.fields or name == "loc" else unheld[name] for name in held}
 
 
 def entries_for(spec: FormatSpec) -> st.SearchStrategy[Entry]:
     """Entries whose values the format can hold exactly (fields it cannot hold are filled too)."""
-    return st.builds(Entry, **field_strategies(spec))  # type: ignore[arg-type]
+    return st.builds(Entry, **field_strategies(spec))
 
 
 # ------------------------------------------------------------------------------------------------ helpers

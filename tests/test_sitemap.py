@@ -46,9 +46,11 @@ def urlset(body: str, namespace: str | None = SM, extra: str = "") -> bytes:
     return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset{xmlns}{extra}>\n{body}\n</urlset>\n'.encode()
 
 
-def write(entries: Iterable[Entry], **options: bool) -> tuple[bytes, list[Diagnostic]]:
+def write(
+    entries: Iterable[Entry], *, schema_location: bool = False, encode_urls: bool = False
+) -> tuple[bytes, list[Diagnostic]]:
     sink = io.BytesIO()
-    summary = feedmap.write(entries, sink, "sitemap", **options)
+    summary = feedmap.write(entries, sink, "sitemap", schema_location=schema_location, encode_urls=encode_urls)
     return sink.getvalue(), summary.diagnostics
 
 

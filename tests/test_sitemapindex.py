@@ -262,9 +262,11 @@ def test_strict_mode_stops_at_a_child_problem(site: Path) -> None:
 # ------------------------------------------------------------------------------------------------ writing
 
 
-def write_index(entries: Iterable[Entry], **options: bool) -> tuple[bytes, list[Diagnostic]]:
+def write_index(
+    entries: Iterable[Entry], *, schema_location: bool = False, encode_urls: bool = False
+) -> tuple[bytes, list[Diagnostic]]:
     sink = io.BytesIO()
-    summary = feedmap.write(entries, sink, "sitemapindex", **options)
+    summary = feedmap.write(entries, sink, "sitemapindex", schema_location=schema_location, encode_urls=encode_urls)
     return sink.getvalue(), summary.diagnostics
 
 

@@ -99,7 +99,7 @@ def test_encode_url_encodes_characters_uris_cannot_hold() -> None:
         "http://www.example.com/",
         "https://www.example.com/catalog?item=12&desc=vacation_hawaii#top",
         "http://example.com/a;b=c/d,e/f:g@h!$'()*+~_-.",
-        "http://[2001:db8::1]:8080/p?x=[y]",
+        "http://[2001:db8::1]:8080/p?x=y",
         "http://example.com/%7Euser/%C3%BC",
     ],
 )
@@ -112,3 +112,7 @@ def test_encode_url_is_idempotent() -> None:
     assert once.isascii()
     assert encode_url(once) == once
     assert check_loc(once) is None
+
+
+def test_encode_url_escapes_brackets_outside_the_host_and_a_second_hash() -> None:
+    assert encode_url("http://[2001:db8::1]:8080/p?x=[y]#a#b") == "http://[2001:db8::1]:8080/p?x=%5By%5D#a%23b"

@@ -186,7 +186,8 @@ def entry_from_element(element: etree._Element, namespace: str, ctx: Context, of
                     f"<{tag[len(prefix) :]}> is not a sitemap element; kept in extras",
                     line_of(child) + offset,
                 )
-            extras[tag] = extras.get(tag, "") + _serialize(child)
+            key = tag if tag.startswith("{") else "{}" + tag  # Clark notation, also for no namespace
+            extras[key] = extras.get(key, "") + _serialize(child)
     if not has_loc:
         bare = (element.text or "").strip()
         if not is_absolute_url(bare):
