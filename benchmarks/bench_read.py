@@ -53,7 +53,7 @@ RSS_ENV = "FEEDMAP_BENCH_RSS_REPORT"
 
 # Written next to the children's PYTHONPATH as sitecustomize.py: report the peak RSS at exit.
 _HOOK = f'''\
-import atexit, os
+import atexit, json, os, sys
 
 def _feedmap_bench_report():
     path = os.environ.get("{RSS_ENV}")
@@ -68,8 +68,9 @@ def _feedmap_bench_report():
                     break
     except OSError:
         pass
+    module = sys.modules.get("feedmap")
     with open(path, "w") as out:
-        out.write(str(peak))
+        json.dump({{"vmhwm_kib": peak, "feedmap": getattr(module, "__file__", None)}}, out)
 
 atexit.register(_feedmap_bench_report)
 '''
@@ -288,7 +289,9 @@ _WROTE = re.compile(r"wrote ([\d,]+) entries")
 _DIAGNOSTIC = re.compile(r": (info|warning|error)\[([a-z0-9-]+)\]:")
 
 
-def run_case(case: Case, scratch: Path, hook_dir: Path, reference: dict[str, str]) -> dict[str, Any]:
+def run_case(
+    case: Case, scratch: Path, hook_dir: Path, reference: dict[str, str], feedmap_root: Path = REPO
+) -> dict[str, Any]:
     out = scratch / f"{case.key}.out"
     report = scratch / f"{case.key}.report.json"
     rss_report = scratch / f"{case.key}.rss"
@@ -297,7 +300,7 @@ def run_case(case: Case, scratch: Path, hook_dir: Path, reference: dict[str, str
         stale.unlink(missing_ok=True)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(hook_dir), str(REPO), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])]
+        [str(hook_dir), str(feedmap_root), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])]
     )
     env[RSS_ENV] = str(rss_report)
     env.pop("PYTHONSTARTUP", None)
@@ -312,8 +315,10 @@ def run_case(case: Case, scratch: Path, hook_dir: Path, reference: dict[str, str
     if process.returncode != 0:
         raise SystemExit(f"{case.label}: exit {process.returncode}\n  command: {' '.join(command)}\n{errors}")
     run: dict[str, Any] = {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime}
-    if rss_report.is_file() and rss_report.read_text().strip() not in ("", "0"):
-        run["peak_rss_kib"] = int(rss_report.read_text())
+    hooked = json.loads(rss_report.read_text(encoding="utf-8")) if rss_report.is_file() else {}
+    run["feedmap"] = hooked.get("feedmap")
+    if hooked.get("vmhwm_kib"):
+        run["peak_rss_kib"] = int(hooked["vmhwm_kib"])
         run["rss_source"] = "VmHWM"
     else:  # no /proc: fall back to rusage (an upper bound: it includes the parent's pages at fork)
         run["peak_rss_kib"] = usage.ru_maxrss
@@ -448,6 +453,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA, help="where the generated sitemaps live")
     parser.add_argument("--results-dir", type=Path, default=DEFAULT_RESULTS, help="where the JSON result is written")
     parser.add_argument(
+        "--feedmap-root",
+        type=Path,
+        default=REPO,
+        metavar="DIR",
+        help="measure the feedmap package found in DIR (e.g. an older checkout from `git archive`), "
+        "not this repository's",
+    )
+    parser.add_argument(
         "--target", type=float, default=TARGET_RATIO, help="wall-time ratio (b)/(a) to meet (reported; default 1.5)"
     )
     args = parser.parse_args(argv)
@@ -484,7 +497,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         hook_dir.mkdir()
         (hook_dir / "sitecustomize.py").write_text(_HOOK, encoding="utf-8")
         # the text output (e) is compared with a raw run on that one file (not timed)
-        run_case(Case("raw_1", "raw 1 file", "raw", files[:1]), scratch, hook_dir, reference)
+        run_case(Case("raw_1", "raw 1 file", "raw", files[:1]), scratch, hook_dir, reference, args.feedmap_root)
         for round_number in range(args.repeat):  # cases in turn: a slow moment of the machine hits all of them
             for case in cases:
                 print(
@@ -492,7 +505,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     file=sys.stderr,
                     flush=True,
                 )
-                case.runs.append(run_case(case, scratch, hook_dir, reference))
+                case.runs.append(run_case(case, scratch, hook_dir, reference, args.feedmap_root))
     env["load_after"] = _load()
 
     raw = cases[0]
@@ -513,6 +526,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     }
 
+    measured = sorted(
+        {str(Path(run["feedmap"]).parent) for case in cases[1:] for run in case.runs if run.get("feedmap")}
+    ) or ["?"]
     _print_table(cases, raw, args, total_bytes, env)
     print()
     verdict = "met" if ratio_cli <= args.target else "NOT met"
@@ -529,6 +545,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"ratio {rss_ratio:.2f}"
     )
     print(f"text output identical to raw:    {'yes' if not mismatched else 'NO: ' + ', '.join(mismatched)}")
+    print(f"feedmap measured:                {', '.join(measured)}")
     if unexpected:
         print(f"unexpected diagnostics (the generated data should give none): {unexpected}")
 
@@ -543,6 +560,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "generator_version": GENERATOR_VERSION,
             "quick": args.quick,
             "input_bytes": total_bytes,
+            "feedmap_root": str(args.feedmap_root),
             "inputs": [path.name for path in files],
         },
         "environment": env,
@@ -573,6 +591,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "peak_rss_kib_n_files": rss_all,
             "peak_rss_ratio_n_over_1": rss_ratio,
             "text_output_identical": not mismatched,
+            "feedmap_measured": measured,
             "unexpected_diagnostics": unexpected,
         },
     }

@@ -126,13 +126,17 @@ def _watch_dropped(entries: Iterable[Entry], spec: FormatSpec, ctx: Context) -> 
         yield from entries
         return
     values = _values_of(unheld)
-    for entry in entries:
-        if unheld and any(values(entry)):  # one C call per entry while nothing new is found
+    iterator = iter(entries)
+    for entry in iterator:
+        if any(values(entry)):  # one C call per entry while nothing new is found
             for name in [name for name in unheld if getattr(entry, name)]:
                 unheld.remove(name)
                 ctx.info("field-dropped", f"format {spec.name!r} cannot hold {name!r}; it is not written")
             values = _values_of(unheld)
         yield entry
+        if not unheld:
+            break
+    yield from iterator  # every field reported: no more per-entry work
 
 
 def _values_of(names: Sequence[str]) -> Callable[[Entry], tuple[object, ...]]:

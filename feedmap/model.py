@@ -22,6 +22,7 @@ import enum
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
+from typing import NamedTuple
 
 from feedmap._dates import W3CDate
 from feedmap.errors import Diagnostic
@@ -65,8 +66,7 @@ class DocKind(str, enum.Enum):
         return self.value
 
 
-@dataclass(frozen=True, slots=True)
-class Position:
+class Position(NamedTuple):
     """Where something was read: a source name and a 1-based line (0 when unknown)."""
 
     source: str
@@ -76,7 +76,7 @@ class Position:
         return f"{self.source}:{self.line}" if self.line else self.source
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Image:
     """One ``image:image`` of the Google image sitemap extension 1.1 (children in XSD order)."""
 
@@ -95,11 +95,14 @@ class Alternate:
     href: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Entry:
     """One resource: a sitemap ``<url>``, an index ``<sitemap>``, a feed item or a text line.
 
     ``origin`` records where the entry was read, for diagnostics; it takes no part in equality.
+    Entries and images are values: treat them as immutable and derive changed copies with
+    :func:`dataclasses.replace`.  They are not ``frozen`` because freezing made building them, once per
+    URL read, three times slower (4.8 us against 1.6 us for an Entry, measured in the benchmark's run).
     """
 
     loc: str
@@ -114,6 +117,46 @@ class Entry:
     alternates: tuple[Alternate, ...] = ()
     extras: Mapping[str, str] = field(default_factory=dict)
     origin: Position | None = field(default=None, compare=False, repr=False)
+
+
+def new_entry(
+    loc: str,
+    lastmod: W3CDate | None,
+    changefreq: ChangeFreq | None,
+    priority: float | None,
+    images: tuple[Image, ...],
+    alternates: tuple[Alternate, ...],
+    extras: dict[str, str],
+    origin: Position | None,
+) -> Entry:
+    """``Entry(...)`` for readers' hot paths: positional, the other fields empty, no keyword handling.
+
+    Equivalent to the keyword constructor (a test checks it); about twice as fast, which counts when it
+    runs once per URL.
+    """
+    entry = _new_object(Entry)
+    entry.loc = loc
+    entry.lastmod = lastmod
+    entry.changefreq = changefreq
+    entry.priority = priority
+    entry.title = None
+    entry.description = None
+    entry.keywords = ()
+    entry.type = None
+    entry.images = images
+    entry.alternates = alternates
+    entry.extras = extras
+    entry.origin = origin
+    return entry
+
+
+def new_position(source: str, line: int) -> Position:
+    """``Position(source, line)`` without the Python-level ``__new__`` of a NamedTuple (hot path)."""
+    return _new_tuple(Position, (source, line))
+
+
+_new_object = object.__new__
+_new_tuple = tuple.__new__
 
 
 #: IR field names, in the order writers use; a FormatSpec's ``fields`` is a subset of these.

@@ -94,6 +94,13 @@ def add_parser(subparsers: Any) -> None:
         action="store_true",
         help="write IRIs as URIs: IDNA host names, UTF-8 percent-escapes (each change reported)",
     )
+    feed = parser.add_argument_group("feed output (-t rss, -t ror)")
+    feed.add_argument(
+        "--title", metavar="TEXT", help="channel title (default: the input's, else derived from the site)"
+    )
+    feed.add_argument("--link", metavar="URL", help="channel link (default: the input's, else the first URL's site)")
+    feed.add_argument("--description", metavar="TEXT", help="channel description (default: the input's, else derived)")
+    feed.add_argument("--self-url", metavar="URL", help='the feed\'s own URL, written as atom:link rel="self"')
     parser.add_argument(
         "-q", "--quiet", action="store_true", help="print warnings and errors only (no notes, no progress)"
     )
@@ -124,6 +131,10 @@ def run(args: argparse.Namespace) -> int:
         maps=tuple(args.maps),
         schema_location=args.schema_location,
         encode_urls=args.encode_urls,
+        channel_title=args.title,
+        channel_link=args.link,
+        channel_description=args.description,
+        self_url=args.self_url,
     )
     progress = Progress("feedmap convert", enabled=not args.quiet and args.output not in (None, "-"))
     inputs = list(args.inputs)

@@ -42,7 +42,17 @@ from feedmap._xml import (
 from feedmap.context import Context
 from feedmap.errors import ReadError
 from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc, read_priority, strip_value
-from feedmap.model import Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, Position
+from feedmap.model import (
+    Alternate,
+    ChangeFreq,
+    DocKind,
+    DocMeta,
+    Document,
+    Entry,
+    Image,
+    new_entry,
+    new_position,
+)
 from feedmap.registry import FormatSpec
 from feedmap.sources import Source
 
@@ -103,34 +113,26 @@ def _serialize(element: etree._Element) -> str:
 
 
 def _read_image(element: etree._Element, ctx: Context, offset: int) -> Image | None:
-    values: dict[str, str] = {}
+    image = Image(loc="")
     for child in element:
         tag = child.tag
-        name = _IMAGE_FIELDS.get(tag) if isinstance(tag, str) else None
+        name = _IMAGE_FIELDS.get(tag)  # None for other elements, and for comments and PIs (tag not a str)
         if name is None:
             if isinstance(tag, str):
                 ctx.warning("unknown-element", f"<{tag}> inside <image:image> is not read", line_of(child) + offset)
             continue
         text = child.text
-        value = text.strip() if text else ""
-        if text and len(value) != len(text):  # blanks around it: strip_value reports that (with the line)
+        if not text:
+            continue
+        value = text.strip()
+        if len(value) != len(text):  # blanks around it: strip_value reports that (with the line)
             value = strip_value(text, f"image:{name}", ctx, line_of(child) + offset)
         if value:
-            values[name] = value
-    loc = values.pop("loc", None)
-    if loc is None:
+            setattr(image, name, value)
+    if not image.loc:
         ctx.warning("missing-loc", "<image:image> without <image:loc> is skipped", line_of(element) + offset)
         return None
-    return Image(loc=loc, **values)
-
-
-def _plain_priority(text: str | None) -> float | None:
-    """The priority when it is a number from 0.0 to 1.0 (what read_priority takes without a word), else None."""
-    try:
-        number = float(text)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None
-    return number if 0.0 <= number <= 1.0 else None  # NaN fails both comparisons
+    return image
 
 
 def entry_from_element(element: etree._Element, namespace: str, ctx: Context, offset: int = 0) -> Entry | None:
@@ -169,8 +171,12 @@ def entry_from_element(element: etree._Element, namespace: str, ctx: Context, of
             if changefreq is None:
                 changefreq = read_changefreq(child.text, ctx, line_of(child) + offset)
         elif field == "priority":
-            priority = _plain_priority(child.text)
-            if priority is None:
+            text = child.text
+            try:
+                priority = float(text)  # type: ignore[arg-type]
+            except (TypeError, ValueError):
+                priority = None
+            if priority is None or not 0.0 <= priority <= 1.0:  # NaN fails the comparison too
                 priority = read_priority(child.text, ctx, line_of(child) + offset)
         elif tag == _IMAGE:
             image = _read_image(child, ctx, offset)
@@ -204,15 +210,8 @@ def entry_from_element(element: etree._Element, namespace: str, ctx: Context, of
         return None
     if len(images) > MAX_IMAGES:
         ctx.warning("too-many-images", f"{len(images):,} images; the protocol allows {MAX_IMAGES:,} per URL", line)
-    return Entry(
-        loc=loc,
-        lastmod=lastmod,
-        changefreq=changefreq,
-        priority=priority,
-        images=tuple(images),
-        alternates=tuple(alternates),
-        extras=extras,
-        origin=Position(ctx.name, line),
+    return new_entry(
+        loc, lastmod, changefreq, priority, tuple(images), tuple(alternates), extras, new_position(ctx.name, line)
     )
 
 

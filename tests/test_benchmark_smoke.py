@@ -1,0 +1,94 @@
+"""benchmarks/bench_read.py still runs: a --quick pass (2 files x 300 URLs, 1 run per case) in a subprocess.
+
+Nothing here asserts on timings (they depend on the machine); only that every case ran, the ratios were
+reported, and feedmap's text output matched the plain lxml loop's.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "benchmarks" / "bench_read.py"
+
+
+def _run_quick(tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    results = tmp_path / "results"
+    completed = subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--quick",
+            "--data-dir",
+            str(tmp_path / "data"),
+            "--results-dir",
+            str(results),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    written = sorted(results.glob("bench_read-*.json"))
+    result: dict[str, Any] = json.loads(written[-1].read_text(encoding="utf-8")) if written else {}
+    return completed, result
+
+
+def test_quick_benchmark_reports_ratios(tmp_path: Path) -> None:
+    completed, result = _run_quick(tmp_path)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+
+    # the printed summary carries the (b)/(a) ratio as a number
+    match = re.search(r"ratio \(b\) CLI -t text / raw:\s+wall (\d+\.\d+)", completed.stdout)
+    assert match is not None, completed.stdout
+    assert float(match.group(1)) > 0
+
+    summary = result["summary"]
+    assert summary["ratio_cli_text"] > 0
+    assert summary["ratio_api_text"] > 0
+    assert summary["peak_rss_kib_1_file"] > 0
+    assert summary["peak_rss_kib_n_files"] > 0
+    assert summary["text_output_identical"] is True
+
+    parameters = result["parameters"]
+    assert (parameters["files"], parameters["urls_per_file"], parameters["repeat"]) == (2, 300, 1)
+    cases = result["cases"]
+    assert {"raw", "cli_text", "api_text", "cli_text_1"} <= set(cases)
+    for key in ("raw", "cli_text", "api_text"):
+        assert cases[key]["runs"][0]["entries"] == 600, key
+    assert cases["cli_text_1"]["runs"][0]["entries"] == 300
+
+
+def _load_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_read", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[spec.name]
+    return module
+
+
+def test_generated_data_is_reused_and_deterministic(tmp_path: Path) -> None:
+    bench_read = _load_script()
+    first = bench_read.ensure_data(tmp_path / "a", files=2, urls=50, seed=7, log=False)
+    again = bench_read.ensure_data(tmp_path / "a", files=2, urls=50, seed=7, log=False)
+    other = bench_read.ensure_data(tmp_path / "b", files=2, urls=50, seed=7, log=False)
+    assert first == again
+    stamps = [path.stat().st_mtime_ns for path in first]
+    bench_read.ensure_data(tmp_path / "a", files=2, urls=50, seed=7, log=False)
+    assert [path.stat().st_mtime_ns for path in first] == stamps  # not written again
+    assert [path.read_bytes() for path in first] == [path.read_bytes() for path in other]
+    text = first[0].read_text(encoding="utf-8")
+    assert text.count("<url>") == 50
+    assert "&amp;" in text and "<image:image>" in text and "<lastmod>" in text
