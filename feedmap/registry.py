@@ -99,6 +99,8 @@ _BUILTINS: dict[str, str] = {
     "sitemapindex": "feedmap.formats.sitemapindex:FORMAT",
     "text": "feedmap.formats.text:FORMAT",
     "jsonl": "feedmap.formats.jsonl:FORMAT",
+    "rss": "feedmap.formats.rss:FORMAT",
+    "ror": "feedmap.formats.ror:FORMAT",
 }
 _loaded: dict[str, FormatSpec] = {}
 _lazy: dict[str, str] = dict(_BUILTINS)

@@ -189,11 +189,24 @@ def test_missing_child_is_reported_and_the_rest_goes_on(site: Path) -> None:
     assert [(d.line, d.code) for d in diagnostics] == [(3, "child-failed")]
 
 
+def test_a_feed_child_is_read_as_a_sitemap(site: Path) -> None:
+    """sitemaps.org accepts RSS 2.0 and Atom feeds as sitemaps, so an index may list one."""
+    (site / "feed.xml").write_bytes(
+        b'<rss version="2.0"><channel><title>t</title><link>https://www.example.com/</link>'
+        b"<item><link>https://www.example.com/posts/9</link></item></channel></rss>"
+    )
+    index = site / "sitemap.xml"
+    index.write_bytes(index_xml(f"{SITE}feed.xml", f"{SITE}pages.xml"))
+    entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
+    assert locs(entries) == [f"{SITE}posts/9", f"{SITE}a", f"{SITE}b"]
+    assert "child-failed" not in codes(diagnostics)
+
+
 def test_unreadable_child_content_is_reported_and_the_rest_goes_on(site: Path) -> None:
     (site / "garbage.xml").write_bytes(b"\x00\x01\x02 this is not a sitemap \xff\xfe")
-    (site / "feed.xml").write_bytes(b"<rss><channel/></rss>")
+    (site / "page.xml").write_bytes(b"<html><body/></html>")  # XML, but no format reads <html>
     index = site / "sitemap.xml"
-    index.write_bytes(index_xml(f"{SITE}garbage.xml", f"{SITE}feed.xml", f"{SITE}posts.xml.gz"))
+    index.write_bytes(index_xml(f"{SITE}garbage.xml", f"{SITE}page.xml", f"{SITE}posts.xml.gz"))
     entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
     assert locs(entries) == [f"{SITE}posts/1", f"{SITE}posts/2"]
     assert codes(diagnostics) == ["child-failed", "child-failed"]

@@ -23,7 +23,7 @@ from typing import Any, BinaryIO
 
 from lxml import etree
 
-from feedmap._dates import to_rfc822
+from feedmap._dates import W3CDate, from_rfc822, to_rfc822
 from feedmap._xml import IMAGE_NS, SITEMAP_NAMESPACES, SITEMAP_NS, XHTML_NS, escape_text
 from feedmap.context import Context
 from feedmap.errors import ReadError
@@ -52,6 +52,21 @@ VIDEO_NS = "http://www.google.com/schemas/sitemap-video/1.1"
 _EXTENSION_NAMESPACES = frozenset({*SITEMAP_NAMESPACES - {""}, IMAGE_NS, XHTML_NS, NEWS_NS, VIDEO_NS})
 
 
+#: Namespaces whose elements feedparser maps to entry fields (read there, not kept as extras).
+_FEED_NAMESPACES = frozenset(
+    {
+        None,
+        RSS10_NS,
+        RDF_NS,
+        ATOM_NS,
+        ATOM03_NS,
+        DC_NS,
+        "http://purl.org/dc/terms/",
+        "http://purl.org/rss/1.0/modules/content/",
+    }
+)
+
+
 def _describe(item: Any, index: int) -> str:
     title = item.get("title")
     return f"item {index} ({title!r})" if title else f"item {index}"
@@ -59,8 +74,6 @@ def _describe(item: Any, index: int) -> str:
 
 def _extensions(data: bytes, ctx: Context) -> list[Entry | None] | None:
     """Per item, the sitemap extension elements written into the feed (None when lxml cannot parse it)."""
-    if not any(namespace.encode() in data for namespace in _EXTENSION_NAMESPACES):
-        return None
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
     try:
         root = etree.fromstring(data, parser)
@@ -74,7 +87,10 @@ def _extensions(data: bytes, ctx: Context) -> list[Entry | None] | None:
         holder = etree.Element(f"{{{SITEMAP_NS}}}url")
         etree.SubElement(holder, f"{{{SITEMAP_NS}}}loc").text = "http://placeholder.invalid/"
         for child in item:
-            if isinstance(child.tag, str) and etree.QName(child).namespace in _EXTENSION_NAMESPACES:
+            if not isinstance(child.tag, str):
+                continue
+            namespace = etree.QName(child).namespace
+            if namespace in _EXTENSION_NAMESPACES or namespace not in _FEED_NAMESPACES:
                 holder.append(_renamed(child))
         found.append(entry_from_element(holder, SITEMAP_NS, ctx) if len(holder) > 1 else None)
     return found
@@ -87,6 +103,15 @@ def _renamed(child: etree._Element) -> etree._Element:
     if namespace in SITEMAP_NAMESPACES and namespace != SITEMAP_NS:
         clone.tag = f"{{{SITEMAP_NS}}}{etree.QName(clone).localname}"
     return clone
+
+
+def _feed_date(text: str, key: str, ctx: Context) -> W3CDate | None:
+    """W3C (Atom, dc:date) or RFC 822 (RSS pubDate) as written, with its offset; anything else leniently."""
+    try:
+        return W3CDate(text.strip())
+    except ValueError:
+        pass
+    return from_rfc822(text) or read_lastmod(text, ctx, 0, what=key)
 
 
 def _entries(parsed: Any, extensions: list[Entry | None] | None, ctx: Context) -> Iterator[Entry]:
@@ -105,7 +130,7 @@ def _entries(parsed: Any, extensions: list[Entry | None] | None, ctx: Context) -
         for key in ("updated", "published", "modified", "created"):
             text = item.get(key)
             if text:
-                lastmod = read_lastmod(text, ctx, 0, what=key)
+                lastmod = _feed_date(text, key, ctx)
                 if lastmod is not None:
                     break
         keywords = tuple(tag["term"].strip() for tag in item.get("tags", []) if tag.get("term", "").strip())
@@ -219,7 +244,7 @@ FORMAT = FormatSpec(
     name="rss",
     title="RSS / Atom feed (read: RSS 0.9x/1.0/2.0, Atom 0.3/1.0 via feedparser; write: RSS 2.0)",
     extensions=(".rss", ".atom"),
-    roots=(("*", "rss"), (RDF_NS, "RDF"), (ATOM_NS, "feed"), (ATOM03_NS, "feed")),
+    roots=(("*", "rss"), (RDF_NS, "RDF"), ("*", "feed")),
     priority=5,
     reader=read,
     writer=write,
