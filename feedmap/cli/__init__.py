@@ -28,6 +28,8 @@ examples:
   feedmap convert sitemap.xml.gz -t text -o urls.txt             gzip is recognised by content
   feedmap convert index.xml --map https://example.com/=public/ -t text
                                                                  follow an index into a build dir
+  feedmap convert feed.xml -t sitemap                            a feed as a sitemap (one entry per URL)
+  feedmap convert sitemap.xml -t ror --link https://example.com/  a sitemap as ROR RSS
   feedmap info sitemap.xml                                       count, lastmod range, problems
   feedmap formats                                                what can be read and written
 
@@ -38,7 +40,8 @@ exit codes: 0 ok (warnings printed), 1 unusable input or a warning under --stric
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="feedmap",
-        description="Convert between XML sitemaps, sitemap indexes, text sitemaps and JSON lines.",
+        description="Convert between XML sitemaps, sitemap indexes, text sitemaps, RSS/Atom feeds, ROR RSS "
+        "and JSON lines.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
