@@ -294,19 +294,23 @@ def iter_elements(
     *,
     reporter: Reporter,
     name: str,
+    report_unknown: bool = True,
 ) -> Iterator[tuple[etree._Element, int]]:
     """Yield each completed element with one of ``tags`` (Clark names) and the line offset to add to
     lxml's ``sourceline`` to get the line in the input (blank lines removed before ``<?xml``).
 
     Each element is cleared after the caller is done with it, so memory stays flat.  A document that
     breaks off (truncated, or malformed beyond repair) yields what came before and reports a warning.
+    With ``report_unknown``, other elements beside the wanted ones (they are expected directly under the
+    root, as in a urlset) are reported as ``unknown-element``; formats whose wanted elements sit deeper
+    (RSS items inside ``<channel>``, next to the channel's own elements) turn it off.
     """
     cleaner = CleaningStream(stream, reporter=reporter, name=name)
     context = make_iterparse(cleaner, tags)
     wanted = frozenset(tags)
 
     def check_unexpected(node: etree._Element) -> None:
-        if isinstance(node.tag, str) and node.tag not in wanted:
+        if report_unknown and isinstance(node.tag, str) and node.tag not in wanted:
             reporter.warning(
                 "unknown-element",
                 f"<{local_name(node.tag)}> does not belong here; ignored",

@@ -41,7 +41,7 @@ from feedmap._xml import (
     peek_root,
 )
 from feedmap.context import Context
-from feedmap.errors import ReadError
+from feedmap.errors import ReadError, Reporter
 from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc, read_priority
 from feedmap.formats._rsswrite import ATOM_NS, channel_info, image_elements, peek_first
 from feedmap.formats.rss import item_core
@@ -234,7 +234,9 @@ def _header_into(meta: DocMeta, item: _Item) -> None:
 
 
 def _items(source: Source, meta: DocMeta, ctx: Context) -> Iterator[Entry]:
-    for element, offset in iter_elements(source.stream, ["item"], reporter=ctx.reporter, name=ctx.name):
+    for element, offset in iter_elements(
+        source.stream, ["item"], reporter=ctx.reporter, name=ctx.name, report_unknown=False
+    ):
         line = line_of(element) + offset
         item = _gather(element, ctx, offset)
         if _is_header(item):
@@ -246,7 +248,10 @@ def _items(source: Source, meta: DocMeta, ctx: Context) -> Iterator[Entry]:
 
 
 def _channel_meta(source: Source, ctx: Context) -> DocMeta:
-    """Channel title, link and description from the head of the document (before the items)."""
+    """Channel title, link and description from the head of the document (before the items), and the
+    header item when it comes first: the metadata is complete before any entry is read, so a writer that
+    writes metadata first (jsonl's header line) sees it.  The items are read (and reported) again later.
+    """
     meta = DocMeta(kind=DocKind.FEED)
     head = source.stream.peek(256 * 1024)
     parser = etree.XMLPullParser(events=("end",), resolve_entities=False, no_network=True, load_dtd=False, recover=True)
@@ -255,6 +260,9 @@ def _channel_meta(source: Source, ctx: Context) -> DocMeta:
         if not isinstance(element, etree._Element) or not isinstance(element.tag, str):
             continue
         if element.tag == "item":
+            first = _gather(element, Context(reporter=Reporter(), options=ctx.options, name=ctx.name), 0)
+            if _is_header(first):
+                _header_into(meta, first)
             break
         parent = element.getparent()
         if parent is not None and parent.tag == "channel" and element.tag in ("title", "link", "description"):

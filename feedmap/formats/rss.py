@@ -154,7 +154,10 @@ def read(source: Source, *, ctx: Context) -> Document:
     import feedparser
 
     data = source.stream.read()
-    parsed = feedparser.parse(data, sanitize_html=False, resolve_relative_uris=False)
+    try:
+        parsed = feedparser.parse(data, sanitize_html=False, resolve_relative_uris=False)
+    except Exception as error:  # feedparser has its own failure modes on damaged input (found by fuzzing)
+        raise ReadError(f"feedparser cannot read this feed ({error})", source=ctx.name, code="not-a-feed") from error
     if parsed.get("bozo"):
         exc = parsed.get("bozo_exception")
         line = exc.getLineNumber() if hasattr(exc, "getLineNumber") else 0
@@ -215,15 +218,13 @@ def _item(entry: Entry, ctx: Context, dropped: set[str]) -> str:
             '"/>',
         ]
     if entry.extras:
-        parts += xml_extras(entry, dropped, ctx)
+        parts += xml_extras(entry, dropped, ctx, _DECLARED)
     parts.append("</item>\n")
     return "".join(parts)
 
 
-RSS_NAMESPACES = (
-    f' xmlns:atom="{ATOM_NS}" xmlns:dc="{DC_NS}" xmlns:sitemap="{SITEMAP_NS}"'
-    f' xmlns:image="{IMAGE_NS}" xmlns:xhtml="{XHTML_NS}"'
-)
+_DECLARED = {"atom": ATOM_NS, "dc": DC_NS, "sitemap": SITEMAP_NS, "image": IMAGE_NS, "xhtml": XHTML_NS}
+RSS_NAMESPACES = "".join(f' xmlns:{prefix}="{uri}"' for prefix, uri in _DECLARED.items())
 
 
 def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:

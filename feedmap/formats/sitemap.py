@@ -294,12 +294,34 @@ def root_open_tag(element: str, extra_namespaces: str, ctx: Context) -> str:
     return f'<?xml version="1.0" encoding="UTF-8"?>\n<{element} xmlns="{SITEMAP_NS}"{extra_namespaces}{xsi}>\n'
 
 
-def xml_extras(entry: Entry, dropped: set[str], ctx: Context) -> list[str]:
+#: Namespaces every written sitemap declares on its root, by the prefixes Google's documentation uses.
+ROOT_NAMESPACES = {
+    "image": IMAGE_NS,
+    "xhtml": XHTML_NS,
+    "news": "http://www.google.com/schemas/sitemap-news/0.9",
+    "video": "http://www.google.com/schemas/sitemap-video/1.1",
+}
+
+
+def undeclared(fragment: str, declared: dict[str, str]) -> str:
+    """A verbatim XML extra without the namespace declarations the root already makes (same prefix and URI)."""
+    end = fragment.find(">")
+    if end < 0 or "xmlns" not in fragment[:end]:
+        return fragment
+    head = fragment[:end]
+    for prefix, uri in declared.items():
+        head = head.replace(f' xmlns:{prefix}="{uri}"', "")
+    return head + fragment[end:]
+
+
+def xml_extras(
+    entry: Entry, dropped: set[str], ctx: Context, declared: dict[str, str] = ROOT_NAMESPACES
+) -> list[str]:
     """The verbatim XML extras of an entry; text extras cannot be held in XML and are reported once."""
     out: list[str] = []
     for key, value in entry.extras.items():
         if key.startswith("{"):
-            out.append(value)
+            out.append(undeclared(value, declared))
         elif key not in dropped:
             dropped.add(key)
             ctx.info("field-dropped", f"extra {key!r} has no place in this format and is not written")
@@ -386,7 +408,7 @@ def write_blocks(
 
 
 def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
-    namespaces = f' xmlns:image="{IMAGE_NS}" xmlns:xhtml="{XHTML_NS}"'
+    namespaces = "".join(f' xmlns:{prefix}="{uri}"' for prefix, uri in ROOT_NAMESPACES.items())
     dropped: set[str] = set()
     blocks = (_url_block(entry, ctx, dropped) for entry in doc.entries)
     count = write_blocks(sink, root_open_tag("urlset", namespaces, ctx), "</urlset>\n", blocks, SizeWatch(ctx, "URLs"))
