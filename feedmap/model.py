@@ -185,6 +185,12 @@ class DocMeta:
     description: str | None = None
     extras: dict[str, str] = field(default_factory=dict)
 
+    def as_kind(self, kind: DocKind) -> DocMeta:
+        """A copy of this metadata for a document of another kind (a feed turned into a urlset, ...)."""
+        return DocMeta(
+            kind=kind, title=self.title, link=self.link, description=self.description, extras=dict(self.extras)
+        )
+
     def is_empty(self) -> bool:
         """True when nothing but the kind is set."""
         return not (self.title or self.link or self.description or self.extras)

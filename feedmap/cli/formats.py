@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from feedmap import registry
+from feedmap.model import ENTRY_FIELDS
 
 __all__ = ["add_parser", "run"]
 
@@ -31,19 +32,7 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
-_FIELD_ORDER = (
-    "loc",
-    "lastmod",
-    "changefreq",
-    "priority",
-    "title",
-    "description",
-    "keywords",
-    "type",
-    "images",
-    "alternates",
-    "extras",
-)
+_FIELD_ORDER = ENTRY_FIELDS
 
 
 def run(args: argparse.Namespace) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from feedmap.context import Context
-from feedmap.model import DocKind, DocMeta, Document, Entry
+from feedmap.model import DocKind, Document, Entry
 
 __all__ = ["dedupe_newest", "feed_to_sitemap"]
 
@@ -43,13 +43,7 @@ def dedupe_newest(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
 
 def feed_to_sitemap(doc: Document, ctx: Context) -> Document:
     """The feed's entries as a urlset: deduplicated by loc, newest lastmod kept; channel metadata kept."""
-    meta = DocMeta(
-        kind=DocKind.URLSET,
-        title=doc.meta.title,
-        link=doc.meta.link,
-        description=doc.meta.description,
-        extras=dict(doc.meta.extras),
-    )
+    meta = doc.meta.as_kind(DocKind.URLSET)
     result = Document(meta, dedupe_newest(doc.entries, ctx), diagnostics=doc.diagnostics)
     result.format = doc.format
     return result

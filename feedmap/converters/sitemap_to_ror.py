@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from feedmap.context import Context
-from feedmap.model import DocKind, DocMeta, Document, Entry
+from feedmap.model import DocKind, Document, Entry
 
 __all__ = ["sitemap_to_ror"]
 
@@ -32,13 +32,7 @@ def _count_untitled(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
 
 
 def sitemap_to_ror(doc: Document, ctx: Context) -> Document:
-    meta = DocMeta(
-        kind=DocKind.FEED,
-        title=doc.meta.title,
-        link=doc.meta.link,
-        description=doc.meta.description,
-        extras=dict(doc.meta.extras),
-    )
+    meta = doc.meta.as_kind(DocKind.FEED)
     result = Document(meta, _count_untitled(doc.entries, ctx), diagnostics=doc.diagnostics)
     result.format = doc.format
     return result

@@ -17,10 +17,9 @@ from urllib.parse import urlsplit
 
 from feedmap._xml import escape_text
 from feedmap.context import Context
-from feedmap.formats.sitemap import output_url
 from feedmap.model import Document, Entry
 
-__all__ = ["ChannelInfo", "channel_info", "image_elements", "peek_first"]
+__all__ = ["ChannelInfo", "channel_info", "peek_first", "site_of"]
 
 ATOM_NS = "http://www.w3.org/2005/Atom"
 DC_NS = "http://purl.org/dc/elements/1.1/"
@@ -75,21 +74,3 @@ def channel_info(doc: Document, first: Entry | None, ctx: Context, *, title_pref
     title = options.channel_title or doc.meta.title or f"{title_prefix} {link}"
     description = options.channel_description or doc.meta.description or f"{title_prefix} {link}"
     return ChannelInfo(title, link, description, options.self_url)
-
-
-def image_elements(entry: Entry, ctx: Context) -> list[str]:
-    """``image:image`` elements of an entry (a namespaced extension is legal inside an RSS item)."""
-    parts: list[str] = []
-    esc = escape_text
-    for image in entry.images:
-        parts += ["<image:image><image:loc>", esc(output_url(image.loc, ctx)), "</image:loc>"]
-        if image.caption is not None:
-            parts += ["<image:caption>", esc(image.caption), "</image:caption>"]
-        if image.geo_location is not None:
-            parts += ["<image:geo_location>", esc(image.geo_location), "</image:geo_location>"]
-        if image.title is not None:
-            parts += ["<image:title>", esc(image.title), "</image:title>"]
-        if image.license is not None:
-            parts += ["<image:license>", esc(image.license), "</image:license>"]
-        parts.append("</image:image>")
-    return parts

@@ -21,27 +21,13 @@ from typing import Any, BinaryIO
 from feedmap.context import Context
 from feedmap.errors import ReadError
 from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc
-from feedmap.model import Alternate, DocKind, DocMeta, Document, Entry, Image, Position
+from feedmap.model import ENTRY_FIELDS, Alternate, DocKind, DocMeta, Document, Entry, Image, Position
 from feedmap.registry import FormatSpec
 from feedmap.sources import Source
 
 __all__ = ["FORMAT", "entry_to_json", "read", "write"]
 
-_ENTRY_KEYS = frozenset(
-    {
-        "loc",
-        "lastmod",
-        "changefreq",
-        "priority",
-        "title",
-        "description",
-        "keywords",
-        "type",
-        "images",
-        "alternates",
-        "extras",
-    }
-)
+_ENTRY_KEYS = frozenset(ENTRY_FIELDS)
 _META_KEYS = frozenset({"kind", "title", "link", "description", "extras"})
 _IMAGE_KEYS = ("loc", "caption", "geo_location", "title", "license")
 
@@ -318,20 +304,6 @@ FORMAT = FormatSpec(
     priority=0,
     reader=read,
     writer=write,
-    fields=frozenset(
-        {
-            "loc",
-            "lastmod",
-            "changefreq",
-            "priority",
-            "title",
-            "description",
-            "keywords",
-            "type",
-            "images",
-            "alternates",
-            "extras",
-        }
-    ),
+    fields=frozenset(ENTRY_FIELDS),
     description="lossless: every IR field; optional first header line with document metadata",
 )

@@ -43,17 +43,18 @@ from feedmap._xml import (
 from feedmap.context import Context
 from feedmap.errors import ReadError, Reporter
 from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc, read_priority
-from feedmap.formats._rsswrite import ATOM_NS, channel_info, image_elements, peek_first
+from feedmap.formats._rsswrite import ATOM_NS, channel_info, peek_first
 from feedmap.formats.rss import item_core
 from feedmap.formats.sitemap import (
     SizeWatch,
     _read_image,
     _serialize,
+    alternate_elements,
     format_priority,
-    output_url,
+    image_elements,
     write_blocks,
 )
-from feedmap.model import Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, Position
+from feedmap.model import ENTRY_FIELDS, Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, Position
 from feedmap.registry import FormatSpec
 from feedmap.sources import Source
 
@@ -305,14 +306,7 @@ def _item(entry: Entry, ctx: Context, dropped: set[str]) -> str:
     if entry.priority is not None:
         parts += ["<sitemap:priority>", format_priority(entry.priority), "</sitemap:priority>"]
     parts += image_elements(entry, ctx)
-    for alternate in entry.alternates:
-        parts += [
-            '<xhtml:link rel="alternate" hreflang="',
-            escape_text(alternate.hreflang),
-            '" href="',
-            escape_text(output_url(alternate.href, ctx)),
-            '"/>',
-        ]
+    parts += alternate_elements(entry, ctx)
     for key, value in extras.items():
         if key.startswith("{"):
             parts.append(value)
@@ -375,20 +369,6 @@ FORMAT = FormatSpec(
     priority=20,
     reader=read,
     writer=write,
-    fields=frozenset(
-        {
-            "loc",
-            "lastmod",
-            "changefreq",
-            "priority",
-            "title",
-            "description",
-            "keywords",
-            "type",
-            "images",
-            "alternates",
-            "extras",
-        }
-    ),
+    fields=frozenset(ENTRY_FIELDS),
     description="header item -> document metadata; ror:updated exact + pubDate; other ror:* kept in extras",
 )

@@ -28,16 +28,18 @@ from feedmap._xml import IMAGE_NS, SITEMAP_NAMESPACES, SITEMAP_NS, XHTML_NS, esc
 from feedmap.context import Context
 from feedmap.errors import ReadError
 from feedmap.formats._fields import read_lastmod, read_loc
-from feedmap.formats._rsswrite import ATOM_NS, DC_NS, channel_info, image_elements, peek_first
+from feedmap.formats._rsswrite import ATOM_NS, DC_NS, channel_info, peek_first
 from feedmap.formats.sitemap import (
     SizeWatch,
+    alternate_elements,
     entry_from_element,
     format_priority,
+    image_elements,
     output_url,
     write_blocks,
     xml_extras,
 )
-from feedmap.model import DocKind, DocMeta, Document, Entry, Position
+from feedmap.model import ENTRY_FIELDS, DocKind, DocMeta, Document, Entry, Position
 from feedmap.registry import FormatSpec
 from feedmap.sources import Source
 
@@ -72,8 +74,12 @@ def _describe(item: Any, index: int) -> str:
     return f"item {index} ({title!r})" if title else f"item {index}"
 
 
-def _extensions(data: bytes, ctx: Context) -> list[Entry | None] | None:
-    """Per item, the sitemap extension elements written into the feed (None when lxml cannot parse it)."""
+def _extensions(data: bytes, ctx: Context) -> list[tuple[Entry | None, str | None]] | None:
+    """Per item, the sitemap extension elements written into the feed and the text of a permalink
+    ``guid`` (None when lxml cannot parse the feed).
+
+    feedparser lets an empty ``<link/>`` hide a permalink guid; the guid is the loc then.
+    """
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
     try:
         root = etree.fromstring(data, parser)
@@ -82,8 +88,12 @@ def _extensions(data: bytes, ctx: Context) -> list[Entry | None] | None:
     items = [
         node for node in root.iter() if isinstance(node.tag, str) and etree.QName(node).localname in ("item", "entry")
     ]
-    found: list[Entry | None] = []
+    found: list[tuple[Entry | None, str | None]] = []
     for item in items:
+        guid = item.find("guid")
+        permalink = None
+        if guid is not None and guid.text and guid.get("isPermaLink", "true").strip().lower() != "false":
+            permalink = guid.text.strip() or None
         holder = etree.Element(f"{{{SITEMAP_NS}}}url")
         etree.SubElement(holder, f"{{{SITEMAP_NS}}}loc").text = "http://placeholder.invalid/"
         for child in item:
@@ -92,7 +102,7 @@ def _extensions(data: bytes, ctx: Context) -> list[Entry | None] | None:
             namespace = etree.QName(child).namespace
             if namespace in _EXTENSION_NAMESPACES or namespace not in _FEED_NAMESPACES:
                 holder.append(_renamed(child))
-        found.append(entry_from_element(holder, SITEMAP_NS, ctx) if len(holder) > 1 else None)
+        found.append((entry_from_element(holder, SITEMAP_NS, ctx) if len(holder) > 1 else None, permalink))
     return found
 
 
@@ -114,12 +124,25 @@ def _feed_date(text: str, key: str, ctx: Context) -> W3CDate | None:
     return from_rfc822(text) or read_lastmod(text, ctx, 0, what=key)
 
 
-def _entries(parsed: Any, extensions: list[Entry | None] | None, ctx: Context) -> Iterator[Entry]:
+def _atom_link(item: Any) -> str | None:
+    """The entry's link[@rel=alternate or no rel] (feedparser's choice among several), never its id."""
+    alternates = [link["href"] for link in item.get("links", []) if link.get("rel") == "alternate" and link.get("href")]
+    link = item.get("link")
+    return link if link in alternates else (alternates[0] if alternates else None)
+
+
+def _entries(parsed: Any, extensions: list[tuple[Entry | None, str | None]] | None, ctx: Context) -> Iterator[Entry]:
     items = parsed.entries
     if extensions is not None and len(extensions) != len(items):
         extensions = None
+    # feedparser reads an Atom <id> like an RSS guid and makes it the link when no link came first;
+    # an Atom id is an identifier, not the entry's page (only link[@rel=alternate or no rel] is)
+    atom = str(parsed.get("version", "")).startswith("atom")
     for index, item in enumerate(items, start=1):
-        loc_text = item.get("link")
+        extra, permalink = extensions[index - 1] if extensions is not None else (None, None)
+        loc_text = _atom_link(item) if atom else item.get("link")
+        if not loc_text:
+            loc_text = permalink
         if not loc_text:
             ctx.warning("missing-loc", f"{_describe(item, index)} has no link and no permalink guid; skipped")
             continue
@@ -134,7 +157,6 @@ def _entries(parsed: Any, extensions: list[Entry | None] | None, ctx: Context) -
                 if lastmod is not None:
                     break
         keywords = tuple(tag["term"].strip() for tag in item.get("tags", []) if tag.get("term", "").strip())
-        extra = extensions[index - 1] if extensions is not None else None
         yield Entry(
             loc=loc,
             lastmod=lastmod,
@@ -209,14 +231,7 @@ def _item(entry: Entry, ctx: Context, dropped: set[str]) -> str:
     if entry.priority is not None:
         parts += ["<sitemap:priority>", format_priority(entry.priority), "</sitemap:priority>"]
     parts += image_elements(entry, ctx)
-    for alternate in entry.alternates:
-        parts += [
-            '<xhtml:link rel="alternate" hreflang="',
-            esc(alternate.hreflang),
-            '" href="',
-            esc(output_url(alternate.href, ctx)),
-            '"/>',
-        ]
+    parts += alternate_elements(entry, ctx)
     if entry.extras:
         parts += xml_extras(entry, dropped, ctx, _DECLARED)
     parts.append("</item>\n")
@@ -249,20 +264,7 @@ FORMAT = FormatSpec(
     priority=5,
     reader=read,
     writer=write,
-    fields=frozenset(
-        {
-            "loc",
-            "lastmod",
-            "changefreq",
-            "priority",
-            "title",
-            "description",
-            "keywords",
-            "images",
-            "alternates",
-            "extras",
-        }
-    ),
+    fields=frozenset(ENTRY_FIELDS) - {"type"},
     description="loc from link / permalink guid / Atom alternate; lastmod keeps its offset; --title --link "
     "--description --self-url for the channel",
 )

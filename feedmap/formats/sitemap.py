@@ -56,7 +56,7 @@ from feedmap.model import (
 from feedmap.registry import FormatSpec
 from feedmap.sources import Source
 
-__all__ = ["FORMAT", "escape_text", "read", "write"]
+__all__ = ["FORMAT", "alternate_elements", "escape_text", "image_elements", "read", "write"]
 
 MAX_URLS = 50_000
 MAX_BYTES = 52_428_800
@@ -314,9 +314,7 @@ def undeclared(fragment: str, declared: dict[str, str]) -> str:
     return head + fragment[end:]
 
 
-def xml_extras(
-    entry: Entry, dropped: set[str], ctx: Context, declared: dict[str, str] = ROOT_NAMESPACES
-) -> list[str]:
+def xml_extras(entry: Entry, dropped: set[str], ctx: Context, declared: dict[str, str] = ROOT_NAMESPACES) -> list[str]:
     """The verbatim XML extras of an entry; text extras cannot be held in XML and are reported once."""
     out: list[str] = []
     for key, value in entry.extras.items():
@@ -328,15 +326,10 @@ def xml_extras(
     return out
 
 
-def _url_block(entry: Entry, ctx: Context, dropped: set[str]) -> str:
+def image_elements(entry: Entry, ctx: Context) -> list[str]:
+    """The entry's ``image:image`` elements, children in XSD order (also used inside RSS items)."""
     esc = escape_text
-    parts = ["<url><loc>", esc(output_url(entry.loc, ctx)), "</loc>"]
-    if entry.lastmod is not None:
-        parts += ["<lastmod>", entry.lastmod.text, "</lastmod>"]
-    if entry.changefreq is not None:
-        parts += ["<changefreq>", entry.changefreq.value, "</changefreq>"]
-    if entry.priority is not None:
-        parts += ["<priority>", format_priority(entry.priority), "</priority>"]
+    parts: list[str] = []
     for image in entry.images:
         parts += ["<image:image><image:loc>", esc(output_url(image.loc, ctx)), "</image:loc>"]
         if image.caption is not None:
@@ -348,14 +341,36 @@ def _url_block(entry: Entry, ctx: Context, dropped: set[str]) -> str:
         if image.license is not None:
             parts += ["<image:license>", esc(output_url(image.license, ctx)), "</image:license>"]
         parts.append("</image:image>")
+    return parts
+
+
+def alternate_elements(entry: Entry, ctx: Context) -> list[str]:
+    """The entry's hreflang alternates as ``xhtml:link`` elements."""
+    parts: list[str] = []
     for alternate in entry.alternates:
         parts += [
             '<xhtml:link rel="alternate" hreflang="',
-            esc(alternate.hreflang),
+            escape_text(alternate.hreflang),
             '" href="',
-            esc(output_url(alternate.href, ctx)),
+            escape_text(output_url(alternate.href, ctx)),
             '"/>',
         ]
+    return parts
+
+
+def _url_block(entry: Entry, ctx: Context, dropped: set[str]) -> str:
+    esc = escape_text
+    parts = ["<url><loc>", esc(output_url(entry.loc, ctx)), "</loc>"]
+    if entry.lastmod is not None:
+        parts += ["<lastmod>", entry.lastmod.text, "</lastmod>"]
+    if entry.changefreq is not None:
+        parts += ["<changefreq>", entry.changefreq.value, "</changefreq>"]
+    if entry.priority is not None:
+        parts += ["<priority>", format_priority(entry.priority), "</priority>"]
+    if entry.images:
+        parts += image_elements(entry, ctx)
+    if entry.alternates:
+        parts += alternate_elements(entry, ctx)
     if entry.extras:
         parts += xml_extras(entry, dropped, ctx)
     parts.append("</url>\n")
