@@ -121,7 +121,7 @@ def read(
 
 def _watch_dropped(entries: Iterable[Entry], spec: FormatSpec, ctx: Context) -> Iterator[Entry]:
     """Report once per IR field that has a value the target format cannot hold (INFO field-dropped)."""
-    unheld = [name for name in ENTRY_FIELDS if name not in spec.fields and name != "extras"]
+    unheld = [name for name in ENTRY_FIELDS if name not in spec.fields]
     if not unheld:
         yield from entries
         return

@@ -140,6 +140,20 @@ def test_samples_exist() -> None:
     } <= found
 
 
+def test_feed_samples_exist() -> None:
+    """The feed samples (rss, ror) and the feed outputs of the sitemap sample are discovered too."""
+    assert {"rss/feed.xml", "rss/atom.xml", "ror/site.xml"} <= {str(case) for case in CASES}
+    targets = {f"{case}->{expected.name}": target_of(expected, case.stem) for case, expected in conversions()}
+    assert {
+        "sitemap/basic.xml->basic.expected.ror.xml": "ror",
+        "sitemap/basic.xml->basic.expected.rss.xml": "rss",
+        "rss/feed.xml->feed.expected.sitemap.xml": "sitemap",
+        "rss/atom.xml->atom.expected.sitemap.xml": "sitemap",
+        "ror/site.xml->site.expected.sitemap.xml": "sitemap",
+        "ror/site.xml->site.expected.jsonl": "jsonl",
+    }.items() <= targets.items()
+
+
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_every_case_has_jsonl_and_diagnostics(case: Case) -> None:
     assert case.expected("jsonl").is_file(), f"{case}: {case.expected('jsonl').name} is missing"

@@ -147,13 +147,14 @@ def _gather(element: etree._Element, ctx: Context, offset: int) -> _Item:
 
 
 def _is_header(item: _Item) -> bool:
-    """``ror:about`` = sitemap, or ``ror:type`` SiteMap/Main on an item that is no page of the sitemap.
+    """``ror:about`` = sitemap, or ``ror:type`` SiteMap/Main, on an item that is no page of the sitemap.
 
-    Pages carry ``ror:resourceOf`` (feedmap always writes it), so a page typed "Main" stays a page.
+    Pages carry ``ror:resourceOf`` (feedmap always writes it), so a page typed "Main" (or one whose extras
+    hold ``ror:about``) stays a page: a round trip neither gains nor loses entries.
     """
     about = item.ror.get("about", ("", 0))[0].lower()
     kind = item.ror.get("type", ("", 0))[0].lower()
-    return about == "sitemap" or (kind in _HEADER_TYPES and "resourceOf" not in item.ror)
+    return (about == "sitemap" or kind in _HEADER_TYPES) and "resourceOf" not in item.ror
 
 
 def _loc(item: _Item, ctx: Context, line: int) -> str | None:

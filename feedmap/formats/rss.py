@@ -24,6 +24,7 @@ from typing import Any, BinaryIO
 from lxml import etree
 
 from feedmap._dates import W3CDate, from_rfc822, to_rfc822
+from feedmap._urls import is_absolute_url
 from feedmap._xml import IMAGE_NS, SITEMAP_NAMESPACES, SITEMAP_NS, XHTML_NS, escape_text
 from feedmap.context import Context
 from feedmap.errors import ReadError
@@ -74,11 +75,16 @@ def _describe(item: Any, index: int) -> str:
     return f"item {index} ({title!r})" if title else f"item {index}"
 
 
-def _extensions(data: bytes, ctx: Context) -> list[tuple[Entry | None, str | None]] | None:
-    """Per item, the sitemap extension elements written into the feed and the text of a permalink
-    ``guid`` (None when lxml cannot parse the feed).
+#: Per item, as lxml reads it: the sitemap extension elements, a permalink guid's text, the link's text.
+_Raw = tuple[Entry | None, str | None, str | None]
 
-    feedparser lets an empty ``<link/>`` hide a permalink guid; the guid is the loc then.
+
+def _extensions(data: bytes, ctx: Context) -> list[_Raw] | None:
+    """Per item, the sitemap extension elements written into the feed, the text of a permalink ``guid``
+    and the text of the RSS ``link`` (None when lxml cannot parse the feed).
+
+    feedparser lets an empty ``<link/>`` hide a permalink guid (the guid is the loc then), and rewrites
+    entity-like text in an RSS ``<link>`` (``/&amp;0;`` becomes ``/&0``): an absolute link is taken as written.
     """
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
     try:
@@ -88,8 +94,20 @@ def _extensions(data: bytes, ctx: Context) -> list[tuple[Entry | None, str | Non
     items = [
         node for node in root.iter() if isinstance(node.tag, str) and etree.QName(node).localname in ("item", "entry")
     ]
-    found: list[tuple[Entry | None, str | None]] = []
+    found: list[_Raw] = []
     for item in items:
+        link = next(
+            (
+                child.text.strip()
+                for child in item
+                if isinstance(child.tag, str)
+                and etree.QName(child).localname == "link"
+                and etree.QName(child).namespace in (None, RSS10_NS)
+                and child.text
+                and child.text.strip()
+            ),
+            None,
+        )
         guid = item.find("guid")
         permalink = None
         if guid is not None and guid.text and guid.get("isPermaLink", "true").strip().lower() != "false":
@@ -102,7 +120,7 @@ def _extensions(data: bytes, ctx: Context) -> list[tuple[Entry | None, str | Non
             namespace = etree.QName(child).namespace
             if namespace in _EXTENSION_NAMESPACES or namespace not in _FEED_NAMESPACES:
                 holder.append(_renamed(child))
-        found.append((entry_from_element(holder, SITEMAP_NS, ctx) if len(holder) > 1 else None, permalink))
+        found.append((entry_from_element(holder, SITEMAP_NS, ctx) if len(holder) > 1 else None, permalink, link))
     return found
 
 
@@ -131,7 +149,7 @@ def _atom_link(item: Any) -> str | None:
     return link if link in alternates else (alternates[0] if alternates else None)
 
 
-def _entries(parsed: Any, extensions: list[tuple[Entry | None, str | None]] | None, ctx: Context) -> Iterator[Entry]:
+def _entries(parsed: Any, extensions: list[_Raw] | None, ctx: Context) -> Iterator[Entry]:
     items = parsed.entries
     if extensions is not None and len(extensions) != len(items):
         extensions = None
@@ -139,8 +157,13 @@ def _entries(parsed: Any, extensions: list[tuple[Entry | None, str | None]] | No
     # an Atom id is an identifier, not the entry's page (only link[@rel=alternate or no rel] is)
     atom = str(parsed.get("version", "")).startswith("atom")
     for index, item in enumerate(items, start=1):
-        extra, permalink = extensions[index - 1] if extensions is not None else (None, None)
-        loc_text = _atom_link(item) if atom else item.get("link")
+        extra, permalink, link = extensions[index - 1] if extensions is not None else (None, None, None)
+        if atom:
+            loc_text = _atom_link(item)
+        elif link is not None and is_absolute_url(link):
+            loc_text = link
+        else:
+            loc_text = item.get("link")
         if not loc_text:
             loc_text = permalink
         if not loc_text:
@@ -151,7 +174,7 @@ def _entries(parsed: Any, extensions: list[tuple[Entry | None, str | None]] | No
             continue
         lastmod = None
         for key in ("updated", "published", "modified", "created"):
-            text = item.get(key)
+            text = dict.get(item, key)  # not item.get: feedparser maps a missing "updated" to "published", warning
             if text:
                 lastmod = _feed_date(text, key, ctx)
                 if lastmod is not None:

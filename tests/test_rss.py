@@ -1,0 +1,542 @@
+"""The ``rss`` format: feeds read through feedparser (RSS 0.9x/1.0/2.0, Atom 0.3/1.0, RDF), RSS 2.0 written.
+
+Reading (PROTOCOL.md, "Feeds as sitemaps"): ``loc`` from ``link``, else a permalink ``guid`` (``isPermaLink``
+defaults to true), else Atom ``link[@rel=alternate or no rel]``; ``lastmod`` from ``updated`` / ``pubDate`` /
+``modified`` with the offset as written; title, description (summary) and keywords (categories).  Items
+without a usable URL are skipped with a warning naming the item; a malformed feed (feedparser's bozo) is a
+warning, so ``--strict`` exits 1.
+
+Writing (PROTOCOL.md, "RSS 2.0 output"): one channel with non-empty title, link and description (from the
+options, else the input, else derived from the site); every item has a title or a description, a permalink
+guid equal to the loc and an RFC 822 pubDate with a four-digit year; ``atom:link rel="self"`` when the
+feed's URL is given.  feedparser re-reads every written feed with ``bozo == 0``.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import io
+import re
+import warnings
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import feedparser
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lxml import etree
+from test_roundtrip import entries_for
+
+import feedmap
+from feedmap import ChangeFreq, Entry, Image, W3CDate
+from feedmap.cli import main
+from feedmap.errors import Diagnostic, Level, ReadError, Reporter, StrictError
+from feedmap.model import DocKind, DocMeta
+from feedmap.registry import get
+
+ATOM = "http://www.w3.org/2005/Atom"
+
+# ------------------------------------------------------------------------------------------------ helpers
+
+
+def read(data: bytes, format: str | None = None) -> tuple[DocMeta, list[Entry], list[Diagnostic], str | None]:
+    """Meta, entries, diagnostics and the detected format of ``data``."""
+    reporter = Reporter()
+    with feedmap.read(io.BytesIO(data), format=format, reporter=reporter) as doc:
+        entries = list(doc)
+        return doc.meta, entries, reporter.diagnostics, doc.format
+
+
+def codes(diagnostics: Iterable[Diagnostic]) -> list[str]:
+    return [d.code for d in diagnostics]
+
+
+CHANNEL = "<title>C</title><link>https://www.example.com/</link><description>D</description>"
+
+
+def rss20(items: str) -> bytes:
+    """An RSS 2.0 document with a complete channel around ``items``."""
+    return f'<?xml version="1.0"?>\n<rss version="2.0"><channel>{CHANNEL}\n{items}\n</channel></rss>\n'.encode()
+
+
+def atom10(entries: str) -> bytes:
+    """An Atom 1.0 feed around ``entries``."""
+    return f'<?xml version="1.0"?>\n<feed xmlns="{ATOM}"><title>A</title><id>urn:x</id>\n{entries}\n</feed>\n'.encode()
+
+
+def write_rss(entries: Iterable[Entry]) -> tuple[bytes, list[Diagnostic]]:
+    sink = io.BytesIO()
+    summary = feedmap.write(entries, sink, "rss")
+    return sink.getvalue(), summary.diagnostics
+
+
+def channel_of(data: bytes) -> etree._Element:
+    root = etree.fromstring(data)
+    assert root.tag == "rss"
+    assert root.get("version") == "2.0"
+    channels = root.findall("channel")
+    assert len(channels) == 1
+    return channels[0]
+
+
+RFC822 = re.compile(
+    r"(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} "
+    r"\d{2}:\d{2}:\d{2} (GMT|[+-]\d{4})"
+)
+
+
+def assert_valid_rss20(data: bytes) -> None:
+    """The RSS 2.0 rules feedmap promises (rssboard.org 2.0.11 + Best Practices Profile)."""
+    channel = channel_of(data)
+    for name in ("title", "link", "description"):
+        element = channel.find(name)
+        assert element is not None and (element.text or "").strip(), f"channel <{name}> missing or empty"
+    for item in channel.findall("item"):
+        title, description = item.findtext("title"), item.findtext("description")
+        assert (title or "").strip() or (description or "").strip(), "an item needs a title or a description"
+        guid = item.find("guid")
+        assert guid is not None and guid.text == item.findtext("link")
+        assert guid.get("isPermaLink", "true") == "true"
+        pub = item.findtext("pubDate")
+        if pub is not None:
+            assert RFC822.fullmatch(pub), pub
+
+
+def assert_feedparser_reads(data: bytes, locs: Sequence[str]) -> None:
+    parsed = feedparser.parse(data)
+    assert parsed.bozo == 0, parsed.get("bozo_exception")
+    assert parsed.version == "rss20"
+    assert [entry.get("link") for entry in parsed.entries] == list(locs)
+
+
+# ------------------------------------------------------------------------------------------------ reading: loc
+
+
+def test_rss20_item_fields() -> None:
+    meta, entries, diagnostics, fmt = read(
+        rss20(
+            "<item><title>Sale &amp; more</title><link>https://www.example.com/sale</link>"
+            "<description>Half price</description><category>sales</category><category> spring </category>"
+            "<pubDate>Tue, 02 Apr 2024 09:30:00 +0200</pubDate></item>"
+        )
+    )
+    assert fmt == "rss"
+    assert meta == DocMeta(kind=DocKind.FEED, title="C", link="https://www.example.com/", description="D")
+    assert entries == [
+        Entry(
+            loc="https://www.example.com/sale",
+            lastmod=W3CDate("2024-04-02T09:30:00+02:00"),
+            title="Sale & more",
+            description="Half price",
+            keywords=("sales", "spring"),
+        )
+    ]
+    assert diagnostics == []
+
+
+@pytest.mark.parametrize("attribute", ["", ' isPermaLink="true"', ' isPermaLink="TRUE"'])
+def test_permalink_guid_is_the_loc_when_there_is_no_link(attribute: str) -> None:
+    _, entries, diagnostics, _ = read(
+        rss20(f"<item><title>G</title><guid{attribute}>https://www.example.com/g</guid></item>")
+    )
+    assert [entry.loc for entry in entries] == ["https://www.example.com/g"]
+    assert diagnostics == []
+
+
+def test_link_wins_over_a_permalink_guid() -> None:
+    _, entries, _, _ = read(
+        rss20("<item><guid>https://www.example.com/guid</guid><link>https://www.example.com/link</link></item>")
+    )
+    assert [entry.loc for entry in entries] == ["https://www.example.com/link"]
+
+
+def test_an_empty_link_does_not_hide_a_permalink_guid() -> None:
+    _, entries, _, _ = read(rss20("<item><title>E</title><link></link><guid>https://www.example.com/g</guid></item>"))
+    assert [entry.loc for entry in entries] == ["https://www.example.com/g"]
+
+
+def test_items_without_a_usable_url_are_skipped_with_a_warning_naming_them() -> None:
+    _, entries, diagnostics, _ = read(
+        rss20(
+            "<item><title>Kept</title><link>https://www.example.com/kept</link></item>"
+            '<item><title>Opaque guid</title><guid isPermaLink="false">https://www.example.com/not-a-page</guid></item>'
+            "<item><description>No title and no URL</description></item>"
+        )
+    )
+    assert [entry.loc for entry in entries] == ["https://www.example.com/kept"]
+    assert codes(diagnostics) == ["missing-loc", "missing-loc"]
+    assert all(d.level is Level.WARNING for d in diagnostics)
+    # the warning names the item: by its title, else by its position
+    assert "Opaque guid" in diagnostics[0].message
+    assert "3" in diagnostics[1].message
+
+
+@pytest.mark.parametrize(
+    "loc", ["https://www.example.com/?a=1&amp;b=2", "https://www.example.com/&0;", "https://www.example.com/&lt;x"]
+)
+def test_entity_like_text_in_a_link_is_kept_as_written(loc: str) -> None:
+    """feedparser rewrites such text in RSS links; the URL is what the XML says."""
+    escaped = loc.replace("&", "&amp;")
+    _, entries, _, _ = read(rss20(f"<item><title>t</title><link>{escaped}</link></item>"))
+    assert [entry.loc for entry in entries] == [loc]
+
+
+def test_a_relative_link_is_kept_with_a_warning() -> None:
+    _, entries, diagnostics, _ = read(rss20("<item><title>R</title><link>/relative/page</link></item>"))
+    assert [entry.loc for entry in entries] == ["/relative/page"]
+    assert codes(diagnostics) == ["invalid-loc"]
+
+
+# ------------------------------------------------------------------------------------------------ reading: versions
+
+
+def test_atom10_alternate_link_updated_summary_categories() -> None:
+    meta, entries, diagnostics, fmt = read(
+        atom10(
+            '<entry><title>One</title><link rel="edit" href="https://example.org/edit/1"/>'
+            '<link rel="alternate" type="text/html" href="https://example.org/1"/><id>urn:1</id>'
+            "<published>2024-01-01T00:00:00Z</published><updated>2024-02-03T04:05:06.5-08:00</updated>"
+            '<summary>First</summary><category term="intro"/><category term="news"/></entry>'
+            '<entry><title>Two</title><link rel="enclosure" href="https://example.org/2.mp3"/>'
+            '<link href="https://example.org/2"/><id>urn:2</id><published>2024-03-01T10:00Z</published></entry>'
+        ).replace(b"<id>urn:x</id>", b'<id>urn:x</id><subtitle>Sub</subtitle><link href="https://example.org/"/>')
+    )
+    assert fmt == "rss"
+    assert (meta.title, meta.link, meta.description) == ("A", "https://example.org/", "Sub")
+    assert entries == [
+        Entry(
+            loc="https://example.org/1",
+            lastmod=W3CDate("2024-02-03T04:05:06.5-08:00"),
+            title="One",
+            description="First",
+            keywords=("intro", "news"),
+        ),
+        Entry(loc="https://example.org/2", lastmod=W3CDate("2024-03-01T10:00Z"), title="Two"),
+    ]
+    assert diagnostics == []
+
+
+def test_atom_id_is_not_a_link() -> None:
+    """feedparser takes an Atom <id> as the link when no alternate link precedes it; feedmap does not."""
+    _, entries, diagnostics, _ = read(
+        atom10(
+            '<entry><title>Id only</title><id>https://example.org/id</id><link rel="edit" href="https://example.org/e"/></entry>'
+            '<entry><title>Id first</title><id>https://example.org/id2</id><link href="https://example.org/page"/></entry>'
+        )
+    )
+    assert [entry.loc for entry in entries] == ["https://example.org/page"]
+    assert codes(diagnostics) == ["missing-loc"]
+    assert "Id only" in diagnostics[0].message
+
+
+def test_atom_alternate_link_wins_over_a_later_link_without_href() -> None:
+    """feedparser's own expectation (atom10/entry_link_no_href_link_priority.xml), which feedparser 6 misses."""
+    _, entries, _, _ = read(
+        atom10(
+            '<entry><link rel="alternate" href="https://example.org/alternate"/>'
+            '<link rel="enclosure" type="text/html">https://example.org/enclosure</link></entry>'
+        )
+    )
+    assert [entry.loc for entry in entries] == ["https://example.org/alternate"]
+
+
+def test_atom03_modified_and_alternate_link() -> None:
+    data = (
+        b'<?xml version="1.0"?><feed version="0.3" xmlns="http://purl.org/atom/ns#"><title>Old</title>'
+        b'<entry><title>E</title><link rel="alternate" type="text/html" href="https://example.org/e"/>'
+        b"<issued>2003-12-13T08:29:29-04:00</issued><modified>2003-12-13T18:30:02Z</modified></entry></feed>"
+    )
+    _, entries, diagnostics, fmt = read(data)
+    assert fmt == "rss"
+    assert entries == [Entry(loc="https://example.org/e", lastmod=W3CDate("2003-12-13T18:30:02Z"), title="E")]
+    assert diagnostics == []
+
+
+def test_rss10_rdf() -> None:
+    data = (
+        b'<?xml version="1.0"?><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" '
+        b'xmlns="http://purl.org/rss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/">'
+        b'<channel rdf:about="https://example.org/"><title>R</title><link>https://example.org/</link>'
+        b"<description>RDF site</description></channel>"
+        b'<item rdf:about="https://example.org/1"><title>One</title><link>https://example.org/1</link>'
+        b"<description>first</description><dc:date>2024-01-02T03:04:05+01:00</dc:date><dc:subject>kw</dc:subject></item>"
+        b"</rdf:RDF>"
+    )
+    meta, entries, diagnostics, fmt = read(data)
+    assert fmt == "rss"
+    assert (meta.title, meta.link, meta.description) == ("R", "https://example.org/", "RDF site")
+    assert entries == [
+        Entry(
+            loc="https://example.org/1",
+            lastmod=W3CDate("2024-01-02T03:04:05+01:00"),
+            title="One",
+            description="first",
+            keywords=("kw",),
+        )
+    ]
+    assert diagnostics == []
+
+
+@pytest.mark.parametrize("version", ["0.91", "0.92", "2.0"])
+def test_rss_0_9x_and_2_0(version: str) -> None:
+    data = (
+        f'<?xml version="1.0"?><rss version="{version}"><channel><title>C</title><link>https://example.org/</link>'
+        "<description>D</description><item><title>One</title><link>https://example.org/1</link>"
+        "<description>x</description></item></channel></rss>"
+    ).encode()
+    _, entries, diagnostics, fmt = read(data)
+    assert fmt == "rss"
+    assert entries == [Entry(loc="https://example.org/1", title="One", description="x")]
+    assert diagnostics == []
+
+
+# ------------------------------------------------------------------------------------------------ reading: dates
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        ("Tue, 02 Apr 2024 09:30:00 +0200", "2024-04-02T09:30:00+02:00"),
+        ("Wed, 14 Feb 2024 12:00:00 -0500", "2024-02-14T12:00:00-05:00"),
+        ("Mon, 01 Jan 2024 08:00:00 GMT", "2024-01-01T08:00:00Z"),
+        ("Tue, 05 Mar 2024 10:30:00 +0530", "2024-03-05T10:30:00+05:30"),
+    ],
+)
+def test_pubdate_keeps_the_offset_written(written: str, expected: str) -> None:
+    _, entries, _, _ = read(rss20(f"<item><link>https://example.org/1</link><pubDate>{written}</pubDate></item>"))
+    assert entries[0].lastmod is not None
+    assert entries[0].lastmod.text == expected
+
+
+def test_dc_date_is_read_exactly_and_wins_over_pubdate() -> None:
+    data = rss20(
+        "<item><link>https://example.org/1</link><pubDate>Mon, 01 Jan 2024 00:00:00 GMT</pubDate>"
+        '<dc:date xmlns:dc="http://purl.org/dc/elements/1.1/">2024-01</dc:date></item>'
+    )
+    _, entries, _, _ = read(data)
+    assert entries[0].lastmod == W3CDate("2024-01")
+
+
+def test_reading_dates_raises_no_python_warnings() -> None:
+    """feedparser warns when ``updated`` is looked up on an entry that has only ``published``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, entries, _, _ = read(
+            rss20("<item><link>https://example.org/1</link><pubDate>Mon, 01 Jan 2024 08:00:00 GMT</pubDate></item>")
+        )
+    assert entries[0].lastmod == W3CDate("2024-01-01T08:00:00Z")
+
+
+def test_an_unreadable_pubdate_is_reported_and_the_item_kept() -> None:
+    _, entries, diagnostics, _ = read(rss20("<item><link>https://example.org/1</link><pubDate>soon</pubDate></item>"))
+    assert entries == [Entry(loc="https://example.org/1")]
+    assert "invalid-lastmod" in codes(diagnostics)
+
+
+# ------------------------------------------------------------------------------------------------ reading: bozo
+
+BOZO = rss20(
+    "<item><title>a</title><link>https://example.org/1</link></item>"
+    "<item><title>b</title><link>https://example.org/2</link><broken></item>"
+)
+
+
+def test_a_malformed_feed_is_read_leniently_with_a_warning() -> None:
+    assert feedparser.parse(BOZO).bozo
+    _, entries, diagnostics, fmt = read(BOZO)
+    assert fmt == "rss"
+    assert [entry.loc for entry in entries] == ["https://example.org/1", "https://example.org/2"]
+    malformed = [d for d in diagnostics if d.code == "malformed-feed"]
+    assert len(malformed) == 1
+    assert malformed[0].level is Level.WARNING
+
+
+def test_a_malformed_feed_stops_strict_reading() -> None:
+    with pytest.raises(StrictError) as caught, feedmap.read(io.BytesIO(BOZO), strict=True) as doc:
+        list(doc)
+    assert caught.value.code == "malformed-feed"
+
+
+def test_cli_exit_codes_on_a_malformed_feed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    feed = tmp_path / "bozo.xml"
+    feed.write_bytes(BOZO)
+    lenient = tmp_path / "lenient.xml"
+    assert main(["convert", str(feed), "-t", "sitemap", "-o", str(lenient)]) == 0
+    assert "warning[malformed-feed]" in capsys.readouterr().err
+    strict = tmp_path / "strict.xml"
+    assert main(["convert", str(feed), "-t", "sitemap", "-o", str(strict), "--strict"]) == 1
+    assert "[malformed-feed]" in capsys.readouterr().err
+    assert not strict.exists()
+    assert main(["convert", str(feed), "-t", "sitemap", "-o", str(strict), "--strict", "-f", "rss"]) == 1
+
+
+def test_a_well_formed_feed_passes_strict(tmp_path: Path) -> None:
+    feed = tmp_path / "feed.xml"
+    feed.write_bytes(rss20("<item><title>a</title><link>https://example.org/1</link></item>"))
+    assert main(["convert", str(feed), "-t", "jsonl", "-o", str(tmp_path / "out.jsonl"), "--strict", "-q"]) == 0
+
+
+def test_a_document_that_is_no_feed_is_a_read_error() -> None:
+    data = b'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"></urlset>'
+    with pytest.raises(ReadError) as caught:
+        read(data, format="rss")
+    assert caught.value.code == "not-a-feed"
+
+
+# ------------------------------------------------------------------------------------------------ writing
+
+FULL = Entry(
+    loc="https://www.example.com/a?x=1&y=2",
+    lastmod=W3CDate("2024-03-05T10:30:00+01:00"),
+    changefreq=ChangeFreq.WEEKLY,
+    priority=0.8,
+    title="A & B",
+    description="<about>",
+    keywords=("k1", "k2"),
+    images=(Image(loc="https://www.example.com/i.png", caption="Cap"),),
+)
+BARE = Entry(loc="https://www.example.com/bare")
+DESCRIBED = Entry(loc="https://www.example.com/d", description="Only a description", lastmod=W3CDate("2023"))
+
+
+def test_written_feed_is_valid_rss20() -> None:
+    data, _ = write_rss([FULL, BARE, DESCRIBED])
+    assert_valid_rss20(data)
+    items = channel_of(data).findall("item")
+    assert [item.findtext("link") for item in items] == [FULL.loc, BARE.loc, DESCRIBED.loc]
+    # an item with neither title nor description gets its URL as title; a description alone is enough
+    assert items[1].findtext("title") == BARE.loc
+    assert items[2].find("title") is None
+    assert_feedparser_reads(data, [FULL.loc, BARE.loc, DESCRIBED.loc])
+
+
+@pytest.mark.parametrize(
+    "lastmod",
+    [
+        "2024-03-05T10:30:00+01:00",
+        "2024-01-02",
+        "2023",
+        "2024-04-01T08:15:30.25Z",
+        "1999-12-31T23:59-12:00",
+        "0999-01-01",
+    ],
+)
+def test_pubdate_is_rfc822_with_a_four_digit_year_for_the_same_instant(lastmod: str) -> None:
+    data, _ = write_rss([Entry(loc="https://www.example.com/", title="t", lastmod=W3CDate(lastmod))])
+    pub = channel_of(data).find("item/pubDate")
+    assert pub is not None and pub.text is not None
+    assert RFC822.fullmatch(pub.text), pub.text
+    # pubDate has whole seconds: the instant is the lastmod's, fractions cut
+    assert email.utils.parsedate_to_datetime(pub.text) == W3CDate(lastmod).to_datetime().replace(microsecond=0)
+
+
+def test_the_offset_written_is_kept_in_pubdate() -> None:
+    data, _ = write_rss(
+        [Entry(loc="https://www.example.com/", title="t", lastmod=W3CDate("2024-03-05T10:30:00+05:30"))]
+    )
+    assert channel_of(data).findtext("item/pubDate") == "Tue, 05 Mar 2024 10:30:00 +0530"
+
+
+def test_self_url_becomes_atom_link_self(tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    feedmap.write([BARE], source, "jsonl")
+    with_self, without = tmp_path / "with.rss", tmp_path / "without.rss"
+    url = "https://www.example.com/feed.rss"
+    assert main(["convert", str(source), "-t", "rss", "-o", str(with_self), "--self-url", url, "-q"]) == 0
+    assert main(["convert", str(source), "-t", "rss", "-o", str(without), "-q"]) == 0
+    links = channel_of(with_self.read_bytes()).findall(f"{{{ATOM}}}link")
+    assert [(link.get("rel"), link.get("href")) for link in links] == [("self", url)]
+    assert channel_of(without.read_bytes()).findall(f"{{{ATOM}}}link") == []
+    assert feedparser.parse(with_self.read_bytes()).bozo == 0
+
+
+def test_channel_defaults_come_from_the_site_of_the_urls() -> None:
+    data, diagnostics = write_rss([Entry(loc="https://www.example.com/deep/page", title="t"), BARE])
+    channel = channel_of(data)
+    assert channel.findtext("link") == "https://www.example.com/"
+    for name in ("title", "description"):
+        text = channel.findtext(name)
+        assert text and "www.example.com" in text
+    assert not [d for d in diagnostics if d.level >= Level.WARNING]
+
+
+def test_channel_metadata_from_the_input_document(samples_dir: Path) -> None:
+    sink = io.BytesIO()
+    feedmap.convert(str(samples_dir / "rss" / "feed.xml"), sink, "rss")
+    channel = channel_of(sink.getvalue())
+    assert (channel.findtext("title"), channel.findtext("link"), channel.findtext("description")) == (
+        "Example News",
+        "https://www.example.com/news/",
+        "News from example.com",
+    )
+
+
+def test_channel_options_win_over_the_input(samples_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out.rss"
+    argv = ["convert", str(samples_dir / "rss" / "feed.xml"), "-t", "rss", "-o", str(out), "-q"]
+    argv += ["--title", "T & T", "--link", "https://other.example/", "--description", "Desc"]
+    assert main(argv) == 0
+    channel = channel_of(out.read_bytes())
+    assert (channel.findtext("title"), channel.findtext("link"), channel.findtext("description")) == (
+        "T & T",
+        "https://other.example/",
+        "Desc",
+    )
+
+
+def test_no_entries_still_give_a_valid_channel() -> None:
+    data, diagnostics = write_rss([])
+    assert_valid_rss20(data)
+    assert channel_of(data).findall("item") == []
+    assert {"channel-link-missing", "empty-document"} <= set(codes(diagnostics))
+    assert feedparser.parse(data).bozo == 0
+
+
+def test_fields_rss_cannot_hold_are_reported_once_each() -> None:
+    entries = [
+        Entry(loc=f"https://www.example.com/{n}", title="t", type="Article", extras={"ror:sortOrder": str(n)})
+        for n in range(3)
+    ]
+    data, diagnostics = write_rss(entries)
+    dropped = [d for d in diagnostics if d.code == "field-dropped"]
+    assert len(dropped) == 2
+    assert all(d.level is Level.INFO for d in dropped)
+    assert b"Article" not in data and b"sortOrder" not in data
+
+
+# ------------------------------------------------------------------------------------------------ feedparser re-reads
+
+
+def test_feedparser_reads_the_written_samples(samples_dir: Path) -> None:
+    inputs = [samples_dir / "sitemap" / "basic.xml", samples_dir / "rss" / "feed.xml", samples_dir / "rss" / "atom.xml"]
+    inputs += [
+        samples_dir / "ror" / "site.xml",
+        samples_dir / "jsonl" / "entries.jsonl",
+        samples_dir / "text" / "urls.txt",
+    ]
+    for source in inputs:
+        sink = io.BytesIO()
+        feedmap.convert(str(source), sink, "rss")
+        with feedmap.read(str(source)) as doc:
+            locs = [entry.loc for entry in doc]
+        assert_valid_rss20(sink.getvalue())
+        assert_feedparser_reads(sink.getvalue(), locs)
+
+
+def test_the_rss_golden_is_valid(samples_dir: Path) -> None:
+    data = (samples_dir / "sitemap" / "basic.expected.rss.xml").read_bytes()
+    assert_valid_rss20(data)
+    assert feedparser.parse(data).bozo == 0
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(entries=st.lists(entries_for(get("rss")), max_size=4))
+def test_feedparser_reads_what_we_write(entries: list[Entry]) -> None:
+    sink = io.BytesIO()
+    feedmap.write(entries, sink, "rss")
+    data = sink.getvalue()
+    assert_valid_rss20(data)
+    parsed = feedparser.parse(data)
+    assert parsed.bozo == 0, parsed.get("bozo_exception")
+    assert len(parsed.entries) == len(entries)
