@@ -319,14 +319,18 @@ def iter_elements(
             )
 
     try:
+        previous: etree._Element | None = None
         for _event, element in context:
             yield element, cleaner.line_offset
             element.clear(keep_tail=False)
             parent = element.getparent()
             if parent is not None:
                 while element.getprevious() is not None:
-                    check_unexpected(parent[0])
+                    first = parent[0]
+                    if first is not previous:  # lxml keeps one proxy per live node: `is` holds
+                        check_unexpected(first)
                     del parent[0]
+            previous = element
         root = context.root
         if root is not None:
             for child in root:

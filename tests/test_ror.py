@@ -271,7 +271,6 @@ def test_header_metadata_is_known_before_the_entries(tmp_path: Path) -> None:
         ("week", ChangeFreq.WEEKLY),
         ("month", ChangeFreq.MONTHLY),
         ("year", ChangeFreq.YEARLY),
-        ("Daily", ChangeFreq.DAILY),
         (" weekly ", ChangeFreq.WEEKLY),
     ],
 )
@@ -280,6 +279,13 @@ def test_update_period_is_changefreq(period: str, expected: ChangeFreq) -> None:
     _, entries, diagnostics, _ = read(ror_doc(page))
     assert entries == [Entry(loc="https://www.example.com/p", changefreq=expected)]
     assert diagnostics == []
+
+
+def test_an_update_period_in_other_case_is_read_with_a_warning() -> None:
+    page = "<item><link>https://www.example.com/p</link><ror:updatePeriod>Daily</ror:updatePeriod></item>"
+    _, entries, diagnostics, _ = read(ror_doc(page))
+    assert entries == [Entry(loc="https://www.example.com/p", changefreq=ChangeFreq.DAILY)]
+    assert [d.code for d in diagnostics] == ["changefreq-case"]
 
 
 def test_an_empty_update_period_is_kept_silently() -> None:

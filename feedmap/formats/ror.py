@@ -184,6 +184,12 @@ def _entry(item: _Item, ctx: Context, line: int) -> Entry | None:
     period = item.ror.pop("updatePeriod", None)
     if period is not None:
         changefreq = _PERIODS.get(period[0].lower())
+        if changefreq is not None and period[0] not in _PERIODS:
+            ctx.warning(
+                "changefreq-case",
+                f"ror:updatePeriod {period[0]!r} read as {changefreq.value!r} (the values are lower case)",
+                period[1],
+            )
         if changefreq is None:
             extras["ror:updatePeriod"] = period[0]
             if period[0]:
