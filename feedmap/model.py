@@ -150,6 +150,17 @@ def new_entry(
     return entry
 
 
+def blank_image() -> Image:
+    """``Image(loc="")`` for readers' hot paths, to be filled in attribute by attribute."""
+    image = _new_object(Image)
+    image.loc = ""
+    image.caption = None
+    image.geo_location = None
+    image.title = None
+    image.license = None
+    return image
+
+
 def new_position(source: str, line: int) -> Position:
     """``Position(source, line)`` without the Python-level ``__new__`` of a NamedTuple (hot path)."""
     return _new_tuple(Position, (source, line))

@@ -8,7 +8,7 @@ import pickle
 import pytest
 
 from feedmap import Alternate, ChangeFreq, Entry, Image, Position, W3CDate
-from feedmap.model import new_entry, new_position
+from feedmap.model import blank_image, new_entry, new_position
 
 
 def test_new_entry_equals_the_keyword_constructor() -> None:
@@ -45,3 +45,7 @@ def test_w3cdate_is_immutable_hashable_and_copyable() -> None:
     assert copy.deepcopy(value) == value
     assert pickle.loads(pickle.dumps(value)) == value
     assert value != W3CDate("2024-01-02T09:00:00Z")  # same instant, written differently
+
+
+def test_blank_image_equals_the_keyword_constructor() -> None:
+    assert blank_image() == Image(loc="")

@@ -50,6 +50,7 @@ from feedmap.model import (
     Document,
     Entry,
     Image,
+    blank_image,
     new_entry,
     new_position,
 )
@@ -113,7 +114,7 @@ def _serialize(element: etree._Element) -> str:
 
 
 def _read_image(element: etree._Element, ctx: Context, offset: int) -> Image | None:
-    image = Image(loc="")
+    image = blank_image()
     for child in element:
         tag = child.tag
         name = _IMAGE_FIELDS.get(tag)  # None for other elements, and for comments and PIs (tag not a str)
