@@ -14,8 +14,8 @@ from __future__ import annotations
 import contextlib
 import importlib
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import BinaryIO, Protocol
@@ -79,11 +79,8 @@ class FormatSpec:
     #: IR fields this format holds; converting into it drops the others with an INFO diagnostic.
     fields: frozenset[str] = frozenset()
     description: str = ""
-    extra_matcher: Callable[[Sniffed], bool] | None = field(default=None, compare=False)
 
     def matches(self, sniffed: Sniffed) -> bool:
-        if self.extra_matcher is not None:
-            return self.extra_matcher(sniffed)
         if sniffed.kind == "xml" and sniffed.root is not None:
             root = sniffed.root
             for namespace, local in self.roots:

@@ -17,7 +17,7 @@ from typing import TextIO, TypeVar
 
 from feedmap.errors import Diagnostic, Level
 
-__all__ = ["DiagnosticPrinter", "Progress", "parse_map", "parse_size"]
+__all__ = ["DiagnosticPrinter", "Progress", "add_reading_options", "parse_map", "parse_size"]
 
 PER_CODE = 20
 T = TypeVar("T")
@@ -110,3 +110,34 @@ class Progress:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
             self._last = 0.0
+
+
+def add_reading_options(parser: argparse.ArgumentParser, *, no_follow_help: str) -> None:
+    """INPUT..., -f, --strict, --max-bytes, --no-follow and --map: what every reading command takes."""
+    from feedmap.sources import DEFAULT_MAX_BYTES
+
+    parser.add_argument("inputs", nargs="+", metavar="INPUT", help="a file path, or - for standard input")
+    parser.add_argument(
+        "-f", "--from", dest="source_format", metavar="FMT", help="input format (default: recognised from content)"
+    )
+    parser.add_argument(
+        "--strict", action="store_true", help="treat any warning as an error: exit 1 at the first problem"
+    )
+    parser.add_argument(
+        "--max-bytes",
+        type=parse_size,
+        default=DEFAULT_MAX_BYTES,
+        metavar="N",
+        help="largest (decompressed) input to read, e.g. 200M or 2G (default: 100M)",
+    )
+    parser.add_argument("--no-follow", action="store_true", help=no_follow_help)
+    parser.add_argument(
+        "--map",
+        dest="maps",
+        action="append",
+        type=parse_map,
+        default=[],
+        metavar="PREFIX=DIR",
+        help="read URLs starting with PREFIX from the directory DIR (repeatable), "
+        "e.g. index children from a build directory",
+    )

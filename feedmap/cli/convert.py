@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from feedmap import api, registry
-from feedmap.cli._common import DiagnosticPrinter, Progress, parse_map, parse_size
+from feedmap.cli._common import DiagnosticPrinter, Progress, add_reading_options
 from feedmap.context import Options
 from feedmap.errors import FormatError, Reporter
-from feedmap.sources import DEFAULT_MAX_BYTES
 
 __all__ = ["add_parser", "run"]
 
@@ -42,9 +41,9 @@ def add_parser(subparsers: Any) -> None:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("inputs", nargs="+", metavar="INPUT", help="a file path, or - for standard input")
-    parser.add_argument(
-        "-f", "--from", dest="source_format", metavar="FMT", help="input format (default: recognised from content)"
+    add_reading_options(
+        parser,
+        no_follow_help="for a sitemap index: yield its own entries (loc, lastmod) instead of reading its children",
     )
     parser.add_argument(
         "-t",
@@ -58,31 +57,6 @@ def add_parser(subparsers: Any) -> None:
         "--output",
         metavar="OUT",
         help="output file (default: standard output); written to a temporary file and renamed into place when complete",
-    )
-    parser.add_argument(
-        "--strict", action="store_true", help="treat any warning as an error: exit 1 at the first problem"
-    )
-    parser.add_argument(
-        "--max-bytes",
-        type=parse_size,
-        default=DEFAULT_MAX_BYTES,
-        metavar="N",
-        help="largest (decompressed) input to read, e.g. 200M or 2G (default: 100M)",
-    )
-    parser.add_argument(
-        "--no-follow",
-        action="store_true",
-        help="for a sitemap index: yield its own entries (loc, lastmod) instead of reading its children",
-    )
-    parser.add_argument(
-        "--map",
-        dest="maps",
-        action="append",
-        type=parse_map,
-        default=[],
-        metavar="PREFIX=DIR",
-        help="read URLs starting with PREFIX from the directory DIR (repeatable), "
-        "e.g. index children from a build directory",
     )
     parser.add_argument(
         "--schema-location",

@@ -8,9 +8,8 @@ import sys
 from typing import Any
 
 from feedmap import api
-from feedmap.cli._common import DiagnosticPrinter, parse_map, parse_size
+from feedmap.cli._common import DiagnosticPrinter, add_reading_options
 from feedmap.errors import Level, Reporter
-from feedmap.sources import DEFAULT_MAX_BYTES
 
 __all__ = ["add_parser", "describe", "run"]
 
@@ -32,28 +31,7 @@ def add_parser(subparsers: Any) -> None:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("inputs", nargs="+", metavar="INPUT", help="a file path, or - for standard input")
-    parser.add_argument("-f", "--from", dest="source_format", metavar="FMT", help="input format (default: recognised)")
-    parser.add_argument("--strict", action="store_true", help="exit 1 at the first warning")
-    parser.add_argument(
-        "--max-bytes",
-        type=parse_size,
-        default=DEFAULT_MAX_BYTES,
-        metavar="N",
-        help="largest (decompressed) input to read (default: 100M)",
-    )
-    parser.add_argument(
-        "--no-follow", action="store_true", help="for an index: describe the index itself, not its children"
-    )
-    parser.add_argument(
-        "--map",
-        dest="maps",
-        action="append",
-        type=parse_map,
-        default=[],
-        metavar="PREFIX=DIR",
-        help="read URLs under PREFIX from DIR",
-    )
+    add_reading_options(parser, no_follow_help="for an index: describe the index itself, not its children")
     parser.add_argument("--json", action="store_true", help="print one JSON object per input instead of text")
     parser.add_argument("-q", "--quiet", action="store_true", help="do not print each diagnostic, only the summary")
     parser.set_defaults(run=run)

@@ -12,14 +12,15 @@ exact W3C lastmod, the Google image namespace for images, XHTML for hreflang lin
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import BinaryIO
 from urllib.parse import urlsplit
 
 from feedmap._xml import escape_text
 from feedmap.context import Context
 from feedmap.model import Document, Entry
 
-__all__ = ["ChannelInfo", "channel_info", "peek_first", "site_of"]
+__all__ = ["ChannelInfo", "channel_info", "peek_first", "site_of", "write_channel"]
 
 ATOM_NS = "http://www.w3.org/2005/Atom"
 DC_NS = "http://purl.org/dc/elements/1.1/"
@@ -74,3 +75,34 @@ def channel_info(doc: Document, first: Entry | None, ctx: Context, *, title_pref
     title = options.channel_title or doc.meta.title or f"{title_prefix} {link}"
     description = options.channel_description or doc.meta.description or f"{title_prefix} {link}"
     return ChannelInfo(title, link, description, options.self_url)
+
+
+def write_channel(
+    doc: Document,
+    sink: BinaryIO,
+    ctx: Context,
+    *,
+    namespaces: str,
+    title_prefix: str,
+    item: Callable[[Entry, set[str]], str],
+    after_channel: Callable[[ChannelInfo], str] = lambda channel: "",
+) -> int:
+    """Write ``<rss version="2.0">`` with one channel and an item per entry; returns the item count.
+
+    ``item`` renders one entry (its second argument collects extras already reported as dropped);
+    ``after_channel`` renders what comes between the channel elements and the items (ROR's header item).
+    """
+    from feedmap.formats.sitemap import SizeWatch, write_blocks
+
+    first, entries = peek_first(doc)
+    channel = channel_info(doc, first, ctx, title_prefix=title_prefix)
+    header = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"{namespaces}>\n<channel>'
+        f"{channel.elements()}\n{after_channel(channel)}"
+    )
+    dropped: set[str] = set()
+    blocks = (item(entry, dropped) for entry in entries)
+    count = write_blocks(sink, header, "</channel>\n</rss>\n", blocks, SizeWatch(ctx, "items"))
+    if count == 0:
+        ctx.warning("empty-document", "no entries: wrote a feed channel without items")
+    return count

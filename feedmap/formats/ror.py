@@ -43,16 +43,14 @@ from feedmap._xml import (
 from feedmap.context import Context
 from feedmap.errors import ReadError, Reporter
 from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc, read_priority
-from feedmap.formats._rsswrite import ATOM_NS, channel_info, peek_first
+from feedmap.formats._rsswrite import ATOM_NS, write_channel
 from feedmap.formats.rss import item_core
 from feedmap.formats.sitemap import (
-    SizeWatch,
-    _read_image,
-    _serialize,
     alternate_elements,
     format_priority,
     image_elements,
-    write_blocks,
+    read_image,
+    serialize_element,
 )
 from feedmap.model import ENTRY_FIELDS, Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, Position
 from feedmap.registry import FormatSpec
@@ -135,14 +133,14 @@ def _gather(element: etree._Element, ctx: Context, offset: int) -> _Item:
         elif namespace in SITEMAP_NAMESPACES and local == "changefreq":
             item.changefreq = (child.text, line)
         elif namespace == IMAGE_NS and local == "image":
-            image = _read_image(child, ctx, offset)
+            image = read_image(child, ctx, offset)
             if image is not None:
                 item.images.append(image)
         elif namespace == XHTML_NS and local == "link" and child.get("hreflang") and child.get("href"):
             alternates_href = child.get("href", "").strip()
             item.alternates.append(Alternate(hreflang=child.get("hreflang", "").strip(), href=alternates_href))
         else:
-            item.extras[tag] = item.extras.get(tag, "") + _serialize(child)
+            item.extras[tag] = item.extras.get(tag, "") + serialize_element(child)
     return item
 
 
@@ -353,18 +351,15 @@ NAMESPACES = (
 
 
 def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
-    first, entries = peek_first(doc)
-    channel = channel_info(doc, first, ctx, title_prefix="ROR Sitemap for")
-    header = (
-        f'<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"{NAMESPACES}>\n<channel>'
-        f"{channel.elements()}\n{_header_item(doc, channel.link, channel.title)}"
+    return write_channel(
+        doc,
+        sink,
+        ctx,
+        namespaces=NAMESPACES,
+        title_prefix="ROR Sitemap for",
+        item=lambda entry, dropped: _item(entry, ctx, dropped),
+        after_channel=lambda channel: _header_item(doc, channel.link, channel.title),
     )
-    dropped: set[str] = set()
-    blocks = (_item(entry, ctx, dropped) for entry in entries)
-    count = write_blocks(sink, header, "</channel>\n</rss>\n", blocks, SizeWatch(ctx, "items"))
-    if count == 0:
-        ctx.warning("empty-document", "no entries: wrote a ROR channel with only its header item")
-    return count
 
 
 FORMAT = FormatSpec(

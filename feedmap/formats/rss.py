@@ -29,15 +29,13 @@ from feedmap._xml import IMAGE_NS, SITEMAP_NAMESPACES, SITEMAP_NS, XHTML_NS, esc
 from feedmap.context import Context
 from feedmap.errors import ReadError
 from feedmap.formats._fields import read_lastmod, read_loc
-from feedmap.formats._rsswrite import ATOM_NS, DC_NS, channel_info, peek_first
+from feedmap.formats._rsswrite import ATOM_NS, DC_NS, write_channel
 from feedmap.formats.sitemap import (
-    SizeWatch,
     alternate_elements,
     entry_from_element,
     format_priority,
     image_elements,
     output_url,
-    write_blocks,
     xml_extras,
 )
 from feedmap.model import ENTRY_FIELDS, DocKind, DocMeta, Document, Entry, Position
@@ -266,17 +264,14 @@ RSS_NAMESPACES = "".join(f' xmlns:{prefix}="{uri}"' for prefix, uri in _DECLARED
 
 
 def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
-    first, entries = peek_first(doc)
-    channel = channel_info(doc, first, ctx, title_prefix="Pages of")
-    header = (
-        f'<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"{RSS_NAMESPACES}>\n<channel>{channel.elements()}\n'
+    return write_channel(
+        doc,
+        sink,
+        ctx,
+        namespaces=RSS_NAMESPACES,
+        title_prefix="Pages of",
+        item=lambda entry, dropped: _item(entry, ctx, dropped),
     )
-    dropped: set[str] = set()
-    blocks = (_item(entry, ctx, dropped) for entry in entries)
-    count = write_blocks(sink, header, "</channel>\n</rss>\n", blocks, SizeWatch(ctx, "items"))
-    if count == 0:
-        ctx.warning("empty-document", "no entries: wrote a channel without items")
-    return count
 
 
 FORMAT = FormatSpec(

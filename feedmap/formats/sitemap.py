@@ -57,7 +57,16 @@ from feedmap.model import (
 from feedmap.registry import FormatSpec
 from feedmap.sources import Source
 
-__all__ = ["FORMAT", "alternate_elements", "escape_text", "image_elements", "read", "write"]
+__all__ = [
+    "FORMAT",
+    "alternate_elements",
+    "escape_text",
+    "image_elements",
+    "read",
+    "read_image",
+    "serialize_element",
+    "write",
+]
 
 MAX_URLS = 50_000
 MAX_BYTES = 52_428_800
@@ -105,7 +114,7 @@ def _field_names(namespace: str) -> dict[str, str]:
     return {_qualified(namespace, name): name for name in ("loc", "lastmod", "changefreq", "priority")}
 
 
-def _serialize(element: etree._Element) -> str:
+def serialize_element(element: etree._Element) -> str:
     """The element as standalone XML, declaring only the namespaces it uses."""
     clone = copy.deepcopy(element)
     clone.tail = None
@@ -113,7 +122,7 @@ def _serialize(element: etree._Element) -> str:
     return etree.tostring(clone, encoding="unicode")
 
 
-def _read_image(element: etree._Element, ctx: Context, offset: int) -> Image | None:
+def read_image(element: etree._Element, ctx: Context, offset: int) -> Image | None:
     image = blank_image()
     for child in element:
         tag = child.tag
@@ -180,7 +189,7 @@ def entry_from_element(element: etree._Element, namespace: str, ctx: Context, of
             if priority is None or not 0.0 <= priority <= 1.0:  # NaN fails the comparison too
                 priority = read_priority(child.text, ctx, line_of(child) + offset)
         elif tag == _IMAGE:
-            image = _read_image(child, ctx, offset)
+            image = read_image(child, ctx, offset)
             if image is not None:
                 images.append(image)
         elif tag == _XHTML_LINK and child.get("rel") == "alternate" and child.get("hreflang") and child.get("href"):
@@ -194,7 +203,7 @@ def entry_from_element(element: etree._Element, namespace: str, ctx: Context, of
                     line_of(child) + offset,
                 )
             key = tag if tag.startswith("{") else "{}" + tag  # Clark notation, also for no namespace
-            extras[key] = extras.get(key, "") + _serialize(child)
+            extras[key] = extras.get(key, "") + serialize_element(child)
     if not has_loc:
         bare = (element.text or "").strip()
         if not is_absolute_url(bare):
