@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, urlsplit, urlunsplit
 
-__all__ = ["MAX_LOC_LENGTH", "check_loc", "encode_url", "is_absolute_url"]
+__all__ = ["MAX_LOC_LENGTH", "check_loc", "encode_url", "is_absolute_url", "is_http_url", "origin", "same_site"]
 
 MAX_LOC_LENGTH = 2048
 _ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#]+")
@@ -83,3 +83,24 @@ def encode_url(url: str) -> str:
             quote(parts.fragment, safe=_QUERY_SAFE),
         )
     )
+
+
+def is_http_url(text: str) -> bool:
+    return text[:8].lower().startswith(("http://", "https://"))
+
+
+def origin(url: str) -> tuple[str, str, int]:
+    """(scheme, host, port) of a URL, the port made explicit; the site a URL belongs to."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").rstrip(".")
+    try:
+        port = parts.port or (443 if scheme == "https" else 80)
+    except ValueError:
+        port = -1
+    return scheme, host, port
+
+
+def same_site(url: str, base: str) -> bool:
+    """True when ``url`` has the scheme, host and port of ``base`` (sitemaps.org "Sitemap file location")."""
+    return origin(url) == origin(base)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from feedmap import converters, registry
-from feedmap.context import Context, Options
+from feedmap.context import DEFAULT_CONCURRENCY, Context, FollowPredicate, HttpSettings, Options
 from feedmap.errors import Diagnostic, FormatError, Reporter
 from feedmap.model import ENTRY_FIELDS, Document, Entry
 from feedmap.registry import FormatSpec
@@ -24,6 +24,7 @@ from feedmap.sources import (
     SinkLike,
     Source,
     SourceLike,
+    is_url,
     open_sink,
     open_source,
     source_name,
@@ -65,11 +66,20 @@ def _open_document(source: SourceLike, format: str | None, ctx: Context) -> Docu
     """Open and start reading one source; the returned document's entries close it when exhausted."""
     stack = contextlib.ExitStack()
     try:
+        remote = isinstance(source, str) and is_url(source) and not source.startswith("file:")
         opened = stack.enter_context(
-            open_source(source, reporter=ctx.reporter, max_bytes=ctx.options.max_bytes, name=ctx.name or None)
+            open_source(
+                source,
+                reporter=ctx.reporter,
+                max_bytes=ctx.options.max_bytes,
+                name=ctx.name or None,
+                fetcher=ctx.fetcher() if remote else None,
+                maps=ctx.options.maps,
+            )
         )
         ctx.name = opened.name
         ctx.path = opened.path
+        ctx.url = opened.url or ctx.url
         spec = _readable(format, opened)
         assert spec.reader is not None
         doc = spec.reader(opened, ctx=ctx)
@@ -98,25 +108,49 @@ def read(
     strict: bool = False,
     *,
     max_bytes: int = DEFAULT_MAX_BYTES,
-    follow: bool = True,
+    follow: bool | FollowPredicate = True,
     maps: Sequence[tuple[str, str | Path]] = (),
+    concurrency: int = DEFAULT_CONCURRENCY,
+    http: HttpSettings | None = None,
     on_diagnostic: DiagnosticHandler | None = None,
     reporter: Reporter | None = None,
 ) -> Document:
-    """Read a sitemap, index, text sitemap, JSON lines file (or any registered format).
+    """Read a sitemap, index, text sitemap, feed, JSON lines file (or any registered format).
 
-    ``source`` is a path, ``"-"`` for stdin, or a binary file object; gzip is recognised by content.
-    The format is recognised by content unless ``format`` names it.  Entries stream: iterate
-    ``doc.entries`` once, and use the document as a context manager (or exhaust it) to close the file.
+    ``source`` is a path, ``"-"`` for stdin, an http(s) URL, or a binary file object; gzip is recognised
+    by content.  The format is recognised by content unless ``format`` names it.  Entries stream: iterate
+    ``doc.entries`` once, and use the document as a context manager (or exhaust it) to close the input.
+
+    For a sitemap index, ``follow`` is True (read every child), False (the index's own entries) or a
+    predicate ``follow(loc, lastmod) -> bool`` choosing the children to read; ``concurrency`` children
+    are fetched at once.  ``maps`` pairs ``(url_prefix, directory)``: URLs under a prefix are read from
+    the directory instead of the network.
     """
     options = Options(
         strict=strict,
         max_bytes=max_bytes,
-        follow=follow,
+        follow=follow is not False,
+        follow_child=follow if callable(follow) else None,
         maps=tuple((prefix, Path(directory)) for prefix, directory in maps),
+        concurrency=concurrency,
+        http=http or HttpSettings(),
     )
     ctx = Context(reporter=_reporter(reporter, strict, on_diagnostic), options=options, name=source_name(source))
-    return _open_document(source, format, ctx)
+    try:
+        doc = _open_document(source, format, ctx)
+    except BaseException:
+        ctx.shared.close()
+        raise
+    doc.entries = _then_close(doc.entries, ctx)
+    return doc
+
+
+def _then_close(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
+    """The entries, then the run's shared resources (HTTP client, download threads) closed."""
+    try:
+        yield from entries
+    finally:
+        ctx.shared.close()
 
 
 def _watch_dropped(entries: Iterable[Entry], spec: FormatSpec, ctx: Context) -> Iterator[Entry]:
@@ -194,7 +228,7 @@ def _concatenated(sources: Sequence[SourceLike], format: str | None, ctx: Contex
     """One document whose entries are those of each source in turn; metadata from the first."""
 
     def context_for(source: SourceLike) -> Context:
-        return Context(reporter=ctx.reporter, options=ctx.options, name=source_name(source))
+        return Context(reporter=ctx.reporter, options=ctx.options, name=source_name(source), shared=ctx.shared)
 
     first = _open_document(sources[0], format, context_for(sources[0]))
 
@@ -240,4 +274,5 @@ def convert(
     finally:
         doc.close()
         source_doc.close()
+        ctx.shared.close()
     return Summary(count, ctx.reporter)

@@ -6,15 +6,61 @@ they ignore, so a new option never changes the format contract.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from feedmap._dates import W3CDate
 from feedmap.errors import Reporter
 from feedmap.sources import DEFAULT_MAX_BYTES
 
-__all__ = ["DEFAULT_MAX_DEPTH", "Context", "Options"]
+if TYPE_CHECKING:  # httpx is imported only when something is fetched
+    from feedmap.http import Fetcher
+
+__all__ = [
+    "DEFAULT_CONCURRENCY",
+    "DEFAULT_MAX_DEPTH",
+    "DEFAULT_USER_AGENT",
+    "Context",
+    "FollowPredicate",
+    "HttpSettings",
+    "Options",
+    "Shared",
+]
 
 DEFAULT_MAX_DEPTH = 5
+DEFAULT_CONCURRENCY = 16
+DEFAULT_USER_AGENT = "feedmap/0.1 (+https://pypi.org/project/feedmap/)"
+
+#: Decides whether an index child is read: sees the child's loc and lastmod.
+FollowPredicate = Callable[[str, "W3CDate | None"], bool]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HttpSettings:
+    """How to fetch (``--user-agent``, ``--timeout``, ``--retries``, ``--delay``, ``--cache``); see feedmap.http."""
+
+    user_agent: str = DEFAULT_USER_AGENT
+    connect_timeout: float = 10.0
+    #: Longest wait for any one read from the socket.
+    read_timeout: float = 30.0
+    #: Longest a whole response may take, headers and body.
+    total_timeout: float = 300.0
+    retries: int = 3
+    #: First wait before a retry without ``Retry-After``; doubled on each further retry.
+    backoff: float = 0.5
+    #: A ``Retry-After`` longer than this is not waited for: the fetch fails instead.
+    max_retry_wait: float = 60.0
+    max_redirects: int = 5
+    #: Seconds between two requests to the same host (0: no delay).
+    host_delay: float = 0.0
+    #: Keep validators and bodies here and revalidate them (conditional GET); None: no cache.
+    cache_dir: Path | None = None
+    #: Most connections open at once (the pool is shared by all threads).
+    max_connections: int = 64
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -24,7 +70,12 @@ class Options:
     strict: bool = False
     max_bytes: int = DEFAULT_MAX_BYTES
     follow: bool = True
+    #: With ``follow``: which index children to read (``--since`` builds one); None reads them all.
+    follow_child: FollowPredicate | None = None
     max_depth: int = DEFAULT_MAX_DEPTH
+    #: Index children fetched at once (and pages at once with ``--enrich``).
+    concurrency: int = DEFAULT_CONCURRENCY
+    http: HttpSettings = field(default_factory=HttpSettings)
     #: ``(url_prefix, directory)`` pairs: URLs under the prefix are read from the directory.
     maps: tuple[tuple[str, Path], ...] = ()
     schema_location: bool = False
@@ -37,6 +88,38 @@ class Options:
     self_url: str | None = None
 
 
+class Shared:
+    """What every context of one run shares: the HTTP fetcher and the download threads, made on first use."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._fetcher: Fetcher | None = None
+        self._pool: ThreadPoolExecutor | None = None
+
+    def fetcher(self, settings: HttpSettings) -> Fetcher:
+        with self._lock:
+            if self._fetcher is None:
+                from feedmap.http import Fetcher
+
+                self._fetcher = Fetcher(settings)
+            return self._fetcher
+
+    def pool(self, workers: int) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="feedmap-fetch")
+            return self._pool
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+            fetcher, self._fetcher = self._fetcher, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+        if fetcher is not None:
+            fetcher.close()
+
+
 @dataclass(slots=True, kw_only=True)
 class Context:
     """Per-run state handed to readers and writers."""
@@ -46,16 +129,22 @@ class Context:
     #: Name of the input being read (for diagnostics) and its path when it is a local file.
     name: str = ""
     path: Path | None = None
+    #: The URL the input was read from (fetched, or mapped to a local file), for scope checks.
+    url: str | None = None
     #: Locations of the index documents being followed, outermost first (loop and depth detection).
     chain: tuple[str, ...] = ()
+    shared: Shared = field(default_factory=Shared)
 
     def key(self) -> str:
         """What identifies the current document for loop detection: its resolved path, else its name."""
         return str(self.path.resolve()) if self.path is not None else self.name
 
-    def child(self, name: str, path: Path | None) -> Context:
+    def child(self, name: str, path: Path | None, url: str | None = None) -> Context:
         """The context for reading a child document of the current one (an index's sitemap)."""
-        return replace(self, name=name, path=path, chain=(*self.chain, self.key()))
+        return replace(self, name=name, path=path, url=url, chain=(*self.chain, self.key()))
+
+    def fetcher(self) -> Fetcher:
+        return self.shared.fetcher(self.options.http)
 
     def warning(self, code: str, message: str, line: int = 0) -> None:
         self.reporter.warning(code, message, self.name, line)

@@ -10,6 +10,7 @@ Exception hierarchy; every class also subclasses the builtin a caller would natu
      │    └── LimitError                  a size cap was hit (decompressed bytes, depth, ...)
      ├── WriteError (ValueError)           a document that cannot be written in the target format
      └── SourceError (OSError)             a file, directory or stream that cannot be opened or written
+          └── FetchError                   an http(s) URL that could not be fetched (status, timeout, ...)
 
 Non-fatal problems are :class:`Diagnostic` values with a stable ``code`` slug (tests assert on codes,
 never on message text), a level, and the source position.  A :class:`Reporter` receives them: in lenient
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 __all__ = [
     "Diagnostic",
     "FeedmapError",
+    "FetchError",
     "FormatError",
     "Level",
     "LimitError",
@@ -118,6 +120,16 @@ class WriteError(FeedmapError, ValueError):
 
 class SourceError(FeedmapError, OSError):
     """A file, directory, URL or stream that cannot be opened, read or written."""
+
+
+class FetchError(SourceError):
+    """An http(s) URL that could not be fetched; ``code`` says why (``http-404``, ``timeout``, ...)."""
+
+    def __init__(self, message: str, *, url: str, code: str = "fetch-failed", status: int | None = None) -> None:
+        super().__init__(message)
+        self.url = url
+        self.code = code
+        self.status = status
 
 
 DiagnosticHandler = Callable[[Diagnostic], None]

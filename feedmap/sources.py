@@ -17,18 +17,22 @@ import os
 import sys
 import tempfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Protocol, Union
+from typing import TYPE_CHECKING, BinaryIO, Protocol, Union
 
 from feedmap.errors import LimitError, Reporter, SourceError
+
+if TYPE_CHECKING:  # httpx is imported only when something is fetched
+    from feedmap.http import Fetcher
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "SinkLike",
     "Source",
     "SourceLike",
+    "is_url",
     "open_sink",
     "open_source",
     "source_name",
@@ -206,17 +210,19 @@ class Source:
     stream: PeekableStream
     path: Path | None = None
     compressed: bool = False
+    #: The URL it was read from: fetched, or mapped to ``path`` by ``--map``.
+    url: str | None = None
+
+
+def is_url(text: str) -> bool:
+    """An ``http:``, ``https:`` or ``file:`` URL (as opposed to a path)."""
+    return text[:8].lower().startswith(("http://", "https://", "file:"))
 
 
 def _open_raw(source: SourceLike, name: str) -> tuple[BinaryIO, bool, Path | None]:
     """Returns (stream, we_own_it, path)."""
     if isinstance(source, str) and source == "-":
         return sys.stdin.buffer, False, None
-    if isinstance(source, str) and source.split(":", 1)[0].lower() in ("http", "https"):
-        raise SourceError(
-            f"{source}: reading over HTTP is not supported in this version; "
-            "download the file first, or map the URL prefix to a directory with --map PREFIX=DIR"
-        )
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         try:
@@ -239,23 +245,51 @@ def open_source(
     reporter: Reporter,
     max_bytes: int = DEFAULT_MAX_BYTES,
     name: str | None = None,
+    fetcher: Fetcher | None = None,
+    maps: Sequence[tuple[str, Path]] = (),
 ) -> Iterator[Source]:
-    """Open ``source`` for reading, decompressing gzip (by magic bytes) and capping the size."""
-    display = name or source_name(source)
-    raw, owned, path = _open_raw(source, display)
-    try:
-        head = PeekableStream(raw)
-        try:
-            magic = head.peek(2)
-        except OSError as exc:
-            raise SourceError(f"{display}: cannot read ({exc})") from None
-        compressed = magic == GZIP_MAGIC
-        inner: Readable = GzipReader(head) if compressed else head
-        capped = _CappedStream(inner, limit=max_bytes, name=display, reporter=reporter, compressed=compressed)
-        yield Source(display, PeekableStream(capped), path, compressed)
-    finally:
+    """Open ``source`` for reading, decompressing gzip (by magic bytes) and capping the size.
+
+    An http(s) URL is fetched with ``fetcher`` (a temporary one when None), unless ``maps`` (``--map``
+    prefixes) say it is read from a local directory; a ``file:`` URL is read as a path.
+    """
+    with contextlib.ExitStack() as stack:
+        url: str | None = None
+        if isinstance(source, str) and is_url(source):
+            from feedmap.locate import local_path
+
+            url = source
+            local = local_path(source, maps)
+            if local is not None:
+                source = local
+                name = name if name and name != url else str(local)
+            else:
+                if fetcher is None:
+                    from feedmap.http import Fetcher
+
+                    fetcher = stack.enter_context(Fetcher())
+                fetched = stack.enter_context(fetcher.open(source, max_bytes=max_bytes))
+                yield _opened(fetched, name or url, None, url, reporter, max_bytes)
+                return
+        display = name or source_name(source)
+        raw, owned, path = _open_raw(source, display)
         if owned:
-            raw.close()
+            stack.callback(raw.close)
+        yield _opened(raw, display, path, url, reporter, max_bytes)
+
+
+def _opened(
+    raw: Readable, display: str, path: Path | None, url: str | None, reporter: Reporter, max_bytes: int
+) -> Source:
+    head = PeekableStream(raw)
+    try:
+        magic = head.peek(2)
+    except OSError as exc:
+        raise SourceError(f"{display}: cannot read ({exc})") from None
+    compressed = magic == GZIP_MAGIC
+    inner: Readable = GzipReader(head) if compressed else head
+    capped = _CappedStream(inner, limit=max_bytes, name=display, reporter=reporter, compressed=compressed)
+    return Source(display, PeekableStream(capped), path, compressed, url)
 
 
 @contextlib.contextmanager

@@ -498,22 +498,6 @@ def test_no_follow_index_to_sitemapindex(capsys: pytest.CaptureFixture[str], tmp
     assert locs_of(out, "sitemapindex") == ["https://example.com/sitemap-a.xml", "https://example.com/sitemap-b.xml.gz"]
 
 
-def test_unmapped_children_are_reported_not_fetched(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    index, _ = make_site(tmp_path)
-    code, out, err = run(capsys, "convert", index, "-t", "text")
-    assert code == 0
-    assert out == ""
-    lines = diagnostic_lines(err, "child-not-read")
-    assert [line.split(": ", 1)[0] for line in lines] == [f"{index}:3", f"{index}:4"]
-
-
-def test_unmapped_children_fail_under_strict(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    index, _ = make_site(tmp_path)
-    code, _, err = run(capsys, "convert", index, "--strict", "-t", "text")
-    assert code == 1
-    assert "[child-not-read]" in err
-
-
 def test_map_to_a_missing_directory_is_a_usage_error(
     capsys: pytest.CaptureFixture[str], sitemap: Path, tmp_path: Path
 ) -> None:

@@ -212,9 +212,9 @@ def test_unreadable_child_content_is_reported_and_the_rest_goes_on(site: Path) -
     assert codes(diagnostics) == ["child-failed", "child-failed"]
 
 
-def test_unmapped_http_child_is_not_read(site: Path) -> None:
+def test_a_child_that_is_not_an_http_url_is_not_read(site: Path) -> None:
     index = site / "sitemap.xml"
-    index.write_bytes(index_xml("https://elsewhere.example.org/sitemap.xml", f"{SITE}pages.xml"))
+    index.write_bytes(index_xml("ftp://elsewhere.example.org/sitemap.xml", f"{SITE}pages.xml"))
     entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
     assert locs(entries) == [f"{SITE}a", f"{SITE}b"]
     assert [(d.line, d.code) for d in diagnostics] == [(3, "child-not-read")]

@@ -15,11 +15,16 @@ an INFO diagnostic).  Writers never nest indexes.
 
 from __future__ import annotations
 
+import contextlib
+import tempfile
+from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import Future
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
-from urllib.parse import unquote, urlsplit
 
+from feedmap._urls import is_http_url, same_site
 from feedmap._xml import peek_root
 from feedmap.context import Context
 from feedmap.errors import FeedmapError, StrictError
@@ -33,68 +38,116 @@ from feedmap.formats.sitemap import (
     write_blocks,
     xml_extras,
 )
+from feedmap.locate import MapEscapeError, local_path
 from feedmap.model import DocKind, DocMeta, Document, Entry
 from feedmap.registry import FormatSpec
 from feedmap.sources import Source
 
-__all__ = ["FORMAT", "read", "resolve_local", "write"]
+__all__ = ["FORMAT", "read", "write"]
+
+_SPOOL_IN_MEMORY = 1 << 20
 
 
-def resolve_local(loc: str, ctx: Context, line: int = 0) -> Path | None:
-    """The local file a child URL stands for (``--map`` prefix or ``file:`` URL), or None.
+@dataclass(slots=True)
+class _Child:
+    """A child sitemap about to be read: from disk (``path``) or being downloaded (``download``)."""
 
-    A mapped URL that leads outside its directory is reported (``map-escape``) and gives None.
-    """
-    for prefix, directory in ctx.options.maps:
-        if loc.startswith(prefix):
-            rest = unquote(urlsplit(loc[len(prefix) :]).path).lstrip("/")
-            target = (directory / rest).resolve()
-            base = directory.resolve()
-            if target != base and base not in target.parents:
-                ctx.warning("map-escape", f"{loc} maps outside {directory}; not read", line)
-                return None
-            if target.is_dir():
-                target = target / "index.xml"
-            return target
-    if loc.startswith("file:"):
-        return Path(unquote(urlsplit(loc).path))
-    return None
+    loc: str
+    line: int
+    path: Path | None = None
+    download: Future[BinaryIO] | None = None
+
+
+def _download(url: str, ctx: Context) -> BinaryIO:
+    """Fetch a child into a spooled temporary file (in memory up to 1 MiB), capped at ``--max-bytes``."""
+    spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)  # noqa: SIM115 - handed to the reader
+    try:
+        with ctx.fetcher().open(url, max_bytes=ctx.options.max_bytes) as fetched:
+            while chunk := fetched.read(1 << 16):
+                spool.write(chunk)
+    except BaseException:
+        spool.close()
+        raise
+    spool.seek(0)
+    return spool  # type: ignore[return-value]
+
+
+def _plan(index_entry: Entry, ctx: Context) -> _Child | None:
+    """Decide how a child is read, or report why it is not (and give None)."""
+    loc = index_entry.loc
+    line = index_entry.origin.line if index_entry.origin else 0
+    options = ctx.options
+    if options.follow_child is not None and not options.follow_child(loc, index_entry.lastmod):
+        lastmod = f" (lastmod {index_entry.lastmod})" if index_entry.lastmod is not None else ""
+        ctx.info("child-skipped", f"child sitemap {loc}{lastmod} is not read: the follow filter left it out", line)
+        return None
+    if ctx.url is not None and is_http_url(ctx.url) and not same_site(loc, ctx.url):
+        ctx.warning(
+            "child-off-site",
+            f"child sitemap {loc} is not on the index's site ({ctx.url}); not read "
+            "(an index may list only sitemaps of its own scheme, host and port)",
+            line,
+        )
+        return None
+    try:
+        path = local_path(loc, options.maps)
+    except MapEscapeError as exc:
+        ctx.warning("map-escape", str(exc), line)
+        return None
+    if path is None and not is_http_url(loc):
+        ctx.warning("child-not-read", f"child sitemap {loc} is not an http(s) URL; not read", line)
+        return None
+    key = str(path.resolve()) if path is not None else loc
+    if key == ctx.key() or key in ctx.chain:
+        ctx.warning("index-loop", f"child sitemap {loc} is an index already being read; not followed", line)
+        return None
+    if len(ctx.chain) + 1 > options.max_depth:
+        ctx.warning(
+            "index-too-deep",
+            f"child sitemap {loc} is nested deeper than {options.max_depth} indexes; not followed",
+            line,
+        )
+        return None
+    if path is not None:
+        return _Child(loc, line, path=path)
+    return _Child(loc, line, download=ctx.shared.pool(options.concurrency).submit(_download, loc, ctx))
+
+
+def _read_child(child: _Child, ctx: Context) -> Iterator[Entry]:
+    from feedmap.api import read_entries
+
+    try:
+        if child.download is not None:
+            with child.download.result() as body:
+                yield from read_entries(body, ctx.child(child.loc, None, url=child.loc))
+        else:
+            assert child.path is not None
+            mapped = child.loc if not child.loc.startswith("file:") else None
+            yield from read_entries(child.path, ctx.child(str(child.path), child.path, url=mapped))
+    except StrictError:
+        raise
+    except FeedmapError as exc:
+        ctx.warning("child-failed", f"child sitemap {child.loc} could not be read: {exc}", child.line)
 
 
 def _follow(index_entries: Iterator[Entry], ctx: Context) -> Iterator[Entry]:
-    from feedmap.api import read_entries
-
-    for index_entry in index_entries:
-        loc = index_entry.loc
-        line = index_entry.origin.line if index_entry.origin else 0
-        path = resolve_local(loc, ctx, line)
-        if path is None:
-            if any(loc.startswith(prefix) for prefix, _ in ctx.options.maps):
-                continue  # mapped, but outside its directory: resolve_local reported map-escape
-            ctx.warning(
-                "child-not-read",
-                f"child sitemap {loc} was not read: fetching over HTTP is not available in this version; "
-                "map its URL prefix to a local directory with --map PREFIX=DIR",
-                line,
-            )
-            continue
-        key = str(path.resolve())
-        if key == ctx.key() or key in ctx.chain:
-            ctx.warning("index-loop", f"child sitemap {loc} is an index already being read; not followed", line)
-            continue
-        if len(ctx.chain) + 1 > ctx.options.max_depth:
-            ctx.warning(
-                "index-too-deep",
-                f"child sitemap {loc} is nested deeper than {ctx.options.max_depth} indexes; not followed",
-                line,
-            )
-            continue
-        try:
-            yield from read_entries(path, ctx.child(str(path), path))
-        except StrictError:
-            raise
-        except FeedmapError as exc:
-            ctx.warning("child-failed", f"child sitemap {loc} could not be read: {exc}", line)
+    """The entries of each child in index order, while up to ``concurrency`` children download ahead."""
+    window: deque[_Child] = deque()
+    try:
+        for index_entry in index_entries:
+            child = _plan(index_entry, ctx)
+            if child is None:
+                continue
+            window.append(child)
+            if len(window) > max(0, ctx.options.concurrency - 1):
+                yield from _read_child(window.popleft(), ctx)
+        while window:
+            yield from _read_child(window.popleft(), ctx)
+    finally:
+        for child in window:  # stopped early (an error, or the caller closed us): drop what is in flight
+            if child.download is not None and not child.download.cancel():
+                with contextlib.suppress(BaseException):
+                    child.download.result().close()
 
 
 def read(source: Source, *, ctx: Context) -> Document:
