@@ -4,14 +4,17 @@
 * ``corpus_dir``: the external conformance corpus, ``../shared/corpus`` relative to the repository root
   or the folder named by ``$FEEDMAP_CORPUS``; a test that asks for it is skipped, with the reason, when
   the folder is absent.  Corpus files are read in place and never copied into the repository.
+* ``web``: a real HTTP server on 127.0.0.1 with programmable routes (``tests/localsite.py``).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from localsite import LocalSite
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLES_DIR = REPO_ROOT / "samples"
@@ -39,3 +42,10 @@ def corpus_dir() -> Path:
         where = os.environ.get("FEEDMAP_CORPUS") or str(REPO_ROOT.parent / "shared" / "corpus")
         pytest.skip(f"external corpus not found at {where} (set FEEDMAP_CORPUS to its folder)")
     return corpus
+
+
+@pytest.fixture
+def web() -> Iterator[LocalSite]:
+    """A real HTTP server on 127.0.0.1 with programmable routes (see tests/localsite.py)."""
+    with LocalSite() as site:
+        yield site

@@ -11,13 +11,28 @@ import re
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
+from feedmap._dates import W3CDate
 from feedmap.errors import Diagnostic, Level
 
-__all__ = ["DiagnosticPrinter", "Progress", "add_reading_options", "parse_map", "parse_size"]
+if TYPE_CHECKING:
+    from feedmap.context import FollowPredicate, HttpSettings, Options
+
+__all__ = [
+    "DiagnosticPrinter",
+    "Progress",
+    "add_http_options",
+    "add_reading_options",
+    "follow_since",
+    "http_settings",
+    "parse_date",
+    "parse_map",
+    "parse_size",
+    "reading_options",
+]
 
 PER_CODE = 20
 T = TypeVar("T")
@@ -116,7 +131,9 @@ def add_reading_options(parser: argparse.ArgumentParser, *, no_follow_help: str)
     """INPUT..., -f, --strict, --max-bytes, --no-follow and --map: what every reading command takes."""
     from feedmap.sources import DEFAULT_MAX_BYTES
 
-    parser.add_argument("inputs", nargs="+", metavar="INPUT", help="a file path, or - for standard input")
+    parser.add_argument(
+        "inputs", nargs="+", metavar="INPUT", help="a file path, an http(s) URL, or - for standard input"
+    )
     parser.add_argument(
         "-f", "--from", dest="source_format", metavar="FMT", help="input format (default: recognised from content)"
     )
@@ -138,6 +155,130 @@ def add_reading_options(parser: argparse.ArgumentParser, *, no_follow_help: str)
         type=parse_map,
         default=[],
         metavar="PREFIX=DIR",
-        help="read URLs starting with PREFIX from the directory DIR (repeatable), "
-        "e.g. index children from a build directory",
+        help="read URLs starting with PREFIX from the directory DIR instead of the network (repeatable), "
+        "e.g. index children or pages from a static-site build directory",
+    )
+    parser.add_argument(
+        "--since",
+        type=parse_date,
+        metavar="DATE",
+        help="for a sitemap index: skip children whose lastmod is older than DATE (e.g. 2024-06-01); "
+        "children without a lastmod are read",
+    )
+    add_http_options(parser)
+
+
+def add_http_options(parser: argparse.ArgumentParser) -> None:
+    """How URLs are fetched: the options of every command that may read over HTTP."""
+    from feedmap.context import DEFAULT_CONCURRENCY, DEFAULT_USER_AGENT
+
+    web = parser.add_argument_group("fetching over HTTP (inputs, index children, pages)")
+    web.add_argument(
+        "--concurrency",
+        type=positive_int,
+        default=DEFAULT_CONCURRENCY,
+        metavar="N",
+        help=f"requests in flight at once (default: {DEFAULT_CONCURRENCY})",
+    )
+    web.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=30.0,
+        metavar="SECONDS",
+        help="longest wait for a connection or for the next bytes of a response (default: 30)",
+    )
+    web.add_argument(
+        "--retries",
+        type=non_negative_int,
+        default=3,
+        metavar="N",
+        help="retries after 429 and 5xx answers (honouring Retry-After) and failed connections (default: 3)",
+    )
+    web.add_argument(
+        "--delay",
+        type=non_negative_float,
+        default=0.0,
+        metavar="SECONDS",
+        help="pause between two requests to the same host, to be polite (default: 0)",
+    )
+    web.add_argument(
+        "--user-agent",
+        default=DEFAULT_USER_AGENT,
+        metavar="TEXT",
+        help=f"User-Agent header (default: {DEFAULT_USER_AGENT})",
+    )
+    web.add_argument(
+        "--cache",
+        type=Path,
+        metavar="DIR",
+        help="keep responses with their ETag/Last-Modified in DIR and revalidate them next time (conditional GET)",
+    )
+
+
+def http_settings(args: argparse.Namespace) -> HttpSettings:
+    """The HttpSettings the options of :func:`add_http_options` ask for."""
+    from feedmap.context import HttpSettings
+
+    return HttpSettings(
+        user_agent=args.user_agent,
+        connect_timeout=min(10.0, args.timeout),
+        read_timeout=args.timeout,
+        retries=args.retries,
+        host_delay=args.delay,
+        cache_dir=args.cache,
+    )
+
+
+def follow_since(since: W3CDate) -> FollowPredicate:
+    """A follow predicate for ``--since``: children with no lastmod, or one at or after ``since``."""
+    threshold = since.sort_key()
+
+    def follow(loc: str, lastmod: W3CDate | None) -> bool:
+        return lastmod is None or lastmod.sort_key() >= threshold
+
+    return follow
+
+
+def parse_date(text: str) -> W3CDate:
+    from feedmap._dates import parse_lenient
+
+    value, _problem = parse_lenient(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date; write it as YYYY-MM-DD or a W3C datetime")
+    return value
+
+
+def _number(kind: type[int] | type[float], minimum: float, inclusive: bool) -> Callable[[str], Any]:
+    def convert(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if value < minimum or (value == minimum and not inclusive):
+            bound = "at least" if inclusive else "more than"
+            raise argparse.ArgumentTypeError(f"{text} is too small: give {bound} {minimum:g}")
+        return value
+
+    return convert
+
+
+positive_int = _number(int, 1, True)
+non_negative_int = _number(int, 0, True)
+positive_float = _number(float, 0, False)
+non_negative_float = _number(float, 0, True)
+
+
+def reading_options(args: argparse.Namespace, **more: Any) -> Options:
+    """Options from :func:`add_reading_options`' flags (plus ``more``, a command's own)."""
+    from feedmap.context import Options
+
+    return Options(
+        strict=args.strict,
+        max_bytes=args.max_bytes,
+        follow=not args.no_follow,
+        follow_child=follow_since(args.since) if args.since is not None else None,
+        maps=tuple(args.maps),
+        concurrency=args.concurrency,
+        http=http_settings(args),
+        **more,
     )

@@ -8,14 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from feedmap import api, registry
-from feedmap.cli._common import DiagnosticPrinter, Progress, add_reading_options
-from feedmap.context import Options
+from feedmap.cli._common import DiagnosticPrinter, Progress, add_reading_options, reading_options
 from feedmap.errors import FormatError, Reporter
 
 __all__ = ["add_parser", "run"]
 
 _DESCRIPTION = """\
-Read INPUT (a path, '-' for stdin; gzip is recognised by its content) and write it in another format.
+Read INPUT (a path, an http(s) URL, or '-' for stdin; gzip is recognised by its content) and write it
+in another format.
 Several inputs are read one after the other into one output.  The input format is recognised from
 the content (root element and namespaces, JSON lines, or lines of URLs) unless -f names it.
 
@@ -30,6 +30,8 @@ examples:
   feedmap convert urls.txt -t sitemap -o sitemap.xml --encode-urls --schema-location
   feedmap convert sitemap_index.xml --map https://example.com/=public/ -t text -o urls.txt
   feedmap convert sitemap_index.xml --no-follow -t jsonl       the index's own entries
+  feedmap convert https://example.com/sitemap_index.xml --since 2024-06-01 -t text
+                                                   children changed since June 2024, 16 fetched at once
 """
 
 
@@ -98,11 +100,8 @@ def run(args: argparse.Namespace) -> int:
     target = _target_format(args)
     printer = DiagnosticPrinter(quiet=args.quiet)
     reporter = Reporter(strict=args.strict, handler=printer)
-    options = Options(
-        strict=args.strict,
-        max_bytes=args.max_bytes,
-        follow=not args.no_follow,
-        maps=tuple(args.maps),
+    options = reading_options(
+        args,
         schema_location=args.schema_location,
         encode_urls=args.encode_urls,
         channel_title=args.title,

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from feedmap import api
-from feedmap.cli._common import DiagnosticPrinter, add_reading_options
+from feedmap.cli._common import DiagnosticPrinter, add_reading_options, follow_since, http_settings
 from feedmap.errors import Level, Reporter
 
 __all__ = ["add_parser", "describe", "run"]
@@ -48,8 +48,10 @@ def describe(source: str, args: argparse.Namespace) -> dict[str, Any]:
         format=args.source_format,
         strict=args.strict,
         max_bytes=args.max_bytes,
-        follow=not args.no_follow,
+        follow=False if args.no_follow else follow_since(args.since) if args.since is not None else True,
         maps=args.maps,
+        concurrency=args.concurrency,
+        http=http_settings(args),
         reporter=reporter,
     ) as doc:
         for entry in doc.entries:

@@ -1,0 +1,145 @@
+"""A real HTTP server on 127.0.0.1 with programmable routes, for the web tests and the web benchmark.
+
+Not a mock: it is the standard library's threaded ``http.server`` speaking HTTP/1.1 with keep-alive on a
+free local port, so requests go through feedmap's real client, sockets, timeouts and retries.
+
+    with LocalSite() as site:
+        site.add("/sitemap.xml", b"<urlset .../>", content_type="application/xml")
+        site.add("/slow", b"...", delay=5)                 # answers after 5 s
+        site.add("/flaky", b"ok", statuses=[503, 200])     # 503 first, then 200
+        site.add("/feed.xml", body, encoding="gzip")       # Content-Encoding: gzip
+        site.url("/sitemap.xml")  ->  "http://127.0.0.1:PORT/sitemap.xml"
+        site.hits("/flaky")        ->  2
+
+Paths not added answer 404.  Each route may also be a function ``(request_headers) -> Route``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+
+@dataclass
+class Route:
+    body: bytes = b""
+    status: int = 200
+    content_type: str = "application/xml"
+    headers: dict[str, str] = field(default_factory=dict)
+    #: Seconds to wait before answering.
+    delay: float = 0.0
+    #: Statuses for successive requests; the last one repeats.  Overrides ``status``.
+    statuses: list[int] = field(default_factory=list)
+    #: "gzip" to send the body with ``Content-Encoding: gzip``.
+    encoding: str | None = None
+    #: Send the body in pieces with this pause between them (a slow trickle).
+    trickle: float = 0.0
+
+
+Responder = Callable[[dict[str, str]], Route]
+
+
+class LocalSite:
+    """A threaded HTTP/1.1 server on 127.0.0.1; use as a context manager."""
+
+    def __init__(self) -> None:
+        self.routes: dict[str, Route | Responder] = {}
+        self.counts: Counter[str] = Counter()
+        self.request_headers: list[tuple[str, dict[str, str]]] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="localsite", daemon=True)
+
+    @property
+    def base(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def url(self, path: str = "/") -> str:
+        return self.base + path
+
+    def add(self, path: str, body: bytes | str = b"", **options: Any) -> str:
+        """Serve ``body`` at ``path`` (see :class:`Route` for the options); returns the full URL."""
+        data = body.encode("utf-8") if isinstance(body, str) else body
+        self.routes[path] = Route(data, **options)
+        return self.url(path)
+
+    def add_responder(self, path: str, responder: Responder) -> str:
+        self.routes[path] = responder
+        return self.url(path)
+
+    def hits(self, path: str) -> int:
+        with self._lock:
+            return self.counts[path]
+
+    def __enter__(self) -> LocalSite:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    # -- called by the handler
+    def _route(self, path: str, headers: dict[str, str]) -> tuple[Route, int]:
+        with self._lock:
+            self.counts[path] += 1
+            hit = self.counts[path]
+            self.request_headers.append((path, headers))
+        found = self.routes.get(path)
+        if found is None:
+            return Route(b"not found", status=404, content_type="text/plain"), hit
+        if callable(found):
+            return found(headers), hit
+        return found, hit
+
+
+def _handler_for(site: LocalSite) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet
+            pass
+
+        def do_GET(self) -> None:
+            headers = {key.lower(): value for key, value in self.headers.items()}
+            route, hit = site._route(self.path, headers)
+            if route.delay:
+                time.sleep(route.delay)
+            status = route.statuses[min(hit, len(route.statuses)) - 1] if route.statuses else route.status
+            body = route.body
+            if route.encoding == "gzip":
+                body = gzip.compress(body)
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", route.content_type)
+                if route.encoding:
+                    self.send_header("Content-Encoding", route.encoding)
+                for name, value in route.headers.items():
+                    self.send_header(name, value)
+                if status == 304:
+                    self.end_headers()
+                    return
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                if route.trickle:
+                    for start in range(0, len(body), 16):
+                        self.wfile.write(body[start : start + 16])
+                        self.wfile.flush()
+                        time.sleep(route.trickle)
+                else:
+                    self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (a timeout or a size cap being tested)
+
+    return Handler
