@@ -92,3 +92,30 @@ def test_generated_data_is_reused_and_deterministic(tmp_path: Path) -> None:
     text = first[0].read_text(encoding="utf-8")
     assert text.count("<url>") == 50
     assert "&amp;" in text and "<image:image>" in text and "<lastmod>" in text
+
+
+def test_quick_web_benchmark_runs_every_case(tmp_path: Path) -> None:
+    """benchmarks/bench_web.py --quick: every enrichment and following case ran and found every entry."""
+    results = tmp_path / "results"
+    completed = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_web.py"), "--quick", "--results-dir", str(results)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    written = sorted(results.glob("bench_web-*.json"))
+    result = json.loads(written[-1].read_text(encoding="utf-8"))
+    names = [case["name"] for case in result["cases"]]
+    assert [name for name in names if "--enrich" in name] == [
+        "feedmap convert --enrich --concurrency 1",
+        "feedmap convert --enrich --concurrency 8",
+    ]
+    assert "feedmap convert INDEX --concurrency 16" in names
+    for case in result["cases"]:
+        assert case["ok"], case
+        assert case["runs"][0]["entries"] == case["expected"] > 0
+    assert result["summary"]["enrich_speedup_c8"] > 0
+    assert "enrichment: concurrency 8 is" in completed.stdout
