@@ -88,6 +88,7 @@ def _open_document(source: SourceLike, format: str | None, ctx: Context) -> Docu
         stack.close()
         raise
     doc.entries = _closing(doc.entries, stack)
+    doc.closers.append(stack.close)
     return doc
 
 
@@ -142,6 +143,7 @@ def read(
         ctx.shared.close()
         raise
     doc.entries = _then_close(doc.entries, ctx)
+    doc.closers.append(ctx.shared.close)
     return doc
 
 
@@ -265,7 +267,7 @@ def convert(
         raise FormatError("nothing to convert: no input given")
     ctx = Context(reporter=_reporter(reporter, options.strict, on_diagnostic), options=options, name=_sink_name(dst))
     doc = source_doc = _concatenated(sources, from_, ctx)
-    for step in converters.plan(doc, spec.name):
+    for step in converters.plan(doc, spec.name, enrich=options.enrich):
         doc = step(doc, ctx)
     if wrap is not None:
         doc = Document(doc.meta, wrap(doc.entries), diagnostics=doc.diagnostics)

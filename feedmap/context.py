@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # httpx is imported only when something is fetched
 __all__ = [
     "DEFAULT_CONCURRENCY",
     "DEFAULT_MAX_DEPTH",
+    "DEFAULT_PAGE_MAX_BYTES",
     "DEFAULT_USER_AGENT",
     "Context",
     "FollowPredicate",
@@ -33,6 +34,8 @@ __all__ = [
 
 DEFAULT_MAX_DEPTH = 5
 DEFAULT_CONCURRENCY = 16
+#: Largest page read by enrichment (a page's head is at its start; 5 MiB is far beyond real pages).
+DEFAULT_PAGE_MAX_BYTES = 5 * 1024 * 1024
 DEFAULT_USER_AGENT = "feedmap/0.1 (+https://pypi.org/project/feedmap/)"
 
 #: Decides whether an index child is read: sees the child's loc and lastmod.
@@ -86,6 +89,12 @@ class Options:
     channel_description: str | None = None
     #: The written feed's own URL, for ``atom:link rel="self"``.
     self_url: str | None = None
+    #: ``--enrich``: fill each entry's title, description and keywords from its page.
+    enrich: bool = False
+    #: ``--overwrite``: with ``enrich``, replace the values an entry already has.
+    overwrite: bool = False
+    #: With ``enrich``: the largest page read (the smaller of this and ``max_bytes``).
+    page_max_bytes: int = DEFAULT_PAGE_MAX_BYTES
 
 
 class Shared:

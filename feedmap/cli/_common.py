@@ -94,37 +94,83 @@ def parse_map(text: str) -> tuple[str, Path]:
 
 
 class Progress:
-    """A line on stderr, refreshed at most twice a second, when stderr is a terminal."""
+    """A progress line on stderr when it is a terminal: items done (of the total when known), rate, failures.
 
-    def __init__(self, label: str, *, enabled: bool, stream: TextIO | None = None) -> None:
+    ``wrap`` counts the items flowing through it and redraws at most twice a second, looking at the clock
+    every ``every`` items (a power of two: 1 when items are slow, like fetched pages; 1024 when they come by
+    the million).  Call :meth:`clear` before printing anything else to the same stream (the line is drawn
+    again at the next update), :meth:`failure` to count a failed item, :meth:`close` at the end.
+    """
+
+    def __init__(
+        self,
+        label: str,
+        *,
+        enabled: bool,
+        stream: TextIO | None = None,
+        unit: str = "entries",
+        total: int | None = None,
+        every: int = 1024,
+    ) -> None:
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = enabled and self.stream.isatty()
         self.label = label
+        self.unit = unit
+        self.total = total
         self.count = 0
+        self.failures = 0
         self.started = time.monotonic()
+        self._mask = max(1, every) - 1
         self._last = 0.0
+        self._shown = False
 
     def wrap(self, items: Iterable[T]) -> Iterator[T]:
         if not self.enabled:
             yield from items
             return
+        mask = self._mask
         for item in items:
             self.count += 1
-            if self.count & 1023 == 0:
+            if self.count & mask == 0:
                 now = time.monotonic()
                 if now - self._last >= 0.5:
                     self._last = now
-                    rate = self.count / max(now - self.started, 1e-9)
-                    self.stream.write(f"\r{self.label}: {self.count:,} entries ({rate:,.0f}/s)")
-                    self.stream.flush()
+                    self._draw(now)
             yield item
         self.close()
 
-    def close(self) -> None:
-        if self.enabled and self._last:
+    def line(self, now: float | None = None) -> str:
+        """The text of the progress line: ``label: [bar] done/total unit (rate/s), N failed``."""
+        elapsed = max((now if now is not None else time.monotonic()) - self.started, 1e-9)
+        rate = self.count / elapsed
+        rate_text = f"{rate:,.1f}/s" if rate < 100 else f"{rate:,.0f}/s"
+        if self.total:
+            filled = min(20, 20 * self.count // self.total)
+            done = f"[{'#' * filled}{'.' * (20 - filled)}] {self.count:,}/{self.total:,} {self.unit}"
+        else:
+            done = f"{self.count:,} {self.unit}"
+        failed = f", {self.failures:,} failed" if self.failures else ""
+        return f"{self.label}: {done} ({rate_text}){failed}"
+
+    def _draw(self, now: float) -> None:
+        self.stream.write("\r\x1b[K" + self.line(now))
+        self.stream.flush()
+        self._shown = True
+
+    def failure(self) -> None:
+        """Count one failed item (shown as "N failed")."""
+        self.failures += 1
+
+    def clear(self) -> None:
+        """Erase the line, so that something else can be printed; it comes back at the next update."""
+        if self.enabled and self._shown:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
+            self._shown = False
             self._last = 0.0
+
+    def close(self) -> None:
+        self.clear()
 
 
 def add_reading_options(parser: argparse.ArgumentParser, *, no_follow_help: str) -> None:

@@ -9,7 +9,8 @@ from typing import Any
 
 from feedmap import api, registry
 from feedmap.cli._common import DiagnosticPrinter, Progress, add_reading_options, reading_options
-from feedmap.errors import FormatError, Reporter
+from feedmap.converters import enrich
+from feedmap.errors import Diagnostic, FormatError, Reporter
 
 __all__ = ["add_parser", "run"]
 
@@ -18,6 +19,13 @@ Read INPUT (a path, an http(s) URL, or '-' for stdin; gzip is recognised by its 
 in another format.
 Several inputs are read one after the other into one output.  The input format is recognised from
 the content (root element and namespaces, JSON lines, or lines of URLs) unless -f names it.
+
+--enrich reads each entry's page and fills in its title, description and keywords from the page's
+<title>, <meta name="description"> and <meta name="keywords"> (what -t ror writes as each item's title,
+description and ror:keywords).  Values an entry already has are kept unless --overwrite is given.  Pages
+under a --map prefix are read from disk; others are fetched, --concurrency at a time, in input order,
+honouring robots.txt and --delay.  A page that cannot be read (404, timeout, not HTML, disallowed by
+robots.txt) is reported with its URL and the entry is written as it was.
 
 Reading is lenient: what real files get wrong (a bare '&', blanks before '<?xml', 'Daily', a priority
 of 1.5, an odd date, a truncated file) is repaired and reported as file:line: warning[code]: message.
@@ -32,6 +40,10 @@ examples:
   feedmap convert sitemap_index.xml --no-follow -t jsonl       the index's own entries
   feedmap convert https://example.com/sitemap_index.xml --since 2024-06-01 -t text
                                                    children changed since June 2024, 16 fetched at once
+  feedmap convert https://example.com/sitemap.xml --enrich -t ror -o ror.xml
+                                                   a ROR feed with each page's title, description, keywords
+  feedmap convert sitemap.xml --enrich --map https://example.com/=public/ -t jsonl
+                                                   the same from a static-site build directory, no network
 """
 
 
@@ -70,6 +82,20 @@ def add_parser(subparsers: Any) -> None:
         action="store_true",
         help="write IRIs as URIs: IDNA host names, UTF-8 percent-escapes (each change reported)",
     )
+    pages = parser.add_argument_group("page enrichment")
+    pages.add_argument(
+        "--enrich",
+        action="store_true",
+        help="read each entry's page and fill its title, description and keywords from <title>, "
+        '<meta name="description"> and <meta name="keywords"> (--concurrency pages at a time; '
+        "pages under --map are read from disk; robots.txt is honoured)",
+    )
+    pages.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="with --enrich: replace the title, description and keywords an entry already has "
+        "(by default only empty ones are filled)",
+    )
     feed = parser.add_argument_group("feed output (-t rss, -t ror)")
     feed.add_argument(
         "--title", metavar="TEXT", help="channel title (default: the input's, else derived from the site)"
@@ -96,10 +122,29 @@ def _target_format(args: argparse.Namespace) -> str:
     raise FormatError(f"say which format to write with -t FMT (one of: {names})")
 
 
+def _progress(args: argparse.Namespace) -> Progress:
+    """The progress line: on stderr when it is a terminal, unless --quiet or the output goes to the terminal."""
+    to_terminal = args.output in (None, "-") and sys.stdout.isatty()
+    enabled = not args.quiet and not to_terminal
+    if args.enrich:
+        return Progress("feedmap convert --enrich", enabled=enabled, unit="pages", every=1)
+    return Progress("feedmap convert", enabled=enabled)
+
+
 def run(args: argparse.Namespace) -> int:
     target = _target_format(args)
+    if args.overwrite and not args.enrich:
+        raise FormatError("--overwrite replaces what --enrich reads from the pages: give --enrich too")
     printer = DiagnosticPrinter(quiet=args.quiet)
-    reporter = Reporter(strict=args.strict, handler=printer)
+    progress = _progress(args)
+
+    def handle(diagnostic: Diagnostic) -> None:
+        progress.clear()
+        printer(diagnostic)
+        if diagnostic.code in enrich.FAILURE_CODES:
+            progress.failure()
+
+    reporter = Reporter(strict=args.strict, handler=handle)
     options = reading_options(
         args,
         schema_location=args.schema_location,
@@ -108,8 +153,9 @@ def run(args: argparse.Namespace) -> int:
         channel_link=args.link,
         channel_description=args.description,
         self_url=args.self_url,
+        enrich=args.enrich,
+        overwrite=args.overwrite,
     )
-    progress = Progress("feedmap convert", enabled=not args.quiet and args.output not in (None, "-"))
     inputs = list(args.inputs)
     if inputs.count("-") > 1:
         raise FormatError("standard input ('-') can be read only once")

@@ -1,0 +1,260 @@
+"""Page enrichment: fill each entry's title, description and keywords from the page its ``loc`` names.
+
+The page's ``<title>``, ``<meta name="description">`` and ``<meta name="keywords">`` are read as the
+WHATWG HTML standard says (encoding sniffing, standard metadata names: see :mod:`feedmap._html`) and
+carried into ``title``, ``description`` and ``keywords`` when the entry has none (``overwrite=True``
+replaces what it has; a value the page lacks never erases one).  ROR RSS (PROTOCOL.md) writes them as
+the item's ``title``, ``description`` and ``ror:keywords``.
+
+How pages are read:
+
+* A URL under a ``--map PREFIX=DIR`` prefix (or a ``file:`` URL) is read from disk: a directory stands
+  for its ``index.html``, and ``/about`` for ``about.html`` when there is no ``about`` file (the pretty
+  URLs static hosts serve).  No robots.txt and no network for these.
+* Any other http(s) URL is fetched with the run's :class:`~feedmap.http.Fetcher` (timeouts, retries,
+  redirects, ``--delay`` between requests to one host) unless the site's robots.txt (RFC 9309) disallows
+  it for our user agent: then the entry is kept as it is (WARNING ``robots-disallowed``).
+* A page larger than the cap (:data:`~feedmap.context.DEFAULT_PAGE_MAX_BYTES`, and never more than
+  ``max_bytes``) or that cannot be fetched (404, timeout, ...) is reported once with its URL (WARNING
+  ``enrich-failed``); a response that is not HTML by its ``Content-Type`` (or a mapped file by its
+  extension) is reported as ``not-html``.  The entry is kept, unenriched, either way.
+
+Concurrency: ``concurrency`` pages are read at once on the run's thread pool; at most twice that many
+entries wait in a window, so memory stays flat however many URLs stream through, and entries come out
+in the order they went in.  Diagnostics are reported from the consuming thread (the
+:class:`~feedmap.errors.Reporter` is not thread-safe), at the entry's own source and line when it has one.
+An entry that already has all three fields is not fetched unless ``overwrite`` is set.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import overload
+
+from feedmap._html import PageMeta, page_meta
+from feedmap._urls import is_http_url
+from feedmap.context import DEFAULT_CONCURRENCY, DEFAULT_PAGE_MAX_BYTES, Context, HttpSettings, Options
+from feedmap.errors import Diagnostic, FeedmapError, LimitError, Reporter
+from feedmap.locate import MapEscapeError, local_path
+from feedmap.model import Document, Entry
+
+__all__ = ["FAILURE_CODES", "HTML_TYPES", "enrich", "enrich_entries", "enrich_step"]
+
+#: Content types read as HTML; an empty or missing ``Content-Type`` is read as HTML too.
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+#: The diagnostic codes of a page that could not be used (the entry is kept as it was).
+FAILURE_CODES = frozenset({"enrich-failed", "not-html", "robots-disallowed"})
+_ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1"
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """What reading one page gave: its metadata, or why there is none (a diagnostic code and message)."""
+
+    meta: PageMeta | None = None
+    code: str = ""
+    message: str = ""
+
+
+def _failed(code: str, message: str) -> _Outcome:
+    return _Outcome(None, code, message)
+
+
+def _page_file(path: Path) -> Path:
+    """The file a mapped URL stands for, trying ``NAME.html`` for an extensionless path that does not exist."""
+    if not path.exists() and not path.suffix:
+        candidate = path.with_name(path.name + ".html")
+        if candidate.is_file():
+            return candidate
+    return path
+
+
+def _read_file(url: str, path: Path, cap: int) -> _Outcome:
+    path = _page_file(path)
+    guessed, _ = mimetypes.guess_type(path.name)
+    if guessed is not None and guessed not in HTML_TYPES:
+        return _failed("not-html", f"{url} is not an HTML page ({path.name} is {guessed}); not enriched")
+    try:
+        with path.open("rb") as file:
+            data = file.read(cap + 1)
+    except OSError as exc:
+        return _failed("enrich-failed", f"{url} could not be read from {path} ({exc.strerror or exc}); not enriched")
+    if len(data) > cap:
+        return _failed("enrich-failed", f"{url}: {path} is larger than {cap:,} bytes; not enriched")
+    return _Outcome(page_meta(data))
+
+
+def _fetch(url: str, ctx: Context, cap: int) -> _Outcome:
+    fetcher = ctx.fetcher()
+    if not fetcher.robots(url).allows(url):
+        return _failed("robots-disallowed", f"{url} is disallowed by the site's robots.txt; not enriched")
+    try:
+        with fetcher.open(url, max_bytes=cap, accept=_ACCEPT) as page:
+            kind = page.content_type
+            if kind and kind not in HTML_TYPES:
+                return _failed("not-html", f"{url} is not an HTML page (Content-Type {kind}); not enriched")
+            data = page.read_all()
+            charset = page.charset
+    except LimitError:
+        return _failed("enrich-failed", f"{url} is larger than {cap:,} bytes; not enriched")
+    except (FeedmapError, OSError) as exc:
+        return _failed("enrich-failed", f"{exc}; not enriched")
+    return _Outcome(page_meta(data, charset))
+
+
+def _load(url: str, ctx: Context) -> _Outcome:
+    """Read and parse one page (runs on a worker thread; reports nothing itself)."""
+    options = ctx.options
+    cap = min(options.max_bytes, options.page_max_bytes)
+    try:
+        path = local_path(url, options.maps, index_name="index.html")
+    except MapEscapeError as exc:
+        return _failed("enrich-failed", f"{exc}; not enriched")
+    if path is not None:
+        return _read_file(url, path, cap)
+    if not is_http_url(url):
+        return _failed("enrich-failed", f"{url} is not an http(s) URL; not enriched")
+    return _fetch(url, ctx, cap)
+
+
+def _wanted(entry: Entry, overwrite: bool) -> bool:
+    return overwrite or not (entry.title and entry.description and entry.keywords)
+
+
+def _filled(entry: Entry, meta: PageMeta, overwrite: bool) -> Entry:
+    changes: dict[str, object] = {}
+    if meta.title and (overwrite or not entry.title):
+        changes["title"] = meta.title
+    if meta.description and (overwrite or not entry.description):
+        changes["description"] = meta.description
+    if meta.keywords and (overwrite or not entry.keywords):
+        changes["keywords"] = meta.keywords
+    return replace(entry, **changes) if changes else entry  # type: ignore[arg-type]
+
+
+def _finish(entry: Entry, pending: Future[_Outcome] | None, ctx: Context) -> Entry:
+    if pending is None:
+        return entry
+    outcome = pending.result()
+    if outcome.meta is not None:
+        return _filled(entry, outcome.meta, ctx.options.overwrite)
+    source, line = (entry.origin.source, entry.origin.line) if entry.origin is not None else ("", 0)
+    ctx.reporter.warning(outcome.code, outcome.message, source, line)
+    return entry
+
+
+def enrich_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
+    """The entries, in order, each filled from its page; ``ctx.options`` says how (concurrency, overwrite, maps)."""
+    options = ctx.options
+    workers = max(1, options.concurrency)
+    limit = 2 * workers
+    window: deque[tuple[Entry, Future[_Outcome] | None]] = deque()
+    try:
+        for entry in entries:
+            pending = None
+            if _wanted(entry, options.overwrite):
+                pending = ctx.shared.pool(workers).submit(_load, entry.loc, ctx)
+            window.append((entry, pending))
+            while window and (len(window) > limit or window[0][1] is None or window[0][1].done()):
+                yield _finish(*window.popleft(), ctx)
+        while window:
+            yield _finish(*window.popleft(), ctx)
+    finally:
+        for _, pending in window:  # stopped early: pages not started are not fetched
+            if pending is not None:
+                pending.cancel()
+
+
+def enrich_step(doc: Document, ctx: Context) -> Document:
+    """The post-read step of ``convert`` when ``Options.enrich`` is set (see :func:`feedmap.converters.plan`)."""
+    result = Document(doc.meta, enrich_entries(doc.entries, ctx), diagnostics=doc.diagnostics)
+    result.format = doc.format
+    return result
+
+
+def _run(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
+    """Enriched entries, then the input closed and the run's threads and HTTP client released."""
+    iterator = iter(entries)
+    try:
+        yield from enrich_entries(iterator, ctx)
+    finally:
+        ctx.shared.close()
+        close = getattr(iterator, "close", None)
+        if callable(close):
+            close()
+
+
+@overload
+def enrich(  # type: ignore[overload-overlap]  # a Document is also an iterable of entries
+    source: Document,
+    *,
+    concurrency: int = ...,
+    overwrite: bool = ...,
+    maps: Sequence[tuple[str, str | Path]] = ...,
+    http: HttpSettings | None = ...,
+    max_bytes: int = ...,
+    strict: bool = ...,
+    on_diagnostic: Callable[[Diagnostic], None] | None = ...,
+    reporter: Reporter | None = ...,
+) -> Document: ...
+@overload
+def enrich(
+    source: Iterable[Entry],
+    *,
+    concurrency: int = ...,
+    overwrite: bool = ...,
+    maps: Sequence[tuple[str, str | Path]] = ...,
+    http: HttpSettings | None = ...,
+    max_bytes: int = ...,
+    strict: bool = ...,
+    on_diagnostic: Callable[[Diagnostic], None] | None = ...,
+    reporter: Reporter | None = ...,
+) -> Iterator[Entry]: ...
+def enrich(
+    source: Document | Iterable[Entry],
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    overwrite: bool = False,
+    maps: Sequence[tuple[str, str | Path]] = (),
+    http: HttpSettings | None = None,
+    max_bytes: int = DEFAULT_PAGE_MAX_BYTES,
+    strict: bool = False,
+    on_diagnostic: Callable[[Diagnostic], None] | None = None,
+    reporter: Reporter | None = None,
+) -> Document | Iterator[Entry]:
+    """Fill the title, description and keywords of each entry from its page; streams, order kept.
+
+    ``source`` is a :class:`~feedmap.model.Document` (a Document comes back, same metadata, and the
+    enrichment diagnostics join its ``diagnostics`` list unless a ``reporter`` is given) or any iterable of
+    entries (an iterator comes back).  ``concurrency`` pages are read at once; ``overwrite`` replaces values
+    an entry already has; ``maps`` pairs ``(url_prefix, directory)`` read from disk instead of the network;
+    ``http`` says how to fetch (user agent, timeouts, retries, ``host_delay``); ``max_bytes`` caps each page.
+    Failures are diagnostics (``enrich-failed``, ``not-html``, ``robots-disallowed``), the entry kept as it
+    was; with ``strict`` the first one raises :class:`~feedmap.errors.StrictError`.  The HTTP client and
+    threads are released when the result is exhausted or closed (``Document.close()``).
+    """
+    if reporter is None:
+        reporter = Reporter(strict=strict, handler=on_diagnostic)
+        if isinstance(source, Document):
+            reporter.diagnostics = source.diagnostics
+    options = Options(
+        strict=strict,
+        max_bytes=max_bytes,
+        concurrency=concurrency,
+        http=http or HttpSettings(),
+        maps=tuple((prefix, Path(directory)) for prefix, directory in maps),
+        enrich=True,
+        overwrite=overwrite,
+        page_max_bytes=max_bytes,
+    )
+    ctx = Context(reporter=reporter, options=options)
+    if isinstance(source, Document):
+        result = Document(source.meta, _run(source.entries, ctx), diagnostics=reporter.diagnostics)
+        result.format = source.format
+        return result
+    return _run(source, ctx)

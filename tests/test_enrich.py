@@ -1,0 +1,556 @@
+"""Page enrichment (``--enrich``, ``feedmap.converters.enrich``) against a real HTTP server on 127.0.0.1.
+
+Covers: title/description/keywords carried (also into ROR RSS through the CLI); empty fields filled and
+existing ones kept unless overwrite; charsets (HTTP header, meta, windows-1252 fallback, UTF-8 BOM) and
+entities over HTTP; robots.txt Disallow; 404, timeout, non-HTML and oversized pages reported per URL with
+the entry kept; order kept and pages really fetched concurrently; ``--map`` with no server at all; the
+progress line on a terminal and its silence otherwise.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import socket
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pytest
+from localsite import LocalSite
+from lxml import etree
+
+import feedmap
+from feedmap import Entry
+from feedmap.cli import main
+from feedmap.cli._common import Progress
+from feedmap.context import HttpSettings
+from feedmap.converters.enrich import enrich
+from feedmap.errors import Diagnostic, Reporter, StrictError
+from feedmap.model import DocKind, DocMeta, Document, Position
+
+SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
+ROR = "http://rorweb.com/0.1/"
+HTML = "text/html; charset=utf-8"
+#: For tests with a page slower than the timeout: given up after 0.5 s.
+FAST = HttpSettings(connect_timeout=0.5, read_timeout=0.5, total_timeout=5.0, retries=0, backoff=0.01)
+#: For the other tests: no retries, but time enough for a loaded machine.
+SURE = HttpSettings(connect_timeout=5.0, read_timeout=5.0, total_timeout=10.0, retries=0, backoff=0.01)
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+
+
+def html(title: str | None = None, description: str | None = None, keywords: str | None = None, head: str = "") -> str:
+    parts = ["<!DOCTYPE html>\n<html><head>", head]
+    if title is not None:
+        parts.append(f"<title>{title}</title>")
+    if description is not None:
+        parts.append(f'<meta name="description" content="{description}">')
+    if keywords is not None:
+        parts.append(f'<meta name="keywords" content="{keywords}">')
+    parts.append("</head><body><p>Hello.</p></body></html>\n")
+    return "".join(parts)
+
+
+def add_page(site: LocalSite, path: str, title: str, description: str | None = None, **route: object) -> str:
+    body = html(title, description if description is not None else f"About {title}.", f"{title}, page")
+    return site.add(path, body, content_type=route.pop("content_type", HTML), **route)
+
+
+def urlset(*locs: str) -> bytes:
+    body = "".join(f"  <url><loc>{loc}</loc></url>\n" for loc in locs)
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SM}">\n{body}</urlset>\n'.encode()
+
+
+def run_enrich(entries: Iterable[Entry], **options: object) -> tuple[list[Entry], list[Diagnostic]]:
+    reporter = Reporter()
+    options.setdefault("http", SURE)
+    result = list(enrich(entries, reporter=reporter, **options))  # type: ignore[call-overload]
+    return result, reporter.diagnostics
+
+
+def codes(diagnostics: Iterable[Diagnostic]) -> list[str]:
+    return [d.code for d in diagnostics]
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
+    code = main([str(arg) for arg in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def http_flags() -> list[str]:
+    return ["--timeout", "5", "--retries", "0"]
+
+
+def dead_port() -> int:
+    """A local port nothing listens on."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class FakeTTY(io.StringIO):
+    """A text stream that says it is a terminal (for the progress line)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+class FakeTTYOut(io.TextIOWrapper):
+    """Standard output that says it is a terminal, with a binary buffer as the CLI writes to."""
+
+    def __init__(self) -> None:
+        super().__init__(io.BytesIO(), encoding="utf-8")
+
+    def isatty(self) -> bool:
+        return True
+
+
+# ------------------------------------------------------------------------------------------------ carrying fields
+
+
+def test_title_description_keywords_carried(web: LocalSite) -> None:
+    url = web.add(
+        "/page",
+        html("A page &amp; more", "What it is about.", "maps, feeds,,sitemaps"),
+        content_type=HTML,
+    )
+    entries, diagnostics = run_enrich([Entry(loc=url)])
+    assert codes(diagnostics) == []
+    assert entries == [
+        Entry(loc=url, title="A page & more", description="What it is about.", keywords=("maps", "feeds", "sitemaps"))
+    ]
+
+
+def test_empty_fields_filled_existing_kept(web: LocalSite) -> None:
+    url = add_page(web, "/page", "Page title", "Page description")
+    mine = Entry(loc=url, title="My title", keywords=("mine",), priority=0.7)
+    entries, _ = run_enrich([mine])
+    assert entries == [
+        Entry(loc=url, title="My title", description="Page description", keywords=("mine",), priority=0.7)
+    ]
+
+
+def test_overwrite_replaces_but_never_erases(web: LocalSite) -> None:
+    url = web.add("/page", html("Page title"), content_type=HTML)  # no description, no keywords on the page
+    mine = Entry(loc=url, title="My title", description="My description", keywords=("mine",))
+    entries, _ = run_enrich([mine], overwrite=True)
+    assert entries == [Entry(loc=url, title="Page title", description="My description", keywords=("mine",))]
+
+
+def test_complete_entries_are_not_fetched(web: LocalSite) -> None:
+    url = add_page(web, "/page", "Page")
+    full = Entry(loc=url, title="t", description="d", keywords=("k",))
+    entries, _ = run_enrich([full])
+    assert entries == [full]
+    assert web.hits("/page") == 0
+    run_enrich([full], overwrite=True)
+    assert web.hits("/page") == 1
+
+
+def test_document_in_document_out(web: LocalSite, tmp_path: Path) -> None:
+    a = add_page(web, "/a", "Page A")
+    missing = web.url("/missing")
+    sitemap = tmp_path / "sitemap.xml"
+    sitemap.write_bytes(urlset(a, missing))
+    with feedmap.read(str(sitemap)) as doc:
+        enriched = enrich(doc, http=SURE)
+        assert isinstance(enriched, Document)
+        assert enriched.meta.kind is DocKind.URLSET
+        assert enriched.format == "sitemap"
+        result = list(enriched)
+    assert [e.title for e in result] == ["Page A", None]
+    failure = next(d for d in enriched.diagnostics if d.code == "enrich-failed")
+    assert missing in failure.message
+    assert (failure.source, failure.line) == (str(sitemap), 4)  # the <url> of the entry, in its own file
+
+
+def test_diagnostics_carry_the_entry_origin(web: LocalSite) -> None:
+    url = web.url("/nowhere")
+    _, diagnostics = run_enrich([Entry(loc=url, origin=Position("list.txt", 7)), Entry(loc=url)])
+    assert [(d.code, d.source, d.line) for d in diagnostics] == [
+        ("enrich-failed", "list.txt", 7),
+        ("enrich-failed", "", 0),
+    ]
+
+
+def test_strict_stops_at_the_first_failure(web: LocalSite) -> None:
+    with pytest.raises(StrictError) as caught:
+        list(enrich([Entry(loc=web.url("/missing"))], strict=True, http=SURE))
+    assert caught.value.code == "enrich-failed"
+
+
+def test_not_an_http_url() -> None:
+    entries, diagnostics = run_enrich([Entry(loc="ftp://example.com/file")])
+    assert entries == [Entry(loc="ftp://example.com/file")]
+    assert codes(diagnostics) == ["enrich-failed"]
+
+
+# ------------------------------------------------------------------------------------------------ charsets
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        pytest.param(
+            html("Caf\u00e9 \u2013 na\u00efve").encode("cp1252"), "text/html; charset=windows-1252", id="header"
+        ),
+        pytest.param(
+            html("Caf\u00e9 \u2013 na\u00efve", head='<meta charset="windows-1252">').encode("cp1252"),
+            "text/html",
+            id="meta-charset",
+        ),
+        pytest.param(
+            html(
+                "Caf\u00e9 \u2013 na\u00efve",
+                head='<meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1">',
+            ).encode("cp1252"),
+            "text/html",
+            id="http-equiv",
+        ),
+        pytest.param(html("Caf\u00e9 \u2013 na\u00efve").encode("cp1252"), "text/html", id="windows-1252-fallback"),
+        pytest.param(b"\xef\xbb\xbf" + html("Caf\u00e9 \u2013 na\u00efve").encode(), "text/html", id="utf8-bom"),
+        pytest.param(html("Caf&eacute; &ndash; na&iuml;ve").encode("ascii"), "text/html", id="entities"),
+    ],
+)
+def test_charsets_and_entities(web: LocalSite, body: bytes, content_type: str) -> None:
+    url = web.add("/page", body, content_type=content_type)
+    entries, diagnostics = run_enrich([Entry(loc=url)])
+    assert codes(diagnostics) == []
+    assert entries[0].title == "Caf\u00e9 \u2013 na\u00efve"
+
+
+def test_header_charset_beats_meta(web: LocalSite) -> None:
+    body = html("\u041f\u0440\u0438\u0432\u0435\u0442", head='<meta charset="windows-1252">').encode("koi8-r")
+    url = web.add("/page", body, content_type="text/html; charset=KOI8-R")
+    entries, _ = run_enrich([Entry(loc=url)])
+    assert entries[0].title == "Привет"
+
+
+# ------------------------------------------------------------------------------------------------ robots.txt
+
+
+def test_robots_disallow_for_our_user_agent(web: LocalSite) -> None:
+    web.add(
+        "/robots.txt",
+        "User-agent: *\nDisallow:\n\nUser-agent: feedmap\nDisallow: /private/\n",
+        content_type="text/plain",
+    )
+    public = add_page(web, "/public", "Public")
+    private = add_page(web, "/private/page", "Private")
+    entries, diagnostics = run_enrich([Entry(loc=private), Entry(loc=public)])
+    assert entries == [
+        Entry(loc=private),
+        Entry(loc=public, title="Public", description="About Public.", keywords=("Public", "page")),
+    ]
+    assert codes(diagnostics) == ["robots-disallowed"]
+    assert private in diagnostics[0].message
+    assert web.hits("/private/page") == 0
+    assert web.hits("/robots.txt") == 1  # once per site
+
+
+# ------------------------------------------------------------------------------------------------ failures
+
+
+def test_failures_reported_per_url_entries_kept(web: LocalSite) -> None:
+    good = add_page(web, "/good", "Good")
+    missing = web.url("/missing")
+    slow = add_page(web, "/slow", "Slow", delay=3)
+    pdf = web.add("/file.pdf", b"%PDF-1.4 ...", content_type="application/pdf")
+    big = web.add("/big", html("Big", "x" * 5000), content_type=HTML)
+    gone = web.add("/gone", "gone", status=410, content_type="text/html")
+    locs = [missing, slow, good, pdf, big, gone]
+    started = time.monotonic()
+    entries, diagnostics = run_enrich([Entry(loc=loc) for loc in locs], max_bytes=2000, http=FAST, concurrency=4)
+    elapsed = time.monotonic() - started
+    assert [e.loc for e in entries] == locs
+    assert [e.title for e in entries] == [None, None, "Good", None, None, None]
+    by_url = {loc: [d for d in diagnostics if loc in d.message] for loc in locs}
+    assert codes(by_url[missing]) == ["enrich-failed"]
+    assert codes(by_url[slow]) == ["enrich-failed"]
+    assert codes(by_url[pdf]) == ["not-html"]
+    assert codes(by_url[big]) == ["enrich-failed"]
+    assert codes(by_url[gone]) == ["enrich-failed"]
+    assert by_url[good] == []
+    assert len(diagnostics) == 5
+    assert elapsed < 2.8  # the slow page was given up after the 0.5 s timeout, not waited for
+
+
+def test_missing_content_type_is_read_as_html(web: LocalSite) -> None:
+    url = web.add("/page", html("Untyped"), content_type="")
+    entries, diagnostics = run_enrich([Entry(loc=url)])
+    assert codes(diagnostics) == []
+    assert entries[0].title == "Untyped"
+
+
+def test_xhtml_is_html(web: LocalSite) -> None:
+    body = '<?xml version="1.0" encoding="iso-8859-1"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><head>'
+    body += "<title>Caf\u00e9</title></head><body/></html>"
+    url = web.add("/page", body.encode("latin-1"), content_type="application/xhtml+xml")
+    entries, _ = run_enrich([Entry(loc=url)])
+    assert entries[0].title == "Café"
+
+
+# ------------------------------------------------------------------------------------------------ concurrency
+
+
+def test_order_kept_when_pages_answer_out_of_order(web: LocalSite) -> None:
+    locs = [add_page(web, f"/p{i}", f"Page {i}", delay=(7 - i) * 0.08) for i in range(8)]
+    entries, diagnostics = run_enrich([Entry(loc=loc) for loc in locs], concurrency=8)
+    assert codes(diagnostics) == []
+    assert [(e.loc, e.title) for e in entries] == [(loc, f"Page {i}") for i, loc in enumerate(locs)]
+
+
+def test_pages_are_fetched_concurrently(web: LocalSite) -> None:
+    locs = [add_page(web, f"/p{i}", f"Page {i}", delay=0.5) for i in range(16)]
+    started = time.monotonic()
+    entries, _ = run_enrich([Entry(loc=loc) for loc in locs], concurrency=16)
+    elapsed = time.monotonic() - started
+    assert [e.title for e in entries] == [f"Page {i}" for i in range(16)]
+    assert elapsed < 4.0  # one after the other: at least 8 s
+
+
+def test_host_delay_spaces_requests(web: LocalSite) -> None:
+    locs = [add_page(web, f"/p{i}", f"Page {i}") for i in range(4)]
+    polite = HttpSettings(connect_timeout=5.0, read_timeout=5.0, retries=0, host_delay=0.25)
+    started = time.monotonic()
+    entries, _ = run_enrich([Entry(loc=loc) for loc in locs], concurrency=4, http=polite)
+    elapsed = time.monotonic() - started
+    assert [e.title for e in entries] == [f"Page {i}" for i in range(4)]
+    assert elapsed >= 0.9  # robots.txt and 4 pages, one host: 4 gaps of 0.25 s even with 4 threads
+
+
+def test_window_is_bounded_and_streams(web: LocalSite) -> None:
+    """The first entries come out before the input is read to its end: the window does not swallow it all."""
+    locs = [add_page(web, f"/p{i}", f"Page {i}") for i in range(50)]
+    pulled = 0
+
+    def source() -> Iterator[Entry]:
+        nonlocal pulled
+        for loc in locs:
+            pulled += 1
+            yield Entry(loc=loc)
+
+    stream = enrich(source(), concurrency=2, http=SURE)
+    first = next(stream)
+    assert first.title == "Page 0"
+    assert pulled <= 2 * 2 + 1
+    stream.close()  # stopping early releases the threads and the client
+
+
+# ------------------------------------------------------------------------------------------------ --map
+
+
+@pytest.fixture
+def build_dir(tmp_path: Path) -> Path:
+    root = tmp_path / "public"
+    (root / "blog" / "post").mkdir(parents=True)
+    (root / "index.html").write_text(html("Home", "The home page.", "home"), "utf-8")
+    (root / "about.html").write_text(html("About", "Who we are."), "utf-8")
+    (root / "blog" / "post" / "index.html").write_bytes(
+        html("Caf\u00e9", head='<meta charset="latin1">').encode("cp1252")
+    )
+    (root / "feed.xml").write_text("<rss/>", "utf-8")
+    return root
+
+
+def test_map_reads_pages_from_disk_without_a_server(build_dir: Path) -> None:
+    base = f"http://127.0.0.1:{dead_port()}/"
+    locs = [base, base + "about", base + "blog/post/", base + "feed.xml", base + "nope.html", base + "%2e%2e/x.html"]
+    entries, diagnostics = run_enrich([Entry(loc=loc) for loc in locs], maps=[(base, str(build_dir))])
+    assert [e.title for e in entries] == ["Home", "About", "Café", None, None, None]
+    assert entries[0].description == "The home page."
+    assert [(d.code, locs.index(next(loc for loc in reversed(locs) if loc in d.message))) for d in diagnostics] == [
+        ("not-html", 3),
+        ("enrich-failed", 4),
+        ("enrich-failed", 5),
+    ]
+
+
+def test_cli_map_without_a_server(build_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = f"http://127.0.0.1:{dead_port()}/"
+    sitemap = tmp_path / "sitemap.xml"
+    sitemap.write_bytes(urlset(base, base + "about"))
+    code, out, err = cli(capsys, "convert", sitemap, "--enrich", "--map", f"{base}={build_dir}", "-t", "jsonl")
+    assert code == 0, err
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [(row["loc"], row["title"]) for row in rows] == [(base, "Home"), (base + "about", "About")]
+
+
+# ------------------------------------------------------------------------------------------------ CLI
+
+
+def test_cli_enrich_into_ror(web: LocalSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a = web.add("/a", html("Page A", "About A &amp; more.", "alpha, first"), content_type=HTML)
+    b = web.add("/b", html("Page B", "About B."), content_type=HTML)
+    web.add("/sitemap.xml", urlset(a, b))
+    code, out, err = cli(capsys, "convert", web.url("/sitemap.xml"), "--enrich", "-t", "ror", *http_flags())
+    assert code == 0, err
+    channel = etree.fromstring(out.encode()).find("channel")
+    assert channel is not None
+    items = {item.findtext("link"): item for item in channel.iter("item")}
+    assert items[a].findtext("title") == "Page A"
+    assert items[a].findtext("description") == "About A & more."
+    assert items[a].findtext(f"{{{ROR}}}keywords") == "alpha, first"
+    assert items[b].findtext("title") == "Page B"
+    assert items[b].findtext(f"{{{ROR}}}keywords") is None
+    assert "title-missing" not in err
+
+
+def test_cli_keeps_existing_unless_overwrite(
+    web: LocalSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = add_page(web, "/page", "Page title", "Page description")
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"loc": url, "title": "My title"}) + "\n", "utf-8")
+    code, out, _ = cli(capsys, "convert", source, "--enrich", "-t", "jsonl", *http_flags())
+    assert code == 0
+    assert json.loads(out) == {
+        "loc": url,
+        "title": "My title",
+        "description": "Page description",
+        "keywords": ["Page title", "page"],
+    }
+    code, out, _ = cli(capsys, "convert", source, "--enrich", "--overwrite", "-t", "jsonl", *http_flags())
+    assert code == 0
+    assert json.loads(out)["title"] == "Page title"
+
+
+def test_cli_without_enrich_fetches_nothing(web: LocalSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    url = add_page(web, "/page", "Page")
+    source = tmp_path / "urls.txt"
+    source.write_text(url + "\n", "utf-8")
+    code, out, _ = cli(capsys, "convert", source, "-t", "jsonl")
+    assert (code, json.loads(out)) == (0, {"loc": url})
+    assert web.hits("/page") == 0
+
+
+def test_cli_overwrite_needs_enrich(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "urls.txt"
+    source.write_text("https://example.com/\n", "utf-8")
+    code, _, err = cli(capsys, "convert", source, "--overwrite", "-t", "jsonl")
+    assert code == 2
+    assert "--enrich" in err
+
+
+def test_cli_failures_located_and_kept(web: LocalSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = add_page(web, "/good", "Good")
+    missing = web.url("/missing")
+    source = tmp_path / "urls.txt"
+    source.write_text(f"{missing}\n{good}\n", "utf-8")
+    code, out, err = cli(capsys, "convert", source, "--enrich", "-t", "jsonl", *http_flags())
+    assert code == 0
+    assert [json.loads(line).get("title") for line in out.splitlines()] == [None, "Good"]
+    (line,) = [line for line in err.splitlines() if "enrich-failed" in line]
+    assert line.startswith(f"{source}:1: warning[enrich-failed]: ")
+    assert missing in line
+    code, _, err = cli(capsys, "convert", source, "--enrich", "--strict", "-t", "jsonl", *http_flags())
+    assert code == 1
+    assert "enrich-failed" in err
+
+
+def test_cli_help_teaches_enrich(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(capsys, "convert", "--help")
+    assert code == 0
+    assert "--enrich" in out and "--overwrite" in out
+    assert "--enrich -t ror" in out  # an example in the epilog
+
+
+# ------------------------------------------------------------------------------------------------ progress
+
+
+def enrich_site(web: LocalSite, tmp_path: Path) -> Path:
+    locs = [add_page(web, f"/p{i}", f"Page {i}") for i in range(5)]
+    source = tmp_path / "urls.txt"
+    source.write_text("\n".join([*locs, web.url("/missing")]) + "\n", "utf-8")
+    return source
+
+
+def test_progress_on_a_terminal(web: LocalSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = enrich_site(web, tmp_path)
+    stderr = FakeTTY()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    code = main(["convert", str(source), "--enrich", "-t", "jsonl", "-o", str(tmp_path / "out.jsonl"), *http_flags()])
+    text = stderr.getvalue()
+    assert code == 0, text
+    assert "\r" in text
+    assert " pages (" in text and "/s)" in text
+    assert "1 failed" in text
+    assert "warning[enrich-failed]" in text
+    for match in re.finditer(re.escape(f"{source}:"), text):  # diagnostics start on a clean line
+        assert match.start() == 0 or text[: match.start()].endswith(("\n", "\x1b[K"))
+    assert text.rsplit("\x1b[K", 1)[-1].startswith("feedmap: wrote 6 entries")  # the line erased at the end
+
+
+def test_progress_silent_when_not_a_terminal(
+    web: LocalSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = enrich_site(web, tmp_path)
+    code, _, err = cli(
+        capsys, "convert", source, "--enrich", "-t", "jsonl", "-o", tmp_path / "out.jsonl", *http_flags()
+    )
+    assert code == 0
+    assert "\r" not in err
+    assert "pages (" not in err
+
+
+def test_progress_silent_with_quiet(web: LocalSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = enrich_site(web, tmp_path)
+    stderr = FakeTTY()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    code = main(
+        ["convert", str(source), "--enrich", "-q", "-t", "jsonl", "-o", str(tmp_path / "o.jsonl"), *http_flags()]
+    )
+    assert code == 0
+    assert "\r" not in stderr.getvalue()
+    assert "warning[enrich-failed]" in stderr.getvalue()  # warnings still shown
+
+
+def test_progress_silent_when_output_is_the_terminal(
+    web: LocalSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = enrich_site(web, tmp_path)
+    stderr = FakeTTY()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    monkeypatch.setattr(sys, "stdout", FakeTTYOut())
+    code = main(["convert", str(source), "--enrich", "-t", "jsonl", *http_flags()])
+    assert code == 0
+    assert "\r" not in stderr.getvalue()
+
+
+def test_progress_line_with_total_and_failures() -> None:
+    stream = FakeTTY()
+    progress = Progress("enrich", enabled=True, stream=stream, unit="pages", total=4, every=1)
+    seen = []
+    for item in progress.wrap(range(4)):
+        if item == 1:
+            progress.clear()
+            stream.write("a warning\n")
+            progress.failure()
+        seen.append(item)
+    assert seen == [0, 1, 2, 3]
+    text = stream.getvalue()
+    assert "enrich: [#####...............] 1/4 pages (" in text
+    assert "3/4 pages" in text and "1 failed" in text  # drawn again right after the interruption
+    assert "\r\x1b[Ka warning\n" in text
+    assert text.endswith("\r\x1b[K")  # erased at the end
+
+
+def test_progress_disabled_writes_nothing() -> None:
+    stream = io.StringIO()
+    progress = Progress("enrich", enabled=True, stream=stream, every=1)
+    assert list(progress.wrap([1, 2])) == [1, 2]
+    progress.clear()
+    progress.close()
+    assert stream.getvalue() == ""
+
+
+def test_library_document_metadata_kept() -> None:
+    doc = Document(DocMeta(kind=DocKind.FEED, title="Feed"), [])
+    enriched = enrich(doc)
+    assert enriched.meta.title == "Feed"
+    assert list(enriched) == []
