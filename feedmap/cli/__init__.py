@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from feedmap import __version__
-from feedmap.cli import convert, formats, info
+from feedmap.cli import convert, discover, formats, info
 from feedmap.errors import FeedmapError, FormatError, ReadError, SourceError, UnknownFormatError, WriteError
 
 __all__ = ["build_parser", "main"]
@@ -31,6 +31,7 @@ examples:
   feedmap convert feed.xml -t sitemap                            a feed as a sitemap (one entry per URL)
   feedmap convert sitemap.xml -t ror --link https://example.com/  a sitemap as ROR RSS
   feedmap info sitemap.xml                                       count, lastmod range, problems
+  feedmap discover example.com --tree                            a site's sitemaps (robots.txt) as a tree
   feedmap formats                                                what can be read and written
 
 exit codes: 0 ok (warnings printed), 1 unusable input or a warning under --strict, 2 usage or I/O error
@@ -47,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"feedmap {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (convert, info, formats):
+    for module in (convert, info, discover, formats):
         module.add_parser(subparsers)
     return parser
 

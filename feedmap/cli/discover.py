@@ -1,0 +1,166 @@
+"""``feedmap discover``: find a site's sitemaps (robots.txt, then the usual locations) and show their tree.
+
+The rules are those of :mod:`feedmap.discover` (robots.txt ``Sitemap:`` lines per RFC 9309 and
+sitemaps.org; ``/sitemap.xml`` and ``/sitemap_index.xml`` when robots.txt names none).  The sitemap URLs
+go to stdout, one per line, so they can be piped; how each was found goes to stderr with ``--verbose``.
+
+Exit codes: 0 a sitemap was found, 1 none was found (what was tried is printed), 2 a usage error or a
+site that cannot be reached.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from feedmap.cli._common import DiagnosticPrinter, add_http_options, http_settings, parse_map, parse_size
+from feedmap.discover import SitemapNode, discover, site_root, sitemap_trees
+from feedmap.errors import Diagnostic, Level, Reporter, SourceError
+
+__all__ = ["add_parser", "run", "tree_lines"]
+
+_EPILOG = """\
+how sitemaps are found:
+  1. SITE/robots.txt: every "Sitemap:" line, in any case, inside or outside User-agent groups.
+     These may point to other sites (allowed in robots.txt) and are listed as written.
+  2. Only when robots.txt names none (or there is no robots.txt): SITE/sitemap.xml, then
+     SITE/sitemap_index.xml, each listed when it answers 2xx with a sitemap, a sitemap index, a feed
+     or a text sitemap (an HTML page answering 200 is not one; a redirect is followed).
+  SITE is the root of SITE_URL: example.com means https://example.com/ (https unless you write
+  http://), and https://example.com/blog/ means https://example.com/.
+
+--tree reads each sitemap found and, for an index, its children (concurrently, nested indexes too,
+up to 5 levels), and prints one line per sitemap with its entry count:
+  https://example.com/sitemap_index.xml  index, 2 sitemaps, 1,234 URLs
+    https://example.com/sitemap-posts.xml.gz  1,000 URLs
+    https://example.com/sitemap-pages.xml  234 URLs
+A sitemap that cannot be read shows error[CODE] (http-404, timeout, not-a-sitemap, child-off-site,
+index-loop, ...) and the rest goes on.
+
+examples:
+  feedmap discover example.com                           the sitemap URLs, one per line
+  feedmap discover -v https://example.com/               ... and how each was found (stderr)
+  feedmap discover https://example.com/ --tree           the index tree with URL counts
+  feedmap discover https://example.com/ --tree --json    the same as one JSON object
+  feedmap discover https://example.com/ --tree --map https://example.com/=public/
+                                                         check a static-site build directory
+  feedmap convert "$(feedmap discover example.com | head -n1)" -t text
+                                                         every URL of the first sitemap found
+
+exit codes: 0 a sitemap was found, 1 none was found, 2 usage error or the site cannot be reached
+"""
+
+
+def _site(text: str) -> str:
+    try:
+        return site_root(text)
+    except SourceError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_parser(subparsers: Any) -> None:
+    from feedmap.sources import DEFAULT_MAX_BYTES
+
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "discover",
+        help="find a site's sitemaps (robots.txt, /sitemap.xml, /sitemap_index.xml); --tree for the index tree",
+        description="Find the sitemaps of the site SITE_URL belongs to and print their URLs, one per line.\n"
+        "With --tree, read them and print the sitemap index tree with the number of URLs of each sitemap.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "site", type=_site, metavar="SITE_URL", help="the site: example.com, https://example.com/ or any URL of it"
+    )
+    parser.add_argument("--tree", action="store_true", help="read the sitemaps and print their tree with entry counts")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object: site, sitemaps (url, via, source), tried (url, code, found, message) "
+        "and with --tree the tree (url, kind, format, entries, urls, error, children)",
+    )
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="say on stderr what was tried and how each sitemap was found"
+    )
+    parser.add_argument(
+        "--map",
+        dest="maps",
+        action="append",
+        type=parse_map,
+        default=[],
+        metavar="PREFIX=DIR",
+        help="read URLs starting with PREFIX (robots.txt and sitemaps too) from the directory DIR instead "
+        "of the network (repeatable)",
+    )
+    parser.add_argument(
+        "--max-bytes",
+        type=parse_size,
+        default=DEFAULT_MAX_BYTES,
+        metavar="N",
+        help="largest (decompressed) sitemap to read, e.g. 200M (default: 100M)",
+    )
+    add_http_options(parser)
+    parser.set_defaults(run=run)
+
+
+def _count(number: int, word: str) -> str:
+    return f"{number:,} {word}{'' if number == 1 else 's'}"
+
+
+def _describe(node: SitemapNode) -> str:
+    """What follows a sitemap's URL on its line of the tree."""
+    if node.error is not None:
+        return f"error[{node.code}]: {node.error}"
+    if node.kind == "index":
+        parts = ["index", _count(node.entries, "sitemap"), _count(node.urls, "URL")]
+        failed = node.failed
+        if failed:
+            parts.append(f"{failed:,} not read")
+        return ", ".join(parts)
+    urls = _count(node.entries, "URL")
+    return urls if node.kind == "urlset" else f"{node.kind}, {urls}"
+
+
+def tree_lines(root: SitemapNode) -> list[str]:
+    """The lines of a :class:`~feedmap.discover.SitemapNode`'s tree, two spaces of indent per level."""
+    return [f"{'  ' * depth}{node.url}  {_describe(node)}" for depth, node in root.walk()]
+
+
+def run(args: argparse.Namespace) -> int:
+    printer = DiagnosticPrinter(quiet=not args.verbose)
+    reporter = Reporter(handler=printer)
+    settings = http_settings(args)
+    found = discover(args.site, http=settings, maps=args.maps, max_bytes=args.max_bytes, reporter=reporter)
+    if args.verbose:
+        for probe in found.tried:
+            print(Diagnostic(Level.INFO, probe.code, probe.message, probe.url), file=sys.stderr)
+    trees: list[SitemapNode] = []
+    if args.tree and found.sitemaps:
+        trees = sitemap_trees(
+            found.urls,
+            http=settings,
+            maps=args.maps,
+            max_bytes=args.max_bytes,
+            concurrency=args.concurrency,
+            reporter=reporter,
+        )
+    printer.finish()
+    if args.json:
+        result = found.to_dict()
+        if args.tree:
+            result["tree"] = [tree.to_dict() for tree in trees]
+        print(json.dumps(result, ensure_ascii=False))
+    elif args.tree:
+        for tree in trees:
+            print("\n".join(tree_lines(tree)))
+    else:
+        for url in found.urls:
+            print(url)
+    if not found.sitemaps:
+        print(f"feedmap: no sitemap found for {found.site}; tried:", file=sys.stderr)
+        for probe in found.tried:
+            print(f"  {probe.url}: {probe.message}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,484 @@
+"""``feedmap discover`` and :mod:`feedmap.discover`: robots.txt ``Sitemap:`` lines, the usual locations, the tree.
+
+Everything runs against the real local server of ``tests/localsite.py`` (the ``web`` fixture), or against a
+``--map`` build directory with no server at all.  "Another site" is ``http://localhost:PORT`` seen from
+``http://127.0.0.1:PORT`` (another host, the same server).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import socket
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+from localsite import LocalSite
+
+from feedmap.cli import main
+from feedmap.context import HttpSettings
+from feedmap.discover import discover, find_sitemaps, site_root, sitemap_tree, sitemap_trees
+from feedmap.errors import Diagnostic, FetchError, Level, SourceError
+
+SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
+#: No retries, short timeouts: a failure shows at once.
+FAST = HttpSettings(retries=0, connect_timeout=2.0, read_timeout=5.0, backoff=0.01)
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+
+
+def urlset_xml(count: int, base: str = "https://www.example.com/page/") -> bytes:
+    body = "".join(f"<url><loc>{base}{i}</loc></url>\n" for i in range(count))
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SM}">\n{body}</urlset>\n'.encode()
+
+
+def index_xml(*children: str) -> bytes:
+    body = "".join(f"  <sitemap><loc>{loc}</loc></sitemap>\n" for loc in children)
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="{SM}">\n{body}</sitemapindex>\n'.encode()
+
+
+RSS = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><link>https://www.example.com/</link>
+<description>d</description><item><title>a</title><link>https://www.example.com/a</link></item></channel></rss>"""
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
+    """Run ``feedmap argv...`` in-process; return (exit code, stdout, stderr)."""
+    code = main([str(arg) for arg in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def codes(diagnostics: Iterable[Diagnostic]) -> list[str]:
+    return [d.code for d in diagnostics]
+
+
+def other_site(web: LocalSite, path: str) -> str:
+    """The same server seen as another site (localhost instead of 127.0.0.1)."""
+    return web.url(path).replace("127.0.0.1", "localhost")
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+# ------------------------------------------------------------------------------------------------ the site
+
+
+@pytest.mark.parametrize(
+    ("given", "root"),
+    [
+        ("example.com", "https://example.com/"),
+        ("Example.COM/blog/post?x=1#top", "https://example.com/"),
+        ("http://example.com", "http://example.com/"),
+        ("https://example.com:8443/a/b/", "https://example.com:8443/"),
+        ("HTTP://user:pw@Example.com/x", "http://example.com/"),
+        ("//example.com/", "https://example.com/"),
+        ("  https://example.com/  ", "https://example.com/"),
+    ],
+)
+def test_site_url_is_normalised_to_its_root(given: str, root: str) -> None:
+    assert site_root(given) == root
+
+
+@pytest.mark.parametrize("given", ["ftp://example.com/", "https://", "mailto:a@example.com", "http://a:port/"])
+def test_what_is_not_a_web_site_is_refused(given: str) -> None:
+    with pytest.raises(SourceError):
+        site_root(given)
+
+
+def test_cli_refuses_a_site_that_is_not_a_web_site(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "discover", "ftp://example.com/")
+    assert code == 2
+    assert out == ""
+    assert "ftp://example.com/" in err
+    assert "Traceback" not in err
+
+
+# ------------------------------------------------------------------------------------------------ robots.txt
+
+
+def test_robots_sitemap_lines_in_any_case_inside_and_outside_groups(web: LocalSite) -> None:
+    a, b, c, d = (web.url(f"/{name}.xml") for name in ("a", "b", "c", "d"))
+    web.add(
+        "/robots.txt",
+        f"# Sitemap: {web.url('/commented-out.xml')}\n"
+        f"Sitemap: {a}   # before any group\n"
+        "\n"
+        "User-agent: *\n"
+        "Disallow: /private/\n"
+        f"sitemap: {b}\n"
+        "\n"
+        "User-agent: otherbot\n"
+        "Disallow: /\n"
+        f"SITEMAP:{c}\n"
+        f"  SiteMap :  {a}\n"  # a duplicate
+        f"Sitemap: {d}\n",
+        content_type="text/plain",
+    )
+    found = discover(web.url("/some/page.html"), http=FAST)
+    assert found.site == web.url("/")
+    assert found.urls == [a, b, c, d]
+    assert {f.via for f in found.sitemaps} == {"robots.txt"}
+    assert {f.source for f in found.sitemaps} == {web.url("/robots.txt")}
+    assert [(p.url, p.code, p.found) for p in found.tried] == [(web.url("/robots.txt"), "robots-sitemaps", True)]
+    # robots.txt named sitemaps: the usual locations are not tried, and the sitemaps are not fetched
+    assert web.hits("/sitemap.xml") == web.hits("/sitemap_index.xml") == web.hits("/a.xml") == 0
+    assert find_sitemaps(web.url("/"), http=FAST) == [a, b, c, d]
+
+
+def test_a_cross_site_sitemap_in_robots_is_listed(web: LocalSite) -> None:
+    elsewhere = other_site(web, "/shared/sitemap.xml")
+    web.add("/robots.txt", f"User-agent: *\nAllow: /\nSitemap: {elsewhere}\n", content_type="text/plain")
+    found = discover(web.url("/"), http=FAST)
+    assert found.urls == [elsewhere]
+    assert found.sitemaps[0].source == web.url("/robots.txt")
+
+
+def test_a_relative_sitemap_line_is_resolved_and_noted(web: LocalSite) -> None:
+    web.add(
+        "/robots.txt",
+        "Sitemap: /maps/sitemap.xml\nSitemap: ftp://example.com/sitemap.xml\n",
+        content_type="text/plain",
+    )
+    seen: list[Diagnostic] = []
+    assert find_sitemaps(web.url("/"), http=FAST, on_diagnostic=seen.append) == [web.url("/maps/sitemap.xml")]
+    assert codes(seen) == ["robots-relative-sitemap", "robots-bad-sitemap"]
+    assert all(d.source == web.url("/robots.txt") for d in seen)
+    assert [d.level for d in seen] == [Level.INFO, Level.WARNING]
+
+
+def test_robots_without_sitemap_lines_falls_back_to_sitemap_xml(web: LocalSite) -> None:
+    web.add("/robots.txt", "User-agent: *\nDisallow: /admin/\n# no sitemap here\n", content_type="text/plain")
+    web.add("/sitemap.xml", urlset_xml(3))
+    found = discover(web.url("/"), http=FAST)
+    assert found.urls == [web.url("/sitemap.xml")]
+    assert found.sitemaps[0].via == "fallback"
+    assert [p.code for p in found.tried] == ["robots-no-sitemaps", "found", "http-404"]
+    assert [p.url for p in found.tried] == [web.url(p) for p in ("/robots.txt", "/sitemap.xml", "/sitemap_index.xml")]
+
+
+def test_no_robots_and_no_sitemap_xml_falls_back_to_sitemap_index_xml(web: LocalSite) -> None:
+    web.add("/sitemap_index.xml", index_xml(web.url("/posts.xml")))
+    found = discover(web.url("/"), http=FAST)
+    assert found.urls == [web.url("/sitemap_index.xml")]
+    assert [p.code for p in found.tried] == ["http-404", "http-404", "found"]
+    assert web.hits("/robots.txt") == web.hits("/sitemap.xml") == 1
+
+
+def test_both_usual_locations_are_listed_in_order(web: LocalSite) -> None:
+    web.add("/sitemap.xml", urlset_xml(1))
+    web.add("/sitemap_index.xml", index_xml(web.url("/sitemap.xml")))
+    assert find_sitemaps(web.url("/"), http=FAST) == [web.url("/sitemap.xml"), web.url("/sitemap_index.xml")]
+
+
+def test_a_redirect_lists_the_final_url_once(web: LocalSite) -> None:
+    web.add("/sitemap.xml", b"", status=301, headers={"Location": "/sitemap_index.xml"})
+    web.add("/sitemap_index.xml", index_xml(web.url("/posts.xml")))
+    found = discover(web.url("/"), http=FAST)
+    assert found.urls == [web.url("/sitemap_index.xml")]
+    assert [p.code for p in found.tried] == ["http-404", "found", "found"]
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "taken"),
+    [
+        (urlset_xml(2), "application/xml", True),
+        (gzip.compress(urlset_xml(2)), "application/octet-stream", True),  # gzip by magic bytes
+        (index_xml("https://www.example.com/a.xml"), "text/xml", True),
+        (RSS, "application/rss+xml", True),
+        (b"https://www.example.com/a\nhttps://www.example.com/b\n", "text/plain", True),
+        (b"<!DOCTYPE html><html><head><title>Home</title></head><body>Not here</body></html>", "text/html", False),
+        (b'{"loc": "https://www.example.com/a"}\n', "application/json", False),
+        (b"", "application/xml", False),
+        (b"User-agent: *\nDisallow:\n", "text/plain", False),
+    ],
+    ids=["urlset", "gzip", "index", "feed", "text", "html", "jsonl", "empty", "not-urls"],
+)
+def test_a_usual_location_counts_only_when_its_content_is_a_sitemap(
+    web: LocalSite, body: bytes, content_type: str, taken: bool
+) -> None:
+    web.add("/sitemap.xml", body, content_type=content_type)
+    found = discover(web.url("/"), http=FAST)
+    assert found.urls == ([web.url("/sitemap.xml")] if taken else [])
+    assert found.tried[1].code == ("found" if taken else "not-a-sitemap")
+
+
+def test_an_html_200_at_sitemap_xml_is_not_taken(web: LocalSite) -> None:
+    web.add("/sitemap.xml", "<html><body><h1>Page not found</h1></body></html>", content_type="text/html")
+    web.add("/sitemap_index.xml", index_xml(web.url("/a.xml")))
+    found = discover(web.url("/"), http=FAST)
+    assert found.urls == [web.url("/sitemap_index.xml")]
+    probe = found.tried[1]
+    assert (probe.url, probe.code, probe.found) == (web.url("/sitemap.xml"), "not-a-sitemap", False)
+    assert "text/html" in probe.message
+
+
+def test_robots_answering_503_is_reported_and_the_usual_locations_are_tried(web: LocalSite) -> None:
+    web.add("/robots.txt", "Sitemap: /never.xml\n", statuses=[503], content_type="text/plain")
+    web.add("/sitemap.xml", urlset_xml(1))
+    seen: list[Diagnostic] = []
+    found = discover(web.url("/"), http=FAST, on_diagnostic=seen.append)
+    assert found.urls == [web.url("/sitemap.xml")]
+    assert codes(seen) == ["robots-unreadable"]
+    assert found.tried[0].code == "http-503"
+
+
+def test_an_unreachable_site_raises() -> None:
+    site = f"http://127.0.0.1:{closed_port()}/"
+    with pytest.raises(FetchError) as caught:
+        find_sitemaps(site, http=FAST)
+    assert caught.value.code == "fetch-failed"
+    assert site in str(caught.value)
+
+
+# ------------------------------------------------------------------------------------------------ CLI: finding
+
+
+def test_cli_prints_the_sitemap_urls_one_per_line(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
+    web.add("/robots.txt", f"SITEMAP: {web.url('/a.xml')}\nsitemap: {web.url('/b.xml')}\n", content_type="text/plain")
+    code, out, err = run(capsys, "discover", web.url("/"), "--retries", "0")
+    assert code == 0
+    assert out.splitlines() == [web.url("/a.xml"), web.url("/b.xml")]
+    assert err == ""
+
+
+def test_cli_verbose_says_how_each_was_found(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
+    web.add("/robots.txt", "User-agent: *\nDisallow:\n", content_type="text/plain")
+    web.add("/sitemap.xml", urlset_xml(1))
+    code, out, err = run(capsys, "discover", "-v", web.url("/"), "--retries", "0")
+    assert code == 0
+    assert out.splitlines() == [web.url("/sitemap.xml")]
+    assert f"{web.url('/robots.txt')}: info[robots-no-sitemaps]:" in err
+    assert f"{web.url('/sitemap.xml')}: info[found]:" in err
+    assert f"{web.url('/sitemap_index.xml')}: info[http-404]:" in err
+
+
+def test_cli_nothing_found_exits_1_saying_what_was_tried(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
+    web.add("/sitemap.xml", "<html><body>home</body></html>", content_type="text/html")
+    code, out, err = run(capsys, "discover", web.url("/"), "--retries", "0")
+    assert code == 1
+    assert out == ""
+    for path in ("/robots.txt", "/sitemap.xml", "/sitemap_index.xml"):
+        assert web.url(path) in err
+    assert "no sitemap found" in err
+
+
+def test_cli_unreachable_site_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    site = f"http://127.0.0.1:{closed_port()}/"
+    code, out, err = run(capsys, "discover", site, "--retries", "0")
+    assert code == 2
+    assert out == ""
+    assert site in err
+    assert "Traceback" not in err
+
+
+def test_cli_json_without_tree(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
+    elsewhere = other_site(web, "/s.xml")
+    web.add("/robots.txt", f"Sitemap: {elsewhere}\n", content_type="text/plain")
+    code, out, _ = run(capsys, "discover", web.url("/"), "--json", "--retries", "0")
+    assert code == 0
+    result = json.loads(out)
+    assert result["site"] == web.url("/")
+    assert result["sitemaps"] == [{"url": elsewhere, "via": "robots.txt", "source": web.url("/robots.txt")}]
+    assert [p["code"] for p in result["tried"]] == ["robots-sitemaps"]
+    assert "tree" not in result
+
+
+def test_cli_json_when_nothing_is_found_still_parses(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "discover", web.url("/"), "--json", "--retries", "0")
+    assert code == 1
+    result = json.loads(out)
+    assert result["sitemaps"] == []
+    assert [p["code"] for p in result["tried"]] == ["http-404", "http-404", "http-404"]
+
+
+def test_cli_help_teaches_with_examples(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "discover", "--help")
+    assert code == 0
+    for text in ("robots.txt", "/sitemap.xml", "/sitemap_index.xml", "--tree", "examples:", "exit codes:"):
+        assert text in out
+    code, out, _ = run(capsys, "--help")
+    assert "feedmap discover" in out
+
+
+# ------------------------------------------------------------------------------------------------ the tree
+
+
+@pytest.fixture
+def tree_site(web: LocalSite) -> LocalSite:
+    """robots.txt -> an index of: a gzip file, a plain child sent with Content-Encoding gzip, a nested index
+    (of one sitemap and one feed), and a child that answers 404."""
+    web.add("/robots.txt", f"User-agent: *\nSitemap: {web.url('/sitemap_index.xml')}\n", content_type="text/plain")
+    web.add(
+        "/sitemap_index.xml",
+        index_xml(
+            web.url("/sitemap-posts.xml.gz"),
+            web.url("/sitemap-pages.xml"),
+            web.url("/nested.xml"),
+            web.url("/gone.xml"),
+        ),
+    )
+    web.add("/sitemap-posts.xml.gz", gzip.compress(urlset_xml(1000)), content_type="application/gzip")
+    web.add("/sitemap-pages.xml", urlset_xml(234), encoding="gzip")
+    web.add("/nested.xml", index_xml(web.url("/deep.xml"), web.url("/feed.xml")))
+    web.add("/deep.xml", urlset_xml(5))
+    web.add("/feed.xml", RSS, content_type="application/rss+xml")
+    return web
+
+
+def test_cli_tree_with_nested_index_gzip_child_and_failing_child(
+    tree_site: LocalSite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = tree_site.url
+    code, out, _ = run(capsys, "discover", url("/"), "--tree", "--retries", "0")
+    assert code == 0
+    assert out.splitlines() == [
+        f"{url('/sitemap_index.xml')}  index, 4 sitemaps, 1,240 URLs, 1 not read",
+        f"  {url('/sitemap-posts.xml.gz')}  1,000 URLs",
+        f"  {url('/sitemap-pages.xml')}  234 URLs",
+        f"  {url('/nested.xml')}  index, 2 sitemaps, 6 URLs",
+        f"    {url('/deep.xml')}  5 URLs",
+        f"    {url('/feed.xml')}  feed, 1 URL",
+        f"  {url('/gone.xml')}  error[http-404]: HTTP 404 Not Found",
+    ]
+
+
+def test_cli_tree_json_parses_with_counts(tree_site: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
+    url = tree_site.url
+    code, out, _ = run(capsys, "discover", url("/"), "--tree", "--json", "--retries", "0")
+    assert code == 0
+    result = json.loads(out)
+    assert [s["url"] for s in result["sitemaps"]] == [url("/sitemap_index.xml")]
+    (root,) = result["tree"]
+    assert (root["kind"], root["format"], root["entries"], root["urls"], root["error"]) == (
+        "index",
+        "sitemapindex",
+        4,
+        1240,
+        None,
+    )
+    children = {child["url"]: child for child in root["children"]}
+    assert children[url("/sitemap-posts.xml.gz")]["urls"] == 1000
+    assert children[url("/sitemap-pages.xml")]["kind"] == "urlset"
+    assert [c["urls"] for c in children[url("/nested.xml")]["children"]] == [5, 1]
+    assert children[url("/gone.xml")]["error"]["code"] == "http-404"
+    assert url("/gone.xml") not in children[url("/gone.xml")]["error"]["message"]  # the URL is not repeated
+
+
+def test_tree_library_loop_off_site_and_failures_go_on(web: LocalSite) -> None:
+    web.add(
+        "/a.xml",
+        index_xml(
+            web.url("/b.xml"),
+            other_site(web, "/elsewhere.xml"),
+            web.url("/page.html"),
+            "ftp://example.com/x.xml",
+            web.url("/ok.xml"),
+        ),
+    )
+    web.add("/b.xml", index_xml(web.url("/a.xml"), web.url("/b.xml")))
+    web.add("/page.html", "<html><body>hi</body></html>", content_type="text/html")
+    web.add("/ok.xml", urlset_xml(7))
+    root = sitemap_tree(web.url("/a.xml"), http=FAST)
+    assert [(depth, node.url, node.code) for depth, node in root.walk()] == [
+        (0, web.url("/a.xml"), None),
+        (1, web.url("/b.xml"), None),
+        (2, web.url("/a.xml"), "index-loop"),
+        (2, web.url("/b.xml"), "index-loop"),
+        (1, other_site(web, "/elsewhere.xml"), "child-off-site"),
+        (1, web.url("/page.html"), "not-a-sitemap"),
+        (1, "ftp://example.com/x.xml", "child-off-site"),  # as index following says
+        (1, web.url("/ok.xml"), None),
+    ]
+    assert root.urls == 7
+    assert root.failed == 5
+    assert web.hits("/a.xml") == web.hits("/b.xml") == 1  # the loop is not fetched again
+    assert web.hits("/elsewhere.xml") == 0
+
+
+@pytest.mark.parametrize(("max_depth", "read"), [(1, ["/l0.xml", "/l1.xml"]), (2, ["/l0.xml", "/l1.xml", "/l2.xml"])])
+def test_tree_depth_cap(web: LocalSite, max_depth: int, read: list[str]) -> None:
+    web.add("/l0.xml", index_xml(web.url("/l1.xml")))
+    web.add("/l1.xml", index_xml(web.url("/l2.xml")))
+    web.add("/l2.xml", index_xml(web.url("/l3.xml")))
+    web.add("/l3.xml", urlset_xml(1))
+    root = sitemap_tree(web.url("/l0.xml"), http=FAST, max_depth=max_depth)
+    nodes = [node for _, node in root.walk()]
+    assert [n.url for n in nodes if n.ok] == [web.url(p) for p in read]
+    assert nodes[-1].code == "index-too-deep"
+    assert all(web.hits(p) == (1 if p in read else 0) for p in ("/l0.xml", "/l1.xml", "/l2.xml", "/l3.xml"))
+
+
+def test_tree_children_are_read_concurrently(web: LocalSite) -> None:
+    children = [web.add(f"/slow-{i}.xml", urlset_xml(2), delay=0.5) for i in range(8)]
+    web.add("/index.xml", index_xml(*children))
+    started = time.monotonic()
+    root = sitemap_tree(web.url("/index.xml"), http=FAST, concurrency=8)
+    elapsed = time.monotonic() - started
+    assert root.urls == 16
+    assert elapsed < 2.5, f"8 children of 0.5 s each took {elapsed:.2f} s: not concurrent"  # serial: 4 s
+
+
+def test_tree_timeout_and_size_cap_are_nodes(web: LocalSite) -> None:
+    web.add("/slow.xml", urlset_xml(1), delay=3)
+    web.add("/big.xml", urlset_xml(2000))
+    web.add("/small.xml", urlset_xml(2))
+    web.add("/index.xml", index_xml(web.url("/slow.xml"), web.url("/big.xml"), web.url("/small.xml")))
+    settings = HttpSettings(retries=0, connect_timeout=0.5, read_timeout=0.5)
+    root = sitemap_tree(web.url("/index.xml"), http=settings, max_bytes=20_000)
+    assert [(child.code, child.urls) for child in root.children] == [("timeout", 0), ("too-large", 0), (None, 2)]
+
+
+def test_tree_reports_the_diagnostics_of_each_sitemap_naming_it(web: LocalSite) -> None:
+    body = f'<urlset xmlns="{SM}"><url><loc>https://www.example.com/?a=1&b=2</loc></url></urlset>'
+    web.add("/child.xml", body)
+    web.add("/index.xml", index_xml(web.url("/child.xml")))
+    seen: list[Diagnostic] = []
+    root = sitemap_tree(web.url("/index.xml"), http=FAST, on_diagnostic=seen.append)
+    assert root.urls == 1
+    assert "bare-ampersand" in codes(seen)
+    assert {d.source for d in seen if d.code == "bare-ampersand"} == {web.url("/child.xml")}
+
+
+def test_sitemap_trees_share_one_run(web: LocalSite) -> None:
+    web.add("/one.xml", urlset_xml(1))
+    web.add("/two.xml", urlset_xml(2))
+    trees = sitemap_trees([web.url("/one.xml"), web.url("/two.xml"), web.url("/three.xml")], http=FAST)
+    assert [(t.kind, t.urls, t.code) for t in trees] == [
+        ("urlset", 1, None),
+        ("urlset", 2, None),
+        (None, 0, "http-404"),
+    ]
+
+
+# ------------------------------------------------------------------------------------------------ --map
+
+
+def test_cli_tree_from_a_build_directory_with_no_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    site = "https://www.example.com/"
+    public = tmp_path / "public"
+    public.mkdir()
+    (public / "robots.txt").write_text(f"User-agent: *\nDisallow:\nSitemap: {site}sitemap_index.xml\n")
+    (public / "sitemap_index.xml").write_bytes(index_xml(f"{site}a.xml.gz", f"{site}missing.xml"))
+    (public / "a.xml.gz").write_bytes(gzip.compress(urlset_xml(12)))
+    code, out, err = run(capsys, "discover", site, "--tree", "--map", f"{site}={public}")
+    assert code == 0, err
+    assert out.splitlines() == [
+        f"{site}sitemap_index.xml  index, 2 sitemaps, 12 URLs, 1 not read",
+        f"  {site}a.xml.gz  12 URLs",
+        f"  {site}missing.xml  error[file-missing]: {public / 'missing.xml'} does not exist (--map)",
+    ]
+
+
+def test_map_without_robots_falls_back_to_the_usual_locations(tmp_path: Path) -> None:
+    site = "https://www.example.com/"
+    (tmp_path / "sitemap.xml").write_bytes(urlset_xml(1))
+    found = discover(site, maps=[(site, tmp_path)])
+    assert found.urls == [f"{site}sitemap.xml"]
+    assert [p.code for p in found.tried] == ["file-missing", "found", "file-missing"]
