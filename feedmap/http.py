@@ -62,6 +62,12 @@ __all__ = [
 
 #: The token matched against robots.txt ``User-agent`` lines (RFC 9309 §2.2.1: the product token).
 ROBOTS_TOKEN = "feedmap"
+
+
+def robots_token(user_agent: str) -> str:
+    """The product token of a User-Agent (``MyBot/1.0 (+url)`` -> ``mybot``), which robots.txt groups name."""
+    token = user_agent.strip().split("/", 1)[0].split(" ", 1)[0].strip().lower()
+    return token or ROBOTS_TOKEN
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 _CHUNK = 64 * 1024
 ROBOTS_MAX_BYTES = 500 * 1024  # RFC 9309 §2.5: crawlers must parse at least 500 KiB
@@ -431,7 +437,9 @@ class Fetcher:
             length = plain_headers.get("content-length", "")
             if length.isdigit() and int(length) > max_bytes:
                 raise _too_large(url, max_bytes)
-            raw = _RawBody(response.iter_raw(_CHUNK), url=url, limit=max_bytes, deadline=deadline)
+            # no chunk size: each piece as it comes off the socket (httpx's chunker would wait for a whole
+            # chunk, so a trickling body would pass the deadline and the cap would be checked late)
+            raw = _RawBody(response.iter_raw(), url=url, limit=max_bytes, deadline=deadline)
             body: Readable = raw
             encoding = plain_headers.get("content-encoding", "identity").strip().lower()
             if encoding in ("gzip", "x-gzip"):
@@ -483,4 +491,5 @@ class Fetcher:
             return RobotsPolicy(None, allow_all=False)  # 2.3.1.4: unreachable, assume complete disallow
         except LimitError:
             return RobotsPolicy(None, allow_all=False)
-        return RobotsPolicy(data[:ROBOTS_MAX_BYTES].decode("utf-8", "replace"), allow_all=True)
+        text = data[:ROBOTS_MAX_BYTES].decode("utf-8", "replace")
+        return RobotsPolicy(text, allow_all=True, token=robots_token(self.settings.user_agent))

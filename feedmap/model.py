@@ -19,7 +19,7 @@ precision as written.  Absent values stay absent: a missing priority is ``None``
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import NamedTuple
@@ -215,7 +215,7 @@ class Document:
     as a context manager to be sure.  ``diagnostics`` is filled while the entries are read.
     """
 
-    __slots__ = ("diagnostics", "entries", "format", "meta")
+    __slots__ = ("closers", "diagnostics", "entries", "format", "meta")
 
     def __init__(
         self,
@@ -229,15 +229,23 @@ class Document:
         self.diagnostics: list[Diagnostic] = diagnostics if diagnostics is not None else []
         #: Name of the format the document was read from (set by :func:`feedmap.read`), if any.
         self.format: str | None = None
+        #: Called once by :meth:`close`, after the entries: what releases the input (files, HTTP client).
+        self.closers: list[Callable[[], None]] = []
 
     def __iter__(self) -> Iterator[Entry]:
         return iter(self.entries)
 
     def close(self) -> None:
-        """Release the source behind a streaming document (closes an unfinished entry generator)."""
+        """Release the source behind a streaming document (closes an unfinished entry generator).
+
+        Also when the entries were never started: a generator that never ran skips its own ``finally``
+        on close, so what holds the input open is released through :attr:`closers` as well.
+        """
         close = getattr(self.entries, "close", None)
         if callable(close):
             close()
+        while self.closers:
+            self.closers.pop(0)()
 
     def __enter__(self) -> Document:
         return self

@@ -269,7 +269,7 @@ def open_source(
 
                     fetcher = stack.enter_context(Fetcher())
                 fetched = stack.enter_context(fetcher.open(source, max_bytes=max_bytes))
-                yield _opened(fetched, name or url, None, url, reporter, max_bytes)
+                yield _opened(fetched, name or url, None, fetched.final_url, reporter, max_bytes)
                 return
         display = name or source_name(source)
         raw, owned, path = _open_raw(source, display)

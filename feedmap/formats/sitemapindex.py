@@ -55,21 +55,25 @@ class _Child:
     loc: str
     line: int
     path: Path | None = None
-    download: Future[BinaryIO] | None = None
+    download: Future[tuple[BinaryIO, str]] | None = None
 
 
-def _download(url: str, ctx: Context) -> BinaryIO:
-    """Fetch a child into a spooled temporary file (in memory up to 1 MiB), capped at ``--max-bytes``."""
+def _download(url: str, ctx: Context) -> tuple[BinaryIO, str]:
+    """Fetch a child into a spooled temporary file (in memory up to 1 MiB), capped at ``--max-bytes``.
+
+    Returns the file and the URL it was found at after redirects (the site a nested index is scoped to).
+    """
     spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)  # noqa: SIM115 - handed to the reader
     try:
         with ctx.fetcher().open(url, max_bytes=ctx.options.max_bytes) as fetched:
             while chunk := fetched.read(1 << 16):
                 spool.write(chunk)
+            final_url = fetched.final_url
     except BaseException:
         spool.close()
         raise
     spool.seek(0)
-    return spool  # type: ignore[return-value]
+    return spool, final_url  # type: ignore[return-value]
 
 
 def _plan(index_entry: Entry, ctx: Context) -> _Child | None:
@@ -118,8 +122,9 @@ def _read_child(child: _Child, ctx: Context) -> Iterator[Entry]:
 
     try:
         if child.download is not None:
-            with child.download.result() as body:
-                yield from read_entries(body, ctx.child(child.loc, None, url=child.loc))
+            body, final_url = child.download.result()
+            with body:
+                yield from read_entries(body, ctx.child(child.loc, None, url=final_url))
         else:
             assert child.path is not None
             mapped = child.loc if not child.loc.startswith("file:") else None
@@ -147,7 +152,7 @@ def _follow(index_entries: Iterator[Entry], ctx: Context) -> Iterator[Entry]:
         for child in window:  # stopped early (an error, or the caller closed us): drop what is in flight
             if child.download is not None and not child.download.cancel():
                 with contextlib.suppress(BaseException):
-                    child.download.result().close()
+                    child.download.result()[0].close()
 
 
 def read(source: Source, *, ctx: Context) -> Document:

@@ -1,0 +1,448 @@
+"""Following sitemap indexes over HTTP (issue 4, points 2, 3 and 6) against a real server on 127.0.0.1.
+
+sitemaps.org "Sitemap index files" and "Sitemap file location": an index lists sitemaps of its own site
+(scheme, host and port), read here concurrently but yielded in index order; nested indexes are followed
+up to a depth cap, loops are reported (``index-loop``) and cut, off-site children are reported
+(``child-off-site``) and never fetched, a failing child is reported (``child-failed``, naming it) while
+the others still come.  ``follow=`` / ``--since`` choose children by loc and lastmod (``child-skipped``),
+``--no-follow`` yields the index's own entries, and ``--map PREFIX=DIR`` reads mapped URLs from disk
+with no network at all.  Other hosts are simulated with ``localhost`` against ``127.0.0.1``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import socket
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+from localsite import LocalSite
+
+import feedmap
+from feedmap import W3CDate
+from feedmap.cli import main
+from feedmap.context import HttpSettings, Options
+from feedmap.errors import Diagnostic, Level, Reporter
+
+SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
+FAST = HttpSettings(connect_timeout=2.0, read_timeout=3.0, total_timeout=10.0, retries=1, backoff=0.01)
+
+
+def index_xml(*children: str | tuple[str, str | None]) -> bytes:
+    """An index listing ``children``: a loc, or (loc, lastmod)."""
+    parts = [f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="{SM}">\n']
+    for child in children:
+        loc, lastmod = child if isinstance(child, tuple) else (child, None)
+        extra = f"<lastmod>{lastmod}</lastmod>" if lastmod else ""
+        parts.append(f"  <sitemap><loc>{loc}</loc>{extra}</sitemap>\n")
+    parts.append("</sitemapindex>\n")
+    return "".join(parts).encode()
+
+
+def urlset_xml(*locs: str) -> bytes:
+    body = "".join(f"<url><loc>{loc}</loc></url>\n" for loc in locs)
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SM}">\n{body}</urlset>\n'.encode()
+
+
+def pages(name: str, count: int = 2) -> list[str]:
+    return [f"https://www.example.com/{name}/{n}" for n in range(count)]
+
+
+def read(url: str, **options: object) -> tuple[list[str], list[Diagnostic]]:
+    reporter = Reporter()
+    options.setdefault("http", FAST)
+    with feedmap.read(url, reporter=reporter, **options) as doc:  # type: ignore[arg-type]
+        locs = [entry.loc for entry in doc]
+    return locs, reporter.diagnostics
+
+
+def codes(diagnostics: Iterable[Diagnostic]) -> list[str]:
+    return [d.code for d in diagnostics]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+# ------------------------------------------------------------------------------------------------ children
+
+
+def test_index_with_a_gzip_child_and_a_plain_child(web: LocalSite) -> None:
+    gz = web.add("/posts.xml.gz", gzip.compress(urlset_xml(*pages("posts"))), content_type="application/gzip")
+    plain = web.add("/pages.xml", urlset_xml(*pages("pages")))
+    index = web.add("/sitemap_index.xml", index_xml(gz, plain))
+    locs, diagnostics = read(index)
+    assert locs == pages("posts") + pages("pages")
+    assert [d for d in diagnostics if d.level >= Level.WARNING] == []
+    assert web.hits("/posts.xml.gz") == web.hits("/pages.xml") == web.hits("/sitemap_index.xml") == 1
+
+
+def test_children_come_in_index_order_when_the_first_is_slowest(web: LocalSite) -> None:
+    slow = web.add("/a.xml", urlset_xml(*pages("a")), delay=0.5)
+    fast = web.add("/b.xml", urlset_xml(*pages("b")), encoding="gzip")
+    index = web.add("/index.xml", index_xml(slow, fast), encoding="gzip")
+    assert read(index)[0] == pages("a") + pages("b")
+
+
+def test_the_command_line_follows_a_remote_index(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
+    a = web.add("/a.xml", urlset_xml(*pages("a")))
+    b = web.add("/b.xml.gz", gzip.compress(urlset_xml(*pages("b"))))
+    index = web.add("/index.xml", index_xml(a, b))
+    code, out, err = run(capsys, "convert", index, "-t", "text")
+    assert code == 0, err
+    assert out.split() == pages("a") + pages("b")
+
+
+def test_nested_index(web: LocalSite) -> None:
+    leaf = web.add("/leaf.xml", urlset_xml(*pages("leaf")))
+    inner = web.add("/inner-index.xml", index_xml(leaf))
+    first = web.add("/first.xml", urlset_xml(*pages("first")))
+    last = web.add("/last.xml", urlset_xml(*pages("last")))
+    outer = web.add("/index.xml", index_xml(first, inner, last))
+    locs, diagnostics = read(outer)
+    assert locs == pages("first") + pages("leaf") + pages("last")
+    assert codes(d for d in diagnostics if d.level >= Level.WARNING) == []
+
+
+def test_an_index_listing_itself_is_a_loop_reported_once(web: LocalSite) -> None:
+    index = web.url("/index.xml")
+    child = web.add("/a.xml", urlset_xml(*pages("a")))
+    web.add("/index.xml", index_xml(index, child))
+    locs, diagnostics = read(index)
+    assert locs == pages("a")
+    assert codes(diagnostics) == ["index-loop"]
+    assert index in diagnostics[0].message
+    assert web.hits("/index.xml") == 1
+
+
+def test_two_indexes_listing_each_other_are_a_loop_reported_once(web: LocalSite) -> None:
+    a, b = web.url("/a-index.xml"), web.url("/b-index.xml")
+    leaf = web.add("/leaf.xml", urlset_xml(*pages("leaf")))
+    web.add("/a-index.xml", index_xml(b))
+    web.add("/b-index.xml", index_xml(a, leaf))
+    started = time.monotonic()
+    locs, diagnostics = read(a)
+    assert time.monotonic() - started < 5
+    assert locs == pages("leaf")
+    assert codes(diagnostics) == ["index-loop"]
+    assert a in diagnostics[0].message
+    assert web.hits("/a-index.xml") == web.hits("/b-index.xml") == 1
+
+
+def test_loop_on_the_command_line(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = web.url("/a-index.xml"), web.url("/b-index.xml")
+    web.add("/a-index.xml", index_xml(b))
+    web.add("/b-index.xml", index_xml(a))
+    code, out, err = run(capsys, "convert", a, "-t", "text")
+    assert code == 0
+    assert out == ""
+    assert err.count("[index-loop]") == 1
+    assert run(capsys, "convert", a, "-t", "text", "--strict")[0] == 1
+
+
+def test_depth_cap(web: LocalSite, tmp_path: Path) -> None:
+    leaf = web.add("/leaf.xml", urlset_xml(*pages("leaf")))
+    inner = web.add("/inner-index.xml", index_xml(leaf))
+    near = web.add("/near.xml", urlset_xml(*pages("near")))
+    outer = web.add("/index.xml", index_xml(inner, near))
+    out = tmp_path / "out.jsonl"
+    reporter = Reporter()
+    feedmap.convert(outer, out, to="jsonl", options=Options(max_depth=1, http=FAST), reporter=reporter)
+    assert [json.loads(line)["loc"] for line in out.read_text().splitlines()] == pages("near")
+    assert codes(reporter.diagnostics) == ["index-too-deep"]
+    assert leaf in reporter.diagnostics[0].message
+    assert web.hits("/leaf.xml") == 0
+    # the default depth reads it
+    feedmap.convert(outer, out, to="jsonl", options=Options(http=FAST))
+    assert len(out.read_text().splitlines()) == 4
+
+
+# ------------------------------------------------------------------------------------------------ scope, failures
+
+
+def test_an_off_site_child_is_reported_and_not_fetched(web: LocalSite) -> None:
+    other_host = web.url("/elsewhere.xml").replace("127.0.0.1", "localhost")
+    web.add("/elsewhere.xml", urlset_xml(*pages("elsewhere")))
+    mine = web.add("/mine.xml", urlset_xml(*pages("mine")))
+    index = web.add("/index.xml", index_xml(other_host, mine))
+    locs, diagnostics = read(index)
+    assert locs == pages("mine")
+    assert codes(diagnostics) == ["child-off-site"]
+    assert other_host in diagnostics[0].message
+    assert web.hits("/elsewhere.xml") == 0
+
+
+def test_scope_is_the_site_an_index_was_redirected_to(web: LocalSite) -> None:
+    # http://example.com/sitemap.xml -> https://www.example.com/sitemap.xml is common: the children are on
+    # the site the index is served from, not the one first asked
+    other = web.base.replace("127.0.0.1", "localhost")
+    web.add("/a.xml", urlset_xml(*pages("a")))
+    web.add("/index.xml", index_xml(f"{other}/a.xml"))
+    old = web.add("/old-index.xml", status=301, headers={"Location": f"{other}/index.xml"})
+    locs, diagnostics = read(old)
+    assert locs == pages("a")
+    assert diagnostics == []
+
+
+def test_scope_of_a_nested_index_is_the_site_it_was_redirected_to(web: LocalSite) -> None:
+    other = web.base.replace("127.0.0.1", "localhost")
+    web.add("/leaf.xml", urlset_xml(*pages("leaf")))
+    web.add("/inner.xml", index_xml(f"{other}/leaf.xml"))
+    moved = web.add("/moved.xml", status=302, headers={"Location": f"{other}/inner.xml"})
+    index = web.add("/index.xml", index_xml(moved, f"{other}/leaf.xml"))
+    locs, diagnostics = read(index)
+    assert locs == pages("leaf")  # through the redirected index; the direct localhost child is off-site
+    assert codes(diagnostics) == ["child-off-site"]
+    assert diagnostics[0].source == index
+
+
+def test_a_remote_index_cannot_make_us_read_local_files(web: LocalSite, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.xml"
+    secret.write_bytes(urlset_xml("https://www.example.com/secret"))
+    mine = web.add("/mine.xml", urlset_xml(*pages("mine")))
+    index = web.add("/index.xml", index_xml(secret.as_uri(), mine))
+    locs, diagnostics = read(index)
+    assert locs == pages("mine")
+    assert "child-off-site" in codes(diagnostics)  # (and invalid-loc: a file: URL has no host)
+
+
+def test_an_other_scheme_or_port_is_off_site(web: LocalSite) -> None:
+    port = int(web.base.rsplit(":", 1)[1])
+    https = web.url("/a.xml").replace("http://", "https://")
+    other_port = f"http://127.0.0.1:{port + 1 if port < 65535 else port - 1}/b.xml"
+    mine = web.add("/mine.xml", urlset_xml(*pages("mine")))
+    index = web.add("/index.xml", index_xml(https, other_port, mine))
+    locs, diagnostics = read(index)
+    assert locs == pages("mine")
+    assert codes(diagnostics) == ["child-off-site", "child-off-site"]
+
+
+def test_a_failing_child_is_reported_and_the_others_still_come(web: LocalSite) -> None:
+    a = web.add("/a.xml", urlset_xml(*pages("a")))
+    missing = web.url("/missing.xml")
+    c = web.add("/c.xml", urlset_xml(*pages("c")))
+    index = web.add("/index.xml", index_xml(a, missing, c))
+    locs, diagnostics = read(index)
+    assert locs == pages("a") + pages("c")
+    assert codes(diagnostics) == ["child-failed"]
+    assert missing in diagnostics[0].message
+    assert diagnostics[0].line == 4  # the <sitemap> of the missing child in the index
+
+
+def test_a_slow_child_fails_on_its_timeout_and_the_others_still_come(web: LocalSite) -> None:
+    slow = web.add("/slow.xml", urlset_xml(*pages("slow")), delay=3)
+    b = web.add("/b.xml", urlset_xml(*pages("b")))
+    index = web.add("/index.xml", index_xml(slow, b))
+    started = time.monotonic()
+    locs, diagnostics = read(index, http=HttpSettings(read_timeout=0.5, retries=0))
+    assert time.monotonic() - started < 2.5
+    assert locs == pages("b")
+    assert codes(diagnostics) == ["child-failed"]
+    assert slow in diagnostics[0].message
+
+
+def test_a_failing_child_on_the_command_line(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
+    a = web.add("/a.xml", urlset_xml(*pages("a")))
+    missing = web.url("/missing.xml")
+    index = web.add("/index.xml", index_xml(missing, a))
+    code, out, err = run(capsys, "convert", index, "-t", "text")
+    assert code == 0
+    assert out.split() == pages("a")
+    (line,) = [line for line in err.splitlines() if "[child-failed]" in line]
+    assert line.startswith(f"{index}:3: warning[child-failed]:")
+    assert missing in line
+    code, _, err = run(capsys, "convert", index, "-t", "text", "--strict")
+    assert code == 1
+    assert "[child-failed]" in err
+    assert "Traceback" not in err
+
+
+def test_a_child_over_the_size_cap_is_reported(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
+    big = web.add("/big.xml", urlset_xml(*pages("big", 100)), encoding="gzip")
+    small = web.add("/small.xml", urlset_xml(*pages("small")))
+    index = web.add("/index.xml", index_xml(big, small))
+    code, out, err = run(capsys, "convert", index, "-t", "text", "--max-bytes", "2K")
+    assert code == 0
+    assert out.split() == pages("small")
+    assert "[child-failed]" in err
+    assert big in err
+
+
+# ------------------------------------------------------------------------------------------------ concurrency
+
+
+def slow_children(site: LocalSite, count: int = 8, delay: float = 0.4) -> str:
+    children = [site.add(f"/part-{n}.xml", urlset_xml(*pages(f"part-{n}")), delay=delay) for n in range(count)]
+    return site.add("/index.xml", index_xml(*children))
+
+
+def expected_parts(count: int = 8) -> list[str]:
+    return [loc for n in range(count) for loc in pages(f"part-{n}")]
+
+
+def test_children_are_fetched_concurrently(web: LocalSite) -> None:
+    index = slow_children(web)
+    started = time.monotonic()
+    locs, diagnostics = read(index, concurrency=8)
+    elapsed = time.monotonic() - started
+    assert locs == expected_parts()
+    assert diagnostics == []
+    assert elapsed < 2.0, elapsed  # serially: 8 x 0.4 = 3.2 s
+
+
+def test_concurrency_on_the_command_line(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
+    index = slow_children(web)
+    started = time.monotonic()
+    code, out, _ = run(capsys, "convert", index, "-t", "text", "--concurrency", "8")
+    parallel = time.monotonic() - started
+    assert code == 0
+    assert out.split() == expected_parts()
+    started = time.monotonic()
+    code, out, _ = run(capsys, "convert", index, "-t", "text", "--concurrency", "1")
+    serial = time.monotonic() - started
+    assert code == 0
+    assert out.split() == expected_parts()
+    assert serial >= 8 * 0.4 * 0.95, serial  # one at a time
+    assert parallel < 2.0, parallel
+    assert parallel < serial / 2
+
+
+def test_concurrency_is_bounded(web: LocalSite) -> None:
+    index = slow_children(web, count=6, delay=0.4)
+    started = time.monotonic()
+    locs, _ = read(index, concurrency=2)
+    elapsed = time.monotonic() - started
+    assert locs == expected_parts(6)
+    assert elapsed >= 3 * 0.4 * 0.95, elapsed  # three rounds of two
+
+
+# ------------------------------------------------------------------------------------------------ follow, --since
+
+
+def dated_index(site: LocalSite) -> tuple[str, list[str]]:
+    old = site.add("/old.xml", urlset_xml(*pages("old")))
+    new = site.add("/new.xml", urlset_xml(*pages("new")))
+    undated = site.add("/undated.xml", urlset_xml(*pages("undated")))
+    children = [(old, "2024-01-15"), (new, "2024-07-01T10:00:00+00:00"), (undated, None)]
+    return site.add("/index.xml", index_xml(*children)), [old, new, undated]
+
+
+def test_since_skips_older_children_and_reads_undated_ones(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
+    index, (old, _, _) = dated_index(web)
+    code, out, err = run(capsys, "convert", index, "-t", "text", "--since", "2024-06-01")
+    assert code == 0
+    assert out.split() == pages("new") + pages("undated")
+    (skipped,) = [line for line in err.splitlines() if "[child-skipped]" in line]
+    assert "info[child-skipped]" in skipped
+    assert old in skipped
+    assert web.hits("/old.xml") == 0
+    assert web.hits("/new.xml") == web.hits("/undated.xml") == 1
+    # a skipped child is a note, not a warning: --strict still succeeds
+    assert run(capsys, "convert", index, "-t", "text", "--since", "2024-06-01", "--strict")[0] == 0
+
+
+def test_follow_predicate_sees_loc_and_lastmod(web: LocalSite) -> None:
+    index, (old, new, undated) = dated_index(web)
+    seen: list[tuple[str, str | None]] = []
+
+    def follow(loc: str, lastmod: W3CDate | None) -> bool:
+        seen.append((loc, lastmod.text if lastmod is not None else None))
+        return loc != new
+
+    locs, diagnostics = read(index, follow=follow)
+    assert seen == [(old, "2024-01-15"), (new, "2024-07-01T10:00:00+00:00"), (undated, None)]
+    assert locs == pages("old") + pages("undated")
+    assert codes(diagnostics) == ["child-skipped"]
+    assert diagnostics[0].level == Level.INFO
+    assert web.hits("/new.xml") == 0
+
+
+def test_no_follow_yields_the_index_entries(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
+    index, children = dated_index(web)
+    code, out, _ = run(capsys, "convert", index, "-t", "jsonl", "--no-follow")
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert rows[0] == {"kind": "index"}
+    assert [(row["loc"], row.get("lastmod")) for row in rows[1:]] == [
+        (children[0], "2024-01-15"),
+        (children[1], "2024-07-01T10:00:00+00:00"),
+        (children[2], None),
+    ]
+    assert sum(web.hits(path) for path in ("/old.xml", "/new.xml", "/undated.xml")) == 0
+
+
+def test_no_follow_in_the_library(web: LocalSite) -> None:
+    index, children = dated_index(web)
+    assert read(index, follow=False)[0] == children
+    assert web.hits("/old.xml") == 0
+
+
+# ------------------------------------------------------------------------------------------------ --map
+
+
+def build_dir(root: Path, site_url: str) -> None:
+    """A static-site build: an index, a nested index, a plain and a gzip sitemap, under ``site_url``."""
+    (root / "blog").mkdir(parents=True)
+    (root / "sitemap_index.xml").write_bytes(
+        index_xml(f"{site_url}pages.xml", f"{site_url}blog/", f"{site_url}posts.xml.gz")
+    )
+    (root / "blog" / "index.xml").write_bytes(index_xml(f"{site_url}blog/2024.xml"))
+    (root / "blog" / "2024.xml").write_bytes(urlset_xml(*pages("blog")))
+    (root / "pages.xml").write_bytes(urlset_xml(*pages("pages")))
+    (root / "posts.xml.gz").write_bytes(gzip.compress(urlset_xml(*pages("posts"))))
+
+
+def test_map_reads_everything_from_disk_with_no_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    site_url = f"http://127.0.0.1:{closed_port()}/"  # nothing listens there
+    build_dir(tmp_path / "public", site_url)
+    started = time.monotonic()
+    code, out, err = run(
+        capsys, "convert", f"{site_url}sitemap_index.xml", "--map", f"{site_url}={tmp_path / 'public'}", "-t", "text",
+        "--retries", "0", "--strict",
+    )  # fmt: skip
+    assert time.monotonic() - started < 3
+    assert code == 0, err
+    assert out.split() == pages("pages") + pages("blog") + pages("posts")
+
+
+def test_map_in_the_library_with_no_server(tmp_path: Path) -> None:
+    site_url = f"http://127.0.0.1:{closed_port()}/"
+    build_dir(tmp_path, site_url)
+    locs, diagnostics = read(f"{site_url}sitemap_index.xml", maps=[(site_url, tmp_path)])
+    assert locs == pages("pages") + pages("blog") + pages("posts")
+    assert diagnostics == []
+
+
+def test_map_children_of_a_remote_index(web: LocalSite, tmp_path: Path) -> None:
+    (tmp_path / "mapped.xml").write_bytes(urlset_xml(*pages("mapped")))
+    fetched = web.add("/fetched.xml", urlset_xml(*pages("fetched")))
+    index = web.add("/index.xml", index_xml(web.url("/static/mapped.xml"), fetched))
+    locs, diagnostics = read(index, maps=[(web.url("/static/"), tmp_path)])
+    assert locs == pages("mapped") + pages("fetched")
+    assert diagnostics == []
+    assert web.hits("/static/mapped.xml") == 0
+    assert web.hits("/fetched.xml") == 1
+
+
+def test_unmapped_child_on_a_closed_port_is_reported(tmp_path: Path) -> None:
+    site_url = f"http://127.0.0.1:{closed_port()}/"
+    (tmp_path / "a.xml").write_bytes(urlset_xml(*pages("a")))
+    (tmp_path / "index.xml").write_bytes(index_xml(f"{site_url}static/a.xml", f"{site_url}other/b.xml"))
+    locs, diagnostics = read(
+        f"{site_url}static/index.xml", maps=[(f"{site_url}static/", tmp_path)], http=HttpSettings(retries=0)
+    )
+    assert locs == pages("a")
+    assert codes(diagnostics) == ["child-failed"]
+    assert f"{site_url}other/b.xml" in diagnostics[0].message

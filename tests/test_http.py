@@ -1,0 +1,595 @@
+"""Fetching over HTTP (issue 4, points 1 and 6) against a real server on 127.0.0.1 (``tests/localsite.py``).
+
+What :mod:`feedmap.http` promises, each checked on the wire: the ``User-Agent`` (default and overridden) and
+``Accept-Encoding: gzip``; ``Content-Encoding: gzip`` decoded and a gzip *file* recognised by its magic bytes;
+retries on 503/429 honouring ``Retry-After`` (RFC 9110 §10.2.3) and giving up when it asks too much; the
+redirect limit; the size cap enforced from ``Content-Length`` and while streaming (a content-encoding bomb);
+read timeouts and the whole-response deadline; conditional GET (RFC 9110 §13.1) with a cache directory;
+robots.txt (RFC 9309) through Protego; and an http(s) INPUT of ``feedmap convert``.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import socket
+import time
+import tracemalloc
+import zlib
+from pathlib import Path
+
+import pytest
+from localsite import LocalSite, Responder, Route
+
+import feedmap
+from feedmap.cli import main
+from feedmap.context import DEFAULT_USER_AGENT, HttpSettings
+from feedmap.errors import FetchError, LimitError, Reporter
+from feedmap.http import Fetcher
+
+SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
+LOCS = ["https://www.example.com/", "https://www.example.com/a", "https://www.example.com/b"]
+MB = 1024 * 1024
+
+#: Small settings so that a failing test fails fast: no long backoffs, short timeouts.
+FAST = HttpSettings(connect_timeout=2.0, read_timeout=2.0, total_timeout=10.0, retries=2, backoff=0.01)
+
+
+def urlset_xml(*locs: str) -> bytes:
+    body = "".join(f"<url><loc>{loc}</loc></url>\n" for loc in locs)
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SM}">\n{body}</urlset>\n'.encode()
+
+
+SITEMAP = urlset_xml(*LOCS)
+
+
+def fetch(url: str, settings: HttpSettings = FAST, max_bytes: int = 10 * MB) -> bytes:
+    with Fetcher(settings) as fetcher:
+        return fetcher.get(url, max_bytes=max_bytes)[1]
+
+
+def fetch_error(url: str, settings: HttpSettings = FAST, max_bytes: int = 10 * MB) -> FetchError:
+    with pytest.raises(FetchError) as caught:
+        fetch(url, settings, max_bytes)
+    return caught.value
+
+
+def read_locs(url: str, **options: object) -> list[str]:
+    with feedmap.read(url, http=FAST, **options) as doc:  # type: ignore[arg-type]
+        return [entry.loc for entry in doc]
+
+
+def headers_of(site: LocalSite, path: str) -> list[dict[str, str]]:
+    return [headers for seen, headers in site.request_headers if seen == path]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@functools.lru_cache(maxsize=1)
+def gzip_bomb(decoded_size: int = 200 * MB) -> bytes:
+    """A sitemap start and ``decoded_size`` blanks as one gzip member (about 1/1000 of the size).
+
+    Made a block at a time, never holding the decoded bytes.
+    """
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = b" " * MB
+    parts = [packer.compress(f'<?xml version="1.0"?>\n<urlset xmlns="{SM}">\n'.encode())]
+    parts += [packer.compress(block) for _ in range(decoded_size // MB)]
+    parts.append(packer.flush())
+    return b"".join(parts)
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+# ------------------------------------------------------------------------------------------------ headers
+
+
+def test_default_user_agent_and_accept_encoding_are_sent(web: LocalSite) -> None:
+    url = web.add("/sitemap.xml", SITEMAP)
+    assert read_locs(url) == LOCS
+    (headers,) = headers_of(web, "/sitemap.xml")
+    assert headers["user-agent"] == DEFAULT_USER_AGENT
+    assert headers["user-agent"].startswith("feedmap/")
+    assert "gzip" in headers["accept-encoding"]
+
+
+def test_user_agent_is_overridden_by_settings(web: LocalSite) -> None:
+    url = web.add("/sitemap.xml", SITEMAP)
+    fetch(url, HttpSettings(user_agent="examplebot/2.0 (+https://bot.example/)", backoff=0.01))
+    (headers,) = headers_of(web, "/sitemap.xml")
+    assert headers["user-agent"] == "examplebot/2.0 (+https://bot.example/)"
+
+
+def test_user_agent_is_overridden_on_the_command_line(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
+    url = web.add("/sitemap.xml", SITEMAP)
+    code, out, _ = run(capsys, "convert", url, "-t", "text", "--user-agent", "clibot/3")
+    assert code == 0
+    assert out.split() == LOCS
+    (headers,) = headers_of(web, "/sitemap.xml")
+    assert headers["user-agent"] == "clibot/3"
+
+
+# ------------------------------------------------------------------------------------------------ gzip
+
+
+def test_content_encoding_gzip_is_decoded(web: LocalSite) -> None:
+    url = web.add("/sitemap.xml", SITEMAP, encoding="gzip")
+    assert fetch(url) == SITEMAP
+    assert read_locs(url) == LOCS
+
+
+def test_gzip_file_without_content_encoding_is_read_by_its_magic_bytes(web: LocalSite) -> None:
+    url = web.add("/sitemap.xml.gz", gzip.compress(SITEMAP), content_type="application/gzip")
+    assert fetch(url)[:2] == b"\x1f\x8b"  # the fetcher hands the file over as it is
+    assert read_locs(url) == LOCS  # and reading recognises the gzip file by content
+
+
+def test_gzip_file_also_sent_with_content_encoding_gzip_is_decoded_twice(web: LocalSite) -> None:
+    url = web.add("/sitemap.xml.gz", gzip.compress(SITEMAP), content_type="application/gzip", encoding="gzip")
+    assert read_locs(url) == LOCS
+
+
+def test_damaged_content_encoding_is_bad_encoding(web: LocalSite) -> None:
+    url = web.add("/sitemap.xml", b"\x1f\x8b\x08\x00 this is not deflate data", headers={"Content-Encoding": "gzip"})
+    assert fetch_error(url).code == "bad-encoding"
+
+
+# ------------------------------------------------------------------------------------------------ retries
+
+
+def test_503_then_200_is_retried_after_retry_after(web: LocalSite) -> None:
+    url = web.add("/flaky.xml", SITEMAP, statuses=[503, 200], headers={"Retry-After": "1"})
+    started = time.monotonic()
+    assert fetch(url) == SITEMAP
+    elapsed = time.monotonic() - started
+    assert web.hits("/flaky.xml") == 2
+    assert 0.9 <= elapsed < 5, elapsed  # waited the second the server asked for
+
+
+def test_retry_after_zero_is_honoured_instead_of_the_backoff(web: LocalSite) -> None:
+    url = web.add("/flaky.xml", SITEMAP, statuses=[503, 503, 200], headers={"Retry-After": "0"})
+    slow_backoff = HttpSettings(backoff=30.0, retries=3, total_timeout=10.0, read_timeout=2.0)
+    started = time.monotonic()
+    assert fetch(url, slow_backoff) == SITEMAP
+    assert time.monotonic() - started < 3  # a 30 s backoff would have passed the deadline
+    assert web.hits("/flaky.xml") == 3
+
+
+def test_retry_through_the_library_reader(web: LocalSite) -> None:
+    url = web.add("/flaky.xml", SITEMAP, statuses=[503, 502, 200], headers={"Retry-After": "0"})
+    assert read_locs(url) == LOCS
+    assert web.hits("/flaky.xml") == 3
+
+
+def test_429_with_a_longer_retry_after_than_allowed_fails_at_once(web: LocalSite) -> None:
+    url = web.add("/busy.xml", SITEMAP, status=429, headers={"Retry-After": "120"})
+    started = time.monotonic()
+    error = fetch_error(url, HttpSettings(max_retry_wait=1.0, retries=3, backoff=0.01))
+    assert time.monotonic() - started < 2
+    assert error.code == "http-429"
+    assert error.status == 429
+    assert error.url == url
+    assert web.hits("/busy.xml") == 1
+
+
+def test_retry_after_as_an_http_date_is_honoured(web: LocalSite) -> None:
+    far = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + 3600))
+    url = web.add("/busy.xml", SITEMAP, status=503, headers={"Retry-After": far})
+    error = fetch_error(url, HttpSettings(max_retry_wait=5.0, retries=3, backoff=0.01))
+    assert error.code == "http-503"
+    assert web.hits("/busy.xml") == 1
+
+
+def test_retries_exhausted_is_the_last_status(web: LocalSite) -> None:
+    url = web.add("/down.xml", SITEMAP, status=503)
+    error = fetch_error(url, HttpSettings(retries=2, backoff=0.01))
+    assert error.code == "http-503"
+    assert web.hits("/down.xml") == 3  # the first try and two retries
+
+
+def test_a_404_is_not_retried(web: LocalSite) -> None:
+    error = fetch_error(web.url("/missing.xml"))
+    assert error.code == "http-404"
+    assert error.status == 404
+    assert web.hits("/missing.xml") == 1
+
+
+# ------------------------------------------------------------------------------------------------ redirects
+
+
+def test_redirect_is_followed(web: LocalSite) -> None:
+    target = web.add("/new.xml", SITEMAP)
+    old = web.add("/old.xml", status=301, headers={"Location": target})
+    with Fetcher(FAST) as fetcher, fetcher.open(old, max_bytes=MB) as fetched:
+        assert fetched.read_all() == SITEMAP
+        assert fetched.final_url == target
+        assert fetched.url == old
+    assert read_locs(old) == LOCS
+
+
+def test_more_redirects_than_allowed_fail(web: LocalSite) -> None:
+    for hop in range(5):
+        web.add(f"/r{hop}", status=302, headers={"Location": web.url(f"/r{hop + 1}")})
+    web.add("/r5", SITEMAP)
+    assert fetch(web.url("/r0"), HttpSettings(max_redirects=5, backoff=0.01)) == SITEMAP
+    error = fetch_error(web.url("/r0"), HttpSettings(max_redirects=2, backoff=0.01))
+    assert error.code == "too-many-redirects"
+    assert web.hits("/r5") == 1  # only the allowed run got there
+
+
+def test_a_redirect_loop_fails(web: LocalSite) -> None:
+    web.add("/loop", status=302, headers={"Location": "/loop"})
+    assert fetch_error(web.url("/loop")).code == "too-many-redirects"
+
+
+# ------------------------------------------------------------------------------------------------ size cap
+
+
+def test_content_length_over_the_cap_fails_before_the_body_is_read(web: LocalSite) -> None:
+    # 4 KiB sent 16 bytes at a time, 50 ms apart: reading the body would take over 12 s
+    url = web.add("/big.xml", b"x" * 4096, trickle=0.05)
+    started = time.monotonic()
+    with Fetcher(FAST) as fetcher, pytest.raises(LimitError) as caught:
+        fetcher.open(url, max_bytes=1000).__enter__()
+    assert time.monotonic() - started < 2
+    assert caught.value.code == "too-large"
+    assert caught.value.source == url
+
+
+def test_content_encoding_bomb_stops_at_the_cap_while_streaming(web: LocalSite) -> None:
+    bomb = gzip_bomb()  # 200 MiB of zeros in about 200 KB
+    url = web.add("/bomb.xml", bomb, headers={"Content-Encoding": "gzip"})
+    assert len(bomb) < MB  # Content-Length is under the cap: only the decoded size can trip it
+    tracemalloc.start()
+    try:
+        with Fetcher(FAST) as fetcher, fetcher.open(url, max_bytes=MB) as fetched:
+            decoded = 0
+            with pytest.raises(LimitError) as caught:
+                while chunk := fetched.read(64 * 1024):
+                    decoded += len(chunk)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert caught.value.code == "too-large"
+    assert decoded <= MB  # stopped at the cap, not after inflating 200 MiB
+    assert peak < 16 * MB, peak
+
+
+def test_content_encoding_bomb_through_the_reader(web: LocalSite) -> None:
+    url = web.add("/bomb.xml", gzip_bomb(), headers={"Content-Encoding": "gzip"})
+    with pytest.raises(LimitError) as caught:
+        read_locs(url, max_bytes=MB)
+    assert caught.value.code == "too-large"
+
+
+def test_content_encoding_bomb_on_the_command_line(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
+    url = web.add("/bomb.xml", gzip_bomb(), headers={"Content-Encoding": "gzip"})
+    started = time.monotonic()
+    code, out, err = run(capsys, "convert", url, "-t", "text", "--max-bytes", "1M")
+    assert time.monotonic() - started < 5
+    assert code == 1
+    assert out == ""
+    assert "[too-large]" in err
+    assert url in err
+    assert "Traceback" not in err
+
+
+def test_content_length_over_max_bytes_on_the_command_line(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
+    url = web.add("/big.xml", urlset_xml(*(f"https://www.example.com/{n}" for n in range(200))))
+    code, _, err = run(capsys, "convert", url, "-t", "text", "--max-bytes", "1K")
+    assert code == 1
+    assert f"{url}: error[too-large]:" in err
+
+
+# ------------------------------------------------------------------------------------------------ timeouts
+
+
+def test_slow_answer_hits_the_read_timeout(web: LocalSite) -> None:
+    url = web.add("/slow.xml", SITEMAP, delay=3)
+    started = time.monotonic()
+    error = fetch_error(url, HttpSettings(connect_timeout=0.5, read_timeout=0.5, retries=2, backoff=0.01))
+    assert time.monotonic() - started < 2.5
+    assert error.code == "timeout"
+    assert error.url == url
+    assert web.hits("/slow.xml") == 1  # a timeout is not retried
+
+
+def test_slow_answer_on_the_command_line(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
+    url = web.add("/slow.xml", SITEMAP, delay=3)
+    started = time.monotonic()
+    code, _, err = run(capsys, "convert", url, "-t", "text", "--timeout", "0.5")
+    assert time.monotonic() - started < 2.5
+    assert code == 2
+    assert url in err
+    assert "Traceback" not in err
+
+
+def test_trickling_body_is_stopped_by_the_total_deadline(web: LocalSite) -> None:
+    # 16 bytes every 50 ms: each read arrives in time, the whole body would take about 6 s
+    url = web.add("/trickle.xml", urlset_xml(*(f"https://www.example.com/{n}" for n in range(40))), trickle=0.05)
+    settings = HttpSettings(read_timeout=2.0, total_timeout=0.6, backoff=0.01)
+    started = time.monotonic()
+    with Fetcher(settings) as fetcher, fetcher.open(url, max_bytes=MB) as fetched, pytest.raises(FetchError) as caught:
+        fetched.read_all()
+    assert time.monotonic() - started < 2.5
+    assert caught.value.code == "timeout"
+
+
+def test_a_body_that_stalls_hits_the_read_timeout(web: LocalSite) -> None:
+    # headers at once, then 16 bytes a second: each wait for the next bytes is longer than the read timeout
+    url = web.add("/stall.xml", SITEMAP, trickle=1.0)
+    started = time.monotonic()
+    with (
+        Fetcher(HttpSettings(read_timeout=0.3, backoff=0.01)) as fetcher,
+        fetcher.open(url, max_bytes=MB) as fetched,
+        pytest.raises(FetchError) as caught,
+    ):
+        fetched.read_all()
+    assert time.monotonic() - started < 2.5
+    assert caught.value.code == "timeout"
+
+
+def test_trickling_body_is_read_whole_within_the_deadline(web: LocalSite) -> None:
+    url = web.add("/trickle.xml", SITEMAP, trickle=0.005)
+    assert fetch(url, HttpSettings(read_timeout=2.0, total_timeout=10.0)) == SITEMAP
+
+
+def test_refused_connection_is_fetch_failed(capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"http://127.0.0.1:{closed_port()}/sitemap.xml"
+    error = fetch_error(url, HttpSettings(retries=1, backoff=0.01))
+    assert error.code == "fetch-failed"
+    assert error.url == url
+
+
+# ------------------------------------------------------------------------------------------------ cache
+
+
+def etag_responder(body: bytes, etag: str = '"v1"', **more: str) -> tuple[list[dict[str, str]], Responder]:
+    """A route answering 304 to ``If-None-Match: etag``, else ``body`` with the ETag (and ``more`` headers)."""
+    seen: list[dict[str, str]] = []
+
+    def respond(headers: dict[str, str]) -> Route:
+        seen.append(headers)
+        if headers.get("if-none-match") == etag:
+            return Route(status=304, headers={"ETag": etag})
+        return Route(body, headers={"ETag": etag, **more})
+
+    return seen, respond
+
+
+def test_conditional_get_with_etag_answers_from_the_cache(web: LocalSite, tmp_path: Path) -> None:
+    seen, respond = etag_responder(SITEMAP)
+    url = web.add_responder("/sitemap.xml", respond)
+    settings = HttpSettings(cache_dir=tmp_path / "cache", backoff=0.01)
+    with Fetcher(settings) as fetcher:
+        first, body = fetcher.get(url, max_bytes=MB)
+        assert body == SITEMAP
+        assert not first.from_cache
+    with Fetcher(settings) as fetcher:  # a later run, the same cache directory
+        second, body = fetcher.get(url, max_bytes=MB)
+        assert body == SITEMAP
+        assert second.from_cache
+        assert second.status == 200
+        assert second.content_type == "application/xml"
+    assert "if-none-match" not in seen[0]
+    assert seen[1]["if-none-match"] == '"v1"'
+    assert web.hits("/sitemap.xml") == 2
+
+
+def test_conditional_get_with_last_modified(web: LocalSite, tmp_path: Path) -> None:
+    stamp = "Wed, 21 Oct 2015 07:28:00 GMT"
+
+    def respond(headers: dict[str, str]) -> Route:
+        if headers.get("if-modified-since") == stamp:
+            return Route(status=304)
+        return Route(SITEMAP, headers={"Last-Modified": stamp})
+
+    url = web.add_responder("/sitemap.xml", respond)
+    settings = HttpSettings(cache_dir=tmp_path, backoff=0.01)
+    assert fetch(url, settings) == SITEMAP
+    with Fetcher(settings) as fetcher:
+        fetched, body = fetcher.get(url, max_bytes=MB)
+    assert fetched.from_cache
+    assert body == SITEMAP
+
+
+def test_changed_resource_replaces_the_cached_body(web: LocalSite, tmp_path: Path) -> None:
+    versions = iter([('"v1"', SITEMAP), ('"v2"', urlset_xml(LOCS[0]))])
+    current = next(versions)
+
+    def respond(headers: dict[str, str]) -> Route:
+        etag, body = current
+        if headers.get("if-none-match") == etag:
+            return Route(status=304, headers={"ETag": etag})
+        return Route(body, headers={"ETag": etag})
+
+    url = web.add_responder("/sitemap.xml", respond)
+    settings = HttpSettings(cache_dir=tmp_path, backoff=0.01)
+    assert fetch(url, settings) == SITEMAP
+    current = next(versions)
+    assert fetch(url, settings) == urlset_xml(LOCS[0])
+    with Fetcher(settings) as fetcher:
+        fetched, body = fetcher.get(url, max_bytes=MB)
+    assert fetched.from_cache
+    assert body == urlset_xml(LOCS[0])
+
+
+def test_cached_input_is_read_through_the_library_and_cli(
+    web: LocalSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seen, respond = etag_responder(gzip.compress(SITEMAP))
+    url = web.add_responder("/sitemap.xml.gz", respond)
+    for _ in range(2):
+        code, out, _ = run(capsys, "convert", url, "-t", "text", "--cache", str(tmp_path))
+        assert code == 0
+        assert out.split() == LOCS
+    assert [h.get("if-none-match") for h in seen] == [None, '"v1"']
+
+
+def test_a_body_not_read_to_its_end_is_not_cached(web: LocalSite, tmp_path: Path) -> None:
+    seen, respond = etag_responder(SITEMAP * 50)
+    url = web.add_responder("/sitemap.xml", respond)
+    settings = HttpSettings(cache_dir=tmp_path, backoff=0.01)
+    with Fetcher(settings) as fetcher:
+        with fetcher.open(url, max_bytes=MB) as fetched:
+            assert fetched.read(10) == SITEMAP[:10]
+        second, body = fetcher.get(url, max_bytes=MB)
+    assert not second.from_cache
+    assert body == SITEMAP * 50
+    assert "if-none-match" not in seen[1]  # nothing was kept to revalidate
+    assert not list(tmp_path.glob("*.part"))  # the partial copy was removed
+
+
+def test_a_body_over_the_cap_is_not_cached(web: LocalSite, tmp_path: Path) -> None:
+    seen, respond = etag_responder(gzip.compress(bytes(200_000)), **{"Content-Encoding": "gzip"})
+    url = web.add_responder("/big.xml", respond)
+    settings = HttpSettings(cache_dir=tmp_path, backoff=0.01)
+    with pytest.raises(LimitError):
+        fetch(url, settings, max_bytes=1000)
+    fetch(url, settings, max_bytes=MB)
+    assert "if-none-match" not in seen[1]
+
+
+def test_without_a_cache_directory_no_validators_are_sent(web: LocalSite) -> None:
+    seen, respond = etag_responder(SITEMAP)
+    url = web.add_responder("/sitemap.xml", respond)
+    fetch(url)
+    fetch(url)
+    assert all("if-none-match" not in headers for headers in seen)
+
+
+# ------------------------------------------------------------------------------------------------ robots.txt
+
+
+def robots(site: LocalSite, text: str | None = None, *, status: int = 200) -> Fetcher:
+    if text is not None or status != 404:
+        site.add("/robots.txt", text or "", status=status, content_type="text/plain")
+    return Fetcher(FAST)
+
+
+def test_robots_disallow_for_our_token(web: LocalSite) -> None:
+    text = "User-agent: otherbot\nDisallow: /\n\nUser-agent: FeedMap\nDisallow: /private/\n"
+    with robots(web, text) as fetcher:
+        policy = fetcher.robots(web.url("/"))
+        assert not policy.allows(web.url("/private/page.html"))
+        assert policy.allows(web.url("/public/page.html"))
+
+
+def test_robots_disallow_for_everyone(web: LocalSite) -> None:
+    with robots(web, "User-agent: *\nDisallow: /drafts\n") as fetcher:
+        policy = fetcher.robots(web.url("/"))
+        assert not policy.allows(web.url("/drafts/1"))
+        assert policy.allows(web.url("/posts/1"))
+
+
+def test_robots_group_for_our_token_wins_over_star(web: LocalSite) -> None:
+    text = "User-agent: *\nDisallow: /\n\nUser-agent: feedmap\nDisallow: /admin/\n"
+    with robots(web, text) as fetcher:
+        policy = fetcher.robots(web.url("/a"))
+        assert policy.allows(web.url("/a"))
+        assert not policy.allows(web.url("/admin/x"))
+
+
+def test_robots_wildcards(web: LocalSite) -> None:
+    text = "User-agent: *\nDisallow: /*.pdf$\nDisallow: /tmp*/secret\nAllow: /tmp1/secret\n"
+    with robots(web, text) as fetcher:
+        policy = fetcher.robots(web.url("/"))
+        assert not policy.allows(web.url("/docs/a.pdf"))
+        assert policy.allows(web.url("/docs/a.pdf.html"))
+        assert not policy.allows(web.url("/tmp42/secret"))
+        assert policy.allows(web.url("/tmp1/secret"))  # the longer Allow wins
+
+
+def test_robots_404_allows_everything(web: LocalSite) -> None:
+    with robots(web, status=404) as fetcher:
+        assert fetcher.robots(web.url("/")).allows(web.url("/anything"))
+    assert web.hits("/robots.txt") == 1
+
+
+def test_robots_500_disallows_everything(web: LocalSite) -> None:
+    with robots(web, "User-agent: *\nAllow: /\n", status=500) as fetcher:
+        policy = fetcher.robots(web.url("/"))
+        assert not policy.allows(web.url("/anything"))
+        assert policy.sitemaps == []
+
+
+def test_robots_unreachable_disallows_everything() -> None:
+    with Fetcher(HttpSettings(retries=0)) as fetcher:
+        assert not fetcher.robots(f"http://127.0.0.1:{closed_port()}/").allows("/x")
+
+
+def test_robots_sitemap_lines_in_any_case(web: LocalSite) -> None:
+    text = (
+        "Sitemap: http://example.com/one.xml\n"
+        "User-agent: *\nDisallow:\n"
+        "SITEMAP: http://example.com/two.xml\n"
+        "sitemap:http://example.com/three.xml.gz\n"
+    )
+    with robots(web, text) as fetcher:
+        policy = fetcher.robots(web.url("/"))
+    assert policy.sitemaps == [
+        "http://example.com/one.xml",
+        "http://example.com/two.xml",
+        "http://example.com/three.xml.gz",
+    ]
+
+
+def test_robots_is_fetched_once_per_site(web: LocalSite) -> None:
+    with robots(web, "User-agent: *\nDisallow: /x\n") as fetcher:
+        first = fetcher.robots(web.url("/a"))
+        second = fetcher.robots(web.url("/b/c?d=1"))
+        assert first is second
+        other_host = fetcher.robots(web.url("/").replace("127.0.0.1", "localhost"))
+        assert other_host is not first
+    assert web.hits("/robots.txt") == 2
+    (headers, _) = headers_of(web, "/robots.txt")
+    assert headers["user-agent"] == FAST.user_agent
+
+
+# ------------------------------------------------------------------------------------------------ CLI input
+
+
+def test_http_input_of_convert(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
+    url = web.add("/sitemap.xml", SITEMAP)
+    code, out, err = run(capsys, "convert", url, "-t", "text")
+    assert code == 0, err
+    assert out.split() == LOCS
+
+
+def test_http_input_with_a_local_file(web: LocalSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    url = web.add("/urls.txt", "https://www.example.com/remote\n", content_type="text/plain")
+    local = tmp_path / "urls.txt"
+    local.write_text("https://www.example.com/local\n")
+    code, out, _ = run(capsys, "convert", url, str(local), "-t", "text")
+    assert code == 0
+    assert out.split() == ["https://www.example.com/remote", "https://www.example.com/local"]
+
+
+def test_http_input_404_is_one_line_naming_the_url(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
+    url = web.url("/missing.xml")
+    code, out, err = run(capsys, "convert", url, "-t", "text")
+    assert code == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert url in err
+    assert "404" in err
+    assert "Traceback" not in err
+
+
+def test_library_read_of_a_404_raises_fetch_error(web: LocalSite) -> None:
+    url = web.url("/missing.xml")
+    reporter = Reporter()
+    with pytest.raises(FetchError) as caught:
+        feedmap.read(url, http=FAST, reporter=reporter)
+    assert caught.value.code == "http-404"
+    assert caught.value.url == url
+    assert isinstance(caught.value, OSError)
