@@ -10,7 +10,7 @@ writers (see :mod:`feedmap.registry`).  Reading streams: memory does not grow wi
 
 from feedmap._dates import Precision, W3CDate
 from feedmap.api import Summary, convert, read, write
-from feedmap.context import Options
+from feedmap.context import HttpSettings, Options
 from feedmap.errors import (
     Diagnostic,
     FeedmapError,
@@ -40,6 +40,7 @@ __all__ = [
     "FeedmapError",
     "FormatError",
     "FormatSpec",
+    "HttpSettings",
     "Image",
     "Level",
     "LimitError",

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from feedmap import converters, registry
-from feedmap.context import DEFAULT_CONCURRENCY, Context, FollowPredicate, HttpSettings, Options
+from feedmap.context import DEFAULT_CONCURRENCY, DEFAULT_MAX_DEPTH, Context, FollowPredicate, HttpSettings, Options
 from feedmap.errors import Diagnostic, FormatError, Reporter
 from feedmap.model import ENTRY_FIELDS, Document, Entry
 from feedmap.registry import FormatSpec
@@ -110,6 +110,7 @@ def read(
     *,
     max_bytes: int = DEFAULT_MAX_BYTES,
     follow: bool | FollowPredicate = True,
+    max_depth: int = DEFAULT_MAX_DEPTH,
     maps: Sequence[tuple[str, str | Path]] = (),
     concurrency: int = DEFAULT_CONCURRENCY,
     http: HttpSettings | None = None,
@@ -132,6 +133,7 @@ def read(
         max_bytes=max_bytes,
         follow=follow is not False,
         follow_child=follow if callable(follow) else None,
+        max_depth=max_depth,
         maps=tuple((prefix, Path(directory)) for prefix, directory in maps),
         concurrency=concurrency,
         http=http or HttpSettings(),

@@ -169,6 +169,19 @@ def test_depth_cap(web: LocalSite, tmp_path: Path) -> None:
     assert len(out.read_text().splitlines()) == 4
 
 
+def test_depth_cap_on_the_command_line(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
+    leaf = web.add("/leaf.xml", urlset_xml(*pages("leaf")))
+    inner = web.add("/inner-index.xml", index_xml(leaf))
+    outer = web.add("/index.xml", index_xml(inner))
+    code, out, err = run(capsys, "convert", outer, "--max-depth", "1", "-t", "text")
+    assert (code, out) == (0, "")
+    assert f"{inner}:3: warning[index-too-deep]" in err
+    code, out, _ = run(capsys, "convert", outer, "--max-depth", "2", "-t", "text")
+    assert out.split() == pages("leaf")
+    code, out, _ = run(capsys, "info", outer, "--max-depth", "1", "--json")
+    assert json.loads(out)["entries"] == 0
+
+
 # ------------------------------------------------------------------------------------------------ scope, failures
 
 

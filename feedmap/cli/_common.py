@@ -175,6 +175,7 @@ class Progress:
 
 def add_reading_options(parser: argparse.ArgumentParser, *, no_follow_help: str) -> None:
     """INPUT..., -f, --strict, --max-bytes, --no-follow and --map: what every reading command takes."""
+    from feedmap.context import DEFAULT_MAX_DEPTH
     from feedmap.sources import DEFAULT_MAX_BYTES
 
     parser.add_argument(
@@ -203,6 +204,13 @@ def add_reading_options(parser: argparse.ArgumentParser, *, no_follow_help: str)
         metavar="PREFIX=DIR",
         help="read URLs starting with PREFIX from the directory DIR instead of the network (repeatable), "
         "e.g. index children or pages from a static-site build directory",
+    )
+    parser.add_argument(
+        "--max-depth",
+        type=positive_int,
+        default=DEFAULT_MAX_DEPTH,
+        metavar="N",
+        help=f"for a sitemap index: follow nested indexes at most N deep (default: {DEFAULT_MAX_DEPTH})",
     )
     parser.add_argument(
         "--since",
@@ -323,6 +331,7 @@ def reading_options(args: argparse.Namespace, **more: Any) -> Options:
         max_bytes=args.max_bytes,
         follow=not args.no_follow,
         follow_child=follow_since(args.since) if args.since is not None else None,
+        max_depth=args.max_depth,
         maps=tuple(args.maps),
         concurrency=args.concurrency,
         http=http_settings(args),

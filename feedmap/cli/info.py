@@ -49,6 +49,7 @@ def describe(source: str, args: argparse.Namespace) -> dict[str, Any]:
         strict=args.strict,
         max_bytes=args.max_bytes,
         follow=False if args.no_follow else follow_since(args.since) if args.since is not None else True,
+        max_depth=args.max_depth,
         maps=args.maps,
         concurrency=args.concurrency,
         http=http_settings(args),

@@ -256,5 +256,6 @@ def enrich(
     if isinstance(source, Document):
         result = Document(source.meta, _run(source.entries, ctx), diagnostics=reporter.diagnostics)
         result.format = source.format
+        result.closers += [ctx.shared.close, source.close]  # also when closed before it was read
         return result
     return _run(source, ctx)
