@@ -1,4 +1,4 @@
-"""Finding a site's sitemaps, and mapping a sitemap index tree with its entry counts (``feedmap discover``).
+"""Finding a site's sitemaps (``feedmap discover``): robots.txt ``Sitemap:`` lines, else the usual locations.
 
 Where the rules come from:
 
@@ -15,33 +15,28 @@ Where the rules come from:
 * **The site**: ``SITE`` is the origin of the URL given: ``example.com`` means ``https://example.com/``
   (https when no scheme is written), and ``https://example.com/blog/`` means ``https://example.com/``,
   since robots.txt and the usual locations live at the root of a site.
-* **The tree**: each sitemap is read without following (``follow=False``), an index's children are then
-  read concurrently (one pool, ``concurrency`` at once), level by level.  The rules of index following
-  apply (:mod:`feedmap.formats.sitemapindex`): a child on another site than its index is not read
-  (``child-off-site``), an index already being read is a loop (``index-loop``), nesting deeper than
-  ``max_depth`` stops (``index-too-deep``).  A child that fails becomes a node with an error code and the
-  rest goes on.
 
-``--map PREFIX=DIR`` applies to everything read here (robots.txt too), so a static-site build directory
-can be checked before it is deployed.  Nothing here prints or exits.
+The tree of the sitemaps found, with their entry counts, is :mod:`feedmap.sitemaptree`; it reads each
+sitemap the way this module does (:func:`open_url`, :func:`error_code`).  ``--map PREFIX=DIR`` applies to
+everything read here (robots.txt too), so a static-site build directory can be checked before it is
+deployed.  Nothing here prints or exits.
 """
 
 from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from feedmap import registry
-from feedmap._urls import is_absolute_url, is_http_url, same_site
-from feedmap.context import DEFAULT_CONCURRENCY, DEFAULT_MAX_DEPTH, Context, HttpSettings, Options, Shared
+from feedmap._urls import is_absolute_url, is_http_url
+from feedmap.context import HttpSettings, Options, Shared
 from feedmap.errors import (
-    Diagnostic,
+    DiagnosticHandler,
     FeedmapError,
     FetchError,
     FormatError,
@@ -60,26 +55,19 @@ __all__ = [
     "Discovery",
     "Found",
     "Probe",
-    "SitemapNode",
     "discover",
     "find_sitemaps",
     "site_root",
-    "sitemap_tree",
-    "sitemap_trees",
 ]
 
 #: Tried in this order when robots.txt names no sitemap.
 FALLBACK_PATHS = ("/sitemap.xml", "/sitemap_index.xml")
 #: Formats a document at a usual location must be read as to count as a sitemap.
 SITEMAP_FORMATS = frozenset({"sitemap", "sitemapindex", "rss", "ror", "text"})
-#: What a node's ``kind`` is for each built-in format (other formats: the document's kind).
-_KINDS = {"sitemapindex": "index", "sitemap": "urlset", "rss": "feed", "ror": "feed", "text": "text", "jsonl": "jsonl"}
 #: Fetch failures that mean no answer came at all (as opposed to an HTTP status or bad content).
 _NO_ANSWER = frozenset({"timeout", "fetch-failed"})
 _OTHER_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:(?!\d)")
 _ROBOTS_MAX_BYTES = 500 * 1024  # RFC 9309 §2.5: parse at least the first 500 KiB
-
-DiagnosticHandler = Callable[[Diagnostic], None]
 
 
 def site_root(site_url: str) -> str:
@@ -103,6 +91,57 @@ def site_root(site_url: str) -> str:
         raise SourceError(f"{site_url!r} is not a web site; write example.com or https://example.com/")
     netloc = parts.netloc.rpartition("@")[2]
     return urlunsplit((scheme, netloc.lower(), "/", "", ""))
+
+
+# ------------------------------------------------------------------------- reading (shared with sitemaptree)
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """A document opened by :func:`open_url`: its source, the URL it was found at, its Content-Type."""
+
+    source: Source
+    #: After redirects (the URL itself for a ``--map`` file).
+    final_url: str
+    #: Empty for a ``--map`` file.
+    content_type: str
+
+
+@contextlib.contextmanager
+def open_url(url: str, options: Options, shared: Shared, reporter: Reporter, max_bytes: int) -> Iterator[Opened]:
+    """Open ``url`` from its ``--map`` directory or the network, gzip decompressed, capped at ``max_bytes``.
+
+    Raises :class:`FetchError` (a missing mapped file is ``file-missing``), :class:`MapEscapeError`
+    or :class:`LimitError`.
+    """
+    path = local_path(url, options.maps)
+    if path is not None:
+        if not path.is_file():
+            raise FetchError(f"{url}: {path} does not exist (--map)", url=url, code="file-missing")
+        with open_source(path, reporter=reporter, max_bytes=max_bytes, name=url) as source:
+            yield Opened(source, url, "")
+        return
+    fetcher: Fetcher = shared.fetcher(options.http)
+    with (
+        fetcher.open(url, max_bytes=max_bytes) as fetched,
+        open_source(cast(BinaryIO, fetched), reporter=reporter, max_bytes=max_bytes, name=url) as source,
+    ):
+        yield Opened(source, fetched.final_url, fetched.content_type)
+
+
+def without_url(message: str, url: str) -> str:
+    """A fetch error's message without the leading ``URL: `` (the URL is shown next to it)."""
+    return message.removeprefix(f"{url}: ")
+
+
+def error_code(exc: FeedmapError) -> str:
+    """The stable slug for why a document was not read: the fetch error's code, ``map-escape``, ``not-a-sitemap``."""
+    if isinstance(exc, MapEscapeError):
+        return "map-escape"
+    if isinstance(exc, FormatError):
+        return "not-a-sitemap"
+    code = getattr(exc, "code", None)
+    return code if isinstance(code, str) else "fetch-failed"
 
 
 # ---------------------------------------------------------------------------------------------- finding
@@ -153,47 +192,13 @@ class Discovery:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class _Opened:
-    source: Source
-    final_url: str
-    content_type: str
-
-
-@contextlib.contextmanager
-def _open(url: str, options: Options, shared: Shared, reporter: Reporter, max_bytes: int) -> Iterator[_Opened]:
-    """Open ``url`` from its ``--map`` directory or the network, gzip decompressed, capped at ``max_bytes``.
-
-    Raises :class:`FetchError` (a missing mapped file is ``file-missing``), :class:`MapEscapeError`
-    or :class:`LimitError`.
-    """
-    path = local_path(url, options.maps)
-    if path is not None:
-        if not path.is_file():
-            raise FetchError(f"{url}: {path} does not exist (--map)", url=url, code="file-missing")
-        with open_source(path, reporter=reporter, max_bytes=max_bytes, name=url) as source:
-            yield _Opened(source, url, "")
-        return
-    fetcher: Fetcher = shared.fetcher(options.http)
-    with (
-        fetcher.open(url, max_bytes=max_bytes) as fetched,
-        open_source(cast(BinaryIO, fetched), reporter=reporter, max_bytes=max_bytes, name=url) as source,
-    ):
-        yield _Opened(source, fetched.final_url, fetched.content_type)
-
-
-def _without_url(message: str, url: str) -> str:
-    """A fetch error's message without the leading ``URL: `` (the URL is shown next to it)."""
-    return message.removeprefix(f"{url}: ")
-
-
 def _robots(site: str, result: Discovery, options: Options, shared: Shared, reporter: Reporter) -> list[str]:
     """The sitemap URLs robots.txt names (resolved, http(s) only), recording the probe."""
     from feedmap.http import RobotsPolicy
 
     robots_url = urljoin(site, "/robots.txt")
     try:
-        with _open(robots_url, options, shared, Reporter(), 4 * _ROBOTS_MAX_BYTES) as opened:
+        with open_url(robots_url, options, shared, Reporter(), 4 * _ROBOTS_MAX_BYTES) as opened:
             parts: list[bytes] = []
             size = 0
             while size < _ROBOTS_MAX_BYTES and (chunk := opened.source.stream.read(_ROBOTS_MAX_BYTES - size)):
@@ -202,19 +207,19 @@ def _robots(site: str, result: Discovery, options: Options, shared: Shared, repo
             data = b"".join(parts)
             final = opened.final_url
     except FetchError as exc:
-        result.tried.append(Probe(robots_url, exc.code, _without_url(str(exc), robots_url)))
+        result.tried.append(Probe(robots_url, exc.code, without_url(str(exc), robots_url)))
         if exc.status is None and exc.code in _NO_ANSWER:
             raise FetchError(f"{site} cannot be reached: {exc}", url=site, code=exc.code) from None
         if exc.code != "file-missing" and (exc.status is None or exc.status >= 500):  # a 4xx: no robots.txt
             reporter.warning(
                 "robots-unreadable",
-                f"robots.txt could not be read ({_without_url(str(exc), robots_url)}); "
+                f"robots.txt could not be read ({without_url(str(exc), robots_url)}); "
                 f"trying {' and '.join(FALLBACK_PATHS)}",
                 robots_url,
             )
         return []
     except (ReadError, SourceError) as exc:  # too large, a --map escape
-        result.tried.append(Probe(robots_url, _error_code(exc), _without_url(str(exc), robots_url)))
+        result.tried.append(Probe(robots_url, error_code(exc), without_url(str(exc), robots_url)))
         reporter.warning("robots-unreadable", f"robots.txt could not be read ({exc})", robots_url)
         return []
     text = data.decode("utf-8", "replace").removeprefix("\ufeff")
@@ -244,14 +249,14 @@ def _robots(site: str, result: Discovery, options: Options, shared: Shared, repo
 def _probe(url: str, options: Options, shared: Shared) -> tuple[Probe, str | None]:
     """Try one usual location: (what came of it, the sitemap's final URL when it holds one)."""
     try:
-        with _open(url, options, shared, Reporter(), options.max_bytes) as opened:
+        with open_url(url, options, shared, Reporter(), options.max_bytes) as opened:
             final, content_type = opened.final_url, opened.content_type
             try:
                 spec = registry.detect(opened.source)
             except FormatError:
                 spec = None
     except FeedmapError as exc:
-        return Probe(url, _error_code(exc), _without_url(str(exc), url)), None
+        return Probe(url, error_code(exc), without_url(str(exc), url)), None
     answer = f"answers with {content_type}" if content_type else "holds content"
     if spec is None or spec.name not in SITEMAP_FORMATS:
         read_as = f" (it reads as {spec.name})" if spec is not None else ""
@@ -315,207 +320,3 @@ def find_sitemaps(
     return discover(
         site_url, http=http, maps=maps, max_bytes=max_bytes, on_diagnostic=on_diagnostic, reporter=reporter
     ).urls
-
-
-# ------------------------------------------------------------------------------------------------- tree
-
-
-@dataclass(slots=True)
-class SitemapNode:
-    """One sitemap of a tree: what it is and how many entries it has, or why it could not be read.
-
-    ``entries`` counts the document's own entries: URLs (feed items) for a urlset, feed or text sitemap,
-    child sitemaps for an index.  ``code`` and ``error`` are set when the sitemap was not read: the fetch
-    error's code (``http-404``, ``timeout``, ``too-large``, ...), ``not-a-sitemap``, ``child-off-site``,
-    ``index-loop``, ``index-too-deep``, ``map-escape``, ``child-not-read``.
-    """
-
-    url: str
-    kind: str | None = None
-    format: str | None = None
-    entries: int = 0
-    code: str | None = None
-    error: str | None = None
-    #: The line of the parent index that lists it (0 for a root).
-    line: int = 0
-    children: list[SitemapNode] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
-
-    @property
-    def urls(self) -> int:
-        """The URLs below this node: its own entries, or for an index the sum over the children read."""
-        if self.kind == "index":
-            return sum(child.urls for child in self.children)
-        return self.entries if self.ok else 0
-
-    @property
-    def failed(self) -> int:
-        """How many sitemaps of this subtree (this one included) could not be read."""
-        return (0 if self.ok else 1) + sum(child.failed for child in self.children)
-
-    def walk(self, depth: int = 0) -> Iterator[tuple[int, SitemapNode]]:
-        """This node and its descendants, depth first, each with its depth (0 for this node)."""
-        yield depth, self
-        for child in self.children:
-            yield from child.walk(depth + 1)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "url": self.url,
-            "kind": self.kind,
-            "format": self.format,
-            "entries": self.entries,
-            "urls": self.urls,
-            "error": {"code": self.code, "message": self.error} if self.error is not None else None,
-            "children": [child.to_dict() for child in self.children],
-        }
-
-
-@dataclass(slots=True)
-class _Read:
-    """What reading one sitemap gave (made in a pool thread, applied in the caller's)."""
-
-    format: str | None = None
-    kind: str | None = None
-    entries: int = 0
-    children: list[tuple[str, int]] = field(default_factory=list)
-    code: str | None = None
-    error: str | None = None
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-
-
-def _error_code(exc: FeedmapError) -> str:
-    if isinstance(exc, MapEscapeError):
-        return "map-escape"
-    if isinstance(exc, FormatError):
-        return "not-a-sitemap"
-    code = getattr(exc, "code", None)
-    return code if isinstance(code, str) else "fetch-failed"
-
-
-def _read(url: str, options: Options, shared: Shared) -> _Read:
-    """Read one sitemap without following it: its format, kind, entry count, and an index's children."""
-    reporter = Reporter()
-    result = _Read(diagnostics=reporter.diagnostics)
-    try:
-        with _open(url, options, shared, reporter, options.max_bytes) as opened:
-            source = opened.source
-            spec = registry.detect(source)
-            assert spec.reader is not None
-            ctx = Context(reporter=reporter, options=options, name=url, path=source.path, url=url, shared=shared)
-            doc = spec.reader(source, ctx=ctx)
-            result.format = spec.name
-            result.kind = _KINDS.get(spec.name, doc.meta.kind.value)
-            if result.kind == "index":
-                for entry in doc.entries:
-                    result.children.append((entry.loc, entry.origin.line if entry.origin else 0))
-                result.entries = len(result.children)
-            else:
-                result.entries = sum(1 for _ in doc.entries)
-    except FeedmapError as exc:
-        result.code = _error_code(exc)
-        result.error = _without_url(str(exc), url)
-        result.children.clear()
-    return result
-
-
-def _key(url: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path or "/", parts.query, ""))
-
-
-def _refuse(loc: str, parent: str, chain: tuple[str, ...], options: Options) -> tuple[str, str] | None:
-    """Why a child of the index ``parent`` is not read (code, message), or None to read it."""
-    if is_http_url(parent) and not same_site(loc, parent):
-        return "child-off-site", f"not on the index's site ({parent}); an index may list only its own site's sitemaps"
-    if not is_http_url(loc) and not loc.startswith("file:"):
-        return "child-not-read", "not an http(s) URL"
-    if _key(loc) in chain:
-        return "index-loop", "an index already being read; not followed"
-    if len(chain) > options.max_depth:  # chain: the ancestors of the child, its parent included
-        return "index-too-deep", f"nested deeper than {options.max_depth} indexes; not read"
-    return None
-
-
-def sitemap_trees(
-    urls: Sequence[str],
-    *,
-    http: HttpSettings | None = None,
-    maps: Sequence[tuple[str, str | Path]] = (),
-    max_bytes: int = DEFAULT_MAX_BYTES,
-    max_depth: int = DEFAULT_MAX_DEPTH,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    on_diagnostic: DiagnosticHandler | None = None,
-    reporter: Reporter | None = None,
-) -> list[SitemapNode]:
-    """The tree of each sitemap of ``urls``, read with one HTTP client and one pool of ``concurrency`` threads.
-
-    Sitemaps are read level by level: the roots, then every child of the indexes among them at once,
-    and so on.  A sitemap that cannot be read is a node with ``code``/``error``; the rest goes on.  The
-    diagnostics of the documents read (lenient repairs, ...) go to ``on_diagnostic`` / ``reporter``, in
-    tree order.
-    """
-    reporter = reporter if reporter is not None else Reporter(handler=on_diagnostic)
-    options = Options(
-        max_bytes=max_bytes,
-        follow=False,
-        max_depth=max_depth,
-        concurrency=concurrency,
-        http=http or HttpSettings(),
-        maps=tuple((p, Path(d)) for p, d in maps),
-    )
-    roots = [SitemapNode(url) for url in urls]
-    frontier: list[tuple[SitemapNode, tuple[str, ...]]] = [(node, ()) for node in roots]
-    shared = Shared()
-    try:
-        pool = shared.pool(concurrency)
-        while frontier:
-            futures: list[Future[_Read]] = [pool.submit(_read, node.url, options, shared) for node, _ in frontier]
-            following: list[tuple[SitemapNode, tuple[str, ...]]] = []
-            for (node, chain), future in zip(frontier, futures, strict=True):
-                read = future.result()
-                node.format, node.kind, node.entries = read.format, read.kind, read.entries
-                node.code, node.error = read.code, read.error
-                for diagnostic in read.diagnostics:
-                    reporter.report(diagnostic)
-                inner = (*chain, _key(node.url))
-                for loc, line in read.children:
-                    child = SitemapNode(loc, line=line)
-                    node.children.append(child)
-                    refused = _refuse(loc, node.url, inner, options)
-                    if refused is not None:
-                        child.code, child.error = refused
-                    else:
-                        following.append((child, inner))
-            frontier = following
-    finally:
-        shared.close()
-    return roots
-
-
-def sitemap_tree(
-    url: str,
-    *,
-    http: HttpSettings | None = None,
-    maps: Sequence[tuple[str, str | Path]] = (),
-    max_bytes: int = DEFAULT_MAX_BYTES,
-    max_depth: int = DEFAULT_MAX_DEPTH,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    on_diagnostic: DiagnosticHandler | None = None,
-    reporter: Reporter | None = None,
-) -> SitemapNode:
-    """The tree of one sitemap (see :func:`sitemap_trees`)."""
-    (root,) = sitemap_trees(
-        [url],
-        http=http,
-        maps=maps,
-        max_bytes=max_bytes,
-        max_depth=max_depth,
-        concurrency=concurrency,
-        on_diagnostic=on_diagnostic,
-        reporter=reporter,
-    )
-    return root

@@ -1,4 +1,4 @@
-"""``feedmap discover`` and :mod:`feedmap.discover`: robots.txt ``Sitemap:`` lines, the usual locations, the tree.
+"""``feedmap discover``, :mod:`feedmap.discover` (robots.txt, the usual locations), :mod:`feedmap.sitemaptree`.
 
 Everything runs against the real local server of ``tests/localsite.py`` (the ``web`` fixture), or against a
 ``--map`` build directory with no server at all.  "Another site" is ``http://localhost:PORT`` seen from
@@ -19,8 +19,9 @@ from localsite import LocalSite
 
 from feedmap.cli import main
 from feedmap.context import HttpSettings
-from feedmap.discover import discover, find_sitemaps, site_root, sitemap_tree, sitemap_trees
+from feedmap.discover import discover, find_sitemaps, site_root
 from feedmap.errors import Diagnostic, FetchError, Level, SourceError
+from feedmap.sitemaptree import sitemap_tree, sitemap_trees
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 #: No retries, short timeouts: a failure shows at once.
@@ -444,6 +445,22 @@ def test_tree_reports_the_diagnostics_of_each_sitemap_naming_it(web: LocalSite) 
     assert root.urls == 1
     assert "bare-ampersand" in codes(seen)
     assert {d.source for d in seen if d.code == "bare-ampersand"} == {web.url("/child.xml")}
+
+
+def test_tree_scopes_children_to_the_index_final_url_after_a_redirect(web: LocalSite) -> None:
+    # 127.0.0.1/old-index.xml moved to localhost/index.xml: the index now lives on localhost, so its
+    # localhost children are its own and its 127.0.0.1 child is another site's.
+    web.add("/old-index.xml", b"", status=301, headers={"Location": other_site(web, "/index.xml")})
+    web.add("/index.xml", index_xml(other_site(web, "/mine.xml"), web.url("/theirs.xml")))
+    web.add("/mine.xml", urlset_xml(3))
+    web.add("/theirs.xml", urlset_xml(4))
+    root = sitemap_tree(web.url("/old-index.xml"), http=FAST)
+    assert (root.kind, root.code) == ("index", None)
+    assert [(child.url, child.code, child.urls) for child in root.children] == [
+        (other_site(web, "/mine.xml"), None, 3),
+        (web.url("/theirs.xml"), "child-off-site", 0),
+    ]
+    assert web.hits("/theirs.xml") == 0
 
 
 def test_sitemap_trees_share_one_run(web: LocalSite) -> None:

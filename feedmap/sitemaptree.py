@@ -1,0 +1,240 @@
+"""The tree of a sitemap index with entry counts (``feedmap discover --tree``).
+
+Where the rules come from:
+
+* **The sitemap index** (sitemaps.org protocol, "Using Sitemap index files",
+  https://www.sitemaps.org/protocol.html#index): an index lists sitemaps (``<sitemap><loc>``).  The protocol
+  does not nest indexes, but real sites do, so a child index is read too, as
+  :mod:`feedmap.formats.sitemapindex` follows it.  A node counts its document's own entries: URLs (feed
+  items) for a urlset, feed or text sitemap, child sitemaps for an index.
+* **Scope** (sitemaps.org: an index lists only sitemaps "found on the same site as the Sitemap index
+  file"; PROTOCOL.md "Scope"): a child must have its index's scheme, host and port, else it is not read
+  (``child-off-site``).  The index's site is that of the URL it was found at after redirects:
+  an index asked for at ``http://example.com/old.xml`` and served from ``https://example.com/index.xml``
+  has the children of ``https://example.com``, as in :mod:`feedmap.formats.sitemapindex`.
+* **Following**: each sitemap is read without following (``follow=False``), an index's children are then
+  read concurrently (one pool, ``concurrency`` at once), level by level, under the rules of index following:
+  an index already being read is a loop (``index-loop``), nesting deeper than ``max_depth`` stops
+  (``index-too-deep``).  A child that fails becomes a node with an error code and the rest goes on.
+
+Sitemaps are opened as :mod:`feedmap.discover` opens them, so ``--map PREFIX=DIR`` applies.  Nothing here
+prints or exits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from feedmap import registry
+from feedmap._urls import is_http_url, same_site
+from feedmap.context import DEFAULT_CONCURRENCY, DEFAULT_MAX_DEPTH, Context, HttpSettings, Options, Shared
+from feedmap.discover import error_code, open_url, without_url
+from feedmap.errors import Diagnostic, DiagnosticHandler, FeedmapError, Reporter
+from feedmap.sources import DEFAULT_MAX_BYTES
+
+__all__ = ["SitemapNode", "sitemap_tree", "sitemap_trees"]
+
+#: What a node's ``kind`` is for each built-in format (other formats: the document's kind).
+_KINDS = {"sitemapindex": "index", "sitemap": "urlset", "rss": "feed", "ror": "feed", "text": "text", "jsonl": "jsonl"}
+
+
+@dataclass(slots=True)
+class SitemapNode:
+    """One sitemap of a tree: what it is and how many entries it has, or why it could not be read.
+
+    ``entries`` counts the document's own entries: URLs (feed items) for a urlset, feed or text sitemap,
+    child sitemaps for an index.  ``code`` and ``error`` are set when the sitemap was not read: the fetch
+    error's code (``http-404``, ``timeout``, ``too-large``, ...), ``not-a-sitemap``, ``child-off-site``,
+    ``index-loop``, ``index-too-deep``, ``map-escape``, ``child-not-read``.
+    """
+
+    url: str
+    kind: str | None = None
+    format: str | None = None
+    entries: int = 0
+    code: str | None = None
+    error: str | None = None
+    #: The line of the parent index that lists it (0 for a root).
+    line: int = 0
+    children: list[SitemapNode] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def urls(self) -> int:
+        """The URLs below this node: its own entries, or for an index the sum over the children read."""
+        if self.kind == "index":
+            return sum(child.urls for child in self.children)
+        return self.entries if self.ok else 0
+
+    @property
+    def failed(self) -> int:
+        """How many sitemaps of this subtree (this one included) could not be read."""
+        return (0 if self.ok else 1) + sum(child.failed for child in self.children)
+
+    def walk(self, depth: int = 0) -> Iterator[tuple[int, SitemapNode]]:
+        """This node and its descendants, depth first, each with its depth (0 for this node)."""
+        yield depth, self
+        for child in self.children:
+            yield from child.walk(depth + 1)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "url": self.url,
+            "kind": self.kind,
+            "format": self.format,
+            "entries": self.entries,
+            "urls": self.urls,
+            "error": {"code": self.code, "message": self.error} if self.error is not None else None,
+            "children": [child.to_dict() for child in self.children],
+        }
+
+
+@dataclass(slots=True)
+class _Read:
+    """What reading one sitemap gave (made in a pool thread, applied in the caller's)."""
+
+    format: str | None = None
+    kind: str | None = None
+    entries: int = 0
+    children: list[tuple[str, int]] = field(default_factory=list)
+    #: The URL the sitemap was found at after redirects (the site its children are scoped to).
+    final_url: str | None = None
+    code: str | None = None
+    error: str | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def _read(url: str, options: Options, shared: Shared) -> _Read:
+    """Read one sitemap without following it: its format, kind, entry count, and an index's children."""
+    reporter = Reporter()
+    result = _Read(diagnostics=reporter.diagnostics)
+    try:
+        with open_url(url, options, shared, reporter, options.max_bytes) as opened:
+            source = opened.source
+            result.final_url = opened.final_url
+            spec = registry.detect(source)
+            assert spec.reader is not None
+            ctx = Context(
+                reporter=reporter, options=options, name=url, path=source.path, url=opened.final_url, shared=shared
+            )
+            doc = spec.reader(source, ctx=ctx)
+            result.format = spec.name
+            result.kind = _KINDS.get(spec.name, doc.meta.kind.value)
+            if result.kind == "index":
+                for entry in doc.entries:
+                    result.children.append((entry.loc, entry.origin.line if entry.origin else 0))
+                result.entries = len(result.children)
+            else:
+                result.entries = sum(1 for _ in doc.entries)
+    except FeedmapError as exc:
+        result.code = error_code(exc)
+        result.error = without_url(str(exc), url)
+        result.children.clear()
+    return result
+
+
+def _key(url: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path or "/", parts.query, ""))
+
+
+def _refuse(loc: str, parent: str, chain: tuple[str, ...], options: Options) -> tuple[str, str] | None:
+    """Why a child of the index found at ``parent`` (its final URL) is not read (code, message), or None."""
+    if is_http_url(parent) and not same_site(loc, parent):
+        return "child-off-site", f"not on the index's site ({parent}); an index may list only its own site's sitemaps"
+    if not is_http_url(loc) and not loc.startswith("file:"):
+        return "child-not-read", "not an http(s) URL"
+    if _key(loc) in chain:
+        return "index-loop", "an index already being read; not followed"
+    if len(chain) > options.max_depth:  # chain: the ancestors of the child, its parent included
+        return "index-too-deep", f"nested deeper than {options.max_depth} indexes; not read"
+    return None
+
+
+def sitemap_trees(
+    urls: Sequence[str],
+    *,
+    http: HttpSettings | None = None,
+    maps: Sequence[tuple[str, str | Path]] = (),
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    on_diagnostic: DiagnosticHandler | None = None,
+    reporter: Reporter | None = None,
+) -> list[SitemapNode]:
+    """The tree of each sitemap of ``urls``, read with one HTTP client and one pool of ``concurrency`` threads.
+
+    Sitemaps are read level by level: the roots, then every child of the indexes among them at once,
+    and so on.  A sitemap that cannot be read is a node with ``code``/``error``; the rest goes on.  The
+    diagnostics of the documents read (lenient repairs, ...) go to ``on_diagnostic`` / ``reporter``, in
+    tree order.
+    """
+    reporter = reporter if reporter is not None else Reporter(handler=on_diagnostic)
+    options = Options(
+        max_bytes=max_bytes,
+        follow=False,
+        max_depth=max_depth,
+        concurrency=concurrency,
+        http=http or HttpSettings(),
+        maps=tuple((p, Path(d)) for p, d in maps),
+    )
+    roots = [SitemapNode(url) for url in urls]
+    frontier: list[tuple[SitemapNode, tuple[str, ...]]] = [(node, ()) for node in roots]
+    shared = Shared()
+    try:
+        pool = shared.pool(concurrency)
+        while frontier:
+            futures: list[Future[_Read]] = [pool.submit(_read, node.url, options, shared) for node, _ in frontier]
+            following: list[tuple[SitemapNode, tuple[str, ...]]] = []
+            for (node, chain), future in zip(frontier, futures, strict=True):
+                read = future.result()
+                node.format, node.kind, node.entries = read.format, read.kind, read.entries
+                node.code, node.error = read.code, read.error
+                for diagnostic in read.diagnostics:
+                    reporter.report(diagnostic)
+                inner = (*chain, _key(node.url))
+                for loc, line in read.children:
+                    child = SitemapNode(loc, line=line)
+                    node.children.append(child)
+                    refused = _refuse(loc, read.final_url or node.url, inner, options)
+                    if refused is not None:
+                        child.code, child.error = refused
+                    else:
+                        following.append((child, inner))
+            frontier = following
+    finally:
+        shared.close()
+    return roots
+
+
+def sitemap_tree(
+    url: str,
+    *,
+    http: HttpSettings | None = None,
+    maps: Sequence[tuple[str, str | Path]] = (),
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    on_diagnostic: DiagnosticHandler | None = None,
+    reporter: Reporter | None = None,
+) -> SitemapNode:
+    """The tree of one sitemap (see :func:`sitemap_trees`)."""
+    (root,) = sitemap_trees(
+        [url],
+        http=http,
+        maps=maps,
+        max_bytes=max_bytes,
+        max_depth=max_depth,
+        concurrency=concurrency,
+        on_diagnostic=on_diagnostic,
+        reporter=reporter,
+    )
+    return root
