@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import re
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -104,10 +105,18 @@ _lazy: dict[str, str] = dict(_BUILTINS)
 _entry_points_loaded = False
 #: Formats whose registration could not be loaded, with the reason (kept so the error stays the same).
 _broken: dict[str, str] = {}
+#: Guards the tables above: formats load lazily, and reading happens on several threads at once (index
+#: children, ``feedmap discover --tree``).  Re-entrant: loading a plugin module may register formats.
+_lock = threading.RLock()
 
 
 def register(spec: FormatSpec | str, name: str | None = None) -> None:
     """Register a format: a :class:`FormatSpec`, or a lazy ``"module:ATTRIBUTE"`` path with its name."""
+    with _lock:
+        _register(spec, name)
+
+
+def _register(spec: FormatSpec | str, name: str | None) -> None:
     if isinstance(spec, FormatSpec):
         _loaded[spec.name] = spec
         _lazy.pop(spec.name, None)
@@ -144,6 +153,14 @@ def _resolve(name: str, path: str) -> FormatSpec:
 def get(name: str) -> FormatSpec:
     """The format called ``name``; FormatError naming the known formats otherwise."""
     key = name.strip().lower()
+    spec = _loaded.get(key)
+    if spec is not None:
+        return spec
+    with _lock:
+        return _get_slow(key, name)
+
+
+def _get_slow(key: str, name: str) -> FormatSpec:
     if key in _loaded:
         return _loaded[key]
     _load_entry_points()
@@ -168,11 +185,12 @@ def all_formats() -> list[FormatSpec]:
 
     A third-party plugin that fails to import must not stop feedmap from reading everything else.
     """
-    _load_entry_points()
-    for name in list(_lazy):
-        with contextlib.suppress(FormatError):
-            get(name)
-    return sorted(_loaded.values(), key=lambda spec: spec.name)
+    with _lock:
+        _load_entry_points()
+        for name in list(_lazy):
+            with contextlib.suppress(FormatError):
+                get(name)
+        return sorted(_loaded.values(), key=lambda spec: spec.name)
 
 
 def broken_formats() -> dict[str, str]:

@@ -454,3 +454,32 @@ def test_broken_entry_point_keeps_its_reason_and_is_listed(plugin_path: Path) ->
             registry.get("broken")
     assert "broken" in registry.broken_formats()
     assert "broken" not in {spec.name for spec in registry.all_formats()}
+
+
+_RACE = """
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from feedmap import registry
+barrier = threading.Barrier(8)
+def load(_):
+    barrier.wait()
+    return [spec.name for spec in registry.all_formats()]
+with ThreadPoolExecutor(8) as pool:
+    results = list(pool.map(load, range(8)))
+assert all(result == results[0] for result in results), results
+print(len(results[0]))
+"""
+
+
+def test_formats_load_safely_from_several_threads_at_once() -> None:
+    """Index children and discover --tree detect formats on pool threads: the lazy loading must not race.
+
+    Each run is a fresh interpreter, where nothing is loaded yet (in this one the registry already is).
+    """
+    import subprocess
+    import sys
+
+    for _ in range(5):
+        done = subprocess.run([sys.executable, "-c", _RACE], capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 0, done.stderr
+        assert int(done.stdout) >= 6
