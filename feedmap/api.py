@@ -268,15 +268,14 @@ def convert(
     if not sources:
         raise FormatError("nothing to convert: no input given")
     ctx = Context(reporter=_reporter(reporter, options.strict, on_diagnostic), options=options, name=_sink_name(dst))
-    doc = source_doc = _concatenated(sources, from_, ctx)
-    for step in converters.plan(doc, spec.name, enrich=options.enrich):
-        doc = step(doc, ctx)
-    if wrap is not None:
-        doc = Document(doc.meta, wrap(doc.entries), diagnostics=doc.diagnostics)
-    try:
+    with contextlib.ExitStack() as cleanup:
+        cleanup.callback(ctx.shared.close)  # last: the HTTP client and threads, also when opening fails
+        doc = source_doc = _concatenated(sources, from_, ctx)
+        cleanup.callback(source_doc.close)
+        for step in converters.plan(doc, spec.name, enrich=options.enrich):
+            doc = step(doc, ctx)
+        if wrap is not None:
+            doc = Document(doc.meta, wrap(doc.entries), diagnostics=doc.diagnostics)
+        cleanup.callback(doc.close)
         count = _write(doc, dst, spec, ctx)
-    finally:
-        doc.close()
-        source_doc.close()
-        ctx.shared.close()
     return Summary(count, ctx.reporter)

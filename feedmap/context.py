@@ -124,7 +124,9 @@ class Shared:
             pool, self._pool = self._pool, None
             fetcher, self._fetcher = self._fetcher, None
         if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+            # queued work is dropped; requests in flight end on their own (their results are discarded), so
+            # closing a document early or an interrupt does not wait for slow servers
+            pool.shutdown(wait=False, cancel_futures=True)
         if fetcher is not None:
             fetcher.close()
 
@@ -145,8 +147,14 @@ class Context:
     shared: Shared = field(default_factory=Shared)
 
     def key(self) -> str:
-        """What identifies the current document for loop detection: its resolved path, else its name."""
-        return str(self.path.resolve()) if self.path is not None else self.name
+        """What identifies the current document for loop detection: its resolved path, else its URL."""
+        if self.path is not None:
+            return str(self.path.resolve())
+        if self.url is not None:
+            from feedmap.formats.sitemapindex import loop_key
+
+            return loop_key(self.url)
+        return self.name
 
     def child(self, name: str, path: Path | None, url: str | None = None) -> Context:
         """The context for reading a child document of the current one (an index's sitemap)."""

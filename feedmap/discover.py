@@ -67,7 +67,6 @@ SITEMAP_FORMATS = frozenset({"sitemap", "sitemapindex", "rss", "ror", "text"})
 #: Fetch failures that mean no answer came at all (as opposed to an HTTP status or bad content).
 _NO_ANSWER = frozenset({"timeout", "fetch-failed"})
 _OTHER_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:(?!\d)")
-_ROBOTS_MAX_BYTES = 500 * 1024  # RFC 9309 §2.5: parse at least the first 500 KiB
 
 
 def site_root(site_url: str) -> str:
@@ -194,14 +193,14 @@ class Discovery:
 
 def _robots(site: str, result: Discovery, options: Options, shared: Shared, reporter: Reporter) -> list[str]:
     """The sitemap URLs robots.txt names (resolved, http(s) only), recording the probe."""
-    from feedmap.http import RobotsPolicy
+    from feedmap.http import ROBOTS_MAX_BYTES, RobotsPolicy
 
     robots_url = urljoin(site, "/robots.txt")
     try:
-        with open_url(robots_url, options, shared, Reporter(), 4 * _ROBOTS_MAX_BYTES) as opened:
+        with open_url(robots_url, options, shared, Reporter(), 4 * ROBOTS_MAX_BYTES) as opened:
             parts: list[bytes] = []
             size = 0
-            while size < _ROBOTS_MAX_BYTES and (chunk := opened.source.stream.read(_ROBOTS_MAX_BYTES - size)):
+            while size < ROBOTS_MAX_BYTES and (chunk := opened.source.stream.read(ROBOTS_MAX_BYTES - size)):
                 parts.append(chunk)
                 size += len(chunk)
             data = b"".join(parts)

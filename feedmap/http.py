@@ -49,7 +49,7 @@ from protego import Protego
 
 from feedmap._urls import origin
 from feedmap.context import DEFAULT_USER_AGENT, HttpSettings
-from feedmap.errors import FetchError, LimitError
+from feedmap.errors import FetchError, LimitError, SourceError
 from feedmap.sources import GzipReader
 
 __all__ = [
@@ -137,7 +137,7 @@ class _Decoded:
 
 def _too_large(url: str, limit: int) -> LimitError:
     return LimitError(
-        f"{url}: the response is larger than {limit:,} bytes; raise the cap with --max-bytes if the site is trusted",
+        f"the response is larger than {limit:,} bytes; raise the cap with --max-bytes if the site is trusted",
         source=url,
         code="too-large",
     )
@@ -180,10 +180,14 @@ class Fetched:
 class RobotsPolicy:
     """What a site's robots.txt allows our user agent, and the sitemaps it names."""
 
-    def __init__(self, text: str | None, *, allow_all: bool, token: str = ROBOTS_TOKEN) -> None:
+    def __init__(
+        self, text: str | None, *, allow_all: bool, token: str = ROBOTS_TOKEN, unavailable: str | None = None
+    ) -> None:
         self._parser = Protego.parse(text) if text else None
         self._allow_all = allow_all
         self._token = token
+        #: Why robots.txt could not be read, when that is what disallows everything.
+        self.unavailable = unavailable
         self.sitemaps: list[str] = list(self._parser.sitemaps) if self._parser is not None else []
 
     def allows(self, url: str) -> bool:
@@ -223,7 +227,11 @@ class _Cache:
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
-        directory.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise SourceError(f"{directory}: cannot be used as the HTTP cache ({exc.strerror or exc})") from None
 
     def _paths(self, url: str) -> tuple[Path, Path]:
         key = hashlib.sha256(url.encode("utf-8")).hexdigest()
@@ -257,6 +265,7 @@ class _Cache:
 
 class _CacheWriter:
     def __init__(self, cache: _Cache, url: str, headers: dict[str, str]) -> None:
+        self._cache = cache
         self._meta_path, self._body_path = cache._paths(url)
         self._headers = headers
         fd, name = tempfile.mkstemp(dir=cache.directory, suffix=".part")
@@ -267,14 +276,18 @@ class _CacheWriter:
         self._file.write(data)
 
     def commit(self) -> None:
+        """Put body and validators in place together (two threads fetching one URL must not mix them)."""
         self._file.close()
-        os.replace(self._tmp, self._body_path)
         meta = {
             "etag": self._headers.get("etag"),
             "last-modified": self._headers.get("last-modified"),
             "headers": {k: v for k, v in self._headers.items() if k in ("content-type",)},
         }
-        self._meta_path.write_text(json.dumps(meta), "utf-8")
+        meta_tmp = self._tmp.with_suffix(".json.part")
+        meta_tmp.write_text(json.dumps(meta), "utf-8")
+        with self._cache._lock:
+            os.replace(self._tmp, self._body_path)
+            os.replace(meta_tmp, self._meta_path)
 
     def discard(self) -> None:
         self._file.close()
@@ -371,7 +384,11 @@ class Fetcher:
         Raises :class:`FetchError` (``http-404``, ``timeout``, ``too-many-redirects``, ``fetch-failed``)
         or :class:`LimitError` (``too-large``).  The body streams: read it inside the ``with``.
         """
-        request_url = _without_fragment(url)
+        try:
+            request_url = _without_fragment(url)
+            origin(request_url)
+        except ValueError as exc:
+            raise FetchError(f"{url}: not a valid URL ({exc})", url=url, code="invalid-url") from None
         client = self._http()
         settings = self.settings
         cached = self._cache.validators(request_url) if self._cache is not None else None
@@ -471,7 +488,10 @@ class Fetcher:
 
     def robots(self, url: str) -> RobotsPolicy:
         """The robots.txt policy of ``url``'s site, fetched once per site and shared between threads."""
-        site = origin(url)
+        try:
+            site = origin(url)
+        except ValueError as exc:
+            raise FetchError(f"{url}: not a valid URL ({exc})", url=url, code="invalid-url") from None
         with self._lock:
             lock = self._robots_locks.setdefault(site, threading.Lock())
         with lock:
@@ -488,8 +508,11 @@ class Fetcher:
         except FetchError as exc:
             if exc.status is not None and 400 <= exc.status < 500:
                 return RobotsPolicy(None, allow_all=True)  # RFC 9309 2.3.1.3: unavailable, crawl freely
-            return RobotsPolicy(None, allow_all=False)  # 2.3.1.4: unreachable, assume complete disallow
+            # 2.3.1.4: unreachable, assume complete disallow
+            why = f"{robots_url} could not be read ({exc.code}), and RFC 9309 then disallows the whole site"
+            return RobotsPolicy(None, allow_all=False, unavailable=why)
         except LimitError:
-            return RobotsPolicy(None, allow_all=False)
+            why = f"{robots_url} is too large to read, and RFC 9309 then disallows the whole site"
+            return RobotsPolicy(None, allow_all=False, unavailable=why)
         text = data[:ROBOTS_MAX_BYTES].decode("utf-8", "replace")
         return RobotsPolicy(text, allow_all=True, token=robots_token(self.settings.user_agent))

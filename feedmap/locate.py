@@ -21,8 +21,16 @@ class MapEscapeError(SourceError):
     """A mapped URL that leads outside its directory."""
 
 
+def _under(url: str, prefix: str) -> bool:
+    """``url`` starts with ``prefix`` at a boundary: ``https://example.com`` covers ``https://example.com/a``
+    but not ``https://example.com.evil/``."""
+    if not url.startswith(prefix):
+        return False
+    return prefix.endswith(("/", "=", "?", "#")) or len(url) == len(prefix) or url[len(prefix)] in "/?#"
+
+
 def is_mapped(url: str, maps: Sequence[tuple[str, Path]]) -> bool:
-    return any(url.startswith(prefix) for prefix, _ in maps)
+    return any(_under(url, prefix) for prefix, _ in maps)
 
 
 def local_path(url: str, maps: Sequence[tuple[str, Path]], *, index_name: str = "index.xml") -> Path | None:
@@ -31,7 +39,7 @@ def local_path(url: str, maps: Sequence[tuple[str, Path]], *, index_name: str = 
     Raises :class:`MapEscapeError` for a mapped URL that leads outside its directory.
     """
     for prefix, directory in maps:
-        if url.startswith(prefix):
+        if _under(url, prefix):
             rest = unquote(urlsplit(url[len(prefix) :]).path).lstrip("/")
             base = directory.resolve()
             target = (directory / rest).resolve()

@@ -28,13 +28,12 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from feedmap import registry
-from feedmap._urls import is_http_url, same_site
 from feedmap.context import DEFAULT_CONCURRENCY, DEFAULT_MAX_DEPTH, Context, HttpSettings, Options, Shared
 from feedmap.discover import error_code, open_url, without_url
 from feedmap.errors import Diagnostic, DiagnosticHandler, FeedmapError, Reporter
+from feedmap.formats.sitemapindex import child_refusal, loop_key
 from feedmap.sources import DEFAULT_MAX_BYTES
 
 __all__ = ["SitemapNode", "sitemap_tree", "sitemap_trees"]
@@ -141,24 +140,6 @@ def _read(url: str, options: Options, shared: Shared) -> _Read:
     return result
 
 
-def _key(url: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path or "/", parts.query, ""))
-
-
-def _refuse(loc: str, parent: str, chain: tuple[str, ...], options: Options) -> tuple[str, str] | None:
-    """Why a child of the index found at ``parent`` (its final URL) is not read (code, message), or None."""
-    if is_http_url(parent) and not same_site(loc, parent):
-        return "child-off-site", f"not on the index's site ({parent}); an index may list only its own site's sitemaps"
-    if not is_http_url(loc) and not loc.startswith("file:"):
-        return "child-not-read", "not an http(s) URL"
-    if _key(loc) in chain:
-        return "index-loop", "an index already being read; not followed"
-    if len(chain) > options.max_depth:  # chain: the ancestors of the child, its parent included
-        return "index-too-deep", f"nested deeper than {options.max_depth} indexes; not read"
-    return None
-
-
 def sitemap_trees(
     urls: Sequence[str],
     *,
@@ -200,11 +181,13 @@ def sitemap_trees(
                 node.code, node.error = read.code, read.error
                 for diagnostic in read.diagnostics:
                     reporter.report(diagnostic)
-                inner = (*chain, _key(node.url))
+                inner = (*chain, loop_key(node.url))
                 for loc, line in read.children:
                     child = SitemapNode(loc, line=line)
                     node.children.append(child)
-                    refused = _refuse(loc, read.final_url or node.url, inner, options)
+                    refused = child_refusal(
+                        loc, read.final_url or node.url, loop_key(loc), inner, options.max_depth
+                    )
                     if refused is not None:
                         child.code, child.error = refused
                     else:

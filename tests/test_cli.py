@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from localsite import LocalSite
 from lxml import etree
 
 from feedmap.cli import main
@@ -511,6 +512,22 @@ def test_map_to_a_missing_directory_is_a_usage_error(
 @pytest.mark.parametrize("value", ["no-equals-sign", "=dir", "https://example.com/="])
 def test_malformed_map_is_a_usage_error(capsys: pytest.CaptureFixture[str], sitemap: Path, value: str) -> None:
     assert run(capsys, "convert", sitemap, "--map", value, "-t", "text")[0] == 2
+
+
+@pytest.mark.parametrize("remote", [False, True], ids=["file-input", "url-input"])
+def test_cache_that_is_a_file_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], sitemap: Path, tmp_path: Path, web: LocalSite, remote: bool
+) -> None:
+    source = web.add("/sitemap.xml", SITEMAP) if remote else str(sitemap)
+    not_a_directory = write(tmp_path / "cache", "I am a file")
+    code, out, err = run(capsys, "convert", source, "-t", "text", "--cache", not_a_directory)
+    assert code == 2
+    assert out == ""
+    assert "--cache" in err
+    assert err.startswith("usage:")
+    assert web.hits("/sitemap.xml") == 0
+    assert not_a_directory.read_text() == "I am a file"
+    no_traceback(err)
 
 
 # ------------------------------------------------------------------------------ writing options

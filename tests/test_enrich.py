@@ -9,11 +9,14 @@ progress line on a terminal and its silence otherwise.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import os
 import re
 import socket
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -190,6 +193,59 @@ def test_not_an_http_url() -> None:
     assert codes(diagnostics) == ["enrich-failed"]
 
 
+def test_a_malformed_url_is_reported_and_kept(web: LocalSite) -> None:
+    good = add_page(web, "/good", "Good")
+    entries, diagnostics = run_enrich([Entry(loc="http://[::1/x"), Entry(loc=good)])
+    assert [(e.loc, e.title) for e in entries] == [("http://[::1/x", None), (good, "Good")]
+    assert codes(diagnostics) == ["enrich-failed"]
+    assert "http://[::1/x" in diagnostics[0].message
+
+
+def test_file_urls_are_never_read(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.html"
+    secret.write_text(html("SECRET TITLE", "SECRET DESCRIPTION"), "utf-8")
+    entries, diagnostics = run_enrich([Entry(loc=secret.as_uri())])
+    assert entries == [Entry(loc=secret.as_uri())]
+    assert codes(diagnostics) == ["enrich-failed"]
+
+
+def test_a_remote_sitemap_cannot_make_enrich_read_local_files(
+    web: LocalSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    secret = tmp_path / "secret.html"
+    secret.write_text(html("SECRET TITLE", "SECRET DESCRIPTION", "SECRET"), "utf-8")
+    page = add_page(web, "/page", "Page")
+    sitemap = web.add("/sitemap.xml", urlset(secret.as_uri(), page))
+    code, out, err = cli(capsys, "convert", sitemap, "--enrich", "-t", "jsonl", *http_flags())
+    assert code == 0, err
+    assert "SECRET" not in out
+    assert [json.loads(line).get("title") for line in out.splitlines()] == [None, "Page"]
+    (line,) = [line for line in err.splitlines() if "[enrich-failed]" in line]
+    assert secret.as_uri() in line
+
+
+def test_a_mapped_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.html"
+    os.mkfifo(fifo)
+    base = f"http://127.0.0.1:{dead_port()}/"
+    results: list[tuple[list[Entry], list[Diagnostic]]] = []
+    worker = threading.Thread(
+        target=lambda: results.append(run_enrich([Entry(loc=base + "pipe.html")], maps=[(base, str(tmp_path))])),
+        daemon=True,
+    )
+    worker.start()
+    worker.join(timeout=5)
+    try:
+        assert not worker.is_alive(), "enrich is blocked reading the FIFO"
+        ((entries, diagnostics),) = results
+        assert entries == [Entry(loc=base + "pipe.html")]
+        assert codes(diagnostics) == ["enrich-failed"]
+    finally:
+        with contextlib.suppress(OSError):  # a writer that goes at once: a blocked reader gets end of file
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        worker.join(timeout=5)
+
+
 # ------------------------------------------------------------------------------------------------ charsets
 
 
@@ -251,6 +307,18 @@ def test_robots_disallow_for_our_user_agent(web: LocalSite) -> None:
     assert private in diagnostics[0].message
     assert web.hits("/private/page") == 0
     assert web.hits("/robots.txt") == 1  # once per site
+
+
+def test_robots_txt_that_cannot_be_read_is_named_as_the_reason(web: LocalSite) -> None:
+    robots_url = web.add("/robots.txt", "unavailable", status=503, content_type="text/plain")
+    page = add_page(web, "/page", "Page")
+    entries, diagnostics = run_enrich([Entry(loc=page)])
+    assert entries == [Entry(loc=page)]
+    assert codes(diagnostics) == ["robots-disallowed"]  # RFC 9309 2.3.1.4: unreachable means disallowed
+    assert page in diagnostics[0].message
+    assert robots_url in diagnostics[0].message
+    assert "could not be read" in diagnostics[0].message
+    assert web.hits("/page") == 0
 
 
 # ------------------------------------------------------------------------------------------------ failures
@@ -340,6 +408,16 @@ def test_window_is_bounded_and_streams(web: LocalSite) -> None:
     assert first.title == "Page 0"
     assert pulled <= 2 * 2 + 1
     stream.close()  # stopping early releases the threads and the client
+
+
+def test_closing_early_does_not_wait_for_pages_in_flight(web: LocalSite) -> None:
+    first = add_page(web, "/first", "First")
+    slow = [add_page(web, f"/slow{i}", f"Slow {i}", delay=3) for i in range(4)]
+    stream = enrich([Entry(loc=loc) for loc in [first, *slow]], concurrency=4, http=SURE)
+    assert next(stream).title == "First"
+    started = time.monotonic()
+    stream.close()
+    assert time.monotonic() - started < 1.5  # the slow pages answer after 3 s: not waited for
 
 
 # ------------------------------------------------------------------------------------------------ --map

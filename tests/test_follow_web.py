@@ -254,6 +254,26 @@ def test_a_failing_child_is_reported_and_the_others_still_come(web: LocalSite) -
     assert diagnostics[0].line == 4  # the <sitemap> of the missing child in the index
 
 
+def test_a_malformed_child_url_is_reported_and_the_others_still_come(web: LocalSite) -> None:
+    a = web.add("/a.xml", urlset_xml(*pages("a")))
+    c = web.add("/c.xml", urlset_xml(*pages("c")))
+    index = web.add("/index.xml", index_xml(a, "http://[::1/x.xml", c))
+    locs, diagnostics = read(index)
+    assert locs == pages("a") + pages("c")
+    assert [(d.code, d.line) for d in diagnostics] == [("invalid-loc", 4), ("child-off-site", 4)]
+
+
+def test_the_failure_of_a_child_names_it_once(web: LocalSite) -> None:
+    big = web.add("/big.xml", urlset_xml(*pages("big", 100)))
+    missing = web.url("/missing.xml")
+    small = web.add("/small.xml", urlset_xml(*pages("small")))
+    index = web.add("/index.xml", index_xml(big, missing, small))
+    locs, diagnostics = read(index, max_bytes=2048)
+    assert locs == pages("small")
+    assert codes(diagnostics) == ["child-failed", "child-failed"]
+    assert [d.message.count(url) for d, url in zip(diagnostics, [big, missing], strict=True)] == [1, 1]
+
+
 def test_a_slow_child_fails_on_its_timeout_and_the_others_still_come(web: LocalSite) -> None:
     slow = web.add("/slow.xml", urlset_xml(*pages("slow")), delay=3)
     b = web.add("/b.xml", urlset_xml(*pages("b")))
@@ -330,6 +350,17 @@ def test_concurrency_on_the_command_line(web: LocalSite, capsys: pytest.CaptureF
     assert serial >= 8 * 0.4 * 0.95, serial  # one at a time
     assert parallel < 2.0, parallel
     assert parallel < serial / 2
+
+
+def test_closing_early_does_not_wait_for_children_in_flight(web: LocalSite) -> None:
+    first = web.add("/first.xml", urlset_xml(*pages("first")))
+    slow = [web.add(f"/slow-{n}.xml", urlset_xml(*pages(f"slow-{n}")), delay=3) for n in range(3)]
+    index = web.add("/index.xml", index_xml(first, *slow))
+    doc = feedmap.read(index, http=FAST, concurrency=4)
+    assert next(iter(doc)).loc == pages("first")[0]
+    started = time.monotonic()
+    doc.close()
+    assert time.monotonic() - started < 1.5  # the other children answer after 3 s: not waited for
 
 
 def test_concurrency_is_bounded(web: LocalSite) -> None:
@@ -446,6 +477,23 @@ def test_map_children_of_a_remote_index(web: LocalSite, tmp_path: Path) -> None:
     assert locs == pages("mapped") + pages("fetched")
     assert diagnostics == []
     assert web.hits("/static/mapped.xml") == 0
+    assert web.hits("/fetched.xml") == 1
+
+
+def test_a_map_prefix_ends_at_the_host(web: LocalSite, tmp_path: Path) -> None:
+    # --map PREFIX=DIR without a trailing slash: http://127.0.0.1:4321 must not cover http://127.0.0.1:43215/
+    # (as https://example.com must not cover https://example.com.evil/)
+    port = web.base.rsplit(":", 1)[1]
+    prefix = f"http://127.0.0.1:{port[:-1]}"
+    (tmp_path / "mapped.xml").write_bytes(urlset_xml(*pages("mapped")))
+    (tmp_path / port[-1]).mkdir()
+    (tmp_path / port[-1] / "fetched.xml").write_bytes(urlset_xml(*pages("from-disk")))
+    fetched = web.add("/fetched.xml", urlset_xml(*pages("fetched")))
+    index = tmp_path / "index.xml"
+    index.write_bytes(index_xml(f"{prefix}/mapped.xml", fetched))
+    locs, diagnostics = read(str(index), maps=[(prefix, tmp_path)])
+    assert locs == pages("mapped") + pages("fetched")
+    assert diagnostics == []
     assert web.hits("/fetched.xml") == 1
 
 

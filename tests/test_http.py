@@ -11,10 +11,13 @@ robots.txt (RFC 9309) through Protego; and an http(s) INPUT of ``feedmap convert
 from __future__ import annotations
 
 import functools
+import gc
 import gzip
 import socket
+import threading
 import time
 import tracemalloc
+import warnings
 import zlib
 from pathlib import Path
 
@@ -23,8 +26,8 @@ from localsite import LocalSite, Responder, Route
 
 import feedmap
 from feedmap.cli import main
-from feedmap.context import DEFAULT_USER_AGENT, HttpSettings
-from feedmap.errors import FetchError, LimitError, Reporter
+from feedmap.context import DEFAULT_USER_AGENT, HttpSettings, Options
+from feedmap.errors import FeedmapError, FetchError, LimitError, Reporter
 from feedmap.http import Fetcher
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -343,11 +346,55 @@ def test_trickling_body_is_read_whole_within_the_deadline(web: LocalSite) -> Non
     assert fetch(url, HttpSettings(read_timeout=2.0, total_timeout=10.0)) == SITEMAP
 
 
-def test_refused_connection_is_fetch_failed(capsys: pytest.CaptureFixture[str]) -> None:
+def test_refused_connection_is_fetch_failed() -> None:
     url = f"http://127.0.0.1:{closed_port()}/sitemap.xml"
-    error = fetch_error(url, HttpSettings(retries=1, backoff=0.01))
+    started = time.monotonic()
+    error = fetch_error(url, HttpSettings(retries=2, backoff=0.2))
+    elapsed = time.monotonic() - started
     assert error.code == "fetch-failed"
     assert error.url == url
+    assert 0.6 <= elapsed < 5  # retried twice, after 0.2 s and 0.4 s, before giving up
+
+
+def test_refused_connection_is_retried_until_the_server_listens() -> None:
+    # a socket bound but not listening refuses connections; it starts listening after the first attempt
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.settimeout(5)
+        url = f"http://127.0.0.1:{server.getsockname()[1]}/sitemap.xml"
+
+        def listen_late() -> None:
+            time.sleep(0.3)
+            server.listen()
+            connection, _ = server.accept()
+            with connection:
+                request = b""
+                while b"\r\n\r\n" not in request:
+                    request += connection.recv(4096)
+                head = f"HTTP/1.1 200 OK\r\nContent-Length: {len(SITEMAP)}\r\nConnection: close\r\n\r\n"
+                connection.sendall(head.encode() + SITEMAP)
+
+        listener = threading.Thread(target=listen_late, daemon=True)
+        listener.start()
+        started = time.monotonic()
+        body = fetch(url, HttpSettings(retries=5, backoff=0.2, total_timeout=10.0))
+        elapsed = time.monotonic() - started
+        listener.join(5)
+    assert body == SITEMAP
+    assert elapsed >= 0.3  # the first attempts were refused and retried
+
+
+@pytest.mark.parametrize("url", ["http://[::1/sitemap.xml", "http://127.0.0.1]/sitemap.xml"])
+def test_a_malformed_url_is_invalid_url(url: str) -> None:
+    with Fetcher(FAST) as fetcher:
+        with pytest.raises(FetchError) as opening, fetcher.open(url, max_bytes=MB):
+            pass
+        assert opening.value.code == "invalid-url"
+        assert opening.value.url == url
+        with pytest.raises(FetchError) as asking_robots:
+            fetcher.robots(url)
+        assert asking_robots.value.code == "invalid-url"
+        assert fetcher.requests == 0
 
 
 # ------------------------------------------------------------------------------------------------ cache
@@ -583,6 +630,36 @@ def test_http_input_404_is_one_line_naming_the_url(web: LocalSite, capsys: pytes
     assert url in err
     assert "404" in err
     assert "Traceback" not in err
+
+
+def test_malformed_url_input_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "convert", "http://[::1/x", "-t", "text")
+    assert code == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert "http://[::1/x" in err
+    assert "Traceback" not in err
+
+
+def test_convert_failing_after_a_fetch_leaves_no_socket_open(web: LocalSite, tmp_path: Path) -> None:
+    url = web.add(
+        "/page.html", "<!DOCTYPE html>\n<html><head><title>A page</title></head></html>\n", content_type="text/html"
+    )
+    port = web.base.rsplit(":", 1)[1]
+    gc.collect()  # what earlier tests left behind is not this test's business
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            feedmap.api.convert(url, tmp_path / "out.txt", "text", options=Options(http=FAST))
+        except FeedmapError as exc:
+            failed = type(exc).__name__
+        else:
+            failed = ""
+        gc.collect()  # an HTTP client left open would now close its socket with a ResourceWarning
+    assert failed  # an HTML page is no known format
+    assert web.hits("/page.html") == 1
+    leaks = [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
+    assert [leak for leak in leaks if port in leak] == []  # "unclosed <socket ... raddr=('127.0.0.1', PORT)>"
 
 
 def test_library_read_of_a_404_raises_fetch_error(web: LocalSite) -> None:

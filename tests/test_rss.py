@@ -540,3 +540,16 @@ def test_feedparser_reads_what_we_write(entries: list[Entry]) -> None:
     parsed = feedparser.parse(data)
     assert parsed.bozo == 0, parsed.get("bozo_exception")
     assert len(parsed.entries) == len(entries)
+
+
+def test_a_malformed_first_url_does_not_stop_a_feed_being_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The channel link is derived from the first URL's site: one that cannot be parsed gives no site."""
+    source = tmp_path / "urls.txt"
+    source.write_text("http://[::1/x\nhttps://www.example.com/2\n")
+    for target in ("rss", "ror"):
+        assert main(["convert", str(source), "-t", target]) == 0
+        out, err = capsys.readouterr()
+        assert "<link>https://www.example.com/2</link>" in out
+        assert "names no site" in err and "Traceback" not in err

@@ -14,6 +14,7 @@ import feedmap
 from feedmap import Entry, W3CDate
 from feedmap.context import Options
 from feedmap.errors import Diagnostic, Level, Reporter
+from feedmap.locate import is_mapped, local_path
 from feedmap.model import DocKind
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -218,6 +219,32 @@ def test_a_child_that_is_not_an_http_url_is_not_read(site: Path) -> None:
     entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
     assert locs(entries) == [f"{SITE}a", f"{SITE}b"]
     assert [(d.line, d.code) for d in diagnostics] == [(3, "child-not-read")]
+
+
+def test_a_malformed_child_url_is_reported_and_the_rest_goes_on(site: Path) -> None:
+    index = site / "sitemap.xml"
+    index.write_bytes(index_xml("http://[::1/sitemap.xml", f"{SITE}pages.xml"))
+    entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
+    assert locs(entries) == [f"{SITE}a", f"{SITE}b"]
+    assert [(d.line, d.code) for d in diagnostics] == [(4, "invalid-loc"), (3, "child-failed")]
+    assert "http://[::1/sitemap.xml" in diagnostics[1].message
+
+
+@pytest.mark.parametrize(
+    ("prefix", "inside", "outside"),
+    [
+        ("https://example.com", "https://example.com/a", "https://example.com.evil/a"),
+        ("https://example.com", "https://example.com/a", "https://example.com:8443/a"),
+        ("https://example.com/", "https://example.com/a", "https://example.com.evil/a"),
+        ("https://example.com/blog", "https://example.com/blog/a", "https://example.com/blogger/a"),
+    ],
+)
+def test_a_map_prefix_ends_at_a_boundary(tmp_path: Path, prefix: str, inside: str, outside: str) -> None:
+    maps = [(prefix, tmp_path)]
+    assert local_path(inside, maps) == (tmp_path / "a").resolve()
+    assert is_mapped(inside, maps)
+    assert local_path(outside, maps) is None
+    assert not is_mapped(outside, maps)
 
 
 def test_a_map_cannot_reach_outside_its_directory(site: Path, tmp_path: Path) -> None:

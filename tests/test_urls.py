@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from feedmap._urls import MAX_LOC_LENGTH, check_loc, encode_url, is_absolute_url
+import feedmap
+from feedmap._urls import MAX_LOC_LENGTH, check_loc, encode_url, is_absolute_url, same_site
+from feedmap.errors import Reporter
 
 
 def _url_of_length(length: int) -> str:
@@ -58,6 +62,49 @@ def test_check_loc_rejects_urls_of_2048_characters_or_more(length: int) -> None:
 )
 def test_check_loc_rejects_white_space(loc: str) -> None:
     assert check_loc(loc) is not None
+
+
+MALFORMED_AUTHORITIES = [
+    "http://[::1/x",  # an IPv6 literal never closed
+    "http://::1]/x",
+    "http://example.com]/x",
+    "http://[example]/x",  # brackets hold an IPv6 address, nothing else
+    "http://example.com:abc/",  # a port is digits
+    "http://example.com:99999/",  # ... at most 65535
+]
+
+
+@pytest.mark.parametrize(
+    "loc", ["http://example.com:8080/x", "http://example.com:65535/", "http://[::1]:80/x", "http://h:/x"]
+)
+def test_check_loc_accepts_ports_and_ipv6_literals(loc: str) -> None:
+    assert check_loc(loc) is None
+
+
+@pytest.mark.parametrize("loc", MALFORMED_AUTHORITIES)
+def test_check_loc_rejects_a_malformed_authority(loc: str) -> None:
+    assert is_absolute_url(loc)
+    problem = check_loc(loc)
+    assert problem is not None
+    assert loc in problem
+
+
+@pytest.mark.parametrize("loc", MALFORMED_AUTHORITIES)
+def test_a_malformed_authority_is_on_no_site(loc: str) -> None:
+    assert not same_site(loc, "http://[::1]/")
+    assert not same_site("http://[::1]/", loc)
+
+
+def test_a_sitemap_with_a_malformed_url_is_read_to_its_end(tmp_path: Path) -> None:
+    good = ["https://www.example.com/1", "https://www.example.com/2"]
+    body = "".join(f"<url><loc>{loc}</loc></url>\n" for loc in (good[0], "http://[::1/x", good[1]))
+    sitemap = tmp_path / "sitemap.xml"
+    sitemap.write_text(f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{body}</urlset>\n', "utf-8")
+    reporter = Reporter()
+    with feedmap.read(str(sitemap), reporter=reporter) as doc:
+        locs = [entry.loc for entry in doc]
+    assert locs == [good[0], "http://[::1/x", good[1]]  # kept as written, like any invalid loc
+    assert [(d.code, d.line) for d in reporter.diagnostics] == [("invalid-loc", 3)]
 
 
 # ----------------------------------------------------------------------------------------- encode_url

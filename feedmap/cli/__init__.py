@@ -11,12 +11,13 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from feedmap import __version__
 from feedmap.cli import convert, discover, formats, info
 from feedmap.errors import FeedmapError, FormatError, ReadError, SourceError, UnknownFormatError, WriteError
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "console", "main"]
 
 EXIT_OK = 0
 EXIT_INVALID = 1
@@ -92,3 +93,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("feedmap: interrupted", file=sys.stderr)
         return 130
+
+
+def console() -> NoReturn:
+    """The ``feedmap`` command: :func:`main`, then exit with its code.
+
+    After an interrupt, exit at once: the requests still in flight on worker threads would otherwise be
+    waited for (up to their timeouts) by the interpreter's shutdown.  Output files are already cleaned up.
+    """
+    code = main()
+    if code == 130:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)

@@ -25,6 +25,7 @@ __all__ = [
     "DiagnosticPrinter",
     "Progress",
     "add_http_options",
+    "add_map_option",
     "add_reading_options",
     "follow_since",
     "http_settings",
@@ -195,16 +196,7 @@ def add_reading_options(parser: argparse.ArgumentParser, *, no_follow_help: str)
         help="largest (decompressed) input to read, e.g. 200M or 2G (default: 100M)",
     )
     parser.add_argument("--no-follow", action="store_true", help=no_follow_help)
-    parser.add_argument(
-        "--map",
-        dest="maps",
-        action="append",
-        type=parse_map,
-        default=[],
-        metavar="PREFIX=DIR",
-        help="read URLs starting with PREFIX from the directory DIR instead of the network (repeatable), "
-        "e.g. index children or pages from a static-site build directory",
-    )
+    add_map_option(parser, "e.g. index children or pages from a static-site build directory")
     parser.add_argument(
         "--max-depth",
         type=positive_int,
@@ -222,11 +214,24 @@ def add_reading_options(parser: argparse.ArgumentParser, *, no_follow_help: str)
     add_http_options(parser)
 
 
+def add_map_option(parser: argparse.ArgumentParser, example: str) -> None:
+    """``--map PREFIX=DIR``, repeatable, into ``args.maps``."""
+    parser.add_argument(
+        "--map",
+        dest="maps",
+        action="append",
+        type=parse_map,
+        default=[],
+        metavar="PREFIX=DIR",
+        help=f"read URLs starting with PREFIX from the directory DIR instead of the network (repeatable), {example}",
+    )
+
+
 def add_http_options(parser: argparse.ArgumentParser) -> None:
     """How URLs are fetched: the options of every command that may read over HTTP."""
     from feedmap.context import DEFAULT_CONCURRENCY, DEFAULT_USER_AGENT
 
-    web = parser.add_argument_group("fetching over HTTP (inputs, index children, pages)")
+    web = parser.add_argument_group("fetching over HTTP")
     web.add_argument(
         "--concurrency",
         type=positive_int,
@@ -263,7 +268,7 @@ def add_http_options(parser: argparse.ArgumentParser) -> None:
     )
     web.add_argument(
         "--cache",
-        type=Path,
+        type=cache_directory,
         metavar="DIR",
         help="keep responses with their ETag/Last-Modified in DIR and revalidate them next time (conditional GET)",
     )
@@ -291,6 +296,18 @@ def follow_since(since: W3CDate) -> FollowPredicate:
         return lastmod is None or lastmod.sort_key() >= threshold
 
     return follow
+
+
+def cache_directory(text: str) -> Path:
+    """``--cache DIR``: a directory, made when missing."""
+    path = Path(text)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise argparse.ArgumentTypeError(f"{text} is a file, not a directory; give a directory for the cache") from None
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"cannot make the cache directory {text} ({exc.strerror or exc})") from None
+    return path
 
 
 def parse_date(text: str) -> W3CDate:

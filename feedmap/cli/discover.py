@@ -16,7 +16,7 @@ import json
 import sys
 from typing import Any
 
-from feedmap.cli._common import DiagnosticPrinter, add_http_options, http_settings, parse_map, parse_size
+from feedmap.cli._common import DiagnosticPrinter, add_http_options, add_map_option, http_settings, parse_size
 from feedmap.discover import discover, site_root
 from feedmap.errors import Diagnostic, Level, Reporter, SourceError
 from feedmap.sitemaptree import SitemapNode, sitemap_trees
@@ -86,16 +86,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "-v", "--verbose", action="store_true", help="say on stderr what was tried and how each sitemap was found"
     )
-    parser.add_argument(
-        "--map",
-        dest="maps",
-        action="append",
-        type=parse_map,
-        default=[],
-        metavar="PREFIX=DIR",
-        help="read URLs starting with PREFIX (robots.txt and sitemaps too) from the directory DIR instead "
-        "of the network (repeatable)",
-    )
+    add_map_option(parser, "robots.txt and sitemaps too, e.g. a static-site build directory")
     parser.add_argument(
         "--max-bytes",
         type=parse_size,

@@ -8,7 +8,8 @@ the item's ``title``, ``description`` and ``ror:keywords``.
 
 How pages are read:
 
-* A URL under a ``--map PREFIX=DIR`` prefix (or a ``file:`` URL) is read from disk: a directory stands
+* A URL under a ``--map PREFIX=DIR`` prefix is read from disk (``file:`` URLs never are: a sitemap
+  from elsewhere must not make us read local files): a directory stands
   for its ``index.html``, and ``/about`` for ``about.html`` when there is no ``about`` file (the pretty
   URLs static hosts serve).  No robots.txt and no network for these.
 * Any other http(s) URL is fetched with the run's :class:`~feedmap.http.Fetcher` (timeouts, retries,
@@ -40,7 +41,7 @@ from feedmap._html import PageMeta, page_meta
 from feedmap._urls import is_http_url
 from feedmap.context import DEFAULT_CONCURRENCY, DEFAULT_PAGE_MAX_BYTES, Context, HttpSettings, Options
 from feedmap.errors import Diagnostic, FeedmapError, LimitError, Reporter
-from feedmap.locate import MapEscapeError, local_path
+from feedmap.locate import MapEscapeError, is_mapped, local_path
 from feedmap.model import Document, Entry
 
 __all__ = ["FAILURE_CODES", "HTML_TYPES", "enrich", "enrich_entries", "enrich_step"]
@@ -76,6 +77,8 @@ def _page_file(path: Path) -> Path:
 
 def _read_file(url: str, path: Path, cap: int) -> _Outcome:
     path = _page_file(path)
+    if path.exists() and not path.is_file():  # a FIFO or a device would block or never end
+        return _failed("enrich-failed", f"{url}: {path} is not a regular file; not enriched")
     guessed, _ = mimetypes.guess_type(path.name)
     if guessed is not None and guessed not in HTML_TYPES:
         return _failed("not-html", f"{url} is not an HTML page ({path.name} is {guessed}); not enriched")
@@ -91,9 +94,11 @@ def _read_file(url: str, path: Path, cap: int) -> _Outcome:
 
 def _fetch(url: str, ctx: Context, cap: int) -> _Outcome:
     fetcher = ctx.fetcher()
-    if not fetcher.robots(url).allows(url):
-        return _failed("robots-disallowed", f"{url} is disallowed by the site's robots.txt; not enriched")
     try:
+        robots = fetcher.robots(url)
+        if not robots.allows(url):
+            why = robots.unavailable or "the site's robots.txt disallows it"
+            return _failed("robots-disallowed", f"{url} is not fetched: {why}; not enriched")
         with fetcher.open(url, max_bytes=cap, accept=_ACCEPT) as page:
             kind = page.content_type
             if kind and kind not in HTML_TYPES:
@@ -111,6 +116,9 @@ def _load(url: str, ctx: Context) -> _Outcome:
     """Read and parse one page (runs on a worker thread; reports nothing itself)."""
     options = ctx.options
     cap = min(options.max_bytes, options.page_max_bytes)
+    if not is_mapped(url, options.maps) and not is_http_url(url):
+        # file: URLs included: a sitemap from elsewhere must not make us read local files
+        return _failed("enrich-failed", f"{url} is not an http(s) URL; not enriched")
     try:
         path = local_path(url, options.maps, index_name="index.html")
     except MapEscapeError as exc:

@@ -51,7 +51,11 @@ class ChannelInfo:
 
 
 def site_of(url: str) -> str | None:
-    parts = urlsplit(url)
+    """``scheme://host/`` of a URL, or None (also for one whose authority cannot be parsed)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
     if parts.scheme and parts.netloc:
         return f"{parts.scheme}://{parts.netloc}/"
     return None
@@ -71,7 +75,8 @@ def channel_info(doc: Document, first: Entry | None, ctx: Context, *, title_pref
     link = options.channel_link or doc.meta.link or (site_of(first.loc) if first is not None else None)
     if not link:
         link = "https://example.invalid/"
-        ctx.warning("channel-link-missing", "no channel link known (no entries); give one with --link")
+        why = "no entries" if first is None else f"the first URL, {first.loc}, names no site"
+        ctx.warning("channel-link-missing", f"no channel link known ({why}); give one with --link")
     title = options.channel_title or doc.meta.title or f"{title_prefix} {link}"
     description = options.channel_description or doc.meta.description or f"{title_prefix} {link}"
     return ChannelInfo(title, link, description, options.self_url)

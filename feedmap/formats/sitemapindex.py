@@ -15,7 +15,6 @@ an INFO diagnostic).  Writers never nest indexes.
 
 from __future__ import annotations
 
-import contextlib
 import tempfile
 from collections import deque
 from collections.abc import Iterator
@@ -23,6 +22,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
+from urllib.parse import urlsplit, urlunsplit
 
 from feedmap._urls import is_http_url, same_site
 from feedmap._xml import peek_root
@@ -43,7 +43,7 @@ from feedmap.model import DocKind, DocMeta, Document, Entry
 from feedmap.registry import FormatSpec
 from feedmap.sources import Source
 
-__all__ = ["FORMAT", "read", "write"]
+__all__ = ["FORMAT", "child_refusal", "loop_key", "read", "write"]
 
 _SPOOL_IN_MEMORY = 1 << 20
 
@@ -76,6 +76,38 @@ def _download(url: str, ctx: Context) -> tuple[BinaryIO, str]:
     return spool, final_url  # type: ignore[return-value]
 
 
+def loop_key(url: str) -> str:
+    """What identifies a fetched index for loop detection: its URL without fragment, scheme and host lowercased."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # a malformed authority (``http://[::1/x``): the URL as written
+        return url
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path or "/", parts.query, ""))
+
+
+def child_refusal(
+    loc: str, index_url: str | None, key: str, ancestors: tuple[str, ...], max_depth: int
+) -> tuple[str, str] | None:
+    """Why a child of an index is not read, as (code, reason), or None: the rules of index following.
+
+    ``index_url`` is where the index was found (its final URL after redirects; None for a local file),
+    ``key`` the child's :func:`loop_key` (or resolved path), ``ancestors`` the keys of the indexes being
+    read, the child's own index last.
+    """
+    if index_url is not None and is_http_url(index_url) and not same_site(loc, index_url):
+        return "child-off-site", (
+            f"is not on the index's site ({index_url}); not read "
+            "(an index may list only sitemaps of its own scheme, host and port)"
+        )
+    if not is_http_url(loc) and not loc.startswith("file:"):
+        return "child-not-read", "is not an http(s) URL; not read"
+    if key in ancestors:
+        return "index-loop", "is an index already being read; not followed"
+    if len(ancestors) > max_depth:
+        return "index-too-deep", f"is nested deeper than {max_depth} indexes; not followed"
+    return None
+
+
 def _plan(index_entry: Entry, ctx: Context) -> _Child | None:
     """Decide how a child is read, or report why it is not (and give None)."""
     loc = index_entry.loc
@@ -85,36 +117,26 @@ def _plan(index_entry: Entry, ctx: Context) -> _Child | None:
         lastmod = f" (lastmod {index_entry.lastmod})" if index_entry.lastmod is not None else ""
         ctx.info("child-skipped", f"child sitemap {loc}{lastmod} is not read: the follow filter left it out", line)
         return None
-    if ctx.url is not None and is_http_url(ctx.url) and not same_site(loc, ctx.url):
-        ctx.warning(
-            "child-off-site",
-            f"child sitemap {loc} is not on the index's site ({ctx.url}); not read "
-            "(an index may list only sitemaps of its own scheme, host and port)",
-            line,
-        )
-        return None
     try:
         path = local_path(loc, options.maps)
     except MapEscapeError as exc:
         ctx.warning("map-escape", str(exc), line)
         return None
-    if path is None and not is_http_url(loc):
-        ctx.warning("child-not-read", f"child sitemap {loc} is not an http(s) URL; not read", line)
-        return None
-    key = str(path.resolve()) if path is not None else loc
-    if key == ctx.key() or key in ctx.chain:
-        ctx.warning("index-loop", f"child sitemap {loc} is an index already being read; not followed", line)
-        return None
-    if len(ctx.chain) + 1 > options.max_depth:
-        ctx.warning(
-            "index-too-deep",
-            f"child sitemap {loc} is nested deeper than {options.max_depth} indexes; not followed",
-            line,
-        )
+    key = str(path.resolve()) if path is not None else loop_key(loc)
+    refused = child_refusal(loc, ctx.url, key, (*ctx.chain, ctx.key()), options.max_depth)
+    if refused is not None:
+        code, reason = refused
+        ctx.warning(code, f"child sitemap {loc} {reason}", line)
         return None
     if path is not None:
         return _Child(loc, line, path=path)
     return _Child(loc, line, download=ctx.shared.pool(options.concurrency).submit(_download, loc, ctx))
+
+
+def _discard(download: Future[tuple[BinaryIO, str]]) -> None:
+    """Close a child downloaded after nobody wanted it any more (without waiting for it)."""
+    if not download.cancelled() and download.exception() is None:
+        download.result()[0].close()
 
 
 def _read_child(child: _Child, ctx: Context) -> Iterator[Entry]:
@@ -132,7 +154,8 @@ def _read_child(child: _Child, ctx: Context) -> Iterator[Entry]:
     except StrictError:
         raise
     except FeedmapError as exc:
-        ctx.warning("child-failed", f"child sitemap {child.loc} could not be read: {exc}", child.line)
+        reason = str(exc).removeprefix(f"{child.loc}: ")  # the URL is named once, first
+        ctx.warning("child-failed", f"child sitemap {child.loc} could not be read: {reason}", child.line)
 
 
 def _follow(index_entries: Iterator[Entry], ctx: Context) -> Iterator[Entry]:
@@ -151,8 +174,7 @@ def _follow(index_entries: Iterator[Entry], ctx: Context) -> Iterator[Entry]:
     finally:
         for child in window:  # stopped early (an error, or the caller closed us): drop what is in flight
             if child.download is not None and not child.download.cancel():
-                with contextlib.suppress(BaseException):
-                    child.download.result()[0].close()
+                child.download.add_done_callback(_discard)
 
 
 def read(source: Source, *, ctx: Context) -> Document:
