@@ -82,7 +82,15 @@ class FormatError(FeedmapError, LookupError):
 
 
 class UnknownFormatError(FormatError):
-    """The format of an input could not be recognised from its content."""
+    """The format of an input could not be recognised from its content.
+
+    ``what`` says what the content is instead (``has root element <html> ...``), without the advice to
+    name the format with ``-f``, which suits a top-level input but not an index child.
+    """
+
+    def __init__(self, message: str, *, what: str = "") -> None:
+        super().__init__(message)
+        self.what = what
 
 
 class ReadError(FeedmapError, ValueError):

@@ -211,6 +211,9 @@ def test_unreadable_child_content_is_reported_and_the_rest_goes_on(site: Path) -
     entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
     assert locs(entries) == [f"{SITE}posts/1", f"{SITE}posts/2"]
     assert codes(diagnostics) == ["child-failed", "child-failed"]
+    # says what the child is instead; the advice to use -f is for inputs given on the command line
+    assert "is not a sitemap: it has root element <html>" in diagnostics[1].message
+    assert all("-f" not in d.message for d in diagnostics)
 
 
 def test_a_child_that_is_not_an_http_url_is_not_read(site: Path) -> None:
