@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, cast
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from feedmap import registry
@@ -43,12 +43,13 @@ from feedmap.errors import (
     ReadError,
     Reporter,
     SourceError,
+    reason_of,
 )
 from feedmap.locate import MapEscapeError, local_path
 from feedmap.sources import DEFAULT_MAX_BYTES, Source, open_source
 
 if TYPE_CHECKING:
-    from feedmap.http import Fetcher
+    pass
 
 __all__ = [
     "FALLBACK_PATHS",
@@ -95,42 +96,21 @@ def site_root(site_url: str) -> str:
 # ------------------------------------------------------------------------- reading (shared with sitemaptree)
 
 
-@dataclass(frozen=True, slots=True)
-class Opened:
-    """A document opened by :func:`open_url`: its source, the URL it was found at, its Content-Type."""
-
-    source: Source
-    #: After redirects (the URL itself for a ``--map`` file).
-    final_url: str
-    #: Empty for a ``--map`` file.
-    content_type: str
-
-
 @contextlib.contextmanager
-def open_url(url: str, options: Options, shared: Shared, reporter: Reporter, max_bytes: int) -> Iterator[Opened]:
-    """Open ``url`` from its ``--map`` directory or the network, gzip decompressed, capped at ``max_bytes``.
+def open_url(url: str, options: Options, shared: Shared, reporter: Reporter, max_bytes: int) -> Iterator[Source]:
+    """Open ``url`` from its ``--map`` directory or the network (:func:`feedmap.sources.open_source`).
 
-    Raises :class:`FetchError` (a missing mapped file is ``file-missing``), :class:`MapEscapeError`
-    or :class:`LimitError`.
+    The source's ``url`` is where it was found (after redirects).  Raises :class:`FetchError` (a missing
+    mapped file is ``file-missing``), :class:`MapEscapeError` or :class:`LimitError`.
     """
     path = local_path(url, options.maps)
-    if path is not None:
-        if not path.is_file():
-            raise FetchError(f"{url}: {path} does not exist (--map)", url=url, code="file-missing")
-        with open_source(path, reporter=reporter, max_bytes=max_bytes, name=url) as source:
-            yield Opened(source, url, "")
-        return
-    fetcher: Fetcher = shared.fetcher(options.http)
-    with (
-        fetcher.open(url, max_bytes=max_bytes) as fetched,
-        open_source(cast(BinaryIO, fetched), reporter=reporter, max_bytes=max_bytes, name=url) as source,
-    ):
-        yield Opened(source, fetched.final_url, fetched.content_type)
-
-
-def without_url(message: str, url: str) -> str:
-    """A fetch error's message without the leading ``URL: `` (the URL is shown next to it)."""
-    return message.removeprefix(f"{url}: ")
+    if path is not None and not path.is_file():
+        raise FetchError(f"{url}: {path} does not exist (--map)", url=url, code="file-missing")
+    fetcher = shared.fetcher(options.http) if path is None else None
+    with open_source(
+        url, reporter=reporter, max_bytes=max_bytes, name=url, fetcher=fetcher, maps=options.maps
+    ) as source:
+        yield source
 
 
 def error_code(exc: FeedmapError) -> str:
@@ -200,25 +180,25 @@ def _robots(site: str, result: Discovery, options: Options, shared: Shared, repo
         with open_url(robots_url, options, shared, Reporter(), 4 * ROBOTS_MAX_BYTES) as opened:
             parts: list[bytes] = []
             size = 0
-            while size < ROBOTS_MAX_BYTES and (chunk := opened.source.stream.read(ROBOTS_MAX_BYTES - size)):
+            while size < ROBOTS_MAX_BYTES and (chunk := opened.stream.read(ROBOTS_MAX_BYTES - size)):
                 parts.append(chunk)
                 size += len(chunk)
             data = b"".join(parts)
-            final = opened.final_url
+            final = opened.url or robots_url
     except FetchError as exc:
-        result.tried.append(Probe(robots_url, exc.code, without_url(str(exc), robots_url)))
+        result.tried.append(Probe(robots_url, exc.code, reason_of(exc, robots_url)))
         if exc.status is None and exc.code in _NO_ANSWER:
             raise FetchError(f"{site} cannot be reached: {exc}", url=site, code=exc.code) from None
         if exc.code != "file-missing" and (exc.status is None or exc.status >= 500):  # a 4xx: no robots.txt
             reporter.warning(
                 "robots-unreadable",
-                f"robots.txt could not be read ({without_url(str(exc), robots_url)}); "
+                f"robots.txt could not be read ({reason_of(exc, robots_url)}); "
                 f"trying {' and '.join(FALLBACK_PATHS)}",
                 robots_url,
             )
         return []
     except (ReadError, SourceError) as exc:  # too large, a --map escape
-        result.tried.append(Probe(robots_url, error_code(exc), without_url(str(exc), robots_url)))
+        result.tried.append(Probe(robots_url, error_code(exc), reason_of(exc, robots_url)))
         reporter.warning("robots-unreadable", f"robots.txt could not be read ({exc})", robots_url)
         return []
     text = data.decode("utf-8", "replace").removeprefix("\ufeff")
@@ -249,13 +229,13 @@ def _probe(url: str, options: Options, shared: Shared) -> tuple[Probe, str | Non
     """Try one usual location: (what came of it, the sitemap's final URL when it holds one)."""
     try:
         with open_url(url, options, shared, Reporter(), options.max_bytes) as opened:
-            final, content_type = opened.final_url, opened.content_type
+            final, content_type = opened.url or url, opened.content_type
             try:
-                spec = registry.detect(opened.source)
+                spec = registry.detect(opened)
             except FormatError:
                 spec = None
     except FeedmapError as exc:
-        return Probe(url, error_code(exc), without_url(str(exc), url)), None
+        return Probe(url, error_code(exc), reason_of(exc, url)), None
     answer = f"answers with {content_type}" if content_type else "holds content"
     if spec is None or spec.name not in SITEMAP_FORMATS:
         read_as = f" (it reads as {spec.name})" if spec is not None else ""

@@ -38,6 +38,7 @@ __all__ = [
     "StrictError",
     "UnknownFormatError",
     "WriteError",
+    "reason_of",
 ]
 
 
@@ -138,6 +139,12 @@ class FetchError(SourceError):
         self.url = url
         self.code = code
         self.status = status
+
+
+def reason_of(exc: BaseException, source: str) -> str:
+    """An error's message without the leading ``source: `` it starts with, for a message that names
+    the source already (``child sitemap URL could not be read: <reason>``)."""
+    return str(exc).removeprefix(f"{source}: ")
 
 
 DiagnosticHandler = Callable[[Diagnostic], None]

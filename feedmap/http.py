@@ -195,12 +195,6 @@ class RobotsPolicy:
             return self._allow_all
         return bool(self._parser.can_fetch(url, self._token))
 
-    def crawl_delay(self) -> float | None:
-        if self._parser is None:
-            return None
-        delay = self._parser.crawl_delay(self._token)
-        return float(delay) if delay is not None else None
-
 
 class _HostGate:
     """Spaces requests to one host by at least ``delay`` seconds, across threads."""

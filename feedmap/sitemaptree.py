@@ -31,8 +31,8 @@ from typing import Any
 
 from feedmap import registry
 from feedmap.context import DEFAULT_CONCURRENCY, DEFAULT_MAX_DEPTH, Context, HttpSettings, Options, Shared
-from feedmap.discover import error_code, open_url, without_url
-from feedmap.errors import Diagnostic, DiagnosticHandler, FeedmapError, Reporter
+from feedmap.discover import error_code, open_url
+from feedmap.errors import Diagnostic, DiagnosticHandler, FeedmapError, Reporter, reason_of
 from feedmap.formats.sitemapindex import child_refusal, loop_key
 from feedmap.sources import DEFAULT_MAX_BYTES
 
@@ -116,13 +116,12 @@ def _read(url: str, options: Options, shared: Shared) -> _Read:
     reporter = Reporter()
     result = _Read(diagnostics=reporter.diagnostics)
     try:
-        with open_url(url, options, shared, reporter, options.max_bytes) as opened:
-            source = opened.source
-            result.final_url = opened.final_url
+        with open_url(url, options, shared, reporter, options.max_bytes) as source:
+            result.final_url = source.url or url
             spec = registry.detect(source)
             assert spec.reader is not None
             ctx = Context(
-                reporter=reporter, options=options, name=url, path=source.path, url=opened.final_url, shared=shared
+                reporter=reporter, options=options, name=url, path=source.path, url=result.final_url, shared=shared
             )
             doc = spec.reader(source, ctx=ctx)
             result.format = spec.name
@@ -135,7 +134,7 @@ def _read(url: str, options: Options, shared: Shared) -> _Read:
                 result.entries = sum(1 for _ in doc.entries)
     except FeedmapError as exc:
         result.code = error_code(exc)
-        result.error = without_url(str(exc), url)
+        result.error = reason_of(exc, url)
         result.children.clear()
     return result
 

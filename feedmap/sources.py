@@ -210,8 +210,10 @@ class Source:
     stream: PeekableStream
     path: Path | None = None
     compressed: bool = False
-    #: The URL it was read from: fetched, or mapped to ``path`` by ``--map``.
+    #: The URL it was read from: fetched (after redirects), or mapped to ``path`` by ``--map``.
     url: str | None = None
+    #: The media type a server gave it (``Content-Type`` without parameters); empty for files.
+    content_type: str = ""
 
 
 def is_url(text: str) -> bool:
@@ -269,7 +271,9 @@ def open_source(
 
                     fetcher = stack.enter_context(Fetcher())
                 fetched = stack.enter_context(fetcher.open(source, max_bytes=max_bytes))
-                yield _opened(fetched, name or url, None, fetched.final_url, reporter, max_bytes)
+                opened = _opened(fetched, name or url, None, fetched.final_url, reporter, max_bytes)
+                opened.content_type = fetched.content_type
+                yield opened
                 return
         display = name or source_name(source)
         raw, owned, path = _open_raw(source, display)

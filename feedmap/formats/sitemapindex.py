@@ -27,7 +27,7 @@ from urllib.parse import urlsplit, urlunsplit
 from feedmap._urls import is_http_url, same_site
 from feedmap._xml import peek_root
 from feedmap.context import Context
-from feedmap.errors import FeedmapError, StrictError, UnknownFormatError
+from feedmap.errors import FeedmapError, StrictError, UnknownFormatError, reason_of
 from feedmap.formats.sitemap import (
     SizeWatch,
     check_root,
@@ -157,7 +157,7 @@ def _read_child(child: _Child, ctx: Context) -> Iterator[Entry]:
         reason = f"it is not a sitemap: it {exc.what}" if exc.what else str(exc)
         ctx.warning("child-failed", f"child sitemap {child.loc} could not be read: {reason}", child.line)
     except FeedmapError as exc:
-        reason = str(exc).removeprefix(f"{child.loc}: ")  # the URL is named once, first
+        reason = reason_of(exc, child.loc)  # the URL is named once, first
         ctx.warning("child-failed", f"child sitemap {child.loc} could not be read: {reason}", child.line)
 
 
