@@ -287,6 +287,18 @@ def test_header_charset_beats_meta(web: LocalSite) -> None:
     assert entries[0].title == "Привет"
 
 
+@pytest.mark.parametrize("label", ["idna", "punycode", "undefined", "utf-7", "unicode_escape", "rot13"])
+def test_charsets_python_has_but_the_web_does_not_are_ignored(web: LocalSite, label: str) -> None:
+    # they crashed the run (idna, punycode, undefined) or turned a title into markup (utf-7)
+    title = "+ADw-script+AD4-alert(1)+ADw-/script+AD4- caf\u00e9"
+    header = web.add("/header", html(title).encode("cp1252"), content_type=f"text/html; charset={label}")
+    meta = web.add("/meta", html(title, head=f'<meta charset="{label}">').encode("cp1252"), content_type="text/html")
+    after = add_page(web, "/after", "After")
+    entries, diagnostics = run_enrich([Entry(loc=header), Entry(loc=meta), Entry(loc=after)])
+    assert codes(diagnostics) == []
+    assert [e.title for e in entries] == [title, title, "After"]
+
+
 # ------------------------------------------------------------------------------------------------ robots.txt
 
 
