@@ -1,10 +1,11 @@
 """Page enrichment (``--enrich``, ``feedmap.converters.enrich``) against a real HTTP server on 127.0.0.1.
 
 Covers: title/description/keywords carried (also into ROR RSS through the CLI); empty fields filled and
-existing ones kept unless overwrite; charsets (HTTP header, meta, windows-1252 fallback, UTF-8 BOM) and
-entities over HTTP; robots.txt Disallow; 404, timeout, non-HTML and oversized pages reported per URL with
-the entry kept; order kept and pages really fetched concurrently; ``--map`` with no server at all; the
-progress line on a terminal and its silence otherwise.
+existing ones kept unless overwrite; charsets (HTTP header, meta, windows-1252 fallback, UTF-8 BOM, and
+Python codec names that are no web encoding: idna, utf-7, ...) and entities over HTTP; robots.txt
+Disallow; 404, timeout, non-HTML and oversized pages reported per URL with the entry kept; order kept
+and pages really fetched concurrently; ``--map`` with no server at all; the progress line on a terminal
+and its silence otherwise.
 """
 
 from __future__ import annotations
