@@ -7,11 +7,15 @@ Where the rules come from (WHATWG HTML Living Standard):
   ``Content-Type``); then "prescan a byte stream to determine its encoding" over the first 1024 bytes
   (``<meta charset>`` or ``<meta http-equiv="Content-Type" content="...; charset=...">``, comments and
   other tags skipped, "get an attribute" and "extracting character encodings from meta elements" step by
-  step; a ``utf-16`` declaration there means UTF-8), and "get an XML encoding" for a page that starts
-  with ``<?xml ... encoding=...?>``; then the default, chosen as the spec lets a user agent guess: UTF-8
-  when the bytes decode as UTF-8, else windows-1252.  Labels are resolved as the Encoding Standard's
-  table does for the common cases (``iso-8859-1``, ``latin1`` and ``ascii`` are windows-1252,
-  ``shift_jis`` is windows-31J, ...); an unknown label is ignored and the next step decides.
+  step; a ``utf-16`` declaration there means UTF-8, ``x-user-defined`` windows-1252), and "get an XML
+  encoding" for a page that starts with ``<?xml ... encoding=...?>``; then the default, chosen as the spec
+  lets a user agent guess: UTF-8 when the bytes decode as UTF-8, else windows-1252.
+* **Labels**, WHATWG Encoding Standard §4.2 "Names and labels" ("get an encoding"), through
+  ``webencodings`` (the table html5lib uses, with the "replacement" and "x-user-defined" decoders Python
+  lacks): ``iso-8859-1``, ``latin1`` and ``ascii`` are windows-1252, ``shift_jis`` is windows-31J, ...  A
+  name that is no label of the Standard is ignored and the next step decides, even when Python has a codec
+  of that name (``utf-7``, ``unicode_escape``, ``idna``, ``punycode``, ``undefined``): those would crash
+  the decoding or turn inert bytes into markup (UTF-7 spells ``<`` as ``+ADw-``).
 * **Title**, §4.2.2 "The title element" and the ``document.title`` getter: the first ``title`` element (not one
   inside ``<svg>`` or ``<math>``), its text with ASCII whitespace stripped and collapsed.
 * **Description and keywords**, §4.2.5.1 "Standard metadata names": ``name`` is matched ASCII
@@ -26,10 +30,10 @@ are decoded here and handed over as UTF-8, so the parser never guesses the encod
 
 from __future__ import annotations
 
-import codecs
 import re
 from dataclasses import dataclass
 
+import webencodings
 from lxml import etree
 
 __all__ = ["PageMeta", "decode_page", "encoding_for_label", "page_meta", "prescan", "sniff_encoding"]
@@ -37,49 +41,29 @@ __all__ = ["PageMeta", "decode_page", "encoding_for_label", "page_meta", "presca
 #: How many bytes the prescan looks at (§13.2.3.2 step 5: "the first 1024 bytes").
 PRESCAN_BYTES = 1024
 
-_BOMS: tuple[tuple[bytes, str], ...] = (
-    (codecs.BOM_UTF8, "utf-8"),
-    (codecs.BOM_UTF16_BE, "utf-16-be"),
-    (codecs.BOM_UTF16_LE, "utf-16-le"),
-)
-
-# Encoding Standard labels whose meaning differs from Python's codec of the same name (or that Python lacks).
-_LABEL_GROUPS = {
-    "cp1252": "ansi_x3.4-1968 ascii cp1252 cp819 csisolatin1 ibm819 iso-8859-1 iso-ir-100 iso8859-1 iso88591 "
-    "iso_8859-1 iso_8859-1:1987 l1 latin1 us-ascii windows-1252 x-cp1252 x-user-defined",
-    "cp1254": "cp1254 csisolatin5 iso-8859-9 iso-ir-148 iso8859-9 iso88599 iso_8859-9 iso_8859-9:1989 l5 latin5 "
-    "windows-1254 x-cp1254",
-    "cp874": "dos-874 iso-8859-11 iso8859-11 iso885911 tis-620 windows-874",
-    "gbk": "chinese csgb2312 csiso58gb231280 gb2312 gb_2312 gb_2312-80 gbk iso-ir-58 x-gbk",
-    "cp932": "csshiftjis ms932 ms_kanji shift-jis shift_jis sjis windows-31j x-sjis",
-    "cp949": "cseuckr csksc56011987 euc-kr iso-ir-149 korean ks_c_5601-1987 ks_c_5601-1989 ksc5601 ksc_5601 "
-    "windows-949",
-    "big5hkscs": "big5 big5-hkscs cn-big5 csbig5 x-x-big5",
-    "utf-8": "unicode-1-1-utf-8 unicode11utf8 unicode20utf8 utf-8 utf8 x-unicode20utf8",
-    "utf-16-le": "csunicode iso-10646-ucs-2 ucs-2 unicode unicodefeff utf-16 utf-16le",
-    "utf-16-be": "unicodefffe utf-16be",
-}
-_LABELS = {label: codec for codec, labels in _LABEL_GROUPS.items() for label in labels.split()}
-_UTF16 = frozenset({"utf-16-le", "utf-16-be"})
+_BOMS = ((b"\xef\xbb\xbf", "utf-8"), (b"\xfe\xff", "utf-16be"), (b"\xff\xfe", "utf-16le"))
+_UTF16 = frozenset({"utf-16le", "utf-16be"})
 _SPACE = " \t\n\f\r"
 _ASCII_SPACE = re.compile(r"[ \t\n\f\r]+")
 
 
 def encoding_for_label(label: str) -> str | None:
-    """The Python codec for an encoding label (Encoding Standard "get an encoding"), or None if unknown."""
-    key = label.strip(_SPACE).lower()
-    if not key:
-        return None
-    known = _LABELS.get(key)
-    if known is not None:
-        return known
-    try:
-        b"x".decode(key)  # a LookupError also for codecs that are no text encoding (rot13, base64)
-    except LookupError:
-        return None
-    except ValueError:
-        pass  # a text encoding that cannot decode b"x" (utf-16, utf-32): still one
-    return codecs.lookup(key).name
+    """The Encoding Standard's "get an encoding": the encoding's name for a label, or None if it is no label.
+
+    Only the Standard's labels count (``webencodings`` holds its table): Python codecs that are no web
+    encoding (``utf-7``, ``unicode_escape``, ``idna``, ``punycode``, ``undefined``, ``rot13``) are unknown.
+    """
+    encoding = webencodings.lookup(label) if label.isascii() else None  # every label is ASCII
+    return encoding.name if encoding is not None else None
+
+
+def _declared(label: str) -> str | None:
+    """The encoding a ``<meta>`` or XML declaration names: a UTF-16 one means UTF-8 and x-user-defined means
+    windows-1252 (§13.2.3.2, prescan steps for ``charset``); None for an unknown label."""
+    encoding = encoding_for_label(label)
+    if encoding in _UTF16:
+        return "utf-8"
+    return "windows-1252" if encoding == "x-user-defined" else encoding
 
 
 # ------------------------------------------------------------------------------------------------ prescan
@@ -178,10 +162,7 @@ def _meta_encoding(text: str, pos: int) -> tuple[str | None, int]:
             charset, need_pragma = value, False
     if need_pragma is None or (need_pragma and not got_pragma) or charset is None:
         return None, pos
-    encoding = encoding_for_label(charset)
-    if encoding in _UTF16:
-        encoding = "utf-8"
-    return encoding, pos
+    return _declared(charset), pos
 
 
 _XML_ENCODING = re.compile(rb"""<\?xml[^>]*?encoding[ \t\n\f\r]*=[ \t\n\f\r]*(["'])([^"'>]*)\1""")
@@ -194,8 +175,7 @@ def xml_encoding(data: bytes) -> str | None:
     match = _XML_ENCODING.match(data, 0, PRESCAN_BYTES)
     if match is None:
         return None
-    encoding = encoding_for_label(match.group(2).decode("latin-1"))
-    return "utf-8" if encoding in _UTF16 else encoding
+    return _declared(match.group(2).decode("latin-1"))
 
 
 def prescan(data: bytes) -> str | None:
@@ -245,29 +225,29 @@ def _prescan_meta(data: bytes) -> str | None:
 # ------------------------------------------------------------------------------------------------ decoding
 
 
-def sniff_encoding(data: bytes, http_charset: str | None = None) -> tuple[str, int]:
-    """The encoding of a page and the length of its byte order mark (0 when there is none)."""
+def sniff_encoding(data: bytes, http_charset: str | None = None) -> str:
+    """The name of the encoding a page is in (§13.2.3.2: BOM, transport, prescan, then a guess)."""
     for bom, encoding in _BOMS:
         if data.startswith(bom):
-            return encoding, len(bom)
-    if http_charset:
-        transport = encoding_for_label(http_charset)
-        if transport is not None:
-            return transport, 0
+            return encoding
+    transport = encoding_for_label(http_charset) if http_charset else None
+    if transport is not None:
+        return transport
     declared = prescan(data)
     if declared is not None:
-        return declared, 0
+        return declared
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
-        return "cp1252", 0
-    return "utf-8", 0
+        return "windows-1252"
+    return "utf-8"
 
 
 def decode_page(data: bytes, http_charset: str | None = None) -> tuple[str, str]:
-    """The page's text and the encoding it was decoded with (bytes that do not decode become U+FFFD)."""
-    encoding, skip = sniff_encoding(data, http_charset)
-    return data[skip:].decode(encoding, errors="replace"), encoding
+    """The page's text and the name of the encoding it was decoded with (bytes that do not decode become
+    U+FFFD; the "replacement" encoding, for labels like ``iso-2022-kr``, decodes everything to U+FFFD)."""
+    text, encoding = webencodings.decode(data, sniff_encoding(data, http_charset))  # also drops the BOM
+    return text, encoding.name
 
 
 # ------------------------------------------------------------------------------------------------ parsing
@@ -280,7 +260,7 @@ class PageMeta:
     title: str | None = None
     description: str | None = None
     keywords: tuple[str, ...] = ()
-    #: The Python codec the page was decoded with.
+    #: The name of the encoding the page was decoded with (the Encoding Standard's, lower case).
     encoding: str = "utf-8"
 
 

@@ -4,7 +4,10 @@
   bytes.  Compression is recognised by the gzip magic bytes (RFC 1952: ``1f 8b``), never by the file name
   (real ``.xml.gz`` files are often not compressed, and compressed files are often not named ``.gz``).
 * Decompressed input is capped (default 100 MiB) while it is read, so a decompression bomb stops with
-  :class:`~feedmap.errors.LimitError` after at most the cap, not after filling memory or disk.
+  :class:`~feedmap.errors.LimitError` after at most the cap, not after filling memory or disk; NUL
+  padding after gzip data and optional gzip header fields count against the cap too.
+* gzip damage (RFC 1952: a bad CRC32 or ISIZE, garbage after a member, a cut stream) is a warning
+  (``corrupt-gzip``, ``truncated-gzip``) reported after everything inflated before it was used.
 * Output goes to a temporary file in the target's directory and is renamed into place only when the
   whole document was written: a failed run leaves any earlier output untouched.
 """
@@ -14,10 +17,11 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import struct
 import sys
 import tempfile
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol, Union
@@ -102,73 +106,160 @@ class PeekableStream(io.RawIOBase):
 class GzipReader:
     """Streams the members of a gzip file (RFC 1952) with zlib, returning data as soon as it is inflated.
 
-    Unlike :class:`gzip.GzipFile`, data inflated before a truncation or a damaged member is handed out
-    first; the problem is raised afterwards (EOFError for a cut stream, zlib.error for damage).  Each
-    call inflates at most ``size`` bytes, so a decompression bomb never sits in memory at once.
+    The member headers and trailers are read here (§2.3) and the deflate data (RFC 1951) inflated raw, so
+    every byte inflated is handed out before a problem is raised: EOFError for a stream cut short,
+    zlib.error for damage (a bad CRC32 or ISIZE, garbage after a member).  Members may follow each other,
+    NUL bytes may pad the end (or separate members, as :mod:`gzip` allows); the padding and the optional
+    header fields (FEXTRA, FNAME, FCOMMENT) are skipped in constant memory and counted through
+    ``on_skipped`` (the size cap), so a file padded with gigabytes of NULs neither recurses nor reads on
+    past the cap.  Each call inflates at most
+    ``size`` bytes, so a decompression bomb never sits in memory at once.
     """
 
-    def __init__(self, inner: Readable) -> None:
+    def __init__(self, inner: Readable, on_skipped: Callable[[int], None] | None = None) -> None:
         self._inner = inner
-        self._inflater = zlib.decompressobj(wbits=31)
-        self._pending = b""  # compressed bytes not yet fed
+        self._on_skipped = on_skipped or (lambda count: None)
+        self._buffer = b""  # compressed bytes read but not used yet
+        self._inflater: zlib._Decompress | None = None  # set inside a member's deflate data
+        self._crc = 0
+        self._size = 0
+        self._members = 0
+        self._error: Exception | None = None  # found after the data just handed out; raised next
         self._finished = False
 
     def read(self, size: int = -1) -> bytes:
         want = size if size > 0 else _CHUNK
         while not self._finished:
-            if self._inflater.unconsumed_tail:
-                data = self._inflater.unconsumed_tail
-            else:
-                data = self._pending or self._inner.read(_CHUNK)
-                self._pending = b""
-                if not data:
-                    self._finished = True
-                    if not self._inflater.eof and self._started():
-                        raise EOFError("compressed stream ends before its end-of-stream marker")
-                    return b""
-            out = self._inflater.decompress(data, want)
-            if self._inflater.eof:
-                rest = self._inflater.unused_data
-                if rest.lstrip(b"\0"):
-                    if not rest.startswith(GZIP_MAGIC):
-                        raise zlib.error("trailing garbage after the compressed data")
-                    self._inflater = zlib.decompressobj(wbits=31)
-                    self._pending = rest
-                else:
-                    self._drain()
+            if self._error is not None:
+                self._finished = True
+                raise self._error
+            if self._inflater is None and not self._start_member():
+                self._finished = True
+                break
+            out = self._inflate(want)
             if out:
                 return out
         return b""
 
-    def _started(self) -> bool:
-        return self._inflater.unconsumed_tail != b"" or not self._inflater.eof
+    def _more(self) -> bool:
+        """Read one more chunk into the buffer; False at the end of the input."""
+        chunk = self._inner.read(_CHUNK)
+        self._buffer += chunk
+        return bool(chunk)
 
-    def _drain(self) -> None:
-        """At the end of a member: look for a next member in what follows."""
-        data = self._inner.read(_CHUNK)
-        if not data:
-            self._finished = True
-            return
-        if data.startswith(GZIP_MAGIC):
-            self._inflater = zlib.decompressobj(wbits=31)
-            self._pending = data
-        elif data.lstrip(b"\0"):
+    def _take(self, count: int) -> bytes:
+        while len(self._buffer) < count:
+            if not self._more():
+                raise EOFError("compressed stream ends inside a member header")
+        taken, self._buffer = self._buffer[:count], self._buffer[count:]
+        return taken
+
+    def _skip_field(self) -> None:
+        """Skip a zero-terminated header field (FNAME, FCOMMENT) however long, holding one chunk at a time."""
+        while (end := self._buffer.find(b"\0")) < 0:
+            self._on_skipped(len(self._buffer))
+            self._buffer = b""
+            if not self._more():
+                raise EOFError("compressed stream ends inside a member header")
+        self._on_skipped(end + 1)
+        self._take(end + 1)
+
+    def _skip_padding(self) -> bool:
+        """Skip NUL bytes after a member; False when they run to the end of the input."""
+        while True:
+            rest = self._buffer.lstrip(b"\0")
+            self._on_skipped(len(self._buffer) - len(rest))
+            self._buffer = rest
+            if rest:
+                return True
+            if not self._more():
+                return False
+
+    def _start_member(self) -> bool:
+        """Read a member header (RFC 1952 §2.3.1); False at the end of the input after a member."""
+        if self._members and not self._skip_padding():
+            return False
+        while len(self._buffer) < 2 and self._more():
+            pass
+        if self._members and not self._buffer.startswith(GZIP_MAGIC):
             raise zlib.error("trailing garbage after the compressed data")
-        else:
-            self._drain()
+        header = self._take(10)
+        if header[2] != 8:
+            raise zlib.error(f"unknown compression method {header[2]}")
+        flags = header[3]
+        if flags & 4:  # FEXTRA
+            length = int.from_bytes(self._take(2), "little")
+            self._on_skipped(length)
+            self._take(length)
+        for field in (8, 16):  # FNAME, FCOMMENT
+            if flags & field:
+                self._skip_field()
+        if flags & 2:  # FHCRC
+            self._take(2)
+        self._inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+        self._crc = self._size = 0
+        return True
+
+    def _inflate(self, want: int) -> bytes:
+        """Up to ``want`` bytes of the current member; at its end, its trailer is checked."""
+        assert self._inflater is not None
+        data = self._inflater.unconsumed_tail
+        if not data:
+            data, self._buffer = self._buffer or self._inner.read(_CHUNK), b""
+            if not data:
+                raise EOFError("compressed stream ends before its end-of-stream marker")
+        out = self._inflater.decompress(data, want)
+        self._crc = zlib.crc32(out, self._crc)
+        self._size += len(out)
+        if self._inflater.eof:
+            self._buffer = self._inflater.unused_data
+            self._inflater = None
+            try:
+                self._end_member()
+            except (EOFError, zlib.error) as exc:
+                self._error = exc  # raised by the next read: what this member gave is handed out first
+        return out
+
+    def _end_member(self) -> None:
+        """Check the member trailer (RFC 1952 §2.3.1: CRC32 and ISIZE of the uncompressed data)."""
+        while len(self._buffer) < 8:
+            if not self._more():
+                raise EOFError("compressed stream ends inside a member trailer")
+        crc, isize = struct.unpack("<II", self._take(8))
+        if crc != self._crc:
+            raise zlib.error("CRC check failed")
+        if isize != self._size & 0xFFFFFFFF:
+            raise zlib.error("length check failed (ISIZE)")
+        self._members += 1
 
 
 class _CappedStream:
-    """Counts bytes read and raises LimitError past the cap; turns gzip damage into diagnostics."""
+    """Counts bytes read and raises LimitError past the cap; turns gzip damage into diagnostics.
+
+    For gzip input the cap counts the decompressed bytes and also what is skipped around them (NUL
+    padding, header fields), so neither can make reading go on past the cap.
+    """
 
     def __init__(self, inner: Readable, *, limit: int, name: str, reporter: Reporter, compressed: bool) -> None:
-        self._inner = inner
+        self._inner: Readable = GzipReader(inner, self._count_skipped) if compressed else inner
         self._limit = limit
         self._name = name
         self._reporter = reporter
         self._compressed = compressed
         self._total = 0
         self._done = False
+
+    def _count_skipped(self, count: int) -> None:
+        self._total += count
+        if self._total > self._limit:
+            self._over("gzip input with its padding")
+
+    def _over(self, what: str) -> None:
+        raise LimitError(
+            f"{what} is larger than {self._limit:,} bytes; raise the cap with --max-bytes if this file is trusted",
+            source=self._name,
+            code="too-large",
+        )
 
     def read(self, size: int = -1) -> bytes:
         if self._done:
@@ -193,12 +284,7 @@ class _CappedStream:
             return b""
         self._total += len(data)
         if self._total > self._limit:
-            what = "decompressed input" if self._compressed else "input"
-            raise LimitError(
-                f"{what} is larger than {self._limit:,} bytes; raise the cap with --max-bytes if this file is trusted",
-                source=self._name,
-                code="too-large",
-            )
+            self._over("decompressed input" if self._compressed else "input")
         return data
 
 
@@ -291,8 +377,7 @@ def _opened(
     except OSError as exc:
         raise SourceError(f"{display}: cannot read ({exc})") from None
     compressed = magic == GZIP_MAGIC
-    inner: Readable = GzipReader(head) if compressed else head
-    capped = _CappedStream(inner, limit=max_bytes, name=display, reporter=reporter, compressed=compressed)
+    capped = _CappedStream(head, limit=max_bytes, name=display, reporter=reporter, compressed=compressed)
     return Source(display, PeekableStream(capped), path, compressed, url)
 
 

@@ -1,10 +1,11 @@
 """Page enrichment (``--enrich``, ``feedmap.converters.enrich``) against a real HTTP server on 127.0.0.1.
 
 Covers: title/description/keywords carried (also into ROR RSS through the CLI); empty fields filled and
-existing ones kept unless overwrite; charsets (HTTP header, meta, windows-1252 fallback, UTF-8 BOM) and
-entities over HTTP; robots.txt Disallow; 404, timeout, non-HTML and oversized pages reported per URL with
-the entry kept; order kept and pages really fetched concurrently; ``--map`` with no server at all; the
-progress line on a terminal and its silence otherwise.
+existing ones kept unless overwrite; charsets (HTTP header, meta, windows-1252 fallback, UTF-8 BOM, and
+Python codec names that are no web encoding: idna, utf-7, ...) and entities over HTTP; robots.txt
+Disallow; 404, timeout, non-HTML and oversized pages reported per URL with the entry kept; order kept
+and pages really fetched concurrently; ``--map`` with no server at all; the progress line on a terminal
+and its silence otherwise.
 """
 
 from __future__ import annotations
@@ -285,6 +286,18 @@ def test_header_charset_beats_meta(web: LocalSite) -> None:
     url = web.add("/page", body, content_type="text/html; charset=KOI8-R")
     entries, _ = run_enrich([Entry(loc=url)])
     assert entries[0].title == "Привет"
+
+
+@pytest.mark.parametrize("label", ["idna", "punycode", "undefined", "utf-7", "unicode_escape", "rot13"])
+def test_charsets_python_has_but_the_web_does_not_are_ignored(web: LocalSite, label: str) -> None:
+    # they crashed the run (idna, punycode, undefined) or turned a title into markup (utf-7)
+    title = "+ADw-script+AD4-alert(1)+ADw-/script+AD4- caf\u00e9"
+    header = web.add("/header", html(title).encode("cp1252"), content_type=f"text/html; charset={label}")
+    meta = web.add("/meta", html(title, head=f'<meta charset="{label}">').encode("cp1252"), content_type="text/html")
+    after = add_page(web, "/after", "After")
+    entries, diagnostics = run_enrich([Entry(loc=header), Entry(loc=meta), Entry(loc=after)])
+    assert codes(diagnostics) == []
+    assert [e.title for e in entries] == [title, title, "After"]
 
 
 # ------------------------------------------------------------------------------------------------ robots.txt

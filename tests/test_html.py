@@ -115,7 +115,7 @@ def test_http_charset_wins_over_meta() -> None:
     data = page('<meta charset="utf-8"><title>caf\u00e9</title>').encode("cp1252")
     meta = page_meta(data, "windows-1252")
     assert meta.title == "café"
-    assert meta.encoding == "cp1252"
+    assert meta.encoding == "windows-1252"
 
 
 def test_meta_charset() -> None:
@@ -128,7 +128,7 @@ def test_meta_http_equiv_content_type() -> None:
     data = page(head).encode("cp1252")
     meta = page_meta(data)
     assert meta.title == "€ café"  # ISO-8859-1 is read as windows-1252: 0x80 is the euro sign
-    assert meta.encoding == "cp1252"
+    assert meta.encoding == "windows-1252"
 
 
 def test_content_without_http_equiv_is_not_a_declaration() -> None:
@@ -151,14 +151,14 @@ def test_meta_inside_a_comment_is_skipped() -> None:
 
 def test_meta_after_other_tags_with_quoted_brackets() -> None:
     data = b'<html lang="en" data-x="a>b"><head><link rel=x href="/a?b=>"><meta charset=windows-1252><title>\xe9'
-    assert prescan(data) == "cp1252"
+    assert prescan(data) == "windows-1252"
 
 
 def test_fallback_windows_1252_when_not_utf8() -> None:
     data = page("<title>caf\u00e9 \u2013 na\u00efve</title>").encode("cp1252")
     meta = page_meta(data)
     assert meta.title == "caf\u00e9 \u2013 na\u00efve"
-    assert meta.encoding == "cp1252"
+    assert meta.encoding == "windows-1252"
 
 
 def test_fallback_utf8_when_it_decodes() -> None:
@@ -184,7 +184,7 @@ def test_utf16_bom() -> None:
 
 def test_meta_utf16_means_utf8() -> None:
     data = page('<meta charset="utf-16"><title>caf\u00e9</title>').encode("utf-8")
-    assert sniff_encoding(data) == ("utf-8", 0)
+    assert sniff_encoding(data) == "utf-8"
 
 
 def test_unknown_labels_are_ignored() -> None:
@@ -202,17 +202,22 @@ def test_xml_declaration_encoding() -> None:
 @pytest.mark.parametrize(
     ("label", "codec"),
     [
-        ("ISO-8859-1", "cp1252"),
-        ("latin1", "cp1252"),
-        ("US-ASCII", "cp1252"),
-        ("Shift_JIS", "cp932"),
+        ("ISO-8859-1", "windows-1252"),
+        ("latin1", "windows-1252"),
+        ("US-ASCII", "windows-1252"),
+        ("Shift_JIS", "shift_jis"),
         ("gb2312", "gbk"),
         (" UTF8 ", "utf-8"),
-        ("euc-jp", "euc_jp"),
+        ("euc-jp", "euc-jp"),
         ("koi8-r", "koi8-r"),
+        ("iso-2022-kr", "replacement"),
+        ("utf-7", None),
+        ("unicode_escape", None),
+        ("idna", None),
+        ("\u212aoi8-r", None),  # KELVIN SIGN: labels match ASCII case-insensitively only
     ],
 )
-def test_labels(label: str, codec: str) -> None:
+def test_labels(label: str, codec: str | None) -> None:
     assert encoding_for_label(label) == codec
 
 
@@ -238,3 +243,77 @@ def test_decode_page_replaces_undecodable_bytes() -> None:
     text, encoding = decode_page(b"<title>\xff\xfe!</title>", "utf-8")
     assert encoding == "utf-8"
     assert "\ufffd" in text
+
+
+# Python codecs that are no label of the Encoding Standard: they crashed the decoding (idna, punycode,
+# undefined) or turned inert bytes into markup (utf-7, unicode_escape); rot13 is no text codec at all.
+NOT_LABELS = ["idna", "punycode", "undefined", "utf-7", "unicode_escape", "raw_unicode_escape", "rot13", "utf-32"]
+#: A title that UTF-7 or unicode_escape would turn into a script element, and a byte that is not UTF-8.
+ATTACK = b"<title>+ADw-script+AD4-alert(1)+ADw-/script+AD4- \\u003cb\\u003e caf\xe9</title>"
+ATTACK_TITLE = "+ADw-script+AD4-alert(1)+ADw-/script+AD4- \\u003cb\\u003e caf\u00e9"
+
+
+def declared(where: str, label: str) -> tuple[bytes, str | None]:
+    """(page, HTTP charset) declaring ``label`` in one of the four places a page's encoding comes from."""
+    name = label.encode("ascii")
+    if where == "header":
+        return ATTACK, label
+    if where == "meta":
+        return b'<meta charset="' + name + b'">' + ATTACK, None
+    if where == "http-equiv":
+        return b'<meta http-equiv="Content-Type" content="text/html; charset=' + name + b'">' + ATTACK, None
+    return b'<?xml version="1.0" encoding="' + name + b'"?>' + ATTACK, None
+
+
+PLACES = ["header", "meta", "http-equiv", "xml"]
+
+
+@pytest.mark.parametrize("where", PLACES)
+@pytest.mark.parametrize("label", NOT_LABELS)
+def test_python_codecs_that_are_no_web_encoding_are_ignored(where: str, label: str) -> None:
+    data, charset = declared(where, label)
+    meta = page_meta(data, charset)
+    assert (meta.title, meta.encoding) == (ATTACK_TITLE, "windows-1252")  # as if undeclared: not UTF-8
+
+
+@pytest.mark.parametrize("where", PLACES)
+@pytest.mark.parametrize("label", ["replacement", "iso-2022-kr", "hz-gb-2312"])
+def test_replacement_labels_decode_to_nothing_readable(where: str, label: str) -> None:
+    data, charset = declared(where, label)
+    text, encoding = decode_page(data, charset)
+    assert encoding == "replacement"
+    assert set(text) == {"\ufffd"}  # no markup survives, so no title
+    assert page_meta(data, charset).title is None
+
+
+def test_x_user_defined_from_the_header_and_from_a_declaration() -> None:
+    meta = page_meta(ATTACK, "x-user-defined")
+    assert meta.encoding == "x-user-defined"
+    assert meta.title == ATTACK_TITLE.replace("\u00e9", "\uf7e9")  # bytes 80-FF are U+F780-U+F7FF
+    for where in ("meta", "http-equiv", "xml"):
+        data, charset = declared(where, "x-user-defined")
+        assert page_meta(data, charset).encoding == "windows-1252", where  # what the prescan makes of it
+
+
+@pytest.mark.parametrize("label", ["utf-16", "UTF-16LE", "utf-16be", "unicodefffe", "ucs-2"])
+@pytest.mark.parametrize("where", ["meta", "http-equiv", "xml"])
+def test_a_declared_utf16_means_utf8(where: str, label: str) -> None:
+    data, charset = declared(where, label)
+    data = data.replace(b"caf\xe9", "caf\u00e9".encode())
+    meta = page_meta(data, charset)
+    assert (meta.title, meta.encoding) == (ATTACK_TITLE, "utf-8")
+
+
+def test_http_utf16_is_honoured() -> None:
+    data = page("<title>caf\u00e9</title>").encode("utf-16-le")  # no BOM: only the header says so
+    assert page_meta(data, "utf-16").title == "café"
+
+
+def test_shift_jis_is_windows_31j() -> None:
+    data = page('<meta charset="shift_jis"><title>\u2460 \u2170</title>').encode("cp932")  # not in JIS X 0208
+    assert page_meta(data).title == "\u2460 \u2170"
+
+
+@pytest.mark.parametrize("charset", ["caf\u00e9", "\udcff", "utf-8\x00", " "])
+def test_odd_header_charsets_are_ignored(charset: str) -> None:
+    assert page_meta(page("<title>caf\u00e9</title>").encode(), charset).title == "café"

@@ -179,14 +179,149 @@ def test_corrupt_gzip_trailer_is_reported(position: int) -> None:
     damaged = bytearray(gzip.compress(PAYLOAD))
     damaged[position] ^= 0xFF
     data, diagnostics, _ = open_and_read(io.BytesIO(bytes(damaged)))
-    assert PAYLOAD.startswith(data)
+    assert data == PAYLOAD  # everything inflated is used, as the message says; the last chunk too
     assert diagnostics == ["corrupt-gzip"]
 
 
-def test_garbage_after_gzip_is_corrupt() -> None:
-    data, diagnostics, _ = open_and_read(io.BytesIO(gzip.compress(PAYLOAD) + b"not gzip"))
-    assert PAYLOAD.startswith(data)
+@pytest.mark.parametrize("garbage", [b"not gzip", b"x", b"\0\0\0junk", b"\x1f"])
+def test_garbage_after_gzip_is_corrupt(garbage: bytes) -> None:
+    data, diagnostics, _ = open_and_read(io.BytesIO(gzip.compress(PAYLOAD) + garbage))
+    assert data == PAYLOAD
     assert diagnostics == ["corrupt-gzip"]
+
+
+def damaged_gzip(data: bytes, damage: str) -> bytes:
+    compressed = bytearray(gzip.compress(data))
+    if damage == "crc":
+        compressed[-8] ^= 0xFF
+    elif damage == "isize":
+        compressed[-1] ^= 0xFF
+    else:
+        compressed += b"trailing garbage"
+    return bytes(compressed)
+
+
+@pytest.mark.parametrize("damage", ["crc", "isize", "garbage"])
+def test_damage_after_the_data_keeps_every_entry(tmp_path: Path, damage: str) -> None:
+    # the last 64 KiB inflated were dropped: a 20,000-URL file kept 18,760
+    path = tmp_path / "sitemap.xml.gz"
+    path.write_bytes(damaged_gzip(sitemap(20_000), damage))
+    found, diagnostics = read_entries(path)
+    assert found == locs(20_000)
+    assert diagnostics == ["corrupt-gzip"]
+
+
+def test_damage_after_the_data_through_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from feedmap.cli import main
+
+    path = tmp_path / "sitemap.xml.gz"
+    path.write_bytes(damaged_gzip(sitemap(20_000), "crc"))
+    assert main(["convert", str(path), "-t", "text"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == locs(20_000)
+    assert "warning[corrupt-gzip]" in captured.err
+
+
+def gzip_header(flags: int = 0, extra: bytes = b"", name: bytes = b"", comment: bytes = b"") -> bytes:
+    """A member header (RFC 1952 2.3.1) with the optional fields ``flags`` names."""
+    header = b"\x1f\x8b\x08" + bytes([flags]) + bytes(6)
+    if flags & 4:
+        header += struct.pack("<H", len(extra)) + extra
+    if flags & 8:
+        header += name + b"\0"
+    if flags & 16:
+        header += comment + b"\0"
+    if flags & 2:
+        header += struct.pack("<H", zlib.crc32(header) & 0xFFFF)
+    return header
+
+
+def member(data: bytes, header: bytes) -> bytes:
+    deflater = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+    body = deflater.compress(data) + deflater.flush()
+    return header + body + struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
+
+
+def test_optional_header_fields_are_skipped() -> None:
+    header = gzip_header(2 | 4 | 8 | 16, extra=b"AB\x02\x00hi", name=b"sitemap.xml", comment=b"made by hand")
+    raw = member(PAYLOAD[:5000], header) + member(PAYLOAD[5000:], gzip_header(8, name=b"part2"))
+    assert gzip.decompress(raw) == PAYLOAD  # what the standard library makes of it
+    data, diagnostics, _ = open_and_read(io.BytesIO(raw))
+    assert (data, diagnostics) == (PAYLOAD, [])
+
+
+def test_a_header_field_that_never_ends_stops_at_the_cap() -> None:
+    reader = CountingReader(gzip_header(8, name=b"n" * (8 << 20))[:-1])  # a file name of 8 MiB and no NUL
+    with pytest.raises(LimitError) as caught:
+        open_and_read(reader, max_bytes=1 << 20)
+    assert caught.value.code == "too-large"
+    assert reader.consumed < 2 << 20
+
+
+@pytest.mark.parametrize("cut", [3, 10, 12], ids=["magic", "fixed-part", "file-name"])
+def test_a_second_member_cut_inside_its_header_is_truncated(cut: int) -> None:
+    second = gzip_header(8, name=b"second.xml") + b"..."
+    data, diagnostics, _ = open_and_read(io.BytesIO(gzip.compress(PAYLOAD) + second[:cut]))
+    assert (data, diagnostics) == (PAYLOAD, ["truncated-gzip"])
+
+
+def test_unknown_compression_method_is_corrupt() -> None:
+    data, diagnostics, _ = open_and_read(io.BytesIO(b"\x1f\x8b\x07\x00" + bytes(6) + b"whatever"))
+    assert (data, diagnostics) == (b"", ["corrupt-gzip"])
+
+
+def test_zero_padding_between_members_is_skipped() -> None:
+    raw = gzip.compress(PAYLOAD[:1000]) + bytes(5000) + gzip.compress(PAYLOAD[1000:]) + bytes(10)
+    assert gzip.decompress(raw) == PAYLOAD  # the standard library allows it too
+    data, diagnostics, _ = open_and_read(io.BytesIO(raw))
+    assert (data, diagnostics) == (PAYLOAD, [])
+
+
+def write_padded(path: Path, compressed: bytes, padding: int) -> None:
+    """``compressed`` and then ``padding`` NUL bytes, written a MiB at a time."""
+    block = bytes(1 << 20)
+    with path.open("wb") as file:
+        file.write(compressed)
+        for _ in range(padding >> 20):
+            file.write(block)
+        file.write(bytes(padding & ((1 << 20) - 1)))
+
+
+def test_64_mib_of_zero_padding_is_read_without_recursion(tmp_path: Path) -> None:
+    # the padding was skipped by one recursive call per 64 KiB: RecursionError from 64 MiB on
+    path = tmp_path / "padded.xml.gz"
+    write_padded(path, gzip.compress(sitemap(3)), (64 << 20) + 12345)
+    found, diagnostics = read_entries(path, max_bytes=1 << 30)
+    assert (found, diagnostics) == (locs(3), [])
+
+
+def test_zero_padding_counts_against_the_cap(tmp_path: Path) -> None:
+    path = tmp_path / "padded.xml.gz"
+    write_padded(path, gzip.compress(PAYLOAD), 8 << 20)
+    with pytest.raises(LimitError) as caught:
+        open_and_read(path, max_bytes=len(PAYLOAD) + (1 << 20))
+    assert caught.value.code == "too-large"
+    assert "padding" in str(caught.value)
+    data, diagnostics, _ = open_and_read(path, max_bytes=len(PAYLOAD) + (8 << 20))  # all of it fits
+    assert (data, diagnostics) == (PAYLOAD, [])
+
+
+def test_zero_padding_stops_being_read_at_the_cap() -> None:
+    reader = CountingReader(gzip.compress(PAYLOAD) + bytes(16 << 20))
+    with pytest.raises(LimitError):
+        open_and_read(reader, max_bytes=len(PAYLOAD) + (1 << 20))
+    assert reader.consumed < len(PAYLOAD) + (2 << 20)
+
+
+def test_zero_padding_too_large_through_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from feedmap.cli import main
+
+    path = tmp_path / "padded.xml.gz"
+    write_padded(path, gzip.compress(sitemap(3)), 3 << 20)
+    assert main(["convert", str(path), "-t", "text", "--max-bytes", str(1 << 20)]) == 1
+    captured = capsys.readouterr()
+    assert "too-large" in captured.err or "larger than" in captured.err
+    assert "Traceback" not in captured.err
 
 
 def test_corpus_truncated_gzip_files(corpus_dir: Path) -> None:
