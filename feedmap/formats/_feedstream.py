@@ -1,0 +1,483 @@
+"""Streaming reader of well-formed feeds: RSS 0.9x/2.0, RSS 1.0 (RDF), Atom 0.3 and Atom 1.0, with lxml.
+
+Specs: RSS 2.0 (https://www.rssboard.org/rss-specification), RSS 1.0 (https://web.resource.org/rss/1.0/spec),
+RSS 0.90/0.91 (the Netscape ``rdf/simple/0.9`` namespace and the Userland DTD), Atom 1.0 (RFC 4287) and
+Atom 0.3 (draft-ietf-atompub-format, namespace ``http://purl.org/atom/ns#``); the mapping to entries is
+PROTOCOL.md's "Feeds as sitemaps", the same fields feedparser gives (see :mod:`feedmap.formats.rss`):
+
+* ``loc``: RSS ``<link>`` text, else a link with ``href`` (Atom ``link[@rel=alternate or no rel]``, the
+  last of HTML type, else the first), else a permalink ``<guid>`` (``isPermaLink`` defaults to true).  In
+  Atom feeds only the links count (an Atom ``<id>`` is an identifier, not the page);
+* ``lastmod``: ``updated`` / ``dc:date`` / ``modified`` / ``dcterms:modified``, else ``pubDate`` /
+  ``published`` / ``issued`` / ``dcterms:issued``, else ``created``, read as written (offset kept);
+* ``title`` (or ``dc:title``), ``description`` (``description`` / ``summary`` / ``dc:description``, else the
+  ``content`` of a text or HTML type), ``keywords`` (``category``, ``dc:subject``, ``itunes:keywords``...);
+* sitemap extensions (``sitemap:changefreq``, ``sitemap:priority``, ``image:image``, ``xhtml:link``) and
+  elements of namespaces feeds do not define are read as in a sitemap ``<url>`` (extras keep the rest).
+
+Elements are read with the hardened ``iterparse`` of :mod:`feedmap._xml` over :class:`CleaningStream`
+(its lenient repairs reported), each item cleared once read, so memory stays flat however long the feed.
+A character reference to a UTF-16 surrogate (``&#xD800;``, not an XML character: XML 1.0 §2.2) is
+replaced by U+FFFD with a warning instead of stopping the parse.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import copy
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from urllib.parse import urljoin
+
+from lxml import etree
+
+from feedmap._dates import W3CDate, from_rfc822
+from feedmap._urls import is_absolute_url
+from feedmap._xml import IMAGE_NS, SITEMAP_NAMESPACES, SITEMAP_NS, XHTML_NS, CleaningStream, line_of, make_iterparse
+from feedmap.context import Context
+from feedmap.errors import Reporter
+from feedmap.formats._fields import read_lastmod, read_loc
+from feedmap.formats.sitemap import entry_from_element
+from feedmap.model import DocKind, DocMeta, Entry, Position
+from feedmap.sources import PeekableStream
+
+__all__ = ["CORE_NAMESPACES", "FeedItems", "SurrogateRefs", "describe_item", "feed_date", "replace_surrogate_refs"]
+
+RSS10_NS = "http://purl.org/rss/1.0/"
+RSS090_NS = "http://my.netscape.com/rdf/simple/0.9/"
+RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+ATOM_NS = "http://www.w3.org/2005/Atom"
+ATOM03_NS = "http://purl.org/atom/ns#"
+DC_NS = "http://purl.org/dc/elements/1.1/"
+DCTERMS_NS = "http://purl.org/dc/terms/"
+CONTENT_NS = "http://purl.org/rss/1.0/modules/content/"
+ITUNES_NS = "http://www.itunes.com/DTDs/PodCast-1.0.dtd"
+MEDIA_NAMESPACES = frozenset({"http://search.yahoo.com/mrss", "http://search.yahoo.com/mrss/"})
+NEWS_NS = "http://www.google.com/schemas/sitemap-news/0.9"
+VIDEO_NS = "http://www.google.com/schemas/sitemap-video/1.1"
+
+#: Namespaces whose elements are the feed's own (RSS, RDF site summary, Atom and their historical URIs):
+#: feedparser reads all of them as one vocabulary, and so does this reader.
+CORE_NAMESPACES = frozenset(
+    {
+        "",
+        "http://backend.userland.com/rss",
+        "http://backend.userland.com/rss2",
+        "http://blogs.law.harvard.edu/tech/rss",
+        RSS10_NS,
+        RSS090_NS,
+        ATOM03_NS,
+        ATOM_NS,
+        "http://purl.org/rss/1.0/modules/rss091#",
+    }
+)
+#: Namespaces of the sitemap family read back from feed items (news and video land in extras).
+_EXTENSION_NAMESPACES = frozenset({*SITEMAP_NAMESPACES - {""}, IMAGE_NS, XHTML_NS, NEWS_NS, VIDEO_NS})
+#: Namespaces whose elements map to entry fields or are feed vocabulary (never kept as extras).
+_FEED_NAMESPACES = frozenset({*CORE_NAMESPACES, RDF_NS, DC_NS, DCTERMS_NS, CONTENT_NS})
+
+_UPDATED = frozenset({"updated", "modified", "lastBuildDate"})
+_PUBLISHED = frozenset({"published", "issued", "pubDate"})
+_HTML_TYPES = frozenset({"text/html", "application/xhtml+xml", "html", "xhtml"})
+_TEXT_TYPES = frozenset({"text/plain", "text", *_HTML_TYPES})
+_ITEM_TAGS = ["{*}item", "{*}entry"]
+
+
+def describe_item(title: str | None, index: int) -> str:
+    return f"item {index} ({title!r})" if title else f"item {index}"
+
+
+def feed_date(text: str, key: str, ctx: Context) -> W3CDate | None:
+    """W3C (Atom, dc:date) or RFC 822 (RSS pubDate) as written, with its offset; anything else leniently."""
+    try:
+        return W3CDate(text.strip())
+    except ValueError:
+        pass
+    return from_rfc822(text) or read_lastmod(text, ctx, 0, what=key)
+
+
+# ------------------------------------------------------------------------------------------ surrogates
+
+#: ``&#...;`` naming a UTF-16 surrogate (U+D800..U+DFFF, decimal 55296..57343): no XML character.
+_SURROGATE_REF = re.compile(
+    rb"&#(?:[xX]0*[dD][89a-fA-F][0-9a-fA-F]{2}|0*(?:5529[6-9]|55[3-9][0-9]{2}|56[0-9]{3}|57[0-2][0-9]{2}|573[0-3][0-9]|5734[0-3]));"
+)
+_REF_TAIL = 16  # bytes held back at a chunk's end: a reference is never longer
+
+
+def replace_surrogate_refs(data: bytes, reporter: Reporter, name: str, *, skip: int = 0) -> bytes:
+    """``data`` with every surrogate character reference replaced by ``&#xFFFD;``, each reported (the
+    first ``skip`` ones were reported already)."""
+    count = 0
+
+    def replace(match: re.Match[bytes]) -> bytes:
+        nonlocal count
+        count += 1
+        if count > skip:
+            _report_surrogate(reporter, name, match.group(), data.count(b"\n", 0, match.start()) + 1)
+        return b"&#xFFFD;"
+
+    return _SURROGATE_REF.sub(replace, data)
+
+
+def _report_surrogate(reporter: Reporter, name: str, ref: bytes, line: int) -> None:
+    reporter.warning(
+        "invalid-character",
+        f"{ref.decode('ascii')} names a UTF-16 surrogate, which is no XML character; read as U+FFFD",
+        name,
+        line,
+    )
+
+
+class SurrogateRefs:
+    """A file-like filter after :class:`CleaningStream` that replaces surrogate character references."""
+
+    def __init__(self, inner: CleaningStream, *, reporter: Reporter, name: str) -> None:
+        self._inner = inner
+        self._reporter = reporter
+        self._name = name
+        self._carry = b""
+        self._eof = False
+        self._line = 1
+        #: Surrogate references replaced so far.
+        self.replaced = 0
+
+    def read(self, size: int = -1) -> bytes:
+        while True:
+            chunk = b""
+            if not self._eof:
+                chunk = self._inner.read(size)
+                self._eof = not chunk
+            buf = self._carry + chunk
+            cut = len(buf)
+            if not self._eof:
+                amp = buf.rfind(b"&", max(len(buf) - _REF_TAIL, 0))
+                cut = amp if amp >= 0 else cut
+            head, self._carry = buf[:cut], buf[cut:]
+            if b"&#" in head:
+                head = _SURROGATE_REF.sub(self._replace(head), head)
+            self._line += head.count(b"\n")
+            if head or self._eof:
+                return head
+
+    def _replace(self, head: bytes) -> Callable[[re.Match[bytes]], bytes]:
+        def replace(match: re.Match[bytes]) -> bytes:
+            self.replaced += 1
+            line = self._line + head.count(b"\n", 0, match.start()) + self._inner.line_offset
+            _report_surrogate(self._reporter, self._name, match.group(), line)
+            return b"&#xFFFD;"
+
+        return replace
+
+
+# ------------------------------------------------------------------------------------------ the reader
+
+
+@dataclass(slots=True)
+class _Fields:
+    """What one item holds, as read from its children."""
+
+    text_link: str | None = None
+    links: list[tuple[str, str, str]] = field(default_factory=list)  # (rel, type, href)
+    permalink: str | None = None
+    title: str | None = None
+    summary: str | None = None
+    content: str | None = None
+    dates: dict[str, str] = field(default_factory=dict)
+    tags: list[tuple[str, str | None, str | None]] = field(default_factory=list)
+    extensions: list[etree._Element] = field(default_factory=list)
+
+
+def _qname(tag: str) -> tuple[str, str]:
+    if tag[0] == "{":
+        end = tag.index("}")
+        return tag[1:end], tag[end + 1 :]
+    return "", tag
+
+
+def _text(element: etree._Element) -> str:
+    """The element's content as feedparser gives it: text, with any child markup serialized, stripped.
+
+    Atom's ``type="xhtml"`` wraps the content in one ``<div>``, which is not part of it (RFC 4287 §3.1.1.3);
+    base64 content (Atom 0.3 ``mode``, Atom 1.0 binary types) is decoded.
+    """
+    if len(element) == 0:
+        text = (element.text or "").strip()
+        return _base64(text) if _is_base64(element) else text
+    holder = element
+    if element.get("type") == "xhtml" and len(element) == 1 and not (element.text or "").strip():
+        div = element[0]
+        if isinstance(div.tag, str) and _qname(div.tag)[1] == "div" and not (div.tail or "").strip():
+            holder = div
+    parts = [escape_markup(holder.text or "")]
+    for child in holder:
+        parts.append(_markup(child))
+    return "".join(parts).strip()
+
+
+def _is_base64(element: etree._Element) -> bool:
+    """Atom 0.3 ``mode="base64"``, or an Atom 1.0 content type that is neither text nor XML (RFC 4287 §4.1.3.3)."""
+    if element.get("mode") == "base64":
+        return True
+    kind = element.get("type") or "text"
+    return "/" in kind and not kind.startswith("text/") and not kind.endswith(("+xml", "/xml"))
+
+
+def _base64(text: str) -> str:
+    try:
+        return base64.b64decode(text, validate=False).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return text
+
+
+def escape_markup(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+_XMLNS = re.compile(r' xmlns(?::[\w.-]+)?="[^"]*"')
+
+
+def _markup(child: etree._Element) -> str:
+    if not isinstance(child.tag, str):
+        return escape_markup(child.tail or "")
+    text = etree.tostring(child, encoding="unicode", with_tail=True)
+    text = _XMLNS.sub("", text)
+    return re.sub(r"(</?)[\w.-]+:", r"\1", text) if ":" in text else text
+
+
+def _resolved(element: etree._Element, url: str) -> str:
+    """A relative URL resolved against the element's ``xml:base``, as feedparser resolves links."""
+    if not url or is_absolute_url(url):
+        return url
+    base = element.base
+    return urljoin(base, url) if base else url
+
+
+def _read_child(child: etree._Element, fields: _Fields) -> None:
+    namespace, local = _qname(child.tag)
+    if namespace in CORE_NAMESPACES:
+        _read_core(child, local, fields)
+    elif namespace == DC_NS:
+        if local == "date":
+            fields.dates.setdefault("updated", (child.text or "").strip())
+        elif local == "title" and fields.title is None:
+            fields.title = _text(child)
+        elif local == "description" and fields.summary is None:
+            fields.summary = _text(child)
+        elif local == "subject":
+            _add_tag(fields, (child.text or "").strip(), None, None)
+    elif namespace == DCTERMS_NS:
+        key = {"modified": "updated", "issued": "published", "created": "created"}.get(local)
+        if key is not None:
+            fields.dates.setdefault(key, (child.text or "").strip())
+    elif namespace == CONTENT_NS:
+        if local == "encoded" and fields.content is None:
+            fields.content = _text(child)
+    elif namespace == ITUNES_NS and local in ("keywords", "category"):
+        if local == "category":
+            _add_tag(fields, child.get("text") or "", "http://www.itunes.com/", None)
+        else:
+            for term in (child.text or "").split(","):
+                if term.strip():
+                    _add_tag(fields, term.strip(), "http://www.itunes.com/", None)
+    elif namespace in MEDIA_NAMESPACES and local == "keywords":
+        for term in (child.text or "").split(","):
+            if term.strip():
+                _add_tag(fields, term.strip(), None, None)
+    if namespace in _EXTENSION_NAMESPACES or namespace not in _FEED_NAMESPACES:
+        fields.extensions.append(child)
+
+
+def _read_core(child: etree._Element, local: str, fields: _Fields) -> None:
+    if local == "link":
+        href = child.get("href") or child.get("url") or child.get("uri")
+        rel = child.get("rel") or "alternate"
+        if href is None:
+            text = (child.text or "").strip()
+            if text and fields.text_link is None:
+                fields.text_link = _resolved(child, text)
+            if text:
+                fields.links.append((rel, child.get("type") or "text/html", _resolved(child, text)))
+        elif href.strip():
+            kind = child.get("type") or ("application/atom+xml" if rel == "self" else "text/html")
+            fields.links.append((rel, kind, _resolved(child, href.strip())))
+    elif local == "guid":
+        text = (child.text or "").strip()
+        if text and fields.permalink is None and child.get("isPermaLink", "true").strip().lower() != "false":
+            fields.permalink = _resolved(child, text)
+    elif local == "title":
+        if fields.title is None:
+            fields.title = _text(child)
+    elif local in ("description", "summary", "abstract"):
+        if fields.summary is None:
+            fields.summary = _text(child)
+    elif local == "content":
+        kind = child.get("type") or "text/plain"
+        if fields.content is None and (kind in _TEXT_TYPES or (kind.endswith("+xml") and "xhtml" in kind)):
+            fields.content = _text(child)
+    elif local in _UPDATED:
+        fields.dates.setdefault("updated", (child.text or "").strip())
+    elif local in _PUBLISHED:
+        fields.dates.setdefault("published", (child.text or "").strip())
+    elif local == "created":
+        fields.dates.setdefault("created", (child.text or "").strip())
+    elif local in ("category", "keywords"):
+        scheme = child.get("scheme", child.get("domain"))
+        term = child.get("term")
+        text = (child.text or "").strip()
+        if term is not None or scheme is not None or child.get("label") is not None:
+            _add_tag(fields, term or text, scheme, child.get("label"))
+        elif text:
+            _add_tag(fields, text, None, None)
+
+
+def _add_tag(fields: _Fields, term: str, scheme: str | None, label: str | None) -> None:
+    if not (term or scheme or label):
+        return
+    tag = (term, scheme, label)
+    if tag not in fields.tags:
+        fields.tags.append(tag)
+
+
+def _atom_loc(links: list[tuple[str, str, str]]) -> str | None:
+    """link[@rel=alternate or no rel]: the last of an HTML type, else the first (feedparser's choice)."""
+    alternates = [(kind, href) for rel, kind, href in links if rel == "alternate" and href]
+    html = [href for kind, href in alternates if _content_type(kind) in ("text/html", "application/xhtml+xml")]
+    if html:
+        return html[-1]
+    return alternates[0][1] if alternates else None
+
+
+def _content_type(kind: str) -> str:
+    return {"text": "text/plain", "html": "text/html", "xhtml": "application/xhtml+xml"}.get(kind, kind)
+
+
+def _holder(extensions: list[etree._Element], ctx: Context) -> Entry | None:
+    """The sitemap extensions of an item, read as a sitemap ``<url>`` would be."""
+    if not extensions:
+        return None
+    holder = etree.Element(f"{{{SITEMAP_NS}}}url")
+    etree.SubElement(holder, f"{{{SITEMAP_NS}}}loc").text = "http://placeholder.invalid/"
+    for child in extensions:
+        clone = copy.deepcopy(child)
+        namespace = _qname(clone.tag)[0]
+        if namespace in SITEMAP_NAMESPACES and namespace != SITEMAP_NS:
+            clone.tag = f"{{{SITEMAP_NS}}}{_qname(clone.tag)[1]}"
+        holder.append(clone)
+    return entry_from_element(holder, SITEMAP_NS, ctx)
+
+
+def item_entry(element: etree._Element, index: int, atom: bool, ctx: Context) -> Entry | None:
+    """The entry of one ``<item>`` / ``<entry>``; None (reported) when it has no usable URL."""
+    fields = _Fields()
+    for child in element:
+        if isinstance(child.tag, str):
+            _read_child(child, fields)
+    title = fields.title or None
+    loc_text = _atom_loc(fields.links) if atom else fields.text_link or _atom_loc(fields.links)
+    if not loc_text:
+        loc_text = fields.permalink
+    if not loc_text:
+        ctx.warning("missing-loc", f"{describe_item(title, index)} has no link and no permalink guid; skipped")
+        return None
+    loc = read_loc(loc_text, ctx, 0)
+    if loc is None:
+        return None
+    lastmod = None
+    for key in ("updated", "published", "created"):
+        text = fields.dates.get(key)
+        if text:
+            lastmod = feed_date(text, key, ctx)
+            if lastmod is not None:
+                break
+    extra = _holder(fields.extensions, ctx)
+    return Entry(
+        loc=loc,
+        lastmod=lastmod,
+        changefreq=extra.changefreq if extra is not None else None,
+        priority=extra.priority if extra is not None else None,
+        title=title,
+        description=fields.summary or fields.content or None,
+        keywords=tuple(term.strip() for term, _, _ in fields.tags if term.strip()),
+        images=extra.images if extra is not None else (),
+        alternates=extra.alternates if extra is not None else (),
+        extras=extra.extras if extra is not None else {},
+        origin=Position(ctx.name, 0),
+    )
+
+
+def _channel_meta(container: etree._Element, meta: DocMeta) -> None:
+    """Fill what ``meta`` lacks from a channel (RSS) or feed (Atom) element's own children."""
+    for child in container:
+        if not isinstance(child.tag, str):
+            continue
+        namespace, local = _qname(child.tag)
+        if namespace not in CORE_NAMESPACES and not (namespace == DC_NS and local in ("title", "description")):
+            continue
+        if local == "title" and meta.title is None:
+            meta.title = _text(child) or None
+        elif local == "link" and meta.link is None:
+            href = child.get("href")
+            rel = child.get("rel") or "alternate"
+            value = href if href is not None else child.text
+            if rel == "alternate" and value and value.strip():
+                meta.link = _resolved(child, value.strip())
+        elif local in ("description", "subtitle", "tagline") and meta.description is None:
+            meta.description = _text(child) or None
+
+
+def _meta_from(item: etree._Element, meta: DocMeta) -> None:
+    """The channel metadata around an item: its parent (RSS 2.0 channel, Atom feed) or, in RSS 1.0, the
+    ``<channel>`` beside it."""
+    parent = item.getparent()
+    if parent is None:
+        return
+    if _qname(parent.tag)[1] in ("channel", "feed"):
+        _channel_meta(parent, meta)
+    for sibling in parent:
+        if isinstance(sibling.tag, str) and _qname(sibling.tag)[1] == "channel" and sibling is not item:
+            _channel_meta(sibling, meta)
+
+
+class FeedItems:
+    """The items of a well-formed feed, one by one; raises lxml's XMLSyntaxError where the XML breaks.
+
+    :attr:`meta` holds the channel's title, link and description once the first item was read (or the
+    document ended); :attr:`items` counts the items read so far (with or without a usable URL).
+    """
+
+    def __init__(self, stream: PeekableStream, ctx: Context, *, atom: bool) -> None:
+        self.ctx = ctx
+        self.atom = atom
+        self.meta = DocMeta(kind=DocKind.FEED)
+        self.items = 0
+        self._cleaner = CleaningStream(stream, reporter=ctx.reporter, name=ctx.name)
+        self.surrogates = SurrogateRefs(self._cleaner, reporter=ctx.reporter, name=ctx.name)
+        self._context = make_iterparse(self.surrogates, _ITEM_TAGS)  # type: ignore[arg-type]
+        self._elements = iter(self._context)
+
+    def elements(self) -> Iterator[etree._Element]:
+        """Each item element of a feed namespace, cleared (with what came before it) after use."""
+        for _event, element in self._elements:
+            if _qname(element.tag)[0] not in CORE_NAMESPACES:
+                continue
+            if self.items == 0:
+                _meta_from(element, self.meta)
+            self.items += 1
+            yield element
+            element.clear(keep_tail=False)
+            parent = element.getparent()
+            if parent is not None:
+                while element.getprevious() is not None:
+                    del parent[0]
+        root = self._context.root
+        if root is not None:
+            _channel_meta(root, self.meta)
+            for child in root:
+                if isinstance(child.tag, str) and _qname(child.tag)[1] == "channel":
+                    _channel_meta(child, self.meta)
+
+    def line(self, element: etree._Element) -> int:
+        return line_of(element) + self._cleaner.line_offset
