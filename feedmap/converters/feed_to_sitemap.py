@@ -2,12 +2,15 @@
 
 Feeds repeat a URL when an item is updated or cross-posted; a sitemap lists each URL once.  Entries are
 merged by ``loc`` keeping the first occurrence's position and the entry with the newest ``lastmod``;
-the number of merged duplicates is reported (INFO ``duplicates-merged``).  Feeds are small, so the
-distinct entries are held in memory; the step runs only when the input is a feed.
+the number of merged duplicates is reported (INFO ``duplicates-merged``).  The step runs only when the
+input is a feed.  Feeds can be large (hundreds of megabytes): the kept entries are pickled into a spooled
+temporary file (in memory up to a few megabytes), only their offsets and dates stay in memory.
 """
 
 from __future__ import annotations
 
+import pickle
+import tempfile
 from collections.abc import Iterable, Iterator
 
 from feedmap.context import Context
@@ -16,29 +19,38 @@ from feedmap.model import DocKind, Document, Entry
 __all__ = ["dedupe_newest", "feed_to_sitemap"]
 
 
-def _newer(candidate: Entry, current: Entry) -> bool:
+_SPOOL_IN_MEMORY = 4 << 20  # bytes of pickled entries held in memory before they go to a temporary file
+
+
+def _newer(candidate: Entry, current: float | None) -> bool:
+    """True when ``candidate`` is newer than the kept entry, whose lastmod's sort key is ``current``."""
     if candidate.lastmod is None:
         return False
-    if current.lastmod is None:
+    if current is None:
         return True
-    return candidate.lastmod.sort_key() > current.lastmod.sort_key()
+    return candidate.lastmod.sort_key() > current
 
 
 def dedupe_newest(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
     """Entries with distinct locs, in first-seen order, each the one with the newest lastmod."""
-    kept: dict[str, Entry] = {}
+    kept: dict[str, tuple[int, float | None]] = {}  # loc -> (offset of the kept entry, its lastmod's sort key)
     duplicates = 0
-    for entry in entries:
-        current = kept.get(entry.loc)
-        if current is None:
-            kept[entry.loc] = entry
-            continue
-        duplicates += 1
-        if _newer(entry, current):
-            kept[entry.loc] = entry
-    if duplicates:
-        ctx.info("duplicates-merged", f"{duplicates} repeated URLs merged, the newest lastmod kept")
-    yield from kept.values()
+    with tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY) as spool:
+        end = 0
+        for entry in entries:
+            current = kept.get(entry.loc)
+            if current is not None:
+                duplicates += 1
+                if not _newer(entry, current[1]):
+                    continue
+            kept[entry.loc] = (end, entry.lastmod.sort_key() if entry.lastmod is not None else None)
+            pickle.dump(entry, spool, protocol=pickle.HIGHEST_PROTOCOL)
+            end = spool.tell()
+        if duplicates:
+            ctx.info("duplicates-merged", f"{duplicates} repeated URLs merged, the newest lastmod kept")
+        for offset, _ in kept.values():
+            spool.seek(offset)
+            yield pickle.load(spool)  # our own temporary file, written just above
 
 
 def feed_to_sitemap(doc: Document, ctx: Context) -> Document:
