@@ -553,3 +553,176 @@ def test_a_malformed_first_url_does_not_stop_a_feed_being_written(
         out, err = capsys.readouterr()
         assert "<link>https://www.example.com/2</link>" in out
         assert "names no site" in err and "Traceback" not in err
+
+
+# ------------------------------------------------------------------------------------------------ streaming (issue 8)
+
+
+class _CountingReader(io.RawIOBase):
+    """A feed of ``items`` RSS items, generated as it is read; counts the bytes handed out."""
+
+    def __init__(self, items: int) -> None:
+        self._parts = iter(
+            [
+                rss20("").split(b"\n</channel>")[0],
+                *(
+                    f"<item><title>t{n}</title><link>https://example.org/{n}</link></item>\n".encode()
+                    for n in range(items)
+                ),
+                b"</channel></rss>\n",
+            ]
+        )
+        self._pending = b""
+        self.handed_out = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        while len(self._pending) < len(buffer):
+            part = next(self._parts, None)
+            if part is None:
+                break
+            self._pending += part
+        count = min(len(buffer), len(self._pending))
+        buffer[:count] = self._pending[:count]
+        self._pending = self._pending[count:]
+        self.handed_out += count
+        return count
+
+
+def test_a_feed_is_read_as_it_streams() -> None:
+    """The first entry comes before the whole feed (some 2.5 MB here) was read: it is not read whole."""
+    reader = _CountingReader(40_000)
+    with feedmap.read(reader, format="rss") as doc:
+        first = next(iter(doc))
+        assert first.loc == "https://example.org/0"
+        assert doc.meta.title == "C"
+        assert reader.handed_out < 1_000_000
+        assert sum(1 for _ in doc) == 39_999
+
+
+def test_a_well_formed_feed_is_read_without_feedparser(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("feedparser was asked to read a well-formed feed")
+
+    monkeypatch.setattr(feedparser, "parse", refuse)
+    _, entries, diagnostics, _ = read(rss20("<item><title>a</title><link>https://example.org/1</link></item>"))
+    assert [entry.loc for entry in entries] == ["https://example.org/1"]
+    assert diagnostics == []
+
+
+def test_channel_elements_after_the_items_fill_the_metadata() -> None:
+    data = b'<rss version="2.0"><channel><item><link>https://example.org/1</link></item><title>Late</title></channel></rss>'
+    meta, entries, _, _ = read(data)
+    assert meta.title == "Late"
+    assert [entry.loc for entry in entries] == ["https://example.org/1"]
+
+
+def test_a_feed_that_breaks_off_after_items_gives_the_rest_through_feedparser() -> None:
+    """The items before the break stream; feedparser gives those after it, none twice, in order."""
+    items = "".join(f"<item><title>t{n}</title><link>https://example.org/{n}</link></item>" for n in range(1, 4))
+    broken = "<item><title>t4</title><link>https://example.org/4</link><p></item>"
+    after = "<item><title>t5</title><link>https://example.org/5</link></item>"
+    _, entries, diagnostics, _ = read(rss20(items + broken + after))
+    assert [entry.loc for entry in entries] == [f"https://example.org/{n}" for n in range(1, 6)]
+    assert [entry.title for entry in entries] == [f"t{n}" for n in range(1, 6)]
+    assert codes(diagnostics) == ["malformed-feed"]
+
+
+def test_a_feed_broken_before_its_first_item_is_read_by_feedparser() -> None:
+    data = rss20("<item><title>a</title><link>https://example.org/1</link></item>").replace(b"<title>C", b"<title><x>C")
+    _meta, entries, diagnostics, _ = read(data)
+    assert [entry.loc for entry in entries] == ["https://example.org/1"]
+    assert codes(diagnostics) == ["malformed-feed"]
+
+
+@pytest.mark.parametrize(
+    ("element", "recovered", "expected"),
+    [
+        # feedparser keeps the escape in a guid, drops an entity's ';' and a reference's meaning in a link
+        (
+            "<guid>https://example.org/?q=1&amp;sect=2</guid>",
+            "https://example.org/?q=1&amp;sect=2",
+            "https://example.org/?q=1&sect=2",
+        ),
+        ("<link>https://&host;/a</link>", "https://&host/a", "https://&host;/a"),
+        ("<link>https://example.org/a&lt;b</link>", "https://example.org/a&ltb", "https://example.org/a<b"),
+    ],
+)
+def test_urls_feedparser_recovers_are_read_as_written_and_reported(element: str, recovered: str, expected: str) -> None:
+    data = rss20(f"<item><title>t</title>{element}<p></item>")
+    assert feedparser.parse(data).entries[0].link == recovered
+    _, entries, diagnostics, _ = read(data)
+    assert [entry.loc for entry in entries] == [expected]
+    reports = [d for d in diagnostics if d.code == "feed-recovered-url"]
+    assert len(reports) == 1 and recovered in reports[0].message and reports[0].level is Level.WARNING
+
+
+def test_a_recovered_url_not_in_the_feed_is_reported_unverified() -> None:
+    """feedparser's loose parser takes '<link>' inside a comment-like mess: the URL it gives is not written so."""
+    data = rss20("<item><title>t</title><link>https://example.org/&amp;&#x26;x;</link><p></item>")
+    parsed = feedparser.parse(data)
+    _, entries, diagnostics, _ = read(data)
+    assert [entry.loc for entry in entries] == [parsed.entries[0].link]
+    assert "feed-recovered-url" in codes(diagnostics)
+
+
+SURROGATE_CASES = {
+    "title": ("<item><title>a&#xD800;b</title><link>https://example.org/2</link></item>", "title", "a\ufffdb"),
+    "description": (
+        "<item><description>a&#55296;b</description><link>https://example.org/2</link></item>",
+        "description",
+        "a\ufffdb",
+    ),
+    "category": (
+        "<item><category>a&#xDFFF;</category><link>https://example.org/2</link></item>",
+        "keywords",
+        ("a\ufffd",),
+    ),
+    "link": (
+        "<item><title>t</title><link>https://example.org/&#xD800;</link></item>",
+        "loc",
+        "https://example.org/\ufffd",
+    ),
+    "guid": (
+        "<item><title>t</title><guid>https://example.org/&#xdbff;</guid></item>",
+        "loc",
+        "https://example.org/\ufffd",
+    ),
+    "pubDate": ("<item><link>https://example.org/2</link><pubDate>&#xD800;</pubDate></item>", "lastmod", None),
+}
+
+
+@pytest.mark.parametrize("broken", [False, True], ids=["well-formed", "malformed"])
+@pytest.mark.parametrize("case", sorted(SURROGATE_CASES))
+def test_character_references_to_surrogates_are_replaced_not_fatal(case: str, broken: bool) -> None:
+    """``&#xD800;`` is no XML character (XML 1.0 §2.2): U+FFFD with a warning, on both reading paths."""
+    item, field, expected = SURROGATE_CASES[case]
+    tail = "<item><link>https://example.org/3</link><p></item>" if broken else ""
+    data = rss20("<item><title>first</title><link>https://example.org/1</link></item>" + item + tail)
+    _, entries, diagnostics, _ = read(data)
+    assert entries[0].loc == "https://example.org/1"
+    assert getattr(entries[1], field) == expected
+    assert codes(diagnostics).count("invalid-character") == 1
+    for target in ("jsonl", "rss", "sitemap"):
+        feedmap.convert(io.BytesIO(data), io.BytesIO(), target)
+
+
+def test_surrogate_references_in_atom_attributes_and_channel_are_replaced() -> None:
+    data = atom10('<entry><title>x</title><link href="https://example.org/&#xD800;"/></entry>').replace(
+        b"<title>A</title>", b"<title>A&#xDC00;</title>"
+    )
+    meta, entries, diagnostics, _ = read(data)
+    assert meta.title == "A\ufffd"
+    assert [entry.loc for entry in entries] == ["https://example.org/\ufffd"]
+    assert codes(diagnostics) == ["invalid-character", "invalid-character"]
+
+
+def test_surrogate_references_across_read_boundaries_are_all_replaced() -> None:
+    """10,000 references (80 kB) in one element cross the stream's chunk boundaries."""
+    _, entries, diagnostics, _ = read(
+        rss20("<item><link>https://example.org/1</link><description>" + "&#xD800;" * 10_000 + "</description></item>")
+    )
+    assert entries[0].description == "\ufffd" * 10_000
+    assert codes(diagnostics) == ["invalid-character"] * 10_000

@@ -3,7 +3,7 @@
 Specs: RSS 2.0 (https://www.rssboard.org/rss-specification), RSS 1.0 (https://web.resource.org/rss/1.0/spec),
 RSS 0.90/0.91 (the Netscape ``rdf/simple/0.9`` namespace and the Userland DTD), Atom 1.0 (RFC 4287) and
 Atom 0.3 (draft-ietf-atompub-format, namespace ``http://purl.org/atom/ns#``); the mapping to entries is
-PROTOCOL.md's "Feeds as sitemaps", the same fields feedparser gives (see :mod:`feedmap.formats.rss`):
+the one feedparser gives, with the corrections (see :mod:`feedmap.formats.rss`):
 
 * ``loc``: RSS ``<link>`` text, else a link with ``href`` (Atom ``link[@rel=alternate or no rel]``, the
   last of HTML type, else the first), else a permalink ``<guid>`` (``isPermaLink`` defaults to true).  In
