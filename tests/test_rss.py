@@ -660,7 +660,8 @@ def test_urls_feedparser_recovers_are_read_as_written_and_reported(element: str,
 
 
 def test_a_recovered_url_not_in_the_feed_is_reported_unverified() -> None:
-    """feedparser's loose parser takes '<link>' inside a comment-like mess: the URL it gives is not written so."""
+    """feedparser resolves the references, then drops the ";" of what looks like an entity: no form of the
+    text as written gives its URL, so it is kept and reported as unverified."""
     data = rss20("<item><title>t</title><link>https://example.org/&amp;&#x26;x;</link><p></item>")
     parsed = feedparser.parse(data)
     _, entries, diagnostics, _ = read(data)

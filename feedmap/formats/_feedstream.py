@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import binascii
 import copy
+import functools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -91,10 +92,11 @@ def describe_item(title: str | None, index: int) -> str:
 
 def feed_date(text: str, key: str, ctx: Context) -> W3CDate | None:
     """W3C (Atom, dc:date) or RFC 822 (RSS pubDate) as written, with its offset; anything else leniently."""
-    try:
-        return W3CDate(text.strip())
-    except ValueError:
-        pass
+    if text[:1].isdigit():
+        try:
+            return W3CDate(text.strip())
+        except ValueError:
+            pass
     return from_rfc822(text) or read_lastmod(text, ctx, 0, what=key)
 
 
@@ -255,82 +257,119 @@ def _resolved(element: etree._Element, url: str) -> str:
     return urljoin(base, url) if base else url
 
 
-def _read_child(child: etree._Element, fields: _Fields) -> None:
-    namespace, local = _qname(child.tag)
-    if namespace in CORE_NAMESPACES:
-        _read_core(child, local, fields)
-    elif namespace == DC_NS:
-        if local == "date":
-            fields.dates.setdefault("updated", (child.text or "").strip())
-        elif local == "title" and fields.title is None:
-            fields.title = _text(child)
-        elif local == "description" and fields.summary is None:
-            fields.summary = _text(child)
-        elif local == "subject":
-            _add_tag(fields, (child.text or "").strip(), None, None)
-    elif namespace == DCTERMS_NS:
-        key = {"modified": "updated", "issued": "published", "created": "created"}.get(local)
-        if key is not None:
-            fields.dates.setdefault(key, (child.text or "").strip())
-    elif namespace == CONTENT_NS:
-        if local == "encoded" and fields.content is None:
-            fields.content = _text(child)
-    elif namespace == ITUNES_NS and local in ("keywords", "category"):
-        if local == "category":
-            _add_tag(fields, child.get("text") or "", "http://www.itunes.com/", None)
-        else:
-            for term in (child.text or "").split(","):
-                if term.strip():
-                    _add_tag(fields, term.strip(), "http://www.itunes.com/", None)
-    elif namespace in MEDIA_NAMESPACES and local == "keywords":
+def _text_of(child: etree._Element) -> str:
+    return (child.text or "").strip()
+
+
+def _link(child: etree._Element, fields: _Fields) -> None:
+    href = child.get("href") or child.get("url") or child.get("uri")
+    rel = child.get("rel") or "alternate"
+    if href is None:
+        text = _text_of(child)
+        if text:
+            url = _resolved(child, text)
+            if fields.text_link is None:
+                fields.text_link = url
+            fields.links.append((rel, child.get("type") or "text/html", url))
+    elif href.strip():
+        kind = child.get("type") or ("application/atom+xml" if rel == "self" else "text/html")
+        fields.links.append((rel, kind, _resolved(child, href.strip())))
+
+
+def _guid(child: etree._Element, fields: _Fields) -> None:
+    text = _text_of(child)
+    if text and fields.permalink is None and child.get("isPermaLink", "true").strip().lower() != "false":
+        fields.permalink = _resolved(child, text)
+
+
+def _title(child: etree._Element, fields: _Fields) -> None:
+    if fields.title is None:
+        fields.title = _text(child)
+
+
+def _summary(child: etree._Element, fields: _Fields) -> None:
+    if fields.summary is None:
+        fields.summary = _text(child)
+
+
+def _content(child: etree._Element, fields: _Fields) -> None:
+    kind = child.get("type") or "text/plain"
+    if fields.content is None and (kind in _TEXT_TYPES or (kind.endswith("+xml") and "xhtml" in kind)):
+        fields.content = _text(child)
+
+
+def _encoded(child: etree._Element, fields: _Fields) -> None:
+    if fields.content is None:
+        fields.content = _text(child)
+
+
+def _date(key: str) -> Handler:
+    def handler(child: etree._Element, fields: _Fields) -> None:
+        fields.dates.setdefault(key, _text_of(child))
+
+    return handler
+
+
+def _category(child: etree._Element, fields: _Fields) -> None:
+    scheme = child.get("scheme", child.get("domain"))
+    term = child.get("term")
+    text = _text_of(child)
+    if term is not None or scheme is not None or child.get("label") is not None:
+        _add_tag(fields, term or text, scheme, child.get("label"))
+    elif text:
+        _add_tag(fields, text, None, None)
+
+
+def _subject(child: etree._Element, fields: _Fields) -> None:
+    _add_tag(fields, _text_of(child), None, None)
+
+
+def _terms(scheme: str | None) -> Handler:
+    """Comma-separated keywords (``itunes:keywords``, ``media:keywords``)."""
+
+    def handler(child: etree._Element, fields: _Fields) -> None:
         for term in (child.text or "").split(","):
             if term.strip():
-                _add_tag(fields, term.strip(), None, None)
-    if namespace in _EXTENSION_NAMESPACES or namespace not in _FEED_NAMESPACES:
-        fields.extensions.append(child)
+                _add_tag(fields, term.strip(), scheme, None)
+
+    return handler
 
 
-def _read_core(child: etree._Element, local: str, fields: _Fields) -> None:
-    if local == "link":
-        href = child.get("href") or child.get("url") or child.get("uri")
-        rel = child.get("rel") or "alternate"
-        if href is None:
-            text = (child.text or "").strip()
-            if text and fields.text_link is None:
-                fields.text_link = _resolved(child, text)
-            if text:
-                fields.links.append((rel, child.get("type") or "text/html", _resolved(child, text)))
-        elif href.strip():
-            kind = child.get("type") or ("application/atom+xml" if rel == "self" else "text/html")
-            fields.links.append((rel, kind, _resolved(child, href.strip())))
-    elif local == "guid":
-        text = (child.text or "").strip()
-        if text and fields.permalink is None and child.get("isPermaLink", "true").strip().lower() != "false":
-            fields.permalink = _resolved(child, text)
-    elif local == "title":
-        if fields.title is None:
-            fields.title = _text(child)
-    elif local in ("description", "summary", "abstract"):
-        if fields.summary is None:
-            fields.summary = _text(child)
-    elif local == "content":
-        kind = child.get("type") or "text/plain"
-        if fields.content is None and (kind in _TEXT_TYPES or (kind.endswith("+xml") and "xhtml" in kind)):
-            fields.content = _text(child)
-    elif local in _UPDATED:
-        fields.dates.setdefault("updated", (child.text or "").strip())
-    elif local in _PUBLISHED:
-        fields.dates.setdefault("published", (child.text or "").strip())
-    elif local == "created":
-        fields.dates.setdefault("created", (child.text or "").strip())
-    elif local in ("category", "keywords"):
-        scheme = child.get("scheme", child.get("domain"))
-        term = child.get("term")
-        text = (child.text or "").strip()
-        if term is not None or scheme is not None or child.get("label") is not None:
-            _add_tag(fields, term or text, scheme, child.get("label"))
-        elif text:
-            _add_tag(fields, text, None, None)
+def _itunes_category(child: etree._Element, fields: _Fields) -> None:
+    _add_tag(fields, child.get("text") or "", _ITUNES_SCHEME, None)
+
+
+Handler = Callable[[etree._Element, _Fields], None]
+_ITUNES_SCHEME = "http://www.itunes.com/"
+_CORE_HANDLERS: dict[str, Handler] = {
+    "link": _link,
+    "guid": _guid,
+    "title": _title,
+    "description": _summary,
+    "summary": _summary,
+    "abstract": _summary,
+    "content": _content,
+    **dict.fromkeys(_UPDATED, _date("updated")),
+    **dict.fromkeys(_PUBLISHED, _date("published")),
+    "created": _date("created"),
+    "category": _category,
+    "keywords": _category,
+}
+_HANDLERS: dict[str, dict[str, Handler]] = {
+    DC_NS: {"date": _date("updated"), "title": _title, "description": _summary, "subject": _subject},
+    DCTERMS_NS: {"modified": _date("updated"), "issued": _date("published"), "created": _date("created")},
+    CONTENT_NS: {"encoded": _encoded},
+    ITUNES_NS: {"keywords": _terms(_ITUNES_SCHEME), "category": _itunes_category},
+    **{key: {"keywords": _terms(None)} for key in MEDIA_NAMESPACES},
+}
+
+
+@functools.lru_cache(maxsize=1024)
+def _dispatch(tag: str) -> tuple[Handler | None, bool]:
+    """What reads a child with this tag, and whether it is an extension element (kept like a sitemap's)."""
+    namespace, local = _qname(tag)
+    handlers = _CORE_HANDLERS if namespace in CORE_NAMESPACES else _HANDLERS.get(namespace, {})
+    return handlers.get(local), namespace in _EXTENSION_NAMESPACES or namespace not in _FEED_NAMESPACES
 
 
 def _add_tag(fields: _Fields, term: str, scheme: str | None, label: str | None) -> None:
@@ -373,8 +412,14 @@ def item_entry(element: etree._Element, index: int, atom: bool, ctx: Context) ->
     """The entry of one ``<item>`` / ``<entry>``; None (reported) when it has no usable URL."""
     fields = _Fields()
     for child in element:
-        if isinstance(child.tag, str):
-            _read_child(child, fields)
+        tag = child.tag
+        if not isinstance(tag, str):
+            continue
+        handler, extension = _dispatch(tag)
+        if handler is not None:
+            handler(child, fields)
+        if extension:
+            fields.extensions.append(child)
     title = fields.title or None
     loc_text = _atom_loc(fields.links) if atom else fields.text_link or _atom_loc(fields.links)
     if not loc_text:
