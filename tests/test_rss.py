@@ -727,3 +727,27 @@ def test_surrogate_references_across_read_boundaries_are_all_replaced() -> None:
     )
     assert entries[0].description == "\ufffd" * 10_000
     assert codes(diagnostics) == ["invalid-character"] * 10_000
+
+
+def test_html_entities_are_read_as_their_characters_once_reported_each() -> None:
+    """RSS 0.91 declares HTML 4's entities in its DTD, which is never loaded: they are read as feedparser
+    reads them, each name reported once; in a URL without ';' the '&' stays literal, CDATA is left alone."""
+    data = (
+        b'<?xml version="1.0"?>\n<rss version="0.91"><channel><title>Caf&eacute;</title>\n'
+        b"<item><title>a&nbsp;b &amp; caf&eacute;</title><link>https://example.org/?a=1&copy=3</link>\n"
+        b"<description><![CDATA[x &nbsp; y]]> &hellip;</description></item></channel></rss>\n"
+    )
+    meta, entries, diagnostics, _ = read(data)
+    assert meta.title == "Caf\u00e9"
+    assert [(entry.loc, entry.title, entry.description) for entry in entries] == [
+        ("https://example.org/?a=1&copy=3", "a\u00a0b & caf\u00e9", "x &nbsp; y \u2026")
+    ]
+    entities = [(d.line, d.message.split(";")[0]) for d in diagnostics if d.code == "html-entity"]
+    assert entities == [(2, "&eacute"), (3, "&nbsp"), (4, "&hellip")]
+    assert codes(diagnostics).count("bare-ampersand") == 1
+
+
+def test_surrogate_references_are_reported_on_their_line() -> None:
+    data = rss20("<item><link>https://example.org/1</link>\n\n<title>a&#xD800;</title></item>")
+    _, _, diagnostics, _ = read(data)
+    assert [(d.code, d.line) for d in diagnostics] == [("invalid-character", 5)]

@@ -27,6 +27,7 @@ import base64
 import binascii
 import copy
 import functools
+import html.entities
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -42,9 +43,9 @@ from feedmap.errors import Reporter
 from feedmap.formats._fields import read_lastmod, read_loc
 from feedmap.formats.sitemap import entry_from_element
 from feedmap.model import DocKind, DocMeta, Entry, Position
-from feedmap.sources import PeekableStream
+from feedmap.sources import PeekableStream, Readable
 
-__all__ = ["CORE_NAMESPACES", "FeedItems", "SurrogateRefs", "describe_item", "feed_date", "replace_surrogate_refs"]
+__all__ = ["CORE_NAMESPACES", "FeedItems", "ReferenceRepairs", "describe_item", "feed_date", "replace_surrogate_refs"]
 
 RSS10_NS = "http://purl.org/rss/1.0/"
 RSS090_NS = "http://my.netscape.com/rdf/simple/0.9/"
@@ -133,45 +134,118 @@ def _report_surrogate(reporter: Reporter, name: str, ref: bytes, line: int) -> N
     )
 
 
-class SurrogateRefs:
-    """A file-like filter after :class:`CleaningStream` that replaces surrogate character references."""
+#: A character reference to a surrogate (group 1: hex digits, group 2: decimal digits) or a named reference
+#: other than XML's five (group 3).
+_REPAIRABLE = re.compile(
+    rb"&(?:#(?:[xX]0*([dD][89a-fA-F][0-9a-fA-F]{2})|0*(5[5-7][0-9]{3}))|(?!(?:amp|lt|gt|quot|apos);)([A-Za-z][A-Za-z0-9]{1,9}));"
+)
+#: HTML 4's named character references (the RSS 0.91 DTD declares them; feedparser reads them in any feed).
+_HTML_ENTITIES = {name.encode("ascii"): code for name, code in html.entities.name2codepoint.items()}
+_HOLD = 16  # bytes held back at a chunk's end: a reference or a CDATA marker is never longer
+_CDATA_OPEN = b"<![CDATA["
+_CDATA_CLOSE = b"]]>"
 
-    def __init__(self, inner: CleaningStream, *, reporter: Reporter, name: str) -> None:
+
+class ReferenceRepairs:
+    """Reads through a feed's bytes repairing, outside CDATA sections, two references XML does not allow:
+
+    * a character reference to a surrogate becomes ``&#xFFFD;`` (each reported: ``invalid-character``);
+    * an HTML named reference (``&nbsp;``, ``&eacute;``: RSS 0.91's DTD declares HTML 4's, which a parser
+      that loads no DTD does not know) becomes its numeric reference (``html-entity``, once per name).
+
+    Other unknown references are left to :class:`~feedmap._xml.CleaningStream` (kept as written).  Sits
+    before it, so lines are the input's.
+    """
+
+    def __init__(self, inner: Readable, *, reporter: Reporter, name: str) -> None:
         self._inner = inner
         self._reporter = reporter
         self._name = name
         self._carry = b""
         self._eof = False
+        self._in_cdata = False
         self._line = 1
+        self._named: set[bytes] = set()
         #: Surrogate references replaced so far.
         self.replaced = 0
 
-    def read(self, size: int = -1) -> bytes:
+    def read(self, size: int = -1, /) -> bytes:
         while True:
             chunk = b""
             if not self._eof:
-                chunk = self._inner.read(size)
+                chunk = self._inner.read(size if size > 0 else 1 << 16)
                 self._eof = not chunk
             buf = self._carry + chunk
-            cut = len(buf)
-            if not self._eof:
-                amp = buf.rfind(b"&", max(len(buf) - _REF_TAIL, 0))
-                cut = amp if amp >= 0 else cut
+            cut = len(buf) if self._eof else _safe_cut(buf)
             head, self._carry = buf[:cut], buf[cut:]
-            if b"&#" in head:
-                head = _SURROGATE_REF.sub(self._replace(head), head)
+            if b"&" in head or self._in_cdata:
+                head = self._repair(head)
             self._line += head.count(b"\n")
             if head or self._eof:
                 return head
 
-    def _replace(self, head: bytes) -> Callable[[re.Match[bytes]], bytes]:
+    def _repair(self, data: bytes) -> bytes:
+        parts: list[bytes] = []
+        pos = 0
+        while pos < len(data):
+            if self._in_cdata:
+                end = data.find(_CDATA_CLOSE, pos)
+                stop = len(data) if end < 0 else end + len(_CDATA_CLOSE)
+                parts.append(data[pos:stop])
+                self._in_cdata = end < 0
+                pos = stop
+                continue
+            start = data.find(_CDATA_OPEN, pos)
+            stop = len(data) if start < 0 else start
+            segment = data[pos:stop]
+            if b"&" in segment:
+                segment = _REPAIRABLE.sub(self._replacer(self._line + data.count(b"\n", 0, pos)), segment)
+            parts.append(segment)
+            if start < 0:
+                break
+            parts.append(_CDATA_OPEN)
+            pos = start + len(_CDATA_OPEN)
+            self._in_cdata = True
+        return b"".join(parts)
+
+    def _replacer(self, line: int) -> Callable[[re.Match[bytes]], bytes]:
+        """Replaces one match in a segment whose first byte is on ``line``."""
+
         def replace(match: re.Match[bytes]) -> bytes:
+            name = match.group(3)
+            if name is not None:
+                code = _HTML_ENTITIES.get(name)
+                if code is None:
+                    return match.group()
+                if name not in self._named:
+                    self._named.add(name)
+                    self._reporter.warning(
+                        "html-entity",
+                        f"&{name.decode('ascii')}; is an HTML entity XML does not define; read as {chr(code)!r}",
+                        self._name,
+                        line + match.string.count(b"\n", 0, match.start()),
+                    )
+                return b"&#%d;" % code
+            if match.group(2) is not None and not 55296 <= int(match.group(2)) <= 57343:
+                return match.group()
             self.replaced += 1
-            line = self._line + head.count(b"\n", 0, match.start()) + self._inner.line_offset
-            _report_surrogate(self._reporter, self._name, match.group(), line)
+            _report_surrogate(
+                self._reporter, self._name, match.group(), line + match.string.count(b"\n", 0, match.start())
+            )
             return b"&#xFFFD;"
 
         return replace
+
+
+def _safe_cut(buf: bytes) -> int:
+    """Where to end the bytes handed on so that no reference or CDATA marker is split (the rest waits)."""
+    cut = max(len(buf) - _HOLD, 0)
+    window = buf[max(cut - _HOLD, 0) : cut]
+    for marker in (b"&", b"<", b"]"):
+        found = window.rfind(marker)
+        if found >= 0:
+            cut = min(cut, max(cut - _HOLD, 0) + found)
+    return cut
 
 
 # ------------------------------------------------------------------------------------------ the reader
@@ -499,8 +573,7 @@ class FeedItems:
         self.meta = DocMeta(kind=DocKind.FEED)
         self.items = 0
         self._cleaner = CleaningStream(stream, reporter=ctx.reporter, name=ctx.name)
-        self.surrogates = SurrogateRefs(self._cleaner, reporter=ctx.reporter, name=ctx.name)
-        self._context = make_iterparse(self.surrogates, _ITEM_TAGS)  # type: ignore[arg-type]
+        self._context = make_iterparse(self._cleaner, _ITEM_TAGS)
         self._elements = iter(self._context)
 
     def elements(self) -> Iterator[etree._Element]:

@@ -30,6 +30,7 @@ import itertools
 import re
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from lxml import etree
@@ -43,6 +44,7 @@ from feedmap.formats._feedstream import (
     CORE_NAMESPACES,
     RDF_NS,
     FeedItems,
+    ReferenceRepairs,
     describe_item,
     feed_date,
     item_entry,
@@ -215,9 +217,12 @@ def _raw_links(parsed: Any, data: bytes) -> _RawLinks | None:
     return _RawLinks(text)
 
 
-def _read_with_feedparser(data: bytes, ctx: Context, broken: etree.LxmlError | None = None) -> Document:
-    """The whole feed read by feedparser (the path for what lxml cannot read)."""
-    data = replace_surrogate_refs(data, ctx.reporter, ctx.name)
+def _read_with_feedparser(
+    data: bytes, ctx: Context, broken: etree.LxmlError | None = None, *, reported: int = 0
+) -> Document:
+    """The whole feed read by feedparser (the path for what lxml cannot read); the first ``reported``
+    surrogate references were reported already."""
+    data = replace_surrogate_refs(data, ctx.reporter, ctx.name, skip=reported)
     parsed = _feedparse(data, ctx, broken)
     if not parsed.get("version") and not parsed.entries:
         raise ReadError("not a feed that feedparser understands", source=ctx.name, code="not-a-feed")
@@ -248,11 +253,19 @@ def _streamable(stream: PeekableStream) -> bool | None:
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class _Fallback:
+    """What the feedparser path needs when the XML breaks off: the recorded input, the repairs reported."""
+
+    recorder: _Recorder
+    repairs: ReferenceRepairs
+
+
 def _streamed(
     items: FeedItems,
     elements: Iterator[etree._Element],
     first: etree._Element | None,
-    recorder: _Recorder,
+    fallback: _Fallback,
     ctx: Context,
 ) -> Iterator[Entry]:
     try:
@@ -264,32 +277,36 @@ def _streamed(
             element = next(elements, None)
     except etree.LxmlError as broken:
         # the XML breaks off after some items: feedparser reads the whole input, the items not given yet count
-        data = replace_surrogate_refs(recorder.replay(), ctx.reporter, ctx.name, skip=items.surrogates.replaced)
+        data = replace_surrogate_refs(
+            fallback.recorder.replay(), ctx.reporter, ctx.name, skip=fallback.repairs.replaced
+        )
         parsed = _feedparse(data, ctx, broken)
         yield from _entries(parsed, ctx, _raw_links(parsed, data), skip=items.items)
     finally:
-        recorder.close()
+        fallback.recorder.close()
 
 
 def read(source: Source, *, ctx: Context) -> Document:
     recorder = _Recorder(source.stream)
-    stream = PeekableStream(recorder)
-    atom = _streamable(stream)
+    peeked = PeekableStream(recorder)
+    atom = _streamable(peeked)
     if atom is None:
         try:
             return _read_with_feedparser(recorder.replay(), ctx)
         finally:
             recorder.close()
-    items = FeedItems(stream, ctx, atom=atom)
+    repairs = ReferenceRepairs(peeked, reporter=ctx.reporter, name=ctx.name)
+    items = FeedItems(PeekableStream(repairs), ctx, atom=atom)
     elements = items.elements()
     try:
         first = next(elements, None)
     except etree.LxmlError as broken:
         try:
-            return _read_with_feedparser(recorder.replay(), ctx, broken)
+            return _read_with_feedparser(recorder.replay(), ctx, broken, reported=repairs.replaced)
         finally:
             recorder.close()
-    doc = Document(items.meta, _streamed(items, elements, first, recorder, ctx), diagnostics=ctx.reporter.diagnostics)
+    entries = _streamed(items, elements, first, _Fallback(recorder, repairs), ctx)
+    doc = Document(items.meta, entries, diagnostics=ctx.reporter.diagnostics)
     doc.closers.append(recorder.close)
     return doc
 
