@@ -368,7 +368,7 @@ def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
 
 FORMAT = FormatSpec(
     name="rss",
-    title="RSS / Atom feed (read: RSS 0.9x/1.0/2.0, Atom 0.3/1.0 via feedparser; write: RSS 2.0)",
+    title="RSS / Atom feed (read: RSS 0.9x/1.0/2.0, Atom 0.3/1.0, streamed; write: RSS 2.0)",
     extensions=(".rss", ".atom"),
     roots=(("*", "rss"), (RDF_NS, "RDF"), ("*", "feed")),
     priority=5,
