@@ -751,3 +751,23 @@ def test_surrogate_references_are_reported_on_their_line() -> None:
     data = rss20("<item><link>https://example.org/1</link>\n\n<title>a&#xD800;</title></item>")
     _, _, diagnostics, _ = read(data)
     assert [(d.code, d.line) for d in diagnostics] == [("invalid-character", 5)]
+
+
+def test_rss_in_a_userland_namespace_is_read_as_rss() -> None:
+    """RSS 2.0 in the ``backend.userland.com/rss2`` namespace: its elements are the item's fields, not extras."""
+    data = (
+        b'<?xml version="1.0"?><rss version="2.0" xmlns="http://backend.userland.com/rss2"><channel><title>C</title>'
+        b"<item><title>T</title><link>https://example.org/1</link><description>D</description></item></channel></rss>"
+    )
+    meta, entries, diagnostics, _ = read(data)
+    assert meta.title == "C"
+    assert entries == [Entry(loc="https://example.org/1", title="T", description="D")]
+    assert entries[0].extras == {}
+    assert diagnostics == []
+
+
+def test_a_feed_over_the_byte_cap_is_a_limit_error() -> None:
+    data = rss20("".join(f"<item><link>https://example.org/{n}</link></item>" for n in range(2000)))
+    with pytest.raises(ReadError) as caught, feedmap.read(io.BytesIO(data), max_bytes=10_000) as doc:
+        list(doc)
+    assert caught.value.code == "too-large"
