@@ -771,3 +771,30 @@ def test_a_feed_over_the_byte_cap_is_a_limit_error() -> None:
     with pytest.raises(ReadError) as caught, feedmap.read(io.BytesIO(data), max_bytes=10_000) as doc:
         list(doc)
     assert caught.value.code == "too-large"
+
+
+class _Trickle:
+    """A reader handing out its bytes a few at a time (1 to 7), so that every boundary gets cut."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._step = 0
+
+    def read(self, size: int = -1, /) -> bytes:
+        self._step = self._step % 7 + 1
+        piece, self._data = self._data[: self._step], self._data[self._step :]
+        return piece
+
+
+def test_reference_repairs_hold_across_any_read_boundary() -> None:
+    from feedmap.formats._feedstream import ReferenceRepairs
+
+    text = b"<a>x&#xD800;y&nbsp;<![CDATA[&nbsp;&#xD800;]]]]>&eacute;&amp;&#55296;&#1234;&unknown;</a>\n" * 40
+    expected = b"<a>x&#xFFFD;y&#160;<![CDATA[&nbsp;&#xD800;]]]]>&#233;&amp;&#xFFFD;&#1234;&unknown;</a>\n" * 40
+    reporter = Reporter()
+    repairs = ReferenceRepairs(_Trickle(text), reporter=reporter, name="t")
+    out = b"".join(iter(lambda: repairs.read(64), b""))
+    assert out == expected
+    assert repairs.replaced == 80
+    assert [d.code for d in reporter.diagnostics].count("html-entity") == 2
+    assert [d.line for d in reporter.diagnostics if d.code == "invalid-character"][-2:] == [40, 40]

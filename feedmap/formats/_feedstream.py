@@ -93,9 +93,10 @@ def describe_item(title: str | None, index: int) -> str:
 
 def feed_date(text: str, key: str, ctx: Context) -> W3CDate | None:
     """W3C (Atom, dc:date) or RFC 822 (RSS pubDate) as written, with its offset; anything else leniently."""
+    text = text.strip()
     if text[:1].isdigit():
         try:
-            return W3CDate(text.strip())
+            return W3CDate(text)
         except ValueError:
             pass
     return from_rfc822(text) or read_lastmod(text, ctx, 0, what=key)
@@ -107,7 +108,6 @@ def feed_date(text: str, key: str, ctx: Context) -> W3CDate | None:
 _SURROGATE_REF = re.compile(
     rb"&#(?:[xX]0*[dD][89a-fA-F][0-9a-fA-F]{2}|0*(?:5529[6-9]|55[3-9][0-9]{2}|56[0-9]{3}|57[0-2][0-9]{2}|573[0-3][0-9]|5734[0-3]));"
 )
-_REF_TAIL = 16  # bytes held back at a chunk's end: a reference is never longer
 
 
 def replace_surrogate_refs(data: bytes, reporter: Reporter, name: str, *, skip: int = 0) -> bytes:
@@ -178,7 +178,7 @@ class ReferenceRepairs:
             buf = self._carry + chunk
             cut = len(buf) if self._eof else _safe_cut(buf)
             head, self._carry = buf[:cut], buf[cut:]
-            if b"&" in head or self._in_cdata:
+            if self._in_cdata or b"&" in head or _CDATA_OPEN in head:
                 head = self._repair(head)
             self._line += head.count(b"\n")
             if head or self._eof:
@@ -238,14 +238,30 @@ class ReferenceRepairs:
 
 
 def _safe_cut(buf: bytes) -> int:
-    """Where to end the bytes handed on so that no reference or CDATA marker is split (the rest waits)."""
+    """Where to end the bytes handed on so that no repairable reference or CDATA marker is split: the last
+    ``_HOLD`` bytes wait, and the cut moves back to the start of any such token it would cut through."""
     cut = max(len(buf) - _HOLD, 0)
-    window = buf[max(cut - _HOLD, 0) : cut]
-    for marker in (b"&", b"<", b"]"):
-        found = window.rfind(marker)
-        if found >= 0:
-            cut = min(cut, max(cut - _HOLD, 0) + found)
+    moved = True
+    while moved:
+        moved = False
+        for pos in range(max(cut - _HOLD, 0), cut):
+            if _spans(buf, pos, cut):
+                cut, moved = pos, True
+                break
     return cut
+
+
+def _spans(buf: bytes, pos: int, cut: int) -> bool:
+    """True when a token that matters to :class:`ReferenceRepairs` starts at ``pos`` and ends after ``cut``."""
+    byte = buf[pos]
+    if byte == 0x26:  # &
+        match = _REPAIRABLE.match(buf, pos)
+        return match is not None and match.end() > cut
+    if byte == 0x3C:  # <
+        return pos + len(_CDATA_OPEN) > cut and buf.startswith(_CDATA_OPEN, pos)
+    if byte == 0x5D:  # ]
+        return pos + len(_CDATA_CLOSE) > cut and buf.startswith(_CDATA_CLOSE, pos)
+    return False
 
 
 # ------------------------------------------------------------------------------------------ the reader
