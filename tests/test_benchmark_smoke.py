@@ -119,3 +119,19 @@ def test_quick_web_benchmark_runs_every_case(tmp_path: Path) -> None:
         assert case["runs"][0]["entries"] == case["expected"] > 0
     assert result["summary"]["enrich_speedup_c8"] > 0
     assert "enrichment: concurrency 8 is" in completed.stdout
+
+
+def test_quick_feed_benchmark_reports_memory_and_matches_the_raw_loop(tmp_path: Path) -> None:
+    """benchmarks/bench_feeds.py --quick: both feeds read by the CLI and the raw loop, outputs identical."""
+    results = tmp_path / "results"
+    command = [sys.executable, str(ROOT / "benchmarks" / "bench_feeds.py"), "--quick"]
+    command += ["--data-dir", str(tmp_path / "data"), "--results-dir", str(results)]
+    completed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert re.search(r"rss: ratio cli/raw wall \d+\.\d+; peak RSS \d+\.\d MiB", completed.stdout), completed.stdout
+    result = json.loads(sorted(results.glob("bench_feeds-*.json"))[-1].read_text(encoding="utf-8"))
+    assert set(result["summary"]) == {"rss", "atom"}
+    for summary in result["summary"].values():
+        assert summary["entries"] > 100
+        assert summary["text_output_identical"] is True
+        assert summary["peak_rss_mib"] > 0 and summary["raw_peak_rss_mib"] > 0

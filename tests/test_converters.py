@@ -28,7 +28,7 @@ from feedmap.cli import main
 from feedmap.context import Context, Options
 from feedmap.converters import feed_to_sitemap, plan, sitemap_to_ror
 from feedmap.errors import Diagnostic, Level, Reporter
-from feedmap.model import DocKind, Document
+from feedmap.model import Alternate, DocKind, DocMeta, Document, Image, Position
 
 # ------------------------------------------------------------------------------------------------ helpers
 
@@ -131,6 +131,31 @@ def test_feed_to_sitemap_keeps_each_url_once_with_the_newest_lastmod() -> None:
     assert len(merged) == 1
     assert merged[0].level is Level.INFO
     assert re.search(r"\b4\b", merged[0].message), "the number of merged items is reported"
+
+
+def test_feed_to_sitemap_keeps_every_field_and_the_origin_of_the_entries_it_holds() -> None:
+    """The kept entries wait in a temporary file (a 100 MB feed must not be held as objects): nothing is lost."""
+    full = Entry(
+        loc="https://www.example.com/a",
+        lastmod=W3CDate("2024-04-02T08:00:00.5+02:00"),
+        changefreq=ChangeFreq.WEEKLY,
+        priority=0.3,
+        title="T",
+        description="D",
+        keywords=("k1", "k2"),
+        type="Article",
+        images=(Image(loc="https://www.example.com/i.png", caption="c"),),
+        alternates=(Alternate(hreflang="de", href="https://www.example.com/de"),),
+        extras={"{urn:x}y": "<y xmlns=\"urn:x\">1</y>"},
+        origin=Position("feed.xml", 7),
+    )
+    older = Entry(loc=full.loc, lastmod=W3CDate("2024-01-01"), origin=Position("feed.xml", 3))
+    bare = Entry(loc="https://www.example.com/b")
+    doc = Document(DocMeta(kind=DocKind.FEED), [older, bare, full, bare])
+    result = list(feed_to_sitemap(doc, Context(reporter=Reporter())))
+    assert result == [full, bare]
+    assert [entry.origin for entry in result] == [Position("feed.xml", 7), None]
+    assert result[1].lastmod is None and result[1].extras == {}
 
 
 def test_no_duplicates_no_report() -> None:

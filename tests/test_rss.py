@@ -553,3 +553,248 @@ def test_a_malformed_first_url_does_not_stop_a_feed_being_written(
         out, err = capsys.readouterr()
         assert "<link>https://www.example.com/2</link>" in out
         assert "names no site" in err and "Traceback" not in err
+
+
+# ------------------------------------------------------------------------------------------------ streaming (issue 8)
+
+
+class _CountingReader(io.RawIOBase):
+    """A feed of ``items`` RSS items, generated as it is read; counts the bytes handed out."""
+
+    def __init__(self, items: int) -> None:
+        self._parts = iter(
+            [
+                rss20("").split(b"\n</channel>")[0],
+                *(
+                    f"<item><title>t{n}</title><link>https://example.org/{n}</link></item>\n".encode()
+                    for n in range(items)
+                ),
+                b"</channel></rss>\n",
+            ]
+        )
+        self._pending = b""
+        self.handed_out = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        while len(self._pending) < len(buffer):
+            part = next(self._parts, None)
+            if part is None:
+                break
+            self._pending += part
+        count = min(len(buffer), len(self._pending))
+        buffer[:count] = self._pending[:count]
+        self._pending = self._pending[count:]
+        self.handed_out += count
+        return count
+
+
+def test_a_feed_is_read_as_it_streams() -> None:
+    """The first entry comes before the whole feed (some 2.5 MB here) was read: it is not read whole."""
+    reader = _CountingReader(40_000)
+    with feedmap.read(reader, format="rss") as doc:
+        first = next(iter(doc))
+        assert first.loc == "https://example.org/0"
+        assert doc.meta.title == "C"
+        assert reader.handed_out < 1_000_000
+        assert sum(1 for _ in doc) == 39_999
+
+
+def test_a_well_formed_feed_is_read_without_feedparser(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("feedparser was asked to read a well-formed feed")
+
+    monkeypatch.setattr(feedparser, "parse", refuse)
+    _, entries, diagnostics, _ = read(rss20("<item><title>a</title><link>https://example.org/1</link></item>"))
+    assert [entry.loc for entry in entries] == ["https://example.org/1"]
+    assert diagnostics == []
+
+
+def test_channel_elements_after_the_items_fill_the_metadata() -> None:
+    data = b'<rss version="2.0"><channel><item><link>https://example.org/1</link></item><title>Late</title></channel></rss>'
+    meta, entries, _, _ = read(data)
+    assert meta.title == "Late"
+    assert [entry.loc for entry in entries] == ["https://example.org/1"]
+
+
+def test_a_feed_that_breaks_off_after_items_gives_the_rest_through_feedparser() -> None:
+    """The items before the break stream; feedparser gives those after it, none twice, in order."""
+    items = "".join(f"<item><title>t{n}</title><link>https://example.org/{n}</link></item>" for n in range(1, 4))
+    broken = "<item><title>t4</title><link>https://example.org/4</link><p></item>"
+    after = "<item><title>t5</title><link>https://example.org/5</link></item>"
+    _, entries, diagnostics, _ = read(rss20(items + broken + after))
+    assert [entry.loc for entry in entries] == [f"https://example.org/{n}" for n in range(1, 6)]
+    assert [entry.title for entry in entries] == [f"t{n}" for n in range(1, 6)]
+    assert codes(diagnostics) == ["malformed-feed"]
+
+
+def test_a_feed_broken_before_its_first_item_is_read_by_feedparser() -> None:
+    data = rss20("<item><title>a</title><link>https://example.org/1</link></item>").replace(b"<title>C", b"<title><x>C")
+    _meta, entries, diagnostics, _ = read(data)
+    assert [entry.loc for entry in entries] == ["https://example.org/1"]
+    assert codes(diagnostics) == ["malformed-feed"]
+
+
+@pytest.mark.parametrize(
+    ("element", "recovered", "expected"),
+    [
+        # feedparser keeps the escape in a guid, drops an entity's ';' and a reference's meaning in a link
+        (
+            "<guid>https://example.org/?q=1&amp;sect=2</guid>",
+            "https://example.org/?q=1&amp;sect=2",
+            "https://example.org/?q=1&sect=2",
+        ),
+        ("<link>https://&host;/a</link>", "https://&host/a", "https://&host;/a"),
+        ("<link>https://example.org/a&lt;b</link>", "https://example.org/a&ltb", "https://example.org/a<b"),
+    ],
+)
+def test_urls_feedparser_recovers_are_read_as_written_and_reported(element: str, recovered: str, expected: str) -> None:
+    data = rss20(f"<item><title>t</title>{element}<p></item>")
+    assert feedparser.parse(data).entries[0].link == recovered
+    _, entries, diagnostics, _ = read(data)
+    assert [entry.loc for entry in entries] == [expected]
+    reports = [d for d in diagnostics if d.code == "feed-recovered-url"]
+    assert len(reports) == 1 and recovered in reports[0].message and reports[0].level is Level.WARNING
+
+
+def test_a_recovered_url_not_in_the_feed_is_reported_unverified() -> None:
+    """feedparser resolves the references, then drops the ";" of what looks like an entity: no form of the
+    text as written gives its URL, so it is kept and reported as unverified."""
+    data = rss20("<item><title>t</title><link>https://example.org/&amp;&#x26;x;</link><p></item>")
+    parsed = feedparser.parse(data)
+    _, entries, diagnostics, _ = read(data)
+    assert [entry.loc for entry in entries] == [parsed.entries[0].link]
+    assert "feed-recovered-url" in codes(diagnostics)
+
+
+SURROGATE_CASES = {
+    "title": ("<item><title>a&#xD800;b</title><link>https://example.org/2</link></item>", "title", "a\ufffdb"),
+    "description": (
+        "<item><description>a&#55296;b</description><link>https://example.org/2</link></item>",
+        "description",
+        "a\ufffdb",
+    ),
+    "category": (
+        "<item><category>a&#xDFFF;</category><link>https://example.org/2</link></item>",
+        "keywords",
+        ("a\ufffd",),
+    ),
+    "link": (
+        "<item><title>t</title><link>https://example.org/&#xD800;</link></item>",
+        "loc",
+        "https://example.org/\ufffd",
+    ),
+    "guid": (
+        "<item><title>t</title><guid>https://example.org/&#xdbff;</guid></item>",
+        "loc",
+        "https://example.org/\ufffd",
+    ),
+    "pubDate": ("<item><link>https://example.org/2</link><pubDate>&#xD800;</pubDate></item>", "lastmod", None),
+}
+
+
+@pytest.mark.parametrize("broken", [False, True], ids=["well-formed", "malformed"])
+@pytest.mark.parametrize("case", sorted(SURROGATE_CASES))
+def test_character_references_to_surrogates_are_replaced_not_fatal(case: str, broken: bool) -> None:
+    """``&#xD800;`` is no XML character (XML 1.0 §2.2): U+FFFD with a warning, on both reading paths."""
+    item, field, expected = SURROGATE_CASES[case]
+    tail = "<item><link>https://example.org/3</link><p></item>" if broken else ""
+    data = rss20("<item><title>first</title><link>https://example.org/1</link></item>" + item + tail)
+    _, entries, diagnostics, _ = read(data)
+    assert entries[0].loc == "https://example.org/1"
+    assert getattr(entries[1], field) == expected
+    assert codes(diagnostics).count("invalid-character") == 1
+    for target in ("jsonl", "rss", "sitemap"):
+        feedmap.convert(io.BytesIO(data), io.BytesIO(), target)
+
+
+def test_surrogate_references_in_atom_attributes_and_channel_are_replaced() -> None:
+    data = atom10('<entry><title>x</title><link href="https://example.org/&#xD800;"/></entry>').replace(
+        b"<title>A</title>", b"<title>A&#xDC00;</title>"
+    )
+    meta, entries, diagnostics, _ = read(data)
+    assert meta.title == "A\ufffd"
+    assert [entry.loc for entry in entries] == ["https://example.org/\ufffd"]
+    assert codes(diagnostics) == ["invalid-character", "invalid-character"]
+
+
+def test_surrogate_references_across_read_boundaries_are_all_replaced() -> None:
+    """10,000 references (80 kB) in one element cross the stream's chunk boundaries."""
+    _, entries, diagnostics, _ = read(
+        rss20("<item><link>https://example.org/1</link><description>" + "&#xD800;" * 10_000 + "</description></item>")
+    )
+    assert entries[0].description == "\ufffd" * 10_000
+    assert codes(diagnostics) == ["invalid-character"] * 10_000
+
+
+def test_html_entities_are_read_as_their_characters_once_reported_each() -> None:
+    """RSS 0.91 declares HTML 4's entities in its DTD, which is never loaded: they are read as feedparser
+    reads them, each name reported once; in a URL without ';' the '&' stays literal, CDATA is left alone."""
+    data = (
+        b'<?xml version="1.0"?>\n<rss version="0.91"><channel><title>Caf&eacute;</title>\n'
+        b"<item><title>a&nbsp;b &amp; caf&eacute;</title><link>https://example.org/?a=1&copy=3</link>\n"
+        b"<description><![CDATA[x &nbsp; y]]> &hellip;</description></item></channel></rss>\n"
+    )
+    meta, entries, diagnostics, _ = read(data)
+    assert meta.title == "Caf\u00e9"
+    assert [(entry.loc, entry.title, entry.description) for entry in entries] == [
+        ("https://example.org/?a=1&copy=3", "a\u00a0b & caf\u00e9", "x &nbsp; y \u2026")
+    ]
+    entities = [(d.line, d.message.split(";")[0]) for d in diagnostics if d.code == "html-entity"]
+    assert entities == [(2, "&eacute"), (3, "&nbsp"), (4, "&hellip")]
+    assert codes(diagnostics).count("bare-ampersand") == 1
+
+
+def test_surrogate_references_are_reported_on_their_line() -> None:
+    data = rss20("<item><link>https://example.org/1</link>\n\n<title>a&#xD800;</title></item>")
+    _, _, diagnostics, _ = read(data)
+    assert [(d.code, d.line) for d in diagnostics] == [("invalid-character", 5)]
+
+
+def test_rss_in_a_userland_namespace_is_read_as_rss() -> None:
+    """RSS 2.0 in the ``backend.userland.com/rss2`` namespace: its elements are the item's fields, not extras."""
+    data = (
+        b'<?xml version="1.0"?><rss version="2.0" xmlns="http://backend.userland.com/rss2"><channel><title>C</title>'
+        b"<item><title>T</title><link>https://example.org/1</link><description>D</description></item></channel></rss>"
+    )
+    meta, entries, diagnostics, _ = read(data)
+    assert meta.title == "C"
+    assert entries == [Entry(loc="https://example.org/1", title="T", description="D")]
+    assert entries[0].extras == {}
+    assert diagnostics == []
+
+
+def test_a_feed_over_the_byte_cap_is_a_limit_error() -> None:
+    data = rss20("".join(f"<item><link>https://example.org/{n}</link></item>" for n in range(2000)))
+    with pytest.raises(ReadError) as caught, feedmap.read(io.BytesIO(data), max_bytes=10_000) as doc:
+        list(doc)
+    assert caught.value.code == "too-large"
+
+
+class _Trickle:
+    """A reader handing out its bytes a few at a time (1 to 7), so that every boundary gets cut."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._step = 0
+
+    def read(self, size: int = -1, /) -> bytes:
+        self._step = self._step % 7 + 1
+        piece, self._data = self._data[: self._step], self._data[self._step :]
+        return piece
+
+
+def test_reference_repairs_hold_across_any_read_boundary() -> None:
+    from feedmap.formats._feedstream import ReferenceRepairs
+
+    text = b"<a>x&#xD800;y&nbsp;<![CDATA[&nbsp;&#xD800;]]]]>&eacute;&amp;&#55296;&#1234;&unknown;</a>\n" * 40
+    expected = b"<a>x&#xFFFD;y&#160;<![CDATA[&nbsp;&#xD800;]]]]>&#233;&amp;&#xFFFD;&#1234;&unknown;</a>\n" * 40
+    reporter = Reporter()
+    repairs = ReferenceRepairs(_Trickle(text), reporter=reporter, name="t")
+    out = b"".join(iter(lambda: repairs.read(64), b""))
+    assert out == expected
+    assert repairs.replaced == 80
+    assert [d.code for d in reporter.diagnostics].count("html-entity") == 2
+    assert [d.line for d in reporter.diagnostics if d.code == "invalid-character"][-2:] == [40, 40]

@@ -1,38 +1,59 @@
-"""``rss``: syndication feeds (RSS 0.9x/1.0/2.0, Atom 0.3/1.0) read with feedparser, written as RSS 2.0.
+"""``rss``: syndication feeds (RSS 0.9x/1.0/2.0, Atom 0.3/1.0), streamed with lxml, written as RSS 2.0.
 
 sitemaps.org ("Other formats") accepts RSS 2.0 and Atom as sitemaps; PROTOCOL.md, "Feeds as sitemaps":
 
 * ``loc`` from the item's ``link``, else from a ``guid`` that is a permalink (``isPermaLink`` defaults to
-  true), else Atom ``link[@rel=alternate or no rel]`` — feedparser's ``entry.link`` implements exactly this;
+  true), else Atom ``link[@rel=alternate or no rel]``;
 * ``lastmod`` from ``updated`` (Atom, ``dc:date``), ``published`` (``pubDate``) or Atom 0.3 ``modified``,
   read from the text as written so its offset and precision are kept;
 * ``title``, ``description`` (summary) and ``keywords`` (category terms).
 
-Items without a usable URL are skipped with a warning naming the item.  A malformed feed (feedparser's
-``bozo``) gives a warning, so ``--strict`` stops on it.  Extension elements feedmap writes into RSS
-(``sitemap:changefreq``, ``sitemap:priority``, ``image:image``, ``xhtml:link``) are read back by namespace
-URI with lxml, so ``sitemap -> rss -> sitemap`` keeps them.  The feed is read whole (feedparser is not a
-streaming parser), within the ``--max-bytes`` cap.
+Reading streams (:mod:`feedmap.formats._feedstream`): a well-formed feed is read item by item with lxml,
+memory flat whatever its size.  feedparser reads what lxml cannot: a document whose root is no RSS, RDF
+or Atom root, or one that is not well-formed (beyond the repairs :class:`~feedmap._xml.CleaningStream`
+reports).  The input is recorded as it streams (in a spooled temporary file), so that when the XML breaks
+off after some items, feedparser reads the whole (capped) input and the items after those already given
+come from it.  Such a feed gives one ``malformed-feed`` warning (``--strict`` stops on it), and every URL
+feedparser's recovery gives that the feed does not hold as written is reported (``feed-recovered-url``):
+feedparser rewrites entity-like text in links (``?a=1&amp;b=2`` keeps ``&amp;``, ``&host;`` loses its
+``;``); where the text as written is found, it is used instead.
+
+Items without a usable URL are skipped with a warning naming the item.  Extension elements feedmap writes
+into RSS (``sitemap:changefreq``, ``sitemap:priority``, ``image:image``, ``xhtml:link``) are read back by
+namespace URI, so ``sitemap -> rss -> sitemap`` keeps them.
 """
 
 from __future__ import annotations
 
-import copy
+import html
+import itertools
+import re
+import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from lxml import etree
 
-from feedmap._dates import W3CDate, from_rfc822, to_rfc822
-from feedmap._urls import is_absolute_url
-from feedmap._xml import IMAGE_NS, SITEMAP_NAMESPACES, SITEMAP_NS, XHTML_NS, escape_text
+from feedmap._dates import to_rfc822
+from feedmap._xml import IMAGE_NS, SITEMAP_NS, XHTML_NS, escape_text, peek_root
 from feedmap.context import Context
 from feedmap.errors import ReadError
-from feedmap.formats._fields import read_lastmod, read_loc
+from feedmap.formats._feedstream import (
+    ATOM03_NS,
+    CORE_NAMESPACES,
+    RDF_NS,
+    FeedItems,
+    ReferenceRepairs,
+    describe_item,
+    feed_date,
+    item_entry,
+    replace_surrogate_refs,
+)
+from feedmap.formats._fields import read_loc
 from feedmap.formats._rsswrite import ATOM_NS, DC_NS, write_channel
 from feedmap.formats.sitemap import (
     alternate_elements,
-    entry_from_element,
     format_priority,
     image_elements,
     output_url,
@@ -40,104 +61,86 @@ from feedmap.formats.sitemap import (
 )
 from feedmap.model import ENTRY_FIELDS, DocKind, DocMeta, Document, Entry, Position
 from feedmap.registry import FormatSpec
-from feedmap.sources import Source
+from feedmap.sources import PeekableStream, Readable, Source
 
 __all__ = ["FORMAT", "read", "write"]
 
-RSS10_NS = "http://purl.org/rss/1.0/"
-RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-ATOM03_NS = "http://purl.org/atom/ns#"
-NEWS_NS = "http://www.google.com/schemas/sitemap-news/0.9"
-VIDEO_NS = "http://www.google.com/schemas/sitemap-video/1.1"
-#: Namespaces of the sitemap family read back from feed items (news and video land in extras).
-_EXTENSION_NAMESPACES = frozenset({*SITEMAP_NAMESPACES - {""}, IMAGE_NS, XHTML_NS, NEWS_NS, VIDEO_NS})
+_SPOOL_IN_MEMORY = 1 << 20  # bytes of the recorded input kept in memory before it goes to a temporary file
 
 
-#: Namespaces whose elements feedparser maps to entry fields (read there, not kept as extras).
-_FEED_NAMESPACES = frozenset(
-    {
-        None,
-        RSS10_NS,
-        RDF_NS,
-        ATOM_NS,
-        ATOM03_NS,
-        DC_NS,
-        "http://purl.org/dc/terms/",
-        "http://purl.org/rss/1.0/modules/content/",
-    }
-)
+class _Recorder:
+    """Reads through to a stream and keeps a copy of what was read, to give it to feedparser if need be."""
+
+    def __init__(self, inner: Readable) -> None:
+        self._inner = inner
+        self._spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)  # noqa: SIM115 (closed by close)
+
+    def read(self, size: int = -1, /) -> bytes:
+        data = self._inner.read(size)
+        if data:
+            self._spool.write(data)
+        return data
+
+    def replay(self) -> bytes:
+        """The whole input: what was read so far, then the rest of the stream."""
+        self._spool.seek(0)
+        return self._spool.read() + self._inner.read()
+
+    def close(self) -> None:
+        self._spool.close()
 
 
-def _describe(item: Any, index: int) -> str:
-    title = item.get("title")
-    return f"item {index} ({title!r})" if title else f"item {index}"
+# ------------------------------------------------------------------------------------ the feedparser path
 
 
-#: Per item, as lxml reads it: the sitemap extension elements, a permalink guid's text, the link's text.
-_Raw = tuple[Entry | None, str | None, str | None]
+#: Link-like text and attributes as written in the raw feed (to check feedparser's recovered URLs against).
+_RAW_TEXT = re.compile(r"<(?:[\w.-]+:)?(?:link|guid|id)\b[^>]*>\s*(?:<!\[CDATA\[)?(.*?)(?:\]\]>)?\s*</", re.S)
+_RAW_ATTRIBUTE = re.compile(r"\b(?:href|url|uri)\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
+_ENTITY_LIKE = re.compile(r"&([A-Za-z0-9_]+);")  # what feedparser rewrites in links (mixin.py, "query variables")
+_REFERENCE = re.compile(r"&(amp|lt|gt|quot|apos|#[0-9]{1,7}|#x[0-9A-Fa-f]{1,6});")
 
 
-def _extensions(data: bytes, ctx: Context) -> list[_Raw] | None:
-    """Per item, the sitemap extension elements written into the feed, the text of a permalink ``guid``
-    and the text of the RSS ``link`` (None when lxml cannot parse the feed).
+def _unescape(text: str) -> str:
+    """XML's predefined and character references resolved; other entity-like text kept as written."""
+    return _REFERENCE.sub(lambda match: html.unescape(match.group()), text)
 
-    feedparser lets an empty ``<link/>`` hide a permalink guid (the guid is the loc then), and rewrites
-    entity-like text in an RSS ``<link>`` (``/&amp;0;`` becomes ``/&0``): an absolute link is taken as written.
+
+class _RawLinks:
+    """The URLs a malformed feed holds as written, to verify those feedparser's recovery gives.
+
+    ``written`` maps each raw text, and the forms feedparser's recovery turns it into (it keeps ``&amp;``
+    in a guid, and in a link turns ``&name;`` into ``&name``), to what the XML means by it.
     """
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
-    try:
-        root = etree.fromstring(data, parser)
-    except etree.XMLSyntaxError:
-        return None
-    items = [
-        node for node in root.iter() if isinstance(node.tag, str) and etree.QName(node).localname in ("item", "entry")
-    ]
-    found: list[_Raw] = []
-    for item in items:
-        link = next(
-            (
-                child.text.strip()
-                for child in item
-                if isinstance(child.tag, str)
-                and etree.QName(child).localname == "link"
-                and etree.QName(child).namespace in (None, RSS10_NS)
-                and child.text
-                and child.text.strip()
-            ),
-            None,
+
+    def __init__(self, text: str) -> None:
+        raw = [match.group(1).strip() for match in _RAW_TEXT.finditer(text)]
+        raw += [(match.group(1) or match.group(2) or "").strip() for match in _RAW_ATTRIBUTE.finditer(text)]
+        self.values = {_unescape(value) for value in raw if value}
+        self.written: dict[str, set[str]] = {}
+        for value in raw:
+            meant = _unescape(value)
+            plain = value.replace("&amp;", "&")
+            for form in (value, plain, _ENTITY_LIKE.sub(r"&\g<1>", plain)):
+                self.written.setdefault(form, set()).add(meant)
+
+    def verify(self, url: str, ctx: Context) -> str:
+        """The URL as the feed writes it, when feedparser's recovery changed it; reported if it differs."""
+        if url in self.values:
+            return url
+        meant = self.written.get(url, set())
+        if len(meant) == 1:
+            written = next(iter(meant))
+            ctx.warning(
+                "feed-recovered-url",
+                f"feedparser's recovery of the malformed feed read {url!r}; the feed writes {written!r}: "
+                "kept as written",
+            )
+            return written
+        ctx.warning(
+            "feed-recovered-url",
+            f"{url!r} comes from feedparser's recovery of the malformed feed and is not in it as written; check it",
         )
-        guid = item.find("guid")
-        permalink = None
-        if guid is not None and guid.text and guid.get("isPermaLink", "true").strip().lower() != "false":
-            permalink = guid.text.strip() or None
-        holder = etree.Element(f"{{{SITEMAP_NS}}}url")
-        etree.SubElement(holder, f"{{{SITEMAP_NS}}}loc").text = "http://placeholder.invalid/"
-        for child in item:
-            if not isinstance(child.tag, str):
-                continue
-            namespace = etree.QName(child).namespace
-            if namespace in _EXTENSION_NAMESPACES or namespace not in _FEED_NAMESPACES:
-                holder.append(_renamed(child))
-        found.append((entry_from_element(holder, SITEMAP_NS, ctx) if len(holder) > 1 else None, permalink, link))
-    return found
-
-
-def _renamed(child: etree._Element) -> etree._Element:
-    """A copy of the element with any accepted sitemap-namespace variant mapped to the 0.9 namespace."""
-    clone = copy.deepcopy(child)
-    namespace = etree.QName(clone).namespace
-    if namespace in SITEMAP_NAMESPACES and namespace != SITEMAP_NS:
-        clone.tag = f"{{{SITEMAP_NS}}}{etree.QName(clone).localname}"
-    return clone
-
-
-def _feed_date(text: str, key: str, ctx: Context) -> W3CDate | None:
-    """W3C (Atom, dc:date) or RFC 822 (RSS pubDate) as written, with its offset; anything else leniently."""
-    try:
-        return W3CDate(text.strip())
-    except ValueError:
-        pass
-    return from_rfc822(text) or read_lastmod(text, ctx, 0, what=key)
+        return url
 
 
 def _atom_link(item: Any) -> str | None:
@@ -147,26 +150,20 @@ def _atom_link(item: Any) -> str | None:
     return link if link in alternates else (alternates[0] if alternates else None)
 
 
-def _entries(parsed: Any, extensions: list[_Raw] | None, ctx: Context) -> Iterator[Entry]:
-    items = parsed.entries
-    if extensions is not None and len(extensions) != len(items):
-        extensions = None
+def _entries(parsed: Any, ctx: Context, raw: _RawLinks | None, skip: int = 0) -> Iterator[Entry]:
+    """The entries feedparser found, after the first ``skip`` items; URLs checked against ``raw``."""
     # feedparser reads an Atom <id> like an RSS guid and makes it the link when no link came first;
     # an Atom id is an identifier, not the entry's page (only link[@rel=alternate or no rel] is)
     atom = str(parsed.get("version", "")).startswith("atom")
-    for index, item in enumerate(items, start=1):
-        extra, permalink, link = extensions[index - 1] if extensions is not None else (None, None, None)
-        if atom:
-            loc_text = _atom_link(item)
-        elif link is not None and is_absolute_url(link):
-            loc_text = link
-        else:
-            loc_text = item.get("link")
+    for index, item in enumerate(itertools.islice(parsed.entries, skip, None), start=skip + 1):
+        loc_text = _atom_link(item) if atom else item.get("link")
         if not loc_text:
-            loc_text = permalink
-        if not loc_text:
-            ctx.warning("missing-loc", f"{_describe(item, index)} has no link and no permalink guid; skipped")
+            ctx.warning(
+                "missing-loc", f"{describe_item(item.get('title'), index)} has no link and no permalink guid; skipped"
+            )
             continue
+        if raw is not None:
+            loc_text = raw.verify(loc_text, ctx)
         loc = read_loc(loc_text, ctx, 0)
         if loc is None:
             continue
@@ -174,38 +171,59 @@ def _entries(parsed: Any, extensions: list[_Raw] | None, ctx: Context) -> Iterat
         for key in ("updated", "published", "modified", "created"):
             text = dict.get(item, key)  # not item.get: feedparser maps a missing "updated" to "published", warning
             if text:
-                lastmod = _feed_date(text, key, ctx)
+                lastmod = feed_date(text, key, ctx)
                 if lastmod is not None:
                     break
         keywords = tuple(tag["term"].strip() for tag in item.get("tags", []) if tag.get("term", "").strip())
         yield Entry(
             loc=loc,
             lastmod=lastmod,
-            changefreq=extra.changefreq if extra is not None else None,
-            priority=extra.priority if extra is not None else None,
             title=item.get("title") or None,
             description=item.get("summary") or None,
             keywords=keywords,
-            images=extra.images if extra is not None else (),
-            alternates=extra.alternates if extra is not None else (),
-            extras=extra.extras if extra is not None else {},
             origin=Position(ctx.name, 0),
         )
 
 
-def read(source: Source, *, ctx: Context) -> Document:
+def _feedparse(data: bytes, ctx: Context, broken: etree.LxmlError | None) -> Any:
+    """feedparser's reading of the whole input; ``broken`` is lxml's error when lxml could not read it."""
     import feedparser
 
-    data = source.stream.read()
     try:
         parsed = feedparser.parse(data, sanitize_html=False, resolve_relative_uris=False)
     except Exception as error:  # feedparser has its own failure modes on damaged input (found by fuzzing)
         raise ReadError(f"feedparser cannot read this feed ({error})", source=ctx.name, code="not-a-feed") from error
-    if parsed.get("bozo"):
+    if broken is not None:
+        line = broken.lineno if isinstance(broken, etree.XMLSyntaxError) and broken.lineno else 0
+        message = broken.msg if isinstance(broken, etree.XMLSyntaxError) and broken.msg else str(broken)
+        ctx.warning("malformed-feed", f"the feed is not well-formed ({message}); read leniently", line)
+    elif parsed.get("bozo"):
         exc = parsed.get("bozo_exception")
         line = exc.getLineNumber() if hasattr(exc, "getLineNumber") else 0
         message = exc.getMessage() if hasattr(exc, "getMessage") else str(exc)
         ctx.warning("malformed-feed", f"the feed is not well-formed ({message}); read leniently", line)
+    return parsed
+
+
+def _raw_links(parsed: Any, data: bytes) -> _RawLinks | None:
+    """The raw links of a feed feedparser had to recover (None when it read the feed as well-formed)."""
+    if not parsed.get("bozo"):
+        return None
+    encoding = str(parsed.get("encoding") or "utf-8")
+    try:
+        text = data.decode(encoding, "replace")
+    except LookupError:
+        text = data.decode("utf-8", "replace")
+    return _RawLinks(text)
+
+
+def _read_with_feedparser(
+    data: bytes, ctx: Context, broken: etree.LxmlError | None = None, *, reported: int = 0
+) -> Document:
+    """The whole feed read by feedparser (the path for what lxml cannot read); the first ``reported``
+    surrogate references were reported already."""
+    data = replace_surrogate_refs(data, ctx.reporter, ctx.name, skip=reported)
+    parsed = _feedparse(data, ctx, broken)
     if not parsed.get("version") and not parsed.entries:
         raise ReadError("not a feed that feedparser understands", source=ctx.name, code="not-a-feed")
     feed = parsed.feed
@@ -215,7 +233,81 @@ def read(source: Source, *, ctx: Context) -> Document:
         link=feed.get("link") or None,
         description=feed.get("subtitle") or feed.get("description") or None,
     )
-    doc = Document(meta, _entries(parsed, _extensions(data, ctx), ctx), diagnostics=ctx.reporter.diagnostics)
+    return Document(meta, _entries(parsed, ctx, _raw_links(parsed, data)), diagnostics=ctx.reporter.diagnostics)
+
+
+# ------------------------------------------------------------------------------------ the streaming path
+
+
+def _streamable(stream: PeekableStream) -> bool | None:
+    """True for an Atom feed, False for RSS / RDF, None when the root is none of these (feedparser reads it)."""
+    root = peek_root(stream)
+    if root is None:
+        return None
+    if root.local == "feed" and root.namespace in (ATOM_NS, ATOM03_NS):
+        return True
+    if (root.local == "rss" and root.namespace in CORE_NAMESPACES) or (
+        root.local == "RDF" and root.namespace == RDF_NS
+    ):
+        return False
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Fallback:
+    """What the feedparser path needs when the XML breaks off: the recorded input, the repairs reported."""
+
+    recorder: _Recorder
+    repairs: ReferenceRepairs
+
+
+def _streamed(
+    items: FeedItems,
+    elements: Iterator[etree._Element],
+    first: etree._Element | None,
+    fallback: _Fallback,
+    ctx: Context,
+) -> Iterator[Entry]:
+    try:
+        element = first
+        while element is not None:
+            entry = item_entry(element, items.items, items.atom, ctx)
+            if entry is not None:
+                yield entry
+            element = next(elements, None)
+    except etree.LxmlError as broken:
+        # the XML breaks off after some items: feedparser reads the whole input, the items not given yet count
+        data = replace_surrogate_refs(
+            fallback.recorder.replay(), ctx.reporter, ctx.name, skip=fallback.repairs.replaced
+        )
+        parsed = _feedparse(data, ctx, broken)
+        yield from _entries(parsed, ctx, _raw_links(parsed, data), skip=items.items)
+    finally:
+        fallback.recorder.close()
+
+
+def read(source: Source, *, ctx: Context) -> Document:
+    recorder = _Recorder(source.stream)
+    peeked = PeekableStream(recorder)
+    atom = _streamable(peeked)
+    if atom is None:
+        try:
+            return _read_with_feedparser(recorder.replay(), ctx)
+        finally:
+            recorder.close()
+    repairs = ReferenceRepairs(peeked, reporter=ctx.reporter, name=ctx.name)
+    items = FeedItems(PeekableStream(repairs), ctx, atom=atom)
+    elements = items.elements()
+    try:
+        first = next(elements, None)
+    except etree.LxmlError as broken:
+        try:
+            return _read_with_feedparser(recorder.replay(), ctx, broken, reported=repairs.replaced)
+        finally:
+            recorder.close()
+    entries = _streamed(items, elements, first, _Fallback(recorder, repairs), ctx)
+    doc = Document(items.meta, entries, diagnostics=ctx.reporter.diagnostics)
+    doc.closers.append(recorder.close)
     return doc
 
 
@@ -276,7 +368,7 @@ def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
 
 FORMAT = FormatSpec(
     name="rss",
-    title="RSS / Atom feed (read: RSS 0.9x/1.0/2.0, Atom 0.3/1.0 via feedparser; write: RSS 2.0)",
+    title="RSS / Atom feed (read: RSS 0.9x/1.0/2.0, Atom 0.3/1.0, streamed; write: RSS 2.0)",
     extensions=(".rss", ".atom"),
     roots=(("*", "rss"), (RDF_NS, "RDF"), ("*", "feed")),
     priority=5,

@@ -1,0 +1,617 @@
+"""Streaming reader of well-formed feeds: RSS 0.9x/2.0, RSS 1.0 (RDF), Atom 0.3 and Atom 1.0, with lxml.
+
+Specs: RSS 2.0 (https://www.rssboard.org/rss-specification), RSS 1.0 (https://web.resource.org/rss/1.0/spec),
+RSS 0.90/0.91 (the Netscape ``rdf/simple/0.9`` namespace and the Userland DTD), Atom 1.0 (RFC 4287) and
+Atom 0.3 (draft-ietf-atompub-format, namespace ``http://purl.org/atom/ns#``); the mapping to entries is
+the one feedparser gives, with the corrections (see :mod:`feedmap.formats.rss`):
+
+* ``loc``: RSS ``<link>`` text, else a link with ``href`` (Atom ``link[@rel=alternate or no rel]``, the
+  last of HTML type, else the first), else a permalink ``<guid>`` (``isPermaLink`` defaults to true).  In
+  Atom feeds only the links count (an Atom ``<id>`` is an identifier, not the page);
+* ``lastmod``: ``updated`` / ``dc:date`` / ``modified`` / ``dcterms:modified``, else ``pubDate`` /
+  ``published`` / ``issued`` / ``dcterms:issued``, else ``created``, read as written (offset kept);
+* ``title`` (or ``dc:title``), ``description`` (``description`` / ``summary`` / ``dc:description``, else the
+  ``content`` of a text or HTML type), ``keywords`` (``category``, ``dc:subject``, ``itunes:keywords``...);
+* sitemap extensions (``sitemap:changefreq``, ``sitemap:priority``, ``image:image``, ``xhtml:link``) and
+  elements of namespaces feeds do not define are read as in a sitemap ``<url>`` (extras keep the rest).
+
+Elements are read with the hardened ``iterparse`` of :mod:`feedmap._xml` over :class:`CleaningStream`
+(its lenient repairs reported), each item cleared once read, so memory stays flat however long the feed.
+A character reference to a UTF-16 surrogate (``&#xD800;``, not an XML character: XML 1.0 §2.2) is
+replaced by U+FFFD with a warning instead of stopping the parse.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import copy
+import functools
+import html.entities
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from urllib.parse import urljoin
+
+from lxml import etree
+
+from feedmap._dates import W3CDate, from_rfc822
+from feedmap._urls import is_absolute_url
+from feedmap._xml import IMAGE_NS, SITEMAP_NAMESPACES, SITEMAP_NS, XHTML_NS, CleaningStream, line_of, make_iterparse
+from feedmap.context import Context
+from feedmap.errors import Reporter
+from feedmap.formats._fields import read_lastmod, read_loc
+from feedmap.formats.sitemap import entry_from_element
+from feedmap.model import DocKind, DocMeta, Entry, Position
+from feedmap.sources import PeekableStream, Readable
+
+__all__ = ["CORE_NAMESPACES", "FeedItems", "ReferenceRepairs", "describe_item", "feed_date", "replace_surrogate_refs"]
+
+RSS10_NS = "http://purl.org/rss/1.0/"
+RSS090_NS = "http://my.netscape.com/rdf/simple/0.9/"
+RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+ATOM_NS = "http://www.w3.org/2005/Atom"
+ATOM03_NS = "http://purl.org/atom/ns#"
+DC_NS = "http://purl.org/dc/elements/1.1/"
+DCTERMS_NS = "http://purl.org/dc/terms/"
+CONTENT_NS = "http://purl.org/rss/1.0/modules/content/"
+ITUNES_NS = "http://www.itunes.com/DTDs/PodCast-1.0.dtd"
+MEDIA_NAMESPACES = frozenset({"http://search.yahoo.com/mrss", "http://search.yahoo.com/mrss/"})
+NEWS_NS = "http://www.google.com/schemas/sitemap-news/0.9"
+VIDEO_NS = "http://www.google.com/schemas/sitemap-video/1.1"
+
+#: Namespaces whose elements are the feed's own (RSS, RDF site summary, Atom and their historical URIs):
+#: feedparser reads all of them as one vocabulary, and so does this reader.
+CORE_NAMESPACES = frozenset(
+    {
+        "",
+        "http://backend.userland.com/rss",
+        "http://backend.userland.com/rss2",
+        "http://blogs.law.harvard.edu/tech/rss",
+        RSS10_NS,
+        RSS090_NS,
+        ATOM03_NS,
+        ATOM_NS,
+        "http://purl.org/rss/1.0/modules/rss091#",
+    }
+)
+#: Namespaces of the sitemap family read back from feed items (news and video land in extras).
+_EXTENSION_NAMESPACES = frozenset({*SITEMAP_NAMESPACES - {""}, IMAGE_NS, XHTML_NS, NEWS_NS, VIDEO_NS})
+#: Namespaces whose elements map to entry fields or are feed vocabulary (never kept as extras).
+_FEED_NAMESPACES = frozenset({*CORE_NAMESPACES, RDF_NS, DC_NS, DCTERMS_NS, CONTENT_NS})
+
+_UPDATED = frozenset({"updated", "modified", "lastBuildDate"})
+_PUBLISHED = frozenset({"published", "issued", "pubDate"})
+_HTML_TYPES = frozenset({"text/html", "application/xhtml+xml", "html", "xhtml"})
+_TEXT_TYPES = frozenset({"text/plain", "text", *_HTML_TYPES})
+_ITEM_TAGS = ["{*}item", "{*}entry"]
+
+
+def describe_item(title: str | None, index: int) -> str:
+    return f"item {index} ({title!r})" if title else f"item {index}"
+
+
+def feed_date(text: str, key: str, ctx: Context) -> W3CDate | None:
+    """W3C (Atom, dc:date) or RFC 822 (RSS pubDate) as written, with its offset; anything else leniently."""
+    text = text.strip()
+    if text[:1].isdigit():
+        try:
+            return W3CDate(text)
+        except ValueError:
+            pass
+    return from_rfc822(text) or read_lastmod(text, ctx, 0, what=key)
+
+
+# ------------------------------------------------------------------------------------------ surrogates
+
+#: ``&#...;`` naming a UTF-16 surrogate (U+D800..U+DFFF, decimal 55296..57343): no XML character.
+_SURROGATE_REF = re.compile(
+    rb"&#(?:[xX]0*[dD][89a-fA-F][0-9a-fA-F]{2}|0*(?:5529[6-9]|55[3-9][0-9]{2}|56[0-9]{3}|57[0-2][0-9]{2}|573[0-3][0-9]|5734[0-3]));"
+)
+
+
+def replace_surrogate_refs(data: bytes, reporter: Reporter, name: str, *, skip: int = 0) -> bytes:
+    """``data`` with every surrogate character reference replaced by ``&#xFFFD;``, each reported (the
+    first ``skip`` ones were reported already)."""
+    count = 0
+
+    def replace(match: re.Match[bytes]) -> bytes:
+        nonlocal count
+        count += 1
+        if count > skip:
+            _report_surrogate(reporter, name, match.group(), data.count(b"\n", 0, match.start()) + 1)
+        return b"&#xFFFD;"
+
+    return _SURROGATE_REF.sub(replace, data)
+
+
+def _report_surrogate(reporter: Reporter, name: str, ref: bytes, line: int) -> None:
+    reporter.warning(
+        "invalid-character",
+        f"{ref.decode('ascii')} names a UTF-16 surrogate, which is no XML character; read as U+FFFD",
+        name,
+        line,
+    )
+
+
+#: A character reference to a surrogate (group 1: hex digits, group 2: decimal digits) or a named reference
+#: other than XML's five (group 3).
+_REPAIRABLE = re.compile(
+    rb"&(?:#(?:[xX]0*([dD][89a-fA-F][0-9a-fA-F]{2})|0*(5[5-7][0-9]{3}))|(?!(?:amp|lt|gt|quot|apos);)([A-Za-z][A-Za-z0-9]{1,9}));"
+)
+#: HTML 4's named character references (the RSS 0.91 DTD declares them; feedparser reads them in any feed).
+_HTML_ENTITIES = {name.encode("ascii"): code for name, code in html.entities.name2codepoint.items()}
+_HOLD = 16  # bytes held back at a chunk's end: a reference or a CDATA marker is never longer
+_CDATA_OPEN = b"<![CDATA["
+_CDATA_CLOSE = b"]]>"
+
+
+class ReferenceRepairs:
+    """Reads through a feed's bytes repairing, outside CDATA sections, two references XML does not allow:
+
+    * a character reference to a surrogate becomes ``&#xFFFD;`` (each reported: ``invalid-character``);
+    * an HTML named reference (``&nbsp;``, ``&eacute;``: RSS 0.91's DTD declares HTML 4's, which a parser
+      that loads no DTD does not know) becomes its numeric reference (``html-entity``, once per name).
+
+    Other unknown references are left to :class:`~feedmap._xml.CleaningStream` (kept as written).  Sits
+    before it, so lines are the input's.
+    """
+
+    def __init__(self, inner: Readable, *, reporter: Reporter, name: str) -> None:
+        self._inner = inner
+        self._reporter = reporter
+        self._name = name
+        self._carry = b""
+        self._eof = False
+        self._in_cdata = False
+        self._line = 1
+        self._named: set[bytes] = set()
+        #: Surrogate references replaced so far.
+        self.replaced = 0
+
+    def read(self, size: int = -1, /) -> bytes:
+        while True:
+            chunk = b""
+            if not self._eof:
+                chunk = self._inner.read(size if size > 0 else 1 << 16)
+                self._eof = not chunk
+            buf = self._carry + chunk
+            cut = len(buf) if self._eof else _safe_cut(buf)
+            head, self._carry = buf[:cut], buf[cut:]
+            if self._in_cdata or b"&" in head or _CDATA_OPEN in head:
+                head = self._repair(head)
+            self._line += head.count(b"\n")
+            if head or self._eof:
+                return head
+
+    def _repair(self, data: bytes) -> bytes:
+        parts: list[bytes] = []
+        pos = 0
+        while pos < len(data):
+            if self._in_cdata:
+                end = data.find(_CDATA_CLOSE, pos)
+                stop = len(data) if end < 0 else end + len(_CDATA_CLOSE)
+                parts.append(data[pos:stop])
+                self._in_cdata = end < 0
+                pos = stop
+                continue
+            start = data.find(_CDATA_OPEN, pos)
+            stop = len(data) if start < 0 else start
+            segment = data[pos:stop]
+            if b"&" in segment:
+                segment = _REPAIRABLE.sub(self._replacer(self._line + data.count(b"\n", 0, pos)), segment)
+            parts.append(segment)
+            if start < 0:
+                break
+            parts.append(_CDATA_OPEN)
+            pos = start + len(_CDATA_OPEN)
+            self._in_cdata = True
+        return b"".join(parts)
+
+    def _replacer(self, line: int) -> Callable[[re.Match[bytes]], bytes]:
+        """Replaces one match in a segment whose first byte is on ``line``."""
+
+        def replace(match: re.Match[bytes]) -> bytes:
+            name = match.group(3)
+            if name is not None:
+                code = _HTML_ENTITIES.get(name)
+                if code is None:
+                    return match.group()
+                if name not in self._named:
+                    self._named.add(name)
+                    self._reporter.warning(
+                        "html-entity",
+                        f"&{name.decode('ascii')}; is an HTML entity XML does not define; read as {chr(code)!r}",
+                        self._name,
+                        line + match.string.count(b"\n", 0, match.start()),
+                    )
+                return b"&#%d;" % code
+            if match.group(2) is not None and not 55296 <= int(match.group(2)) <= 57343:
+                return match.group()
+            self.replaced += 1
+            _report_surrogate(
+                self._reporter, self._name, match.group(), line + match.string.count(b"\n", 0, match.start())
+            )
+            return b"&#xFFFD;"
+
+        return replace
+
+
+def _safe_cut(buf: bytes) -> int:
+    """Where to end the bytes handed on so that no repairable reference or CDATA marker is split: the last
+    ``_HOLD`` bytes wait, and the cut moves back to the start of any such token it would cut through."""
+    cut = max(len(buf) - _HOLD, 0)
+    moved = True
+    while moved:
+        moved = False
+        for pos in range(max(cut - _HOLD, 0), cut):
+            if _spans(buf, pos, cut):
+                cut, moved = pos, True
+                break
+    return cut
+
+
+def _spans(buf: bytes, pos: int, cut: int) -> bool:
+    """True when a token that matters to :class:`ReferenceRepairs` starts at ``pos`` and ends after ``cut``."""
+    byte = buf[pos]
+    if byte == 0x26:  # &
+        match = _REPAIRABLE.match(buf, pos)
+        return match is not None and match.end() > cut
+    if byte == 0x3C:  # <
+        return pos + len(_CDATA_OPEN) > cut and buf.startswith(_CDATA_OPEN, pos)
+    if byte == 0x5D:  # ]
+        return pos + len(_CDATA_CLOSE) > cut and buf.startswith(_CDATA_CLOSE, pos)
+    return False
+
+
+# ------------------------------------------------------------------------------------------ the reader
+
+
+@dataclass(slots=True)
+class _Fields:
+    """What one item holds, as read from its children."""
+
+    text_link: str | None = None
+    links: list[tuple[str, str, str]] = field(default_factory=list)  # (rel, type, href)
+    permalink: str | None = None
+    title: str | None = None
+    summary: str | None = None
+    content: str | None = None
+    dates: dict[str, str] = field(default_factory=dict)
+    tags: list[tuple[str, str | None, str | None]] = field(default_factory=list)
+    extensions: list[etree._Element] = field(default_factory=list)
+
+
+def _qname(tag: str) -> tuple[str, str]:
+    if tag[0] == "{":
+        end = tag.index("}")
+        return tag[1:end], tag[end + 1 :]
+    return "", tag
+
+
+def _text(element: etree._Element) -> str:
+    """The element's content as feedparser gives it: text, with any child markup serialized, stripped.
+
+    Atom's ``type="xhtml"`` wraps the content in one ``<div>``, which is not part of it (RFC 4287 §3.1.1.3);
+    base64 content (Atom 0.3 ``mode``, Atom 1.0 binary types) is decoded.
+    """
+    if len(element) == 0:
+        text = (element.text or "").strip()
+        return _base64(text) if _is_base64(element) else text
+    holder = element
+    if element.get("type") == "xhtml" and len(element) == 1 and not (element.text or "").strip():
+        div = element[0]
+        if isinstance(div.tag, str) and _qname(div.tag)[1] == "div" and not (div.tail or "").strip():
+            holder = div
+    parts = [escape_markup(holder.text or "")]
+    for child in holder:
+        parts.append(_markup(child))
+    return "".join(parts).strip()
+
+
+def _is_base64(element: etree._Element) -> bool:
+    """Atom 0.3 ``mode="base64"``, or an Atom 1.0 content type that is neither text nor XML (RFC 4287 §4.1.3.3)."""
+    if element.get("mode") == "base64":
+        return True
+    kind = element.get("type") or "text"
+    return "/" in kind and not kind.startswith("text/") and not kind.endswith(("+xml", "/xml"))
+
+
+def _base64(text: str) -> str:
+    try:
+        return base64.b64decode(text, validate=False).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return text
+
+
+def escape_markup(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+_XMLNS = re.compile(r' xmlns(?::[\w.-]+)?="[^"]*"')
+
+
+def _markup(child: etree._Element) -> str:
+    if not isinstance(child.tag, str):
+        return escape_markup(child.tail or "")
+    text = etree.tostring(child, encoding="unicode", with_tail=True)
+    text = _XMLNS.sub("", text)
+    return re.sub(r"(</?)[\w.-]+:", r"\1", text) if ":" in text else text
+
+
+def _resolved(element: etree._Element, url: str) -> str:
+    """A relative URL resolved against the element's ``xml:base``, as feedparser resolves links."""
+    if not url or is_absolute_url(url):
+        return url
+    base = element.base
+    return urljoin(base, url) if base else url
+
+
+def _text_of(child: etree._Element) -> str:
+    return (child.text or "").strip()
+
+
+def _link(child: etree._Element, fields: _Fields) -> None:
+    href = child.get("href") or child.get("url") or child.get("uri")
+    rel = child.get("rel") or "alternate"
+    if href is None:
+        text = _text_of(child)
+        if text:
+            url = _resolved(child, text)
+            if fields.text_link is None:
+                fields.text_link = url
+            fields.links.append((rel, child.get("type") or "text/html", url))
+    elif href.strip():
+        kind = child.get("type") or ("application/atom+xml" if rel == "self" else "text/html")
+        fields.links.append((rel, kind, _resolved(child, href.strip())))
+
+
+def _guid(child: etree._Element, fields: _Fields) -> None:
+    text = _text_of(child)
+    if text and fields.permalink is None and child.get("isPermaLink", "true").strip().lower() != "false":
+        fields.permalink = _resolved(child, text)
+
+
+def _title(child: etree._Element, fields: _Fields) -> None:
+    if fields.title is None:
+        fields.title = _text(child)
+
+
+def _summary(child: etree._Element, fields: _Fields) -> None:
+    if fields.summary is None:
+        fields.summary = _text(child)
+
+
+def _content(child: etree._Element, fields: _Fields) -> None:
+    kind = child.get("type") or "text/plain"
+    if fields.content is None and (kind in _TEXT_TYPES or (kind.endswith("+xml") and "xhtml" in kind)):
+        fields.content = _text(child)
+
+
+def _encoded(child: etree._Element, fields: _Fields) -> None:
+    if fields.content is None:
+        fields.content = _text(child)
+
+
+def _date(key: str) -> Handler:
+    def handler(child: etree._Element, fields: _Fields) -> None:
+        fields.dates.setdefault(key, _text_of(child))
+
+    return handler
+
+
+def _category(child: etree._Element, fields: _Fields) -> None:
+    scheme = child.get("scheme", child.get("domain"))
+    term = child.get("term")
+    text = _text_of(child)
+    if term is not None or scheme is not None or child.get("label") is not None:
+        _add_tag(fields, term or text, scheme, child.get("label"))
+    elif text:
+        _add_tag(fields, text, None, None)
+
+
+def _subject(child: etree._Element, fields: _Fields) -> None:
+    _add_tag(fields, _text_of(child), None, None)
+
+
+def _terms(scheme: str | None) -> Handler:
+    """Comma-separated keywords (``itunes:keywords``, ``media:keywords``)."""
+
+    def handler(child: etree._Element, fields: _Fields) -> None:
+        for term in (child.text or "").split(","):
+            if term.strip():
+                _add_tag(fields, term.strip(), scheme, None)
+
+    return handler
+
+
+def _itunes_category(child: etree._Element, fields: _Fields) -> None:
+    _add_tag(fields, child.get("text") or "", _ITUNES_SCHEME, None)
+
+
+Handler = Callable[[etree._Element, _Fields], None]
+_ITUNES_SCHEME = "http://www.itunes.com/"
+_CORE_HANDLERS: dict[str, Handler] = {
+    "link": _link,
+    "guid": _guid,
+    "title": _title,
+    "description": _summary,
+    "summary": _summary,
+    "abstract": _summary,
+    "content": _content,
+    **dict.fromkeys(_UPDATED, _date("updated")),
+    **dict.fromkeys(_PUBLISHED, _date("published")),
+    "created": _date("created"),
+    "category": _category,
+    "keywords": _category,
+}
+_HANDLERS: dict[str, dict[str, Handler]] = {
+    DC_NS: {"date": _date("updated"), "title": _title, "description": _summary, "subject": _subject},
+    DCTERMS_NS: {"modified": _date("updated"), "issued": _date("published"), "created": _date("created")},
+    CONTENT_NS: {"encoded": _encoded},
+    ITUNES_NS: {"keywords": _terms(_ITUNES_SCHEME), "category": _itunes_category},
+    **{key: {"keywords": _terms(None)} for key in MEDIA_NAMESPACES},
+}
+
+
+@functools.lru_cache(maxsize=1024)
+def _dispatch(tag: str) -> tuple[Handler | None, bool]:
+    """What reads a child with this tag, and whether it is an extension element (kept like a sitemap's)."""
+    namespace, local = _qname(tag)
+    handlers = _CORE_HANDLERS if namespace in CORE_NAMESPACES else _HANDLERS.get(namespace, {})
+    return handlers.get(local), namespace in _EXTENSION_NAMESPACES or namespace not in _FEED_NAMESPACES
+
+
+def _add_tag(fields: _Fields, term: str, scheme: str | None, label: str | None) -> None:
+    if not (term or scheme or label):
+        return
+    tag = (term, scheme, label)
+    if tag not in fields.tags:
+        fields.tags.append(tag)
+
+
+def _atom_loc(links: list[tuple[str, str, str]]) -> str | None:
+    """link[@rel=alternate or no rel]: the last of an HTML type, else the first (feedparser's choice)."""
+    alternates = [(kind, href) for rel, kind, href in links if rel == "alternate" and href]
+    html = [href for kind, href in alternates if _content_type(kind) in ("text/html", "application/xhtml+xml")]
+    if html:
+        return html[-1]
+    return alternates[0][1] if alternates else None
+
+
+def _content_type(kind: str) -> str:
+    return {"text": "text/plain", "html": "text/html", "xhtml": "application/xhtml+xml"}.get(kind, kind)
+
+
+def _holder(extensions: list[etree._Element], ctx: Context) -> Entry | None:
+    """The sitemap extensions of an item, read as a sitemap ``<url>`` would be."""
+    if not extensions:
+        return None
+    holder = etree.Element(f"{{{SITEMAP_NS}}}url")
+    etree.SubElement(holder, f"{{{SITEMAP_NS}}}loc").text = "http://placeholder.invalid/"
+    for child in extensions:
+        clone = copy.deepcopy(child)
+        namespace = _qname(clone.tag)[0]
+        if namespace in SITEMAP_NAMESPACES and namespace != SITEMAP_NS:
+            clone.tag = f"{{{SITEMAP_NS}}}{_qname(clone.tag)[1]}"
+        holder.append(clone)
+    return entry_from_element(holder, SITEMAP_NS, ctx)
+
+
+def item_entry(element: etree._Element, index: int, atom: bool, ctx: Context) -> Entry | None:
+    """The entry of one ``<item>`` / ``<entry>``; None (reported) when it has no usable URL."""
+    fields = _Fields()
+    for child in element:
+        tag = child.tag
+        if not isinstance(tag, str):
+            continue
+        handler, extension = _dispatch(tag)
+        if handler is not None:
+            handler(child, fields)
+        if extension:
+            fields.extensions.append(child)
+    title = fields.title or None
+    loc_text = _atom_loc(fields.links) if atom else fields.text_link or _atom_loc(fields.links)
+    if not loc_text:
+        loc_text = fields.permalink
+    if not loc_text:
+        ctx.warning("missing-loc", f"{describe_item(title, index)} has no link and no permalink guid; skipped")
+        return None
+    loc = read_loc(loc_text, ctx, 0)
+    if loc is None:
+        return None
+    lastmod = None
+    for key in ("updated", "published", "created"):
+        text = fields.dates.get(key)
+        if text:
+            lastmod = feed_date(text, key, ctx)
+            if lastmod is not None:
+                break
+    extra = _holder(fields.extensions, ctx)
+    return Entry(
+        loc=loc,
+        lastmod=lastmod,
+        changefreq=extra.changefreq if extra is not None else None,
+        priority=extra.priority if extra is not None else None,
+        title=title,
+        description=fields.summary or fields.content or None,
+        keywords=tuple(term.strip() for term, _, _ in fields.tags if term.strip()),
+        images=extra.images if extra is not None else (),
+        alternates=extra.alternates if extra is not None else (),
+        extras=extra.extras if extra is not None else {},
+        origin=Position(ctx.name, 0),
+    )
+
+
+def _channel_meta(container: etree._Element, meta: DocMeta) -> None:
+    """Fill what ``meta`` lacks from a channel (RSS) or feed (Atom) element's own children."""
+    for child in container:
+        if not isinstance(child.tag, str):
+            continue
+        namespace, local = _qname(child.tag)
+        if namespace not in CORE_NAMESPACES and not (namespace == DC_NS and local in ("title", "description")):
+            continue
+        if local == "title" and meta.title is None:
+            meta.title = _text(child) or None
+        elif local == "link" and meta.link is None:
+            href = child.get("href")
+            rel = child.get("rel") or "alternate"
+            value = href if href is not None else child.text
+            if rel == "alternate" and value and value.strip():
+                meta.link = _resolved(child, value.strip())
+        elif local in ("description", "subtitle", "tagline") and meta.description is None:
+            meta.description = _text(child) or None
+
+
+def _meta_from(item: etree._Element, meta: DocMeta) -> None:
+    """The channel metadata around an item: its parent (RSS 2.0 channel, Atom feed) or, in RSS 1.0, the
+    ``<channel>`` beside it."""
+    parent = item.getparent()
+    if parent is None:
+        return
+    if _qname(parent.tag)[1] in ("channel", "feed"):
+        _channel_meta(parent, meta)
+    for sibling in parent:
+        if isinstance(sibling.tag, str) and _qname(sibling.tag)[1] == "channel" and sibling is not item:
+            _channel_meta(sibling, meta)
+
+
+class FeedItems:
+    """The items of a well-formed feed, one by one; raises lxml's XMLSyntaxError where the XML breaks.
+
+    :attr:`meta` holds the channel's title, link and description once the first item was read (or the
+    document ended); :attr:`items` counts the items read so far (with or without a usable URL).
+    """
+
+    def __init__(self, stream: PeekableStream, ctx: Context, *, atom: bool) -> None:
+        self.ctx = ctx
+        self.atom = atom
+        self.meta = DocMeta(kind=DocKind.FEED)
+        self.items = 0
+        self._cleaner = CleaningStream(stream, reporter=ctx.reporter, name=ctx.name)
+        self._context = make_iterparse(self._cleaner, _ITEM_TAGS)
+        self._elements = iter(self._context)
+
+    def elements(self) -> Iterator[etree._Element]:
+        """Each item element of a feed namespace, cleared (with what came before it) after use."""
+        for _event, element in self._elements:
+            if _qname(element.tag)[0] not in CORE_NAMESPACES:
+                continue
+            if self.items == 0:
+                _meta_from(element, self.meta)
+            self.items += 1
+            yield element
+            element.clear(keep_tail=False)
+            parent = element.getparent()
+            if parent is not None:
+                while element.getprevious() is not None:
+                    del parent[0]
+        root = self._context.root
+        if root is not None:
+            _channel_meta(root, self.meta)
+            for child in root:
+                if isinstance(child.tag, str) and _qname(child.tag)[1] == "channel":
+                    _channel_meta(child, self.meta)
+
+    def line(self, element: etree._Element) -> int:
+        return line_of(element) + self._cleaner.line_offset
