@@ -35,13 +35,22 @@ from feedmap._xml import (
     XSI_NS,
     RootInfo,
     escape_text,
+    has_entity,
     iter_elements,
     line_of,
+    local_name,
     peek_root,
 )
 from feedmap.context import Context
 from feedmap.errors import ReadError
-from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc, read_priority, strip_value
+from feedmap.formats._fields import (
+    PLAIN_PRIORITIES,
+    read_changefreq,
+    read_lastmod,
+    read_loc,
+    read_priority,
+    strip_value,
+)
 from feedmap.model import (
     Alternate,
     ChangeFreq,
@@ -60,6 +69,7 @@ from feedmap.sources import Source
 __all__ = [
     "FORMAT",
     "alternate_elements",
+    "duplicate",
     "escape_text",
     "image_elements",
     "read",
@@ -115,21 +125,63 @@ def _field_names(namespace: str) -> dict[str, str]:
 
 
 def serialize_element(element: etree._Element) -> str:
-    """The element as standalone XML, declaring only the namespaces it uses."""
+    """The element as standalone XML, declaring only the namespaces it uses.
+
+    References to entities of an ignored DOCTYPE (reported as ``unresolved-entity`` while reading) are
+    left out: without the DOCTYPE they would make the output ill-formed.
+    """
     clone = copy.deepcopy(element)
     clone.tail = None
+    for entity in list(clone.iter(etree.Entity)):
+        _drop_keeping_tail(entity)
     etree.cleanup_namespaces(clone)
     return etree.tostring(clone, encoding="unicode")
 
 
+def _drop_keeping_tail(node: etree._Element) -> None:
+    parent = node.getparent()
+    if parent is None:
+        return
+    tail = node.tail or ""
+    previous = node.getprevious()
+    if previous is not None:
+        previous.tail = (previous.tail or "") + tail
+    else:
+        parent.text = (parent.text or "") + tail
+    parent.remove(node)
+
+
+def duplicate(child: etree._Element, parent: etree._Element, ctx: Context, offset: int) -> None:
+    """Report a second value for a single-valued field (the first is kept)."""
+    name = child.prefix + ":" + local_name(child.tag) if child.prefix else local_name(child.tag)
+    where = f"<{local_name(parent.tag)}> at line {line_of(parent) + offset}"
+    ctx.warning("duplicate-element", f"a second <{name}> in {where}; the first is kept", line_of(child) + offset)
+
+
+def _unexpanded(child: etree._Element, what: str, ctx: Context, offset: int) -> None:
+    ctx.warning(
+        "unresolved-entity",
+        f"<{what}> holds a reference to an entity that is not expanded; the value is not used",
+        line_of(child) + offset,
+    )
+
+
 def read_image(element: etree._Element, ctx: Context, offset: int) -> Image | None:
     image = blank_image()
+    seen: set[str] = set()
     for child in element:
         tag = child.tag
         name = _IMAGE_FIELDS.get(tag)  # None for other elements, and for comments and PIs (tag not a str)
         if name is None:
             if isinstance(tag, str):
                 ctx.warning("unknown-element", f"<{tag}> inside <image:image> is not read", line_of(child) + offset)
+            continue
+        if name in seen:
+            duplicate(child, element, ctx, offset)
+            continue
+        seen.add(name)
+        if has_entity(child):
+            _unexpanded(child, f"image:{name}", ctx, offset)
             continue
         text = child.text
         if not text:
@@ -148,7 +200,8 @@ def read_image(element: etree._Element, ctx: Context, offset: int) -> Image | No
 def entry_from_element(element: etree._Element, namespace: str, ctx: Context, offset: int = 0) -> Entry | None:
     """Build an Entry from a ``<url>`` or ``<sitemap>`` element; None when it has no usable loc.
 
-    ``offset`` is added to lxml's line numbers (see :func:`feedmap._xml.iter_elements`).
+    ``offset`` is added to lxml's line numbers (see :func:`feedmap._xml.iter_elements`).  A field given
+    twice is reported (``duplicate-element``) and its first value kept.
     """
     line = line_of(element) + offset
     loc_text: str | None = None
@@ -161,6 +214,7 @@ def entry_from_element(element: etree._Element, namespace: str, ctx: Context, of
     alternates: list[Alternate] = []
     extras: dict[str, str] = {}
     fields = _field_names(namespace)
+    seen: set[str] = set()
     # Each value takes a fast path when it is fine as written; anything else goes to the _fields reader,
     # which reports it.  A child's line is looked up only then (it costs as much as reading the value).
     for child in element:
@@ -168,8 +222,16 @@ def entry_from_element(element: etree._Element, namespace: str, ctx: Context, of
         if not isinstance(tag, str):
             continue
         field = fields.get(tag)
+        if field is not None:
+            if field in seen:
+                duplicate(child, element, ctx, offset)
+                continue
+            seen.add(field)
         if field == "loc":
             loc_text, loc_element, has_loc = child.text, child, True
+            if len(child) and has_entity(child):
+                _unexpanded(child, "loc", ctx, offset)
+                return None  # never a URL with a piece missing
         elif field == "lastmod":
             text = child.text
             try:
@@ -181,12 +243,8 @@ def entry_from_element(element: etree._Element, namespace: str, ctx: Context, of
             if changefreq is None:
                 changefreq = read_changefreq(child.text, ctx, line_of(child) + offset)
         elif field == "priority":
-            text = child.text
-            try:
-                priority = float(text)  # type: ignore[arg-type]
-            except (TypeError, ValueError):
-                priority = None
-            if priority is None or not 0.0 <= priority <= 1.0:  # NaN fails the comparison too
+            priority = PLAIN_PRIORITIES.get(child.text)  # type: ignore[arg-type]
+            if priority is None:
                 priority = read_priority(child.text, ctx, line_of(child) + offset)
         elif tag == _IMAGE:
             image = read_image(child, ctx, offset)
