@@ -110,6 +110,7 @@ def _allowed_char(code: int) -> bool:
 _CDATA_OPEN = b"<![CDATA["
 _CDATA_CLOSE = b"]]>"
 _DOCTYPE = b"<!DOCTYPE"
+_START_TAG = re.compile(rb"<[A-Za-z_:]")
 _URI_REPLACEMENT = b"%EF%BF%BD"  # U+FFFD percent-escaped (RFC 3987 §3.1)
 _SUBSET_END = re.compile(rb"\][ \t\r\n]*>")
 _DOCTYPE_NAME = re.compile(rb"<!DOCTYPE[ \t\r\n]+([A-Za-z_:][A-Za-z0-9_.:-]*)")
@@ -252,7 +253,6 @@ class CleaningStream:
         self._declaration_pending = True
         self._utf8 = False
         self._raw_tail = b""  # bytes of a UTF-8 sequence that may continue in the next chunk
-        self._raw_line = 1  # line number of the first byte not yet checked for UTF-8
         self._doctype_done = False
         self._entities: frozenset[bytes] = frozenset()
         self._reported: Counter[str] = Counter()
@@ -313,7 +313,6 @@ class CleaningStream:
             self._inner.read(match.end(1))
             self.line_offset = blanks.count(b"\n")
             self._line += self.line_offset
-            self._raw_line = self._line
             self._reporter.warning(
                 "leading-whitespace",
                 "blank space before the XML declaration was removed (the declaration must come first)",
@@ -342,18 +341,18 @@ class CleaningStream:
             data, self._raw_tail = data[:end], data[end:]
         else:
             self._raw_tail = b""
+        if data.isascii():  # most sitemaps: no need to decode
+            return data
         try:
             data.decode("utf-8")
         except UnicodeDecodeError:
             data = self._repair_utf8(data)
-        else:
-            self._raw_line += data.count(b"\n")
         return data
 
     def _repair_utf8(self, data: bytes) -> bytes:
         text = data.decode("utf-8", "replace")
         total = text.count("\ufffd") - data.count("\ufffd".encode())  # U+FFFD written as such is no repair
-        lines = _Lines(data, self._raw_line)
+        lines = _Lines(data, self._line + self._carry.count(b"\n"))  # data comes right after the carry
         shown = 0
         pos = 0
         view = memoryview(data)
@@ -373,7 +372,6 @@ class CleaningStream:
                 break
         if total > shown:
             self._unreported["invalid-utf8"] += total - shown
-        self._raw_line = lines.at(len(data))
         return text.encode("utf-8")
 
     def _next(self, size: int) -> bytes:
@@ -437,7 +435,9 @@ class CleaningStream:
             stop = limit if start < 0 or start >= limit else start
             if not self._doctype_done:
                 doctype = buf.find(_DOCTYPE, pos, stop + len(_DOCTYPE) - 1)
-                if 0 <= doctype < stop:
+                if doctype < 0 or doctype >= stop:
+                    self._doctype_done = self._root_begins(buf, pos, stop)
+                else:
                     parts.append(self._fix_segment(buf, pos, doctype, lines.at(pos)))
                     end = self._doctype(buf, doctype, lines.at(doctype))
                     if end < 0:  # the DOCTYPE goes on past the buffer: wait for more
@@ -452,6 +452,13 @@ class CleaningStream:
                 pos = start + len(_CDATA_OPEN)
                 self._in_cdata = True
         return b"".join(parts), pos
+
+    @staticmethod
+    def _root_begins(buf: bytes, start: int, stop: int) -> bool:
+        """Whether a start tag (so the root: no DOCTYPE can follow) stands in ``buf[start:stop]``, outside a
+        comment as far as a quick look can tell."""
+        tag = _START_TAG.search(buf, start, stop)
+        return tag is not None and buf.find(b"<!--", start, tag.start()) < 0
 
     def _doctype(self, buf: bytes, start: int, line: int) -> int:
         """The end of the DOCTYPE at ``start`` (-1 when it is not all in ``buf``); notes the entities it declares."""
@@ -493,14 +500,15 @@ class CleaningStream:
 
     def _fix_segment(self, buf: bytes, start: int, stop: int, line: int) -> bytes:
         segment = buf[start:stop]
-        if _has_control(segment):
+        stripped = _has_control(segment)
+        if stripped:
             segment = self._strip_controls(segment, line)
         if b"&" not in segment:
             return segment
-        lookahead = segment + buf[stop : stop + 16]  # a reference may end past the segment
-        if _BARE_AMP.search(lookahead) is not None:
-            segment = self._fix_ampersands(segment, lookahead, line)
-        if b"&#" in segment:
+        # a reference may end past the segment: look 16 bytes further (in buf itself when nothing was removed)
+        if stripped or _BARE_AMP.search(buf, start, min(len(buf), stop + 16)) is not None:
+            segment = self._fix_ampersands(segment, segment + buf[stop : stop + 16], line)
+        if b"#" in segment and b"&#" in segment:  # "#" first: one byte is found much faster than two
             segment = self._fix_char_refs(segment, line)
         return segment
 
@@ -688,7 +696,9 @@ def iter_elements(
     lxml's ``sourceline`` to get the line in the input (blank lines removed before ``<?xml``).
 
     Each element is cleared after the caller is done with it, so memory stays flat.  A document that
-    breaks off (truncated, or malformed beyond repair) yields what came before and reports a warning.
+    breaks off (truncated, or malformed beyond repair) yields what came before and reports a warning
+    (``malformed-xml``); the wanted element it broke off in is yielded too, with the children that were
+    complete (``truncated-entry``), as usp, scrapy and crawler-commons keep such an entry.
     With ``report_unknown``, other elements beside the wanted ones (they are expected directly under the
     root, as in a urlset) are reported as ``unknown-element``; formats whose wanted elements sit deeper
     (RSS items inside ``<channel>``, next to the channel's own elements) turn it off.

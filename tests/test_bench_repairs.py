@@ -22,4 +22,4 @@ def test_quick_run_passes_its_checks(capsys: pytest.CaptureFixture[str]) -> None
     assert module.main(["--quick"]) == 0
     out = capsys.readouterr().out
     assert "UNEXPECTED" not in out
-    assert len(out.splitlines()) == 1 + 4 * 2 * 2  # header, then 4 kinds x 2 sizes x plain/gzip
+    assert len(out.splitlines()) == 2 + 4 * 2 * 2  # where feedmap is, header, 4 kinds x 2 sizes x plain/gzip

@@ -88,9 +88,8 @@ def read_changefreq(text: str | None, ctx: Context, line: int) -> ChangeFreq | N
 #: xsd:decimal (XML Schema 1.0 Part 2, §3.2.3.1): an optional sign, ASCII digits and at most one point; no exponent.
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 #: The usual ways of writing a priority, read without a closer look (the reader's fast path).
-PLAIN_PRIORITIES: dict[str, float] = {
-    f"{tenths / 10:.{digits}f}": tenths / 10 for tenths in range(11) for digits in (1, 2)
-} | {"0": 0.0, "1": 1.0}
+PLAIN_PRIORITIES: dict[str, float] = {f"{hundredths / 100:.2f}": hundredths / 100 for hundredths in range(101)}
+PLAIN_PRIORITIES.update({f"{tenths / 10:.1f}": tenths / 10 for tenths in range(11)} | {"0": 0.0, "1": 1.0})
 
 
 def read_priority(text: str | None, ctx: Context, line: int) -> float | None:

@@ -11,7 +11,8 @@ over ``pubDate`` for lastmod; ``ror:updatePeriod`` -> changefreq (``day`` -> ``d
 feedmap to keep priority losslessly); ``image:image`` -> images; every other ``ror:*`` (``sortOrder``,
 ``about``, ``seeAlso``, ``descLong``, ...) -> ``extras["ror:NAME"]``; other foreign elements -> extras
 verbatim.  The header item (``ror:about`` = sitemap, or ``ror:type`` SiteMap/Main) describes the document:
-it becomes document metadata, never an entry.  Text that was escaped twice (``&amp;amp;``) is unescaped
+it becomes document metadata, never an entry.  A single-valued child given twice (every one but RSS
+``category``) is reported and its first value kept.  Text that was escaped twice (``&amp;amp;``) is unescaped
 once with a warning; URLs are never touched.
 
 Writing emits the sitemap shape real generators use (Joomla RSSeo, Laravel sitemap, A1): the channel,

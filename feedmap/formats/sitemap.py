@@ -6,7 +6,9 @@ alternates (``<xhtml:link rel="alternate" hreflang=".." href=".."/>``).
 
 Reading streams with ``iterparse`` and matches namespace URIs, never prefixes: the 0.9 namespace, its
 ``https`` and trailing-slash variants, Google's 0.84 and no namespace at all are read as 0.9; any other
-namespace on ``<urlset>`` is read with a warning.  Children are accepted in any order.  Elements of
+namespace on ``<urlset>`` is read with a warning.  Children are accepted in any order; a single-valued
+child given twice (``loc``, ``lastmod``, ``changefreq``, ``priority``, an image's ``loc``...) is reported
+and its first value kept.  Elements of
 other namespaces (news, video, ...) are kept verbatim in ``Entry.extras`` under their Clark name.
 
 Writing emits UTF-8 with nothing before ``<?xml``, children in XSD order (``loc, lastmod, changefreq,
@@ -180,7 +182,7 @@ def read_image(element: etree._Element, ctx: Context, offset: int) -> Image | No
             duplicate(child, element, ctx, offset)
             continue
         seen.add(name)
-        if has_entity(child):
+        if len(child) and has_entity(child):
             _unexpanded(child, f"image:{name}", ctx, offset)
             continue
         text = child.text
@@ -214,7 +216,7 @@ def entry_from_element(element: etree._Element, namespace: str, ctx: Context, of
     alternates: list[Alternate] = []
     extras: dict[str, str] = {}
     fields = _field_names(namespace)
-    seen: set[str] = set()
+    seen_lastmod = seen_changefreq = seen_priority = False  # a field's second value is reported, not read
     # Each value takes a fast path when it is fine as written; anything else goes to the _fields reader,
     # which reports it.  A child's line is looked up only then (it costs as much as reading the value).
     for child in element:
@@ -222,27 +224,37 @@ def entry_from_element(element: etree._Element, namespace: str, ctx: Context, of
         if not isinstance(tag, str):
             continue
         field = fields.get(tag)
-        if field is not None:
-            if field in seen:
+        if field == "loc":
+            if has_loc:
                 duplicate(child, element, ctx, offset)
                 continue
-            seen.add(field)
-        if field == "loc":
             loc_text, loc_element, has_loc = child.text, child, True
             if len(child) and has_entity(child):
                 _unexpanded(child, "loc", ctx, offset)
                 return None  # never a URL with a piece missing
         elif field == "lastmod":
+            if seen_lastmod:
+                duplicate(child, element, ctx, offset)
+                continue
+            seen_lastmod = True
             text = child.text
             try:
                 lastmod = W3CDate(text)  # type: ignore[arg-type]
             except (TypeError, ValueError):
                 lastmod = read_lastmod(text, ctx, line_of(child) + offset)
         elif field == "changefreq":
+            if seen_changefreq:
+                duplicate(child, element, ctx, offset)
+                continue
+            seen_changefreq = True
             changefreq = _CHANGEFREQ_VALUES.get(child.text)  # type: ignore[arg-type]
             if changefreq is None:
                 changefreq = read_changefreq(child.text, ctx, line_of(child) + offset)
         elif field == "priority":
+            if seen_priority:
+                duplicate(child, element, ctx, offset)
+                continue
+            seen_priority = True
             priority = PLAIN_PRIORITIES.get(child.text)  # type: ignore[arg-type]
             if priority is None:
                 priority = read_priority(child.text, ctx, line_of(child) + offset)
