@@ -188,6 +188,13 @@ def _escape_bare(lookahead: bytes, length: int) -> tuple[bytes, int]:
     return fixed[: len(fixed) - (len(lookahead) - length) - 4 * beyond], total - beyond
 
 
+def _inside_tag(data: bytes, since: int, where: int, was: bool) -> bool:
+    """Whether ``where`` is inside a tag (in an attribute value), knowing whether ``since`` was (linear when
+    followed along increasing positions)."""
+    opened, closed = data.rfind(b"<", since, where), data.rfind(b">", since, where)
+    return was if opened == closed else opened > closed  # equal: both -1, no tag boundary in between
+
+
 class _Lines:
     """Line numbers of increasing positions in one buffer, counted incrementally (linear, never from 0 again)."""
 
@@ -420,7 +427,7 @@ class CleaningStream:
         pos = 0
         lines = _Lines(buf, self._line)
         if limit < len(buf):  # never cut a reference in two: stop before an '&' without its ';'
-            amp = buf.rfind(b"&", max(limit - 12, 0), limit)
+            amp = buf.rfind(b"&", max(limit - _KEEP + 4, 0), limit)
             if amp >= 0 and buf.find(b";", amp, limit) < 0:
                 limit = amp
         while pos < limit:
@@ -516,6 +523,7 @@ class CleaningStream:
         pieces: list[bytes] = []
         last = 0
         lines = _Lines(segment, line)
+        in_tag, since = False, 0
         for match in _BARE_AMP.finditer(lookahead, 0, len(segment) + 16):
             where = match.start()
             if where >= len(segment):
@@ -523,13 +531,19 @@ class CleaningStream:
             if self._entities:
                 ref = _ENTITY_REF.match(lookahead, where)
                 if ref is not None and ref.group(1) in self._entities:
+                    in_tag, since = _inside_tag(segment, since, where, in_tag), where
+                    replace = in_tag and ref.end() <= len(segment)
                     if self._wants("unresolved-entity"):
+                        done = "replaced by U+FFFD (percent-escaped)" if replace else "not expanded"
                         self._report(
                             "unresolved-entity",
-                            f"&{ref.group(1).decode()}; is declared in the DOCTYPE, which is ignored: not expanded",
+                            f"&{ref.group(1).decode()}; is declared in the DOCTYPE, which is ignored: {done}",
                             lines.at(where),
                         )
-                    continue  # left as it is: lxml keeps it as an entity reference node
+                    if replace:  # an attribute value: lxml would expand it to nothing, silently
+                        pieces += [segment[last:where], _URI_REPLACEMENT]
+                        last = ref.end()
+                    continue  # in text it stays: lxml keeps it as an entity reference node
             if self._reported["bare-ampersand"] >= REPORT_CAP and not self._entities:
                 fixed, count = _escape_bare(lookahead[where:], len(segment) - where)
                 self._unreported["bare-ampersand"] += count
@@ -557,16 +571,14 @@ class CleaningStream:
         pieces: list[bytes] = []
         last = 0
         lines = _Lines(segment, line)
-        in_tag = False  # whether the reference stands inside a tag (an attribute value), followed along
+        in_tag, since = False, 0
         for match in _CHAR_REF.finditer(segment):
             decimal, hexadecimal = match.groups()
             code = int(decimal) if decimal is not None else int(hexadecimal, 16)
             if _allowed_char(code):
                 continue
             where = match.start()
-            opened, closed = segment.rfind(b"<", last, where), segment.rfind(b">", last, where)
-            if opened != closed:  # both -1: no tag boundary since the last one, the state holds
-                in_tag = opened > closed
+            in_tag, since = _inside_tag(segment, since, where, in_tag), where
             pieces += [segment[last:where], _URI_REPLACEMENT if in_tag else b"&#xFFFD;"]
             last = match.end()
             if self._wants("invalid-char-ref"):
