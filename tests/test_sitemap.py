@@ -660,3 +660,16 @@ def test_priority_is_written_as_a_decimal() -> None:
     assert values[:4] == ["0.0", "1.0", "0.5", "0.1"]
     assert all(value is not None and "e" not in value.lower() for value in values)
     assert [e.priority for e in read(data)[0]] == [0.0, 1.0, 0.5, 0.1, 1e-7]
+
+
+def test_a_sitemap_field_given_twice_in_an_rss_item_is_reported() -> None:
+    data = (
+        f'<?xml version="1.0"?>\n<rss version="2.0" xmlns:sitemap="{SM}"><channel><title>t</title>'
+        "<link>https://www.example.com/</link><description>d</description>\n"
+        "<item><link>https://www.example.com/a</link><sitemap:priority>0.3</sitemap:priority>\n"
+        "<sitemap:priority>0.5</sitemap:priority></item></channel></rss>\n"
+    ).encode()
+    entries, diagnostics, _ = read(data, format=None)
+    assert [e.priority for e in entries] == [0.3]
+    assert codes(diagnostics) == ["duplicate-element"]
+    assert "<priority>" in diagnostics[0].message

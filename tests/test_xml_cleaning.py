@@ -697,3 +697,11 @@ def test_long_entity_names_across_chunk_boundaries_stay_references() -> None:
         out, found = _clean(data + body + FOOTER, size)
         assert out.count(b"&" + name + b";") == 3000, f"read size {size}"
         assert [code for code, _ in found].count("unresolved-entity") == 100  # capped (finish() adds the count)
+
+
+def test_utf16_that_cannot_be_decoded_is_replaced_and_reported() -> None:
+    text = HEADER.decode().replace("UTF-8", "UTF-16") + "<url><loc>http://e.com/X</loc></url>\n</urlset>\n"
+    data = text.encode("utf-16-le").replace("X".encode("utf-16-le"), b"\x00\xd8")  # a lone surrogate
+    entries, diagnostics = read_sitemap(data)
+    assert [e.loc for e in entries] == ["http://e.com/\ufffd"]
+    assert codes(diagnostics) == ["missing-bom", "encoding-error"]

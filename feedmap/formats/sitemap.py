@@ -41,6 +41,7 @@ from feedmap._xml import (
     iter_elements,
     line_of,
     local_name,
+    namespace_of,
     peek_root,
 )
 from feedmap.context import Context
@@ -155,8 +156,10 @@ def _drop_keeping_tail(node: etree._Element) -> None:
 
 def duplicate(child: etree._Element, parent: etree._Element, ctx: Context, offset: int) -> None:
     """Report a second value for a single-valued field (the first is kept)."""
-    name = child.prefix + ":" + local_name(child.tag) if child.prefix else local_name(child.tag)
-    where = f"<{local_name(parent.tag)}> at line {line_of(parent) + offset}"
+    same = namespace_of(child.tag) == namespace_of(parent.tag)
+    name = local_name(child.tag) if same or not child.prefix else f"{child.prefix}:{local_name(child.tag)}"
+    parent_line = line_of(parent)  # 0 for an element built in memory (the RSS reader's holder)
+    where = f"<{local_name(parent.tag)}>" + (f" at line {parent_line + offset}" if parent_line else "")
     ctx.warning("duplicate-element", f"a second <{name}> in {where}; the first is kept", line_of(child) + offset)
 
 
