@@ -14,8 +14,10 @@ the line, what real sitemaps get wrong:
   ``&amp;`` so the URL keeps its ``&``,
 * C0 control characters that XML 1.0 §2.2 forbids: removed; character references to them or to
   surrogates (``&#xD800;``): replaced by U+FFFD;
-* bytes that are not UTF-8 in a document that declares UTF-8 (or no encoding): replaced by U+FFFD;
-* UTF-16/32 without a byte-order mark (XML 1.0 Appendix F): recognised and transcoded.
+* bytes that are not in the document's encoding: replaced by U+FFFD.  lxml always gets UTF-8: UTF-16/32
+  (by its byte-order mark, or without one by the first characters, XML 1.0 Appendix F) and any other
+  declared encoding (XML 1.0 §4.3.3) are transcoded with Python's codecs, and the declaration rewritten;
+  an encoding Python does not know is read as UTF-8, with a warning.
 
 Repairs are reported one by one up to :data:`REPORT_CAP` per kind, then counted, so that a file with
 millions of them stays linear in time and memory.
@@ -120,7 +122,7 @@ _LEADING_WINDOW = 64 * 1024
 _DECLARED_ENCODING = re.compile(
     rb"\A(?:\xef\xbb\xbf)?[ \t\r\n]*<\?xml[^>]*?encoding[ \t\r\n]*=[ \t\r\n]*[\"']([A-Za-z][\w.-]*)[\"']"
 )
-_DECLARATION_ENCODING = re.compile(r"\A(<\?xml[^>]*?encoding[ \t\r\n]*=[ \t\r\n]*)([\"'])[^\"']*\2")
+_DECLARATION_ENCODING = re.compile(rb"\A((?:\xef\xbb\xbf)?<\?xml[^>]*?encoding[ \t\r\n]*=[ \t\r\n]*)([\"'])[^\"']*\2")
 _UTF8_NAMES = frozenset({"utf-8", "utf8"})
 #: How many repairs of one kind are reported one by one (each with its line); the rest are counted.
 REPORT_CAP = 100
@@ -239,10 +241,9 @@ class _Inner(Protocol):
 class CleaningStream:
     """A file-like wrapper that repairs bytes lxml cannot parse, reporting each repair with its line.
 
-    Works on ASCII-compatible encodings (UTF-8, ISO-8859-x, Windows-125x); UTF-16/32 input (by its
-    byte-order mark, or without one by the first characters, XML 1.0 Appendix F) is transcoded to UTF-8
-    first.  Input that declares UTF-8 (or nothing) and holds bytes that are not UTF-8 has them replaced
-    by U+FFFD, each reported with its line.  A DOCTYPE is passed on untouched (lxml never loads or
+    Passes UTF-8 on: input in UTF-8 is checked (bytes that are not UTF-8 become U+FFFD, each reported with
+    its line), input in another encoding (UTF-16/32, or declared) is transcoded and its declaration
+    rewritten.  A DOCTYPE is passed on untouched (lxml never loads or
     expands it); a reference to an entity it declares is reported as not expanded.  Repairs are reported
     one by one up to :data:`REPORT_CAP` per kind, then counted (see :meth:`finish`).
     """
@@ -257,8 +258,9 @@ class CleaningStream:
         self._line = 1  # line number of the first byte of self._carry
         self._started = False
         self._decoder: codecs.IncrementalDecoder | None = None
-        self._declaration_pending = True
-        self._utf8 = False
+        self._wide = False  # UTF-16/32
+        self._codec_name = ""
+        self._declaration_pending = True  # the declaration names an encoding the bytes passed on are not in
         self._raw_tail = b""  # bytes of a UTF-8 sequence that may continue in the next chunk
         self._doctype_done = False
         self._entities: frozenset[bytes] = frozenset()
@@ -298,21 +300,9 @@ class CleaningStream:
     def _start(self) -> None:
         self._started = True
         head = self._inner.peek(_LEADING_WINDOW)
-        guessed = guess_encoding(head)
-        if guessed is not None:
-            codec, has_bom = guessed
-            self._decoder = codecs.getincrementaldecoder(codec)("feedmap-record")
-            if not has_bom:
-                self._reporter.warning(
-                    "missing-bom",
-                    f"the document is in {codec.upper()} without a byte-order mark (XML 1.0 §4.3.3 requires one); "
-                    f"read as {codec.upper()}",
-                    self._name,
-                    1,
-                )
+        self._choose_decoding(head)
+        if self._decoder is not None and self._wide:
             return
-        declared = _DECLARED_ENCODING.match(head)
-        self._utf8 = declared is None or declared.group(1).decode("ascii").lower() in _UTF8_NAMES
         match = _LEADING.match(head)
         if match is not None:
             blanks = match.group(1)
@@ -329,16 +319,66 @@ class CleaningStream:
             if start:  # a BOM stood before the blanks: keep it, it is allowed before <?xml
                 self._carry = head[:start]
 
+    def _choose_decoding(self, head: bytes) -> None:
+        """How the input becomes UTF-8: checked as it is, or transcoded (UTF-16/32, a declared other encoding)."""
+        guessed = guess_encoding(head)
+        if guessed is not None:
+            codec, has_bom = guessed
+            self._decoder = codecs.getincrementaldecoder(codec)("feedmap-record")
+            self._wide = True
+            if not has_bom:
+                self._reporter.warning(
+                    "missing-bom",
+                    f"the document is in {codec.upper()} without a byte-order mark (XML 1.0 §4.3.3 requires one); "
+                    f"read as {codec.upper()}",
+                    self._name,
+                    1,
+                )
+            return
+        declared = _DECLARED_ENCODING.match(head)
+        name = declared.group(1).decode("ascii") if declared is not None else "UTF-8"
+        try:
+            codec = codecs.lookup(name).name
+        except LookupError:
+            self._reporter.warning("unknown-encoding", f"encoding {name!r} is not known; read as UTF-8", self._name, 1)
+            codec = "utf-8"
+        if codec.startswith(("utf-16", "utf-32")):  # the bytes are ASCII-compatible (guess_encoding said so)
+            self._reporter.warning(
+                "unknown-encoding", f"the document declares {name} but is not in it; read as UTF-8", self._name, 1
+            )
+            codec = "utf-8"
+        if codec == "utf-8":
+            self._declaration_pending = name.lower() not in _UTF8_NAMES
+        else:
+            self._decoder = codecs.getincrementaldecoder(codec)("feedmap-record")
+            self._codec_name = name
+
+    def _rewrite_declaration(self, data: bytes) -> bytes:
+        """The first bytes passed on, with the declaration naming UTF-8, the encoding they are now in."""
+        self._declaration_pending = False
+        return _DECLARATION_ENCODING.sub(rb'\1"UTF-8"', data, count=1)
+
     def _transcode(self, raw: bytes) -> bytes:
         assert self._decoder is not None
         text, errors = _decode(raw, self._decoder, not raw)
-        if self._declaration_pending and text:  # the declaration names the encoding the bytes are no longer in
-            self._declaration_pending = False
-            text = _DECLARATION_ENCODING.sub(r'\1"UTF-8"', text, count=1)
-        if errors and self._wants("encoding-error"):
-            message = f"{len(errors):,} byte sequence(s) could not be decoded; replaced by U+FFFD"
-            self._report("encoding-error", message, 0)
+        if errors:
+            self._report_undecodable(raw, errors)
         return text.encode("utf-8")
+
+    def _report_undecodable(self, raw: bytes, errors: list[tuple[int, bytes]]) -> None:
+        if self._wide:  # UTF-16/32: lines are not counted in the raw bytes; one summary per chunk
+            if self._wants("encoding-error"):
+                message = f"{len(errors):,} byte sequence(s) could not be decoded; replaced by U+FFFD"
+                self._report("encoding-error", message, 0)
+            return
+        lines = _Lines(raw, self._line + self._carry.count(b"\n"))  # raw comes right after the carry
+        for offset, bad in errors:
+            if self._wants("encoding-error"):
+                self._report(
+                    "encoding-error",
+                    f"bytes {bad.hex(' ')} are not {self._codec_name} and were replaced by U+FFFD",
+                    lines.at(max(offset, 0)),
+                )
 
     def _check_utf8(self, raw: bytes) -> bytes:
         """``raw`` (after what came before) with every byte sequence that is not UTF-8 replaced by U+FFFD."""
@@ -382,15 +422,12 @@ class CleaningStream:
         return text.encode("utf-8")
 
     def _next(self, size: int) -> bytes:
-        """The next bytes of the input, in UTF-8 when the input is UTF-16/32 or declares UTF-8."""
+        """The next bytes of the input, in UTF-8 (transcoded or checked)."""
         while True:
             raw = self._inner.read(size)
-            if self._decoder is not None:
-                data = self._transcode(raw)
-            elif self._utf8:
-                data = self._check_utf8(raw)
-            else:
-                data = raw
+            data = self._transcode(raw) if self._decoder is not None else self._check_utf8(raw)
+            if data and self._declaration_pending:
+                data = self._rewrite_declaration(data)
             if data or not raw:
                 return data
 

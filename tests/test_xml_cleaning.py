@@ -705,3 +705,27 @@ def test_utf16_that_cannot_be_decoded_is_replaced_and_reported() -> None:
     entries, diagnostics = read_sitemap(data)
     assert [e.loc for e in entries] == ["http://e.com/\ufffd"]
     assert codes(diagnostics) == ["missing-bom", "encoding-error"]
+
+
+@pytest.mark.parametrize(
+    ("encoding", "bad", "loc"),
+    [
+        (b"windows-1252", b"\x81\xe9", "http://e.com/\ufffd\u00e9"),  # 0x81 is undefined in windows-1252
+        (b"Shift_JIS", b"\x82\xa0\xff", "http://e.com/\u3042\ufffd"),
+    ],
+)
+def test_bytes_a_declared_encoding_cannot_decode_are_replaced_and_later_entries_survive(
+    encoding: bytes, bad: bytes, loc: str
+) -> None:
+    data = urlset(url(b"http://e.com/a"), url(b"http://e.com/" + bad), url(b"http://e.com/c"))
+    entries, diagnostics = read_sitemap(data.replace(b"UTF-8", encoding))
+    assert [e.loc for e in entries] == ["http://e.com/a", loc, "http://e.com/c"]
+    assert [(d.code, d.line) for d in diagnostics] == [("encoding-error", HEADER_LINES + 2)]
+
+
+@pytest.mark.parametrize("declared", [b"no-such-encoding", b"UTF-16"])
+def test_an_encoding_that_cannot_be_used_is_read_as_utf8(declared: bytes) -> None:
+    data = urlset(url("http://e.com/\u00e9".encode()), url(b"http://e.com/c")).replace(b"UTF-8", declared)
+    entries, diagnostics = read_sitemap(data)
+    assert [e.loc for e in entries] == ["http://e.com/\u00e9", "http://e.com/c"]
+    assert [(d.code, d.line) for d in diagnostics] == [("unknown-encoding", 1)]
