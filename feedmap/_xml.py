@@ -243,9 +243,9 @@ class CleaningStream:
 
     Passes UTF-8 on: input in UTF-8 is checked (bytes that are not UTF-8 become U+FFFD, each reported with
     its line), input in another encoding (UTF-16/32, or declared) is transcoded and its declaration
-    rewritten.  A DOCTYPE is passed on untouched (lxml never loads or
-    expands it); a reference to an entity it declares is reported as not expanded.  Repairs are reported
-    one by one up to :data:`REPORT_CAP` per kind, then counted (see :meth:`finish`).
+    rewritten.  A DOCTYPE is passed on reduced to its root name and its general entities declared empty;
+    a reference to one of them is reported as not expanded.  Repairs are reported one by one up to
+    :data:`REPORT_CAP` per kind, then counted (see :meth:`finish`).
     """
 
     def __init__(self, inner: _Inner, *, reporter: Reporter, name: str) -> None:
