@@ -173,7 +173,7 @@ def _unexpanded(child: etree._Element, what: str, ctx: Context, offset: int) -> 
 
 def read_image(element: etree._Element, ctx: Context, offset: int) -> Image | None:
     image = blank_image()
-    seen: set[str] = set()
+    seen: set[str] | None = set() if len(element) > 1 else None  # one child (the usual) cannot repeat
     for child in element:
         tag = child.tag
         name = _IMAGE_FIELDS.get(tag)  # None for other elements, and for comments and PIs (tag not a str)
@@ -181,10 +181,11 @@ def read_image(element: etree._Element, ctx: Context, offset: int) -> Image | No
             if isinstance(tag, str):
                 ctx.warning("unknown-element", f"<{tag}> inside <image:image> is not read", line_of(child) + offset)
             continue
-        if name in seen:
-            duplicate(child, element, ctx, offset)
-            continue
-        seen.add(name)
+        if seen is not None:
+            if name in seen:
+                duplicate(child, element, ctx, offset)
+                continue
+            seen.add(name)
         if len(child) and has_entity(child):
             _unexpanded(child, f"image:{name}", ctx, offset)
             continue
