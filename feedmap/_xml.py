@@ -299,7 +299,11 @@ class CleaningStream:
 
     def _start(self) -> None:
         self._started = True
-        head = self._inner.peek(_LEADING_WINDOW)
+        window = _LEADING_WINDOW
+        head = self._inner.peek(window)
+        while len(head) == window and not head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n"):
+            window *= 2  # nothing but blanks so far: look further for the declaration
+            head = self._inner.peek(window)
         self._choose_decoding(head)
         if self._decoder is not None and self._wide:
             return

@@ -729,3 +729,12 @@ def test_an_encoding_that_cannot_be_used_is_read_as_utf8(declared: bytes) -> Non
     entries, diagnostics = read_sitemap(data)
     assert [e.loc for e in entries] == ["http://e.com/\u00e9", "http://e.com/c"]
     assert [(d.code, d.line) for d in diagnostics] == [("unknown-encoding", 1)]
+
+
+def test_blanks_before_the_declaration_longer_than_the_first_window_are_removed() -> None:
+    data = b"\n" * 70_000 + urlset(url(b"http://e.com/"))
+    with feedmap.read(io.BytesIO(data), format="sitemap") as doc:
+        entries = list(doc.entries)
+    assert [e.loc for e in entries] == ["http://e.com/"]
+    assert [(d.code, d.line) for d in doc.diagnostics] == [("leading-whitespace", 1)]
+    assert [e.origin.line for e in entries if e.origin] == [70_000 + HEADER_LINES + 1]
