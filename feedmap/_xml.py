@@ -284,14 +284,14 @@ class CleaningStream:
         return False
 
     def finish(self) -> None:
-        """Report how many repairs of each kind went unreported one by one (once, at the end)."""
+        """Report how many repairs of each kind went unreported one by one (once, at the end: ``more-repairs``)."""
         if self._finished:
             return
         self._finished = True
-        for code, count in self._unreported.items():
+        for code, count in self._unreported.items():  # its own code: a printer that caps each code shows it
             self._reporter.warning(
-                code,
-                f"{count:,} more repairs of this kind were made (the first {REPORT_CAP} are reported one by one)",
+                "more-repairs",
+                f"{count:,} more {code} repairs were made (the first {REPORT_CAP} were reported one by one)",
                 self._name,
             )
 

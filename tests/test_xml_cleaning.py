@@ -630,9 +630,11 @@ def test_many_repairs_are_reported_up_to_the_cap_then_counted(junk: bytes, code:
     entries, diagnostics = read_sitemap(urlset(url(b"http://e.com/" + junk * 1000)))
     assert [e.loc for e in entries] == [loc]
     repairs = [d for d in diagnostics if d.code == code]
-    assert len(repairs) == REPORT_CAP + 1
-    assert all(d.line == HEADER_LINES + 1 for d in repairs[:-1])
-    assert f"{1000 - REPORT_CAP:,} more" in repairs[-1].message
+    assert len(repairs) == REPORT_CAP
+    assert all(d.line == HEADER_LINES + 1 for d in repairs)
+    summary = [d for d in diagnostics if d.code == "more-repairs"]
+    assert len(summary) == 1
+    assert f"{1000 - REPORT_CAP:,} more {code} repairs" in summary[0].message
 
 
 def test_capped_repairs_spread_over_lines_and_chunks_keep_their_lines() -> None:
@@ -641,7 +643,10 @@ def test_capped_repairs_spread_over_lines_and_chunks_keep_their_lines() -> None:
     assert len(entries) == 3000
     assert located(diagnostics, "control-character")[:100] == [HEADER_LINES + 1 + i for i in range(100)]
     assert located(diagnostics, "bare-ampersand")[:100] == [HEADER_LINES + 1 + i for i in range(100)]
-    assert [d.message.split()[0] for d in diagnostics if d.line == 0] == ["2,900", "2,900"]
+    assert [d.message.split()[:3] for d in diagnostics if d.code == "more-repairs"] == [
+        ["2,900", "more", "control-character"],
+        ["2,900", "more", "bare-ampersand"],
+    ]
 
 
 # ------------------------------------------------------------------------------- truncated entries
@@ -738,3 +743,13 @@ def test_blanks_before_the_declaration_longer_than_the_first_window_are_removed(
     assert [e.loc for e in entries] == ["http://e.com/"]
     assert [(d.code, d.line) for d in doc.diagnostics] == [("leading-whitespace", 1)]
     assert [e.origin.line for e in entries if e.origin] == [70_000 + HEADER_LINES + 1]
+
+
+def test_cli_shows_how_many_repairs_were_not_listed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from feedmap.cli import main
+
+    source = tmp_path / "s.xml"
+    source.write_bytes(urlset(url(b"http://e.com/" + b"\x01" * 1000)))
+    assert main(["convert", str(source), "-t", "text", "-o", str(tmp_path / "out.txt")]) == 0
+    err = capsys.readouterr().err
+    assert "warning[more-repairs]: 900 more control-character repairs" in err
