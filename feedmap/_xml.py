@@ -2,6 +2,8 @@
 
 Safety (OWASP XXE cheat sheet, lxml FAQ "how do I protect against XML attacks"): the parser never loads
 a DTD, never resolves entities and never touches the network, so XXE and "billion laughs" are inert.
+A DOCTYPE reaches lxml reduced to its root name and its general entities declared empty: a reference
+to one stays an entity node (reported, and never taken as part of a value), nothing can amplify.
 
 Leniency: lxml's own ``recover=True`` silently drops or mangles data (a bare ``&`` in a URL loses the
 query string).  Instead :class:`CleaningStream` repairs, before parsing and with a diagnostic carrying
@@ -10,16 +12,29 @@ the line, what real sitemaps get wrong:
 * blanks or a BOM before ``<?xml`` (XML 1.0 §2.8 requires the declaration first),
 * a bare ``&`` (or a reference to an entity that XML does not predefine) outside CDATA: escaped to
   ``&amp;`` so the URL keeps its ``&``,
-* C0 control characters that XML 1.0 §2.2 forbids: removed.
+* C0 control characters that XML 1.0 §2.2 forbids: removed; character references to them or to
+  surrogates (``&#xD800;``): replaced by U+FFFD;
+* bytes that are not in the document's encoding: replaced by U+FFFD.  lxml always gets UTF-8: UTF-16/32
+  (by its byte-order mark, or without one by the first characters, XML 1.0 Appendix F) and any other
+  declared encoding (XML 1.0 §4.3.3) are transcoded with Python's codecs, and the declaration rewritten;
+  an encoding Python does not know is read as UTF-8, with a warning.
+
+Repairs are reported one by one up to :data:`REPORT_CAP` per kind, then counted, so that a file with
+millions of them stays linear in time and memory.
 
 Writing (XML 1.0 §2.4): :func:`escape_text` escapes ``& < > " '`` and drops characters XML cannot hold.
 """
 
 from __future__ import annotations
 
+import codecs
+import itertools
 import re
+import threading
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
 from lxml import etree
 
@@ -28,6 +43,7 @@ from feedmap.sources import PeekableStream
 
 __all__ = [
     "IMAGE_NS",
+    "REPORT_CAP",
     "SITEMAP_NAMESPACES",
     "SITEMAP_NS",
     "XHTML_NS",
@@ -35,10 +51,13 @@ __all__ = [
     "CleaningStream",
     "RootInfo",
     "escape_text",
+    "guess_encoding",
+    "has_entity",
     "iter_elements",
     "line_of",
     "local_name",
     "namespace_of",
+    "peek_cleaned",
     "peek_root",
 ]
 
@@ -72,6 +91,8 @@ def local_name(tag: str) -> str:
 
 _KEEP = 64  # bytes held back at a chunk's end so that markers and references are never split
 _BARE_AMP = re.compile(rb"&(?!(?:amp|lt|gt|quot|apos|#[0-9]{1,7}|#x[0-9A-Fa-f]{1,6});)")
+_ENTITY_REF = re.compile(rb"&([A-Za-z_:][A-Za-z0-9_.:-]*);")
+_CHAR_REF = re.compile(rb"&#(?:([0-9]{1,7})|x([0-9A-Fa-f]{1,6}));")
 _CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20)])  # the bytes _CONTROL matches
 
@@ -81,20 +102,153 @@ def _has_control(data: bytes) -> bool:
     return len(data.translate(None, _CONTROL_BYTES)) != len(data)
 
 
+def _allowed_char(code: int) -> bool:
+    """XML 1.0 §2.2 ``Char``: what a character reference may stand for."""
+    if code < 0x20:
+        return code in (0x9, 0xA, 0xD)
+    return code <= 0xD7FF or 0xE000 <= code <= 0xFFFD or 0x10000 <= code <= 0x10FFFF
+
+
 _CDATA_OPEN = b"<![CDATA["
 _CDATA_CLOSE = b"]]>"
+_DOCTYPE = b"<!DOCTYPE"
+_START_TAG = re.compile(rb"<[A-Za-z_:]")
+_URI_REPLACEMENT = b"%EF%BF%BD"  # U+FFFD percent-escaped (RFC 3987 §3.1)
+_SUBSET_END = re.compile(rb"\][ \t\r\n]*>")
+_DOCTYPE_NAME = re.compile(rb"<!DOCTYPE[ \t\r\n]+([A-Za-z_:][A-Za-z0-9_.:-]*)")
+_ENTITY_DECL = re.compile(rb"<!ENTITY[ \t\r\n]+([A-Za-z_:][A-Za-z0-9_.:-]*)")
 _LEADING = re.compile(rb"\A(?:\xef\xbb\xbf)?([ \t\r\n]+)(?=<\?xml[ \t\r\n?])")
 _LEADING_WINDOW = 64 * 1024
+_DECLARED_ENCODING = re.compile(
+    rb"\A(?:\xef\xbb\xbf)?[ \t\r\n]*<\?xml[^>]*?encoding[ \t\r\n]*=[ \t\r\n]*[\"']([A-Za-z][\w.-]*)[\"']"
+)
+_DECLARATION_ENCODING = re.compile(rb"\A((?:\xef\xbb\xbf)?<\?xml[^>]*?encoding[ \t\r\n]*=[ \t\r\n]*)([\"'])[^\"']*\2")
+_UTF8_NAMES = frozenset({"utf-8", "utf8"})
+#: How many repairs of one kind are reported one by one (each with its line); the rest are counted.
+REPORT_CAP = 100
+
+_decode_errors = threading.local()
+
+
+def _record_decode_error(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    _decode_errors.found.append((exc.start, exc.object[exc.start : exc.end]))
+    return "\ufffd", exc.end
+
+
+codecs.register_error("feedmap-record", _record_decode_error)
+
+
+def _decode(data: bytes, decoder: codecs.IncrementalDecoder, final: bool) -> tuple[str, list[tuple[int, bytes]]]:
+    """Decode, replacing what cannot be decoded by U+FFFD; returns the text and (offset, bytes) of each repair."""
+    found: list[tuple[int, bytes]] = []
+    _decode_errors.found = found
+    try:
+        return decoder.decode(data, final), found
+    finally:
+        _decode_errors.found = []
+
+
+def guess_encoding(head: bytes) -> tuple[str, bool] | None:
+    """The UTF-16/32 codec of a document from its first bytes (XML 1.0 Appendix F), and whether a byte-order
+    mark says so; None for ASCII-compatible encodings (UTF-8, ISO-8859-x, Windows-125x...)."""
+    if head.startswith((b"\x00\x00\xfe\xff", b"\xff\xfe\x00\x00")):
+        return "utf-32", True
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16", True
+    if len(head) < 4:
+        return None
+    starts = b"<\t\r\n "
+    if head[1:4] == b"\0\0\0" and head[0] in starts:
+        return "utf-32-le", False
+    if head[:3] == b"\0\0\0" and head[3] in starts:
+        return "utf-32-be", False
+    if head[1] == 0 and head[3] == 0 and head[0] in starts and head[2] != 0:
+        return "utf-16-le", False
+    if head[0] == 0 and head[2] == 0 and head[1] in starts and head[3] != 0:
+        return "utf-16-be", False
+    return None
+
+
+def _utf8_complete(data: bytes) -> int:
+    """Where a UTF-8 sequence that may continue in the next chunk starts at the end of ``data`` (else its length)."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte < 0x80:
+            return len(data)
+        if byte >= 0xC0:
+            needed = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return len(data) - back if needed > back else len(data)
+    return len(data)
+
+
+def _escape_bare(lookahead: bytes, length: int) -> tuple[bytes, int]:
+    """``lookahead[:length]`` with every bare ``&`` escaped (judged with the bytes after it), and their number."""
+    fixed, total = _BARE_AMP.subn(b"&amp;", lookahead)
+    beyond = sum(1 for _ in _BARE_AMP.finditer(lookahead, length))
+    return fixed[: len(fixed) - (len(lookahead) - length) - 4 * beyond], total - beyond
+
+
+def _inside_tag(data: bytes, since: int, where: int, was: bool) -> bool:
+    """Whether ``where`` is inside a tag (in an attribute value), knowing whether ``since`` was (linear when
+    followed along increasing positions)."""
+    opened, closed = data.rfind(b"<", since, where), data.rfind(b">", since, where)
+    return was if opened == closed else opened > closed  # equal: both -1, no tag boundary in between
+
+
+class _Lines:
+    """Line numbers of increasing positions in one buffer, counted incrementally (linear, never from 0 again)."""
+
+    __slots__ = ("_data", "_pos", "line")
+
+    def __init__(self, data: bytes, line: int, pos: int = 0) -> None:
+        self._data = data
+        self._pos = pos
+        self.line = line
+
+    def at(self, pos: int) -> int:
+        if pos >= self._pos:
+            self.line += self._data.count(b"\n", self._pos, pos)
+        else:
+            self.line -= self._data.count(b"\n", pos, self._pos)
+        self._pos = pos
+        return self.line
+
+
+class _Peeking:
+    """Reads a PeekableStream ahead without consuming it."""
+
+    def __init__(self, stream: PeekableStream) -> None:
+        self._stream = stream
+        self.pos = 0
+
+    def peek(self, size: int) -> bytes:
+        return self._stream.peek(self.pos + size)[self.pos :]
+
+    def read(self, size: int = -1, /) -> bytes:
+        data = self.peek(size if size >= 0 else 1 << 16)
+        self.pos += len(data)
+        return data
+
+
+class _Inner(Protocol):
+    def peek(self, size: int) -> bytes: ...
+
+    def read(self, size: int = -1, /) -> bytes: ...
 
 
 class CleaningStream:
     """A file-like wrapper that repairs bytes lxml cannot parse, reporting each repair with its line.
 
-    Works on ASCII-compatible encodings (UTF-8, ISO-8859-x, Windows-125x); UTF-16/32 input (recognised
-    by its byte-order mark) passes through untouched.
+    Passes UTF-8 on: input in UTF-8 is checked (bytes that are not UTF-8 become U+FFFD, each reported with
+    its line), input in another encoding (UTF-16/32, or declared) is transcoded and its declaration
+    rewritten.  A DOCTYPE is passed on reduced to its root name and its general entities declared empty;
+    a reference to one of them is reported as not expanded.  Repairs are reported one by one up to
+    :data:`REPORT_CAP` per kind, then counted (see :meth:`finish`).
     """
 
-    def __init__(self, inner: PeekableStream, *, reporter: Reporter, name: str) -> None:
+    def __init__(self, inner: _Inner, *, reporter: Reporter, name: str) -> None:
         self._inner = inner
         self._reporter = reporter
         self._name = name
@@ -103,18 +257,56 @@ class CleaningStream:
         self._in_cdata = False
         self._line = 1  # line number of the first byte of self._carry
         self._started = False
-        self._passthrough = False
+        self._decoder: codecs.IncrementalDecoder | None = None
+        self._wide = False  # UTF-16/32
+        self._codec_name = ""
+        self._declaration_pending = True  # the declaration names an encoding the bytes passed on are not in
+        self._raw_tail = b""  # bytes of a UTF-8 sequence that may continue in the next chunk
+        self._doctype_done = False
+        self._entities: frozenset[bytes] = frozenset()
+        self._reported: Counter[str] = Counter()
+        self._unreported: Counter[str] = Counter()
+        self._finished = False
         #: Lines removed before the XML declaration; add to lxml's sourceline for the input's line.
         self.line_offset = 0
 
+    # ------------------------------------------------------------------------------- reporting
+
+    def _report(self, code: str, message: str, line: int) -> None:
+        self._reported[code] += 1
+        self._reporter.warning(code, message, self._name, line)
+
+    def _wants(self, code: str) -> bool:
+        """Whether the next repair of ``code`` is reported one by one (else it is only counted)."""
+        if self._reported[code] < REPORT_CAP:
+            return True
+        self._unreported[code] += 1
+        return False
+
+    def finish(self) -> None:
+        """Report how many repairs of each kind went unreported one by one (once, at the end: ``more-repairs``)."""
+        if self._finished:
+            return
+        self._finished = True
+        for code, count in self._unreported.items():  # its own code: a printer that caps each code shows it
+            self._reporter.warning(
+                "more-repairs",
+                f"{count:,} more {code} repairs were made (the first {REPORT_CAP} were reported one by one)",
+                self._name,
+            )
+
+    # ----------------------------------------------------------------------------- decoding
+
     def _start(self) -> None:
         self._started = True
-        head = self._inner.peek(4)
-        if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-            self._passthrough = True
+        window = _LEADING_WINDOW
+        head = self._inner.peek(window)
+        while len(head) == window and not head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n"):
+            window *= 2  # nothing but blanks so far: look further for the declaration
+            head = self._inner.peek(window)
+        self._choose_decoding(head)
+        if self._decoder is not None and self._wide:
             return
-        # the same window peek_root looks at: any run of blanks it skips to find the root is removed here
-        head = self._inner.peek(_LEADING_WINDOW)
         match = _LEADING.match(head)
         if match is not None:
             blanks = match.group(1)
@@ -131,49 +323,177 @@ class CleaningStream:
             if start:  # a BOM stood before the blanks: keep it, it is allowed before <?xml
                 self._carry = head[:start]
 
+    def _choose_decoding(self, head: bytes) -> None:
+        """How the input becomes UTF-8: checked as it is, or transcoded (UTF-16/32, a declared other encoding)."""
+        guessed = guess_encoding(head)
+        if guessed is not None:
+            codec, has_bom = guessed
+            self._decoder = codecs.getincrementaldecoder(codec)("feedmap-record")
+            self._wide = True
+            if not has_bom:
+                self._reporter.warning(
+                    "missing-bom",
+                    f"the document is in {codec.upper()} without a byte-order mark (XML 1.0 §4.3.3 requires one); "
+                    f"read as {codec.upper()}",
+                    self._name,
+                    1,
+                )
+            return
+        declared = _DECLARED_ENCODING.match(head)
+        name = declared.group(1).decode("ascii") if declared is not None else "UTF-8"
+        try:
+            codec = codecs.lookup(name).name
+        except LookupError:
+            self._reporter.warning("unknown-encoding", f"encoding {name!r} is not known; read as UTF-8", self._name, 1)
+            codec = "utf-8"
+        if codec.startswith(("utf-16", "utf-32")):  # the bytes are ASCII-compatible (guess_encoding said so)
+            self._reporter.warning(
+                "unknown-encoding", f"the document declares {name} but is not in it; read as UTF-8", self._name, 1
+            )
+            codec = "utf-8"
+        if codec == "utf-8":
+            self._declaration_pending = name.lower() not in _UTF8_NAMES
+        else:
+            self._decoder = codecs.getincrementaldecoder(codec)("feedmap-record")
+            self._codec_name = name
+
+    def _rewrite_declaration(self, data: bytes) -> bytes:
+        """The first bytes passed on, with the declaration naming UTF-8, the encoding they are now in."""
+        self._declaration_pending = False
+        return _DECLARATION_ENCODING.sub(rb'\1"UTF-8"', data, count=1)
+
+    def _transcode(self, raw: bytes) -> bytes:
+        assert self._decoder is not None
+        text, errors = _decode(raw, self._decoder, not raw)
+        if errors:
+            self._report_undecodable(raw, errors)
+        return text.encode("utf-8")
+
+    def _report_undecodable(self, raw: bytes, errors: list[tuple[int, bytes]]) -> None:
+        if self._wide:  # UTF-16/32: lines are not counted in the raw bytes; one summary per chunk
+            if self._wants("encoding-error"):
+                message = f"{len(errors):,} byte sequence(s) could not be decoded; replaced by U+FFFD"
+                self._report("encoding-error", message, 0)
+            return
+        lines = _Lines(raw, self._line + self._carry.count(b"\n"))  # raw comes right after the carry
+        for offset, bad in errors:
+            if self._wants("encoding-error"):
+                self._report(
+                    "encoding-error",
+                    f"bytes {bad.hex(' ')} are not {self._codec_name} and were replaced by U+FFFD",
+                    lines.at(max(offset, 0)),
+                )
+
+    def _check_utf8(self, raw: bytes) -> bytes:
+        """``raw`` (after what came before) with every byte sequence that is not UTF-8 replaced by U+FFFD."""
+        data = self._raw_tail + raw
+        if raw:
+            end = _utf8_complete(data)
+            data, self._raw_tail = data[:end], data[end:]
+        else:
+            self._raw_tail = b""
+        if data.isascii():  # most sitemaps: no need to decode
+            return data
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            data = self._repair_utf8(data)
+        return data
+
+    def _repair_utf8(self, data: bytes) -> bytes:
+        text = data.decode("utf-8", "replace")
+        total = text.count("\ufffd") - data.count("\ufffd".encode())  # U+FFFD written as such is no repair
+        lines = _Lines(data, self._line + self._carry.count(b"\n"))  # data comes right after the carry
+        shown = 0
+        pos = 0
+        view = memoryview(data)
+        room = min(max(REPORT_CAP - self._reported["invalid-utf8"], 0), total)
+        while shown < room:
+            try:
+                codecs.utf_8_decode(view[pos:], "strict", True)
+            except UnicodeDecodeError as exc:  # each decode goes on from the last error: linear in all
+                start, pos = pos + exc.start, pos + exc.end
+                shown += 1
+                self._report(
+                    "invalid-utf8",
+                    f"bytes {data[start:pos].hex(' ')} are not UTF-8 and were replaced by U+FFFD",
+                    lines.at(start),
+                )
+            else:
+                break
+        if total > shown:
+            self._unreported["invalid-utf8"] += total - shown
+        return text.encode("utf-8")
+
+    def _next(self, size: int) -> bytes:
+        """The next bytes of the input, in UTF-8 (transcoded or checked)."""
+        while True:
+            raw = self._inner.read(size)
+            data = self._transcode(raw) if self._decoder is not None else self._check_utf8(raw)
+            if data and self._declaration_pending:
+                data = self._rewrite_declaration(data)
+            if data or not raw:
+                return data
+
+    # ------------------------------------------------------------------------------- cleaning
+
     def read(self, size: int = -1) -> bytes:
         if not self._started:
             self._start()
-        if self._passthrough:
-            return self._inner.read(size)
         want = size if size > 0 else 1 << 16
-        while not self._eof and len(self._carry) < want + _KEEP:
-            chunk = self._inner.read(max(want, 1 << 16))
-            if not chunk:
-                self._eof = True
-                break
-            self._carry += chunk
-        if not self._carry:
-            return b""
-        buf = self._carry
-        limit = len(buf) if self._eof else max(len(buf) - _KEEP, 0)
-        out, consumed = self._clean(buf, limit)
-        self._line += buf.count(b"\n", 0, consumed)
-        self._carry = buf[consumed:]
-        if not out and self._carry and not self._eof:
-            return self.read(size)
-        return out
+        while True:
+            while not self._eof and len(self._carry) < want + _KEEP:
+                chunk = self._next(max(want, 1 << 16))
+                if not chunk:
+                    self._eof = True
+                    break
+                self._carry += chunk
+            if not self._carry:
+                return b""
+            buf = self._carry
+            limit = len(buf) if self._eof else max(len(buf) - _KEEP, 0)
+            out, consumed = self._clean(buf, limit)
+            self._line += buf.count(b"\n", 0, consumed)
+            self._carry = buf[consumed:]
+            if out or (self._eof and not self._carry):
+                return out
+            if self._eof:  # nothing more will come: what is left is passed on as it is
+                out, self._carry = self._carry, b""
+                return out
+            want = len(self._carry) + (1 << 16)  # a construct longer than the buffer (a DOCTYPE): read on
 
     def _clean(self, buf: bytes, limit: int) -> tuple[bytes, int]:
         """Clean ``buf[:limit]`` (looking ahead past it as needed); returns (output, bytes consumed)."""
         parts: list[bytes] = []
         pos = 0
+        lines = _Lines(buf, self._line)
+        if limit < len(buf):  # never cut a reference in two: stop before an '&' without its ';'
+            amp = buf.rfind(b"&", max(limit - _KEEP + 4, 0), limit)
+            if amp >= 0 and buf.find(b";", amp, limit) < 0:
+                limit = amp
         while pos < limit:
             if self._in_cdata:
                 end = buf.find(_CDATA_CLOSE, pos)
-                if end < 0:
-                    stop = limit
-                    parts.append(self._strip_controls(buf, pos, stop))
-                    pos = stop
-                    break
-                stop = end + len(_CDATA_CLOSE)
-                parts.append(self._strip_controls(buf, pos, stop))
+                stop = limit if end < 0 else end + len(_CDATA_CLOSE)
+                parts.append(self._strip_controls(buf[pos:stop], lines.at(pos)))
                 pos = stop
-                self._in_cdata = False
+                self._in_cdata = end < 0
                 continue
             start = buf.find(_CDATA_OPEN, pos)
             stop = limit if start < 0 or start >= limit else start
-            parts.append(self._fix_segment(buf, pos, stop))
+            if not self._doctype_done:
+                doctype = buf.find(_DOCTYPE, pos, stop + len(_DOCTYPE) - 1)
+                if doctype < 0 or doctype >= stop:
+                    self._doctype_done = self._root_begins(buf, pos, stop)
+                else:
+                    parts.append(self._fix_segment(buf, pos, doctype, lines.at(pos)))
+                    end = self._doctype(buf, doctype, lines.at(doctype))
+                    if end < 0:  # the DOCTYPE goes on past the buffer: wait for more
+                        return b"".join(parts), doctype
+                    parts.append(self._neutral_doctype(buf[doctype:end]))
+                    pos = end
+                    continue
+            parts.append(self._fix_segment(buf, pos, stop, lines.at(pos)))
             pos = stop
             if start >= 0 and start < limit:
                 parts.append(_CDATA_OPEN)
@@ -181,46 +501,156 @@ class CleaningStream:
                 self._in_cdata = True
         return b"".join(parts), pos
 
-    def _fix_segment(self, buf: bytes, start: int, stop: int) -> bytes:
-        segment = buf[start:stop]
-        if b"&" in segment and _BARE_AMP.search(buf, start, min(len(buf), stop + 16)) is not None:
-            pieces: list[bytes] = []
-            last = start
-            for match in _BARE_AMP.finditer(buf, start, min(len(buf), stop + 16)):
-                if match.start() >= stop:
-                    break
-                pieces.append(buf[last : match.start()])
-                pieces.append(b"&amp;")
-                last = match.end()
-                line = self._line + buf.count(b"\n", 0, match.start())
-                context = buf[match.start() : match.start() + 24].split(b"<", 1)[0]
-                self._reporter.warning(
-                    "bare-ampersand",
-                    f"unescaped '&' kept as a literal '&' (near {context.decode('utf-8', 'replace')!r}); "
-                    "write it as '&amp;'",
-                    self._name,
-                    line,
-                )
-            pieces.append(buf[last:stop])
-            segment = b"".join(pieces)
-        if _has_control(segment):
-            segment = self._strip_controls(segment, 0, len(segment), base=buf[:start])
-        return segment
+    @staticmethod
+    def _root_begins(buf: bytes, start: int, stop: int) -> bool:
+        """Whether a start tag (so the root: no DOCTYPE can follow) stands in ``buf[start:stop]``, outside a
+        comment as far as a quick look can tell."""
+        tag = _START_TAG.search(buf, start, stop)
+        return tag is not None and buf.find(b"<!--", start, tag.start()) < 0
 
-    def _strip_controls(self, buf: bytes, start: int, stop: int, base: bytes | None = None) -> bytes:
-        segment = buf[start:stop]
-        if not _has_control(segment):
-            return segment
-        offset_lines = base.count(b"\n") if base is not None else buf.count(b"\n", 0, start)
-        for match in _CONTROL.finditer(segment):
-            line = self._line + offset_lines + segment.count(b"\n", 0, match.start())
+    def _doctype(self, buf: bytes, start: int, line: int) -> int:
+        """The end of the DOCTYPE at ``start`` (-1 when it is not all in ``buf``); notes the entities it declares."""
+        close = buf.find(b">", start)
+        bracket = buf.find(b"[", start, close if close >= 0 else len(buf))
+        if bracket >= 0:
+            match = _SUBSET_END.search(buf, bracket)
+            close = match.end() - 1 if match is not None else -1
+        if close < 0:
+            if not self._eof:
+                return -1
+            close = len(buf) - 1
+        end = close + 1
+        self._doctype_done = True
+        names = frozenset(match.group(1) for match in _ENTITY_DECL.finditer(buf, start, end))
+        self._entities = names
+        if names:
+            listed = ", ".join(sorted(f"&{name.decode()};" for name in names)[:5])
             self._reporter.warning(
-                "control-character",
-                f"control character {match.group()!r} is not allowed in XML and was removed",
+                "doctype-ignored",
+                f"the DOCTYPE is ignored (DTDs are never read): the {len(names)} entities it declares ({listed}"
+                f"{', ...' if len(names) > 5 else ''}) are not expanded",
                 self._name,
                 line,
             )
-        return _CONTROL.sub(b"", segment)
+        else:
+            self._reporter.info("doctype-ignored", "the DOCTYPE is ignored (DTDs are never read)", self._name, line)
+        return end
+
+    def _neutral_doctype(self, doctype: bytes) -> bytes:
+        """The DOCTYPE as lxml gets it: the root name and each general entity declared empty (so that the
+        references stay entity nodes, which cannot amplify), no external identifiers, the same lines."""
+        name = _DOCTYPE_NAME.match(doctype)
+        if name is None:
+            return doctype
+        declarations = b"".join(b'<!ENTITY %s "">' % entity for entity in sorted(self._entities))
+        subset = b" [" + declarations + b"]" if declarations else b""
+        return b"<!DOCTYPE " + name.group(1) + subset + b">" + b"\n" * doctype.count(b"\n")
+
+    def _fix_segment(self, buf: bytes, start: int, stop: int, line: int) -> bytes:
+        segment = buf[start:stop]
+        stripped = _has_control(segment)
+        if stripped:
+            segment = self._strip_controls(segment, line)
+        if b"&" not in segment:
+            return segment
+        # a reference may end past the segment: look 16 bytes further (in buf itself when nothing was removed)
+        if stripped or _BARE_AMP.search(buf, start, min(len(buf), stop + 16)) is not None:
+            segment = self._fix_ampersands(segment, segment + buf[stop : stop + 16], line)
+        if b"#" in segment and b"&#" in segment:  # "#" first: one byte is found much faster than two
+            segment = self._fix_char_refs(segment, line)
+        return segment
+
+    def _fix_ampersands(self, segment: bytes, lookahead: bytes, line: int) -> bytes:
+        pieces: list[bytes] = []
+        last = 0
+        lines = _Lines(segment, line)
+        in_tag, since = False, 0
+        for match in _BARE_AMP.finditer(lookahead, 0, len(segment) + 16):
+            where = match.start()
+            if where >= len(segment):
+                break
+            if self._entities:
+                ref = _ENTITY_REF.match(lookahead, where)
+                if ref is not None and ref.group(1) in self._entities:
+                    in_tag, since = _inside_tag(segment, since, where, in_tag), where
+                    replace = in_tag and ref.end() <= len(segment)
+                    if self._wants("unresolved-entity"):
+                        done = "replaced by U+FFFD (percent-escaped)" if replace else "not expanded"
+                        self._report(
+                            "unresolved-entity",
+                            f"&{ref.group(1).decode()}; is declared in the DOCTYPE, which is ignored: {done}",
+                            lines.at(where),
+                        )
+                    if replace:  # an attribute value: lxml would expand it to nothing, silently
+                        pieces += [segment[last:where], _URI_REPLACEMENT]
+                        last = ref.end()
+                    continue  # in text it stays: lxml keeps it as an entity reference node
+            if self._reported["bare-ampersand"] >= REPORT_CAP and not self._entities:
+                fixed, count = _escape_bare(lookahead[where:], len(segment) - where)
+                self._unreported["bare-ampersand"] += count
+                pieces += [segment[last:where], fixed]
+                last = len(segment)
+                break
+            pieces.append(segment[last:where])
+            pieces.append(b"&amp;")
+            last = where + 1
+            if self._wants("bare-ampersand"):
+                context = segment[where : where + 24].split(b"<", 1)[0]
+                self._report(
+                    "bare-ampersand",
+                    f"unescaped '&' kept as a literal '&' (near {context.decode('utf-8', 'replace')!r}); "
+                    "write it as '&amp;'",
+                    lines.at(where),
+                )
+        pieces.append(segment[last:])
+        return b"".join(pieces)
+
+    def _fix_char_refs(self, segment: bytes, line: int) -> bytes:
+        """Replace character references to characters XML 1.0 §2.2 forbids (``&#xD800;``, ``&#1;``) by U+FFFD,
+        percent-escaped inside a tag: removing them could leave an empty namespace name, and a namespace
+        name must be a URI, both of which lxml refuses."""
+        pieces: list[bytes] = []
+        last = 0
+        lines = _Lines(segment, line)
+        in_tag, since = False, 0
+        for match in _CHAR_REF.finditer(segment):
+            decimal, hexadecimal = match.groups()
+            code = int(decimal) if decimal is not None else int(hexadecimal, 16)
+            if _allowed_char(code):
+                continue
+            where = match.start()
+            in_tag, since = _inside_tag(segment, since, where, in_tag), where
+            pieces += [segment[last:where], _URI_REPLACEMENT if in_tag else b"&#xFFFD;"]
+            last = match.end()
+            if self._wants("invalid-char-ref"):
+                self._report(
+                    "invalid-char-ref",
+                    f"character reference {match.group().decode()} stands for a character XML does not allow; "
+                    "replaced by U+FFFD (percent-escaped in an attribute, where it may be a URI)",
+                    lines.at(match.start()),
+                )
+        if not pieces:
+            return segment
+        pieces.append(segment[last:])
+        return b"".join(pieces)
+
+    def _strip_controls(self, segment: bytes, line: int) -> bytes:
+        if not _has_control(segment):
+            return segment
+        stripped = segment.translate(None, _CONTROL_BYTES)
+        room = max(REPORT_CAP - self._reported["control-character"], 0)
+        if room:
+            lines = _Lines(segment, line)
+            for match in itertools.islice(_CONTROL.finditer(segment), room):
+                self._report(
+                    "control-character",
+                    f"control character {match.group()!r} is not allowed in XML and was removed",
+                    lines.at(match.start()),
+                )
+        self._unreported["control-character"] += max(len(segment) - len(stripped) - room, 0)
+        if not self._unreported["control-character"]:
+            del self._unreported["control-character"]
+        return stripped
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,15 +663,15 @@ class RootInfo:
     line: int
 
 
-def peek_root(stream: PeekableStream, size: int = 64 * 1024) -> RootInfo | None:
-    """Find the root element in the first ``size`` bytes, or None when they hold no XML start tag."""
-    head = stream.peek(size)
-    match = _LEADING.match(head)
-    removed_lines = 0
-    if match is not None:
-        removed_lines = match.group(1).count(b"\n")
-        head = head[: match.start(1)] + head[match.end(1) :]
-    head = _BARE_AMP.sub(b"&amp;", head)
+def peek_root(stream: PeekableStream, size: int | None = None) -> RootInfo | None:
+    """Find the root element, or None when the input holds no XML start tag.
+
+    The input is read ahead (cleaned as :class:`CleaningStream` will clean it, never consumed) until the
+    root's start tag, however long the prolog before it (comments, a DOCTYPE): up to ``size`` bytes, or
+    with None as far as the stream's own size cap (``--max-bytes``) allows.
+    """
+    reader = _Peeking(stream)
+    cleaner = CleaningStream(reader, reporter=Reporter(), name="")
     namespaces: set[str] = set()
     parser = etree.XMLPullParser(
         events=("start-ns", "start"),
@@ -251,18 +681,37 @@ def peek_root(stream: PeekableStream, size: int = 64 * 1024) -> RootInfo | None:
         recover=True,
     )
     try:
-        parser.feed(head)
-        for event, value in parser.read_events():
-            if event == "start-ns" and isinstance(value, tuple):
-                namespaces.add(str(value[1]))
-            elif isinstance(value, etree._Element) and isinstance(value.tag, str):
-                tag = value.tag
-                return RootInfo(
-                    namespace_of(tag), local_name(tag), frozenset(namespaces), (line_of(value) or 1) + removed_lines
-                )
-    except etree.XMLSyntaxError:
+        while size is None or reader.pos < size:
+            chunk = cleaner.read(max(reader.pos, 1 << 16))  # at least doubles what was read
+            if not chunk:
+                return None
+            parser.feed(chunk)
+            for event, value in parser.read_events():
+                if event == "start-ns" and isinstance(value, tuple):
+                    namespaces.add(str(value[1]))
+                elif isinstance(value, etree._Element) and isinstance(value.tag, str):
+                    tag = value.tag
+                    line = (line_of(value) or 1) + cleaner.line_offset
+                    return RootInfo(namespace_of(tag), local_name(tag), frozenset(namespaces), line)
+    except (etree.XMLSyntaxError, UnicodeDecodeError):
         return None
     return None
+
+
+def peek_cleaned(stream: PeekableStream, size: int) -> bytes:
+    """About the first ``size`` bytes of the input as :class:`CleaningStream` passes them on (not consumed)."""
+    cleaner = CleaningStream(_Peeking(stream), reporter=Reporter(), name="")
+    parts: list[bytes] = []
+    total = 0
+    while total < size and (chunk := cleaner.read(1 << 16)):
+        parts.append(chunk)
+        total += len(chunk)
+    return b"".join(parts)
+
+
+def has_entity(element: etree._Element) -> bool:
+    """True when the element's text holds a reference to an entity the (ignored) DOCTYPE declares."""
+    return len(element) > 0 and any(isinstance(child, etree._Entity) for child in element)
 
 
 def line_of(element: etree._Element) -> int:
@@ -300,7 +749,9 @@ def iter_elements(
     lxml's ``sourceline`` to get the line in the input (blank lines removed before ``<?xml``).
 
     Each element is cleared after the caller is done with it, so memory stays flat.  A document that
-    breaks off (truncated, or malformed beyond repair) yields what came before and reports a warning.
+    breaks off (truncated, or malformed beyond repair) yields what came before and reports a warning
+    (``malformed-xml``); the wanted element it broke off in is yielded too, with the children that were
+    complete (``truncated-entry``), as usp, scrapy and crawler-commons keep such an entry.
     With ``report_unknown``, other elements beside the wanted ones (they are expected directly under the
     root, as in a urlset) are reported as ``unknown-element``; formats whose wanted elements sit deeper
     (RSS items inside ``<channel>``, next to the channel's own elements) turn it off.
@@ -318,8 +769,8 @@ def iter_elements(
                 line_of(node) + cleaner.line_offset,
             )
 
+    previous: etree._Element | None = None
     try:
-        previous: etree._Element | None = None
         for _event, element in context:
             yield element, cleaner.line_offset
             element.clear(keep_tail=False)
@@ -335,15 +786,59 @@ def iter_elements(
         if root is not None:
             for child in root:
                 check_unexpected(child)
-    except etree.XMLSyntaxError as exc:
-        line = (exc.lineno or 0) + cleaner.line_offset if exc.lineno else 0
+    except (etree.XMLSyntaxError, UnicodeDecodeError) as exc:
+        cleaner.finish()
+        line = _report_break(exc, reporter, name, cleaner.line_offset)
+        partial = _partial(previous, wanted, exc)
+        if partial is not None:
+            reporter.warning(
+                "truncated-entry",
+                f"the <{local_name(partial.tag)}> cut off by the break is kept with the fields that were complete",
+                name,
+                line_of(partial) + cleaner.line_offset or line,
+            )
+            yield partial, cleaner.line_offset
+    finally:
+        cleaner.finish()
+
+
+def _report_break(exc: Exception, reporter: Reporter, name: str, offset: int) -> int:
+    """Report where the XML breaks off; returns the line."""
+    if isinstance(exc, etree.XMLSyntaxError):
+        line = (exc.lineno or 0) + offset if exc.lineno else 0
         message = exc.msg if hasattr(exc, "msg") and exc.msg else str(exc)
-        reporter.warning(
-            "malformed-xml",
-            f"the XML breaks off here ({message}); the entries before it are kept",
-            name,
-            line,
-        )
+    else:
+        line, message = 0, f"text that cannot be decoded: {exc}"
+    reporter.warning(
+        "malformed-xml",
+        f"the XML breaks off here ({message}); the entries before it are kept",
+        name,
+        line,
+    )
+    return line
+
+
+_PREMATURE_END = re.compile(r"Premature end of data in tag (\S+) line")
+
+
+def _partial(previous: etree._Element | None, wanted: frozenset[str], exc: Exception) -> etree._Element | None:
+    """The wanted element the XML broke off in, without its last child when that may be cut too; None if none.
+
+    The children before the last one are complete (another began after each).  The last one is complete
+    when text after it was read, or when the parser says the data ended inside the wanted element itself.
+    """
+    parent = previous.getparent() if previous is not None else None
+    if parent is None or not len(parent) or parent[-1] is previous:
+        return None
+    partial = parent[-1]
+    if not isinstance(partial.tag, str) or partial.tag not in wanted or not len(partial):
+        return None
+    ended = _PREMATURE_END.search(str(exc))
+    qualified = f"{partial.prefix}:{local_name(partial.tag)}" if partial.prefix else local_name(partial.tag)
+    last = partial[-1]
+    if (ended is None or ended.group(1) != qualified) and last.tail is None:
+        partial.remove(last)
+    return partial if len(partial) else None
 
 
 # --------------------------------------------------------------------------------------------- writing

@@ -21,7 +21,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-from feedmap._xml import RootInfo, peek_root
+from feedmap._xml import RootInfo, guess_encoding, peek_root
 from feedmap.context import Context
 from feedmap.errors import FormatError, UnknownFormatError
 from feedmap.model import Document
@@ -208,7 +208,7 @@ def sniff(stream: PeekableStream) -> Sniffed:
     body = head.removeprefix(b"\xef\xbb\xbf").lstrip()
     if not body:
         return Sniffed("empty")
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if guess_encoding(head) is not None:  # UTF-16/32, with a byte-order mark or without (XML 1.0 Appendix F)
         return Sniffed("xml", peek_root(stream))
     if body.startswith(b"<"):
         return Sniffed("xml", peek_root(stream))

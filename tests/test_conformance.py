@@ -568,8 +568,14 @@ def test_unescaped_less_than_is_a_warning_not_a_traceback() -> None:
 def test_index_with_unescaped_less_than_keeps_the_entries_before() -> None:
     path = SJ / "index-unescaped-lt.xml"
     _, entries, diagnostics = read_all(path, follow=False)
-    assert [e.loc for e in entries] == ["https://www.example.com/sitemap1.xml.gz"]
+    # the second <sitemap> breaks off inside its <lastmod>: its complete <loc> is kept, the lastmod is not
+    assert [e.loc for e in entries] == [
+        "https://www.example.com/sitemap1.xml.gz",
+        "https://www.example.com/sitemap2.xml.gz",
+    ]
+    assert entries[1].lastmod is None
     assert "malformed-xml" in codes(diagnostics)
+    assert "truncated-entry" in codes(diagnostics)
 
 
 def test_short_list_has_one_entry_per_line() -> None:

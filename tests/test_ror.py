@@ -609,3 +609,50 @@ def test_what_we_write_reads_back_and_feedparser_reads_it(entries: list[Entry]) 
     _, back, _, fmt = read(data)
     assert fmt == "ror"
     assert back == entries
+
+
+# ------------------------------------------------------------------------------------------------ reading repairs
+
+
+def test_a_field_given_twice_in_an_item_keeps_the_first_and_is_reported() -> None:
+    item = (
+        "<item><link>https://www.example.com/a</link>\n<link>https://www.example.com/b</link>"
+        "<ror:updated>2024-01-02</ror:updated><ror:updated>2025-01-01</ror:updated>"
+        "<sitemap:priority>0.3</sitemap:priority><sitemap:priority>0.9</sitemap:priority>"
+        "<category>x</category><category>y</category></item>"
+    )
+    _, entries, diagnostics, _ = read(ror_doc(HEADER + item))
+    assert [(e.loc, e.lastmod, e.priority, e.keywords) for e in entries] == [
+        ("https://www.example.com/a", W3CDate("2024-01-02"), 0.3, ("x", "y"))
+    ]
+    duplicates = [d for d in diagnostics if d.code == "duplicate-element"]
+    assert [d.line for d in duplicates] == [5, 5, 5]
+    assert "<link>" in duplicates[0].message and "<item> at line 4" in duplicates[0].message
+
+
+def test_a_surrogate_namespace_in_an_item_is_no_crash() -> None:
+    item = '<item><link>https://www.example.com/a</link><x:y xmlns:x="&#xD800;">v</x:y></item>'
+    _, entries, diagnostics, _ = read(ror_doc(HEADER + item))
+    assert [e.loc for e in entries] == ["https://www.example.com/a"]
+    assert "invalid-char-ref" in codes(diagnostics)
+    assert "malformed-xml" not in codes(diagnostics)
+
+
+def test_a_link_with_an_unexpanded_entity_is_never_a_url() -> None:
+    data = ror_doc(HEADER + "<item><link>https://www.example.com/&page;</link></item>").replace(
+        b"<rss", b'<!DOCTYPE rss [<!ENTITY page "p.html">]>\n<rss', 1
+    )
+    _, entries, diagnostics, _ = read(data, format="ror")
+    assert entries == []
+    assert codes(diagnostics).count("unresolved-entity") == 2  # the reference, and the link that is not used
+    assert "doctype-ignored" in codes(diagnostics)
+
+
+@pytest.mark.parametrize(
+    ("written", "expected", "code"), [("+.5", 0.5, "priority-normalised"), ("1e-1", None, "invalid-priority")]
+)
+def test_priority_is_read_as_an_xsd_decimal(written: str, expected: float | None, code: str) -> None:
+    item = f"<item><link>https://www.example.com/a</link><sitemap:priority>{written}</sitemap:priority></item>"
+    _, entries, diagnostics, _ = read(ror_doc(HEADER + item))
+    assert entries[0].priority == expected
+    assert code in codes(diagnostics)

@@ -278,6 +278,26 @@ def test_changefreq_repairs(written: str, expected: ChangeFreq | None, code: str
         ("high", None, "invalid-priority"),
         ("NaN", None, "invalid-priority"),
         ("", None, "invalid-priority"),
+        # xsd:decimal only: no exponent, no digit separators, ASCII digits, no infinity
+        ("1e-1", None, "invalid-priority"),
+        ("5e-324", None, "invalid-priority"),
+        ("0_5", None, "invalid-priority"),
+        ("\u0660.\u0665", None, "invalid-priority"),  # Arabic-Indic digits
+        ("inf", None, "invalid-priority"),
+        ("0x1", None, "invalid-priority"),
+        ("0.5.1", None, "invalid-priority"),
+        ("1,0", None, "invalid-priority"),
+        # valid decimals kept as they are (the same number is written back)
+        ("0.64", 0.64, None),
+        (" 0.3 ", 0.3, None),
+        ("0.0000001", 1e-7, None),
+        # valid decimals whose written form changes: noted
+        ("+.5", 0.5, "priority-normalised"),
+        (".5", 0.5, "priority-normalised"),
+        ("00.5", 0.5, "priority-normalised"),
+        ("1.", 1.0, "priority-normalised"),
+        ("-0", 0.0, "priority-normalised"),
+        ("0.12345678901234567890", 0.12345678901234568, "priority-normalised"),
     ],
 )
 def test_priority_repairs(written: str, expected: float | None, code: str | None) -> None:
@@ -285,6 +305,51 @@ def test_priority_repairs(written: str, expected: float | None, code: str | None
     entries, diagnostics, _ = read(urlset(body))
     assert entries[0].priority == expected
     assert coded(diagnostics) == ([(4, code)] if code else [])
+
+
+def test_negative_zero_priority_is_zero() -> None:
+    entries, _, _ = read(urlset("<url><loc>https://www.example.com/p</loc><priority>-0.0</priority></url>"))
+    assert str(entries[0].priority) == "0.0"
+
+
+@pytest.mark.parametrize(
+    ("field", "first", "second"),
+    [
+        ("loc", "https://www.example.com/a", "https://www.example.com/b"),
+        ("lastmod", "2024-01-02", "2025-03-04"),
+        ("changefreq", "daily", "weekly"),
+        ("priority", "0.3", "0.9"),
+    ],
+)
+def test_a_field_given_twice_keeps_the_first_and_is_reported(field: str, first: str, second: str) -> None:
+    loc = "" if field == "loc" else "<loc>https://www.example.com/a</loc>"
+    body = f"<url>{loc}<{field}>{first}</{field}>\n<{field}>{second}</{field}></url>"
+    entries, diagnostics, _ = read(urlset(body))
+    assert len(entries) == 1
+    value = getattr(entries[0], field)
+    assert (value.text if field == "lastmod" else getattr(value, "value", value)) == (
+        float(first) if field == "priority" else first
+    )
+    assert coded(diagnostics) == [(4, "duplicate-element")]
+    assert "<url> at line 3" in diagnostics[0].message
+
+
+def test_duplicate_image_fields_keep_the_first() -> None:
+    body = (
+        f'<url xmlns:image="{IMAGE}"><loc>https://www.example.com/a</loc><image:image>'
+        "<image:loc>https://www.example.com/1.png</image:loc>\n<image:loc>https://www.example.com/2.png</image:loc>"
+        "<image:title>one</image:title><image:title>two</image:title></image:image></url>"
+    )
+    entries, diagnostics, _ = read(urlset(body))
+    assert entries[0].images == (Image(loc="https://www.example.com/1.png", title="one"),)
+    assert coded(diagnostics) == [(4, "duplicate-element"), (4, "duplicate-element")]
+
+
+def test_duplicate_loc_stops_strict_reading() -> None:
+    body = "<url><loc>https://www.example.com/a</loc><loc>https://www.example.com/b</loc></url>"
+    with pytest.raises(feedmap.StrictError) as info, feedmap.read(io.BytesIO(urlset(body)), strict=True) as doc:
+        list(doc)
+    assert info.value.diagnostic.code == "duplicate-element"
 
 
 def test_absent_priority_stays_absent() -> None:
@@ -595,3 +660,16 @@ def test_priority_is_written_as_a_decimal() -> None:
     assert values[:4] == ["0.0", "1.0", "0.5", "0.1"]
     assert all(value is not None and "e" not in value.lower() for value in values)
     assert [e.priority for e in read(data)[0]] == [0.0, 1.0, 0.5, 0.1, 1e-7]
+
+
+def test_a_sitemap_field_given_twice_in_an_rss_item_is_reported() -> None:
+    data = (
+        f'<?xml version="1.0"?>\n<rss version="2.0" xmlns:sitemap="{SM}"><channel><title>t</title>'
+        "<link>https://www.example.com/</link><description>d</description>\n"
+        "<item><link>https://www.example.com/a</link><sitemap:priority>0.3</sitemap:priority>\n"
+        "<sitemap:priority>0.5</sitemap:priority></item></channel></rss>\n"
+    ).encode()
+    entries, diagnostics, _ = read(data, format=None)
+    assert [e.priority for e in entries] == [0.3]
+    assert codes(diagnostics) == ["duplicate-element"]
+    assert "<priority>" in diagnostics[0].message

@@ -360,3 +360,14 @@ def test_writer_zero_entries_warns() -> None:
 def test_writer_more_than_50000_sitemaps_warns() -> None:
     _, diagnostics = write_index(Entry(loc=f"{SITE}s{i}.xml") for i in range(50_001))
     assert codes(diagnostics) == ["too-many-urls"]
+
+
+def test_a_second_loc_in_a_sitemap_element_is_reported_and_the_first_kept(tmp_path: Path) -> None:
+    index = tmp_path / "index.xml"
+    index.write_bytes(
+        index_xml(SITE + "a.xml").replace(b"</loc>", b"</loc>\n    <loc>" + SITE.encode() + b"b.xml</loc>", 1)
+    )
+    entries, diagnostics, _, _ = read_index(index, follow=False)
+    assert locs(entries) == [SITE + "a.xml"]
+    assert [(d.code, d.line) for d in diagnostics] == [("duplicate-element", 5)]
+    assert "<sitemap> at line 3" in diagnostics[0].message

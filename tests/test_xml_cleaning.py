@@ -303,11 +303,12 @@ def test_xxe_external_entity_is_never_read(tmp_path: Path) -> None:
         b"<url><loc>http://e.com/&leak;</loc><x:y xmlns:x='urn:x'>&leak;</x:y></url>\n"
         b"</urlset>\n"
     )
-    entries, _ = read_sitemap(data)
+    entries, diagnostics = read_sitemap(data)
     text = _all_text(entries)
     assert "TOP-SECRET-CONTENT" not in text
     assert "root:" not in text
-    assert [e.loc for e in entries] == ["http://e.com/&xxe;", "http://e.com/&leak;"]
+    assert entries == []  # a loc with an entity that is not expanded is no URL: both entries are skipped
+    assert sorted(located(diagnostics, "unresolved-entity")) == [4, 4, 5, 5, 5]  # 3 references, 2 locs skipped
 
 
 def test_xxe_external_parameter_entity_is_never_loaded(tmp_path: Path) -> None:
@@ -335,8 +336,11 @@ def test_billion_laughs_is_inert() -> None:
         + NS.encode()
         + b'">\n<url><loc>http://e.com/&lol9;</loc></url>\n</urlset>\n'
     )
-    entries, _ = read_sitemap(data)
-    assert [e.loc for e in entries] == ["http://e.com/&lol9;"]
+    entries, diagnostics = read_sitemap(data)
+    assert entries == []
+    # said once for the DOCTYPE, once for the reference, once for the loc; nothing points into the DTD
+    assert codes(diagnostics) == ["doctype-ignored", "unresolved-entity", "unresolved-entity"]
+    assert [d.line for d in diagnostics] == [2, 15, 15]
 
 
 class _Recorder:
@@ -394,13 +398,13 @@ def test_no_network_access_for_dtds_or_entities() -> None:
     with _Recorder() as recorder:
         entries, diagnostics = read_sitemap(_network_document(recorder.port))
     assert recorder.connections == 0
-    assert [e.loc for e in entries] == ["http://e.com/&remote;", "http://e.com/2"]
+    assert [e.loc for e in entries] == ["http://e.com/2"]
     assert "malformed-xml" not in codes(diagnostics)
 
 
 def test_unreachable_external_dtd_is_no_error() -> None:
     entries, diagnostics = read_sitemap(_network_document(_closed_port()))
-    assert [e.loc for e in entries] == ["http://e.com/&remote;", "http://e.com/2"]
+    assert [e.loc for e in entries] == ["http://e.com/2"]
     assert all(d.level < feedmap.Level.ERROR for d in diagnostics)
     assert "malformed-xml" not in codes(diagnostics)
 
@@ -443,3 +447,309 @@ def test_escaped_text_parses_back(value: str) -> None:
     expected = "".join(ch for ch in value if ch not in "\x00\x1f\ufffe")
     assert element.text == expected
     assert element.get("b") == expected
+
+
+# ------------------------------------------------------------------------- character references, encodings
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        b'<urlset xmlns="&#xD800;"><url><loc>http://e.com/</loc></url></urlset>',
+        HEADER + b'<url><loc>http://e.com/</loc><x:y xmlns:x="&#xDFFF;">a</x:y></url>\n' + FOOTER,
+        HEADER + b'<url><loc>http://e.com/</loc><x:y xmlns:x="urn:x" a="&#55296;">b&#xD800;</x:y></url>\n' + FOOTER,
+        HEADER + b"<url><loc>http://e.com/&#1;</loc></url>\n" + FOOTER,
+        HEADER + b"<url><loc>http://e.com/&#x110000;&#xFFFE;</loc></url>\n" + FOOTER,
+    ],
+)
+def test_character_references_to_forbidden_characters_are_replaced(document: bytes) -> None:
+    entries, diagnostics = read_sitemap(document)
+    assert len(entries) == 1
+    assert entries[0].loc.startswith("http://e.com/")
+    assert "invalid-char-ref" in codes(diagnostics)
+    assert "malformed-xml" not in codes(diagnostics)
+    assert "\ud800" not in _all_text(entries)
+
+
+def test_forbidden_character_reference_in_a_loc_is_reported_with_its_line() -> None:
+    entries, diagnostics = read_sitemap(urlset(url(b"http://e.com/a"), url(b"http://e.com/&#xD800;b")))
+    assert [e.loc for e in entries] == ["http://e.com/a", "http://e.com/\ufffdb"]
+    assert located(diagnostics, "invalid-char-ref") == [HEADER_LINES + 2]
+
+
+def test_cli_prints_no_traceback_for_a_surrogate_namespace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from feedmap.cli import main
+
+    source = tmp_path / "s.xml"
+    source.write_bytes(b'<urlset xmlns="&#xD800;"/>')
+    code = main(["convert", str(source), "-t", "text", "-o", str(tmp_path / "out.txt")])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert "invalid-char-ref" in err
+    assert code == 0
+
+
+def test_invalid_utf8_is_replaced_and_later_entries_survive() -> None:
+    entries, diagnostics = read_sitemap(
+        urlset(
+            url(b"http://e.com/a"), url(b"http://e.com/caf\xe9"), url(b"http://e.com/c\xff\xfe"), url(b"http://e.com/d")
+        )
+    )
+    assert [e.loc for e in entries] == [
+        "http://e.com/a",
+        "http://e.com/caf\ufffd",
+        "http://e.com/c\ufffd\ufffd",
+        "http://e.com/d",
+    ]
+    assert located(diagnostics, "invalid-utf8") == [HEADER_LINES + 2, HEADER_LINES + 3, HEADER_LINES + 3]
+    assert "malformed-xml" not in codes(diagnostics)
+
+
+class _Trickle:
+    """A stream that hands out ``step`` bytes per read at most: every multi-byte character gets split."""
+
+    def __init__(self, data: bytes, step: int) -> None:
+        self._data = io.BytesIO(data)
+        self._step = step
+
+    def read(self, size: int = -1, /) -> bytes:
+        return self._data.read(self._step if size < 0 else min(size, self._step))
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 5])
+def test_utf8_characters_split_between_reads_are_not_errors(step: int) -> None:
+    # past the first 64 KiB (which the format sniffing peeks at once) the stream trickles
+    data = urlset(*(url("http://e.com/\u00e9\u20ac\U0001f600/%d".encode() % i) for i in range(1700)))
+    assert len(data) > 70_000
+    data = data.replace(b"/1690<", b"/1690\xff<")  # and one real error, with its line
+    reporter = Reporter()
+    stream = CleaningStream(PeekableStream(_Trickle(data, step)), reporter=reporter, name="t")
+    out = b"".join(iter(lambda: stream.read(7), b""))
+    assert out == data.replace(b"\xff", "\ufffd".encode())
+    assert [(d.code, d.line) for d in reporter.diagnostics] == [("invalid-utf8", HEADER_LINES + 1691)]
+
+
+def test_utf8_repairs_do_not_depend_on_read_sizes() -> None:
+    data = HEADER + b"".join(url(b"http://e.com/\xc3\xa9\xe9/%d" % i) + b"\n" for i in range(300)) + FOOTER
+    reference = _clean(data, 1 << 24)
+    assert reference[1][:2] == [("invalid-utf8", HEADER_LINES + 1), ("invalid-utf8", HEADER_LINES + 2)]
+    for size in (1, 3, 100, 65536):
+        assert _clean(data, size) == reference, f"read size {size}"
+
+
+def test_a_declared_single_byte_encoding_is_not_checked_as_utf8() -> None:
+    data = HEADER.replace(b"UTF-8", b"ISO-8859-1") + url(b"http://e.com/caf\xe9") + b"\n" + FOOTER
+    entries, diagnostics = read_sitemap(data)
+    assert [e.loc for e in entries] == ["http://e.com/caf\u00e9"]
+    assert diagnostics == []
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+@pytest.mark.parametrize("declared", [True, False])
+def test_utf16_without_a_byte_order_mark_is_read(codec: str, declared: bool) -> None:
+    text = urlset(url("http://e.com/\u00fc".encode()), url(b"http://e.com/2")).decode()
+    if not declared:
+        text = text.split("\n", 1)[1]
+    entries, diagnostics = read_sitemap(text.encode(codec))
+    assert [e.loc for e in entries] == ["http://e.com/\u00fc", "http://e.com/2"]
+    assert codes(diagnostics) == ["missing-bom"]
+
+
+def test_utf16_input_gets_the_same_repairs() -> None:
+    text = HEADER.decode().replace("UTF-8", "UTF-16") + "<url><loc>http://e.com/?a&b</loc></url>\n</urlset>\n"
+    entries, diagnostics = read_sitemap(text.encode("utf-16"))
+    assert [e.loc for e in entries] == ["http://e.com/?a&b"]
+    assert located(diagnostics, "bare-ampersand") == [HEADER_LINES + 1]
+
+
+# -------------------------------------------------------------------------------------- long prologs
+
+
+@pytest.mark.parametrize(
+    "prolog",
+    [
+        b"<!--" + b"x" * 100_000 + b"-->\n",
+        b"<!--" + b"line\n" * 30_000 + b"-->\n",
+        b"<!DOCTYPE urlset [\n<!-- " + b"y" * 100_000 + b" -->\n]>\n",
+        b"<?pi " + b"z" * 200_000 + b"?>\n",
+    ],
+)
+@pytest.mark.parametrize("format", [None, "sitemap"])
+def test_root_after_a_long_prolog_is_found(prolog: bytes, format: str | None) -> None:
+    data = b'<?xml version="1.0" encoding="UTF-8"?>\n' + prolog + b'<urlset xmlns="' + NS.encode() + b'">\n'
+    data += url(b"http://e.com/a") + b"\n" + FOOTER
+    with feedmap.read(io.BytesIO(data), format=format) as doc:
+        entries = list(doc.entries)
+    assert [e.loc for e in entries] == ["http://e.com/a"]
+    line = data.count(b"\n", 0, data.index(b"<url>")) + 1
+    assert [e.origin.line for e in entries if e.origin] == [line]
+
+
+# ------------------------------------------------------------------------------------------ the DTD
+
+
+def test_doctype_entities_are_reported_once_and_never_written_into_a_url() -> None:
+    data = (
+        b'<?xml version="1.0"?>\n<!DOCTYPE urlset [\n<!ENTITY site "http://example.com">\n]>\n'
+        b'<urlset xmlns="' + NS.encode() + b'" xmlns:x="urn:x">\n'
+        b"<url><loc>&site;/page.html</loc></url>\n"
+        b"<url><loc>http://e.com/&site;</loc></url>\n"
+        b"<url><loc>http://e.com/ok?a&b</loc><x:note>by &site; here</x:note></url>\n"
+        b"</urlset>\n"
+    )
+    entries, diagnostics = read_sitemap(data)
+    assert [e.loc for e in entries] == ["http://e.com/ok?a&b"]
+    assert entries[0].extras == {"{urn:x}note": '<x:note xmlns:x="urn:x">by  here</x:note>'}
+    assert [(d.code, d.line) for d in diagnostics if d.code == "doctype-ignored"] == [("doctype-ignored", 2)]
+    assert sorted(located(diagnostics, "unresolved-entity")) == [6, 6, 7, 7, 8]
+    assert located(diagnostics, "bare-ampersand") == [8]  # the DTD itself is never "repaired"
+
+
+def test_a_doctype_without_entities_is_a_note() -> None:
+    data = b'<?xml version="1.0"?>\n<!DOCTYPE urlset SYSTEM "sitemap.dtd">\n' + HEADER.split(b"\n", 1)[1]
+    entries, diagnostics = read_sitemap(data + url(b"http://e.com/") + b"\n" + FOOTER)
+    assert [e.loc for e in entries] == ["http://e.com/"]
+    assert [(d.code, d.level) for d in diagnostics] == [("doctype-ignored", feedmap.Level.INFO)]
+
+
+# ------------------------------------------------------------------------------ many repairs, capped
+
+
+@pytest.mark.parametrize(
+    ("junk", "code", "loc"),
+    [
+        (b"\x01", "control-character", "http://e.com/"),
+        (b"&", "bare-ampersand", "http://e.com/" + "&" * 1000),
+        (b"\xff", "invalid-utf8", "http://e.com/" + "\ufffd" * 1000),
+        (b"&#1;", "invalid-char-ref", "http://e.com/" + "\ufffd" * 1000),
+    ],
+)
+def test_many_repairs_are_reported_up_to_the_cap_then_counted(junk: bytes, code: str, loc: str) -> None:
+    from feedmap._xml import REPORT_CAP
+
+    entries, diagnostics = read_sitemap(urlset(url(b"http://e.com/" + junk * 1000)))
+    assert [e.loc for e in entries] == [loc]
+    repairs = [d for d in diagnostics if d.code == code]
+    assert len(repairs) == REPORT_CAP
+    assert all(d.line == HEADER_LINES + 1 for d in repairs)
+    summary = [d for d in diagnostics if d.code == "more-repairs"]
+    assert len(summary) == 1
+    assert f"{1000 - REPORT_CAP:,} more {code} repairs" in summary[0].message
+
+
+def test_capped_repairs_spread_over_lines_and_chunks_keep_their_lines() -> None:
+    lines = [url(b"http://e.com/%d\x01&" % i) for i in range(3000)]
+    entries, diagnostics = read_sitemap(urlset(*lines))
+    assert len(entries) == 3000
+    assert located(diagnostics, "control-character")[:100] == [HEADER_LINES + 1 + i for i in range(100)]
+    assert located(diagnostics, "bare-ampersand")[:100] == [HEADER_LINES + 1 + i for i in range(100)]
+    assert [d.message.split()[:3] for d in diagnostics if d.code == "more-repairs"] == [
+        ["2,900", "more", "control-character"],
+        ["2,900", "more", "bare-ampersand"],
+    ]
+
+
+# ------------------------------------------------------------------------------- truncated entries
+
+
+@pytest.mark.parametrize(
+    ("tail", "kept"),
+    [
+        (b"<url><loc>http://e.com/b</loc>", ("http://e.com/b", None)),
+        (b"<url><loc>http://e.com/b</loc>\n", ("http://e.com/b", None)),
+        (b"<url><loc>http://e.com/b</loc><lastmod>2024-01-02</lastmod>", ("http://e.com/b", "2024-01-02")),
+        (b"<url><loc>http://e.com/b</loc><lastmod>2024-01-02</lastmod> ", ("http://e.com/b", "2024-01-02")),
+        (b"<url><loc>http://e.com/b</loc><lastmod>2024-01-02</lastmod><chan", ("http://e.com/b", "2024-01-02")),
+        (
+            b"<url><loc>http://e.com/b</loc><lastmod>2024-01-02</lastmod><changefreq>da",
+            ("http://e.com/b", "2024-01-02"),
+        ),
+        (b"<url><loc>http://e.com/b</loc><lastmod>2024-01-0", ("http://e.com/b", None)),
+    ],
+)
+def test_an_entry_cut_after_its_loc_is_kept(tail: bytes, kept: tuple[str, str | None]) -> None:
+    entries, diagnostics = read_sitemap(HEADER + url(b"http://e.com/a") + b"\n" + tail)
+    assert [(e.loc, e.lastmod.text if e.lastmod else None) for e in entries] == [("http://e.com/a", None), kept]
+    assert codes(diagnostics) == ["malformed-xml", "truncated-entry"]
+    assert located(diagnostics, "truncated-entry") == [HEADER_LINES + 2]
+
+
+@pytest.mark.parametrize("tail", [b"<url><loc>http://e.com/b", b"<url><loc>http://e.com/b</lo", b"<url>", b"<url><lo"])
+def test_an_entry_cut_inside_its_loc_is_dropped(tail: bytes) -> None:
+    entries, diagnostics = read_sitemap(HEADER + url(b"http://e.com/a") + b"\n" + tail)
+    assert [e.loc for e in entries] == ["http://e.com/a"]
+    assert codes(diagnostics) == ["malformed-xml"]
+
+
+def test_an_entity_reference_in_an_attribute_never_vanishes_from_a_url() -> None:
+    # lxml would expand it to nothing, leaving href="/de" (a different URL) without a word
+    data = (
+        b'<?xml version="1.0"?>\n<!DOCTYPE urlset [<!ENTITY site "http://example.com">]>\n'
+        b'<urlset xmlns="' + NS.encode() + b'" xmlns:xhtml="http://www.w3.org/1999/xhtml">\n'
+        b'<url><loc>http://e.com/a</loc><xhtml:link rel="alternate" hreflang="de" href="&site;/de"/></url>\n'
+        b"</urlset>\n"
+    )
+    entries, diagnostics = read_sitemap(data)
+    assert [a.href for a in entries[0].alternates] == ["%EF%BF%BD/de"]
+    assert located(diagnostics, "unresolved-entity") == [4]
+
+
+def test_long_entity_names_across_chunk_boundaries_stay_references() -> None:
+    name = b"e" * 40
+    body = b"".join(url(b"http://e.com/%d&" % i + name + b";") + b"\n" for i in range(3000))
+    data = b'<?xml version="1.0"?>\n<!DOCTYPE urlset [<!ENTITY ' + name + b' "x">]>\n' + HEADER.split(b"\n", 1)[1]
+    for size in (1000, 65536):
+        out, found = _clean(data + body + FOOTER, size)
+        assert out.count(b"&" + name + b";") == 3000, f"read size {size}"
+        assert [code for code, _ in found].count("unresolved-entity") == 100  # capped (finish() adds the count)
+
+
+def test_utf16_that_cannot_be_decoded_is_replaced_and_reported() -> None:
+    text = HEADER.decode().replace("UTF-8", "UTF-16") + "<url><loc>http://e.com/X</loc></url>\n</urlset>\n"
+    data = text.encode("utf-16-le").replace("X".encode("utf-16-le"), b"\x00\xd8")  # a lone surrogate
+    entries, diagnostics = read_sitemap(data)
+    assert [e.loc for e in entries] == ["http://e.com/\ufffd"]
+    assert codes(diagnostics) == ["missing-bom", "encoding-error"]
+
+
+@pytest.mark.parametrize(
+    ("encoding", "bad", "loc"),
+    [
+        (b"windows-1252", b"\x81\xe9", "http://e.com/\ufffd\u00e9"),  # 0x81 is undefined in windows-1252
+        (b"Shift_JIS", b"\x82\xa0\xff", "http://e.com/\u3042\ufffd"),
+    ],
+)
+def test_bytes_a_declared_encoding_cannot_decode_are_replaced_and_later_entries_survive(
+    encoding: bytes, bad: bytes, loc: str
+) -> None:
+    data = urlset(url(b"http://e.com/a"), url(b"http://e.com/" + bad), url(b"http://e.com/c"))
+    entries, diagnostics = read_sitemap(data.replace(b"UTF-8", encoding))
+    assert [e.loc for e in entries] == ["http://e.com/a", loc, "http://e.com/c"]
+    assert [(d.code, d.line) for d in diagnostics] == [("encoding-error", HEADER_LINES + 2)]
+
+
+@pytest.mark.parametrize("declared", [b"no-such-encoding", b"UTF-16"])
+def test_an_encoding_that_cannot_be_used_is_read_as_utf8(declared: bytes) -> None:
+    data = urlset(url("http://e.com/\u00e9".encode()), url(b"http://e.com/c")).replace(b"UTF-8", declared)
+    entries, diagnostics = read_sitemap(data)
+    assert [e.loc for e in entries] == ["http://e.com/\u00e9", "http://e.com/c"]
+    assert [(d.code, d.line) for d in diagnostics] == [("unknown-encoding", 1)]
+
+
+def test_blanks_before_the_declaration_longer_than_the_first_window_are_removed() -> None:
+    data = b"\n" * 70_000 + urlset(url(b"http://e.com/"))
+    with feedmap.read(io.BytesIO(data), format="sitemap") as doc:
+        entries = list(doc.entries)
+    assert [e.loc for e in entries] == ["http://e.com/"]
+    assert [(d.code, d.line) for d in doc.diagnostics] == [("leading-whitespace", 1)]
+    assert [e.origin.line for e in entries if e.origin] == [70_000 + HEADER_LINES + 1]
+
+
+def test_cli_shows_how_many_repairs_were_not_listed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from feedmap.cli import main
+
+    source = tmp_path / "s.xml"
+    source.write_bytes(urlset(url(b"http://e.com/" + b"\x01" * 1000)))
+    assert main(["convert", str(source), "-t", "text", "-o", str(tmp_path / "out.txt")]) == 0
+    err = capsys.readouterr().err
+    assert "warning[more-repairs]: 900 more control-character repairs" in err

@@ -7,19 +7,21 @@ usable remains) and reports every repair as a diagnostic — sitemaps.org 0.9 fi
   silently);
 * ``lastmod``: W3C Datetime (see :mod:`feedmap._dates`);
 * ``changefreq``: exactly one of the seven lower-case words (other case is repaired with a warning);
-* ``priority``: a decimal from 0.0 to 1.0 (out of range is clamped with a warning).
+* ``priority``: an ``xsd:decimal`` from 0.0 to 1.0 (out of range is clamped with a warning; other number
+  forms are ignored with a warning; a value not written back as read is noted).
 """
 
 from __future__ import annotations
 
-import math
+import decimal
+import re
 
 from feedmap._dates import W3CDate, parse_lenient
 from feedmap._urls import check_loc
 from feedmap.context import Context
 from feedmap.model import ChangeFreq
 
-__all__ = ["read_changefreq", "read_lastmod", "read_loc", "read_priority", "strip_value"]
+__all__ = ["PLAIN_PRIORITIES", "read_changefreq", "read_lastmod", "read_loc", "read_priority", "strip_value"]
 
 _CHANGEFREQS = {member.value: member for member in ChangeFreq}
 
@@ -83,18 +85,42 @@ def read_changefreq(text: str | None, ctx: Context, line: int) -> ChangeFreq | N
     return None
 
 
+#: xsd:decimal (XML Schema 1.0 Part 2, §3.2.3.1): an optional sign, ASCII digits and at most one point; no exponent.
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+#: The usual ways of writing a priority, read without a closer look (the reader's fast path).
+PLAIN_PRIORITIES: dict[str, float] = {f"{hundredths / 100:.2f}": hundredths / 100 for hundredths in range(101)}
+PLAIN_PRIORITIES.update({f"{tenths / 10:.1f}": tenths / 10 for tenths in range(11)} | {"0": 0.0, "1": 1.0})
+
+
 def read_priority(text: str | None, ctx: Context, line: int) -> float | None:
-    value = (text or "").strip()
-    try:
-        number = float(value)
-    except ValueError:
-        ctx.warning("invalid-priority", f"priority {value!r} is not a number; ignored", line)
+    """A priority as a float in 0.0-1.0 (the IR), or None.
+
+    Only ``xsd:decimal`` is read (blanks around it are allowed: the type collapses white space); other
+    number forms (``1e-1``, ``0_5``, non-ASCII digits, ``inf``) are ``invalid-priority`` and ignored.
+    A value that will not be written back as it was read is noted (``priority-normalised``): a sign, a
+    missing leading digit or leading zeros (``+.5`` -> ``0.5``), or more digits than a float keeps.
+    """
+    value = (text or "").strip(" \t\r\n")
+    if _DECIMAL.fullmatch(value) is None:
+        shown = repr(value) if value else "(empty)"
+        ctx.warning(
+            "invalid-priority",
+            f"priority {shown} is not a decimal number (digits with an optional point and sign); ignored",
+            line,
+        )
         return None
-    if math.isnan(number):
-        ctx.warning("invalid-priority", f"priority {value!r} is not a number; ignored", line)
-        return None
+    exact = decimal.Decimal(value)
+    number = float(exact)
     if number < 0.0 or number > 1.0:
         clamped = min(max(number, 0.0), 1.0)
         ctx.warning("invalid-priority", f"priority {value} is outside 0.0-1.0; read as {clamped}", line)
         return clamped
+    number = abs(number)  # -0.0 is 0.0
+    if decimal.Decimal(repr(number)) != exact:
+        ctx.info("priority-normalised", f"priority {value} has more digits than are kept; read as {number!r}", line)
+    elif _UNUSUAL_DECIMAL.match(value) is not None:
+        ctx.info("priority-normalised", f"priority {value} read as {number!r}", line)
     return number
+
+
+_UNUSUAL_DECIMAL = re.compile(r"[-+.]|0[0-9]|.*\.$")

@@ -11,7 +11,8 @@ over ``pubDate`` for lastmod; ``ror:updatePeriod`` -> changefreq (``day`` -> ``d
 feedmap to keep priority losslessly); ``image:image`` -> images; every other ``ror:*`` (``sortOrder``,
 ``about``, ``seeAlso``, ``descLong``, ...) -> ``extras["ror:NAME"]``; other foreign elements -> extras
 verbatim.  The header item (``ror:about`` = sitemap, or ``ror:type`` SiteMap/Main) describes the document:
-it becomes document metadata, never an entry.  Text that was escaped twice (``&amp;amp;``) is unescaped
+it becomes document metadata, never an entry.  A single-valued child given twice (every one but RSS
+``category``) is reported and its first value kept.  Text that was escaped twice (``&amp;amp;``) is unescaped
 once with a warning; URLs are never touched.
 
 Writing emits the sitemap shape real generators use (Joomla RSSeo, Laravel sitemap, A1): the channel,
@@ -36,8 +37,10 @@ from feedmap._xml import (
     SITEMAP_NS,
     XHTML_NS,
     escape_text,
+    has_entity,
     iter_elements,
     line_of,
+    peek_cleaned,
     peek_root,
 )
 from feedmap.context import Context
@@ -47,6 +50,7 @@ from feedmap.formats._rsswrite import ATOM_NS, write_channel
 from feedmap.formats.rss import item_core
 from feedmap.formats.sitemap import (
     alternate_elements,
+    duplicate,
     format_priority,
     image_elements,
     read_image,
@@ -111,8 +115,13 @@ class _Item:
         self.changefreq: tuple[str | None, int] | None = None
 
 
+#: Item children that may come more than once (RSS 2.0 ``category``); every other one is single-valued.
+_REPEATABLE = frozenset({"category"})
+
+
 def _gather(element: etree._Element, ctx: Context, offset: int) -> _Item:
     item = _Item()
+    seen: set[str] = set()
     for child in element:
         tag = child.tag
         if not isinstance(tag, str):
@@ -120,11 +129,24 @@ def _gather(element: etree._Element, ctx: Context, offset: int) -> _Item:
         line = line_of(child) + offset
         namespace = _namespace(tag)
         local = _local(tag)
+        key = _field_key(namespace, local)
+        if key is not None:
+            if key in seen:
+                duplicate(child, element, ctx, offset)
+                continue
+            seen.add(key)
+            if has_entity(child):
+                ctx.warning(
+                    "unresolved-entity",
+                    f"<{local}> holds a reference to an entity that is not expanded; the value is not used",
+                    line,
+                )
+                continue
         if namespace == "":
             if local == "category":
                 if child.text and child.text.strip():
                     item.categories.append(child.text.strip())
-            elif local not in item.plain:
+            else:
                 item.plain[local] = (child.text, line, child)
         elif namespace in ROR_NAMESPACES:
             item.ror[local] = ((child.text or "").strip(), line)
@@ -142,6 +164,17 @@ def _gather(element: etree._Element, ctx: Context, offset: int) -> _Item:
         else:
             item.extras[tag] = item.extras.get(tag, "") + serialize_element(child)
     return item
+
+
+def _field_key(namespace: str, local: str) -> str | None:
+    """The single-valued field a child fills (RSS, ``ror:*``, ``sitemap:priority``/``changefreq``), or None."""
+    if namespace == "":
+        return None if local in _REPEATABLE else local
+    if namespace in ROR_NAMESPACES:
+        return "ror:" + local
+    if namespace in SITEMAP_NAMESPACES and local in ("priority", "changefreq"):
+        return "sitemap:" + local
+    return None
 
 
 def _is_header(item: _Item) -> bool:
@@ -259,10 +292,14 @@ def _channel_meta(source: Source, ctx: Context) -> DocMeta:
     writes metadata first (jsonl's header line) sees it.  The items are read (and reported) again later.
     """
     meta = DocMeta(kind=DocKind.FEED)
-    head = source.stream.peek(256 * 1024)
+    head = peek_cleaned(source.stream, 256 * 1024)
     parser = etree.XMLPullParser(events=("end",), resolve_entities=False, no_network=True, load_dtd=False, recover=True)
-    parser.feed(head)
-    for _event, element in parser.read_events():
+    try:
+        parser.feed(head)
+        events = list(parser.read_events())
+    except (etree.XMLSyntaxError, UnicodeDecodeError):  # the items are read (and the problem reported) later
+        return meta
+    for _event, element in events:
         if not isinstance(element, etree._Element) or not isinstance(element.tag, str):
             continue
         if element.tag == "item":

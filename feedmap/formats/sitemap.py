@@ -6,7 +6,9 @@ alternates (``<xhtml:link rel="alternate" hreflang=".." href=".."/>``).
 
 Reading streams with ``iterparse`` and matches namespace URIs, never prefixes: the 0.9 namespace, its
 ``https`` and trailing-slash variants, Google's 0.84 and no namespace at all are read as 0.9; any other
-namespace on ``<urlset>`` is read with a warning.  Children are accepted in any order.  Elements of
+namespace on ``<urlset>`` is read with a warning.  Children are accepted in any order; a single-valued
+child given twice (``loc``, ``lastmod``, ``changefreq``, ``priority``, an image's ``loc``...) is reported
+and its first value kept.  Elements of
 other namespaces (news, video, ...) are kept verbatim in ``Entry.extras`` under their Clark name.
 
 Writing emits UTF-8 with nothing before ``<?xml``, children in XSD order (``loc, lastmod, changefreq,
@@ -35,13 +37,23 @@ from feedmap._xml import (
     XSI_NS,
     RootInfo,
     escape_text,
+    has_entity,
     iter_elements,
     line_of,
+    local_name,
+    namespace_of,
     peek_root,
 )
 from feedmap.context import Context
 from feedmap.errors import ReadError
-from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc, read_priority, strip_value
+from feedmap.formats._fields import (
+    PLAIN_PRIORITIES,
+    read_changefreq,
+    read_lastmod,
+    read_loc,
+    read_priority,
+    strip_value,
+)
 from feedmap.model import (
     Alternate,
     ChangeFreq,
@@ -60,6 +72,7 @@ from feedmap.sources import Source
 __all__ = [
     "FORMAT",
     "alternate_elements",
+    "duplicate",
     "escape_text",
     "image_elements",
     "read",
@@ -115,21 +128,66 @@ def _field_names(namespace: str) -> dict[str, str]:
 
 
 def serialize_element(element: etree._Element) -> str:
-    """The element as standalone XML, declaring only the namespaces it uses."""
+    """The element as standalone XML, declaring only the namespaces it uses.
+
+    References to entities of an ignored DOCTYPE (reported as ``unresolved-entity`` while reading) are
+    left out: without the DOCTYPE they would make the output ill-formed.
+    """
     clone = copy.deepcopy(element)
     clone.tail = None
+    for entity in list(clone.iter(etree.Entity)):
+        _drop_keeping_tail(entity)
     etree.cleanup_namespaces(clone)
     return etree.tostring(clone, encoding="unicode")
 
 
+def _drop_keeping_tail(node: etree._Element) -> None:
+    parent = node.getparent()
+    if parent is None:
+        return
+    tail = node.tail or ""
+    previous = node.getprevious()
+    if previous is not None:
+        previous.tail = (previous.tail or "") + tail
+    else:
+        parent.text = (parent.text or "") + tail
+    parent.remove(node)
+
+
+def duplicate(child: etree._Element, parent: etree._Element, ctx: Context, offset: int) -> None:
+    """Report a second value for a single-valued field (the first is kept)."""
+    same = namespace_of(child.tag) == namespace_of(parent.tag)
+    name = local_name(child.tag) if same or not child.prefix else f"{child.prefix}:{local_name(child.tag)}"
+    parent_line = line_of(parent)  # 0 for an element built in memory (the RSS reader's holder)
+    where = f"<{local_name(parent.tag)}>" + (f" at line {parent_line + offset}" if parent_line else "")
+    ctx.warning("duplicate-element", f"a second <{name}> in {where}; the first is kept", line_of(child) + offset)
+
+
+def _unexpanded(child: etree._Element, what: str, ctx: Context, offset: int) -> None:
+    ctx.warning(
+        "unresolved-entity",
+        f"<{what}> holds a reference to an entity that is not expanded; the value is not used",
+        line_of(child) + offset,
+    )
+
+
 def read_image(element: etree._Element, ctx: Context, offset: int) -> Image | None:
     image = blank_image()
+    seen: set[str] | None = set() if len(element) > 1 else None  # one child (the usual) cannot repeat
     for child in element:
         tag = child.tag
         name = _IMAGE_FIELDS.get(tag)  # None for other elements, and for comments and PIs (tag not a str)
         if name is None:
             if isinstance(tag, str):
                 ctx.warning("unknown-element", f"<{tag}> inside <image:image> is not read", line_of(child) + offset)
+            continue
+        if seen is not None:
+            if name in seen:
+                duplicate(child, element, ctx, offset)
+                continue
+            seen.add(name)
+        if len(child) and has_entity(child):
+            _unexpanded(child, f"image:{name}", ctx, offset)
             continue
         text = child.text
         if not text:
@@ -148,7 +206,8 @@ def read_image(element: etree._Element, ctx: Context, offset: int) -> Image | No
 def entry_from_element(element: etree._Element, namespace: str, ctx: Context, offset: int = 0) -> Entry | None:
     """Build an Entry from a ``<url>`` or ``<sitemap>`` element; None when it has no usable loc.
 
-    ``offset`` is added to lxml's line numbers (see :func:`feedmap._xml.iter_elements`).
+    ``offset`` is added to lxml's line numbers (see :func:`feedmap._xml.iter_elements`).  A field given
+    twice is reported (``duplicate-element``) and its first value kept.
     """
     line = line_of(element) + offset
     loc_text: str | None = None
@@ -161,6 +220,7 @@ def entry_from_element(element: etree._Element, namespace: str, ctx: Context, of
     alternates: list[Alternate] = []
     extras: dict[str, str] = {}
     fields = _field_names(namespace)
+    seen_lastmod = seen_changefreq = seen_priority = False  # a field's second value is reported, not read
     # Each value takes a fast path when it is fine as written; anything else goes to the _fields reader,
     # which reports it.  A child's line is looked up only then (it costs as much as reading the value).
     for child in element:
@@ -169,24 +229,38 @@ def entry_from_element(element: etree._Element, namespace: str, ctx: Context, of
             continue
         field = fields.get(tag)
         if field == "loc":
+            if has_loc:
+                duplicate(child, element, ctx, offset)
+                continue
             loc_text, loc_element, has_loc = child.text, child, True
+            if len(child) and has_entity(child):
+                _unexpanded(child, "loc", ctx, offset)
+                return None  # never a URL with a piece missing
         elif field == "lastmod":
+            if seen_lastmod:
+                duplicate(child, element, ctx, offset)
+                continue
+            seen_lastmod = True
             text = child.text
             try:
                 lastmod = W3CDate(text)  # type: ignore[arg-type]
             except (TypeError, ValueError):
                 lastmod = read_lastmod(text, ctx, line_of(child) + offset)
         elif field == "changefreq":
+            if seen_changefreq:
+                duplicate(child, element, ctx, offset)
+                continue
+            seen_changefreq = True
             changefreq = _CHANGEFREQ_VALUES.get(child.text)  # type: ignore[arg-type]
             if changefreq is None:
                 changefreq = read_changefreq(child.text, ctx, line_of(child) + offset)
         elif field == "priority":
-            text = child.text
-            try:
-                priority = float(text)  # type: ignore[arg-type]
-            except (TypeError, ValueError):
-                priority = None
-            if priority is None or not 0.0 <= priority <= 1.0:  # NaN fails the comparison too
+            if seen_priority:
+                duplicate(child, element, ctx, offset)
+                continue
+            seen_priority = True
+            priority = PLAIN_PRIORITIES.get(child.text)  # type: ignore[arg-type]
+            if priority is None:
                 priority = read_priority(child.text, ctx, line_of(child) + offset)
         elif tag == _IMAGE:
             image = read_image(child, ctx, offset)
