@@ -16,8 +16,10 @@ the line, what real sitemaps get wrong:
   surrogates (``&#xD800;``): replaced by U+FFFD;
 * bytes that are not in the document's encoding: replaced by U+FFFD.  lxml always gets UTF-8: UTF-16/32
   (by its byte-order mark, or without one by the first characters, XML 1.0 Appendix F) and any other
-  declared encoding (XML 1.0 §4.3.3) are transcoded with Python's codecs, and the declaration rewritten;
-  an encoding Python does not know is read as UTF-8, with a warning.
+  declared encoding (XML 1.0 §4.3.3) are transcoded, and the declaration rewritten.  A declared name is
+  accepted only when it is a label of the WHATWG Encoding Standard (``webencodings``), never by Python's
+  codecs at large (``idna``, ``utf-7``, ``unicode_escape`` are codecs, not document encodings); a name
+  that is not such a label is read as UTF-8, with a warning.
 
 Repairs are reported one by one up to :data:`REPORT_CAP` per kind, then counted, so that a file with
 millions of them stays linear in time and memory.
@@ -36,6 +38,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
+import webencodings
 from lxml import etree
 
 from feedmap.errors import Reporter
@@ -148,6 +151,13 @@ def _decode(data: bytes, decoder: codecs.IncrementalDecoder, final: bool) -> tup
         return decoder.decode(data, final), found
     finally:
         _decode_errors.found = []
+
+
+def _python_codec(name: str) -> codecs.CodecInfo | None:
+    try:
+        return codecs.lookup(name)
+    except LookupError:
+        return None
 
 
 def guess_encoding(head: bytes) -> tuple[str, bool] | None:
@@ -341,11 +351,15 @@ class CleaningStream:
             return
         declared = _DECLARED_ENCODING.match(head)
         name = declared.group(1).decode("ascii") if declared is not None else "UTF-8"
-        try:
-            codec = codecs.lookup(name).name
-        except LookupError:
-            self._reporter.warning("unknown-encoding", f"encoding {name!r} is not known; read as UTF-8", self._name, 1)
+        encoding = webencodings.lookup(name)
+        if encoding is None or encoding.name == "replacement":
+            self._reporter.warning(
+                "unknown-encoding", f"encoding {name!r} is not a document encoding; read as UTF-8", self._name, 1
+            )
             codec = "utf-8"
+        else:  # the codec of the very name declared when Python has one (Shift_JIS is not cp932), else WHATWG's
+            codec_info = _python_codec(name) or encoding.codec_info
+            codec = codec_info.name
         if codec.startswith(("utf-16", "utf-32")):  # the bytes are ASCII-compatible (guess_encoding said so)
             self._reporter.warning(
                 "unknown-encoding", f"the document declares {name} but is not in it; read as UTF-8", self._name, 1
@@ -354,7 +368,7 @@ class CleaningStream:
         if codec == "utf-8":
             self._declaration_pending = name.lower() not in _UTF8_NAMES
         else:
-            self._decoder = codecs.getincrementaldecoder(codec)("feedmap-record")
+            self._decoder = codec_info.incrementaldecoder("feedmap-record")
             self._codec_name = name
 
     def _rewrite_declaration(self, data: bytes) -> bytes:

@@ -736,6 +736,15 @@ def test_an_encoding_that_cannot_be_used_is_read_as_utf8(declared: bytes) -> Non
     assert [(d.code, d.line) for d in diagnostics] == [("unknown-encoding", 1)]
 
 
+@pytest.mark.parametrize("declared", [b"utf-7", b"idna", b"punycode", b"unicode_escape", b"undefined", b"replacement"])
+def test_python_codecs_that_are_no_document_encoding_are_read_as_utf8(declared: bytes) -> None:
+    # utf-7 would turn "+ADw-" into "<"; idna and punycode cannot even decode with an error handler
+    data = urlset(url(b"http://e.com/+ADw-x"), url(b"http://e.com/c")).replace(b"UTF-8", declared)
+    entries, diagnostics = read_sitemap(data)
+    assert [e.loc for e in entries] == ["http://e.com/+ADw-x", "http://e.com/c"]
+    assert [(d.code, d.line) for d in diagnostics] == [("unknown-encoding", 1)]
+
+
 def test_blanks_before_the_declaration_longer_than_the_first_window_are_removed() -> None:
     data = b"\n" * 70_000 + urlset(url(b"http://e.com/"))
     with feedmap.read(io.BytesIO(data), format="sitemap") as doc:
