@@ -38,9 +38,9 @@ SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 ROR = "http://rorweb.com/0.1/"
 HTML = "text/html; charset=utf-8"
 #: For tests with a page slower than the timeout: given up after 0.5 s.
-FAST = HttpSettings(connect_timeout=0.5, read_timeout=0.5, total_timeout=5.0, retries=0, backoff=0.01)
+FAST = HttpSettings(connect_timeout=0.5, read_timeout=0.5, deadline=5.0, retries=0, backoff=0.01)
 #: For the other tests: no retries, but time enough for a loaded machine.
-SURE = HttpSettings(connect_timeout=5.0, read_timeout=5.0, total_timeout=10.0, retries=0, backoff=0.01)
+SURE = HttpSettings(connect_timeout=5.0, read_timeout=5.0, deadline=10.0, retries=0, backoff=0.01)
 
 
 # ------------------------------------------------------------------------------------------------ helpers

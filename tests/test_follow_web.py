@@ -28,7 +28,7 @@ from feedmap.context import HttpSettings, Options
 from feedmap.errors import Diagnostic, Level, Reporter
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
-FAST = HttpSettings(connect_timeout=2.0, read_timeout=3.0, total_timeout=10.0, retries=1, backoff=0.01)
+FAST = HttpSettings(connect_timeout=2.0, read_timeout=3.0, deadline=10.0, retries=1, backoff=0.01)
 
 
 def index_xml(*children: str | tuple[str, str | None]) -> bytes:
