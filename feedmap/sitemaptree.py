@@ -33,7 +33,7 @@ from feedmap import registry
 from feedmap.context import DEFAULT_CONCURRENCY, DEFAULT_MAX_DEPTH, Context, HttpSettings, Options, Shared
 from feedmap.discover import error_code, open_url
 from feedmap.errors import Diagnostic, DiagnosticHandler, FeedmapError, Reporter, reason_of
-from feedmap.formats.sitemapindex import child_refusal, loop_key
+from feedmap.formats.sitemapindex import child_refusal, loop_key, same_site_rule
 from feedmap.sources import DEFAULT_MAX_BYTES
 
 __all__ = ["SitemapNode", "sitemap_tree", "sitemap_trees"]
@@ -111,12 +111,17 @@ class _Read:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
-def _read(url: str, options: Options, shared: Shared) -> _Read:
-    """Read one sitemap without following it: its format, kind, entry count, and an index's children."""
+def _read(url: str, options: Options, shared: Shared, index_url: str | None) -> _Read:
+    """Read one sitemap without following it: its format, kind, entry count, and an index's children.
+
+    ``index_url`` is the final URL of the index listing it (None for a root): a redirect off that index's
+    site is refused before it is followed (``child-off-site``).
+    """
     reporter = Reporter()
     result = _Read(diagnostics=reporter.diagnostics)
+    rule = same_site_rule(index_url)
     try:
-        with open_url(url, options, shared, reporter, options.max_bytes) as source:
+        with open_url(url, options, shared, reporter, options.max_bytes, rule) as source:
             result.final_url = source.url or url
             spec = registry.detect(source)
             assert spec.reader is not None
@@ -135,6 +140,8 @@ def _read(url: str, options: Options, shared: Shared) -> _Read:
     except FeedmapError as exc:
         result.code = error_code(exc)
         result.error = reason_of(exc, url)
+        if result.code == "redirect-refused":
+            result.code = "child-off-site"
         result.children.clear()
     return result
 
@@ -167,14 +174,17 @@ def sitemap_trees(
         maps=tuple((p, Path(d)) for p, d in maps),
     )
     roots = [SitemapNode(url) for url in urls]
-    frontier: list[tuple[SitemapNode, tuple[str, ...]]] = [(node, ()) for node in roots]
+    #: (node, keys of the indexes above it, final URL of its index)
+    frontier: list[tuple[SitemapNode, tuple[str, ...], str | None]] = [(node, (), None) for node in roots]
     shared = Shared()
     try:
         pool = shared.pool(concurrency)
         while frontier:
-            futures: list[Future[_Read]] = [pool.submit(_read, node.url, options, shared) for node, _ in frontier]
-            following: list[tuple[SitemapNode, tuple[str, ...]]] = []
-            for (node, chain), future in zip(frontier, futures, strict=True):
+            futures: list[Future[_Read]] = [
+                pool.submit(_read, node.url, options, shared, index_url) for node, _, index_url in frontier
+            ]
+            following: list[tuple[SitemapNode, tuple[str, ...], str | None]] = []
+            for (node, chain, _), future in zip(frontier, futures, strict=True):
                 read = future.result()
                 node.format, node.kind, node.entries = read.format, read.kind, read.entries
                 node.code, node.error = read.code, read.error
@@ -184,13 +194,12 @@ def sitemap_trees(
                 for loc, line in read.children:
                     child = SitemapNode(loc, line=line)
                     node.children.append(child)
-                    refused = child_refusal(
-                        loc, read.final_url or node.url, loop_key(loc), inner, options.max_depth
-                    )
+                    scope = read.final_url or node.url
+                    refused = child_refusal(loc, scope, loop_key(loc), inner, options.max_depth)
                     if refused is not None:
                         child.code, child.error = refused
                     else:
-                        following.append((child, inner))
+                        following.append((child, inner, scope))
             frontier = following
     finally:
         shared.close()
