@@ -82,6 +82,8 @@ def robots_token(user_agent: str) -> str:
     """The product token of a User-Agent (``MyBot/1.0 (+url)`` -> ``mybot``), which robots.txt groups name."""
     token = user_agent.strip().split("/", 1)[0].split(" ", 1)[0].strip().lower()
     return token or ROBOTS_TOKEN
+
+
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 _CHUNK = 64 * 1024
 ROBOTS_MAX_BYTES = 500 * 1024  # RFC 9309 §2.5: crawlers must parse at least 500 KiB
@@ -582,9 +584,7 @@ class Fetcher:
             if encoding in ("gzip", "x-gzip"):
                 body = _Decoded(GzipReader(raw), url=url, limit=max_bytes)
             elif encoding not in ("", "identity"):
-                raise FetchError(
-                    f"{url}: unsupported Content-Encoding {encoding!r}", url=url, code="bad-encoding"
-                )
+                raise FetchError(f"{url}: unsupported Content-Encoding {encoding!r}", url=url, code="bad-encoding")
             recorder = self._cache.recorder(request_url, plain_headers) if self._cache is not None else None
             tee = _Teeing(body, recorder) if recorder is not None else None
             try:
@@ -669,8 +669,7 @@ class Fetcher:
             return clock.timed_out(url)
         settings = self.settings
         return FetchError(
-            f"{url}: no answer within {settings.connect_timeout:g}/{settings.read_timeout:g} s "
-            "(connect/read timeout)",
+            f"{url}: no answer within {settings.connect_timeout:g}/{settings.read_timeout:g} s (connect/read timeout)",
             url=url,
             code="timeout",
         )

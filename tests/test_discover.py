@@ -499,3 +499,51 @@ def test_map_without_robots_falls_back_to_the_usual_locations(tmp_path: Path) ->
     found = discover(site, maps=[(site, tmp_path)])
     assert found.urls == [f"{site}sitemap.xml"]
     assert [p.code for p in found.tried] == ["file-missing", "found", "file-missing"]
+
+
+# ------------------------------------------------------------------- issue 8: long robots.txt, loops, FIFOs
+
+
+def test_a_robots_txt_over_2_mib_still_names_its_sitemaps(web: LocalSite) -> None:
+    # issue 8: a robots.txt over 2 MiB was unreadable (too-large); RFC 9309 2.5: read the first 500 KiB
+    early, late = web.url("/early.xml"), web.url("/late.xml")
+    filler = "# a long comment line in a long robots.txt\n" * 55_000
+    web.add("/robots.txt", f"Sitemap: {early}\n{filler}Sitemap: {late}\n", content_type="text/plain")
+    seen: list[Diagnostic] = []
+    found = discover(web.base, http=FAST, on_diagnostic=seen.append)
+    assert found.urls == [early]  # the line past 500 KiB is not read
+    assert codes(seen) == ["robots-truncated"]
+    assert seen[0].level == Level.INFO
+    assert [p.code for p in found.tried] == ["robots-sitemaps"]
+
+
+def test_a_mapped_robots_txt_over_500_kib_is_read_in_part(tmp_path: Path) -> None:
+    site = "https://www.example.com/"
+    filler = "# filler\n" * 60_000
+    (tmp_path / "robots.txt").write_text(f"Sitemap: {site}a.xml\n{filler}Sitemap: {site}b.xml\n")
+    seen: list[Diagnostic] = []
+    found = discover(site, maps=[(site, tmp_path)], on_diagnostic=seen.append)
+    assert found.urls == [f"{site}a.xml"]
+    assert codes(seen) == ["robots-truncated"]
+
+
+@pytest.mark.parametrize("spelling", ["/./index.xml", "/sub/../index.xml", "/%69ndex.xml"])
+def test_tree_loop_through_another_spelling_is_found(web: LocalSite, spelling: str) -> None:
+    # issue 8: loop detection missed /./index.xml
+    leaf = web.add("/leaf.xml", urlset_xml(2))
+    index = web.add("/index.xml", index_xml(web.url(spelling), leaf))
+    root = sitemap_tree(index, http=FAST)
+    assert [(child.code, child.urls) for child in root.children] == [("index-loop", 0), (None, 2)]
+    assert web.hits("/index.xml") == 1
+
+
+def test_tree_of_a_mapped_fifo_child_is_an_error_not_a_hang(tmp_path: Path) -> None:
+    import os
+
+    site = "https://www.example.com/"
+    os.mkfifo(tmp_path / "pipe.xml")
+    (tmp_path / "sitemap.xml").write_bytes(index_xml(f"{site}pipe.xml", f"{site}sub%00.xml"))
+    root = sitemap_tree(f"{site}sitemap.xml", maps=[(site, tmp_path)])
+    assert [child.ok for child in root.children] == [False, False]
+    assert "not a regular file" in (root.children[0].error or "")
+    assert "NUL" in (root.children[1].error or "")

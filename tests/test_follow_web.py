@@ -142,6 +142,23 @@ def test_two_indexes_listing_each_other_are_a_loop_reported_once(web: LocalSite)
     assert web.hits("/a-index.xml") == web.hits("/b-index.xml") == 1
 
 
+@pytest.mark.parametrize(
+    "spelling",
+    ["/./index.xml", "/a/../index.xml", "/%69ndex.xml", "/index.xml#top", "HTTP://127.0.0.1:{port}/index.xml"],
+)
+def test_an_index_listing_itself_under_another_spelling_is_a_loop(web: LocalSite, spelling: str) -> None:
+    # issue 8: loop detection missed /./index.xml (RFC 3986 6.2.2: the same resource)
+    port = web.base.rsplit(":", 1)[1]
+    written = spelling.format(port=port) if spelling.startswith("HTTP") else web.url(spelling)
+    index = web.url("/index.xml")
+    child = web.add("/a.xml", urlset_xml(*pages("a")))
+    web.add("/index.xml", index_xml(written, child))
+    locs, diagnostics = read(index)
+    assert locs == pages("a")
+    assert codes(diagnostics) == ["index-loop"]
+    assert web.hits("/index.xml") == 1
+
+
 def test_loop_on_the_command_line(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
     a, b = web.url("/a-index.xml"), web.url("/b-index.xml")
     web.add("/a-index.xml", index_xml(b))

@@ -694,9 +694,7 @@ def test_headers_that_trickle_within_the_deadline_are_read(web: LocalSite) -> No
 def test_the_deadline_covers_every_redirect_hop(web: LocalSite) -> None:
     # each hop's headers trickle: alone each fits in the deadline, together they do not
     for hop in range(4):
-        web.add(
-            f"/hop{hop}", status=302, headers={"Location": f"/hop{hop + 1}"}, slow_headers=3, header_pause=0.1
-        )
+        web.add(f"/hop{hop}", status=302, headers={"Location": f"/hop{hop + 1}"}, slow_headers=3, header_pause=0.1)
     web.add("/hop4", SITEMAP)
     error = fetch_error(web.url("/hop0"), HttpSettings(read_timeout=5.0, deadline=0.7, max_redirects=5))
     assert error.code == "timeout"
@@ -760,8 +758,10 @@ def test_a_redirect_rule_refuses_a_hop_before_it_is_requested(web: LocalSite) ->
         seen.append(target)
         return "is not wanted"
 
-    with Fetcher(FAST) as fetcher, pytest.raises(FetchError) as caught, fetcher.open(
-        url, max_bytes=MB, redirect_rule=refuse
+    with (
+        Fetcher(FAST) as fetcher,
+        pytest.raises(FetchError) as caught,
+        fetcher.open(url, max_bytes=MB, redirect_rule=refuse),
     ):
         pass
     assert caught.value.code == "redirect-refused"

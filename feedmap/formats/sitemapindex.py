@@ -83,9 +83,7 @@ def _download(url: str, ctx: Context) -> tuple[BinaryIO, str]:
     """
     spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)  # noqa: SIM115 - handed to the reader
     try:
-        with ctx.fetcher().open(
-            url, max_bytes=ctx.options.max_bytes, redirect_rule=same_site_rule(ctx.url)
-        ) as fetched:
+        with ctx.fetcher().open(url, max_bytes=ctx.options.max_bytes, redirect_rule=same_site_rule(ctx.url)) as fetched:
             while chunk := fetched.read(1 << 16):
                 spool.write(chunk)
             final_url = fetched.final_url
@@ -335,9 +333,7 @@ def read(source: Source, *, ctx: Context) -> Document:
     entries = iter_entries(source, ctx, namespace, "sitemap")
     if not ctx.options.follow:
         return Document(DocMeta(kind=DocKind.INDEX), entries, diagnostics=ctx.reporter.diagnostics)
-    return Document(
-        DocMeta(kind=DocKind.URLSET), _Following(entries, ctx), diagnostics=ctx.reporter.diagnostics
-    )
+    return Document(DocMeta(kind=DocKind.URLSET), _Following(entries, ctx), diagnostics=ctx.reporter.diagnostics)
 
 
 def _sitemap_block(entry: Entry, ctx: Context, dropped: set[str]) -> str:
