@@ -69,31 +69,46 @@ class SitemapNode:
     @property
     def urls(self) -> int:
         """The URLs below this node: its own entries, or for an index the sum over the children read."""
-        if self.kind == "index":
-            return sum(child.urls for child in self.children)
-        return self.entries if self.ok else 0
+        return sum(node.entries for _, node in self.walk() if node.ok and node.kind not in ("index", None))
 
     @property
     def failed(self) -> int:
         """How many sitemaps of this subtree (this one included) could not be read."""
-        return (0 if self.ok else 1) + sum(child.failed for child in self.children)
+        return sum(1 for _, node in self.walk() if not node.ok)
 
     def walk(self, depth: int = 0) -> Iterator[tuple[int, SitemapNode]]:
-        """This node and its descendants, depth first, each with its depth (0 for this node)."""
-        yield depth, self
-        for child in self.children:
-            yield from child.walk(depth + 1)
+        """This node and its descendants, depth first, each with its depth (0 for this node).
+
+        An explicit stack, not a generator per level: a tree as deep as ``max_depth`` allows costs no
+        Python stack (as following an index does not, see :mod:`feedmap.formats.sitemapindex`).
+        """
+        stack = [(depth, self)]
+        while stack:
+            level, node = stack.pop()
+            yield level, node
+            stack.extend((level + 1, child) for child in reversed(node.children))
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "url": self.url,
-            "kind": self.kind,
-            "format": self.format,
-            "entries": self.entries,
-            "urls": self.urls,
-            "error": {"code": self.code, "message": self.error} if self.error is not None else None,
-            "children": [child.to_dict() for child in self.children],
-        }
+        made: dict[int, dict[str, Any]] = {}
+        for _, node in self.walk():
+            made[id(node)] = {
+                "url": node.url,
+                "kind": node.kind,
+                "format": node.format,
+                "entries": node.entries,
+                "urls": 0,
+                "error": {"code": node.code, "message": node.error} if node.error is not None else None,
+                "children": [],
+            }
+        for _, node in self.walk():  # children lists, and URL counts from the leaves up
+            made[id(node)]["children"] = [made[id(child)] for child in node.children]
+        for _, node in reversed(list(self.walk())):
+            record = made[id(node)]
+            if node.kind == "index":
+                record["urls"] = sum(child["urls"] for child in record["children"])
+            else:
+                record["urls"] = node.entries if node.ok else 0
+        return made[id(self)]
 
 
 @dataclass(slots=True)

@@ -547,3 +547,25 @@ def test_tree_of_a_mapped_fifo_child_is_an_error_not_a_hang(tmp_path: Path) -> N
     assert [child.ok for child in root.children] == [False, False]
     assert "not a regular file" in (root.children[0].error or "")
     assert "NUL" in (root.children[1].error or "")
+
+
+def test_tree_of_a_deep_chain_under_a_huge_depth_cap(tmp_path: Path) -> None:
+    # the sibling of issue 8 crash 7 in discover --tree: walking, counting and printing a deep tree
+    from feedmap.cli.discover import tree_lines
+
+    site = "https://www.example.com/"
+    depth = 1050  # deeper than Python's default recursion limit
+    for level in range(depth):
+        child = f"{site}i{level + 1}.xml" if level + 1 < depth else f"{site}leaf.xml"
+        gone = [f"{site}gone{level}.xml"] if level % 50 == 0 else []
+        (tmp_path / f"i{level}.xml").write_bytes(index_xml(child, *gone))
+    (tmp_path / "leaf.xml").write_bytes(urlset_xml(3))
+    root = sitemap_tree(f"{site}i0.xml", maps=[(site, tmp_path)], max_depth=100_000, concurrency=4)
+    gone = len(range(0, depth, 50))
+    urls, failed = root.urls, root.failed
+    assert (urls, failed) == (3, gone)
+    assert [depth_ for depth_, node in root.walk() if node.kind == "urlset"] == [depth]
+    lines = tree_lines(root)
+    assert len(lines) == depth + 1 + gone
+    assert lines[0] == f"{site}i0.xml  index, 2 sitemaps, 3 URLs, {gone:,} not read"
+    assert root.to_dict()["urls"] == 3
