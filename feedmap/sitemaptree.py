@@ -11,7 +11,8 @@ Where the rules come from:
   file"; PROTOCOL.md "Scope"): a child must have its index's scheme, host and port, else it is not read
   (``child-off-site``).  The index's site is that of the URL it was found at after redirects:
   an index asked for at ``http://example.com/old.xml`` and served from ``https://example.com/index.xml``
-  has the children of ``https://example.com``, as in :mod:`feedmap.formats.sitemapindex`.
+  has the children of ``https://example.com``, as in :mod:`feedmap.formats.sitemapindex`.  A child's own
+  redirects must stay on its index's site too (checked before each hop is requested: ``child-off-site``).
 * **Following**: each sitemap is read without following (``follow=False``), an index's children are then
   read concurrently (one pool, ``concurrency`` at once), level by level, under the rules of index following:
   an index already being read is a loop (``index-loop``), nesting deeper than ``max_depth`` stops

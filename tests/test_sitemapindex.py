@@ -548,3 +548,17 @@ def test_loop_key_keeps_what_differs() -> None:
     assert loop_key("https://ex.com/A") != loop_key("https://ex.com/a")  # paths are case-sensitive
     assert loop_key("https://ex.com/a%2Fb") != loop_key("https://ex.com/a/b")  # %2F is not /
     assert loop_key("http://[::1/x") == "http://[::1/x"  # malformed: as written
+
+
+def test_cli_250_nested_indexes_with_max_depth_100000(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from feedmap.cli import main
+
+    site = tmp_path / "public"
+    site.mkdir()
+    (site / "pages.xml").write_bytes(urlset_xml(f"{SITE}a", f"{SITE}b"))
+    top = _chain(site, 250)
+    code = main(["convert", str(top), "-t", "text", "--map", f"{SITE}={site}", "--max-depth", "100000"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert captured.out.splitlines() == [f"{SITE}a", f"{SITE}b"]
+    assert "Traceback" not in captured.err

@@ -5,9 +5,19 @@ and an optional ``lastmod``; an index lists at most 50,000 sitemaps.
 
 Reading follows the children by default and yields their entries, one child after another (streaming).
 A child is read from disk when its URL starts with a ``--map PREFIX=DIR`` prefix (a static-site build
-directory) or is a ``file:`` URL; nested indexes are followed up to a depth cap, and a loop is reported
-and not followed.  A child that cannot be read is reported with its URL and the rest goes on.  With
-``follow=False`` (``--no-follow``) the index's own entries (loc, lastmod) are yielded.
+directory) or is a ``file:`` URL (:func:`feedmap.locate.local_path`: inside the directory, a regular file,
+no NUL); nested indexes are followed up to a depth cap, and a loop is reported and not followed.  A child
+that cannot be read is reported with its URL and the rest goes on.  With ``follow=False``
+(``--no-follow``) the index's own entries (loc, lastmod) are yielded.
+
+* **Scope** (sitemaps.org "Sitemap file location"): a child of a fetched index must have the index's
+  scheme, host and port (``child-off-site``), and so must every redirect it answers with: each hop is
+  checked before it is requested (:meth:`feedmap.http.Fetcher.open`, ``redirect_rule``).
+* **Loops**: an index is known by its resolved path, or by its URL normalised as RFC 3986 §6.2.2 says
+  (case of scheme and host, default port, percent-encoding, dot segments of §5.2.4), so ``/./index.xml``
+  is the index itself.
+* **Depth**: the walk keeps one explicit stack of the indexes being read (:class:`_Following`), not one
+  generator per level, so a deep chain under a large ``max_depth`` costs no Python stack.
 
 Writing emits an index with one ``<sitemap>`` per entry (loc and lastmod; other fields are dropped with
 an INFO diagnostic).  Writers never nest indexes.
