@@ -376,11 +376,13 @@ class _Cache:
     def validators(self, url: str) -> tuple[dict[str, str], dict[str, str]] | None:
         """(request headers to send, cached response headers), or None when nothing usable is kept."""
         meta_path, body_path = self._paths(url)
+        if not (meta_path.is_file() and body_path.is_file()):  # missing, or a FIFO that would block a read
+            return None
         try:
             meta = json.loads(meta_path.read_text("utf-8"))
         except (OSError, ValueError):  # ValueError: not JSON, or not UTF-8
             return None
-        if not body_path.is_file() or not _valid_meta(meta):
+        if not _valid_meta(meta):
             return None  # a damaged entry is a miss: fetched again and replaced
         send = {}
         if meta.get("etag"):

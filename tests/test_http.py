@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import gc
 import gzip
+import os
 import socket
 import threading
 import time
@@ -877,3 +878,24 @@ def test_a_cache_that_cannot_be_written_does_not_fail_the_fetch(web: LocalSite, 
         fetched, body = fetcher.get(url, max_bytes=MB)
     assert body == SITEMAP
     assert not fetched.from_cache
+
+
+@pytest.mark.parametrize("kind", ["json", "body"])
+def test_a_fifo_in_the_cache_is_a_miss_not_a_hang(web: LocalSite, tmp_path: Path, kind: str) -> None:
+    seen, respond = etag_responder(SITEMAP)
+    url = web.add_responder("/sitemap.xml", respond)
+    settings = HttpSettings(cache_dir=tmp_path, backoff=0.01)
+    assert fetch(url, settings) == SITEMAP
+    (entry,) = tmp_path.glob(f"*.{kind}")
+    entry.unlink()
+    os.mkfifo(entry)
+    result: list[bytes] = []
+    worker = threading.Thread(target=lambda: result.append(fetch(url, settings)), daemon=True)
+    worker.start()
+    worker.join(20)  # only a hang takes this long
+    if worker.is_alive():
+        with open(entry, "wb"):  # release the blocked reader
+            pass
+        pytest.fail("revalidating blocked on a FIFO in the cache")
+    assert result == [SITEMAP]
+    assert "if-none-match" not in seen[1]
