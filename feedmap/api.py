@@ -64,6 +64,20 @@ def _readable(format: str | None, source: Source) -> FormatSpec:
 
 def _open_document(source: SourceLike, format: str | None, ctx: Context) -> Document:
     """Open and start reading one source; the returned document's entries close it when exhausted."""
+    doc, stack = start_document(source, format, ctx)
+    doc.entries = _closing(doc.entries, stack)
+    doc.closers.append(stack.close)
+    return doc
+
+
+def start_document(
+    source: SourceLike, format: str | None, ctx: Context
+) -> tuple[Document, contextlib.ExitStack]:
+    """Open and start reading one source: the document, and the stack that closes its input.
+
+    The entries are the reader's own (not closing anything when exhausted): index following uses this to
+    take over the entries of a nested index instead of iterating them one generator deeper.
+    """
     stack = contextlib.ExitStack()
     try:
         remote = isinstance(source, str) and is_url(source) and not source.startswith("file:")
@@ -87,9 +101,7 @@ def _open_document(source: SourceLike, format: str | None, ctx: Context) -> Docu
     except BaseException:
         stack.close()
         raise
-    doc.entries = _closing(doc.entries, stack)
-    doc.closers.append(stack.close)
-    return doc
+    return doc, stack
 
 
 def _closing(entries: Iterable[Entry], stack: contextlib.ExitStack) -> Iterator[Entry]:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # httpx is imported only when something is fetched
     from feedmap.http import Fetcher
 
 __all__ = [
+    "DEADLINE_FACTOR",
     "DEFAULT_CONCURRENCY",
     "DEFAULT_MAX_DEPTH",
     "DEFAULT_PAGE_MAX_BYTES",
@@ -37,6 +38,10 @@ DEFAULT_CONCURRENCY = 16
 #: Largest page read by enrichment (a page's head is at its start; 5 MiB is far beyond real pages).
 DEFAULT_PAGE_MAX_BYTES = 5 * 1024 * 1024
 DEFAULT_USER_AGENT = "feedmap/0.1 (+https://pypi.org/project/feedmap/)"
+#: The default deadline of a request is this many times the read timeout: 300 s with the default 30 s
+#: (a 50 MiB sitemap needs about 1.4 Mbit/s to arrive in time; a server slower than that, or one
+#: trickling headers, is given up), and it scales with ``--timeout``.
+DEADLINE_FACTOR = 10
 
 #: Decides whether an index child is read: sees the child's loc and lastmod.
 FollowPredicate = Callable[[str, "W3CDate | None"], bool]
@@ -44,14 +49,20 @@ FollowPredicate = Callable[[str, "W3CDate | None"], bool]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HttpSettings:
-    """How to fetch (``--user-agent``, ``--timeout``, ``--retries``, ``--delay``, ``--cache``); see feedmap.http."""
+    """How to fetch (``--user-agent``, ``--timeout``, ``--deadline``, ``--retries``, ``--delay``, ``--cache``).
+
+    See feedmap.http.
+    """
 
     user_agent: str = DEFAULT_USER_AGENT
     connect_timeout: float = 10.0
     #: Longest wait for any one read from the socket.
     read_timeout: float = 30.0
-    #: Longest a whole response may take, headers and body.
-    total_timeout: float = 300.0
+    #: Longest one request may take in all: connecting, redirects, headers, body and the waits between
+    #: retries.  None: :data:`DEADLINE_FACTOR` times ``read_timeout`` (see :meth:`response_deadline`).
+    deadline: float | None = None
+    #: The former name of ``deadline`` (which wins when both are given); kept so existing code still runs.
+    total_timeout: float | None = None
     retries: int = 3
     #: First wait before a retry without ``Retry-After``; doubled on each further retry.
     backoff: float = 0.5
@@ -64,6 +75,14 @@ class HttpSettings:
     cache_dir: Path | None = None
     #: Most connections open at once (the pool is shared by all threads).
     max_connections: int = 64
+
+    def response_deadline(self) -> float:
+        """The deadline of one request: ``deadline``, else ``DEADLINE_FACTOR * read_timeout``."""
+        if self.deadline is not None:
+            return self.deadline
+        if self.total_timeout is not None:
+            return self.total_timeout
+        return DEADLINE_FACTOR * self.read_timeout
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -7,7 +7,8 @@ Where the rules come from:
   of the ``User-agent`` groups.  A line may point to another site (cross-submission; PROTOCOL.md "Scope"),
   so those URLs are listed as written, not checked.  A relative line (not allowed, but seen) is resolved
   against robots.txt's URL and noted.  The file is parsed with the same parser as the robots.txt policy
-  (:class:`feedmap.http.RobotsPolicy`, Protego), at most its first 500 KiB (RFC 9309 §2.5).
+  (:class:`feedmap.http.RobotsPolicy`, Protego), at most its first 500 KiB (RFC 9309 §2.5; a longer file is
+  read that far, INFO ``robots-truncated``).
 * **The usual locations**: only when robots.txt names no sitemap (or is missing), ``SITE/sitemap.xml`` then
   ``SITE/sitemap_index.xml`` are tried; each is taken when it answers 2xx and feedmap's sniffing
   (:func:`feedmap.registry.detect`) reads it as a sitemap, a sitemap index, a feed or a text sitemap.  An
@@ -49,7 +50,7 @@ from feedmap.locate import MapEscapeError, local_path
 from feedmap.sources import DEFAULT_MAX_BYTES, Source, open_source
 
 if TYPE_CHECKING:
-    pass
+    from feedmap.http import RedirectRule
 
 __all__ = [
     "FALLBACK_PATHS",
@@ -97,18 +98,32 @@ def site_root(site_url: str) -> str:
 
 
 @contextlib.contextmanager
-def open_url(url: str, options: Options, shared: Shared, reporter: Reporter, max_bytes: int) -> Iterator[Source]:
+def open_url(
+    url: str,
+    options: Options,
+    shared: Shared,
+    reporter: Reporter,
+    max_bytes: int,
+    redirect_rule: RedirectRule | None = None,
+) -> Iterator[Source]:
     """Open ``url`` from its ``--map`` directory or the network (:func:`feedmap.sources.open_source`).
 
-    The source's ``url`` is where it was found (after redirects).  Raises :class:`FetchError` (a missing
-    mapped file is ``file-missing``), :class:`MapEscapeError` or :class:`LimitError`.
+    The source's ``url`` is where it was found (after redirects; ``redirect_rule`` may refuse a hop, see
+    :meth:`feedmap.http.Fetcher.open`).  Raises :class:`FetchError` (a missing mapped file is
+    ``file-missing``), :class:`MapEscapeError`, :class:`SourceError` or :class:`LimitError`.
     """
     path = local_path(url, options.maps)
     if path is not None and not path.is_file():
         raise FetchError(f"{url}: {path} does not exist (--map)", url=url, code="file-missing")
     fetcher = shared.fetcher(options.http) if path is None else None
     with open_source(
-        url, reporter=reporter, max_bytes=max_bytes, name=url, fetcher=fetcher, maps=options.maps
+        url,
+        reporter=reporter,
+        max_bytes=max_bytes,
+        name=url,
+        fetcher=fetcher,
+        maps=options.maps,
+        redirect_rule=redirect_rule,
     ) as source:
         yield source
 
@@ -173,17 +188,12 @@ class Discovery:
 
 def _robots(site: str, result: Discovery, options: Options, shared: Shared, reporter: Reporter) -> list[str]:
     """The sitemap URLs robots.txt names (resolved, http(s) only), recording the probe."""
-    from feedmap.http import ROBOTS_MAX_BYTES, RobotsPolicy
+    from feedmap.http import ROBOTS_MAX_BYTES, UNCAPPED, RobotsPolicy, read_head, robots_cut_note
 
     robots_url = urljoin(site, "/robots.txt")
     try:
-        with open_url(robots_url, options, shared, Reporter(), 4 * ROBOTS_MAX_BYTES) as opened:
-            parts: list[bytes] = []
-            size = 0
-            while size < ROBOTS_MAX_BYTES and (chunk := opened.stream.read(ROBOTS_MAX_BYTES - size)):
-                parts.append(chunk)
-                size += len(chunk)
-            data = b"".join(parts)
+        with open_url(robots_url, options, shared, Reporter(), UNCAPPED) as opened:
+            data, cut = read_head(opened.stream, ROBOTS_MAX_BYTES)  # RFC 9309 §2.5: the first 500 KiB
             final = opened.url or robots_url
     except FetchError as exc:
         result.tried.append(Probe(robots_url, exc.code, reason_of(exc, robots_url)))
@@ -201,6 +211,8 @@ def _robots(site: str, result: Discovery, options: Options, shared: Shared, repo
         result.tried.append(Probe(robots_url, error_code(exc), reason_of(exc, robots_url)))
         reporter.warning("robots-unreadable", f"robots.txt could not be read ({exc})", robots_url)
         return []
+    if cut:
+        reporter.info("robots-truncated", robots_cut_note(robots_url), robots_url)
     text = data.decode("utf-8", "replace").removeprefix("\ufeff")
     urls = []
     for line in RobotsPolicy(text, allow_all=True).sitemaps:

@@ -6,20 +6,29 @@ What it implements, and where the rules come from:
   504) are retried with exponential backoff; a ``Retry-After`` header (seconds or an HTTP-date, RFC 9110
   §10.2.3) is honoured up to :attr:`HttpSettings.max_retry_wait`.  Connection failures are retried too;
   a timeout is not (it has already waited long).
-* **Redirects** are followed up to :attr:`HttpSettings.max_redirects`.
+* **Redirects** (RFC 9110 §15.4) are followed up to :attr:`HttpSettings.max_redirects`, one hop at a time:
+  each hop's target must be an http(s) URL and pass the caller's rule (an index child must stay on its
+  index's site) *before* it is requested, else the fetch fails with ``redirect-refused``.
 * **Size caps while streaming**: a ``Content-Length`` above the cap fails before the body is read; the
   body is counted as it arrives, before and after content decoding, and reading stops at the cap.
   ``Content-Encoding: gzip`` (RFC 9110 §8.4.1.3) is decoded here with :class:`feedmap.sources.GzipReader`,
   which inflates a bounded amount per call, so a compression bomb never sits in memory.  Only gzip is
   asked for (``Accept-Encoding: gzip``).
-* **Timeouts**: connect and read timeouts per socket operation, and a whole-response deadline, so a
-  server that trickles one byte a second is cut off too.
+* **Timeouts**: connect and read timeouts per socket operation, and one deadline for the whole request
+  (:meth:`HttpSettings.response_deadline`, ``--deadline``): connecting, every redirect hop, the headers,
+  the body and the waits between retries together, so a server that trickles one header line or one
+  byte a second is cut off too.  The deadline counts the time spent waiting on the server, not the time
+  the caller takes between two reads of the body.  It is enforced inside the socket reads themselves
+  (an httpcore network backend shortens each read's timeout to what is left), as httpx's own timeouts
+  are per read.
 * **Conditional GET** (RFC 9110 §13.1): with a cache directory, a response's ``ETag`` and
   ``Last-Modified`` are kept with its body, sent back as ``If-None-Match`` / ``If-Modified-Since``, and a
   ``304 Not Modified`` is answered from the cache.
 * **robots.txt** (RFC 9309) is read with Protego (Scrapy's parser: wildcards, longest match): a 4xx
   robots.txt allows everything, a 5xx or an unreachable one disallows everything (RFC 9309 §2.3.1.3-4).
-  ``Sitemap:`` lines are read in any case, from any group.
+  Only the first 500 KiB are parsed, as RFC 9309 §2.5 allows (a longer file is cut at its last whole
+  line there, and :attr:`RobotsPolicy.note` says so).  ``Sitemap:`` lines are read in any case, from any
+  group.
 * **Politeness**: an optional delay between two requests to the same host.
 
 The client is :mod:`httpx`, shared by the threads of a :class:`concurrent.futures.ThreadPoolExecutor`
@@ -37,17 +46,18 @@ import tempfile
 import threading
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import BinaryIO, Protocol
+from typing import Any, BinaryIO, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
+import httpcore
 import httpx
 from protego import Protego
 
-from feedmap._urls import origin
+from feedmap._urls import is_http_url, origin
 from feedmap.context import DEFAULT_USER_AGENT, HttpSettings
 from feedmap.errors import FetchError, LimitError, SourceError
 from feedmap.sources import GzipReader
@@ -57,8 +67,12 @@ __all__ = [
     "Fetched",
     "Fetcher",
     "HttpSettings",
+    "RedirectRule",
     "RobotsPolicy",
 ]
+
+#: Decides whether a redirect is followed: sees the target URL, returns why not (or None to follow it).
+RedirectRule = Callable[[str], "str | None"]
 
 #: The token matched against robots.txt ``User-agent`` lines (RFC 9309 §2.2.1: the product token).
 ROBOTS_TOKEN = "feedmap"
@@ -68,23 +82,139 @@ def robots_token(user_agent: str) -> str:
     """The product token of a User-Agent (``MyBot/1.0 (+url)`` -> ``mybot``), which robots.txt groups name."""
     token = user_agent.strip().split("/", 1)[0].split(" ", 1)[0].strip().lower()
     return token or ROBOTS_TOKEN
+
+
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 _CHUNK = 64 * 1024
 ROBOTS_MAX_BYTES = 500 * 1024  # RFC 9309 §2.5: crawlers must parse at least 500 KiB
+#: The cap given to fetches that stop reading on their own (robots.txt): no Content-Length is too large.
+UNCAPPED = 1 << 62
 
 
 class Readable(Protocol):
     def read(self, size: int = -1, /) -> bytes: ...
 
 
+_deadline = threading.local()
+
+
+def _bounded(timeout: float | None, timeout_error: type[Exception]) -> float | None:
+    """``timeout`` shortened to what is left of the running request's deadline (set by :class:`_Clock`)."""
+    cutoff: float | None = getattr(_deadline, "at", None)
+    if cutoff is None:
+        return timeout
+    left = cutoff - time.monotonic()
+    if left <= 0:
+        raise timeout_error("the request's deadline has passed")
+    return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    """A connection whose every read and write waits no longer than the request's deadline allows."""
+
+    def __init__(self, inner: httpcore.NetworkStream) -> None:
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._inner.read(max_bytes, _bounded(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, _bounded(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(
+        self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore.NetworkStream:
+        bounded = _bounded(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(self._inner.start_tls(ssl_context, server_hostname, bounded))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class _DeadlineBackend(httpcore.NetworkBackend):
+    """httpcore's socket backend with :class:`_DeadlineStream` connections."""
+
+    def __init__(self) -> None:
+        self._inner = httpcore.SyncBackend()
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Any = None,
+    ) -> httpcore.NetworkStream:
+        bounded = _bounded(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(self._inner.connect_tcp(host, port, bounded, local_address, socket_options))
+
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Any = None
+    ) -> httpcore.NetworkStream:
+        bounded = _bounded(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(self._inner.connect_unix_socket(path, bounded, socket_options))
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+class _Transport(httpx.HTTPTransport):
+    """httpx's transport over :class:`_DeadlineBackend` (httpx takes no network backend, httpcore does)."""
+
+    def __init__(self, limits: httpx.Limits) -> None:
+        super().__init__(limits=limits, trust_env=False)
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=httpx.create_ssl_context(trust_env=False),
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            network_backend=_DeadlineBackend(),
+        )
+
+
+class _Clock:
+    """What is left of one request's deadline: the time spent waiting on the server is counted against it."""
+
+    def __init__(self, budget: float) -> None:
+        self.budget = budget
+        self.spent = 0.0
+
+    @property
+    def left(self) -> float:
+        return self.budget - self.spent
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[None]:
+        """Around a call that waits on the server (on this thread): its socket waits end at the deadline."""
+        previous = getattr(_deadline, "at", None)
+        started = time.monotonic()
+        _deadline.at = started + self.left
+        try:
+            yield
+        finally:
+            self.spent += time.monotonic() - started
+            _deadline.at = previous
+
+    def timed_out(self, url: str) -> FetchError:
+        return FetchError(
+            f"{url}: no complete response within the {self.budget:g} s deadline "
+            "(connection, redirects, headers and body; --deadline)",
+            url=url,
+            code="timeout",
+        )
+
+
 class _RawBody:
     """The undecoded body as a stream: counts bytes, enforces the cap and the deadline, maps errors."""
 
-    def __init__(self, chunks: Iterator[bytes], *, url: str, limit: int, deadline: float) -> None:
+    def __init__(self, chunks: Iterator[bytes], *, url: str, limit: int, clock: _Clock) -> None:
         self._chunks = chunks
         self._url = url
         self._limit = limit
-        self._deadline = deadline
+        self._clock = clock
         self._buffer = b""
         self._total = 0
         self.finished = False
@@ -92,14 +222,17 @@ class _RawBody:
     def read(self, size: int = -1) -> bytes:
         want = size if size > 0 else _CHUNK
         while not self._buffer and not self.finished:
-            if time.monotonic() > self._deadline:
-                raise FetchError(f"{self._url}: the response took too long; gave up", url=self._url, code="timeout")
+            if self._clock.left <= 0:
+                raise self._clock.timed_out(self._url)
             try:
-                chunk = next(self._chunks)
+                with self._clock.running():
+                    chunk = next(self._chunks)
             except StopIteration:
                 self.finished = True
                 break
             except httpx.TimeoutException:
+                if self._clock.left <= 0:
+                    raise self._clock.timed_out(self._url) from None
                 raise FetchError(
                     f"{self._url}: timed out while reading the response", url=self._url, code="timeout"
                 ) from None
@@ -188,7 +321,16 @@ class RobotsPolicy:
         self._token = token
         #: Why robots.txt could not be read, when that is what disallows everything.
         self.unavailable = unavailable
+        #: Something to tell about how robots.txt was read (only its first 500 KiB), else None.
+        self.note: str | None = None
+        self._noted = threading.Lock()
         self.sitemaps: list[str] = list(self._parser.sitemaps) if self._parser is not None else []
+
+    def take_note(self) -> str | None:
+        """:attr:`note` the first time it is asked for (from any thread), then None: say it once per site."""
+        if self.note is None or not self._noted.acquire(blocking=False):
+            return None
+        return self.note
 
     def allows(self, url: str) -> bool:
         if self._parser is None:
@@ -234,19 +376,20 @@ class _Cache:
     def validators(self, url: str) -> tuple[dict[str, str], dict[str, str]] | None:
         """(request headers to send, cached response headers), or None when nothing usable is kept."""
         meta_path, body_path = self._paths(url)
+        if not (meta_path.is_file() and body_path.is_file()):  # missing, or a FIFO that would block a read
+            return None
         try:
             meta = json.loads(meta_path.read_text("utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError):  # ValueError: not JSON, or not UTF-8
             return None
-        if not body_path.exists() or not isinstance(meta, dict):
-            return None
+        if not _valid_meta(meta):
+            return None  # a damaged entry is a miss: fetched again and replaced
         send = {}
         if meta.get("etag"):
-            send["If-None-Match"] = str(meta["etag"])
+            send["If-None-Match"] = meta["etag"]
         if meta.get("last-modified"):
-            send["If-Modified-Since"] = str(meta["last-modified"])
-        headers = {str(k): str(v) for k, v in dict(meta.get("headers", {})).items()}
-        return (send, headers) if send else None
+            send["If-Modified-Since"] = meta["last-modified"]
+        return (send, dict(meta.get("headers", {}))) if send else None
 
     def open_body(self, url: str) -> BinaryIO:
         return self._paths(url)[1].open("rb")
@@ -254,7 +397,23 @@ class _Cache:
     def recorder(self, url: str, headers: dict[str, str]) -> _CacheWriter | None:
         if not (headers.get("etag") or headers.get("last-modified")):
             return None
-        return _CacheWriter(self, url, headers)
+        try:
+            return _CacheWriter(self, url, headers)
+        except OSError:  # the cache cannot be written (full, read-only): the fetch goes on without it
+            return None
+
+
+def _valid_meta(meta: object) -> bool:
+    """A cache metadata record as :meth:`_CacheWriter.commit` writes it (anything else is damaged)."""
+    if not isinstance(meta, dict):
+        return False
+    validators = (meta.get("etag"), meta.get("last-modified"))
+    if not all(value is None or isinstance(value, str) for value in validators):
+        return False
+    if any(value is not None and not (value.isascii() and value.isprintable()) for value in validators):
+        return False  # sent back as a header: httpx refuses line breaks and non-ASCII there
+    headers = meta.get("headers", {})
+    return isinstance(headers, dict) and all(isinstance(v, str) for v in headers.values())
 
 
 class _CacheWriter:
@@ -270,18 +429,26 @@ class _CacheWriter:
         self._file.write(data)
 
     def commit(self) -> None:
-        """Put body and validators in place together (two threads fetching one URL must not mix them)."""
-        self._file.close()
+        """Put body and validators in place together (two threads fetching one URL must not mix them).
+
+        A cache that cannot be written (disk full) is given up for this response; the fetch itself worked.
+        """
         meta = {
             "etag": self._headers.get("etag"),
             "last-modified": self._headers.get("last-modified"),
             "headers": {k: v for k, v in self._headers.items() if k in ("content-type",)},
         }
         meta_tmp = self._tmp.with_suffix(".json.part")
-        meta_tmp.write_text(json.dumps(meta), "utf-8")
-        with self._cache._lock:
-            os.replace(self._tmp, self._body_path)
-            os.replace(meta_tmp, self._meta_path)
+        try:
+            self._file.close()
+            meta_tmp.write_text(json.dumps(meta), "utf-8")
+            with self._cache._lock:
+                os.replace(self._tmp, self._body_path)
+                os.replace(meta_tmp, self._meta_path)
+        except OSError:
+            for leftover in (self._tmp, meta_tmp):
+                with contextlib.suppress(OSError):
+                    leftover.unlink()
 
     def discard(self) -> None:
         self._file.close()
@@ -296,13 +463,17 @@ class _Teeing:
         self._inner = inner
         self.writer = writer
         self.complete = False
+        self.failed = False
 
     def read(self, size: int = -1) -> bytes:
         data = self._inner.read(size)
-        if data:
-            self.writer.write(data)
-        else:
+        if not data:
             self.complete = True
+        elif not self.failed:
+            try:
+                self.writer.write(data)
+            except OSError:  # the cache cannot be written: the reader still gets the body
+                self.failed = True
         return data
 
 
@@ -359,62 +530,102 @@ class Fetcher:
         with self._lock:
             if self._client is None:
                 s = self.settings
+                limits = httpx.Limits(max_connections=s.max_connections, max_keepalive_connections=s.max_connections)
                 self._client = httpx.Client(
                     headers={"User-Agent": s.user_agent, "Accept-Encoding": "gzip"},
                     timeout=httpx.Timeout(s.read_timeout, connect=s.connect_timeout),
-                    follow_redirects=True,
-                    max_redirects=s.max_redirects,
-                    limits=httpx.Limits(
-                        max_connections=s.max_connections, max_keepalive_connections=s.max_connections
-                    ),
+                    follow_redirects=False,  # followed hop by hop in _respond, each target checked first
+                    transport=_Transport(limits),
                     trust_env=False,
                 )
             return self._client
 
     @contextlib.contextmanager
-    def open(self, url: str, *, max_bytes: int, accept: str | None = None) -> Iterator[Fetched]:
+    def open(
+        self, url: str, *, max_bytes: int, accept: str | None = None, redirect_rule: RedirectRule | None = None
+    ) -> Iterator[Fetched]:
         """GET ``url`` and yield the response once its status is 2xx (or 304 answered from the cache).
 
-        Raises :class:`FetchError` (``http-404``, ``timeout``, ``too-many-redirects``, ``fetch-failed``)
-        or :class:`LimitError` (``too-large``).  The body streams: read it inside the ``with``.
+        ``redirect_rule`` sees each redirect's target before it is requested and returns why it is not
+        followed (or None).  Raises :class:`FetchError` (``http-404``, ``timeout``, ``too-many-redirects``,
+        ``redirect-refused``, ``fetch-failed``) or :class:`LimitError` (``too-large``).  The body streams:
+        read it inside the ``with``.
         """
         try:
             request_url = _without_fragment(url)
             origin(request_url)
         except ValueError as exc:
             raise FetchError(f"{url}: not a valid URL ({exc})", url=url, code="invalid-url") from None
-        client = self._http()
-        settings = self.settings
         cached = self._cache.validators(request_url) if self._cache is not None else None
         headers = {"Accept": accept} if accept else {}
         if cached is not None:
             headers.update(cached[0])
-        deadline = time.monotonic() + settings.total_timeout
-        attempt = 0
+        clock = _Clock(self.settings.response_deadline())
+        stack, response = self._respond(url, request_url, headers, clock, redirect_rule)
+        with stack:
+            status = response.status_code
+            final = str(response.url)
+            plain_headers = {k.lower(): v for k, v in response.headers.items()}
+            if status == 304 and cached is not None and self._cache is not None:
+                with self._cached_body(url, request_url) as body_file:
+                    yield Fetched(url, final, 200, {**cached[1], **plain_headers}, body_file, from_cache=True)
+                return
+            if not 200 <= status < 300:
+                reason = response.reason_phrase or ""
+                raise FetchError(
+                    f"{url}: HTTP {status} {reason}".rstrip(), url=url, code=f"http-{status}", status=status
+                )
+            length = plain_headers.get("content-length", "")
+            if length.isdigit() and int(length) > max_bytes:
+                raise _too_large(url, max_bytes)
+            # no chunk size: each piece as it comes off the socket (httpx's chunker would wait for a whole
+            # chunk, so a trickling body would pass the deadline and the cap would be checked late)
+            raw = _RawBody(response.iter_raw(), url=url, limit=max_bytes, clock=clock)
+            body: Readable = raw
+            encoding = plain_headers.get("content-encoding", "identity").strip().lower()
+            if encoding in ("gzip", "x-gzip"):
+                body = _Decoded(GzipReader(raw), url=url, limit=max_bytes)
+            elif encoding not in ("", "identity"):
+                raise FetchError(f"{url}: unsupported Content-Encoding {encoding!r}", url=url, code="bad-encoding")
+            recorder = self._cache.recorder(request_url, plain_headers) if self._cache is not None else None
+            tee = _Teeing(body, recorder) if recorder is not None else None
+            try:
+                yield Fetched(url, final, status, plain_headers, tee if tee is not None else body)
+            finally:
+                if tee is not None:
+                    if tee.complete and not tee.failed:
+                        tee.writer.commit()
+                    else:
+                        tee.writer.discard()
+
+    def _respond(
+        self, url: str, request_url: str, headers: dict[str, str], clock: _Clock, rule: RedirectRule | None
+    ) -> tuple[contextlib.ExitStack, httpx.Response]:
+        """Send the request, retrying and following redirects; the response (headers read) and what closes it."""
+        client = self._http()
+        settings = self.settings
+        target = request_url
+        request: httpx.Request | None = None
+        attempt = hops = 0
         while True:
-            self._gate.wait(request_url)
+            self._gate.wait(target)
             self.requests += 1
             stack = contextlib.ExitStack()
             try:
-                response = stack.enter_context(client.stream("GET", request_url, headers=headers))
-            except httpx.TooManyRedirects:
-                stack.close()
-                raise FetchError(
-                    f"{url}: more than {settings.max_redirects} redirects", url=url, code="too-many-redirects"
-                ) from None
+                if clock.left <= 0:
+                    raise clock.timed_out(url)
+                with clock.running():
+                    request = request or client.build_request("GET", target, headers=headers)
+                    response = client.send(request, stream=True)
+                stack.callback(response.close)
             except httpx.TimeoutException:
                 stack.close()
-                raise FetchError(
-                    f"{url}: no answer within {settings.connect_timeout:g}/{settings.read_timeout:g} s "
-                    "(connect/read timeout)",
-                    url=url,
-                    code="timeout",
-                ) from None
+                raise self._timed_out(url, clock) from None
             except (httpx.HTTPError, httpx.InvalidURL) as exc:
                 stack.close()
                 if attempt < settings.retries and isinstance(exc, (httpx.ConnectError, httpx.RemoteProtocolError)):
                     attempt += 1
-                    self._sleep(settings.backoff * 2 ** (attempt - 1), url, deadline)
+                    self._sleep(settings.backoff * 2 ** (attempt - 1), url, clock)
                     continue
                 raise FetchError(f"{url}: cannot fetch ({exc or type(exc).__name__})", url=url) from None
             status = response.status_code
@@ -430,50 +641,61 @@ class Fetcher:
                         status=status,
                     )
                 attempt += 1
-                self._sleep(wait if wait is not None else settings.backoff * 2 ** (attempt - 1), url, deadline)
+                self._sleep(wait if wait is not None else settings.backoff * 2 ** (attempt - 1), url, clock)
                 continue
-            break
-        with stack:
-            final = str(response.url)
-            plain_headers = {k.lower(): v for k, v in response.headers.items()}
-            if status == 304 and cached is not None and self._cache is not None:
-                with self._cache.open_body(request_url) as body_file:
-                    yield Fetched(url, final, 200, {**cached[1], **plain_headers}, body_file, from_cache=True)
-                return
-            if not 200 <= status < 300:
-                reason = response.reason_phrase or ""
-                raise FetchError(
-                    f"{url}: HTTP {status} {reason}".rstrip(), url=url, code=f"http-{status}", status=status
-                )
-            length = plain_headers.get("content-length", "")
-            if length.isdigit() and int(length) > max_bytes:
-                raise _too_large(url, max_bytes)
-            # no chunk size: each piece as it comes off the socket (httpx's chunker would wait for a whole
-            # chunk, so a trickling body would pass the deadline and the cap would be checked late)
-            raw = _RawBody(response.iter_raw(), url=url, limit=max_bytes, deadline=deadline)
-            body: Readable = raw
-            encoding = plain_headers.get("content-encoding", "identity").strip().lower()
-            if encoding in ("gzip", "x-gzip"):
-                body = _Decoded(GzipReader(raw), url=url, limit=max_bytes)
-            elif encoding not in ("", "identity"):
-                raise FetchError(
-                    f"{url}: unsupported Content-Encoding {encoding!r}", url=url, code="bad-encoding"
-                )
-            recorder = self._cache.recorder(request_url, plain_headers) if self._cache is not None else None
-            tee = _Teeing(body, recorder) if recorder is not None else None
-            try:
-                yield Fetched(url, final, status, plain_headers, tee if tee is not None else body)
-            finally:
-                if tee is not None:
-                    if tee.complete:
-                        tee.writer.commit()
-                    else:
-                        tee.writer.discard()
+            if response.next_request is None:
+                return stack, response
+            stack.close()
+            request = response.next_request
+            target = str(request.url)
+            hops += 1
+            self._check_redirect(url, target, hops, rule)
+            attempt = 0
 
-    def _sleep(self, seconds: float, url: str, deadline: float) -> None:
-        if time.monotonic() + seconds > deadline:
+    def _check_redirect(self, url: str, target: str, hops: int, rule: RedirectRule | None) -> None:
+        """Refuse a redirect before it is followed: too many hops, not http(s), or against ``rule``."""
+        if hops > self.settings.max_redirects:
+            raise FetchError(
+                f"{url}: more than {self.settings.max_redirects} redirects", url=url, code="too-many-redirects"
+            )
+        why = "is not an http(s) URL" if not is_http_url(target) else rule(target) if rule is not None else None
+        if why is not None:
+            raise FetchError(
+                f"{url}: redirects to {target}, which {why}; the redirect is not followed",
+                url=url,
+                code="redirect-refused",
+            )
+
+    def _timed_out(self, url: str, clock: _Clock) -> FetchError:
+        if clock.left <= 0:
+            return clock.timed_out(url)
+        settings = self.settings
+        return FetchError(
+            f"{url}: no answer within {settings.connect_timeout:g}/{settings.read_timeout:g} s (connect/read timeout)",
+            url=url,
+            code="timeout",
+        )
+
+    @contextlib.contextmanager
+    def _cached_body(self, url: str, request_url: str) -> Iterator[BinaryIO]:
+        assert self._cache is not None
+        try:
+            body_file = self._cache.open_body(request_url)
+        except OSError as exc:  # removed since its validators were read
+            raise FetchError(
+                f"{url}: the server answered 304 Not Modified, but the cached copy cannot be read "
+                f"({exc.strerror or exc})",
+                url=url,
+                code="cache-failed",
+            ) from None
+        with body_file:
+            yield body_file
+
+    def _sleep(self, seconds: float, url: str, clock: _Clock) -> None:
+        if seconds > clock.left:
             raise FetchError(f"{url}: retries would pass the response deadline; gave up", url=url, code="timeout")
         time.sleep(seconds)
+        clock.spent += seconds
 
     def get(self, url: str, *, max_bytes: int, accept: str | None = None) -> tuple[Fetched, bytes]:
         """The whole (capped) body at once, with the response it came from."""
@@ -498,15 +720,39 @@ class Fetcher:
         parts = urlsplit(url)
         robots_url = urlunsplit((parts.scheme, parts.netloc, "/robots.txt", "", ""))
         try:
-            _, data = self.get(robots_url, max_bytes=ROBOTS_MAX_BYTES * 4, accept="text/plain")
+            with self.open(robots_url, max_bytes=UNCAPPED, accept="text/plain") as fetched:
+                data, cut = read_head(fetched, ROBOTS_MAX_BYTES)
         except FetchError as exc:
             if exc.status is not None and 400 <= exc.status < 500:
                 return RobotsPolicy(None, allow_all=True)  # RFC 9309 2.3.1.3: unavailable, crawl freely
             # 2.3.1.4: unreachable, assume complete disallow
             why = f"{robots_url} could not be read ({exc.code}), and RFC 9309 then disallows the whole site"
             return RobotsPolicy(None, allow_all=False, unavailable=why)
-        except LimitError:
-            why = f"{robots_url} is too large to read, and RFC 9309 then disallows the whole site"
-            return RobotsPolicy(None, allow_all=False, unavailable=why)
-        text = data[:ROBOTS_MAX_BYTES].decode("utf-8", "replace")
-        return RobotsPolicy(text, allow_all=True, token=robots_token(self.settings.user_agent))
+        text = data.decode("utf-8", "replace")
+        policy = RobotsPolicy(text, allow_all=True, token=robots_token(self.settings.user_agent))
+        if cut:
+            policy.note = robots_cut_note(robots_url)
+        return policy
+
+
+def read_head(stream: Readable, limit: int) -> tuple[bytes, bool]:
+    """At most the first ``limit`` bytes of ``stream``, cut after their last line break when there is more
+    (a rule cut in the middle is not read), and whether there was more."""
+    parts: list[bytes] = []
+    size = 0
+    while size <= limit and (chunk := stream.read(limit + 1 - size)):
+        parts.append(chunk)
+        size += len(chunk)
+    data = b"".join(parts)
+    if len(data) <= limit:
+        return data, False
+    data = data[:limit]
+    end = max(data.rfind(b"\n"), data.rfind(b"\r"))
+    return (data[: end + 1] if end >= 0 else data), True
+
+
+def robots_cut_note(robots_url: str) -> str:
+    return (
+        f"{robots_url} is larger than {ROBOTS_MAX_BYTES // 1024} KiB; only its first "
+        f"{ROBOTS_MAX_BYTES // 1024} KiB were read (RFC 9309 §2.5)"
+    )

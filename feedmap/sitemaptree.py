@@ -11,7 +11,8 @@ Where the rules come from:
   file"; PROTOCOL.md "Scope"): a child must have its index's scheme, host and port, else it is not read
   (``child-off-site``).  The index's site is that of the URL it was found at after redirects:
   an index asked for at ``http://example.com/old.xml`` and served from ``https://example.com/index.xml``
-  has the children of ``https://example.com``, as in :mod:`feedmap.formats.sitemapindex`.
+  has the children of ``https://example.com``, as in :mod:`feedmap.formats.sitemapindex`.  A child's own
+  redirects must stay on its index's site too (checked before each hop is requested: ``child-off-site``).
 * **Following**: each sitemap is read without following (``follow=False``), an index's children are then
   read concurrently (one pool, ``concurrency`` at once), level by level, under the rules of index following:
   an index already being read is a loop (``index-loop``), nesting deeper than ``max_depth`` stops
@@ -33,7 +34,7 @@ from feedmap import registry
 from feedmap.context import DEFAULT_CONCURRENCY, DEFAULT_MAX_DEPTH, Context, HttpSettings, Options, Shared
 from feedmap.discover import error_code, open_url
 from feedmap.errors import Diagnostic, DiagnosticHandler, FeedmapError, Reporter, reason_of
-from feedmap.formats.sitemapindex import child_refusal, loop_key
+from feedmap.formats.sitemapindex import child_refusal, loop_key, same_site_rule
 from feedmap.sources import DEFAULT_MAX_BYTES
 
 __all__ = ["SitemapNode", "sitemap_tree", "sitemap_trees"]
@@ -69,31 +70,46 @@ class SitemapNode:
     @property
     def urls(self) -> int:
         """The URLs below this node: its own entries, or for an index the sum over the children read."""
-        if self.kind == "index":
-            return sum(child.urls for child in self.children)
-        return self.entries if self.ok else 0
+        return sum(node.entries for _, node in self.walk() if node.ok and node.kind not in ("index", None))
 
     @property
     def failed(self) -> int:
         """How many sitemaps of this subtree (this one included) could not be read."""
-        return (0 if self.ok else 1) + sum(child.failed for child in self.children)
+        return sum(1 for _, node in self.walk() if not node.ok)
 
     def walk(self, depth: int = 0) -> Iterator[tuple[int, SitemapNode]]:
-        """This node and its descendants, depth first, each with its depth (0 for this node)."""
-        yield depth, self
-        for child in self.children:
-            yield from child.walk(depth + 1)
+        """This node and its descendants, depth first, each with its depth (0 for this node).
+
+        An explicit stack, not a generator per level: a tree as deep as ``max_depth`` allows costs no
+        Python stack (as following an index does not, see :mod:`feedmap.formats.sitemapindex`).
+        """
+        stack = [(depth, self)]
+        while stack:
+            level, node = stack.pop()
+            yield level, node
+            stack.extend((level + 1, child) for child in reversed(node.children))
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "url": self.url,
-            "kind": self.kind,
-            "format": self.format,
-            "entries": self.entries,
-            "urls": self.urls,
-            "error": {"code": self.code, "message": self.error} if self.error is not None else None,
-            "children": [child.to_dict() for child in self.children],
-        }
+        made: dict[int, dict[str, Any]] = {}
+        for _, node in self.walk():
+            made[id(node)] = {
+                "url": node.url,
+                "kind": node.kind,
+                "format": node.format,
+                "entries": node.entries,
+                "urls": 0,
+                "error": {"code": node.code, "message": node.error} if node.error is not None else None,
+                "children": [],
+            }
+        for _, node in self.walk():  # children lists, and URL counts from the leaves up
+            made[id(node)]["children"] = [made[id(child)] for child in node.children]
+        for _, node in reversed(list(self.walk())):
+            record = made[id(node)]
+            if node.kind == "index":
+                record["urls"] = sum(child["urls"] for child in record["children"])
+            else:
+                record["urls"] = node.entries if node.ok else 0
+        return made[id(self)]
 
 
 @dataclass(slots=True)
@@ -111,12 +127,17 @@ class _Read:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
-def _read(url: str, options: Options, shared: Shared) -> _Read:
-    """Read one sitemap without following it: its format, kind, entry count, and an index's children."""
+def _read(url: str, options: Options, shared: Shared, index_url: str | None) -> _Read:
+    """Read one sitemap without following it: its format, kind, entry count, and an index's children.
+
+    ``index_url`` is the final URL of the index listing it (None for a root): a redirect off that index's
+    site is refused before it is followed (``child-off-site``).
+    """
     reporter = Reporter()
     result = _Read(diagnostics=reporter.diagnostics)
+    rule = same_site_rule(index_url)
     try:
-        with open_url(url, options, shared, reporter, options.max_bytes) as source:
+        with open_url(url, options, shared, reporter, options.max_bytes, rule) as source:
             result.final_url = source.url or url
             spec = registry.detect(source)
             assert spec.reader is not None
@@ -135,6 +156,8 @@ def _read(url: str, options: Options, shared: Shared) -> _Read:
     except FeedmapError as exc:
         result.code = error_code(exc)
         result.error = reason_of(exc, url)
+        if result.code == "redirect-refused":
+            result.code = "child-off-site"
         result.children.clear()
     return result
 
@@ -167,14 +190,17 @@ def sitemap_trees(
         maps=tuple((p, Path(d)) for p, d in maps),
     )
     roots = [SitemapNode(url) for url in urls]
-    frontier: list[tuple[SitemapNode, tuple[str, ...]]] = [(node, ()) for node in roots]
+    #: (node, keys of the indexes above it, final URL of its index)
+    frontier: list[tuple[SitemapNode, tuple[str, ...], str | None]] = [(node, (), None) for node in roots]
     shared = Shared()
     try:
         pool = shared.pool(concurrency)
         while frontier:
-            futures: list[Future[_Read]] = [pool.submit(_read, node.url, options, shared) for node, _ in frontier]
-            following: list[tuple[SitemapNode, tuple[str, ...]]] = []
-            for (node, chain), future in zip(frontier, futures, strict=True):
+            futures: list[Future[_Read]] = [
+                pool.submit(_read, node.url, options, shared, index_url) for node, _, index_url in frontier
+            ]
+            following: list[tuple[SitemapNode, tuple[str, ...], str | None]] = []
+            for (node, chain, _), future in zip(frontier, futures, strict=True):
                 read = future.result()
                 node.format, node.kind, node.entries = read.format, read.kind, read.entries
                 node.code, node.error = read.code, read.error
@@ -184,13 +210,12 @@ def sitemap_trees(
                 for loc, line in read.children:
                     child = SitemapNode(loc, line=line)
                     node.children.append(child)
-                    refused = child_refusal(
-                        loc, read.final_url or node.url, loop_key(loc), inner, options.max_depth
-                    )
+                    scope = read.final_url or node.url
+                    refused = child_refusal(loc, scope, loop_key(loc), inner, options.max_depth)
                     if refused is not None:
                         child.code, child.error = refused
                     else:
-                        following.append((child, inner))
+                        following.append((child, inner, scope))
             frontier = following
     finally:
         shared.close()

@@ -335,11 +335,13 @@ def open_source(
     name: str | None = None,
     fetcher: Fetcher | None = None,
     maps: Sequence[tuple[str, Path]] = (),
+    redirect_rule: Callable[[str], str | None] | None = None,
 ) -> Iterator[Source]:
     """Open ``source`` for reading, decompressing gzip (by magic bytes) and capping the size.
 
     An http(s) URL is fetched with ``fetcher`` (a temporary one when None), unless ``maps`` (``--map``
-    prefixes) say it is read from a local directory; a ``file:`` URL is read as a path.
+    prefixes) say it is read from a local directory; a ``file:`` URL is read as a path.  ``redirect_rule``
+    is handed to :meth:`feedmap.http.Fetcher.open`.
     """
     with contextlib.ExitStack() as stack:
         url: str | None = None
@@ -356,7 +358,7 @@ def open_source(
                     from feedmap.http import Fetcher
 
                     fetcher = stack.enter_context(Fetcher())
-                fetched = stack.enter_context(fetcher.open(source, max_bytes=max_bytes))
+                fetched = stack.enter_context(fetcher.open(source, max_bytes=max_bytes, redirect_rule=redirect_rule))
                 opened = _opened(fetched, name or url, None, fetched.final_url, reporter, max_bytes)
                 opened.content_type = fetched.content_type
                 yield opened

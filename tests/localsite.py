@@ -12,6 +12,7 @@ free local port, so requests go through feedmap's real client, sockets, timeouts
         site.hits("/flaky")        ->  2
 
 Paths not added answer 404.  Each route may also be a function ``(request_headers) -> Route``.
+``LocalSite(host="127.0.0.2")`` listens on another loopback address: a second host for off-site tests.
 """
 
 from __future__ import annotations
@@ -42,20 +43,25 @@ class Route:
     encoding: str | None = None
     #: Send the body in pieces with this pause between them (a slow trickle).
     trickle: float = 0.0
+    #: Send this many filler header lines first, one per ``header_pause`` seconds (headers that trickle).
+    slow_headers: int = 0
+    header_pause: float = 0.0
 
 
 Responder = Callable[[dict[str, str]], Route]
 
 
 class LocalSite:
-    """A threaded HTTP/1.1 server on 127.0.0.1; use as a context manager."""
+    """A threaded HTTP/1.1 server on 127.0.0.1 (or another loopback address, a second host); a context manager."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1") -> None:
         self.routes: dict[str, Route | Responder] = {}
         self.counts: Counter[str] = Counter()
+        #: Filler header lines of ``slow_headers`` routes actually sent, per path.
+        self.header_lines_sent: Counter[str] = Counter()
         self.request_headers: list[tuple[str, dict[str, str]]] = []
         self._lock = threading.Lock()
-        self._server = _QuietServer(("127.0.0.1", 0), _handler_for(self))
+        self._server = _QuietServer((host, 0), _handler_for(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="localsite", daemon=True
@@ -142,6 +148,14 @@ def _handler_for(site: LocalSite) -> type[BaseHTTPRequestHandler]:
                 body = gzip.compress(body)
             try:
                 self.send_response(status)
+                if route.slow_headers:
+                    self.flush_headers()
+                    for number in range(route.slow_headers):
+                        time.sleep(route.header_pause)
+                        self.wfile.write(f"X-Filler-{number}: {number}\r\n".encode())
+                        self.wfile.flush()
+                        with site._lock:
+                            site.header_lines_sent[self.path] += 1
                 self.send_header("Content-Type", route.content_type)
                 if route.encoding:
                     self.send_header("Content-Encoding", route.encoding)

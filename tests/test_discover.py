@@ -499,3 +499,73 @@ def test_map_without_robots_falls_back_to_the_usual_locations(tmp_path: Path) ->
     found = discover(site, maps=[(site, tmp_path)])
     assert found.urls == [f"{site}sitemap.xml"]
     assert [p.code for p in found.tried] == ["file-missing", "found", "file-missing"]
+
+
+# ------------------------------------------------------------------- issue 8: long robots.txt, loops, FIFOs
+
+
+def test_a_robots_txt_over_2_mib_still_names_its_sitemaps(web: LocalSite) -> None:
+    # issue 8: a robots.txt over 2 MiB was unreadable (too-large); RFC 9309 2.5: read the first 500 KiB
+    early, late = web.url("/early.xml"), web.url("/late.xml")
+    filler = "# a long comment line in a long robots.txt\n" * 55_000
+    web.add("/robots.txt", f"Sitemap: {early}\n{filler}Sitemap: {late}\n", content_type="text/plain")
+    seen: list[Diagnostic] = []
+    found = discover(web.base, http=FAST, on_diagnostic=seen.append)
+    assert found.urls == [early]  # the line past 500 KiB is not read
+    assert codes(seen) == ["robots-truncated"]
+    assert seen[0].level == Level.INFO
+    assert [p.code for p in found.tried] == ["robots-sitemaps"]
+
+
+def test_a_mapped_robots_txt_over_500_kib_is_read_in_part(tmp_path: Path) -> None:
+    site = "https://www.example.com/"
+    filler = "# filler\n" * 60_000
+    (tmp_path / "robots.txt").write_text(f"Sitemap: {site}a.xml\n{filler}Sitemap: {site}b.xml\n")
+    seen: list[Diagnostic] = []
+    found = discover(site, maps=[(site, tmp_path)], on_diagnostic=seen.append)
+    assert found.urls == [f"{site}a.xml"]
+    assert codes(seen) == ["robots-truncated"]
+
+
+@pytest.mark.parametrize("spelling", ["/./index.xml", "/sub/../index.xml", "/%69ndex.xml"])
+def test_tree_loop_through_another_spelling_is_found(web: LocalSite, spelling: str) -> None:
+    # issue 8: loop detection missed /./index.xml
+    leaf = web.add("/leaf.xml", urlset_xml(2))
+    index = web.add("/index.xml", index_xml(web.url(spelling), leaf))
+    root = sitemap_tree(index, http=FAST)
+    assert [(child.code, child.urls) for child in root.children] == [("index-loop", 0), (None, 2)]
+    assert web.hits("/index.xml") == 1
+
+
+def test_tree_of_a_mapped_fifo_child_is_an_error_not_a_hang(tmp_path: Path) -> None:
+    import os
+
+    site = "https://www.example.com/"
+    os.mkfifo(tmp_path / "pipe.xml")
+    (tmp_path / "sitemap.xml").write_bytes(index_xml(f"{site}pipe.xml", f"{site}sub%00.xml"))
+    root = sitemap_tree(f"{site}sitemap.xml", maps=[(site, tmp_path)])
+    assert [child.ok for child in root.children] == [False, False]
+    assert "not a regular file" in (root.children[0].error or "")
+    assert "NUL" in (root.children[1].error or "")
+
+
+def test_tree_of_a_deep_chain_under_a_huge_depth_cap(tmp_path: Path) -> None:
+    # the sibling of issue 8 crash 7 in discover --tree: walking, counting and printing a deep tree
+    from feedmap.cli.discover import tree_lines
+
+    site = "https://www.example.com/"
+    depth = 1050  # deeper than Python's default recursion limit
+    for level in range(depth):
+        child = f"{site}i{level + 1}.xml" if level + 1 < depth else f"{site}leaf.xml"
+        gone = [f"{site}gone{level}.xml"] if level % 50 == 0 else []
+        (tmp_path / f"i{level}.xml").write_bytes(index_xml(child, *gone))
+    (tmp_path / "leaf.xml").write_bytes(urlset_xml(3))
+    root = sitemap_tree(f"{site}i0.xml", maps=[(site, tmp_path)], max_depth=100_000, concurrency=4)
+    gone = len(range(0, depth, 50))
+    urls, failed = root.urls, root.failed
+    assert (urls, failed) == (3, gone)
+    assert [depth_ for depth_, node in root.walk() if node.kind == "urlset"] == [depth]
+    lines = tree_lines(root)
+    assert len(lines) == depth + 1 + gone
+    assert lines[0] == f"{site}i0.xml  index, 2 sitemaps, 3 URLs, {gone:,} not read"
+    assert root.to_dict()["urls"] == 3

@@ -39,9 +39,9 @@ SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 ROR = "http://rorweb.com/0.1/"
 HTML = "text/html; charset=utf-8"
 #: For tests with a page slower than the timeout: given up after 0.5 s.
-FAST = HttpSettings(connect_timeout=0.5, read_timeout=0.5, total_timeout=5.0, retries=0, backoff=0.01)
+FAST = HttpSettings(connect_timeout=0.5, read_timeout=0.5, deadline=5.0, retries=0, backoff=0.01)
 #: For the other tests: no retries, but time enough for a loaded machine.
-SURE = HttpSettings(connect_timeout=5.0, read_timeout=5.0, total_timeout=10.0, retries=0, backoff=0.01)
+SURE = HttpSettings(connect_timeout=5.0, read_timeout=5.0, deadline=10.0, retries=0, backoff=0.01)
 
 
 # ------------------------------------------------------------------------------------------------ helpers
@@ -334,6 +334,44 @@ def test_robots_txt_that_cannot_be_read_is_named_as_the_reason(web: LocalSite) -
     assert web.hits("/page") == 0
 
 
+def test_a_long_robots_txt_is_read_in_part_and_said_once(web: LocalSite) -> None:
+    # issue 8: a robots.txt over 2 MiB disallowed the whole site; RFC 9309 2.5 asks to read at least 500 KiB
+    filler = "# a long comment line in a long robots.txt\n" * 55_000
+    web.add("/robots.txt", "User-agent: *\nDisallow: /private/\n" + filler, content_type="text/plain")
+    public = add_page(web, "/public", "Public")
+    other = add_page(web, "/other", "Other")
+    private = add_page(web, "/private/page", "Private")
+    entries, diagnostics = run_enrich([Entry(loc=public), Entry(loc=other), Entry(loc=private)], concurrency=1)
+    assert [e.title for e in entries] == ["Public", "Other", None]
+    assert codes(diagnostics) == ["robots-truncated", "robots-disallowed"]
+    assert "500 KiB" in diagnostics[0].message
+    assert web.hits("/private/page") == 0
+
+
+def test_a_redirect_to_a_page_robots_txt_disallows_is_not_followed(web: LocalSite) -> None:
+    web.add("/robots.txt", "User-agent: *\nDisallow: /private/\n", content_type="text/plain")
+    add_page(web, "/private/page", "Private")
+    moved = web.add("/moved", status=302, headers={"Location": "/private/page"})
+    entries, diagnostics = run_enrich([Entry(loc=moved)])
+    assert entries == [Entry(loc=moved)]
+    assert codes(diagnostics) == ["robots-disallowed"]
+    assert web.url("/private/page") in diagnostics[0].message
+    assert web.hits("/private/page") == 0
+
+
+def test_a_redirect_to_another_host_checks_that_hosts_robots_txt(web: LocalSite) -> None:
+    with LocalSite(host="127.0.0.2") as other:
+        other.add("/robots.txt", "User-agent: *\nDisallow: /\n", content_type="text/plain")
+        add_page(other, "/page", "Elsewhere")
+        moved = web.add("/moved", status=301, headers={"Location": other.url("/page")})
+        allowed = add_page(web, "/allowed", "Allowed")
+        entries, diagnostics = run_enrich([Entry(loc=moved), Entry(loc=allowed)])
+        assert other.hits("/robots.txt") == 1
+        assert other.hits("/page") == 0
+    assert [e.title for e in entries] == [None, "Allowed"]
+    assert codes(diagnostics) == ["robots-disallowed"]
+
+
 # ------------------------------------------------------------------------------------------------ failures
 
 
@@ -460,6 +498,68 @@ def test_map_reads_pages_from_disk_without_a_server(build_dir: Path) -> None:
         ("enrich-failed", 4),
         ("enrich-failed", 5),
     ]
+
+
+@pytest.mark.parametrize(
+    ("url_path", "link", "target"),
+    [
+        ("foo", "foo.html", "secret.html"),  # the NAME.html fallback (issue 8)
+        ("sub/", "sub/index.html", "secret.html"),  # the index.html of a directory
+        ("sub2", "sub2", "."),  # a directory symlinked out (refused before too)
+        ("bar.html", "bar.html", "secret.html"),  # a direct symlink (refused before too)
+    ],
+)
+def test_map_cannot_escape_through_symlinks_at_the_fallbacks(
+    build_dir: Path, tmp_path: Path, url_path: str, link: str, target: str
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.html").write_text(html("SECRET TITLE", "SECRET"), "utf-8")
+    (outside / "index.html").write_text(html("SECRET INDEX", "SECRET"), "utf-8")
+    (build_dir / link).parent.mkdir(parents=True, exist_ok=True)
+    (build_dir / link).symlink_to((outside / target).resolve())
+    base = f"http://127.0.0.1:{dead_port()}/"
+    entries, diagnostics = run_enrich([Entry(loc=base + url_path)], maps=[(base, str(build_dir))])
+    assert entries == [Entry(loc=base + url_path)]
+    assert codes(diagnostics) == ["enrich-failed"]
+    assert "maps outside" in diagnostics[0].message
+
+
+def test_map_fallbacks_symlinked_inside_the_directory_are_read(build_dir: Path) -> None:
+    (build_dir / "alias.html").symlink_to(build_dir / "about.html")
+    (build_dir / "docs").mkdir()
+    (build_dir / "docs" / "index.html").symlink_to(build_dir / "index.html")
+    base = f"http://127.0.0.1:{dead_port()}/"
+    entries, diagnostics = run_enrich(
+        [Entry(loc=base + "alias"), Entry(loc=base + "docs/")], maps=[(base, str(build_dir))]
+    )
+    assert [e.title for e in entries] == ["About", "Home"]
+    assert diagnostics == []
+
+
+@pytest.mark.parametrize("url_path", ["a%00b", "about%00", "blog/%00/", "x%00.html"])
+def test_a_nul_in_a_mapped_url_is_enrich_failed(build_dir: Path, url_path: str) -> None:
+    # issue 8: ValueError: embedded null byte
+    base = f"http://127.0.0.1:{dead_port()}/"
+    entries, diagnostics = run_enrich(
+        [Entry(loc=base + url_path), Entry(loc=base + "about")], maps=[(base, str(build_dir))]
+    )
+    assert [e.title for e in entries] == [None, "About"]
+    assert codes(diagnostics) == ["enrich-failed"]
+    assert "NUL" in diagnostics[0].message
+
+
+def test_a_mapped_fifo_at_a_fallback_is_refused(build_dir: Path) -> None:
+    (build_dir / "docs").mkdir()
+    os.mkfifo(build_dir / "docs" / "index.html")
+    os.mkfifo(build_dir / "pipe.html")
+    base = f"http://127.0.0.1:{dead_port()}/"
+    entries, diagnostics = run_enrich(
+        [Entry(loc=base + "docs/"), Entry(loc=base + "pipe")], maps=[(base, str(build_dir))]
+    )
+    assert [e.title for e in entries] == [None, None]
+    assert codes(diagnostics) == ["enrich-failed", "enrich-failed"]
+    assert all("not a regular file" in d.message for d in diagnostics)
 
 
 def test_cli_map_without_a_server(build_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

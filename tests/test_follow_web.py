@@ -26,9 +26,10 @@ from feedmap import W3CDate
 from feedmap.cli import main
 from feedmap.context import HttpSettings, Options
 from feedmap.errors import Diagnostic, Level, Reporter
+from feedmap.sitemaptree import sitemap_tree
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
-FAST = HttpSettings(connect_timeout=2.0, read_timeout=3.0, total_timeout=10.0, retries=1, backoff=0.01)
+FAST = HttpSettings(connect_timeout=2.0, read_timeout=3.0, deadline=10.0, retries=1, backoff=0.01)
 
 
 def index_xml(*children: str | tuple[str, str | None]) -> bytes:
@@ -141,6 +142,23 @@ def test_two_indexes_listing_each_other_are_a_loop_reported_once(web: LocalSite)
     assert web.hits("/a-index.xml") == web.hits("/b-index.xml") == 1
 
 
+@pytest.mark.parametrize(
+    "spelling",
+    ["/./index.xml", "/a/../index.xml", "/%69ndex.xml", "/index.xml#top", "HTTP://127.0.0.1:{port}/index.xml"],
+)
+def test_an_index_listing_itself_under_another_spelling_is_a_loop(web: LocalSite, spelling: str) -> None:
+    # issue 8: loop detection missed /./index.xml (RFC 3986 6.2.2: the same resource)
+    port = web.base.rsplit(":", 1)[1]
+    written = spelling.format(port=port) if spelling.startswith("HTTP") else web.url(spelling)
+    index = web.url("/index.xml")
+    child = web.add("/a.xml", urlset_xml(*pages("a")))
+    web.add("/index.xml", index_xml(written, child))
+    locs, diagnostics = read(index)
+    assert locs == pages("a")
+    assert codes(diagnostics) == ["index-loop"]
+    assert web.hits("/index.xml") == 1
+
+
 def test_loop_on_the_command_line(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
     a, b = web.url("/a-index.xml"), web.url("/b-index.xml")
     web.add("/a-index.xml", index_xml(b))
@@ -209,16 +227,66 @@ def test_scope_is_the_site_an_index_was_redirected_to(web: LocalSite) -> None:
     assert diagnostics == []
 
 
-def test_scope_of_a_nested_index_is_the_site_it_was_redirected_to(web: LocalSite) -> None:
-    other = web.base.replace("127.0.0.1", "localhost")
+def test_a_nested_index_redirected_on_its_site_keeps_its_scope(web: LocalSite) -> None:
     web.add("/leaf.xml", urlset_xml(*pages("leaf")))
-    web.add("/inner.xml", index_xml(f"{other}/leaf.xml"))
-    moved = web.add("/moved.xml", status=302, headers={"Location": f"{other}/inner.xml"})
-    index = web.add("/index.xml", index_xml(moved, f"{other}/leaf.xml"))
+    web.add("/new/inner.xml", index_xml(web.url("/leaf.xml")))
+    moved = web.add("/moved.xml", status=302, headers={"Location": "/new/inner.xml"})
+    index = web.add("/index.xml", index_xml(moved))
     locs, diagnostics = read(index)
-    assert locs == pages("leaf")  # through the redirected index; the direct localhost child is off-site
+    assert locs == pages("leaf")
+    assert diagnostics == []
+
+
+def test_a_child_redirected_to_another_host_is_off_site_and_not_requested(web: LocalSite) -> None:
+    # issue 8: an on-site child answering 302 to another host was fetched and its entries written
+    with LocalSite(host="127.0.0.2") as other:
+        other.add("/inner.xml", index_xml(other.url("/leaf.xml")))
+        other.add("/leaf.xml", urlset_xml(*pages("elsewhere")))
+        moved = web.add("/moved.xml", status=302, headers={"Location": other.url("/inner.xml")})
+        mine = web.add("/mine.xml", urlset_xml(*pages("mine")))
+        index = web.add("/index.xml", index_xml(moved, mine))
+        locs, diagnostics = read(index)
+        assert other.hits("/inner.xml") == 0  # refused before it was requested
+    assert locs == pages("mine")
     assert codes(diagnostics) == ["child-off-site"]
     assert diagnostics[0].source == index
+    assert moved in diagnostics[0].message
+    assert other.url("/inner.xml") in diagnostics[0].message  # the redirect is named
+
+
+def test_every_hop_of_a_child_redirect_stays_on_site(web: LocalSite) -> None:
+    # on-site -> on-site -> another host: refused at the last hop, before it is requested
+    with LocalSite(host="127.0.0.2") as other:
+        other.add("/leaf.xml", urlset_xml(*pages("elsewhere")))
+        web.add("/hop2.xml", status=307, headers={"Location": other.url("/leaf.xml")})
+        first = web.add("/hop1.xml", status=301, headers={"Location": "/hop2.xml"})
+        index = web.add("/index.xml", index_xml(first))
+        locs, diagnostics = read(index)
+        assert other.hits("/leaf.xml") == 0
+    assert locs == []
+    assert codes(diagnostics) == ["child-off-site"]
+    assert web.hits("/hop2.xml") == 1
+
+
+def test_a_child_redirect_to_another_scheme_is_refused(web: LocalSite, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.xml"
+    secret.write_bytes(urlset_xml("https://www.example.com/secret"))
+    moved = web.add("/moved.xml", status=302, headers={"Location": secret.as_uri()})
+    index = web.add("/index.xml", index_xml(moved))
+    locs, diagnostics = read(index)
+    assert locs == []
+    assert codes(diagnostics) == ["child-off-site"]
+
+
+def test_discover_tree_refuses_a_child_redirected_to_another_host(web: LocalSite) -> None:
+    with LocalSite(host="127.0.0.2") as other:
+        other.add("/leaf.xml", urlset_xml(*pages("elsewhere")))
+        moved = web.add("/moved.xml", status=302, headers={"Location": other.url("/leaf.xml")})
+        index = web.add("/index.xml", index_xml(moved))
+        tree = sitemap_tree(index, http=FAST)
+        assert other.hits("/leaf.xml") == 0
+    assert [(child.url, child.code) for child in tree.children] == [(moved, "child-off-site")]
+    assert tree.urls == 0
 
 
 def test_a_remote_index_cannot_make_us_read_local_files(web: LocalSite, tmp_path: Path) -> None:

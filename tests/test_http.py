@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import gc
 import gzip
+import os
 import socket
 import threading
 import time
@@ -35,7 +36,7 @@ LOCS = ["https://www.example.com/", "https://www.example.com/a", "https://www.ex
 MB = 1024 * 1024
 
 #: Small settings so that a failing test fails fast: no long backoffs, short timeouts.
-FAST = HttpSettings(connect_timeout=2.0, read_timeout=2.0, total_timeout=10.0, retries=2, backoff=0.01)
+FAST = HttpSettings(connect_timeout=2.0, read_timeout=2.0, deadline=10.0, retries=2, backoff=0.01)
 
 
 def urlset_xml(*locs: str) -> bytes:
@@ -160,7 +161,7 @@ def test_503_then_200_is_retried_after_retry_after(web: LocalSite) -> None:
 
 def test_retry_after_zero_is_honoured_instead_of_the_backoff(web: LocalSite) -> None:
     url = web.add("/flaky.xml", SITEMAP, statuses=[503, 503, 200], headers={"Retry-After": "0"})
-    slow_backoff = HttpSettings(backoff=30.0, retries=3, total_timeout=10.0, read_timeout=2.0)
+    slow_backoff = HttpSettings(backoff=30.0, retries=3, deadline=10.0, read_timeout=2.0)
     started = time.monotonic()
     assert fetch(url, slow_backoff) == SITEMAP
     assert time.monotonic() - started < 3  # a 30 s backoff would have passed the deadline
@@ -319,7 +320,7 @@ def test_slow_answer_on_the_command_line(web: LocalSite, capsys: pytest.CaptureF
 def test_trickling_body_is_stopped_by_the_total_deadline(web: LocalSite) -> None:
     # 16 bytes every 50 ms: each read arrives in time, the whole body would take about 6 s
     url = web.add("/trickle.xml", urlset_xml(*(f"https://www.example.com/{n}" for n in range(40))), trickle=0.05)
-    settings = HttpSettings(read_timeout=2.0, total_timeout=0.6, backoff=0.01)
+    settings = HttpSettings(read_timeout=2.0, deadline=0.6, backoff=0.01)
     started = time.monotonic()
     with Fetcher(settings) as fetcher, fetcher.open(url, max_bytes=MB) as fetched, pytest.raises(FetchError) as caught:
         fetched.read_all()
@@ -343,7 +344,7 @@ def test_a_body_that_stalls_hits_the_read_timeout(web: LocalSite) -> None:
 
 def test_trickling_body_is_read_whole_within_the_deadline(web: LocalSite) -> None:
     url = web.add("/trickle.xml", SITEMAP, trickle=0.005)
-    assert fetch(url, HttpSettings(read_timeout=2.0, total_timeout=10.0)) == SITEMAP
+    assert fetch(url, HttpSettings(read_timeout=2.0, deadline=10.0)) == SITEMAP
 
 
 def test_refused_connection_is_fetch_failed() -> None:
@@ -377,7 +378,7 @@ def test_refused_connection_is_retried_until_the_server_listens() -> None:
         listener = threading.Thread(target=listen_late, daemon=True)
         listener.start()
         started = time.monotonic()
-        body = fetch(url, HttpSettings(retries=5, backoff=0.2, total_timeout=10.0))
+        body = fetch(url, HttpSettings(retries=5, backoff=0.2, deadline=10.0))
         elapsed = time.monotonic() - started
         listener.join(5)
     assert body == SITEMAP
@@ -670,3 +671,231 @@ def test_library_read_of_a_404_raises_fetch_error(web: LocalSite) -> None:
     assert caught.value.code == "http-404"
     assert caught.value.url == url
     assert isinstance(caught.value, OSError)
+
+
+# ------------------------------------------------------------------- issue 8: deadline, robots, cache, redirects
+
+
+def test_headers_that_trickle_are_stopped_by_the_deadline(web: LocalSite) -> None:
+    # issue 8: one header line per second held a conversion for more than 650 s (the read timeout is per read)
+    url = web.add("/slow-headers.xml", SITEMAP, slow_headers=100, header_pause=0.1)
+    error = fetch_error(url, HttpSettings(read_timeout=5.0, deadline=0.5, retries=2, backoff=0.01))
+    assert error.code == "timeout"
+    assert "0.5 s deadline" in str(error)
+    assert web.hits("/slow-headers.xml") == 1  # a timeout is not retried
+    assert web.header_lines_sent["/slow-headers.xml"] < 50  # cut off long before the headers ended
+
+
+def test_headers_that_trickle_within_the_deadline_are_read(web: LocalSite) -> None:
+    url = web.add("/slow-headers.xml", SITEMAP, slow_headers=5, header_pause=0.02)
+    assert fetch(url, HttpSettings(read_timeout=5.0, deadline=10.0)) == SITEMAP
+    assert web.header_lines_sent["/slow-headers.xml"] == 5
+
+
+def test_the_deadline_covers_every_redirect_hop(web: LocalSite) -> None:
+    # each hop's headers trickle: alone each fits in the deadline, together they do not
+    for hop in range(4):
+        web.add(f"/hop{hop}", status=302, headers={"Location": f"/hop{hop + 1}"}, slow_headers=3, header_pause=0.1)
+    web.add("/hop4", SITEMAP)
+    error = fetch_error(web.url("/hop0"), HttpSettings(read_timeout=5.0, deadline=0.7, max_redirects=5))
+    assert error.code == "timeout"
+    assert "deadline" in str(error)
+    assert web.hits("/hop4") == 0
+
+
+def test_the_deadline_does_not_count_the_time_the_reader_takes(web: LocalSite) -> None:
+    # a caller that reads slowly (a long conversion) is not the server being slow
+    body = b"x" * (512 * 1024)
+    url = web.add("/big.txt", body, content_type="text/plain")
+    with Fetcher(HttpSettings(read_timeout=5.0, deadline=0.3)) as fetcher, fetcher.open(url, max_bytes=MB) as got:
+        parts = []
+        while chunk := got.read(64 * 1024):
+            parts.append(chunk)
+            time.sleep(0.05)  # 8 reads or more: 0.4 s and more of the reader's own time
+    assert b"".join(parts) == body
+
+
+def test_the_default_deadline_follows_the_timeout() -> None:
+    assert HttpSettings().response_deadline() == 300.0
+    assert HttpSettings(read_timeout=2.0).response_deadline() == 20.0
+    assert HttpSettings(read_timeout=2.0, deadline=3.5).response_deadline() == 3.5
+    assert HttpSettings(total_timeout=4.0).response_deadline() == 4.0  # the former name still works
+    assert HttpSettings(total_timeout=4.0, deadline=3.5).response_deadline() == 3.5
+
+
+def test_deadline_on_the_command_line(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
+    url = web.add("/slow-headers.xml", SITEMAP, slow_headers=100, header_pause=0.1)
+    code, out, err = run(capsys, "convert", url, "-t", "text", "--timeout", "5", "--deadline", "0.5")
+    assert code == 2
+    assert out == ""
+    assert "deadline" in err
+    assert "Traceback" not in err
+    assert web.header_lines_sent["/slow-headers.xml"] < 50
+    code, _, err = run(capsys, "convert", url, "-t", "text", "--deadline", "0")
+    assert code == 2
+    assert "--deadline" in err
+
+
+def test_a_child_with_trickling_headers_is_child_failed_and_the_rest_goes_on(web: LocalSite) -> None:
+    slow = web.add("/slow.xml", SITEMAP, slow_headers=100, header_pause=0.1)
+    fast = web.add("/fast.xml", urlset_xml("https://www.example.com/fast"))
+    index = web.add(
+        "/index.xml",
+        f'<sitemapindex xmlns="{SM}"><sitemap><loc>{slow}</loc></sitemap>'
+        f"<sitemap><loc>{fast}</loc></sitemap></sitemapindex>",
+    )
+    reporter = Reporter()
+    settings = HttpSettings(read_timeout=5.0, deadline=0.5, retries=0)
+    with feedmap.read(index, http=settings, reporter=reporter) as doc:
+        assert [entry.loc for entry in doc] == ["https://www.example.com/fast"]
+    assert [d.code for d in reporter.diagnostics] == ["child-failed"]
+    assert "deadline" in reporter.diagnostics[0].message
+
+
+def test_a_redirect_rule_refuses_a_hop_before_it_is_requested(web: LocalSite) -> None:
+    web.add("/target.xml", SITEMAP)
+    url = web.add("/moved.xml", status=301, headers={"Location": "/target.xml"})
+    seen: list[str] = []
+
+    def refuse(target: str) -> str | None:
+        seen.append(target)
+        return "is not wanted"
+
+    with (
+        Fetcher(FAST) as fetcher,
+        pytest.raises(FetchError) as caught,
+        fetcher.open(url, max_bytes=MB, redirect_rule=refuse),
+    ):
+        pass
+    assert caught.value.code == "redirect-refused"
+    assert web.url("/target.xml") in str(caught.value)
+    assert seen == [web.url("/target.xml")]
+    assert web.hits("/target.xml") == 0
+
+
+def test_a_redirect_to_a_file_url_is_refused(web: LocalSite, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.xml"
+    secret.write_bytes(SITEMAP)
+    url = web.add("/moved.xml", status=302, headers={"Location": secret.as_uri()})
+    error = fetch_error(url)
+    assert error.code == "redirect-refused"
+
+
+def _robots_text(size: int, head: str, tail: str) -> str:
+    filler = "# filler line to make robots.txt long\n"
+    return head + filler * ((size - len(head) - len(tail)) // len(filler) + 1) + tail
+
+
+def test_a_robots_txt_over_500_kib_is_read_in_part_not_disallowing_everything(web: LocalSite) -> None:
+    # issue 8: a robots.txt over 2 MiB disallowed the whole site, citing RFC 9309 (which asks for 500 KiB read)
+    text = _robots_text(2_200_000, "User-agent: *\nDisallow: /private/\n", "Disallow: /late/\n")
+    with robots(web, text) as fetcher:
+        policy = fetcher.robots(web.url("/"))
+        assert policy.allows(web.url("/public/page.html"))
+        assert not policy.allows(web.url("/private/page.html"))
+        assert policy.allows(web.url("/late/page.html"))  # past the first 500 KiB: not read
+        assert policy.unavailable is None
+        assert policy.note is not None and "500 KiB" in policy.note
+        assert policy.take_note() == policy.note
+        assert policy.take_note() is None  # said once
+
+
+def test_a_robots_txt_is_cut_at_its_last_whole_line(web: LocalSite) -> None:
+    # the 500 KiB boundary falls inside "Disallow: /abcdef": the partial rule "/abc" must not be read
+    head = "User-agent: *\n"
+    rule = "Disallow: /abcdef\n"
+    filler = "#" * (500 * 1024 - len(head) - 14) + "\n"
+    with robots(web, head + filler + rule + "# more\n" * 10) as fetcher:
+        policy = fetcher.robots(web.url("/"))
+        assert policy.allows(web.url("/abc"))
+        assert policy.note is not None
+
+
+def test_a_robots_txt_under_500_kib_is_read_whole(web: LocalSite) -> None:
+    text = _robots_text(400_000, "User-agent: *\n", "Disallow: /late/\n")
+    with robots(web, text) as fetcher:
+        policy = fetcher.robots(web.url("/"))
+        assert not policy.allows(web.url("/late/x"))
+        assert policy.note is None
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        '{"etag": "\\"v1\\"", "last-modified": null, "headers": [1, 2]}',
+        '{"etag": ["v1"], "headers": {}}',
+        '{"etag": "\\"v1\\"", "headers": {"content-type": 3}}',
+        '{"etag": "v\\u00e9", "headers": {}}',
+        '{"etag": "a\\nb", "headers": {}}',
+        '["etag"]',
+        "not json",
+        '"\\ud800"',
+    ],
+)
+def test_a_corrupt_cache_entry_is_a_miss_and_is_replaced(web: LocalSite, tmp_path: Path, meta: str) -> None:
+    # issue 8: "headers": [1, 2] in a --cache metadata file raised TypeError
+    seen, respond = etag_responder(SITEMAP)
+    url = web.add_responder("/sitemap.xml", respond)
+    settings = HttpSettings(cache_dir=tmp_path, backoff=0.01)
+    assert fetch(url, settings) == SITEMAP
+    (meta_file,) = tmp_path.glob("*.json")
+    meta_file.write_text(meta, "utf-8")
+    with Fetcher(settings) as fetcher:
+        fetched, body = fetcher.get(url, max_bytes=MB)
+    assert body == SITEMAP
+    assert not fetched.from_cache  # a miss: fetched in full, no validators sent
+    assert "if-none-match" not in seen[1]
+    with Fetcher(settings) as fetcher:  # and the entry was replaced by a good one
+        fetched, body = fetcher.get(url, max_bytes=MB)
+    assert fetched.from_cache
+    assert body == SITEMAP
+
+
+def test_a_cached_body_gone_before_a_304_is_a_fetch_error(web: LocalSite, tmp_path: Path) -> None:
+    _, respond = etag_responder(SITEMAP)
+    url = web.add_responder("/sitemap.xml", respond)
+    settings = HttpSettings(cache_dir=tmp_path, backoff=0.01)
+    assert fetch(url, settings) == SITEMAP
+
+    class Vanishing(Fetcher):
+        def _respond(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            for body in tmp_path.glob("*.body"):
+                body.unlink()  # removed between reading the validators and the 304
+            return super()._respond(*args, **kwargs)
+
+    with Vanishing(settings) as fetcher, pytest.raises(FetchError) as caught, fetcher.open(url, max_bytes=MB):
+        pass
+    assert caught.value.code == "cache-failed"
+
+
+def test_a_cache_that_cannot_be_written_does_not_fail_the_fetch(web: LocalSite, tmp_path: Path) -> None:
+    _, respond = etag_responder(SITEMAP)
+    url = web.add_responder("/sitemap.xml", respond)
+    cache = tmp_path / "cache"
+    settings = HttpSettings(cache_dir=cache, backoff=0.01)
+    with Fetcher(settings) as fetcher:
+        cache.rmdir()  # gone after the fetcher made it: every write fails
+        fetched, body = fetcher.get(url, max_bytes=MB)
+    assert body == SITEMAP
+    assert not fetched.from_cache
+
+
+@pytest.mark.parametrize("kind", ["json", "body"])
+def test_a_fifo_in_the_cache_is_a_miss_not_a_hang(web: LocalSite, tmp_path: Path, kind: str) -> None:
+    seen, respond = etag_responder(SITEMAP)
+    url = web.add_responder("/sitemap.xml", respond)
+    settings = HttpSettings(cache_dir=tmp_path, backoff=0.01)
+    assert fetch(url, settings) == SITEMAP
+    (entry,) = tmp_path.glob(f"*.{kind}")
+    entry.unlink()
+    os.mkfifo(entry)
+    result: list[bytes] = []
+    worker = threading.Thread(target=lambda: result.append(fetch(url, settings)), daemon=True)
+    worker.start()
+    worker.join(20)  # only a hang takes this long
+    if worker.is_alive():
+        with open(entry, "wb"):  # release the blocked reader
+            pass
+        pytest.fail("revalidating blocked on a FIFO in the cache")
+    assert result == [SITEMAP]
+    assert "if-none-match" not in seen[1]

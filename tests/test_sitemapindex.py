@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -39,10 +40,10 @@ def urlset_xml(*locs: str) -> bytes:
 
 
 def read_index(
-    path: Path, maps: Sequence[tuple[str, Path]] = (), *, follow: bool = True
+    path: Path, maps: Sequence[tuple[str, Path]] = (), *, follow: bool = True, **options: int
 ) -> tuple[list[Entry], list[Diagnostic], DocKind, str | None]:
     reporter = Reporter()
-    with feedmap.read(str(path), maps=maps, follow=follow, reporter=reporter) as doc:
+    with feedmap.read(str(path), maps=maps, follow=follow, reporter=reporter, **options) as doc:  # type: ignore[arg-type]
         entries = list(doc)
         return entries, reporter.diagnostics, doc.meta.kind, doc.format
 
@@ -371,3 +372,204 @@ def test_a_second_loc_in_a_sitemap_element_is_reported_and_the_first_kept(tmp_pa
     assert locs(entries) == [SITE + "a.xml"]
     assert [(d.code, d.line) for d in diagnostics] == [("duplicate-element", 5)]
     assert "<sitemap> at line 3" in diagnostics[0].message
+
+
+# ------------------------------------------------------------------- issue 8: crashes, hangs and escapes
+
+
+def test_250_nested_indexes_under_a_huge_depth_cap_are_followed_without_recursion(tmp_path: Path) -> None:
+    # issue 8: --max-depth 100000 with a 250-level chain raised RecursionError (one generator per level)
+    site = tmp_path / "public"
+    site.mkdir()
+    (site / "pages.xml").write_bytes(urlset_xml(f"{SITE}a", f"{SITE}b"))
+    top = _chain(site, 250)
+    entries, diagnostics = _convert_to_entries(top, Options(maps=((SITE, site),), max_depth=100_000), tmp_path)
+    assert locs(entries) == [f"{SITE}a", f"{SITE}b"]
+    assert codes(diagnostics) == []
+
+
+def test_deep_nesting_keeps_index_order_and_reports_failures_at_their_level(tmp_path: Path) -> None:
+    # each level: a leaf before the nested index, a missing child after it; everything in index order
+    site = tmp_path / "public"
+    site.mkdir()
+    depth = 300
+    for level in range(depth):
+        (site / f"leaf{level}.xml").write_bytes(urlset_xml(f"{SITE}{level}"))
+        children = [f"{SITE}leaf{level}.xml"]
+        if level + 1 < depth:
+            children.append(f"{SITE}index{level + 1}.xml")
+        children.append(f"{SITE}missing{level}.xml")
+        (site / f"index{level}.xml").write_bytes(index_xml(*children))
+    entries, diagnostics, _, _ = read_index(site / "index0.xml", [(SITE, site)], max_depth=depth)
+    assert locs(entries) == [f"{SITE}{level}" for level in range(depth)]
+    failed = [d for d in diagnostics if d.code == "child-failed"]
+    assert [Path(d.source).name for d in failed] == [f"index{level}.xml" for level in reversed(range(depth))]
+    assert all(f"missing{Path(d.source).stem[5:]}.xml" in d.message for d in failed)
+
+
+def test_a_nested_index_that_fails_midway_is_reported_and_its_parent_goes_on(site: Path) -> None:
+    # the nested index is larger than --max-bytes: its first child is read, then it stops (child-failed on
+    # the parent's line naming it), and the parent goes on with its next child
+    (site / "big.xml").write_bytes(index_xml(f"{SITE}pages.xml", *(f"{SITE}pad{n:04}.xml" for n in range(3000))))
+    (site / "after.xml").write_bytes(urlset_xml(f"{SITE}after"))
+    (site / "top.xml").write_bytes(index_xml(f"{SITE}big.xml", f"{SITE}after.xml"))
+    entries, diagnostics, _, _ = read_index(site / "top.xml", [(SITE, site)], max_bytes=100_000, concurrency=1)
+    assert locs(entries) == [f"{SITE}a", f"{SITE}b", f"{SITE}after"]
+    failed = [d for d in diagnostics if d.code == "child-failed" and "big.xml" in d.message]
+    assert len(failed) == 1
+    assert Path(failed[0].source).name == "top.xml"
+    assert "larger than 100,000 bytes" in failed[0].message
+
+
+def test_closing_a_deeply_nested_read_early_releases_every_level(tmp_path: Path) -> None:
+    site = tmp_path / "public"
+    site.mkdir()
+    (site / "pages.xml").write_bytes(urlset_xml(*(f"{SITE}{n}" for n in range(10))))
+    top = _chain(site, 50)
+    with feedmap.read(str(top), maps=[(SITE, site)], max_depth=100) as doc:
+        first = next(iter(doc))
+    assert first.loc == f"{SITE}0"
+
+
+@pytest.mark.parametrize("child", [f"{SITE}pa%00ges.xml", f"{SITE}sub%00/index.xml", "file:///tmp/a%00b.xml"])
+def test_a_nul_in_a_child_url_is_child_failed(site: Path, child: str) -> None:
+    # issue 8: ValueError: embedded null byte
+    index = site / "sitemap.xml"
+    index.write_bytes(index_xml(child, f"{SITE}pages.xml"))
+    entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
+    assert locs(entries) == [f"{SITE}a", f"{SITE}b"]
+    failed = [d for d in diagnostics if d.code != "invalid-loc"]  # (a file: URL has no host)
+    assert codes(failed) == ["child-failed"]
+    assert "NUL" in failed[0].message
+
+
+def test_a_nul_in_a_mapped_input_url_is_a_source_error(site: Path) -> None:
+    with pytest.raises(feedmap.SourceError, match="NUL"):
+        feedmap.read(f"{SITE}pa%00ges.xml", maps=[(SITE, site)])
+
+
+def test_local_path_refuses_nul_and_malformed_file_urls(tmp_path: Path) -> None:
+    with pytest.raises(feedmap.SourceError, match="NUL"):
+        local_path("https://ex.com/a%00", [("https://ex.com/", tmp_path)])
+    with pytest.raises(feedmap.SourceError, match="NUL"):
+        local_path("file:///a%00b", [])
+    with pytest.raises(feedmap.SourceError, match="not a valid URL"):
+        local_path("file://[x/a.xml", [])
+
+
+def _read_in_thread(index: Path, maps: Sequence[tuple[str, Path]], fifo: Path) -> tuple[list[Entry], list[Diagnostic]]:
+    """Read the index on a thread; a reader blocked on the FIFO is released (by opening it for writing) and
+    the test fails instead of hanging."""
+    import threading
+
+    result: list[tuple[list[Entry], list[Diagnostic]]] = []
+
+    def work() -> None:
+        entries, diagnostics, _, _ = read_index(index, maps)
+        result.append((entries, diagnostics))
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    thread.join(20)  # only a hang takes this long
+    if thread.is_alive():
+        with open(fifo, "wb"):
+            pass
+        thread.join(5)
+        pytest.fail(f"reading an index blocked on the FIFO {fifo}")
+    return result[0]
+
+
+@pytest.mark.parametrize("layout", ["file", "directory", "file-url"])
+def test_a_fifo_child_is_not_opened(site: Path, layout: str) -> None:
+    # issue 8: a FIFO inside a --map directory used as an index child hung forever
+    if layout == "directory":
+        (site / "sub").mkdir()
+        fifo, child = site / "sub" / "index.xml", f"{SITE}sub/"
+    elif layout == "file":
+        fifo, child = site / "pipe.xml", f"{SITE}pipe.xml"
+    else:
+        fifo = site / "pipe.xml"
+        child = fifo.as_uri()
+    os.mkfifo(fifo)
+    index = site / "sitemap.xml"
+    index.write_bytes(index_xml(child, f"{SITE}pages.xml"))
+    entries, diagnostics = _read_in_thread(index, [(SITE, site)], fifo)
+    assert locs(entries) == [f"{SITE}a", f"{SITE}b"]
+    failed = [d for d in diagnostics if d.code != "invalid-loc"]  # (a file: URL has no host)
+    assert codes(failed) == ["child-failed"]
+    assert "not a regular file" in failed[0].message
+
+
+@pytest.mark.parametrize("link", ["sub/index.xml", "sub"])
+def test_a_map_cannot_escape_through_a_symlinked_index_file(site: Path, tmp_path: Path, link: str) -> None:
+    # issue 8: DIR/sub3/index.xml -> outside was read (the fallback index.xml was not checked)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "index.xml").write_bytes(urlset_xml(f"{SITE}secret"))
+    if link == "sub":
+        (site / "sub").symlink_to(outside)  # a symlinked directory (refused before the fix too)
+    else:
+        (site / "sub").mkdir()
+        (site / "sub" / "index.xml").symlink_to(outside / "index.xml")
+    index = site / "sitemap.xml"
+    index.write_bytes(index_xml(f"{SITE}sub/", f"{SITE}pages.xml"))
+    entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
+    assert locs(entries) == [f"{SITE}a", f"{SITE}b"]
+    assert codes(diagnostics) == ["map-escape"]
+
+
+def test_a_symlinked_index_file_inside_the_map_is_read(site: Path) -> None:
+    (site / "sub").mkdir()
+    (site / "sub" / "index.xml").symlink_to(site / "pages.xml")
+    index = site / "sitemap.xml"
+    index.write_bytes(index_xml(f"{SITE}sub/"))
+    entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
+    assert locs(entries) == [f"{SITE}a", f"{SITE}b"]
+    assert diagnostics == []
+
+
+@pytest.mark.parametrize(
+    ("spelling", "canonical"),
+    [
+        ("https://ex.com/./index.xml", "https://ex.com/index.xml"),
+        ("https://ex.com/a/../index.xml", "https://ex.com/index.xml"),
+        ("https://ex.com/a/b/../../index.xml", "https://ex.com/index.xml"),
+        ("https://ex.com/../index.xml", "https://ex.com/index.xml"),
+        ("https://ex.com/a/.", "https://ex.com/a/"),
+        ("https://ex.com/a/..", "https://ex.com/"),
+        ("HTTPS://EX.com/index.xml", "https://ex.com/index.xml"),
+        ("https://ex.com:443/index.xml", "https://ex.com/index.xml"),
+        ("http://ex.com:80/index.xml", "http://ex.com/index.xml"),
+        ("https://ex.com", "https://ex.com/"),
+        ("https://ex.com/%7euser/%2e/a%2fb", "https://ex.com/~user/a%2Fb"),
+        ("https://ex.com/index.xml?q=%c3%a9#top", "https://ex.com/index.xml?q=%C3%A9"),
+        ("https://[::1]:443/a", "https://[::1]/a"),
+    ],
+)
+def test_loop_key_normalises_equivalent_spellings(spelling: str, canonical: str) -> None:
+    from feedmap.formats.sitemapindex import loop_key
+
+    assert loop_key(spelling) == loop_key(canonical) == canonical
+
+
+def test_loop_key_keeps_what_differs() -> None:
+    from feedmap.formats.sitemapindex import loop_key
+
+    assert loop_key("https://ex.com:8443/a") == "https://ex.com:8443/a"
+    assert loop_key("https://ex.com/A") != loop_key("https://ex.com/a")  # paths are case-sensitive
+    assert loop_key("https://ex.com/a%2Fb") != loop_key("https://ex.com/a/b")  # %2F is not /
+    assert loop_key("http://[::1/x") == "http://[::1/x"  # malformed: as written
+
+
+def test_cli_250_nested_indexes_with_max_depth_100000(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from feedmap.cli import main
+
+    site = tmp_path / "public"
+    site.mkdir()
+    (site / "pages.xml").write_bytes(urlset_xml(f"{SITE}a", f"{SITE}b"))
+    top = _chain(site, 250)
+    code = main(["convert", str(top), "-t", "text", "--map", f"{SITE}={site}", "--max-depth", "100000"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert captured.out.splitlines() == [f"{SITE}a", f"{SITE}b"]
+    assert "Traceback" not in captured.err

@@ -229,7 +229,7 @@ def add_map_option(parser: argparse.ArgumentParser, example: str) -> None:
 
 def add_http_options(parser: argparse.ArgumentParser) -> None:
     """How URLs are fetched: the options of every command that may read over HTTP."""
-    from feedmap.context import DEFAULT_CONCURRENCY, DEFAULT_USER_AGENT
+    from feedmap.context import DEADLINE_FACTOR, DEFAULT_CONCURRENCY, DEFAULT_USER_AGENT
 
     web = parser.add_argument_group("fetching over HTTP")
     web.add_argument(
@@ -245,6 +245,14 @@ def add_http_options(parser: argparse.ArgumentParser) -> None:
         default=30.0,
         metavar="SECONDS",
         help="longest wait for a connection or for the next bytes of a response (default: 30)",
+    )
+    web.add_argument(
+        "--deadline",
+        type=positive_float,
+        default=None,
+        metavar="SECONDS",
+        help=f"longest one request may take in all: connection, redirects, headers, body and retries "
+        f"(default: {DEADLINE_FACTOR} times --timeout)",
     )
     web.add_argument(
         "--retries",
@@ -282,6 +290,7 @@ def http_settings(args: argparse.Namespace) -> HttpSettings:
         user_agent=args.user_agent,
         connect_timeout=min(10.0, args.timeout),
         read_timeout=args.timeout,
+        deadline=args.deadline,
         retries=args.retries,
         host_delay=args.delay,
         cache_dir=args.cache,

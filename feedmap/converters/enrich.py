@@ -11,10 +11,14 @@ How pages are read:
 * A URL under a ``--map PREFIX=DIR`` prefix is read from disk (``file:`` URLs never are: a sitemap
   from elsewhere must not make us read local files): a directory stands
   for its ``index.html``, and ``/about`` for ``about.html`` when there is no ``about`` file (the pretty
-  URLs static hosts serve).  No robots.txt and no network for these.
+  URLs static hosts serve); the file finally chosen must be a regular file inside the directory
+  (:func:`feedmap.locate.local_path`).  No robots.txt and no network for these.
 * Any other http(s) URL is fetched with the run's :class:`~feedmap.http.Fetcher` (timeouts, retries,
   redirects, ``--delay`` between requests to one host) unless the site's robots.txt (RFC 9309) disallows
-  it for our user agent: then the entry is kept as it is (WARNING ``robots-disallowed``).
+  it for our user agent: then the entry is kept as it is (WARNING ``robots-disallowed``).  A redirect
+  is followed only when the robots.txt of its target's site allows the target too (checked before the
+  hop is requested).  A robots.txt longer than 500 KiB is read in part (RFC 9309 §2.5): INFO
+  ``robots-truncated``, once per site.
 * A page larger than the cap (:data:`~feedmap.context.DEFAULT_PAGE_MAX_BYTES`, and never more than
   ``max_bytes``) or that cannot be fetched (404, timeout, ...) is reported once with its URL (WARNING
   ``enrich-failed``); a response that is not HTML by its ``Content-Type`` (or a mapped file by its
@@ -35,14 +39,17 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import overload
+from typing import TYPE_CHECKING, overload
 
 from feedmap._html import PageMeta, page_meta
 from feedmap._urls import is_http_url
 from feedmap.context import DEFAULT_CONCURRENCY, DEFAULT_PAGE_MAX_BYTES, Context, HttpSettings, Options
-from feedmap.errors import Diagnostic, FeedmapError, LimitError, Reporter
-from feedmap.locate import MapEscapeError, is_mapped, local_path
+from feedmap.errors import Diagnostic, FeedmapError, FetchError, LimitError, Reporter, SourceError
+from feedmap.locate import is_mapped, local_path
 from feedmap.model import Document, Entry
+
+if TYPE_CHECKING:
+    from feedmap.http import Fetcher, RobotsPolicy
 
 __all__ = ["FAILURE_CODES", "HTML_TYPES", "enrich", "enrich_entries", "enrich_step"]
 
@@ -60,23 +67,15 @@ class _Outcome:
     meta: PageMeta | None = None
     code: str = ""
     message: str = ""
+    #: Something to tell as an INFO (code, message), whatever the outcome: robots.txt read only in part.
+    note: tuple[str, str] | None = None
 
 
 def _failed(code: str, message: str) -> _Outcome:
     return _Outcome(None, code, message)
 
 
-def _page_file(path: Path) -> Path:
-    """The file a mapped URL stands for, trying ``NAME.html`` for an extensionless path that does not exist."""
-    if not path.exists() and not path.suffix:
-        candidate = path.with_name(path.name + ".html")
-        if candidate.is_file():
-            return candidate
-    return path
-
-
 def _read_file(url: str, path: Path, cap: int) -> _Outcome:
-    path = _page_file(path)
     if path.exists() and not path.is_file():  # a FIFO or a device would block or never end
         return _failed("enrich-failed", f"{url}: {path} is not a regular file; not enriched")
     guessed, _ = mimetypes.guess_type(path.name)
@@ -96,10 +95,28 @@ def _fetch(url: str, ctx: Context, cap: int) -> _Outcome:
     fetcher = ctx.fetcher()
     try:
         robots = fetcher.robots(url)
-        if not robots.allows(url):
-            why = robots.unavailable or "the site's robots.txt disallows it"
-            return _failed("robots-disallowed", f"{url} is not fetched: {why}; not enriched")
-        with fetcher.open(url, max_bytes=cap, accept=_ACCEPT) as page:
+        note = robots.take_note()
+        if note is not None:
+            return replace(_fetch_allowed(url, robots, fetcher, cap), note=("robots-truncated", note))
+        return _fetch_allowed(url, robots, fetcher, cap)
+    except (FeedmapError, OSError) as exc:  # robots(): an invalid URL
+        return _failed("enrich-failed", f"{exc}; not enriched")
+
+
+def _fetch_allowed(url: str, robots: RobotsPolicy, fetcher: Fetcher, cap: int) -> _Outcome:
+    if not robots.allows(url):
+        why = robots.unavailable or "the site's robots.txt disallows it"
+        return _failed("robots-disallowed", f"{url} is not fetched: {why}; not enriched")
+    disallowed: list[str] = []
+
+    def robots_allow(target: str) -> str | None:  # each redirect hop, before it is requested
+        if fetcher.robots(target).allows(target):
+            return None
+        disallowed.append(target)
+        return "its site's robots.txt disallows"
+
+    try:
+        with fetcher.open(url, max_bytes=cap, accept=_ACCEPT, redirect_rule=robots_allow) as page:
             kind = page.content_type
             if kind and kind not in HTML_TYPES:
                 return _failed("not-html", f"{url} is not an HTML page (Content-Type {kind}); not enriched")
@@ -107,6 +124,9 @@ def _fetch(url: str, ctx: Context, cap: int) -> _Outcome:
             charset = page.charset
     except LimitError:
         return _failed("enrich-failed", f"{url} is larger than {cap:,} bytes; not enriched")
+    except FetchError as exc:
+        code = "robots-disallowed" if disallowed else "enrich-failed"
+        return _failed(code, f"{exc}; not enriched")
     except (FeedmapError, OSError) as exc:
         return _failed("enrich-failed", f"{exc}; not enriched")
     return _Outcome(page_meta(data, charset))
@@ -120,8 +140,8 @@ def _load(url: str, ctx: Context) -> _Outcome:
         # file: URLs included: a sitemap from elsewhere must not make us read local files
         return _failed("enrich-failed", f"{url} is not an http(s) URL; not enriched")
     try:
-        path = local_path(url, options.maps, index_name="index.html")
-    except MapEscapeError as exc:
+        path = local_path(url, options.maps, index_name="index.html", pretty=True)
+    except SourceError as exc:  # outside the --map directory, a NUL in the path, not a regular file
         return _failed("enrich-failed", f"{exc}; not enriched")
     if path is not None:
         return _read_file(url, path, cap)
@@ -149,9 +169,11 @@ def _finish(entry: Entry, pending: Future[_Outcome] | None, ctx: Context) -> Ent
     if pending is None:
         return entry
     outcome = pending.result()
+    source, line = (entry.origin.source, entry.origin.line) if entry.origin is not None else ("", 0)
+    if outcome.note is not None:
+        ctx.reporter.info(*outcome.note, source, line)
     if outcome.meta is not None:
         return _filled(entry, outcome.meta, ctx.options.overwrite)
-    source, line = (entry.origin.source, entry.origin.line) if entry.origin is not None else ("", 0)
     ctx.reporter.warning(outcome.code, outcome.message, source, line)
     return entry
 

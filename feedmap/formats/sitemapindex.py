@@ -5,9 +5,19 @@ and an optional ``lastmod``; an index lists at most 50,000 sitemaps.
 
 Reading follows the children by default and yields their entries, one child after another (streaming).
 A child is read from disk when its URL starts with a ``--map PREFIX=DIR`` prefix (a static-site build
-directory) or is a ``file:`` URL; nested indexes are followed up to a depth cap, and a loop is reported
-and not followed.  A child that cannot be read is reported with its URL and the rest goes on.  With
-``follow=False`` (``--no-follow``) the index's own entries (loc, lastmod) are yielded.
+directory) or is a ``file:`` URL (:func:`feedmap.locate.local_path`: inside the directory, a regular file,
+no NUL); nested indexes are followed up to a depth cap, and a loop is reported and not followed.  A child
+that cannot be read is reported with its URL and the rest goes on.  With ``follow=False``
+(``--no-follow``) the index's own entries (loc, lastmod) are yielded.
+
+* **Scope** (sitemaps.org "Sitemap file location"): a child of a fetched index must have the index's
+  scheme, host and port (``child-off-site``), and so must every redirect it answers with: each hop is
+  checked before it is requested (:meth:`feedmap.http.Fetcher.open`, ``redirect_rule``).
+* **Loops**: an index is known by its resolved path, or by its URL normalised as RFC 3986 §6.2.2 says
+  (case of scheme and host, default port, percent-encoding, dot segments of §5.2.4), so ``/./index.xml``
+  is the index itself.
+* **Depth**: the walk keeps one explicit stack of the indexes being read (:class:`_Following`), not one
+  generator per level, so a deep chain under a large ``max_depth`` costs no Python stack.
 
 Writing emits an index with one ``<sitemap>`` per entry (loc and lastmod; other fields are dropped with
 an INFO diagnostic).  Writers never nest indexes.
@@ -15,11 +25,14 @@ an INFO diagnostic).  Writers never nest indexes.
 
 from __future__ import annotations
 
+import contextlib
+import re
+import string
 import tempfile
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 from urllib.parse import urlsplit, urlunsplit
@@ -27,7 +40,7 @@ from urllib.parse import urlsplit, urlunsplit
 from feedmap._urls import is_http_url, same_site
 from feedmap._xml import peek_root
 from feedmap.context import Context
-from feedmap.errors import FeedmapError, StrictError, UnknownFormatError, reason_of
+from feedmap.errors import FeedmapError, FetchError, SourceError, StrictError, UnknownFormatError, reason_of
 from feedmap.formats.sitemap import (
     SizeWatch,
     check_root,
@@ -43,9 +56,12 @@ from feedmap.model import DocKind, DocMeta, Document, Entry
 from feedmap.registry import FormatSpec
 from feedmap.sources import Source
 
-__all__ = ["FORMAT", "child_refusal", "loop_key", "read", "write"]
+__all__ = ["FORMAT", "child_refusal", "loop_key", "read", "same_site_rule", "write"]
 
 _SPOOL_IN_MEMORY = 1 << 20
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+_UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")  # RFC 3986 §2.3
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 @dataclass(slots=True)
@@ -58,14 +74,26 @@ class _Child:
     download: Future[tuple[BinaryIO, str]] | None = None
 
 
+def same_site_rule(index_url: str | None) -> Callable[[str], str | None] | None:
+    """The redirect rule for the children of an index found at ``index_url``: every hop stays on its site."""
+    if index_url is None or not is_http_url(index_url):
+        return None
+
+    def check(target: str) -> str | None:
+        return None if same_site(target, index_url) else f"it is not on the index's site ({index_url})"
+
+    return check
+
+
 def _download(url: str, ctx: Context) -> tuple[BinaryIO, str]:
     """Fetch a child into a spooled temporary file (in memory up to 1 MiB), capped at ``--max-bytes``.
 
     Returns the file and the URL it was found at after redirects (the site a nested index is scoped to).
+    A redirect off the index's site is refused before it is followed (FetchError ``redirect-refused``).
     """
     spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)  # noqa: SIM115 - handed to the reader
     try:
-        with ctx.fetcher().open(url, max_bytes=ctx.options.max_bytes) as fetched:
+        with ctx.fetcher().open(url, max_bytes=ctx.options.max_bytes, redirect_rule=same_site_rule(ctx.url)) as fetched:
             while chunk := fetched.read(1 << 16):
                 spool.write(chunk)
             final_url = fetched.final_url
@@ -76,13 +104,49 @@ def _download(url: str, ctx: Context) -> tuple[BinaryIO, str]:
     return spool, final_url  # type: ignore[return-value]
 
 
+def _percent_case(match: re.Match[str]) -> str:
+    char = chr(int(match[0][1:], 16))
+    return char if char in _UNRESERVED else match[0].upper()
+
+
+def _remove_dot_segments(path: str) -> str:
+    """RFC 3986 §5.2.4 on an absolute path: ``/a/./b/../c`` -> ``/a/c``."""
+    out: list[str] = []
+    segments = path.split("/")
+    last = len(segments) - 1
+    for number, segment in enumerate(segments):
+        if segment in (".", ".."):
+            if segment == ".." and len(out) > 1:
+                out.pop()
+            if number == last:
+                out.append("")
+        else:
+            out.append(segment)
+    return "/".join(out) if out != [""] else "/"
+
+
 def loop_key(url: str) -> str:
-    """What identifies a fetched index for loop detection: its URL without fragment, scheme and host lowercased."""
+    """What identifies a fetched index for loop detection: its URL normalised as RFC 3986 §6.2.2 says.
+
+    Scheme and host lowercased, the default port dropped, percent-escapes of unreserved characters decoded
+    and the others uppercased, dot segments removed, an empty path made ``/``, the fragment dropped: the
+    spellings of one URL (``/./index.xml``, ``HTTP://Example.COM:80/%7euser``) share one key.
+    """
     try:
         parts = urlsplit(url)
+        port = parts.port
     except ValueError:  # a malformed authority (``http://[::1/x``): the URL as written
         return url
-    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path or "/", parts.query, ""))
+    scheme = parts.scheme.lower()
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    userinfo = parts.netloc.rpartition("@")[0]
+    netloc = (userinfo + "@" if userinfo else "") + host
+    if port is not None and port != _DEFAULT_PORTS.get(scheme):
+        netloc += f":{port}"
+    path = _remove_dot_segments(_PERCENT.sub(_percent_case, parts.path) or "/")
+    return urlunsplit((scheme, netloc, path, _PERCENT.sub(_percent_case, parts.query), ""))
 
 
 def child_refusal(
@@ -122,6 +186,9 @@ def _plan(index_entry: Entry, ctx: Context) -> _Child | None:
     except MapEscapeError as exc:
         ctx.warning("map-escape", str(exc), line)
         return None
+    except SourceError as exc:  # a NUL in the path, not a regular file (a FIFO would block)
+        ctx.warning("child-failed", f"child sitemap {loc} could not be read: {reason_of(exc, loc)}", line)
+        return None
     key = str(path.resolve()) if path is not None else loop_key(loc)
     refused = child_refusal(loc, ctx.url, key, (*ctx.chain, ctx.key()), options.max_depth)
     if refused is not None:
@@ -139,45 +206,135 @@ def _discard(download: Future[tuple[BinaryIO, str]]) -> None:
         download.result()[0].close()
 
 
-def _read_child(child: _Child, ctx: Context) -> Iterator[Entry]:
-    from feedmap.api import read_entries
+class _Following:
+    """The entries of an index's children, in index order (the ``entries`` of a followed index).
 
-    try:
-        if child.download is not None:
-            body, final_url = child.download.result()
-            with body:
-                yield from read_entries(body, ctx.child(child.loc, None, url=final_url))
-        else:
-            assert child.path is not None
-            mapped = child.loc if not child.loc.startswith("file:") else None
-            yield from read_entries(child.path, ctx.child(str(child.path), child.path, url=mapped))
-    except StrictError:
-        raise
-    except UnknownFormatError as exc:
-        reason = f"it is not a sitemap: it {exc.what}" if exc.what else str(exc)
-        ctx.warning("child-failed", f"child sitemap {child.loc} could not be read: {reason}", child.line)
-    except FeedmapError as exc:
-        reason = reason_of(exc, child.loc)  # the URL is named once, first
-        ctx.warning("child-failed", f"child sitemap {child.loc} could not be read: {reason}", child.line)
+    Iterating it walks the tree of indexes depth first with an explicit stack (one :class:`_Level` per
+    index being read), never one generator deeper per level: a nested index found while following is
+    taken over by the walk of the outermost index, so the nesting depth costs no Python stack.
+    """
+
+    def __init__(self, entries: Iterator[Entry], ctx: Context) -> None:
+        self.entries = entries
+        self.ctx = ctx
+        self._walk: Iterator[Entry] | None = None
+
+    def __iter__(self) -> Iterator[Entry]:
+        if self._walk is None:
+            self._walk = _walk(_Level(self.entries, self.ctx))
+        return self._walk
+
+    def close(self) -> None:
+        walk, self._walk = self._walk, iter(())
+        if isinstance(walk, Generator):
+            walk.close()
 
 
-def _follow(index_entries: Iterator[Entry], ctx: Context) -> Iterator[Entry]:
-    """The entries of each child in index order, while up to ``concurrency`` children download ahead."""
-    window: deque[_Child] = deque()
-    try:
-        for index_entry in index_entries:
-            child = _plan(index_entry, ctx)
-            if child is None:
-                continue
-            window.append(child)
-            if len(window) > max(0, ctx.options.concurrency - 1):
-                yield from _read_child(window.popleft(), ctx)
-        while window:
-            yield from _read_child(window.popleft(), ctx)
-    finally:
+@dataclass(slots=True)
+class _Level:
+    """One index being followed: its entries still to plan, the children planned ahead, how to close it."""
+
+    entries: Iterator[Entry]
+    ctx: Context
+    #: The child this index is, and the context of its parent (None for the outermost index).
+    parent: tuple[_Child, Context] | None = None
+    #: Closes the index's input (None for the outermost index: its document closes it).
+    stack: contextlib.ExitStack | None = None
+    window: deque[_Child] = field(default_factory=deque)
+    planned: bool = False
+
+    def next_child(self) -> _Child | None:
+        """The next child to read while up to ``concurrency`` children download ahead; None at the end."""
+        ahead = max(1, self.ctx.options.concurrency)
+        while not self.planned and len(self.window) < ahead:
+            entry = next(self.entries, None)
+            if entry is None:
+                self.planned = True
+            else:
+                child = _plan(entry, self.ctx)
+                if child is not None:
+                    self.window.append(child)
+        return self.window.popleft() if self.window else None
+
+    def close(self) -> None:
+        window, self.window = self.window, deque()
         for child in window:  # stopped early (an error, or the caller closed us): drop what is in flight
             if child.download is not None and not child.download.cancel():
                 child.download.add_done_callback(_discard)
+        if self.stack is not None:
+            self.stack.close()
+
+
+def _walk(root: _Level) -> Iterator[Entry]:
+    """The leaf entries below ``root``, depth first, in index order (see :class:`_Following`)."""
+    levels = [root]
+    try:
+        while levels:
+            level = levels[-1]
+            try:
+                child = level.next_child()
+            except FeedmapError as exc:
+                if level.parent is None or isinstance(exc, StrictError):
+                    raise  # the outermost index's own failure is the caller's
+                _report(level.parent[0], level.parent[1], exc)
+                child = None
+            if child is None:
+                levels.pop().close()
+                continue
+            nested = yield from _read_child(child, level.ctx)
+            if nested is not None:
+                levels.append(nested)
+    finally:
+        for level in reversed(levels):
+            level.close()
+
+
+def _open_child(child: _Child, ctx: Context) -> tuple[Document, contextlib.ExitStack]:
+    from feedmap.api import start_document
+
+    stack = contextlib.ExitStack()
+    try:
+        if child.download is not None:
+            body, final_url = child.download.result()
+            stack.enter_context(body)
+            doc, inner = start_document(body, None, ctx.child(child.loc, None, url=final_url))
+        else:
+            assert child.path is not None
+            mapped = child.loc if not child.loc.startswith("file:") else None
+            doc, inner = start_document(child.path, None, ctx.child(str(child.path), child.path, url=mapped))
+        stack.push(inner)
+    except BaseException:
+        stack.close()
+        raise
+    return doc, stack
+
+
+def _read_child(child: _Child, ctx: Context) -> Generator[Entry, None, _Level | None]:
+    """Yield a child sitemap's entries; a child that is itself a followed index is returned as a new level."""
+    try:
+        doc, stack = _open_child(child, ctx)
+        if isinstance(doc.entries, _Following):
+            return _Level(doc.entries.entries, doc.entries.ctx, parent=(child, ctx), stack=stack)
+        with stack:
+            yield from doc.entries
+    except StrictError:
+        raise
+    except FeedmapError as exc:
+        _report(child, ctx, exc)
+    return None
+
+
+def _report(child: _Child, ctx: Context, exc: FeedmapError) -> None:
+    """Report why a child could not be read (or stopped being read), on the line of its index naming it."""
+    if isinstance(exc, FetchError) and exc.code == "redirect-refused":
+        reason = reason_of(exc, child.loc)
+        ctx.warning("child-off-site", f"child sitemap {child.loc} {reason}; not read", child.line)
+    elif isinstance(exc, UnknownFormatError):
+        reason = f"it is not a sitemap: it {exc.what}" if exc.what else str(exc)
+        ctx.warning("child-failed", f"child sitemap {child.loc} could not be read: {reason}", child.line)
+    else:
+        reason = reason_of(exc, child.loc)  # the URL is named once, first
+        ctx.warning("child-failed", f"child sitemap {child.loc} could not be read: {reason}", child.line)
 
 
 def read(source: Source, *, ctx: Context) -> Document:
@@ -186,7 +343,7 @@ def read(source: Source, *, ctx: Context) -> Document:
     entries = iter_entries(source, ctx, namespace, "sitemap")
     if not ctx.options.follow:
         return Document(DocMeta(kind=DocKind.INDEX), entries, diagnostics=ctx.reporter.diagnostics)
-    return Document(DocMeta(kind=DocKind.URLSET), _follow(entries, ctx), diagnostics=ctx.reporter.diagnostics)
+    return Document(DocMeta(kind=DocKind.URLSET), _Following(entries, ctx), diagnostics=ctx.reporter.diagnostics)
 
 
 def _sitemap_block(entry: Entry, ctx: Context, dropped: set[str]) -> str:
