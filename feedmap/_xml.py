@@ -457,7 +457,8 @@ class CleaningStream:
         want = size if size > 0 else 1 << 16
         while True:
             while not self._eof and len(self._carry) < want + _KEEP:
-                chunk = self._next(max(want, 1 << 16))
+                # no more than asked for: sniffing reads ahead through here, and --max-bytes counts what is read
+                chunk = self._next(want + _KEEP - len(self._carry))
                 if not chunk:
                     self._eof = True
                     break

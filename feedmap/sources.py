@@ -78,7 +78,7 @@ class PeekableStream(io.RawIOBase):
 
     def peek(self, size: int) -> bytes:
         while len(self._head) < size:
-            chunk = self._inner.read(max(size - len(self._head), _CHUNK))
+            chunk = self._inner.read(size - len(self._head))  # no further: --max-bytes counts what is read
             if not chunk:
                 break
             self._head += chunk
