@@ -12,11 +12,15 @@ permitted), a file-size limit is RLIMIT_FSIZE set in a child process.
 
 from __future__ import annotations
 
+import errno
 import os
 import resource
+import select
+import signal
 import stat
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -394,3 +398,105 @@ def test_a_replaced_file_keeps_its_owner(out_dir: Path) -> None:
         out.write(TEXT)
     found = os.stat(target)
     assert (found.st_uid, found.st_gid, stat.S_IMODE(found.st_mode)) == (12345, 23456, 0o604)
+
+
+# ----------------------------------------------------------------------------- signals and broken pipes
+
+
+def _wait_for(condition: Callable[[], bool], child: subprocess.Popen[str], what: str) -> None:
+    """Poll until ``condition()`` holds; fail (rather than hang) when the child ends first."""
+    while not condition():
+        if child.poll() is not None:
+            raise AssertionError(f"feedmap ended ({child.returncode}) before {what}: {child.communicate()[1]}")
+        time.sleep(0.02)
+
+
+def _open_fifo_for_writing(fifo: Path, child: subprocess.Popen[str]) -> int:
+    """Open ``fifo`` for writing once the child opened it for reading (ENXIO until then)."""
+    while True:
+        try:
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:
+                raise
+            if child.poll() is not None:
+                raise AssertionError(f"feedmap ended ({child.returncode}) before reading its input") from None
+            time.sleep(0.02)
+            continue
+        os.set_blocking(fd, True)
+        return fd
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_termination_removes_the_temporary_file(out_dir: Path, tmp_path: Path, signum: int, code: int) -> None:
+    """SIGTERM (and SIGHUP) stop the run as Ctrl-C does: no ``.out.txt.*.part`` left, the old file kept."""
+    fifo = tmp_path / "input.txt"
+    os.mkfifo(fifo)
+    target = out_dir / "out.txt"
+    target.write_bytes(b"previous output\n")
+    child = subprocess.Popen(
+        feedmap_process("convert", "-q", fifo, "-t", "text", "-o", target), stderr=subprocess.PIPE, text=True
+    )
+    with os.fdopen(_open_fifo_for_writing(fifo, child), "wb") as feeding:
+        # more than one read of input (64 KiB), so that writing starts; the input stays open, so it waits
+        feeding.write(b"".join(b"https://e.com/page/%d\n" % i for i in range(10_000)))
+        feeding.flush()
+        _wait_for(lambda: any(name.endswith(".part") for name in os.listdir(out_dir)), child, "the temporary file")
+        child.send_signal(signum)
+        _, err = child.communicate(timeout=60)
+    assert child.returncode == code
+    assert f"terminated by {signal.Signals(signum).name}" in err and "Traceback" not in err
+    assert leftovers(out_dir, "out.txt") == []
+    assert target.read_bytes() == b"previous output\n"
+
+
+def test_the_signal_handlers_are_restored_after_a_run(capsys: pytest.CaptureFixture[str]) -> None:
+    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)
+    assert main(["formats"]) == 0
+    assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)) == before
+
+
+def _closed_pipe() -> int:
+    """The write end of a pipe whose reader is gone: every write fails with EPIPE."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    return write_end
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["convert", "-q", "{many}", "-t", "jsonl"], ["info", "{many}"], ["formats"]],
+    ids=["convert", "info", "formats"],
+)
+def test_a_closed_pipe_ends_quietly(many_urls: Path, argv: list[str]) -> None:
+    stdout = _closed_pipe()
+    try:
+        done = subprocess.run(
+            feedmap_process(*(arg.format(many=many_urls) for arg in argv)),
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(stdout)
+    assert (done.returncode, done.stderr) == (141, "")
+
+
+def test_a_fifo_whose_reader_stops_early_ends_quietly(many_urls: Path, out_dir: Path) -> None:
+    fifo = out_dir / "fifo"
+    os.mkfifo(fifo)
+    reading = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        child = subprocess.Popen(
+            feedmap_process("convert", "-q", many_urls, "-t", "text", "-o", fifo), stderr=subprocess.PIPE, text=True
+        )
+        _wait_for(lambda: bool(select.select([reading], [], [], 0.05)[0]), child, "writing to the FIFO")
+        first = os.read(reading, len(b"https://e.com/some/longer/path/0\n"))
+    finally:
+        os.close(reading)  # the reader goes away after one line
+    _, err = child.communicate(timeout=60)
+    assert first == b"https://e.com/some/longer/path/0\n"
+    assert (child.returncode, err) == (141, "")
+    assert leftovers(out_dir, "fifo") == []
