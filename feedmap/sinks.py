@@ -36,7 +36,7 @@ from feedmap.errors import SourceError
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer
 
-__all__ = ["SinkLike", "open_sink"]
+__all__ = ["GuardedOutput", "SinkLike", "cannot_write", "open_sink"]
 
 SinkLike = Union[str, "os.PathLike[str]", BinaryIO, None]
 
@@ -61,31 +61,41 @@ def cannot_write(name: str, exc: OSError, doing: str = "cannot write") -> Source
     return SourceError(f"{name}: {doing} ({reason})" + (f"; {advice}" if advice else ""))
 
 
-class _RawOutput(io.RawIOBase):
+class GuardedOutput(io.RawIOBase):
     """The bytes of one output: OS errors become SourceError naming it; a broken pipe stays BrokenPipeError.
 
-    After :meth:`abandon` writes are dropped, so that closing the buffer above after a failure neither
-    writes the rest of the document nor fails a second time.
+    ``write`` and ``flush`` hand the bytes on (``os.write`` on a descriptor, or another stream's methods);
+    closing does not close what is below.  After :meth:`abandon` writes are dropped, so that closing the
+    buffer above after a failure neither writes the rest of the document nor fails a second time.
     """
 
     def __init__(
-        self, name: str, write: Callable[[ReadableBuffer], int | None], flush: Callable[[], object] = lambda: None
+        self,
+        name: str,
+        write: Callable[[ReadableBuffer], int | None],
+        flush: Callable[[], object] = lambda: None,
+        *,
+        tty: bool = False,
     ) -> None:
         super().__init__()
         self.output_name = name
         self._write = write
         self._flush = flush
+        self._tty = tty
         self._abandoned = False
 
     def writable(self) -> bool:
         return True
+
+    def isatty(self) -> bool:
+        return self._tty
 
     def write(self, data: ReadableBuffer) -> int | None:
         if self._abandoned:
             return memoryview(data).nbytes
         try:
             return self._write(data)
-        except BrokenPipeError:
+        except (BrokenPipeError, SourceError):  # SourceError: a guarded stream below named it already
             raise
         except OSError as exc:
             raise cannot_write(self.output_name, exc) from None
@@ -95,7 +105,7 @@ class _RawOutput(io.RawIOBase):
             return
         try:
             self._flush()
-        except BrokenPipeError:
+        except (BrokenPipeError, SourceError):
             raise
         except OSError as exc:
             raise cannot_write(self.output_name, exc) from None
@@ -105,7 +115,7 @@ class _RawOutput(io.RawIOBase):
 
 
 @contextlib.contextmanager
-def _buffered(raw: _RawOutput) -> Iterator[BinaryIO]:
+def _buffered(raw: GuardedOutput) -> Iterator[BinaryIO]:
     """A buffered writer over ``raw``, flushed and closed at the end; after a failure, dropped unwritten."""
     out = io.BufferedWriter(raw, buffer_size=_BUFFER)
     try:
@@ -128,7 +138,7 @@ def open_sink(target: SinkLike) -> Iterator[BinaryIO]:
     """
     if target is None or (isinstance(target, str) and target == "-"):
         stdout = sys.stdout.buffer
-        with _buffered(_RawOutput("<stdout>", stdout.write, stdout.flush)) as out:
+        with _buffered(GuardedOutput("<stdout>", stdout.write, stdout.flush, tty=stdout.isatty())) as out:
             yield out
         return
     if not isinstance(target, (str, os.PathLike)):
@@ -225,7 +235,7 @@ def _open_special(name: str, found: os.stat_result) -> int:
 @contextlib.contextmanager
 def _straight_through(name: str, fd: int) -> Iterator[BinaryIO]:
     try:
-        with _buffered(_RawOutput(name, functools.partial(os.write, fd))) as out:
+        with _buffered(GuardedOutput(name, functools.partial(os.write, fd))) as out:
             yield out
     except BaseException:
         with contextlib.suppress(OSError):
@@ -256,7 +266,7 @@ def _replacing(name: str, previous: os.stat_result | None) -> Iterator[BinaryIO]
     try:
         if previous is not None:
             _keep_metadata(fd, previous)
-        with _buffered(_RawOutput(name, functools.partial(os.write, fd))) as out:
+        with _buffered(GuardedOutput(name, functools.partial(os.write, fd))) as out:
             yield out
         try:
             os.fsync(fd)  # the data is on disk before the name points to it

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import os
 import signal
 import sys
@@ -26,6 +27,7 @@ from typing import NoReturn
 from feedmap import __version__
 from feedmap.cli import convert, discover, formats, info
 from feedmap.errors import FeedmapError, FormatError, ReadError, SourceError, UnknownFormatError, WriteError
+from feedmap.sinks import GuardedOutput
 
 __all__ = ["Terminated", "build_parser", "console", "main"]
 
@@ -123,6 +125,36 @@ def _quiet_stdout() -> None:
         os.close(devnull)
 
 
+@contextlib.contextmanager
+def _stdout_errors_are_messages() -> Iterator[None]:
+    """While a command runs, failing to write stdout (``> file`` on a full disk) is a SourceError naming
+    ``<stdout>``, not a traceback; everything is flushed before the end, so exiting cannot fail later."""
+    original = sys.stdout
+    below = getattr(original, "buffer", None)
+    if below is None:  # a text-only stream put there by a caller
+        yield
+        return
+    raw = GuardedOutput("<stdout>", below.write, below.flush, tty=original.isatty())
+    guarded = io.TextIOWrapper(
+        io.BufferedWriter(raw),
+        encoding=original.encoding,
+        errors=original.errors,
+        line_buffering=bool(getattr(original, "line_buffering", False)),
+    )
+    sys.stdout = guarded
+    try:
+        yield
+        guarded.flush()
+        raw.flush()
+    except BaseException:
+        raw.abandon()  # what could not be written is dropped, so closing cannot fail again
+        raise
+    finally:
+        sys.stdout = original
+        with contextlib.suppress(OSError, ValueError):
+            guarded.close()  # closes the layers above raw only: the real stdout stays open
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``feedmap argv...``; return the exit code (never raises for expected errors or signals)."""
     try:
@@ -149,7 +181,8 @@ def _run(argv: Sequence[str] | None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        result: int = args.run(args)
+        with _stdout_errors_are_messages():
+            result: int = args.run(args)
         return result
     except UnknownFormatError as exc:
         print(f"feedmap: error: {exc}", file=sys.stderr)
