@@ -25,7 +25,6 @@ import errno
 import functools
 import io
 import os
-import secrets
 import stat
 import sys
 from collections.abc import Callable, Iterator
@@ -307,7 +306,7 @@ def _temporary(name: str, directory: str, base: str) -> tuple[int, str]:
         base = base[:50]
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     for _ in range(100):
-        path = os.path.join(directory, f".{base}.{secrets.token_hex(4)}.part")
+        path = os.path.join(directory, f".{base}.{os.urandom(4).hex()}.part")
         try:
             return os.open(path, flags, 0o666), path
         except FileExistsError:
@@ -322,5 +321,6 @@ def _keep_metadata(fd: int, previous: os.stat_result) -> None:
     if hasattr(os, "fchown"):
         with contextlib.suppress(OSError):
             os.fchown(fd, previous.st_uid, previous.st_gid)
-    with contextlib.suppress(OSError):
-        os.fchmod(fd, stat.S_IMODE(previous.st_mode) & 0o777)
+    if hasattr(os, "fchmod"):
+        with contextlib.suppress(OSError):
+            os.fchmod(fd, stat.S_IMODE(previous.st_mode) & 0o777)
