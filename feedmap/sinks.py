@@ -169,6 +169,8 @@ def _existing(name: str) -> os.stat_result | None:
     try:
         found = os.stat(name)
     except FileNotFoundError:
+        if name.endswith(("/", os.sep)):  # `-o new/` asks for a directory, which a file cannot be
+            raise SourceError(f"{name}: no such directory; give the path of a file to write") from None
         return None
     except NotADirectoryError:
         raise SourceError(f"{name}: {_blocking_file(name)} is not a directory") from None

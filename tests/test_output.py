@@ -273,8 +273,10 @@ def test_a_symlink_loop_is_an_io_error(capsys: pytest.CaptureFixture[str], urls:
         (lambda folder: "", "output path is empty"),
         (lambda folder: str(folder / "file.txt" / "out.txt"), "file.txt is not a directory"),
         (lambda folder: str(folder / "missing" / "out.txt"), "does not exist"),
+        (lambda folder: f"{folder / 'new'}/", "no such directory"),
+        (lambda folder: f"{folder / 'file.txt'}/", "file.txt is not a directory"),
     ],
-    ids=["directory", "empty", "through-a-file", "missing-directory"],
+    ids=["directory", "empty", "through-a-file", "missing-directory", "new-with-slash", "file-with-slash"],
 )
 def test_paths_that_cannot_be_written_are_io_errors(
     capsys: pytest.CaptureFixture[str], urls: Path, out_dir: Path, make: Callable[[Path], str], expected: str
