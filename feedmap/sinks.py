@@ -259,8 +259,8 @@ def _close(name: str, fd: int) -> None:
 @contextlib.contextmanager
 def _replacing(name: str, previous: os.stat_result | None) -> Iterator[BinaryIO]:
     """Write to a temporary file next to the final one (a link's target), renamed over it when complete."""
-    final = os.path.realpath(name)  # a symbolic link: replace its target, keep the link
-    directory = os.path.dirname(final)
+    final = _link_target(name)
+    directory = os.path.dirname(final) or os.curdir
     if previous is None:
         _check_directory(name, directory)
     fd, temporary = _temporary(name, directory, os.path.basename(final))
@@ -289,6 +289,22 @@ def _replacing(name: str, previous: os.stat_result | None) -> Iterator[BinaryIO]
         raise
 
 
+def _link_target(name: str) -> str:
+    """The file a chain of symbolic links at ``name`` ends at (``name`` itself when it is no link).
+
+    Only the last component is followed: directories on the way may be links, the rename happens in
+    whichever directory they lead to.  A relative path stays relative (no parent needs to be enterable).
+    """
+    final = name
+    for _ in range(40):  # the kernel's limit on links followed
+        try:
+            link = os.readlink(final)
+        except OSError:  # not a link (or nothing there)
+            return final
+        final = os.path.join(os.path.dirname(final), link)
+    raise SourceError(f"{name}: too many levels of symbolic links; a symbolic link on the way points back to itself")
+
+
 def _check_directory(name: str, directory: str) -> None:
     try:
         found = os.stat(directory)
@@ -314,7 +330,7 @@ def _temporary(name: str, directory: str, base: str) -> tuple[int, str]:
         except FileExistsError:
             continue
         except OSError as exc:
-            raise cannot_write(name, exc, f"cannot create a temporary file in {directory or '.'}") from None
+            raise cannot_write(name, exc, f"cannot create a temporary file in {directory}") from None
     raise SourceError(f"{name}: cannot create a temporary file in {directory}: every name tried exists")
 
 

@@ -330,6 +330,55 @@ def test_a_read_only_file_system_is_an_io_error(
     assert leftovers(disk) == []
 
 
+def _as_nobody(folder: Path, action: Callable[[], str]) -> str:
+    """Run ``action`` in a forked child that entered ``folder`` and then became the user nobody; its result.
+
+    Permission bits do not stop root, so a read-only directory is tried as another user; relative paths
+    from ``folder`` avoid the parents that user may not enter.
+    """
+    if os.geteuid() != 0:
+        pytest.skip("becoming another user needs root")
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into pytest
+        status = 1
+        try:
+            os.close(read_end)
+            os.chdir(folder)
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            os.write(write_end, action().encode())
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as reading:
+        result = reading.read().decode()
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, result
+    return result
+
+
+def test_a_read_only_directory_is_an_io_error(out_dir: Path) -> None:
+    folder = out_dir / "read-only"
+    folder.mkdir()
+    folder.chmod(0o555)
+
+    def attempt() -> str:
+        try:
+            with open_sink("out.txt") as out:
+                out.write(TEXT)
+        except SourceError as exc:
+            return str(exc)
+        return "written"
+
+    message = _as_nobody(folder, attempt)
+    assert "cannot create a temporary file" in message and "Permission denied" in message
+    assert "check the permissions" in message
+    assert leftovers(folder) == []
+
+
 def _limit_file_size() -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (32 * 1024, resource.RLIM_INFINITY))
 
