@@ -82,6 +82,8 @@ class GuardedOutput(io.RawIOBase):
         self._flush = flush
         self._tty = tty
         self._abandoned = False
+        #: Whether writing or flushing failed (the output's fault, not the document's).
+        self.failed = False
 
     def writable(self) -> bool:
         return True
@@ -95,8 +97,10 @@ class GuardedOutput(io.RawIOBase):
         try:
             return self._write(data)
         except (BrokenPipeError, SourceError):  # SourceError: a guarded stream below named it already
+            self.failed = True
             raise
         except OSError as exc:
+            self.failed = True
             raise cannot_write(self.output_name, exc) from None
 
     def flush(self) -> None:
@@ -105,8 +109,10 @@ class GuardedOutput(io.RawIOBase):
         try:
             self._flush()
         except (BrokenPipeError, SourceError):
+            self.failed = True
             raise
         except OSError as exc:
+            self.failed = True
             raise cannot_write(self.output_name, exc) from None
 
     def abandon(self) -> None:
@@ -114,13 +120,20 @@ class GuardedOutput(io.RawIOBase):
 
 
 @contextlib.contextmanager
-def _buffered(raw: GuardedOutput) -> Iterator[BinaryIO]:
-    """A buffered writer over ``raw``, flushed and closed at the end; after a failure, dropped unwritten."""
+def _buffered(raw: GuardedOutput, *, stream: bool = False) -> Iterator[BinaryIO]:
+    """A buffered writer over ``raw``, flushed and closed at the end.
+
+    After a failure the buffered rest is dropped, except on a ``stream`` (stdout) whose writing did not
+    fail: what the writer wrote reaches it, as if it were not buffered here (a stream cannot be undone).
+    """
     out = io.BufferedWriter(raw, buffer_size=_BUFFER)
     try:
         yield out
         out.close()  # writes what is buffered, then flushes raw (errors are raw's SourceError)
     except BaseException:
+        if stream and not raw.failed:
+            with contextlib.suppress(OSError, ValueError):
+                out.flush()
         raw.abandon()
         with contextlib.suppress(OSError, ValueError):
             out.close()
@@ -137,7 +150,8 @@ def open_sink(target: SinkLike) -> Iterator[BinaryIO]:
     """
     if target is None or (isinstance(target, str) and target == "-"):
         stdout = sys.stdout.buffer
-        with _buffered(GuardedOutput("<stdout>", stdout.write, stdout.flush, tty=stdout.isatty())) as out:
+        raw = GuardedOutput("<stdout>", stdout.write, stdout.flush, tty=stdout.isatty())
+        with _buffered(raw, stream=True) as out:
             yield out
         return
     if not isinstance(target, (str, os.PathLike)):
@@ -236,7 +250,7 @@ def _open_special(name: str, found: os.stat_result) -> int:
 @contextlib.contextmanager
 def _straight_through(name: str, fd: int) -> Iterator[BinaryIO]:
     try:
-        with _buffered(GuardedOutput(name, functools.partial(os.write, fd))) as out:
+        with _buffered(GuardedOutput(name, functools.partial(os.write, fd)), stream=True) as out:
             yield out
     except BaseException:
         with contextlib.suppress(OSError):

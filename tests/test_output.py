@@ -13,6 +13,7 @@ permitted), a file-size limit is RLIMIT_FSIZE set in a child process.
 from __future__ import annotations
 
 import errno
+import io
 import os
 import resource
 import select
@@ -20,6 +21,7 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -206,6 +208,46 @@ def test_own_descriptor_opened_for_appending_is_appended_to(out_dir: Path) -> No
         out.write(TEXT)
     assert log.read_bytes() == b"earlier\n" + TEXT
     assert leftovers(out_dir, "log.txt") == []
+
+
+def _failing_after(count: int) -> Iterator[feedmap.Entry]:
+    for i in range(count):
+        yield feedmap.Entry(loc=f"http://a/{i}")
+    raise RuntimeError("the source failed")
+
+
+# the text writer hands its output on every 4,096 entries: what it wrote before a failure at entry 5,000
+# (short URLs: less than the 64 KiB the sink buffers, which must not be held back)
+WRITTEN = b"".join(b"http://a/%d\n" % i for i in range(4096))
+
+
+def test_a_stream_gets_what_was_written_before_a_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stream cannot be undone: what the writer wrote before the failure reaches it (not held back)."""
+    buffer = io.BytesIO()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(buffer))
+    with pytest.raises(RuntimeError):
+        feedmap.write(_failing_after(5000), None, "text")
+    assert buffer.getvalue() == WRITTEN
+    read_end, write_end = os.pipe()
+    with os.fdopen(read_end, "rb") as reading, os.fdopen(write_end, "wb") as writing:
+        received: list[bytes] = []
+        drain = threading.Thread(target=lambda: received.append(reading.read()))
+        drain.start()
+        with pytest.raises(RuntimeError):
+            feedmap.write(_failing_after(5000), f"/dev/fd/{write_end}", "text")
+        writing.close()
+        drain.join()
+    assert received == [WRITTEN]
+
+
+def test_stdout_keeps_what_was_converted_before_strict_stops(
+    capsys: pytest.CaptureFixture[str], out_dir: Path
+) -> None:
+    source = out_dir / "urls.txt"
+    source.write_bytes(b"".join(b"http://a/%d\n" % i for i in range(5000)) + b"not a url\n")
+    code, out, err = run(capsys, "convert", source, "--strict", "-t", "text")
+    assert code == 1 and "[not-a-url]" in err
+    assert out.encode() == WRITTEN
 
 
 # ----------------------------------------------------------------------------------- symbolic links

@@ -147,6 +147,9 @@ def _stdout_errors_are_messages() -> Iterator[None]:
         guarded.flush()
         raw.flush()
     except BaseException:
+        if not raw.failed:  # what the command printed before it stopped is shown
+            with contextlib.suppress(OSError, ValueError):
+                guarded.flush()
         raw.abandon()  # what could not be written is dropped, so closing cannot fail again
         raise
     finally:
