@@ -18,6 +18,7 @@ import os
 import resource
 import select
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -330,6 +331,16 @@ def test_paths_that_cannot_be_written_are_io_errors(
     assert expected in err
     assert (out_dir / "file.txt").read_bytes() == b"kept\n"
     assert leftovers(out_dir, "file.txt") == []
+
+
+def test_a_socket_is_named_not_replaced(capsys: pytest.CaptureFixture[str], urls: Path, out_dir: Path) -> None:
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(out_dir / "sock"))
+        code, _, err = run(capsys, "convert", urls, "-t", "text", "-o", out_dir / "sock")
+        assert code == 2
+        assert "Traceback" not in err and "is a socket" in err
+        assert stat.S_ISSOCK(os.lstat(out_dir / "sock").st_mode)
+    assert leftovers(out_dir, "sock") == []
 
 
 def test_empty_output_path_in_the_library_is_a_source_error() -> None:
