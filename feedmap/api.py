@@ -230,7 +230,10 @@ def write(
 ) -> Summary:
     """Write a document (or any iterable of entries) to a path, ``"-"``/None for stdout, or a binary file.
 
-    A path is written atomically: to a temporary file renamed into place when everything was written.
+    A regular file (or a new path) is written atomically: to a temporary file renamed over it when
+    everything was written; a symbolic link's target is replaced; a device, a FIFO or ``/dev/fd/N`` is
+    written straight through (see :mod:`feedmap.sinks`).  An output that cannot be opened or written (a
+    directory, a full disk) raises :class:`~feedmap.errors.SourceError`.
     """
     spec = _writer_spec(format)
     document = doc if isinstance(doc, Document) else Document(entries=doc)

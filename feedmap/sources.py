@@ -1,4 +1,4 @@
-"""Opening inputs and outputs: paths, ``-``, file objects; gzip by magic bytes; size caps; atomic output.
+"""Opening inputs: paths, ``-``, file objects, URLs; gzip by magic bytes; size caps.
 
 * sitemaps.org allows gzip-compressed sitemaps; the 52,428,800-byte limit applies to the uncompressed
   bytes.  Compression is recognised by the gzip magic bytes (RFC 1952: ``1f 8b``), never by the file name
@@ -8,8 +8,7 @@
   padding after gzip data and optional gzip header fields count against the cap too.
 * gzip damage (RFC 1952: a bad CRC32 or ISIZE, garbage after a member, a cut stream) is a warning
   (``corrupt-gzip``, ``truncated-gzip``) reported after everything inflated before it was used.
-* Output goes to a temporary file in the target's directory and is renamed into place only when the
-  whole document was written: a failed run leaves any earlier output untouched.
+* Outputs are opened by :mod:`feedmap.sinks` (:func:`open_sink` is re-exported here).
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ import io
 import os
 import struct
 import sys
-import tempfile
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -27,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol, Union
 
 from feedmap.errors import LimitError, Reporter, SourceError
+from feedmap.sinks import SinkLike, open_sink  # outputs: kept importable from here
 
 if TYPE_CHECKING:  # httpx is imported only when something is fetched
     from feedmap.http import Fetcher
@@ -52,7 +51,6 @@ class Readable(Protocol):
 
 
 SourceLike = Union[str, "os.PathLike[str]", BinaryIO]
-SinkLike = Union[str, "os.PathLike[str]", BinaryIO, None]
 
 
 def source_name(source: SourceLike) -> str:
@@ -381,40 +379,3 @@ def _opened(
     compressed = magic == GZIP_MAGIC
     capped = _CappedStream(head, limit=max_bytes, name=display, reporter=reporter, compressed=compressed)
     return Source(display, PeekableStream(capped), path, compressed, url)
-
-
-@contextlib.contextmanager
-def open_sink(target: SinkLike) -> Iterator[BinaryIO]:
-    """Open an output; a path is written to a temporary file and renamed into place on success."""
-    if target is None or (isinstance(target, str) and target == "-"):
-        out = sys.stdout.buffer
-        yield out
-        out.flush()
-        return
-    if not isinstance(target, (str, os.PathLike)):
-        yield target
-        return
-    path = Path(target)
-    directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise SourceError(f"{path}: directory {directory} does not exist")
-    try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=directory)
-    except OSError as exc:
-        raise SourceError(f"{path}: cannot write ({exc.strerror or exc})") from None
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            yield handle
-        if path.exists():
-            with contextlib.suppress(OSError):
-                os.chmod(tmp, path.stat().st_mode & 0o777)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise

@@ -3,25 +3,39 @@
 Exit codes: 0 success (also when lenient reading recovered and printed warnings), 1 input that could not
 be used or any warning under ``--strict``, 2 a usage or I/O error.  An expected error never shows a
 traceback.
+
+Stopping early follows the shell's convention of 128 + the signal number: Ctrl-C (SIGINT) exits 130,
+SIGTERM 143 and SIGHUP 129, after the temporary output file was removed (SIGTERM and SIGHUP are turned
+into an exception like Ctrl-C, unless they were ignored when feedmap started, as under ``nohup``).  When
+the reader of the output goes away (``feedmap ... | head -1``), feedmap stops quietly with 141, the status
+of a command killed by SIGPIPE (Python ignores SIGPIPE, so this is a BrokenPipeError here).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from types import FrameType
 from typing import NoReturn
 
 from feedmap import __version__
 from feedmap.cli import convert, discover, formats, info
 from feedmap.errors import FeedmapError, FormatError, ReadError, SourceError, UnknownFormatError, WriteError
+from feedmap.sinks import GuardedOutput
 
-__all__ = ["build_parser", "console", "main"]
+__all__ = ["Terminated", "build_parser", "console", "main"]
 
 EXIT_OK = 0
 EXIT_INVALID = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 128 + 2  # SIGINT
+EXIT_BROKEN_PIPE = 128 + 13  # SIGPIPE
 
 _EPILOG = """\
 examples:
@@ -35,7 +49,8 @@ examples:
   feedmap discover example.com --tree                            a site's sitemaps (robots.txt) as a tree
   feedmap formats                                                what can be read and written
 
-exit codes: 0 ok (warnings printed), 1 unusable input or a warning under --strict, 2 usage or I/O error
+exit codes: 0 ok (warnings printed), 1 unusable input or a warning under --strict, 2 usage or I/O error,
+  130 Ctrl-C, 143 SIGTERM, 129 SIGHUP (no partial output left), 141 the output's reader went away (| head)
 """
 
 
@@ -54,7 +69,112 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP arrived: the run stops the way Ctrl-C stops it (temporary output removed)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _signals_stop_the_run() -> Iterator[None]:
+    """While a command runs, SIGTERM and SIGHUP raise :class:`Terminated` in the main thread.
+
+    Only the first one raises, so that a second signal cannot cut the cleanup short.  A signal that was
+    ignored when feedmap started (``nohup``) stays ignored; the previous handlers are restored at the end.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    raised = False
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        nonlocal raised
+        if not raised:
+            raised = True
+            raise Terminated(signum)
+
+    previous = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        signum = getattr(signal, name, None)
+        if signum is not None and signal.getsignal(signum) == signal.SIG_DFL:
+            previous[signum] = signal.signal(signum, stop)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _say(message: str) -> None:
+    """Print to stderr, which may be a closed pipe too."""
+    with contextlib.suppress(OSError):
+        print(message, file=sys.stderr)
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe: stdout becomes os.devnull, so that flushing it at exit cannot fail again.
+
+    (What Python's documentation of SIGPIPE recommends; in-process, stdout may have no descriptor.)
+    """
+    with contextlib.suppress(OSError, ValueError):
+        fd = sys.stdout.fileno()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
+
+
+@contextlib.contextmanager
+def _stdout_errors_are_messages() -> Iterator[None]:
+    """While a command runs, failing to write stdout (``> file`` on a full disk) is a SourceError naming
+    ``<stdout>``, not a traceback; everything is flushed before the end, so exiting cannot fail later."""
+    original = sys.stdout
+    below = getattr(original, "buffer", None)
+    if below is None:  # a text-only stream put there by a caller
+        yield
+        return
+    raw = GuardedOutput("<stdout>", below.write, below.flush, tty=original.isatty())
+    guarded = io.TextIOWrapper(
+        io.BufferedWriter(raw),
+        encoding=original.encoding,
+        errors=original.errors,
+        line_buffering=bool(getattr(original, "line_buffering", False)),
+    )
+    sys.stdout = guarded
+    try:
+        yield
+        guarded.flush()
+        raw.flush()
+    except BaseException:
+        if not raw.failed:  # what the command printed before it stopped is shown
+            with contextlib.suppress(OSError, ValueError):
+                guarded.flush()
+        raw.abandon()  # what could not be written is dropped, so closing cannot fail again
+        raise
+    finally:
+        sys.stdout = original
+        with contextlib.suppress(OSError, ValueError):
+            guarded.close()  # closes the layers above raw only: the real stdout stays open
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``feedmap argv...``; return the exit code (never raises for expected errors or signals)."""
+    try:
+        with _signals_stop_the_run():
+            return _run(argv)
+    except BrokenPipeError:  # the reader of our output went away (e.g. `| head`): stop quietly
+        _quiet_stdout()
+        return EXIT_BROKEN_PIPE
+    except Terminated as exc:
+        _say(f"feedmap: terminated by {signal.Signals(exc.signum).name}")
+        return 128 + exc.signum
+    except KeyboardInterrupt:
+        _say("feedmap: interrupted")
+        return EXIT_INTERRUPTED
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -64,7 +184,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        result: int = args.run(args)
+        with _stdout_errors_are_messages():
+            result: int = args.run(args)
         return result
     except UnknownFormatError as exc:
         print(f"feedmap: error: {exc}", file=sys.stderr)
@@ -85,25 +206,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FeedmapError as exc:  # pragma: no cover - every subclass is handled above
         print(f"feedmap: error: {exc}", file=sys.stderr)
         return EXIT_INVALID
-    except BrokenPipeError:
-        # the reader of our stdout went away (e.g. `| head`): stop quietly
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_INVALID
-    except KeyboardInterrupt:
-        print("feedmap: interrupted", file=sys.stderr)
-        return 130
 
 
 def console() -> NoReturn:
     """The ``feedmap`` command: :func:`main`, then exit with its code.
 
-    After an interrupt, exit at once: the requests still in flight on worker threads would otherwise be
-    waited for (up to their timeouts) by the interpreter's shutdown.  Output files are already cleaned up.
+    After an interrupt, a signal or a broken pipe, exit at once: the requests still in flight on worker
+    threads would otherwise be waited for (up to their timeouts) by the interpreter's shutdown.  Output
+    files are already cleaned up.
     """
     code = main()
-    if code == 130:
-        sys.stdout.flush()
-        sys.stderr.flush()
+    if code > 128:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
         os._exit(code)
     sys.exit(code)

@@ -70,7 +70,8 @@ def add_parser(subparsers: Any) -> None:
         "-o",
         "--output",
         metavar="OUT",
-        help="output file (default: standard output); written to a temporary file and renamed into place when complete",
+        help="output file (default: standard output); a file is written to a temporary file renamed over it "
+        "when complete (a symbolic link's target is replaced); devices, FIFOs and /dev/fd/N are written directly",
     )
     parser.add_argument(
         "--schema-location",
