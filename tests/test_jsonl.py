@@ -399,3 +399,29 @@ def test_the_line_cap_is_an_option(limit: int, too_long: list[int], written: byt
     feedmap.convert(io.BytesIO(data), sink, "text", from_="jsonl", options=options, reporter=reporter)
     assert [line for line, code in coded(reporter.diagnostics) if code == "line-too-long"] == too_long
     assert sink.getvalue() == written
+
+
+@pytest.mark.parametrize(
+    ("written", "priority", "codes"),
+    [
+        (b"0.5", 0.5, []),
+        (b"0.50", 0.5, []),
+        (b"1", 1.0, []),
+        (b"5e-324", 5e-324, []),  # a float holds it; the XML writers round it (priority-rounded there)
+        (b"0.12345678901234567890", 0.12345678901234568, ["priority-rounded"]),
+        (b"1e-400", 0.0, ["priority-rounded"]),
+        (b"1e400", 1.0, ["invalid-priority"]),
+        (b"-0.1", 0.0, ["invalid-priority"]),
+    ],
+)
+def test_a_priority_a_float_cannot_hold_is_reported(written: bytes, priority: float, codes: list[str]) -> None:
+    entries, diagnostics, _ = read(b'{"loc":"https://www.example.com/","priority":' + written + b"}\n")
+    assert [e.priority for e in entries] == [priority]
+    assert [d.code for d in diagnostics] == codes
+
+
+def test_a_fraction_where_a_string_belongs_is_still_an_invalid_value() -> None:
+    entries, diagnostics, _ = read(b'{"loc":"https://www.example.com/","title":0.5}\n')
+    assert entries == []
+    assert coded(diagnostics) == [(1, "invalid-value")]
+    assert "not float" in diagnostics[0].message

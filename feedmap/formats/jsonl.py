@@ -12,10 +12,10 @@ Every IR field has a key, so ``X -> jsonl -> X`` is lossless for every format X.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
+from decimal import Decimal
 from typing import Any, BinaryIO
 
 from feedmap.context import Context
@@ -130,8 +130,12 @@ def _text(obj: dict[str, Any], key: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise _Bad(f"{key!r} must be a string, not {type(value).__name__}")
+        raise _Bad(f"{key!r} must be a string, not {_json_type(value)}")
     return value
+
+
+def _json_type(value: Any) -> str:
+    return "float" if isinstance(value, Decimal) else type(value).__name__  # JSON fractions are read as Decimal
 
 
 def _string_list(value: Any, key: str) -> tuple[str, ...]:
@@ -204,15 +208,20 @@ def _alternates(value: Any) -> tuple[Alternate, ...]:
 
 
 def _priority(value: Any, ctx: Context, line: int) -> float | None:
+    """A JSON number as a priority; JSON fractions arrive as Decimal (``parse_float``), so a value that a
+    float cannot hold exactly (``0.12345678901234567890``, ``1e-400``) is reported, not rounded silently."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)) or value != value:  # NaN
         raise _Bad("'priority' must be a number")
     if value < 0 or value > 1:
         clamped = min(max(float(value), 0.0), 1.0)
         ctx.warning("invalid-priority", f"priority {value} is outside 0.0-1.0; read as {clamped}", line)
         return clamped
-    return float(value)
+    number = float(value)
+    if isinstance(value, Decimal) and Decimal(repr(number)) != value:
+        ctx.warning("priority-rounded", f"priority {value} is read as {number!r}, the nearest binary float", line)
+    return number
 
 
 def _entry(obj: dict[str, Any], ctx: Context, line: int) -> Entry | None:
@@ -266,7 +275,8 @@ def _lines(stream: Iterable[bytes | None], ctx: Context) -> Iterator[tuple[int, 
         if not text:
             continue
         try:
-            obj = json.loads(text.decode("utf-8"))  # strict: json.loads(bytes) would let surrogate bytes through
+            # strict UTF-8: json.loads(bytes) would let surrogate bytes through; fractions as Decimal (see _priority)
+            obj = json.loads(text.decode("utf-8"), parse_float=Decimal)
         except UnicodeDecodeError as exc:
             ctx.warning("invalid-json", f"the line is not UTF-8 ({exc.reason} at byte {exc.start}); line skipped", line)
             continue
