@@ -13,6 +13,9 @@ Writing emits UTF-8 with nothing before ``<?xml``, children in XSD order (``loc,
 priority``, then extensions; image children ``loc, caption, geo_location, title, license``) and every
 namespace declared once on the root.  Output is plain string building through one escaping function
 (DESIGN.md measured it 3x faster than ``lxml.etree.xmlfile``); tests parse it back to prove it well-formed.
+What XML 1.0 cannot hold (§2.2: most C0 controls, U+FFFE, U+FFFF, surrogates) is dropped and reported
+(``character-dropped``); an extra is written only when it is well-formed elements named by its key
+(``invalid-extra``, :mod:`feedmap.formats._extras`); a priority is a short ``xsd:decimal``.
 """
 
 from __future__ import annotations
