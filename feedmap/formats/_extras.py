@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 from collections.abc import Mapping
 
 from lxml import etree
@@ -22,9 +23,18 @@ from feedmap.context import Context
 
 __all__ = ["TEXT_NAME", "extra_problem", "unqualified", "valid_extras", "xml_extra"]
 
-_PARSER = etree.XMLParser(
-    resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False, recover=False, remove_blank_text=False
-)
+_LOCAL = threading.local()  # an lxml parser must not be used by two threads at once (lxml FAQ, threading)
+
+
+def _parser() -> etree.XMLParser:
+    parser: etree.XMLParser | None = getattr(_LOCAL, "parser", None)
+    if parser is None:
+        parser = _LOCAL.parser = etree.XMLParser(
+            resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False, recover=False
+        )
+    return parser
+
+
 #: An XML name as text extras' keys use it after their ``prefix:`` (ASCII only, so always a valid XML Name).
 TEXT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*", re.ASCII)
 
@@ -58,7 +68,7 @@ def _problem(key: str, value: str) -> str | None:
     if tag is None:
         return "has a key that is not a {namespace}name"
     try:
-        wrapper = etree.fromstring(f"<w>{value}</w>", _PARSER)
+        wrapper = etree.fromstring(f"<w>{value}</w>", _parser())
     except etree.XMLSyntaxError as exc:
         return f"is not well-formed XML on its own ({exc.msg if getattr(exc, 'msg', None) else exc})"
     except ValueError as exc:  # lxml refuses some strings outright (an encoding declaration in a str)
@@ -84,7 +94,7 @@ def unqualified(value: str) -> str:
 
     Without it the element would be read back in the parent's namespace (a sitemap's ``<url>``).
     """
-    wrapper = etree.fromstring(f"<w>{value}</w>", _PARSER)
+    wrapper = etree.fromstring(f"<w>{value}</w>", _parser())
     out = []
     for child in wrapper:
         text = etree.tostring(child, encoding="unicode", with_tail=False)
