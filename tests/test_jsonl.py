@@ -425,3 +425,11 @@ def test_a_fraction_where_a_string_belongs_is_still_an_invalid_value() -> None:
     assert entries == []
     assert coded(diagnostics) == [(1, "invalid-value")]
     assert "not float" in diagnostics[0].message
+
+
+def test_the_line_cap_is_a_read_argument() -> None:
+    reporter = Reporter()
+    data = b'{"loc":"https://www.example.com/long"}\n{"loc":"https://e.com/"}\n'
+    with feedmap.read(io.BytesIO(data), format="jsonl", max_line_bytes=30, reporter=reporter) as doc:
+        assert [e.loc for e in doc] == ["https://e.com/"]
+    assert coded(reporter.diagnostics) == [(1, "line-too-long")]
