@@ -24,7 +24,9 @@ the line, what real sitemaps get wrong:
 Repairs are reported one by one up to :data:`REPORT_CAP` per kind, then counted, so that a file with
 millions of them stays linear in time and memory.
 
-Writing (XML 1.0 §2.4): :func:`escape_text` escapes ``& < > " '`` and drops characters XML cannot hold.
+Writing (XML 1.0 §2.4, §2.11, §3.3.3): :func:`escape_text` escapes ``& < > " '`` and CR, :func:`escape_attribute`
+also LF and tab; both drop the characters XML cannot hold (§2.2), which :func:`unwritable` names for the
+writers' diagnostics.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ __all__ = [
     "XSI_NS",
     "CleaningStream",
     "RootInfo",
+    "escape_attribute",
     "escape_text",
     "guess_encoding",
     "has_entity",
@@ -62,6 +65,7 @@ __all__ = [
     "namespace_of",
     "peek_cleaned",
     "peek_root",
+    "unwritable",
 ]
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -858,13 +862,46 @@ def _partial(previous: etree._Element | None, wanted: frozenset[str], exc: Excep
 
 # --------------------------------------------------------------------------------------------- writing
 
-_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"})
+#: XML 1.0 §2.2 ``Char``: what a document can hold at all (C0 controls but tab, LF and CR; U+FFFE, U+FFFF;
+#: surrogates, which no UTF-8 text can carry either).
 _INVALID_XML_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
-_NEEDS_ESCAPE = re.compile("[&<>\"'\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+#: Text: ``& < >`` and both quotes; CR as ``&#13;`` (a raw CR reads back as LF, XML 1.0 §2.11).
+_TEXT_ESCAPES = {
+    ord("&"): "&amp;",
+    ord("<"): "&lt;",
+    ord(">"): "&gt;",
+    ord('"'): "&quot;",
+    ord("'"): "&apos;",
+    ord("\r"): "&#13;",
+}
+#: Attributes also keep LF and tab as references (raw, attribute-value normalization reads them as spaces, §3.3.3).
+_ATTRIBUTE_ESCAPES = {**_TEXT_ESCAPES, ord("\n"): "&#10;", ord("\t"): "&#9;"}
+_NEEDS_ESCAPE = re.compile("[&<>\"'\r\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+_NEEDS_ATTRIBUTE_ESCAPE = re.compile("[&<>\"'\r\n\t\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
 def escape_text(value: str) -> str:
-    """Escape a string for XML text or a double-quoted attribute; drop characters XML 1.0 forbids."""
+    """Escape a string for XML text; drop characters XML 1.0 forbids (:func:`unwritable` finds them).
+
+    The common case, nothing to escape, is one regex search and returns ``value`` itself, so a writer can
+    tell by identity (``escape_text(v) is not v``) that it should look for dropped characters.
+    """
     if _NEEDS_ESCAPE.search(value) is None:
         return value
-    return _INVALID_XML_CHARS.sub("", value).translate(_ESCAPES)
+    if _INVALID_XML_CHARS.search(value) is not None:
+        value = _INVALID_XML_CHARS.sub("", value)
+    return value.translate(_TEXT_ESCAPES)
+
+
+def escape_attribute(value: str) -> str:
+    """Escape a string for a double-quoted attribute: as :func:`escape_text`, and LF, tab as references."""
+    if _NEEDS_ATTRIBUTE_ESCAPE.search(value) is None:
+        return value
+    if _INVALID_XML_CHARS.search(value) is not None:
+        value = _INVALID_XML_CHARS.sub("", value)
+    return value.translate(_ATTRIBUTE_ESCAPES)
+
+
+def unwritable(value: str) -> list[str]:
+    """The characters of ``value`` that no XML 1.0 document can hold (what :func:`escape_text` drops)."""
+    return _INVALID_XML_CHARS.findall(value)

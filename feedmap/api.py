@@ -15,7 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from feedmap import converters, registry
-from feedmap.context import DEFAULT_CONCURRENCY, DEFAULT_MAX_DEPTH, Context, FollowPredicate, HttpSettings, Options
+from feedmap.context import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_LINE_BYTES,
+    Context,
+    FollowPredicate,
+    HttpSettings,
+    Options,
+)
 from feedmap.errors import Diagnostic, FormatError, Reporter
 from feedmap.model import ENTRY_FIELDS, Document, Entry
 from feedmap.registry import FormatSpec
@@ -121,6 +129,7 @@ def read(
     strict: bool = False,
     *,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     follow: bool | FollowPredicate = True,
     max_depth: int = DEFAULT_MAX_DEPTH,
     maps: Sequence[tuple[str, str | Path]] = (),
@@ -138,11 +147,13 @@ def read(
     For a sitemap index, ``follow`` is True (read every child), False (the index's own entries) or a
     predicate ``follow(loc, lastmod) -> bool`` choosing the children to read; ``concurrency`` children
     are fetched at once.  ``maps`` pairs ``(url_prefix, directory)``: URLs under a prefix are read from
-    the directory instead of the network.
+    the directory instead of the network.  A line of JSON lines or of a text sitemap longer than
+    ``max_line_bytes`` is skipped with a ``line-too-long`` warning.
     """
     options = Options(
         strict=strict,
         max_bytes=max_bytes,
+        max_line_bytes=max_line_bytes,
         follow=follow is not False,
         follow_child=follow if callable(follow) else None,
         max_depth=max_depth,

@@ -24,6 +24,7 @@ __all__ = [
     "DEADLINE_FACTOR",
     "DEFAULT_CONCURRENCY",
     "DEFAULT_MAX_DEPTH",
+    "DEFAULT_MAX_LINE_BYTES",
     "DEFAULT_PAGE_MAX_BYTES",
     "DEFAULT_USER_AGENT",
     "Context",
@@ -37,6 +38,8 @@ DEFAULT_MAX_DEPTH = 5
 DEFAULT_CONCURRENCY = 16
 #: Largest page read by enrichment (a page's head is at its start; 5 MiB is far beyond real pages).
 DEFAULT_PAGE_MAX_BYTES = 5 * 1024 * 1024
+#: Longest line of a line-based input (JSON lines, text sitemap) read: far beyond any real entry or URL.
+DEFAULT_MAX_LINE_BYTES = 1024 * 1024
 DEFAULT_USER_AGENT = "feedmap/0.1 (+https://pypi.org/project/feedmap/)"
 #: The default deadline of a request is this many times the read timeout: 300 s with the default 30 s
 #: (a 50 MiB sitemap needs about 1.4 Mbit/s to arrive in time; a server slower than that, or one
@@ -91,6 +94,8 @@ class Options:
 
     strict: bool = False
     max_bytes: int = DEFAULT_MAX_BYTES
+    #: Longest line of JSON lines or a text sitemap: a longer one is skipped (``line-too-long``).
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     follow: bool = True
     #: With ``follow``: which index children to read (``--since`` builds one); None reads them all.
     follow_child: FollowPredicate | None = None

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_ror import ror_entries
-from test_roundtrip import URLS, XML_TEXT, alternates, images, w3c_dates
+from test_roundtrip import PRIORITIES, URLS, XML_TEXT, alternates, images, w3c_dates
 
 import feedmap
 from feedmap import ChangeFreq, Entry, W3CDate
@@ -260,7 +260,7 @@ def sitemap_entries(draw: st.DrawFn) -> list[Entry]:
         loc=URLS,
         lastmod=st.none() | w3c_dates(),
         changefreq=st.none() | st.sampled_from(list(ChangeFreq)),
-        priority=st.none() | st.floats(min_value=0.0, max_value=1.0),
+        priority=st.none() | PRIORITIES,
         images=st.lists(images(XML_TEXT), max_size=2).map(tuple),
         alternates=st.lists(alternates(), max_size=2).map(tuple),
     )

@@ -11,6 +11,7 @@ import pytest
 
 import feedmap
 from feedmap import Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, W3CDate
+from feedmap.context import Options
 from feedmap.errors import Diagnostic, Reporter
 
 
@@ -284,3 +285,151 @@ def test_lone_surrogate_escapes_are_invalid_values() -> None:
     assert coded(diagnostics) == [(1, "invalid-value"), (3, "invalid-value")]
     text, _ = write(entries)
     assert "😀".encode() in text
+
+
+def test_raw_surrogate_bytes_are_invalid_utf8_not_a_crash(tmp_path: Path) -> None:
+    """``\\xed\\xa0\\x80`` encodes U+D800 (CESU-8): json.loads(bytes) would let it through to the writers."""
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(b'{"loc":"https://e.com/\xed\xa0\x80"}\n{"loc":"https://www.example.com/ok"}\n')
+    entries, diagnostics, _ = read(source.read_bytes())
+    assert [e.loc for e in entries] == ["https://www.example.com/ok"]
+    assert coded(diagnostics) == [(1, "invalid-json")]
+    for target in ("jsonl", "text", "sitemap"):
+        summary = feedmap.convert(source, tmp_path / f"out.{target}", target)
+        assert summary.entries == 1
+        (tmp_path / f"out.{target}").read_bytes().decode("utf-8")
+
+
+def test_writer_drops_a_lone_surrogate_with_a_warning() -> None:
+    entries = [Entry(loc="https://www.example.com/a\ud800b", title="t\udfff"), Entry(loc="https://www.example.com/c")]
+    data, diagnostics = write(entries)
+    assert [json.loads(line) for line in data.decode("utf-8").splitlines()] == [
+        {"loc": "https://www.example.com/ab", "title": "t"},
+        {"loc": "https://www.example.com/c"},
+    ]
+    assert [d.code for d in diagnostics] == ["character-dropped"]
+    assert "U+D800, U+DFFF" in diagnostics[0].message
+
+
+def test_a_header_with_a_lone_surrogate_is_written_without_it() -> None:
+    data, diagnostics = write(Document(DocMeta(kind=DocKind.FEED, title="T\ud800"), []))
+    assert json.loads(data) == {"kind": "feed", "title": "T"}
+    assert [d.code for d in diagnostics] == ["character-dropped"]
+
+
+@pytest.mark.parametrize("priority", [float("nan"), float("inf"), float("-inf")])
+def test_writer_leaves_out_a_priority_that_is_not_a_number(priority: float) -> None:
+    data, diagnostics = write([Entry(loc="https://www.example.com/", priority=priority)])
+    assert json.loads(data) == {"loc": "https://www.example.com/"}
+    assert [d.code for d in diagnostics] == ["invalid-priority"]
+
+
+INJECTION = '<x:y xmlns:x="urn:x"/></url><url><loc>https://injected.example/</loc>'
+
+
+def test_an_extra_that_is_not_one_well_formed_element_is_dropped_when_read(tmp_path: Path) -> None:
+    good = '<x:y xmlns:x="urn:x">1</x:y>'
+    data = lines(
+        {"loc": "https://www.example.com/1", "extras": {"{urn:x}y": INJECTION, "ror:sortOrder": "1"}},
+        {"loc": "https://www.example.com/2", "extras": {"{urn:x}y": good}},
+        {"loc": "https://www.example.com/3", "extras": {"{": "<"}},
+    )
+    entries, diagnostics, _ = read(data)
+    assert [e.extras for e in entries] == [{"ror:sortOrder": "1"}, {"{urn:x}y": good}, {}]
+    assert coded(diagnostics) == [(1, "invalid-extra"), (3, "invalid-extra")]
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(data)
+    summary = feedmap.convert(source, tmp_path / "out.xml", "sitemap")
+    assert summary.entries == 3
+    assert (tmp_path / "out.xml").read_bytes().count(b"<url>") == 3
+
+
+class Generated(io.RawIOBase):
+    """A readable stream of ``size`` bytes of ``fill`` then ``tail``, made as it is read (never held whole)."""
+
+    def __init__(self, fill: bytes, size: int, tail: bytes) -> None:
+        self.fill, self.left, self.tail = fill, size, tail
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        if self.left > 0:
+            count = min(len(buffer), self.left)
+            buffer[:count] = self.fill * count
+            self.left -= count
+            return count
+        count = min(len(buffer), len(self.tail))
+        buffer[:count] = self.tail[:count]
+        self.tail = self.tail[count:]
+        return count
+
+
+def test_a_line_longer_than_the_cap_is_skipped_without_being_held(tmp_path: Path) -> None:
+    """One 24 MiB line under a 1 MiB cap: reported, skipped, and memory stays near the cap (not 4x the line)."""
+    import tracemalloc
+
+    stream = Generated(b"x", 24 << 20, b'\n{"loc":"https://www.example.com/after"}\n')
+    reporter = Reporter()
+    tracemalloc.start()
+    try:
+        with feedmap.read(io.BufferedReader(stream), format="jsonl", reporter=reporter, max_bytes=1 << 30) as doc:
+            entries = list(doc)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [e.loc for e in entries] == ["https://www.example.com/after"]
+    assert coded(reporter.diagnostics) == [(1, "line-too-long")]
+    assert peak < 4 << 20
+
+
+@pytest.mark.parametrize(
+    ("limit", "too_long", "written"),
+    [
+        (20, [1, 2, 3], b""),
+        (100, [2], b"https://www.example.com/a\nhttps://www.example.com/b\n"),
+        (200, [], b"https://www.example.com/a\nhttps://www.example.com/b\n"),  # a line of exactly the cap is read
+    ],
+)
+def test_the_line_cap_is_an_option(limit: int, too_long: list[int], written: bytes) -> None:
+    data = b'{"loc":"https://www.example.com/a"}\n' + b" " * 200 + b"\n" + b'{"loc":"https://www.example.com/b"}'
+    reporter = Reporter()
+    sink = io.BytesIO()
+    options = Options(max_line_bytes=limit)
+    feedmap.convert(io.BytesIO(data), sink, "text", from_="jsonl", options=options, reporter=reporter)
+    assert [line for line, code in coded(reporter.diagnostics) if code == "line-too-long"] == too_long
+    assert sink.getvalue() == written
+
+
+@pytest.mark.parametrize(
+    ("written", "priority", "codes"),
+    [
+        (b"0.5", 0.5, []),
+        (b"0.50", 0.5, []),
+        (b"1", 1.0, []),
+        (b"5e-324", 5e-324, []),  # a float holds it; the XML writers round it (priority-rounded there)
+        (b"0.12345678901234567890", 0.12345678901234568, ["priority-rounded"]),
+        (b"1e-400", 0.0, ["priority-rounded"]),
+        (b"1e400", 1.0, ["invalid-priority"]),
+        (b"-0.1", 0.0, ["invalid-priority"]),
+    ],
+)
+def test_a_priority_a_float_cannot_hold_is_reported(written: bytes, priority: float, codes: list[str]) -> None:
+    entries, diagnostics, _ = read(b'{"loc":"https://www.example.com/","priority":' + written + b"}\n")
+    assert [e.priority for e in entries] == [priority]
+    assert [d.code for d in diagnostics] == codes
+
+
+def test_a_fraction_where_a_string_belongs_is_still_an_invalid_value() -> None:
+    entries, diagnostics, _ = read(b'{"loc":"https://www.example.com/","title":0.5}\n')
+    assert entries == []
+    assert coded(diagnostics) == [(1, "invalid-value")]
+    assert "not float" in diagnostics[0].message
+
+
+def test_the_line_cap_is_a_read_argument() -> None:
+    reporter = Reporter()
+    data = b'{"loc":"https://www.example.com/long"}\n{"loc":"https://e.com/"}\n'
+    with feedmap.read(io.BytesIO(data), format="jsonl", max_line_bytes=30, reporter=reporter) as doc:
+        assert [e.loc for e in doc] == ["https://e.com/"]
+    assert coded(reporter.diagnostics) == [(1, "line-too-long")]

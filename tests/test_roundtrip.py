@@ -22,6 +22,7 @@ from lxml import etree
 import feedmap
 from feedmap import Alternate, ChangeFreq, Entry, Image, W3CDate
 from feedmap.errors import Reporter
+from feedmap.formats.sitemap import PRIORITY_PLACES
 from feedmap.model import ENTRY_FIELDS
 from feedmap.registry import FormatSpec, all_formats
 
@@ -163,6 +164,10 @@ UNHELD_SAMPLES: dict[str, object] = {
 }
 
 
+#: Priorities every writer keeps exactly: at most PRIORITY_PLACES decimal places (5e-324 is written as 0.0).
+PRIORITIES = st.floats(min_value=0.0, max_value=1.0).map(lambda priority: round(priority, PRIORITY_PLACES))
+
+
 def field_strategies(spec: FormatSpec) -> dict[str, st.SearchStrategy[object]]:
     """A strategy per IR field: values the format holds exactly, or fixed samples for fields it drops."""
     xml = spec.name in XML_FORMATS
@@ -173,7 +178,7 @@ def field_strategies(spec: FormatSpec) -> dict[str, st.SearchStrategy[object]]:
         "loc": URLS,
         "lastmod": st.none() | w3c_dates(),
         "changefreq": st.none() | st.sampled_from(list(ChangeFreq)),
-        "priority": st.none() | st.floats(min_value=0.0, max_value=1.0),
+        "priority": st.none() | PRIORITIES,
         "title": st.none() | text,
         "description": st.none() | text,
         # feedparser merges repeated categories, so rss keywords are distinct

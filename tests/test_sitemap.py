@@ -565,9 +565,110 @@ def test_writer_drops_characters_xml_cannot_hold() -> None:
     entry = Entry(
         loc="https://www.example.com/x", images=(Image(loc="https://www.example.com/i", caption="a\x00b\x1fc"),)
     )
-    data, _ = write([entry])
+    data, diagnostics = write([entry])
     entries, _, _ = read(data)
     assert entries[0].images[0].caption == "abc"
+    assert codes(diagnostics) == ["character-dropped"]
+    assert "U+0000, U+001F" in diagnostics[0].message
+
+
+HOME = "https://www.example.com/"
+
+
+@pytest.mark.parametrize(
+    ("entry", "what"),
+    [
+        (Entry(loc="https://www.example.com/ctl\u0001x"), "loc of 'https://www.example.com/ctl\\x01x'"),
+        (Entry(loc="https://www.example.com/\ufffe"), "loc of"),
+        (Entry(loc="https://www.example.com/\ud800"), "loc of"),
+        (Entry(loc=HOME, images=(Image(loc="https://www.example.com/\x02.png"),)), "image:loc"),
+        (Entry(loc=HOME, images=(Image(loc="https://www.example.com/i", title="\uffff"),)), "title"),
+        (Entry(loc=HOME, alternates=(Alternate(hreflang="d\x0be", href=HOME),)), "hreflang"),
+        (Entry(loc=HOME, alternates=(Alternate(hreflang="de", href="https://www.example.com/\x1b"),)), "href"),
+    ],
+)
+def test_every_dropped_character_is_reported(entry: Entry, what: str) -> None:
+    data, diagnostics = write([entry])
+    assert [(d.code, d.level) for d in diagnostics] == [("character-dropped", Level.WARNING)]
+    assert what in diagnostics[0].message
+    etree.fromstring(data)
+
+
+def test_carriage_returns_tabs_and_newlines_survive_the_round_trip() -> None:
+    """Raw, a CR reads back as LF (XML 1.0 §2.11) and LF or tab in an attribute as a space (§3.3.3)."""
+    entry = Entry(
+        loc="https://www.example.com/",
+        images=(Image(loc="https://www.example.com/i", caption="one\r\ntwo\rthree\tfour\nfive"),),
+        alternates=(Alternate(hreflang="a\tb\nc\rd", href="https://www.example.com/x"),),
+    )
+    data, diagnostics = write([entry])
+    assert b"&#13;" in data and b"&#10;" in data and b"&#9;" in data
+    entries, _, _ = read(data)
+    assert entries == [entry]
+    assert codes(diagnostics) == []
+
+
+INJECTION = '<x:y xmlns:x="urn:x"/></url><url><loc>https://injected.example/</loc>'
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("{urn:x}y", INJECTION),  # closes <url> and opens another
+        ("{", "<"),
+        ("{urn:x}y", "<x:y xmlns:x='urn:x'>"),  # not closed
+        ("{urn:x}y", '<x:z xmlns:x="urn:x"/>'),  # another element than the key names
+        ("{urn:x}y", '<x:y xmlns:x="urn:other"/>'),  # the key's name in another namespace
+        ("{urn:x}y", "<x:y/>"),  # prefix never declared
+        ("{urn:x}y", 'text<x:y xmlns:x="urn:x"/>'),  # text beside the element
+        ("{urn:x}y", '<x:y xmlns:x="urn:x"/><!-- c -->'),
+        ("{urn:x}y", '<x:y xmlns:x="urn:x">&ent;</x:y>'),  # an entity no DTD declares
+        ("{urn:x}y", '<!DOCTYPE x [<!ENTITY e "e">]><x:y xmlns:x="urn:x"/>'),
+        ("{urn:x}y", ""),
+        ("{}xhtml:link", '<xhtml:link rel="alternate" hreflang="de" href="https://www.example.com/de"/>'),
+    ],
+)
+def test_an_extra_that_is_not_one_well_formed_element_is_dropped(key: str, value: str) -> None:
+    data, diagnostics = write([Entry(loc="https://www.example.com/", extras={key: value})])
+    assert codes(diagnostics) == ["invalid-extra"]
+    (url,) = url_elements(data)
+    assert [child.tag for child in url] == [f"{{{SM}}}loc"]
+
+
+def test_extras_of_several_elements_of_the_key_are_written() -> None:
+    value = '<x:y xmlns:x="urn:x">1</x:y> <x:y xmlns:x="urn:x">2</x:y>'
+    data, diagnostics = write([Entry(loc="https://www.example.com/", extras={"{urn:x}y": value})])
+    assert codes(diagnostics) == []
+    (url,) = url_elements(data)
+    assert [child.text for child in url.iter("{urn:x}y")] == ["1", "2"]
+
+
+def test_an_undeclared_prefix_read_from_a_sitemap_is_not_bound_to_the_roots_namespace() -> None:
+    """``<xhtml:link>`` without ``xmlns:xhtml`` is no XHTML link: reported, never written as one."""
+    body = (
+        "<url><loc>https://www.example.com/</loc>"
+        '<xhtml:link rel="alternate" hreflang="de" href="https://www.example.com/de"/>'
+        "<image:image><image:loc>https://www.example.com/i.png</image:loc></image:image></url>"
+    )
+    entries, _, _ = read(urlset(body))
+    for format in ("sitemap", "sitemapindex", "rss", "ror"):
+        sink = io.BytesIO()
+        diagnostics = feedmap.write(entries, sink, format).diagnostics
+        assert codes(diagnostics).count("invalid-extra") == 2, format
+        root = etree.fromstring(sink.getvalue())
+        assert not list(root.iter(f"{{{XHTML}}}link")), format
+        assert not list(root.iter(f"{{{IMAGE}}}image")), format
+
+
+def test_a_no_namespace_extra_stays_out_of_the_sitemap_namespace() -> None:
+    entries, diagnostics, _ = read(urlset("<url><loc>https://www.example.com/</loc><colour>blue</colour></url>", None))
+    assert entries[0].extras == {"{}colour": "<colour>blue</colour>"}
+    data, _ = write(entries)
+    (url,) = url_elements(data)
+    assert url.find("colour") is not None and url.findtext("colour") == "blue"
+    again, diagnostics, _ = read(data)
+    assert "unknown-element" not in codes(diagnostics)
+    assert again == entries
 
 
 def test_writer_starts_with_the_declaration_and_writes_utf8() -> None:
@@ -652,6 +753,30 @@ def test_fields_the_format_cannot_hold_are_reported_once() -> None:
     _, diagnostics = write(entries)
     assert sorted(codes(diagnostics)) == ["field-dropped", "field-dropped"]
     assert {d.level for d in diagnostics} == {Level.INFO}
+
+
+@pytest.mark.parametrize(
+    ("priority", "written", "code"),
+    [
+        (5e-324, "0.0", "priority-rounded"),
+        (1e-300, "0.0", "priority-rounded"),
+        (1.2345678901234567e-05, "0.000012345678901235", "priority-rounded"),
+        (1e-18, "0.000000000000000001", None),
+        (0.12345678901234568, "0.12345678901234568", None),
+        (1.5, "1.0", "invalid-priority"),
+        (-0.0, "-0.0", None),
+        (float("nan"), None, "invalid-priority"),
+        (float("inf"), None, "invalid-priority"),
+    ],
+)
+def test_priority_is_a_short_decimal_and_changes_are_reported(
+    priority: float, written: str | None, code: str | None
+) -> None:
+    data, diagnostics = write([Entry(loc="https://www.example.com/", priority=priority)])
+    (url,) = url_elements(data)
+    assert url.findtext(f"{{{SM}}}priority") == written
+    assert codes(diagnostics) == ([code] if code else [])
+    assert len(data) < 600
 
 
 def test_priority_is_written_as_a_decimal() -> None:

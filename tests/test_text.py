@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import feedmap
 from feedmap import Entry, W3CDate
+from feedmap.cli import main
 from feedmap.errors import Diagnostic, Level, Reporter
+from feedmap.formats._lines import bounded_lines
 
 
 def read(data: bytes, format: str | None = "text") -> tuple[list[Entry], list[Diagnostic]]:
@@ -175,3 +181,54 @@ def test_line_numbers_count_every_kind_of_line_end(data: bytes) -> None:
         ("https://www.example.com/2", 4),
     ]
     assert coded(diagnostics) == [(2, "not-a-url"), (5, "not-a-url")]
+
+
+def test_writer_drops_a_lone_surrogate_with_a_warning() -> None:
+    data, diagnostics = write([Entry(loc="https://www.example.com/a\ud800b"), Entry(loc="https://www.example.com/c")])
+    assert data.decode("utf-8") == "https://www.example.com/ab\nhttps://www.example.com/c\n"
+    assert coded(diagnostics) == [(0, "character-dropped")]
+    assert "U+D800" in diagnostics[0].message
+
+
+def test_a_line_longer_than_the_cap_is_skipped_and_the_rest_is_read() -> None:
+    data = b"https://www.example.com/1\n" + b"https://www.example.com/" + b"x" * (2 << 20) + b"\nhttps://www.example.com/3\n"
+    entries, diagnostics = read(data)
+    assert locs(entries) == ["https://www.example.com/1", "https://www.example.com/3"]
+    assert coded(diagnostics) == [(2, "line-too-long")]
+    assert [e.origin.line if e.origin else 0 for e in entries] == [1, 3]
+
+
+def test_the_line_cap_is_a_command_line_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "urls.txt"
+    source.write_bytes(b"https://www.example.com/short\nhttps://www.example.com/" + b"y" * 100 + b"\n")
+    assert main(["convert", str(source), "-t", "text", "--max-line-bytes", "64"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "https://www.example.com/short\n"
+    assert "urls.txt:2: warning[line-too-long]" in captured.err
+
+
+class Dribble:
+    """A stream that returns at most ``size`` bytes per read, whatever is asked (line ends split across reads)."""
+
+    def __init__(self, data: bytes, size: int) -> None:
+        self.data, self.size = data, size
+
+    def read(self, _size: int = -1) -> bytes:
+        out, self.data = self.data[: self.size], self.data[self.size :]
+        return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.lists(st.sampled_from([b"a", b"bcd" * 3, b"\r", b"\n", b"\r\n"]), max_size=16).map(b"".join),
+    limit=st.integers(min_value=0, max_value=8),
+    size=st.integers(min_value=1, max_value=5),
+    any_newline=st.booleans(),
+)
+def test_bounded_lines_split_like_the_line_end_rules(data: bytes, limit: int, size: int, any_newline: bool) -> None:
+    """Whatever the reads cut, each line comes once, as split at its line ends, or None when over the cap."""
+    expected = re.split(rb"\r\n|\r|\n", data) if any_newline else data.split(b"\n")
+    if expected[-1] == b"":
+        expected.pop()
+    got = list(bounded_lines(Dribble(data, size), limit, any_newline=any_newline))
+    assert got == [line if len(line) <= limit else None for line in expected]

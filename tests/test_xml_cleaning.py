@@ -16,7 +16,7 @@ import pytest
 from lxml import etree
 
 import feedmap
-from feedmap._xml import CleaningStream, escape_text
+from feedmap._xml import CleaningStream, escape_attribute, escape_text, unwritable
 from feedmap.errors import Diagnostic, Reporter
 from feedmap.model import Entry
 from feedmap.sources import PeekableStream
@@ -423,27 +423,39 @@ def test_unreachable_external_dtd_is_no_error() -> None:
         ("x\ufffey\uffffz", "xyz"),
         ("lone \ud800 surrogate", "lone  surrogate"),
         ("<\x00&>", "&lt;&amp;&gt;"),
+        ("cr\r crlf\r\n", "cr&#13; crlf&#13;\n"),  # raw, a CR reads back as LF (XML 1.0 §2.11)
     ],
 )
 def test_escape_text(value: str, escaped: str) -> None:
     assert escape_text(value) == escaped
 
 
-@pytest.mark.parametrize("value", ["", "plain", "tab\tnewline\ncr\r", "\u00fcml\u00e4ut \U0001f600", "\x7f\x85"])
+@pytest.mark.parametrize("value", ["", "plain", "tab\tnewline\n", "\u00fcml\u00e4ut \U0001f600", "\x7f\x85"])
 def test_escape_text_keeps_what_xml_allows(value: str) -> None:
-    assert escape_text(value) == value
+    assert escape_text(value) is value
+
+
+def test_escape_attribute_keeps_line_ends_and_tabs_as_references() -> None:
+    assert escape_attribute("a\tb\nc\rd&\x01") == "a&#9;b&#10;c&#13;d&amp;"
+    assert escape_attribute("plain") == "plain"
+
+
+@pytest.mark.parametrize("value", ["a\x00b", "\ufffe", "x\ud800", "\x1f"])
+def test_unwritable_names_what_escaping_drops(value: str) -> None:
+    dropped = unwritable(value)
+    assert dropped and escape_text(value) == "".join(char for char in value if char not in dropped)
 
 
 def _round_trips() -> Iterator[str]:
     yield "a&b<c>d\"e'f"
+    yield "line\r\nends\rand\ttabs\n"
     yield "\x00\x1f\ufffe forbidden dropped & kept"
     yield "]]> and <![CDATA[ are plain text"
 
 
 @pytest.mark.parametrize("value", list(_round_trips()))
 def test_escaped_text_parses_back(value: str) -> None:
-    escaped = escape_text(value)
-    element = etree.fromstring(f'<a b="{escaped}">{escaped}</a>'.encode())
+    element = etree.fromstring(f'<a b="{escape_attribute(value)}">{escape_text(value)}</a>'.encode())
     expected = "".join(ch for ch in value if ch not in "\x00\x1f\ufffe")
     assert element.text == expected
     assert element.get("b") == expected

@@ -176,7 +176,7 @@ class Progress:
 
 def add_reading_options(parser: argparse.ArgumentParser, *, no_follow_help: str) -> None:
     """INPUT..., -f, --strict, --max-bytes, --no-follow and --map: what every reading command takes."""
-    from feedmap.context import DEFAULT_MAX_DEPTH
+    from feedmap.context import DEFAULT_MAX_DEPTH, DEFAULT_MAX_LINE_BYTES
     from feedmap.sources import DEFAULT_MAX_BYTES
 
     parser.add_argument(
@@ -194,6 +194,13 @@ def add_reading_options(parser: argparse.ArgumentParser, *, no_follow_help: str)
         default=DEFAULT_MAX_BYTES,
         metavar="N",
         help="largest (decompressed) input to read, e.g. 200M or 2G (default: 100M)",
+    )
+    parser.add_argument(
+        "--max-line-bytes",
+        type=parse_size,
+        default=DEFAULT_MAX_LINE_BYTES,
+        metavar="N",
+        help="longest line of JSON lines or a text sitemap; a longer one is skipped (default: 1M)",
     )
     parser.add_argument("--no-follow", action="store_true", help=no_follow_help)
     add_map_option(parser, "e.g. index children or pages from a static-site build directory")
@@ -355,6 +362,7 @@ def reading_options(args: argparse.Namespace, **more: Any) -> Options:
     return Options(
         strict=args.strict,
         max_bytes=args.max_bytes,
+        max_line_bytes=args.max_line_bytes,
         follow=not args.no_follow,
         follow_child=follow_since(args.since) if args.since is not None else None,
         max_depth=args.max_depth,

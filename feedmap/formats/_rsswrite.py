@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterator
 from typing import BinaryIO
 from urllib.parse import urlsplit
 
-from feedmap._xml import escape_text
 from feedmap.context import Context
 from feedmap.model import Document, Entry
 
@@ -24,6 +23,7 @@ __all__ = ["ChannelInfo", "channel_info", "peek_first", "site_of", "write_channe
 
 ATOM_NS = "http://www.w3.org/2005/Atom"
 DC_NS = "http://purl.org/dc/elements/1.1/"
+_CHANNEL = "the channel"
 
 
 class ChannelInfo:
@@ -35,18 +35,22 @@ class ChannelInfo:
         self.description = description
         self.self_url = self_url
 
-    def elements(self) -> str:
+    def elements(self, ctx: Context) -> str:
+        """The channel's title, link, description and ``atom:link``; characters XML cannot hold are reported."""
+        from feedmap.formats.sitemap import attribute_of, text_of
+
         parts = [
             "<title>",
-            escape_text(self.title),
+            text_of(self.title, "title", _CHANNEL, ctx),
             "</title><link>",
-            escape_text(self.link),
+            text_of(self.link, "link", _CHANNEL, ctx),
             "</link><description>",
-            escape_text(self.description),
+            text_of(self.description, "description", _CHANNEL, ctx),
             "</description>",
         ]
         if self.self_url:
-            parts += ['<atom:link href="', escape_text(self.self_url), '" rel="self" type="application/rss+xml"/>']
+            self_url = attribute_of(self.self_url, "atom:link href", _CHANNEL, ctx)
+            parts += ['<atom:link href="', self_url, '" rel="self" type="application/rss+xml"/>']
         return "".join(parts)
 
 
@@ -103,7 +107,7 @@ def write_channel(
     channel = channel_info(doc, first, ctx, title_prefix=title_prefix)
     header = (
         f'<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"{namespaces}>\n<channel>'
-        f"{channel.elements()}\n{after_channel(channel)}"
+        f"{channel.elements(ctx)}\n{after_channel(channel)}"
     )
     dropped: set[str] = set()
     blocks = (item(entry, dropped) for entry in entries)

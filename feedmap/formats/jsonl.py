@@ -11,16 +11,18 @@ Every IR field has a key, so ``X -> jsonl -> X`` is lossless for every format X.
 
 from __future__ import annotations
 
-import io
 import json
-import math
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
+from decimal import Decimal
 from typing import Any, BinaryIO
 
 from feedmap.context import Context
 from feedmap.errors import ReadError
+from feedmap.formats._extras import valid_extras
 from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc
+from feedmap.formats._lines import bounded_lines, too_long
 from feedmap.model import ENTRY_FIELDS, Alternate, DocKind, DocMeta, Document, Entry, Image, Position
 from feedmap.registry import FormatSpec
 from feedmap.sources import Source
@@ -75,18 +77,45 @@ def _meta_to_json(meta: DocMeta) -> dict[str, Any]:
 def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
     dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
     if not doc.meta.is_empty() or doc.meta.kind is not DocKind.URLSET:
-        sink.write((dumps(_meta_to_json(doc.meta)) + "\n").encode("utf-8"))
+        sink.write(_encoded([dumps(_meta_to_json(doc.meta))], ctx))
     count = 0
     pending: list[str] = []
     for entry in doc.entries:
-        pending.append(dumps(entry_to_json(entry)))
+        try:
+            pending.append(dumps(entry_to_json(entry)))
+        except ValueError:  # a priority that is not a number (NaN, infinity: JSON has none)
+            ctx.warning("invalid-priority", f"priority {entry.priority} of {entry.loc} is not a number; not written")
+            pending.append(dumps(entry_to_json(replace(entry, priority=None))))
         count += 1
         if len(pending) >= 1024:
-            sink.write(("\n".join(pending) + "\n").encode("utf-8"))
+            sink.write(_encoded(pending, ctx))
             pending.clear()
     if pending:
-        sink.write(("\n".join(pending) + "\n").encode("utf-8"))
+        sink.write(_encoded(pending, ctx))
     return count
+
+
+def _encoded(lines: list[str], ctx: Context) -> bytes:
+    """The lines as UTF-8; a lone surrogate (from an entry built in Python) cannot be, and is dropped."""
+    try:
+        return ("\n".join(lines) + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    out: list[bytes] = []
+    for line in lines:
+        try:
+            out.append(line.encode("utf-8"))
+        except UnicodeEncodeError:
+            found = _SURROGATE.findall(line)
+            shown = ", ".join(f"U+{ord(char):04X}" for char in dict.fromkeys(found))
+            what = json.loads(line).get("loc", "the header line")
+            ctx.warning("character-dropped", f"{what!r}: {shown} cannot be written in UTF-8 and was dropped")
+            out.append(_SURROGATE.sub("", line).encode("utf-8"))
+        out.append(b"\n")
+    return b"".join(out)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 # ------------------------------------------------------------------------------------------------ reading
@@ -101,8 +130,12 @@ def _text(obj: dict[str, Any], key: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise _Bad(f"{key!r} must be a string, not {type(value).__name__}")
+        raise _Bad(f"{key!r} must be a string, not {_json_type(value)}")
     return value
+
+
+def _json_type(value: Any) -> str:
+    return "float" if isinstance(value, Decimal) else type(value).__name__  # JSON fractions are read as Decimal
 
 
 def _string_list(value: Any, key: str) -> tuple[str, ...]:
@@ -121,6 +154,13 @@ def _string_map(value: Any, key: str) -> dict[str, str]:
     if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
         raise _Bad(f"{key!r} must be an object of strings")
     return dict(value)
+
+
+def _extras(value: Any, ctx: Context, line: int) -> dict[str, str]:
+    extras = _string_map(value, "extras")
+    if any(key.startswith("{") for key in extras):
+        return valid_extras(extras, ctx, line)
+    return extras
 
 
 def _images(value: Any) -> tuple[Image, ...]:
@@ -168,15 +208,20 @@ def _alternates(value: Any) -> tuple[Alternate, ...]:
 
 
 def _priority(value: Any, ctx: Context, line: int) -> float | None:
+    """A JSON number as a priority; JSON fractions arrive as Decimal (``parse_float``), so a value that a
+    float cannot hold exactly (``0.12345678901234567890``, ``1e-400``) is reported, not rounded silently."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)) or value != value:  # NaN
         raise _Bad("'priority' must be a number")
     if value < 0 or value > 1:
         clamped = min(max(float(value), 0.0), 1.0)
         ctx.warning("invalid-priority", f"priority {value} is outside 0.0-1.0; read as {clamped}", line)
         return clamped
-    return float(value)
+    number = float(value)
+    if isinstance(value, Decimal) and Decimal(repr(number)) != value:
+        ctx.warning("priority-rounded", f"priority {value} is read as {number!r}, the nearest binary float", line)
+    return number
 
 
 def _entry(obj: dict[str, Any], ctx: Context, line: int) -> Entry | None:
@@ -199,7 +244,7 @@ def _entry(obj: dict[str, Any], ctx: Context, line: int) -> Entry | None:
         type=_text(obj, "type"),
         images=_images(obj.get("images")),
         alternates=_alternates(obj.get("alternates")),
-        extras=_string_map(obj.get("extras"), "extras"),
+        extras=_extras(obj.get("extras"), ctx, line),
         origin=Position(ctx.name, line),
     )
 
@@ -219,16 +264,23 @@ def _meta(obj: dict[str, Any]) -> DocMeta:
     )
 
 
-def _lines(stream: Iterable[bytes], ctx: Context) -> Iterator[tuple[int, dict[str, Any]]]:
+def _lines(stream: Iterable[bytes | None], ctx: Context) -> Iterator[tuple[int, dict[str, Any]]]:
     for line, raw in enumerate(stream, start=1):
+        if raw is None:
+            ctx.warning("line-too-long", too_long(ctx.options.max_line_bytes), line)
+            continue
         text = raw.strip()
         if line == 1:
             text = text.removeprefix(b"\xef\xbb\xbf").strip()
         if not text:
             continue
         try:
-            obj = json.loads(text)
-        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            # strict UTF-8: json.loads(bytes) would let surrogate bytes through; fractions as Decimal (see _priority)
+            obj = json.loads(text.decode("utf-8"), parse_float=Decimal)
+        except UnicodeDecodeError as exc:
+            ctx.warning("invalid-json", f"the line is not UTF-8 ({exc.reason} at byte {exc.start}); line skipped", line)
+            continue
+        except (ValueError, RecursionError) as exc:
             # RecursionError: nesting deeper than the interpreter's stack (e.g. "[[[[..." of any length)
             ctx.warning("invalid-json", f"not a JSON object ({exc}); line skipped", line)
             continue
@@ -278,8 +330,7 @@ def _checked(obj: dict[str, Any], ctx: Context, line: int) -> Entry | None:
 
 
 def read(source: Source, *, ctx: Context) -> Document:
-    stream = io.BufferedReader(source.stream, buffer_size=1 << 16)
-    lines = _lines(stream, ctx)
+    lines = _lines(bounded_lines(source.stream, ctx.options.max_line_bytes), ctx)
     first = next(lines, None)
     meta = DocMeta()
     if first is not None and "loc" not in first[1]:

@@ -36,7 +36,6 @@ from feedmap._xml import (
     SITEMAP_NAMESPACES,
     SITEMAP_NS,
     XHTML_NS,
-    escape_text,
     has_entity,
     iter_elements,
     line_of,
@@ -45,6 +44,7 @@ from feedmap._xml import (
 )
 from feedmap.context import Context
 from feedmap.errors import ReadError, Reporter
+from feedmap.formats._extras import TEXT_NAME, xml_extra
 from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc, read_priority
 from feedmap.formats._rsswrite import ATOM_NS, write_channel
 from feedmap.formats.rss import item_core
@@ -55,6 +55,7 @@ from feedmap.formats.sitemap import (
     image_elements,
     read_image,
     serialize_element,
+    text_of,
 )
 from feedmap.model import ENTRY_FIELDS, Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, Position
 from feedmap.registry import FormatSpec
@@ -329,31 +330,36 @@ def read(source: Source, *, ctx: Context) -> Document:
 # ----------------------------------------------------------------------------------------------- writing
 
 
-def _ror(name: str, value: str) -> str:
-    return f"<ror:{name}>{escape_text(value)}</ror:{name}>"
+def _ror(name: str, value: str, loc: str, ctx: Context) -> str:
+    return f"<ror:{name}>{text_of(value, f'ror:{name}', loc, ctx)}</ror:{name}>"
 
 
 def _item(entry: Entry, ctx: Context, dropped: set[str]) -> str:
+    loc = entry.loc
     parts = item_core(entry, ctx)
     if entry.keywords:
-        parts.append(_ror("keywords", ", ".join(entry.keywords)))
+        parts.append(_ror("keywords", ", ".join(entry.keywords), loc, ctx))
     if entry.lastmod is not None:
-        parts.append(_ror("updated", entry.lastmod.text))
+        parts.append(_ror("updated", entry.lastmod.text, loc, ctx))
     if entry.changefreq is not None:
-        parts.append(_ror("updatePeriod", entry.changefreq.value))
+        parts.append(_ror("updatePeriod", entry.changefreq.value, loc, ctx))
     if entry.type is not None:
-        parts.append(_ror("type", entry.type))
+        parts.append(_ror("type", entry.type, loc, ctx))
     extras = dict(entry.extras)
-    parts.append(_ror("resourceOf", extras.pop("ror:resourceOf", "sitemap")))
+    parts.append(_ror("resourceOf", extras.pop("ror:resourceOf", "sitemap"), loc, ctx))
     if entry.priority is not None:
-        parts += ["<sitemap:priority>", format_priority(entry.priority), "</sitemap:priority>"]
+        priority = format_priority(entry.priority, ctx, loc)
+        if priority is not None:
+            parts += ["<sitemap:priority>", priority, "</sitemap:priority>"]
     parts += image_elements(entry, ctx)
     parts += alternate_elements(entry, ctx)
     for key, value in extras.items():
         if key.startswith("{"):
-            parts.append(value)
-        elif key.startswith("ror:") and re.fullmatch(r"[A-Za-z_][\w.-]*", key[4:]):
-            parts.append(_ror(key[4:], value))
+            text = xml_extra(key, value, loc, ctx, default_namespace=False)
+            if text is not None:
+                parts.append(text)
+        elif key.startswith("ror:") and TEXT_NAME.fullmatch(key, 4):
+            parts.append(_ror(key[4:], value, loc, ctx))
         elif key not in dropped:
             dropped.add(key)
             ctx.info("field-dropped", f"extra {key!r} has no place in ROR and is not written")
@@ -361,22 +367,29 @@ def _item(entry: Entry, ctx: Context, dropped: set[str]) -> str:
     return "".join(parts)
 
 
-def _header_item(doc: Document, link: str, title: str) -> str:
+_HEADER = "the ROR header item"
+
+
+def _header_item(doc: Document, link: str, title: str, ctx: Context) -> str:
     extras = doc.meta.extras
     parts = [
         "<item><title>",
-        escape_text(extras.get("header:title", title)),
+        text_of(extras.get("header:title", title), "title", _HEADER, ctx),
         "</title><link>",
-        escape_text(extras.get("header:link", link)),
+        text_of(extras.get("header:link", link), "link", _HEADER, ctx),
         "</link>",
     ]
     if "header:description" in extras:
-        parts += ["<description>", escape_text(extras["header:description"]), "</description>"]
-    parts.append(_ror("about", extras.get("ror:about", "sitemap")))
-    parts.append(_ror("type", extras.get("ror:type", "SiteMap")))
+        description = text_of(extras["header:description"], "description", _HEADER, ctx)
+        parts += ["<description>", description, "</description>"]
+    parts.append(_ror("about", extras.get("ror:about", "sitemap"), _HEADER, ctx))
+    parts.append(_ror("type", extras.get("ror:type", "SiteMap"), _HEADER, ctx))
     for key, value in extras.items():
         if key.startswith("ror:") and key not in ("ror:about", "ror:type"):
-            parts.append(_ror(key[4:], value))
+            if TEXT_NAME.fullmatch(key, 4):
+                parts.append(_ror(key[4:], value, _HEADER, ctx))
+            else:
+                ctx.info("field-dropped", f"header extra {key!r} is not an XML name and is not written")
     parts.append("</item>\n")
     return "".join(parts)
 
@@ -395,7 +408,7 @@ def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
         namespaces=NAMESPACES,
         title_prefix="ROR Sitemap for",
         item=lambda entry, dropped: _item(entry, ctx, dropped),
-        after_channel=lambda channel: _header_item(doc, channel.link, channel.title),
+        after_channel=lambda channel: _header_item(doc, channel.link, channel.title, ctx),
     )
 
 

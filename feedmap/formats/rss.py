@@ -36,7 +36,7 @@ from typing import Any, BinaryIO
 from lxml import etree
 
 from feedmap._dates import to_rfc822
-from feedmap._xml import IMAGE_NS, SITEMAP_NS, XHTML_NS, escape_text, peek_root
+from feedmap._xml import IMAGE_NS, SITEMAP_NS, XHTML_NS, peek_root
 from feedmap.context import Context
 from feedmap.errors import ReadError
 from feedmap.formats._feedstream import (
@@ -56,7 +56,8 @@ from feedmap.formats.sitemap import (
     alternate_elements,
     format_priority,
     image_elements,
-    output_url,
+    loc_text,
+    text_of,
     xml_extras,
 )
 from feedmap.model import ENTRY_FIELDS, DocKind, DocMeta, Document, Entry, Position
@@ -316,37 +317,37 @@ def read(source: Source, *, ctx: Context) -> Document:
 
 def item_core(entry: Entry, ctx: Context) -> list[str]:
     """title, link, guid, description, pubDate, categories of an RSS 2.0 item."""
-    esc = escape_text
-    loc = esc(output_url(entry.loc, ctx))
+    loc = loc_text(entry, ctx)
     parts: list[str] = ["<item>"]
     title = entry.title
     if title is None and entry.description is None:
         title = entry.loc
     if title is not None:
-        parts += ["<title>", esc(title), "</title>"]
+        parts += ["<title>", text_of(title, "title", entry.loc, ctx), "</title>"]
     parts += ["<link>", loc, '</link><guid isPermaLink="true">', loc, "</guid>"]
     if entry.description is not None:
-        parts += ["<description>", esc(entry.description), "</description>"]
+        parts += ["<description>", text_of(entry.description, "description", entry.loc, ctx), "</description>"]
     if entry.lastmod is not None:
         parts += ["<pubDate>", to_rfc822(entry.lastmod), "</pubDate>"]
     return parts
 
 
 def _item(entry: Entry, ctx: Context, dropped: set[str]) -> str:
-    esc = escape_text
     parts = item_core(entry, ctx)
     for keyword in entry.keywords:
-        parts += ["<category>", esc(keyword), "</category>"]
+        parts += ["<category>", text_of(keyword, "keyword", entry.loc, ctx), "</category>"]
     if entry.lastmod is not None:
         parts += ["<dc:date>", entry.lastmod.text, "</dc:date>"]
     if entry.changefreq is not None:
         parts += ["<sitemap:changefreq>", entry.changefreq.value, "</sitemap:changefreq>"]
     if entry.priority is not None:
-        parts += ["<sitemap:priority>", format_priority(entry.priority), "</sitemap:priority>"]
+        priority = format_priority(entry.priority, ctx, entry.loc)
+        if priority is not None:
+            parts += ["<sitemap:priority>", priority, "</sitemap:priority>"]
     parts += image_elements(entry, ctx)
     parts += alternate_elements(entry, ctx)
     if entry.extras:
-        parts += xml_extras(entry, dropped, ctx, _DECLARED)
+        parts += xml_extras(entry, dropped, ctx, _DECLARED, default_namespace=False)
     parts.append("</item>\n")
     return "".join(parts)
 

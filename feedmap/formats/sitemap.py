@@ -15,6 +15,9 @@ Writing emits UTF-8 with nothing before ``<?xml``, children in XSD order (``loc,
 priority``, then extensions; image children ``loc, caption, geo_location, title, license``) and every
 namespace declared once on the root.  Output is plain string building through one escaping function
 (DESIGN.md measured it 3x faster than ``lxml.etree.xmlfile``); tests parse it back to prove it well-formed.
+What XML 1.0 cannot hold (§2.2: most C0 controls, U+FFFE, U+FFFF, surrogates) is dropped and reported
+(``character-dropped``); an extra is written only when it is well-formed elements named by its key
+(``invalid-extra``, :mod:`feedmap.formats._extras`); a priority is a short ``xsd:decimal``.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import copy
 import decimal
 import functools
+import math
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
@@ -36,6 +40,7 @@ from feedmap._xml import (
     XHTML_NS,
     XSI_NS,
     RootInfo,
+    escape_attribute,
     escape_text,
     has_entity,
     iter_elements,
@@ -43,9 +48,11 @@ from feedmap._xml import (
     local_name,
     namespace_of,
     peek_root,
+    unwritable,
 )
 from feedmap.context import Context
 from feedmap.errors import ReadError
+from feedmap.formats._extras import xml_extra
 from feedmap.formats._fields import (
     PLAIN_PRIORITIES,
     read_changefreq,
@@ -398,32 +405,73 @@ def undeclared(fragment: str, declared: dict[str, str]) -> str:
     return head + fragment[end:]
 
 
-def xml_extras(entry: Entry, dropped: set[str], ctx: Context, declared: dict[str, str] = ROOT_NAMESPACES) -> list[str]:
-    """The verbatim XML extras of an entry; text extras cannot be held in XML and are reported once."""
+def xml_extras(
+    entry: Entry,
+    dropped: set[str],
+    ctx: Context,
+    declared: dict[str, str] = ROOT_NAMESPACES,
+    *,
+    default_namespace: bool = True,
+) -> list[str]:
+    """The XML extras of an entry, each checked (:mod:`feedmap.formats._extras`): one that is not well-formed
+    elements named by its key is dropped with ``invalid-extra``.  Text extras cannot be held in XML and are
+    reported once (``dropped`` collects their keys).  ``default_namespace``: the element they go into has one.
+    """
     out: list[str] = []
     for key, value in entry.extras.items():
         if key.startswith("{"):
-            out.append(undeclared(value, declared))
+            text = xml_extra(key, value, entry.loc, ctx, default_namespace=default_namespace)
+            if text is not None:
+                out.append(undeclared(text, declared))
         elif key not in dropped:
             dropped.add(key)
             ctx.info("field-dropped", f"extra {key!r} has no place in this format and is not written")
     return out
 
 
+def report_unwritable(value: str, what: str, loc: str, ctx: Context) -> None:
+    """Report the characters of ``value`` (the ``what`` of the entry ``loc``) that XML cannot hold, if any."""
+    lost = unwritable(value)
+    if lost:
+        shown = ", ".join(f"U+{ord(char):04X}" for char in dict.fromkeys(lost))
+        verb = "was" if len(lost) == 1 else "were"
+        ctx.warning("character-dropped", f"{what} of {loc!r}: {shown} cannot be written in XML 1.0 and {verb} dropped")
+
+
+def text_of(value: str, what: str, loc: str, ctx: Context) -> str:
+    """``value`` escaped for XML text; a dropped character is reported (escape_text returns ``value``
+    itself when there is nothing to escape, so the common case costs one regex search)."""
+    text = escape_text(value)
+    if text is not value:
+        report_unwritable(value, what, loc, ctx)
+    return text
+
+
+def attribute_of(value: str, what: str, loc: str, ctx: Context) -> str:
+    """``value`` escaped for a double-quoted attribute; a dropped character is reported."""
+    text = escape_attribute(value)
+    if text is not value:
+        report_unwritable(value, what, loc, ctx)
+    return text
+
+
 def image_elements(entry: Entry, ctx: Context) -> list[str]:
     """The entry's ``image:image`` elements, children in XSD order (also used inside RSS items)."""
-    esc = escape_text
     parts: list[str] = []
+    loc = entry.loc
     for image in entry.images:
-        parts += ["<image:image><image:loc>", esc(output_url(image.loc, ctx)), "</image:loc>"]
+        image_loc = text_of(output_url(image.loc, ctx), "image:loc", loc, ctx)
+        parts += ["<image:image><image:loc>", image_loc, "</image:loc>"]
         if image.caption is not None:
-            parts += ["<image:caption>", esc(image.caption), "</image:caption>"]
+            parts += ["<image:caption>", text_of(image.caption, "image:caption", loc, ctx), "</image:caption>"]
         if image.geo_location is not None:
-            parts += ["<image:geo_location>", esc(image.geo_location), "</image:geo_location>"]
+            geo = text_of(image.geo_location, "image:geo_location", loc, ctx)
+            parts += ["<image:geo_location>", geo, "</image:geo_location>"]
         if image.title is not None:
-            parts += ["<image:title>", esc(image.title), "</image:title>"]
+            parts += ["<image:title>", text_of(image.title, "image:title", loc, ctx), "</image:title>"]
         if image.license is not None:
-            parts += ["<image:license>", esc(output_url(image.license, ctx)), "</image:license>"]
+            license_url = text_of(output_url(image.license, ctx), "image:license", loc, ctx)
+            parts += ["<image:license>", license_url, "</image:license>"]
         parts.append("</image:image>")
     return parts
 
@@ -431,26 +479,41 @@ def image_elements(entry: Entry, ctx: Context) -> list[str]:
 def alternate_elements(entry: Entry, ctx: Context) -> list[str]:
     """The entry's hreflang alternates as ``xhtml:link`` elements."""
     parts: list[str] = []
+    loc = entry.loc
     for alternate in entry.alternates:
         parts += [
             '<xhtml:link rel="alternate" hreflang="',
-            escape_text(alternate.hreflang),
+            attribute_of(alternate.hreflang, "hreflang", loc, ctx),
             '" href="',
-            escape_text(output_url(alternate.href, ctx)),
+            attribute_of(output_url(alternate.href, ctx), "alternate href", loc, ctx),
             '"/>',
         ]
     return parts
 
 
+def loc_text(entry: Entry, ctx: Context) -> str:
+    """The entry's loc as written in ``<loc>`` (or an RSS ``<link>``): --encode-urls applied, escaped."""
+    url = output_url(entry.loc, ctx)
+    text = escape_text(url)
+    if text is not url:
+        report_unwritable(url, "loc", entry.loc, ctx)
+    return text
+
+
 def _url_block(entry: Entry, ctx: Context, dropped: set[str]) -> str:
-    esc = escape_text
-    parts = ["<url><loc>", esc(output_url(entry.loc, ctx)), "</loc>"]
+    url = output_url(entry.loc, ctx)
+    loc = escape_text(url)  # loc_text, inlined: this runs once per URL written
+    if loc is not url:
+        report_unwritable(url, "loc", entry.loc, ctx)
+    parts = ["<url><loc>", loc, "</loc>"]
     if entry.lastmod is not None:
         parts += ["<lastmod>", entry.lastmod.text, "</lastmod>"]
     if entry.changefreq is not None:
         parts += ["<changefreq>", entry.changefreq.value, "</changefreq>"]
     if entry.priority is not None:
-        parts += ["<priority>", format_priority(entry.priority), "</priority>"]
+        priority = format_priority(entry.priority, ctx, entry.loc)
+        if priority is not None:
+            parts += ["<priority>", priority, "</priority>"]
     if entry.images:
         parts += image_elements(entry, ctx)
     if entry.alternates:
@@ -461,14 +524,46 @@ def _url_block(entry: Entry, ctx: Context, dropped: set[str]) -> str:
     return "".join(parts)
 
 
-def format_priority(priority: float) -> str:
-    """Shortest decimal that reads back as the same float (``0.5``, ``1.0``, ``0.25``).
+#: Fractional digits at most in a written priority: every XSD processor supports 18 decimal digits
+#: (XML Schema Part 2, §3.2.3 decimal, "minimally conforming"), and the value is below 1.
+PRIORITY_PLACES = 18
+_PRIORITY_QUANTUM = decimal.Decimal(1).scaleb(-PRIORITY_PLACES)
 
-    Always positional (``1e-07`` is written ``0.0000001``): the XSD's ``xsd:decimal`` has no exponent.
+
+def format_priority(priority: float, ctx: Context | None = None, loc: str = "") -> str | None:
+    """The priority as a short ``xsd:decimal`` (``0.5``, ``1.0``, ``0.25``), or None when it has none.
+
+    The shortest decimal that reads back as the same float, positional (the XSD's decimal has no exponent),
+    with at most :data:`PRIORITY_PLACES` fractional digits: ``5e-324`` is written ``0.0``, not as 325
+    digits.  A written value that differs from the entry's is reported (``priority-rounded``), and so is a
+    value outside 0.0-1.0 (written clamped) or not a number (not written) (``invalid-priority``).
     """
     text = repr(float(priority))
-    if "e" in text or "E" in text:
-        text = format(decimal.Decimal(text), "f")
+    if "e" not in text and len(text) <= PRIORITY_PLACES + 2 and 0.0 <= priority <= 1.0:
+        return text  # the common case: short, in range, exact
+    return _unusual_priority(float(priority), ctx, loc)
+
+
+def _unusual_priority(priority: float, ctx: Context | None, loc: str) -> str | None:
+    if not math.isfinite(priority):
+        if ctx is not None:
+            ctx.warning("invalid-priority", f"priority {priority} of {loc} is not a number; not written")
+        return None
+    if not 0.0 <= priority <= 1.0:
+        clamped = min(max(priority, 0.0), 1.0)
+        if ctx is not None:
+            ctx.warning("invalid-priority", f"priority {priority} of {loc} is outside 0.0-1.0; written as {clamped}")
+        priority = clamped
+    exact = decimal.Decimal(repr(priority))
+    rounded = exact.quantize(_PRIORITY_QUANTUM, rounding=decimal.ROUND_HALF_EVEN).normalize()
+    text = format(rounded, "f")
+    if "." not in text:
+        text += ".0"
+    if float(text) != priority and ctx is not None:
+        ctx.warning(
+            "priority-rounded",
+            f"priority {priority!r} of {loc} written as {text} (at most {PRIORITY_PLACES} decimal places)",
+        )
     return text
 
 

@@ -44,9 +44,8 @@ from feedmap.errors import FeedmapError, FetchError, SourceError, StrictError, U
 from feedmap.formats.sitemap import (
     SizeWatch,
     check_root,
-    escape_text,
     iter_entries,
-    output_url,
+    loc_text,
     root_open_tag,
     write_blocks,
     xml_extras,
@@ -347,7 +346,7 @@ def read(source: Source, *, ctx: Context) -> Document:
 
 
 def _sitemap_block(entry: Entry, ctx: Context, dropped: set[str]) -> str:
-    parts = ["<sitemap><loc>", escape_text(output_url(entry.loc, ctx)), "</loc>"]
+    parts = ["<sitemap><loc>", loc_text(entry, ctx), "</loc>"]
     if entry.lastmod is not None:
         parts += ["<lastmod>", entry.lastmod.text, "</lastmod>"]
     if entry.extras:

@@ -8,13 +8,13 @@ UTF-8 is read as Windows-1252 with a warning (never silently).  Only ``loc`` sur
 
 from __future__ import annotations
 
-import io
 import re
 from collections.abc import Iterator
 from typing import BinaryIO
 
 from feedmap._urls import check_loc, is_absolute_url
 from feedmap.context import Context
+from feedmap.formats._lines import bounded_lines, too_long
 from feedmap.formats.sitemap import MAX_BYTES, MAX_URLS, output_url
 from feedmap.model import DocKind, DocMeta, Document, Entry, Position
 from feedmap.registry import FormatSpec
@@ -31,33 +31,28 @@ def _decode(raw: bytes, ctx: Context, line: int) -> str:
         return raw.decode("cp1252", errors="replace")
 
 
-_LONE_CR = re.compile(rb"\r(?!\n)")
-
-
 def _entries(source: Source, ctx: Context) -> Iterator[Entry]:
-    stream = io.BufferedReader(source.stream, buffer_size=1 << 16)
+    limit = ctx.options.max_line_bytes
     count = 0
-    line = 0
-    for raw in stream:
-        line += 1
+    # a lone CR also ends a line (old Mac files)
+    for line, raw in enumerate(bounded_lines(source.stream, limit, any_newline=True), start=1):
+        if raw is None:
+            ctx.warning("line-too-long", too_long(limit), line)
+            continue
         if line == 1 and raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]
-        # a lone CR also ends a line (old Mac files): each piece is a line of its own
-        pieces = _LONE_CR.split(raw) if b"\r" in raw else [raw]
-        for number, piece in enumerate(pieces, start=line):
-            line = number
-            text = _decode(piece, ctx, line).strip()
-            if not text:
-                continue
-            if not is_absolute_url(text):
-                shown = text if len(text) <= 80 else text[:77] + "..."
-                ctx.warning("not-a-url", f"{shown!r} is not an absolute URL; line skipped", line)
-                continue
-            problem = check_loc(text)
-            if problem is not None:
-                ctx.warning("invalid-loc", f"{problem}; kept as written", line)
-            count += 1
-            yield Entry(loc=text, origin=Position(ctx.name, line))
+        text = _decode(raw, ctx, line).strip()
+        if not text:
+            continue
+        if not is_absolute_url(text):
+            shown = text if len(text) <= 80 else text[:77] + "..."
+            ctx.warning("not-a-url", f"{shown!r} is not an absolute URL; line skipped", line)
+            continue
+        problem = check_loc(text)
+        if problem is not None:
+            ctx.warning("invalid-loc", f"{problem}; kept as written", line)
+        count += 1
+        yield Entry(loc=text, origin=Position(ctx.name, line))
     if count > MAX_URLS:
         ctx.warning("too-many-urls", f"{count:,} URLs; the protocol allows {MAX_URLS:,} per file")
 
@@ -79,12 +74,12 @@ def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
         pending.append(loc)
         count += 1
         if len(pending) >= 4096:
-            data = ("\n".join(pending) + "\n").encode("utf-8")
+            data = _encoded(pending, ctx)
             sink.write(data)
             size += len(data)
             pending.clear()
     if pending:
-        data = ("\n".join(pending) + "\n").encode("utf-8")
+        data = _encoded(pending, ctx)
         sink.write(data)
         size += len(data)
     if count > MAX_URLS:
@@ -94,6 +89,26 @@ def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
     if count == 0:
         ctx.warning("empty-document", "no entries: wrote an empty text sitemap")
     return count
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _encoded(locs: list[str], ctx: Context) -> bytes:
+    """The URLs as UTF-8 lines; a lone surrogate (from an entry built in Python) cannot be, and is dropped."""
+    try:
+        return ("\n".join(locs) + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    out: list[str] = []
+    for loc in locs:
+        found = _SURROGATE.findall(loc)
+        if found:
+            shown = ", ".join(f"U+{ord(char):04X}" for char in dict.fromkeys(found))
+            ctx.warning("character-dropped", f"loc {loc!r}: {shown} cannot be written in UTF-8 and was dropped")
+            loc = _SURROGATE.sub("", loc)
+        out.append(loc)
+    return ("\n".join(out) + "\n").encode("utf-8")
 
 
 FORMAT = FormatSpec(
