@@ -85,13 +85,18 @@ class FormatError(FeedmapError, LookupError):
 class UnknownFormatError(FormatError):
     """The format of an input could not be recognised from its content.
 
-    ``what`` says what the content is instead (``has root element <html> ...``), without the advice to
+    ``what`` says what the content is instead (``has root element <svg> ...``), without the advice to
     name the format with ``-f``, which suits a top-level input but not an index child.
     """
 
-    def __init__(self, message: str, *, what: str = "") -> None:
+    def __init__(self, message: str, *, what: str = "", source: str = "", line: int = 0, code: str = "") -> None:
         super().__init__(message)
         self.what = what
+        #: The input, the line of its root element (0: unknown) and a diagnostic code (``unknown-format``,
+        #: ``html-page``), so that the CLI can say it as ``file:line: error[code]: ...``.
+        self.source = source
+        self.line = line
+        self.code = code or "unknown-format"
 
 
 class ReadError(FeedmapError, ValueError):
