@@ -1,0 +1,224 @@
+"""What a new user met on the command line (issue 9): each surprise, and its siblings, as a test.
+
+Atom links (RFC 4287 4.2.7.2: a relation may be written as its IANA URI), the channel link of a feed that
+has none, feed diagnostics on the line and under the name of the element as written, an HTML page given
+as input, relative index children, CSV given as a text sitemap, kind changes, wording, and CI's corpus.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from localsite import LocalSite, Route
+
+import feedmap
+from feedmap.cli import main
+from feedmap.errors import Diagnostic, Reporter
+
+ATOM = "http://www.w3.org/2005/Atom"
+IANA_ALTERNATE = "http://www.iana.org/assignments/relation/alternate"
+SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+#: Breaks the XML before the first item: the feed is read by feedparser's lenient path.
+BROKEN = "<x></y>"
+
+
+def read(data: bytes, format: str | None = None) -> tuple[feedmap.DocMeta, list[feedmap.Entry], list[Diagnostic]]:
+    reporter = Reporter()
+    with feedmap.read(io.BytesIO(data), format=format, reporter=reporter) as doc:
+        entries = list(doc.entries)
+        return doc.meta, entries, reporter.diagnostics
+
+
+def atom(entries: str, head: str = "", *, broken: bool = False) -> bytes:
+    prolog = f'<?xml version="1.0"?>\n<feed xmlns="{ATOM}"><title>A</title><id>urn:uuid:60a76c80-d399</id>{head}'
+    return f"{prolog}{BROKEN if broken else ''}\n{entries}\n</feed>\n".encode()
+
+
+def rss(items: str, *, broken: bool = False) -> bytes:
+    channel = "<title>C</title><link>https://www.example.com/</link><description>D</description>"
+    channel += BROKEN if broken else ""
+    return f'<?xml version="1.0"?>\n<rss version="2.0"><channel>{channel}\n{items}\n</channel></rss>\n'.encode()
+
+
+# ------------------------------------------------------------------------------------------ Atom reading
+
+
+@pytest.mark.parametrize("broken", [False, True], ids=["lxml", "feedparser"])
+def test_an_iana_uri_relation_is_alternate(broken: bool) -> None:
+    entry = f'<entry><title>E</title><link rel="{IANA_ALTERNATE}" href="https://example.org/a"/><id>urn:x:1</id></entry>'
+    _, entries, diagnostics = read(atom(entry, broken=broken))
+    assert [e.loc for e in entries] == ["https://example.org/a"]
+    assert "missing-loc" not in [d.code for d in diagnostics]
+
+
+@pytest.mark.parametrize("broken", [False, True], ids=["lxml", "feedparser"])
+def test_an_iana_uri_relation_gives_the_feed_link(broken: bool) -> None:
+    head = f'<link rel="{IANA_ALTERNATE}" href="https://example.org/"/>'
+    meta, _, _ = read(atom('<entry><link href="https://example.org/a"/></entry>', head, broken=broken))
+    assert meta.link == "https://example.org/"
+
+
+@pytest.mark.parametrize("broken", [False, True], ids=["lxml", "feedparser"])
+def test_an_iana_uri_of_another_relation_is_not_alternate(broken: bool) -> None:
+    entry = '<entry><link rel="http://www.iana.org/assignments/relation/edit" href="https://example.org/e"/></entry>'
+    _, entries, diagnostics = read(atom(entry, broken=broken))
+    assert entries == []
+    assert "missing-loc" in [d.code for d in diagnostics]
+
+
+@pytest.mark.parametrize("broken", [False, True], ids=["lxml", "feedparser"])
+def test_a_feed_without_a_link_has_no_channel_link_and_its_id_is_not_one(broken: bool, tmp_path: Path) -> None:
+    meta, _, _ = read(atom('<entry><link href="https://example.org/a"/></entry>', broken=broken))
+    assert meta.link is None
+    source = tmp_path / "feed.xml"
+    source.write_bytes(atom('<entry><link href="https://example.org/a"/></entry>', broken=broken))
+    out = tmp_path / "out.rss"
+    assert main(["convert", str(source), "-q", "-o", str(out)]) == 0
+    assert "urn:uuid" not in out.read_text()
+    assert "<link>https://example.org/</link>" in out.read_text()
+
+
+# ------------------------------------------------------------------------- feed diagnostics: line and name
+
+
+@pytest.mark.parametrize(
+    ("element", "name"),
+    [("<pubDate>garbage</pubDate>", "<pubDate>"), ("<dc:date>garbage</dc:date>", "<dc:date>")],
+)
+def test_a_feed_date_is_reported_on_its_line_under_its_own_name(element: str, name: str) -> None:
+    items = f'<item xmlns:dc="http://purl.org/dc/elements/1.1/"><link>https://e.org/a</link>\n\n{element}</item>'
+    _, entries, diagnostics = read(rss(items))
+    (problem,) = [d for d in diagnostics if d.code == "invalid-lastmod"]
+    assert problem.message.startswith(f"{name}:")
+    assert problem.line == 5
+    assert entries[0].origin is not None and entries[0].origin.line == 3
+
+
+def test_an_atom_date_is_reported_on_its_line_as_published() -> None:
+    _, _, diagnostics = read(atom('<entry><link href="https://e.org/a"/>\n<published>garbage</published></entry>'))
+    (problem,) = [d for d in diagnostics if d.code == "invalid-lastmod"]
+    assert problem.message.startswith("<published>:")
+    assert problem.line == 4
+
+
+def test_an_rss_date_read_by_feedparser_is_named_pubdate() -> None:
+    _, _, diagnostics = read(rss("<item><link>https://e.org/a</link><pubDate>garbage</pubDate></item>", broken=True))
+    (problem,) = [d for d in diagnostics if d.code == "invalid-lastmod"]
+    assert problem.message.startswith("<pubDate>:")
+
+
+def test_an_item_without_a_link_is_reported_on_its_line() -> None:
+    _, _, diagnostics = read(rss("\n<item><title>No link</title></item>"))
+    (problem,) = [d for d in diagnostics if d.code == "missing-loc"]
+    assert problem.line == 4
+
+
+# ------------------------------------------------------------------------------------- an HTML page given
+
+PAGES = {
+    "doctype": b"<!DOCTYPE html>\n<html><head><title>Hi</title></head><body><p>x</p></body></html>\n",
+    "tag-soup": b'<html lang="en"><head><meta charset="utf-8"><title>x</title></head><body><br><p>&nbsp;</body>',
+    "xhtml": b'<?xml version="1.0"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><head/><body/></html>',
+    "doctype-only": b"<!-- c -->\n<!doctype HTML>\n<",
+}
+
+
+@pytest.mark.parametrize("page", sorted(PAGES))
+def test_an_html_page_is_named_as_one_and_discover_suggested(
+    page: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "page.html"
+    path.write_bytes(PAGES[page])
+    assert main(["convert", str(path), "-t", "jsonl"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"{path}:")
+    assert "error[html-page]: the input is an HTML page" in err
+    assert "feedmap discover" in err
+    assert "-f" not in err
+
+
+def test_an_html_page_fetched_suggests_discovering_its_site(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
+    web.routes["/page"] = Route(PAGES["doctype"], content_type="text/html")
+    assert main(["info", web.url("/page")]) == 1
+    assert f"feedmap discover {web.url('/')}" in capsys.readouterr().err
+
+
+def test_an_html_page_read_as_a_sitemap_says_it_is_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "page.html"
+    path.write_bytes(PAGES["doctype"])
+    assert main(["convert", str(path), "-f", "sitemap", "-t", "jsonl"]) == 1
+    assert "HTML page" in capsys.readouterr().err
+
+
+def test_an_unknown_root_is_reported_in_the_diagnostic_form(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "a.svg"
+    path.write_bytes(b'<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"/>')
+    assert main(["info", str(path)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"{path}:2: error[unknown-format]: the input has root element <svg>")
+    assert "name the format with -f" in err
+
+
+def test_binary_input_is_reported_in_the_diagnostic_form(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "a.bin"
+    path.write_bytes(b"\x00\x01binary")
+    assert main(["info", str(path)]) == 1
+    assert capsys.readouterr().err.startswith(f"{path}: error[unknown-format]: ")
+
+
+# ------------------------------------------------------------------------------------- CI and the corpus
+
+
+def run_pytest(args: list[str], corpus: Path, *, require: bool) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "FEEDMAP_CORPUS": str(corpus)}
+    env.pop("FEEDMAP_REQUIRE_CORPUS", None)
+    if require:
+        env["FEEDMAP_REQUIRE_CORPUS"] = "1"
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *args]
+    return subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=60, check=False)
+
+
+@pytest.mark.parametrize(
+    "target",
+    ["tests/test_sources.py::test_corpus_gzip_bomb", "tests/test_conformance.py"],
+    ids=["fixture", "module-level"],
+)
+def test_a_missing_corpus_skips_for_a_newcomer_and_fails_in_ci(target: str, tmp_path: Path) -> None:
+    missing = tmp_path / "no-corpus"
+    newcomer = run_pytest([target], missing, require=False)
+    assert newcomer.returncode in (0, 5), newcomer.stdout  # 5: the only module skipped, nothing ran
+    assert "skipped" in newcomer.stdout
+    ci = run_pytest([target], missing, require=True)
+    assert ci.returncode != 0, ci.stdout
+    assert "FEEDMAP_REQUIRE_CORPUS" in ci.stdout
+
+
+def test_ci_fails_at_once_when_the_corpus_is_missing(tmp_path: Path) -> None:
+    clone = tmp_path / "clone"
+    (clone / ".ci").mkdir(parents=True)
+    shutil.copy2(REPO_ROOT / ".ci" / "run", clone / ".ci" / "run")
+    env = {key: value for key, value in os.environ.items() if key != "FEEDMAP_CORPUS"}
+    done = subprocess.run(
+        ["bash", str(clone / ".ci" / "run")], env=env, capture_output=True, text=True, timeout=30, check=False
+    )
+    assert done.returncode != 0
+    assert "corpus is missing" in done.stderr
+    assert not (clone / ".venv").exists()
+
+
+def test_ci_requires_the_corpus_it_names() -> None:
+    script = (REPO_ROOT / ".ci" / "run").read_text()
+    assert "export FEEDMAP_CORPUS=" in script and "FEEDMAP_REQUIRE_CORPUS=1" in script
+
+
+def test_the_readme_refers_to_nothing_outside_the_repository() -> None:
+    readme = (REPO_ROOT / "README.md").read_text()
+    assert "../" not in readme
+    assert "/work/" not in readme
