@@ -222,3 +222,91 @@ def test_the_readme_refers_to_nothing_outside_the_repository() -> None:
     readme = (REPO_ROOT / "README.md").read_text()
     assert "../" not in readme
     assert "/work/" not in readme
+
+
+# ----------------------------------------------------------------------------- index children: relative, failed
+
+
+def index_xml(*locs: str) -> bytes:
+    body = "".join(f"<sitemap><loc>{loc}</loc></sitemap>\n" for loc in locs)
+    return f'<?xml version="1.0"?>\n<sitemapindex xmlns="{SM}">\n{body}</sitemapindex>\n'.encode()
+
+
+def urlset_xml(*locs: str) -> bytes:
+    body = "".join(f"<url><loc>{loc}</loc></url>\n" for loc in locs)
+    return f'<?xml version="1.0"?>\n<urlset xmlns="{SM}">\n{body}</urlset>\n'.encode()
+
+
+def read_url(url: str) -> tuple[list[str], list[Diagnostic]]:
+    reporter = Reporter()
+    with feedmap.read(url, reporter=reporter, http=feedmap.HttpSettings(retries=0)) as doc:
+        return [entry.loc for entry in doc.entries], reporter.diagnostics
+
+
+def test_a_relative_child_of_a_fetched_index_is_resolved_against_its_url(web: LocalSite) -> None:
+    web.add("/sub/child.xml", urlset_xml("https://www.example.com/a"))
+    web.add("/root.xml", urlset_xml("https://www.example.com/b"))
+    index = web.add("/sub/index.xml", index_xml("child.xml", "/root.xml"))
+    locs, diagnostics = read_url(index)
+    assert locs == ["https://www.example.com/a", "https://www.example.com/b"]
+    resolved = [d for d in diagnostics if d.code == "relative-url-resolved"]
+    assert [(d.line, web.url("/sub/child.xml") in d.message) for d in resolved] == [(3, True), (4, False)]
+    assert web.url("/root.xml") in resolved[1].message
+    assert "child-off-site" not in [d.code for d in diagnostics]
+
+
+def test_a_relative_child_resolved_off_site_is_still_refused(web: LocalSite) -> None:
+    web.add("/a.xml", urlset_xml("https://www.example.com/a"))
+    index = web.add("/index.xml", index_xml("//elsewhere.invalid/x.xml", "a.xml"))
+    locs, diagnostics = read_url(index)
+    assert locs == ["https://www.example.com/a"]
+    assert "child-off-site" in [d.code for d in diagnostics]
+
+
+def test_a_relative_child_of_a_local_index_is_reported_as_relative(tmp_path: Path) -> None:
+    (tmp_path / "pages.xml").write_bytes(urlset_xml("https://www.example.com/a"))
+    index = tmp_path / "index.xml"
+    index.write_bytes(index_xml("/sitemap1.xml", (tmp_path / "pages.xml").as_uri()))
+    reporter = Reporter()
+    with feedmap.read(index, reporter=reporter) as doc:
+        assert [entry.loc for entry in doc.entries] == ["https://www.example.com/a"]
+    (refused,) = [d for d in reporter.diagnostics if d.code == "child-not-read"]
+    assert "relative URL" in refused.message and refused.line == 3
+    assert "off-site" not in refused.code
+
+
+def test_an_index_whose_every_child_fails_exits_1_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    index = tmp_path / "index.xml"
+    index.write_bytes(index_xml((tmp_path / "gone1.xml").as_uri(), (tmp_path / "gone2.xml").as_uri()))
+    out = tmp_path / "out.txt"
+    assert main(["convert", str(index), "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("warning[child-failed]") == 2
+    assert f"{index}: error[no-child-read]: nothing was read from the index" in err
+    assert not out.exists()
+    assert main(["info", str(index)]) == 1
+
+
+def test_an_index_with_one_child_read_exits_0(tmp_path: Path) -> None:
+    (tmp_path / "pages.xml").write_bytes(urlset_xml("https://www.example.com/a"))
+    index = tmp_path / "index.xml"
+    index.write_bytes(index_xml((tmp_path / "gone.xml").as_uri(), (tmp_path / "pages.xml").as_uri()))
+    assert main(["convert", str(index), "-t", "text", "-q"]) == 0
+
+
+def test_an_index_whose_children_are_all_left_out_by_since_is_no_failure(tmp_path: Path) -> None:
+    index = tmp_path / "index.xml"
+    index.write_bytes(
+        f'<sitemapindex xmlns="{SM}"><sitemap><loc>{(tmp_path / "old.xml").as_uri()}</loc>'
+        "<lastmod>2001-01-01</lastmod></sitemap></sitemapindex>".encode()
+    )
+    assert main(["convert", str(index), "-t", "text", "--since", "2024-01-01", "-q"]) == 0
+
+
+def test_an_empty_child_read_is_something_read(tmp_path: Path) -> None:
+    (tmp_path / "empty.xml").write_bytes(urlset_xml())
+    index = tmp_path / "index.xml"
+    index.write_bytes(index_xml((tmp_path / "empty.xml").as_uri()))
+    assert main(["convert", str(index), "-t", "text", "-q"]) == 0
