@@ -310,3 +310,40 @@ def test_an_empty_child_read_is_something_read(tmp_path: Path) -> None:
     index = tmp_path / "index.xml"
     index.write_bytes(index_xml((tmp_path / "empty.xml").as_uri()))
     assert main(["convert", str(index), "-t", "text", "-q"]) == 0
+
+
+# ------------------------------------------------------------------------------------------- CSV is not text
+
+
+@pytest.mark.parametrize(
+    "csv",
+    [
+        b"https://a.example/x,2024-01-01\nhttps://a.example/y,2024-01-02\n",
+        b"url,lastmod\r\nhttps://a.example/x,2024-01-01T10:00:00+02:00\r\n",
+        b'https://a.example/x,"Title, with a comma"\n',
+        b"https://a.example/x, 0.8\n",
+        b"https://a.example/x,daily,https://a.example/y\n",
+    ],
+    ids=["date", "header", "quoted", "number", "changefreq-url"],
+)
+def test_a_csv_file_is_refused_as_one(csv: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "urls.csv"
+    path.write_bytes(csv)
+    assert main(["convert", str(path), "-t", "jsonl"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "error[csv-input]: this looks like a CSV file" in captured.err
+
+
+def test_a_csv_row_after_urls_is_skipped_and_reported() -> None:
+    data = b"https://a.example/y\nhttps://a.example/x,2024-01-01\nhttps://a.example/a,b,c\n"
+    _, entries, diagnostics = read(data, format="text")
+    assert [e.loc for e in entries] == ["https://a.example/y", "https://a.example/a,b,c"]
+    assert [(d.code, d.line) for d in diagnostics] == [("csv-line", 2)]
+
+
+@pytest.mark.parametrize("url", ["https://a.example/x,y", "https://a.example/a,b,c/d", "https://a.example/p?q=1,2x"])
+def test_a_comma_inside_a_url_is_kept(url: str) -> None:
+    _, entries, diagnostics = read(f"{url}\n".encode(), format="text")
+    assert [e.loc for e in entries] == [url]
+    assert diagnostics == []
