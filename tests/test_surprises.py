@@ -52,7 +52,9 @@ def rss(items: str, *, broken: bool = False) -> bytes:
 
 @pytest.mark.parametrize("broken", [False, True], ids=["lxml", "feedparser"])
 def test_an_iana_uri_relation_is_alternate(broken: bool) -> None:
-    entry = f'<entry><title>E</title><link rel="{IANA_ALTERNATE}" href="https://example.org/a"/><id>urn:x:1</id></entry>'
+    entry = (
+        f'<entry><title>E</title><link rel="{IANA_ALTERNATE}" href="https://example.org/a"/><id>urn:x:1</id></entry>'
+    )
     _, entries, diagnostics = read(atom(entry, broken=broken))
     assert [e.loc for e in entries] == ["https://example.org/a"]
     assert "missing-loc" not in [d.code for d in diagnostics]
@@ -320,7 +322,7 @@ def test_an_empty_child_read_is_something_read(tmp_path: Path) -> None:
     [
         b"https://a.example/x,2024-01-01\nhttps://a.example/y,2024-01-02\n",
         b"url,lastmod\r\nhttps://a.example/x,2024-01-01T10:00:00+02:00\r\n",
-        b'https://a.example/x,"Title, with a comma"\n',
+        b'https://a.example/x, "Title, with a comma"\n',
         b"https://a.example/x, 0.8\n",
         b"https://a.example/x,daily,https://a.example/y\n",
     ],
@@ -342,8 +344,67 @@ def test_a_csv_row_after_urls_is_skipped_and_reported() -> None:
     assert [(d.code, d.line) for d in diagnostics] == [("csv-line", 2)]
 
 
-@pytest.mark.parametrize("url", ["https://a.example/x,y", "https://a.example/a,b,c/d", "https://a.example/p?q=1,2x"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://a.example/x,y",
+        "https://a.example/a,b,c/d",
+        "https://a.example/p?q=1,2",
+        "https://maps.example/@52.5,13.4,12z",
+        "https://a.example/page,2",
+    ],
+)
 def test_a_comma_inside_a_url_is_kept(url: str) -> None:
     _, entries, diagnostics = read(f"{url}\n".encode(), format="text")
     assert [e.loc for e in entries] == [url]
     assert diagnostics == []
+
+
+# ----------------------------------------------------------------------- placeholder titles do not read back
+
+
+@pytest.mark.parametrize("via", ["ror", "rss"])
+def test_a_round_trip_through_a_feed_gains_no_title(via: str, tmp_path: Path) -> None:
+    source = tmp_path / "sitemap.xml"
+    source.write_bytes(urlset_xml("https://www.example.com/a", "https://www.example.com/b"))
+    feed = tmp_path / f"feed.{via}.xml"
+    assert main(["convert", str(source), "-t", via, "-q", "-o", str(feed)]) == 0
+    assert "<title>https://www.example.com/a</title>" in feed.read_text()  # RSS needs a title or a description
+    for broken in (False, True) if via == "rss" else (False,):  # ROR is read by its own reader
+        data = feed.read_bytes()
+        if broken:  # the feedparser path too
+            data = data.replace(b"<channel>", b"<channel><x></y>", 1)
+        _, entries, _ = read(data)
+        assert [(e.loc, e.title) for e in entries] == [
+            ("https://www.example.com/a", None),
+            ("https://www.example.com/b", None),
+        ]
+
+
+def test_a_title_that_is_the_url_is_filled_by_enrich(tmp_path: Path) -> None:
+    site = tmp_path / "public"
+    site.mkdir()
+    (site / "a.html").write_bytes(b"<html><head><title>Page A</title></head></html>")
+    feed = tmp_path / "feed.xml"
+    feed.write_bytes(
+        rss("<item><title>https://www.example.com/a.html</title><link>https://www.example.com/a.html</link></item>")
+    )
+    out = tmp_path / "out.jsonl"
+    args = ["convert", str(feed), "--enrich", "--map", f"https://www.example.com/={site}", "-t", "jsonl", "-q"]
+    assert main([*args, "-o", str(out)]) == 0
+    assert '"title":"Page A"' in out.read_text()
+
+
+def test_a_real_title_is_kept() -> None:
+    _, entries, _ = read(
+        rss("<item><title>https://www.example.com/other</title><link>https://www.example.com/a</link></item>")
+    )
+    assert entries[0].title == "https://www.example.com/other"
+
+
+def test_the_untitled_count_agrees_with_its_number(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    source = tmp_path / "sitemap.xml"
+    source.write_bytes(urlset_xml("https://www.example.com/a"))
+    assert main(["convert", str(source), "-t", "ror"]) == 0
+    err = capsys.readouterr().err
+    assert "1 entry without a title" in err and "1 entries" not in err

@@ -52,6 +52,7 @@ __all__ = [
     "describe_item",
     "feed_date",
     "link_relation",
+    "real_title",
     "replace_surrogate_refs",
 ]
 
@@ -93,6 +94,15 @@ _PUBLISHED = frozenset({"published", "issued", "pubDate"})
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml", "html", "xhtml"})
 _TEXT_TYPES = frozenset({"text/plain", "text", *_HTML_TYPES})
 _ITEM_TAGS = ["{*}item", "{*}entry"]
+
+
+def real_title(title: str | None, *locs: str) -> str | None:
+    """The title, or None when it is only the item's own URL: what feedmap (and other writers) put in an
+    item with no title and no description, as RSS 2.0 needs one of them; read back as a real title, it
+    would survive a round trip and stop ``--enrich`` from filling in the page's title."""
+    if title is not None and title.strip() in locs:
+        return None
+    return title
 
 
 def describe_item(title: str | None, index: int) -> str:
@@ -553,6 +563,7 @@ def item_entry(element: etree._Element, index: int, atom: bool, ctx: Context, of
     loc = read_loc(loc_text, ctx, line)
     if loc is None:
         return None
+    title = real_title(title, loc_text, loc)
     lastmod = None
     for key in ("updated", "published", "created"):
         text, name, at = fields.dates.get(key, ("", key, 0))

@@ -49,6 +49,7 @@ from feedmap.formats._feedstream import (
     feed_date,
     item_entry,
     link_relation,
+    real_title,
     replace_surrogate_refs,
 )
 from feedmap.formats._fields import read_loc
@@ -186,7 +187,7 @@ def _entries(parsed: Any, ctx: Context, raw: _RawLinks | None, skip: int = 0) ->
         yield Entry(
             loc=loc,
             lastmod=lastmod,
-            title=item.get("title") or None,
+            title=real_title(item.get("title") or None, loc_text, loc),
             description=item.get("summary") or None,
             keywords=keywords,
             origin=Position(ctx.name, 0),

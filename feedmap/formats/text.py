@@ -5,11 +5,12 @@ Spec: https://www.sitemaps.org/protocol.html#otherformats — UTF-8, one URL per
 URL; a line that is not an absolute URL is skipped with a warning naming its line.  Input that is not
 UTF-8 is read as Windows-1252 with a warning (never silently).  Only ``loc`` survives in this format.
 
-CSV is not a text sitemap: a line holding a URL followed by comma-separated fields (``https://e.com/a,2024-01-01``:
-a date, a number, a quoted text, another URL or a changefreq after a comma) is not read as one URL with a
-comma in it.  When such a line comes before any URL, the input is a CSV file: reading stops with a
-:class:`~feedmap.errors.ReadError` (``csv-input``, exit 1) saying so; after URLs, the line is skipped with
-a ``csv-line`` warning.  A URL that really holds such a comma can write it as ``%2C``.
+CSV is not a text sitemap: a line holding a URL followed by comma-separated fields
+(``https://e.com/a,2024-01-01``: a date, another URL or a changefreq after a comma; a number or a quoted
+text after a comma and a blank) is not read as one URL with a comma in it.  When such a line comes
+before any URL, the input is a CSV file: reading stops with a :class:`~feedmap.errors.ReadError`
+(``csv-input``, exit 1) saying so; after URLs, the line is skipped with a ``csv-line`` warning.  A URL
+that really holds such a comma can write it as ``%2C``.
 """
 
 from __future__ import annotations
@@ -38,10 +39,12 @@ def _decode(raw: bytes, ctx: Context, line: int) -> str:
         return raw.decode("cp1252", errors="replace")
 
 
-#: A comma-separated field after a URL: a date, a number, a quoted text, a URL or a changefreq.
+#: A comma-separated field after a URL: a date, another URL or a changefreq; after a comma and a blank
+#: (which no URL holds), also a number or a quoted text.  A comma and a number alone (``/page,2``,
+#: ``@52.5,13.4``) is a URL.
 _CSV_FIELD = re.compile(
-    r',[ \t]*(?:"[^"]*"|\d{4}-\d\d(?:-\d\d)?(?:[T ][0-9:.]+(?:Z|[+-]\d\d:?\d\d)?)?|[+-]?\d+(?:\.\d+)?'
-    r"|[A-Za-z][A-Za-z0-9+.-]*://[^,\s]*|always|hourly|daily|weekly|monthly|yearly|never)[ \t]*(?=,|$)",
+    r",(?:[ \t]*(?:\d{4}-\d\d-\d\d(?:[T ][0-9:.]+(?:Z|[+-]\d\d:?\d\d)?)?|[A-Za-z][A-Za-z0-9+.-]*://[^,\s]*"
+    r'|always|hourly|daily|weekly|monthly|yearly|never)|[ \t]+(?:"[^"]*"|[+-]?\d+(?:\.\d+)?))[ \t]*(?=,|$)',
     re.IGNORECASE,
 )
 
