@@ -408,3 +408,88 @@ def test_the_untitled_count_agrees_with_its_number(capsys: pytest.CaptureFixture
     assert main(["convert", str(source), "-t", "ror"]) == 0
     err = capsys.readouterr().err
     assert "1 entry without a title" in err and "1 entries" not in err
+
+
+# ----------------------------------------------------------------------------------------------- kind changes
+
+INDEX = index_xml("https://www.example.com/s1.xml", "https://www.example.com/s2.xml")
+
+
+def convert_cli(tmp_path: Path, data: bytes, *args: str) -> tuple[int, str]:
+    source = tmp_path / "in.xml"
+    source.write_bytes(data)
+    return main(["convert", str(source), *args]), str(source)
+
+
+def test_an_index_read_without_following_is_written_to_xml_as_an_index(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "x.xml"
+    code, _ = convert_cli(tmp_path, INDEX, "--no-follow", "-o", str(out))
+    assert code == 0
+    assert out.read_text().count("<sitemap><loc>") == 2 and "<urlset" not in out.read_text()
+    err = capsys.readouterr().err
+    assert "kind-changed" not in err
+    assert f"wrote 2 entries to {out} (sitemapindex)" in err
+
+
+def test_pages_are_written_to_xml_as_a_sitemap(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "x.xml"
+    assert convert_cli(tmp_path, urlset_xml("https://www.example.com/a"), "-o", str(out))[0] == 0
+    assert "<urlset" in out.read_text()
+    assert f"wrote 1 entry to {out} (sitemap)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("target", ["sitemap", "rss", "ror"])
+def test_an_index_written_as_pages_is_reported(target: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert convert_cli(tmp_path, INDEX, "--no-follow", "-t", target)[0] == 0
+    assert capsys.readouterr().err.count("warning[kind-changed]: the entries are the child sitemaps") == 1
+    assert convert_cli(tmp_path, INDEX, "--no-follow", "-t", target, "--strict")[0] == 1
+
+
+@pytest.mark.parametrize(
+    "data", [urlset_xml("https://www.example.com/a"), rss("<item><link>https://e.org/a</link></item>")]
+)
+def test_pages_written_as_an_index_are_reported(
+    data: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert convert_cli(tmp_path, data, "-t", "sitemapindex")[0] == 0
+    assert "warning[kind-changed]: the entries are pages" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("data", "args"),
+    [
+        (INDEX, ["--no-follow", "-t", "jsonl"]),
+        (INDEX, ["--no-follow", "-t", "text"]),
+        (INDEX, ["--no-follow", "-t", "sitemapindex"]),
+        (rss("<item><link>https://e.org/a</link></item>"), ["-t", "sitemap"]),
+        (urlset_xml("https://www.example.com/a"), ["-t", "rss"]),
+    ],
+    ids=["index-jsonl", "index-text", "index-index", "feed-sitemap", "sitemap-rss"],
+)
+def test_keeping_the_kind_is_not_reported(
+    data: bytes, args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert convert_cli(tmp_path, data, *args)[0] == 0
+    assert "kind-changed" not in capsys.readouterr().err
+
+
+def test_the_library_chooses_the_format_by_the_kind_read() -> None:
+    sink = io.BytesIO()
+    summary = feedmap.convert(
+        io.BytesIO(INDEX),
+        sink,
+        to=lambda kind: "sitemapindex" if kind.value == "index" else "sitemap",
+        options=feedmap.Options(follow=False),
+    )
+    assert summary.format == "sitemapindex"
+    assert b"<sitemapindex" in sink.getvalue()
+
+
+@pytest.mark.parametrize("args", [["-o", "out.atom"], ["-t", "rss", "-o", "out.atom"], ["-o", "feed.ATOM"]])
+def test_an_atom_output_name_is_refused(args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = [arg if not arg.lower().endswith(".atom") else str(tmp_path / arg) for arg in args]
+    assert convert_cli(tmp_path, urlset_xml("https://www.example.com/a"), *args)[0] == 2
+    assert "cannot write Atom" in capsys.readouterr().err
+    assert list(tmp_path.glob("*.atom")) == [] and list(tmp_path.glob("*.ATOM")) == []
