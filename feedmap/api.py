@@ -184,23 +184,29 @@ def _then_close(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
 
 
 def _watch_dropped(entries: Iterable[Entry], spec: FormatSpec, ctx: Context) -> Iterator[Entry]:
-    """Report once per IR field that has a value the target format cannot hold (INFO field-dropped)."""
+    """Report the IR fields with a value the target format cannot hold, in one INFO field-dropped line at the
+    end (or as soon as every such field was found)."""
     unheld = [name for name in ENTRY_FIELDS if name not in spec.fields]
     if not unheld:
         yield from entries
         return
+    found: list[str] = []
     values = _values_of(unheld)
     iterator = iter(entries)
     for entry in iterator:
         if any(values(entry)):  # one C call per entry while nothing new is found
             for name in [name for name in unheld if getattr(entry, name)]:
                 unheld.remove(name)
-                ctx.info("field-dropped", f"format {spec.name!r} cannot hold {name!r}; it is not written")
+                found.append(name)
             values = _values_of(unheld)
         yield entry
         if not unheld:
             break
-    yield from iterator  # every field reported: no more per-entry work
+    yield from iterator  # every field found: no more per-entry work
+    if found:
+        names = ", ".join(sorted(found, key=ENTRY_FIELDS.index))
+        it = "it is" if len(found) == 1 else "they are"
+        ctx.info("field-dropped", f"format {spec.name!r} cannot hold {names}; {it} not written")
 
 
 def _values_of(names: Sequence[str]) -> Callable[[Entry], tuple[object, ...]]:

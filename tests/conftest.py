@@ -17,6 +17,9 @@ from pathlib import Path
 import pytest
 from localsite import LocalSite
 
+#: ``pytester`` runs a small pytest session in-process (the test of FEEDMAP_REQUIRE_CORPUS below).
+pytest_plugins = ("pytester",)
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLES_DIR = REPO_ROOT / "samples"
 

@@ -8,10 +8,10 @@ as input, relative index children, CSV given as a text sitemap, kind changes, wo
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -178,28 +178,50 @@ def test_binary_input_is_reported_in_the_diagnostic_form(tmp_path: Path, capsys:
 # ------------------------------------------------------------------------------------- CI and the corpus
 
 
-def run_pytest(args: list[str], corpus: Path, *, require: bool) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "FEEDMAP_CORPUS": str(corpus)}
-    env.pop("FEEDMAP_REQUIRE_CORPUS", None)
+CORPUS_TESTS = """
+import pytest
+
+def test_asks_for_the_corpus(corpus_dir):
+    pass
+
+def test_misses_a_corpus_file():
+    pytest.skip("bomb.bin is not in the corpus")
+
+def test_skips_for_another_reason():
+    pytest.skip("not on this platform")
+"""
+
+
+def run_inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, *, require: bool) -> pytest.RunResult:
+    monkeypatch.setenv("FEEDMAP_CORPUS", str(pytester.path / "no-corpus"))
     if require:
-        env["FEEDMAP_REQUIRE_CORPUS"] = "1"
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *args]
-    return subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=60, check=False)
+        monkeypatch.setenv("FEEDMAP_REQUIRE_CORPUS", "1")
+    else:
+        monkeypatch.delenv("FEEDMAP_REQUIRE_CORPUS", raising=False)
+    return pytester.runpytest_inprocess("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-q")
 
 
-@pytest.mark.parametrize(
-    "target",
-    ["tests/test_sources.py::test_corpus_gzip_bomb", "tests/test_conformance.py"],
-    ids=["fixture", "module-level"],
-)
-def test_a_missing_corpus_skips_for_a_newcomer_and_fails_in_ci(target: str, tmp_path: Path) -> None:
-    missing = tmp_path / "no-corpus"
-    newcomer = run_pytest([target], missing, require=False)
-    assert newcomer.returncode in (0, 5), newcomer.stdout  # 5: the only module skipped, nothing ran
-    assert "skipped" in newcomer.stdout
-    ci = run_pytest([target], missing, require=True)
-    assert ci.returncode != 0, ci.stdout
-    assert "FEEDMAP_REQUIRE_CORPUS" in ci.stdout
+def test_a_missing_corpus_skips_for_a_newcomer_and_fails_in_ci(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makeconftest((REPO_ROOT / "tests" / "conftest.py").read_text())
+    pytester.makepyfile(test_corpus=CORPUS_TESTS)
+    run_inner(pytester, monkeypatch, require=False).assert_outcomes(skipped=3)
+    ci = run_inner(pytester, monkeypatch, require=True)
+    ci.assert_outcomes(failed=1, errors=1, skipped=1)  # the fixture fails at setup; another skip stays one
+    assert "FEEDMAP_REQUIRE_CORPUS" in ci.stdout.str()
+
+
+def test_a_module_skipped_for_want_of_the_corpus_fails_in_ci(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makeconftest((REPO_ROOT / "tests" / "conftest.py").read_text())
+    pytester.makepyfile(
+        test_module='import pytest\npytest.skip("external corpus not found", allow_module_level=True)\n'
+        "def test_never():\n    pass\n"
+    )
+    run_inner(pytester, monkeypatch, require=False).assert_outcomes(skipped=1)
+    run_inner(pytester, monkeypatch, require=True).assert_outcomes(errors=1)
 
 
 def test_ci_fails_at_once_when_the_corpus_is_missing(tmp_path: Path) -> None:
@@ -493,3 +515,85 @@ def test_an_atom_output_name_is_refused(args: list[str], tmp_path: Path, capsys:
     assert convert_cli(tmp_path, urlset_xml("https://www.example.com/a"), *args)[0] == 2
     assert "cannot write Atom" in capsys.readouterr().err
     assert list(tmp_path.glob("*.atom")) == [] and list(tmp_path.glob("*.ATOM")) == []
+
+
+# -------------------------------------------------------------------------------------------------- wording
+
+
+def write_file(tmp_path: Path, name: str, data: bytes) -> str:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return str(path)
+
+
+def test_strict_says_what_lenient_reading_would_have_done(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = write_file(tmp_path, "rel.xml", urlset_xml("/relative"))
+    assert main(["convert", source, "-t", "text", "--strict"]) == 1
+    err = capsys.readouterr().err
+    assert "(strict mode stops at the first warning; lenient reading: kept as written)" in err
+    assert "; kept as written (strict" not in err
+
+
+def test_strict_on_a_message_without_a_repair_keeps_it_whole() -> None:
+    from feedmap.errors import strict_message
+
+    assert strict_message("no entries") == "no entries (strict mode stops at the first warning)"
+
+
+def test_a_timeout_names_the_one_limit_that_was_hit(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
+    url = web.add("/slow.xml", urlset_xml("https://www.example.com/a"), delay=3)
+    assert main(["convert", url, "-t", "text", "--timeout", "0.5", "--retries", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "no answer within 0.5 s" in err
+    assert "0.5/0.5" not in err and "connect/read" not in err
+
+
+@pytest.mark.parametrize("command", ["convert", "info"])
+def test_an_unknown_flag_after_a_command_prints_that_commands_usage(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = write_file(tmp_path, "s.xml", urlset_xml("https://www.example.com/a"))
+    assert main([command, source, "--bogus"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"usage: feedmap {command} ")
+    assert f"feedmap {command}: error: unrecognized arguments: --bogus" in err
+
+
+def test_an_unknown_flag_before_a_command_prints_the_top_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--bogus"]) == 2
+    assert capsys.readouterr().err.startswith("usage: feedmap [-h]")
+
+
+def test_quiet_means_warnings_only_for_info_as_for_convert(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = b'<urlset xmlns="%s"><url><loc> https://www.example.com/a </loc></url>\n<url><loc>/b</loc></url></urlset>'
+    source = write_file(tmp_path, "s.xml", data % SM.encode())
+    for command in (["convert", source, "-t", "text", "-q"], ["info", source, "-q"]):
+        assert main(command) == 0
+        err = capsys.readouterr().err
+        assert "warning[invalid-loc]" in err, command
+        assert "info[" not in err, command
+
+
+def test_info_on_a_followed_index_says_its_entries_are_its_childrens(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_file(tmp_path, "pages.xml", urlset_xml("https://www.example.com/a"))
+    index = write_file(tmp_path, "index.xml", index_xml((tmp_path / "pages.xml").as_uri()))
+    assert main(["info", index, "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "format:      sitemapindex" in out
+    assert "kind:        urlset (the entries of the index's children, followed)" in out
+    assert main(["info", index, "-q", "--json"]) == 0
+    described = json.loads(capsys.readouterr().out)
+    assert (described["format"], described["kind"], described["followed"]) == ("sitemapindex", "urlset", True)
+    assert main(["info", index, "-q", "--json", "--no-follow"]) == 0
+    assert json.loads(capsys.readouterr().out)["followed"] is False
+
+
+def test_info_counts_agree_with_their_numbers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = f'<urlset xmlns="{SM}"><url><loc>/a</loc><lastmod>2024-01-01</lastmod></url></urlset>'.encode()
+    assert main(["info", write_file(tmp_path, "s.xml", data), "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "(1 of 1 entry has one)" in out
+    assert "1 warning, 0 notes" in out
+    assert "1 entries" not in out and "1 warnings" not in out

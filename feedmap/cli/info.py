@@ -8,8 +8,10 @@ import sys
 from typing import Any
 
 from feedmap import api
+from feedmap._wording import counted
 from feedmap.cli._common import DiagnosticPrinter, add_reading_options, follow_since, http_settings
 from feedmap.errors import Level, Reporter
+from feedmap.model import DocKind
 
 __all__ = ["add_parser", "describe", "run"]
 
@@ -33,14 +35,16 @@ def add_parser(subparsers: Any) -> None:
     )
     add_reading_options(parser, no_follow_help="for an index: describe the index itself, not its children")
     parser.add_argument("--json", action="store_true", help="print one JSON object per input instead of text")
-    parser.add_argument("-q", "--quiet", action="store_true", help="do not print each diagnostic, only the summary")
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print warnings and errors only (no notes), then the summary"
+    )
     parser.set_defaults(run=run)
 
 
 def describe(source: str, args: argparse.Namespace) -> dict[str, Any]:
     """Read one input to the end and return its summary."""
-    printer = DiagnosticPrinter(quiet=True) if args.quiet else DiagnosticPrinter()
-    reporter = Reporter(strict=args.strict, handler=None if args.quiet else printer)
+    printer = DiagnosticPrinter(quiet=args.quiet)  # -q: warnings and errors only, as for convert
+    reporter = Reporter(strict=args.strict, handler=printer)
     entries = images = dated = 0
     first = last = None
     with api.read(
@@ -72,6 +76,8 @@ def describe(source: str, args: argparse.Namespace) -> dict[str, Any]:
         "input": source,
         "format": fmt,
         "kind": kind,
+        # a followed index is described by the entries of its children: say so, not only "urlset"
+        "followed": fmt == "sitemapindex" and kind != DocKind.INDEX.value,
         "entries": entries,
         "images": images,
         "with_lastmod": dated,
@@ -86,19 +92,24 @@ def describe(source: str, args: argparse.Namespace) -> dict[str, Any]:
 def _print_text(summary: dict[str, Any]) -> None:
     print(summary["input"])
     print(f"  format:      {summary['format']}")
-    print(f"  kind:        {summary['kind']}")
+    if summary["followed"]:
+        print(f"  kind:        {summary['kind']} (the entries of the index's children, followed)")
+    else:
+        print(f"  kind:        {summary['kind']}")
     print(f"  entries:     {summary['entries']:,}")
     print(f"  images:      {summary['images']:,}")
     if summary["with_lastmod"]:
+        have = "has" if summary["with_lastmod"] == 1 else "have"
         print(
             f"  lastmod:     {summary['lastmod_min']} .. {summary['lastmod_max']}"
-            f" ({summary['with_lastmod']:,} of {summary['entries']:,} entries have one)"
+            f" ({summary['with_lastmod']:,} of {counted(summary['entries'], 'entry')} {have} one)"
         )
     else:
         print("  lastmod:     none")
     if summary["diagnostics"]:
         codes = ", ".join(f"{code} {count:,}" for code, count in summary["diagnostics"].items())
-        print(f"  diagnostics: {summary['warnings']:,} warnings, {summary['notes']:,} notes ({codes})")
+        found = f"{counted(summary['warnings'], 'warning')}, {counted(summary['notes'], 'note')}"
+        print(f"  diagnostics: {found} ({codes})")
     else:
         print("  diagnostics: none")
 
