@@ -597,3 +597,43 @@ def test_info_counts_agree_with_their_numbers(tmp_path: Path, capsys: pytest.Cap
     assert "(1 of 1 entry has one)" in out
     assert "1 warning, 0 notes" in out
     assert "1 entries" not in out and "1 warnings" not in out
+
+
+# ---------------------------------------------------------------------------------------- info's lastmod span
+
+MIXED_DATES = [
+    "2024-01-01",
+    "2023-12-31T23:00:00-05:00",
+    "2024-01-01T00:00:00Z",
+    "2024-06-01T00:00:00+02:00",
+    "2024-06-01T00:00:00.5+02:00",
+    "2024-05-31T22:00:00.5Z",
+    "2024",
+    "2024-02",
+    "2023-12-31T20:00-05:00",
+    "2024-06-01T09:00:00+09:00",
+]
+
+
+def brute_span(texts: list[str]) -> tuple[str, str]:
+    """The earliest and latest by instant, the first seen kept among equal instants (info's rule)."""
+    keys = [feedmap.W3CDate(text).sort_key() for text in texts]
+    first = min(range(len(texts)), key=lambda n: (keys[n], n))
+    last = min(range(len(texts)), key=lambda n: (-keys[n], n))
+    return texts[first], texts[last]
+
+
+@pytest.mark.parametrize("order", ["as-listed", "reversed", "rotated"])
+def test_info_finds_the_lastmod_span_across_shapes_and_zones(
+    order: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    texts = {"as-listed": MIXED_DATES, "reversed": MIXED_DATES[::-1], "rotated": MIXED_DATES[3:] + MIXED_DATES[:3]}[
+        order
+    ]
+    body = "".join(
+        f"<url><loc>https://www.example.com/{n}</loc><lastmod>{t}</lastmod></url>" for n, t in enumerate(texts)
+    )
+    source = write_file(tmp_path, "s.xml", f'<urlset xmlns="{SM}">{body}</urlset>'.encode())
+    assert main(["info", source, "--json", "-q"]) == 0
+    described = json.loads(capsys.readouterr().out)
+    assert (described["lastmod_min"], described["lastmod_max"]) == brute_span(texts)
