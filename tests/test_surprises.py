@@ -637,3 +637,16 @@ def test_info_finds_the_lastmod_span_across_shapes_and_zones(
     assert main(["info", source, "--json", "-q"]) == 0
     described = json.loads(capsys.readouterr().out)
     assert (described["lastmod_min"], described["lastmod_max"]) == brute_span(texts)
+
+
+def test_discover_tree_resolves_a_relative_child_against_its_index(web: LocalSite) -> None:
+    from feedmap.sitemaptree import sitemap_tree
+
+    web.add("/sub/child.xml", urlset_xml("https://www.example.com/a"))
+    index = web.add("/sub/index.xml", index_xml("child.xml"))
+    reporter = Reporter()
+    root = sitemap_tree(index, http=feedmap.HttpSettings(retries=0), reporter=reporter)
+    assert [(node.url, node.code) for _, node in root.walk()] == [(index, None), (web.url("/sub/child.xml"), None)]
+    assert root.urls == 1
+    (resolved,) = [d for d in reporter.diagnostics if d.code == "relative-url-resolved"]
+    assert resolved.line == 3

@@ -70,7 +70,7 @@ from feedmap.model import DocKind, DocMeta, Document, Entry
 from feedmap.registry import FormatSpec
 from feedmap.sources import Source
 
-__all__ = ["FORMAT", "child_refusal", "loop_key", "read", "same_site_rule", "write"]
+__all__ = ["FORMAT", "child_refusal", "child_url", "loop_key", "read", "resolved_message", "same_site_rule", "write"]
 
 _SPOOL_IN_MEMORY = 1 << 20
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
@@ -195,21 +195,30 @@ def child_refusal(
     return None
 
 
+def child_url(loc: str, index_url: str | None) -> str | None:
+    """An index child's URL: as written when it has a scheme, a relative one resolved against the index's
+    own URL (RFC 3986 5.2), None when it is relative and the index has no URL."""
+    if _SCHEME.match(loc):
+        return loc
+    if index_url is None or not _SCHEME.match(index_url):
+        return None
+    try:
+        return urljoin(index_url, loc)
+    except ValueError:  # a malformed URL (an unclosed "[" of an IPv6 host): the refusals report it
+        return loc
+
+
+def resolved_message(loc: str, resolved: str) -> str:
+    return f"child sitemap {loc} is a relative URL; read as {resolved} (resolved against the index's URL)"
+
+
 def _absolute(loc: str, line: int, ctx: Context) -> str | None:
     """The child's URL, a relative one resolved against the index's own URL (reported); None when it
     is relative and the index has no URL (reported)."""
-    if _SCHEME.match(loc):
-        return loc
-    if ctx.url is not None and _SCHEME.match(ctx.url):
-        try:
-            resolved = urljoin(ctx.url, loc)
-        except ValueError:  # a malformed URL (an unclosed "[" of an IPv6 host): the refusals report it
-            return loc
-        ctx.info(
-            "relative-url-resolved",
-            f"child sitemap {loc} is a relative URL; read as {resolved} (resolved against the index's URL)",
-            line,
-        )
+    resolved = child_url(loc, ctx.url)
+    if resolved is not None:
+        if resolved != loc:
+            ctx.info("relative-url-resolved", resolved_message(loc, resolved), line)
         return resolved
     ctx.warning(
         "child-not-read",
