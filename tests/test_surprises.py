@@ -650,3 +650,14 @@ def test_discover_tree_resolves_a_relative_child_against_its_index(web: LocalSit
     assert root.urls == 1
     (resolved,) = [d for d in reporter.diagnostics if d.code == "relative-url-resolved"]
     assert resolved.line == 3
+
+
+@pytest.mark.parametrize(("unit", "one", "two"), [("entries", "1 entry", "2 entries"), ("pages", "1 page", "2 pages")])
+def test_the_progress_line_agrees_with_its_count(unit: str, one: str, two: str) -> None:
+    from feedmap.cli._common import Progress
+
+    progress = Progress("feedmap convert", enabled=False, unit=unit, stream=io.StringIO())
+    progress.count = 1
+    assert progress.line(progress.started + 1).startswith(f"feedmap convert: {one} (")
+    progress.count = 2
+    assert progress.line(progress.started + 1).startswith(f"feedmap convert: {two} (")
