@@ -24,8 +24,9 @@ from feedmap.context import (
     HttpSettings,
     Options,
 )
+from feedmap.converters.kinds import report_kind_change
 from feedmap.errors import Diagnostic, FormatError, Reporter
-from feedmap.model import ENTRY_FIELDS, Document, Entry
+from feedmap.model import ENTRY_FIELDS, DocKind, Document, Entry
 from feedmap.registry import FormatSpec
 from feedmap.sources import (
     DEFAULT_MAX_BYTES,
@@ -49,6 +50,8 @@ class Summary:
 
     entries: int
     reporter: Reporter = field(repr=False)
+    #: The format written (for :func:`convert` given a function choosing it by the kind read).
+    format: str = ""
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
@@ -181,23 +184,29 @@ def _then_close(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
 
 
 def _watch_dropped(entries: Iterable[Entry], spec: FormatSpec, ctx: Context) -> Iterator[Entry]:
-    """Report once per IR field that has a value the target format cannot hold (INFO field-dropped)."""
+    """Report the IR fields with a value the target format cannot hold, in one INFO field-dropped line at the
+    end (or as soon as every such field was found)."""
     unheld = [name for name in ENTRY_FIELDS if name not in spec.fields]
     if not unheld:
         yield from entries
         return
+    found: list[str] = []
     values = _values_of(unheld)
     iterator = iter(entries)
     for entry in iterator:
         if any(values(entry)):  # one C call per entry while nothing new is found
             for name in [name for name in unheld if getattr(entry, name)]:
                 unheld.remove(name)
-                ctx.info("field-dropped", f"format {spec.name!r} cannot hold {name!r}; it is not written")
+                found.append(name)
             values = _values_of(unheld)
         yield entry
         if not unheld:
             break
-    yield from iterator  # every field reported: no more per-entry work
+    yield from iterator  # every field found: no more per-entry work
+    if found:
+        names = ", ".join(sorted(found, key=ENTRY_FIELDS.index))
+        it = "it is" if len(found) == 1 else "they are"
+        ctx.info("field-dropped", f"format {spec.name!r} cannot hold {names}; {it} not written")
 
 
 def _values_of(names: Sequence[str]) -> Callable[[Entry], tuple[object, ...]]:
@@ -275,7 +284,7 @@ def _concatenated(sources: Sequence[SourceLike], format: str | None, ctx: Contex
 def convert(
     src: SourceLike | Sequence[SourceLike],
     dst: SinkLike,
-    to: str,
+    to: str | Callable[[DocKind], str],
     *,
     from_: str | None = None,
     options: Options | None = None,
@@ -286,10 +295,12 @@ def convert(
     """Read ``src`` (one source or several, concatenated) and write it to ``dst`` in format ``to``.
 
     ``wrap``, if given, is applied to the entry stream between reader and writer (a post-read step:
-    a filter, a transform, a progress counter).
+    a filter, a transform, a progress counter).  ``to`` names the format written, or is a function choosing
+    it from the kind of entries read (:func:`feedmap.converters.kinds.xml_for_kind`).  Writing entries as
+    another kind (an index's own entries as pages, pages as an index) is reported (``kind-changed``).
     """
     options = options or Options()
-    spec = _writer_spec(to)
+    spec = _writer_spec(to) if isinstance(to, str) else None
     sources: Sequence[SourceLike] = [src] if isinstance(src, (str, Path)) or hasattr(src, "read") else list(src)  # type: ignore[list-item, arg-type]
     if not sources:
         raise FormatError("nothing to convert: no input given")
@@ -298,10 +309,14 @@ def convert(
         cleanup.callback(ctx.shared.close)  # last: the HTTP client and threads, also when opening fails
         doc = source_doc = _concatenated(sources, from_, ctx)
         cleanup.callback(source_doc.close)
+        if spec is None:
+            assert not isinstance(to, str)
+            spec = _writer_spec(to(doc.meta.kind))
+        report_kind_change(doc.meta.kind, spec.name, ctx)
         for step in converters.plan(doc, spec.name, enrich=options.enrich):
             doc = step(doc, ctx)
         if wrap is not None:
             doc = Document(doc.meta, wrap(doc.entries), diagnostics=doc.diagnostics)
         cleanup.callback(doc.close)
         count = _write(doc, dst, spec, ctx)
-    return Summary(count, ctx.reporter)
+    return Summary(count, ctx.reporter, spec.name)

@@ -21,6 +21,7 @@ The library never prints and never exits; only ``feedmap.cli`` turns these into 
 from __future__ import annotations
 
 import enum
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -85,13 +86,18 @@ class FormatError(FeedmapError, LookupError):
 class UnknownFormatError(FormatError):
     """The format of an input could not be recognised from its content.
 
-    ``what`` says what the content is instead (``has root element <html> ...``), without the advice to
+    ``what`` says what the content is instead (``has root element <svg> ...``), without the advice to
     name the format with ``-f``, which suits a top-level input but not an index child.
     """
 
-    def __init__(self, message: str, *, what: str = "") -> None:
+    def __init__(self, message: str, *, what: str = "", source: str = "", line: int = 0, code: str = "") -> None:
         super().__init__(message)
         self.what = what
+        #: The input, the line of its root element (0: unknown) and a diagnostic code (``unknown-format``,
+        #: ``html-page``), so that the CLI can say it as ``file:line: error[code]: ...``.
+        self.source = source
+        self.line = line
+        self.code = code or "unknown-format"
 
 
 class ReadError(FeedmapError, ValueError):
@@ -106,13 +112,29 @@ class ReadError(FeedmapError, ValueError):
         super().__init__(f"{where}{message}")
 
 
+#: How a warning's message ends when it says what lenient reading does about the problem ("; kept as
+#: written", "; line skipped"): under strict mode that did not happen.
+_LENIENT_ENDING = re.compile(
+    r"; ((?:kept|skipped|line skipped|ignored|the value is ignored|read |not read|used|replaced|removed|dropped|"
+    r"repaired|written|left out)[^;]*)$"
+)
+
+
+def strict_message(message: str) -> str:
+    """A warning's message as strict mode stops on it: what lenient reading would have done is said so."""
+    match = _LENIENT_ENDING.search(message)
+    if match is None:
+        return f"{message} (strict mode stops at the first warning)"
+    return f"{message[: match.start()]} (strict mode stops at the first warning; lenient reading: {match.group(1)})"
+
+
 class StrictError(ReadError):
     """A warning that strict mode turned into an error."""
 
     def __init__(self, diagnostic: Diagnostic) -> None:
         self.diagnostic = diagnostic
         super().__init__(
-            f"{diagnostic.message} (strict mode stops at the first warning)",
+            strict_message(diagnostic.message),
             source=diagnostic.source,
             line=diagnostic.line,
             code=diagnostic.code,

@@ -618,9 +618,9 @@ class Fetcher:
                     request = request or client.build_request("GET", target, headers=headers)
                     response = client.send(request, stream=True)
                 stack.callback(response.close)
-            except httpx.TimeoutException:
+            except httpx.TimeoutException as exc:
                 stack.close()
-                raise self._timed_out(url, clock) from None
+                raise self._timed_out(url, clock, connecting=isinstance(exc, httpx.ConnectTimeout)) from None
             except (httpx.HTTPError, httpx.InvalidURL) as exc:
                 stack.close()
                 if attempt < settings.retries and isinstance(exc, (httpx.ConnectError, httpx.RemoteProtocolError)):
@@ -666,15 +666,15 @@ class Fetcher:
                 code="redirect-refused",
             )
 
-    def _timed_out(self, url: str, clock: _Clock) -> FetchError:
+    def _timed_out(self, url: str, clock: _Clock, *, connecting: bool = False) -> FetchError:
         if clock.left <= 0:
             return clock.timed_out(url)
         settings = self.settings
-        return FetchError(
-            f"{url}: no answer within {settings.connect_timeout:g}/{settings.read_timeout:g} s (connect/read timeout)",
-            url=url,
-            code="timeout",
-        )
+        if connecting:
+            what = f"no connection within {settings.connect_timeout:g} s"
+        else:
+            what = f"no answer within {settings.read_timeout:g} s (the read timeout)"
+        return FetchError(f"{url}: {what}", url=url, code="timeout")
 
     @contextlib.contextmanager
     def _cached_body(self, url: str, request_url: str) -> Iterator[BinaryIO]:

@@ -37,6 +37,7 @@ __all__ = [
     "broken_formats",
     "detect",
     "get",
+    "looks_like_html",
     "register",
     "sniff",
 ]
@@ -247,8 +248,11 @@ def detect(source: Source) -> FormatSpec:
     by_extension = _by_extension(source.path, readable) if sniffed.kind not in ("xml", "empty") else None
     if by_extension is not None:
         return by_extension
+    code = "unknown-format"
     if sniffed.kind == "empty":
         what = "is empty"
+    elif sniffed.kind == "xml" and looks_like_html(source.stream.peek(4096), sniffed.root):
+        what, code = "is an HTML page, not a sitemap or a feed", "html-page"
     elif sniffed.kind == "xml" and sniffed.root is not None:
         ns = f" in namespace {sniffed.root.namespace!r}" if sniffed.root.namespace else " (no namespace)"
         what = f"has root element <{sniffed.root.local}>{ns}, which no format reads"
@@ -257,4 +261,21 @@ def detect(source: Source) -> FormatSpec:
     else:
         what = "is not XML, JSON lines or a list of URLs"
     names = ", ".join(spec.name for spec in readable)
-    raise UnknownFormatError(f"{source.name}: {what}; name the format with -f (one of: {names})", what=what)
+    line = sniffed.root.line if sniffed.root is not None else 0
+    raise UnknownFormatError(
+        f"{source.name}: {what}; name the format with -f (one of: {names})",
+        what=what,
+        source=source.name,
+        line=line,
+        code=code,
+    )
+
+
+_HTML_START = re.compile(rb"^(?:\s|<!--.*?-->|<\?xml[^>]*>)*<(?:!doctype\s+html|html)\b", re.IGNORECASE | re.DOTALL)
+
+
+def looks_like_html(head: bytes, root: RootInfo | None) -> bool:
+    """An HTML page (WHATWG HTML: a ``<!DOCTYPE html>`` or an ``<html>`` root, XHTML's namespace or none)."""
+    if root is not None:
+        return root.local.lower() == "html" and root.namespace in ("", "http://www.w3.org/1999/xhtml")
+    return _HTML_START.match(head.removeprefix(b"\xef\xbb\xbf")) is not None

@@ -34,7 +34,7 @@ from feedmap import registry
 from feedmap.context import DEFAULT_CONCURRENCY, DEFAULT_MAX_DEPTH, Context, HttpSettings, Options, Shared
 from feedmap.discover import error_code, open_url
 from feedmap.errors import Diagnostic, DiagnosticHandler, FeedmapError, Reporter, reason_of
-from feedmap.formats.sitemapindex import child_refusal, loop_key, same_site_rule
+from feedmap.formats.sitemapindex import child_refusal, child_url, loop_key, resolved_message, same_site_rule
 from feedmap.sources import DEFAULT_MAX_BYTES
 
 __all__ = ["SitemapNode", "sitemap_tree", "sitemap_trees"]
@@ -207,10 +207,13 @@ def sitemap_trees(
                 for diagnostic in read.diagnostics:
                     reporter.report(diagnostic)
                 inner = (*chain, loop_key(node.url))
-                for loc, line in read.children:
+                for written, line in read.children:
+                    scope = read.final_url or node.url
+                    loc = child_url(written, scope) or written
+                    if loc != written:
+                        reporter.info("relative-url-resolved", resolved_message(written, loc), node.url, line)
                     child = SitemapNode(loc, line=line)
                     node.children.append(child)
-                    scope = read.final_url or node.url
                     refused = child_refusal(loc, scope, loop_key(loc), inner, options.max_depth)
                     if refused is not None:
                         child.code, child.error = refused

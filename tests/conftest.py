@@ -3,7 +3,8 @@
 * ``samples_dir``: the repository's ``samples/`` folder (hand-written inputs and their golden outputs).
 * ``corpus_dir``: the external conformance corpus, ``../shared/corpus`` relative to the repository root
   or the folder named by ``$FEEDMAP_CORPUS``; a test that asks for it is skipped, with the reason, when
-  the folder is absent.  Corpus files are read in place and never copied into the repository.
+  the folder is absent, unless ``$FEEDMAP_REQUIRE_CORPUS`` is set (CI sets it): then every skip for want
+  of the corpus is a failure.  Corpus files are read in place and never copied into the repository.
 * ``web``: a real HTTP server on 127.0.0.1 with programmable routes (``tests/localsite.py``).
 """
 
@@ -15,6 +16,9 @@ from pathlib import Path
 
 import pytest
 from localsite import LocalSite
+
+#: ``pytester`` runs a small pytest session in-process (the test of FEEDMAP_REQUIRE_CORPUS below).
+pytest_plugins = ("pytester",)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLES_DIR = REPO_ROOT / "samples"
@@ -34,14 +38,54 @@ def samples_dir() -> Path:
     return SAMPLES_DIR
 
 
+#: Set (to 1) by CI (.ci/run): a test that would be skipped for want of the corpus fails instead.
+REQUIRE_CORPUS = "FEEDMAP_REQUIRE_CORPUS"
+
+
+def corpus_required() -> bool:
+    return os.environ.get(REQUIRE_CORPUS, "") not in ("", "0")
+
+
 @pytest.fixture(scope="session")
 def corpus_dir() -> Path:
-    """The external conformance corpus; skips the test when it is absent."""
+    """The external conformance corpus; skips the test when it is absent (fails under FEEDMAP_REQUIRE_CORPUS=1)."""
     corpus = find_corpus()
     if corpus is None:
         where = os.environ.get("FEEDMAP_CORPUS") or str(REPO_ROOT.parent / "shared" / "corpus")
-        pytest.skip(f"external corpus not found at {where} (set FEEDMAP_CORPUS to its folder)")
+        message = f"external corpus not found at {where} (set FEEDMAP_CORPUS to its folder)"
+        if corpus_required():
+            pytest.fail(f"{message}; {REQUIRE_CORPUS} is set, so conformance tests may not be skipped")
+        pytest.skip(message)
     return corpus
+
+
+def _skipped_for_the_corpus(report: pytest.CollectReport | pytest.TestReport) -> bool:
+    """A skip whose reason names the corpus (a fixture, a module-level skip, a missing corpus file)."""
+    if not report.skipped or not isinstance(report.longrepr, tuple):
+        return False
+    return "corpus" in str(report.longrepr[2]).lower()
+
+
+def _fail_instead(report: pytest.CollectReport | pytest.TestReport) -> None:
+    if corpus_required() and _skipped_for_the_corpus(report):
+        assert isinstance(report.longrepr, tuple)
+        reason = report.longrepr[2]
+        report.outcome = "failed"
+        report.longrepr = f"{reason} ({REQUIRE_CORPUS} is set: conformance tests may not be skipped)"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """Under FEEDMAP_REQUIRE_CORPUS, every skip for want of the corpus (whoever wrote it) is a failure."""
+    outcome = yield
+    _fail_instead(outcome.get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[None]:
+    """The same for a module skipped as a whole (``pytest.skip(allow_module_level=True)``)."""
+    outcome = yield
+    _fail_instead(outcome.get_result())
 
 
 @pytest.fixture

@@ -256,8 +256,13 @@ def test_followed_index_reports_each_unreadable_child(path: Path, tmp_path: Path
     assert root is not None
     children = oracle_locs(root)
     sites = {"/".join(loc.split("/", 3)[:3]) + "/" for loc in children}
-    _, entries, diagnostics = read_all(path, maps=[(site, tmp_path) for site in sites])
-    assert entries == []
+    diagnostics: list[Diagnostic] = []
+    maps = [(site, tmp_path) for site in sites]
+    with (
+        pytest.raises(FeedmapError, match="nothing was read"),  # issue 9: not one child could be read
+        feedmap.read(path, maps=maps, on_diagnostic=diagnostics.append) as doc,
+    ):
+        assert list(doc.entries) == []
     failed = [d.message for d in diagnostics if d.code == "child-failed"]
     assert len(failed) == len(children)
     assert all(loc in message for loc, message in zip(children, failed, strict=True))

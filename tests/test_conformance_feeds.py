@@ -185,10 +185,7 @@ def test_the_cli_answers_every_ill_formed_feed_with_an_exit_code(
 #: were never read by feedparser (feedmap read them with lxml before too): the feedparser path has none.
 COMPARED_FIELDS = ("loc", "lastmod", "title", "description", "keywords")
 #: Feeds where the two paths differ on purpose, with the reason.
-_ATOM_ID = "feedparser makes the feed's Atom <id> its link; an id is no link (as for entries)"
 PATH_EXCEPTIONS = {
-    "feedparser/atom10/feed_id.xml": _ATOM_ID,
-    "feedparser/atom10/feed_id_map_guid.xml": _ATOM_ID,
     "feedparser/rss/item_guid_isPermaLink_ValueError.xml": (
         "feedparser empties a permalink guid it cannot resolve as a URL; the lxml path keeps the guid as "
         "written and reports it as an invalid loc (as feedmap did before)"

@@ -321,8 +321,8 @@ RICH = [
 @pytest.mark.parametrize(
     ("source", "target", "dropped"),
     [
-        ("ror", "sitemap", 6),  # title, description, keywords, type, ror:sortOrder, ror:seeAlso
-        ("ror", "text", 8),  # lastmod, changefreq, priority, title, description, keywords, type, extras
+        ("ror", "sitemap", 3),  # title, description, keywords, type in one line; ror:sortOrder, ror:seeAlso
+        ("ror", "text", 1),  # lastmod, changefreq, priority, title, description, keywords, type, extras
         ("ror", "rss", 3),  # type, ror:sortOrder, ror:seeAlso
         ("ror", "jsonl", 0),
         ("ror", "ror", 0),

@@ -25,7 +25,7 @@ import feedmap
 from feedmap import W3CDate
 from feedmap.cli import main
 from feedmap.context import HttpSettings, Options
-from feedmap.errors import Diagnostic, Level, Reporter
+from feedmap.errors import Diagnostic, Level, ReadError, Reporter
 from feedmap.sitemaptree import sitemap_tree
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -192,12 +192,13 @@ def test_depth_cap_on_the_command_line(web: LocalSite, capsys: pytest.CaptureFix
     inner = web.add("/inner-index.xml", index_xml(leaf))
     outer = web.add("/index.xml", index_xml(inner))
     code, out, err = run(capsys, "convert", outer, "--max-depth", "1", "-t", "text")
-    assert (code, out) == (0, "")
+    assert (code, out) == (1, "")  # the only child was not read: nothing was (issue 9)
     assert f"{inner}:3: warning[index-too-deep]" in err
+    assert f"{outer}: error[no-child-read]" in err
     code, out, _ = run(capsys, "convert", outer, "--max-depth", "2", "-t", "text")
     assert out.split() == pages("leaf")
     code, out, _ = run(capsys, "info", outer, "--max-depth", "1", "--json")
-    assert json.loads(out)["entries"] == 0
+    assert (code, out) == (1, "")
 
 
 # ------------------------------------------------------------------------------------------------ scope, failures
@@ -261,10 +262,11 @@ def test_every_hop_of_a_child_redirect_stays_on_site(web: LocalSite) -> None:
         web.add("/hop2.xml", status=307, headers={"Location": other.url("/leaf.xml")})
         first = web.add("/hop1.xml", status=301, headers={"Location": "/hop2.xml"})
         index = web.add("/index.xml", index_xml(first))
-        locs, diagnostics = read(index)
+        reporter = Reporter()
+        with pytest.raises(ReadError, match="nothing was read"), feedmap.read(index, reporter=reporter) as doc:
+            assert list(doc) == []
         assert other.hits("/leaf.xml") == 0
-    assert locs == []
-    assert codes(diagnostics) == ["child-off-site"]
+    assert codes(reporter.diagnostics) == ["child-off-site"]
     assert web.hits("/hop2.xml") == 1
 
 
@@ -273,9 +275,10 @@ def test_a_child_redirect_to_another_scheme_is_refused(web: LocalSite, tmp_path:
     secret.write_bytes(urlset_xml("https://www.example.com/secret"))
     moved = web.add("/moved.xml", status=302, headers={"Location": secret.as_uri()})
     index = web.add("/index.xml", index_xml(moved))
-    locs, diagnostics = read(index)
-    assert locs == []
-    assert codes(diagnostics) == ["child-off-site"]
+    reporter = Reporter()
+    with pytest.raises(ReadError, match="nothing was read"), feedmap.read(index, reporter=reporter) as doc:
+        assert list(doc) == []
+    assert codes(reporter.diagnostics) == ["child-off-site"]
 
 
 def test_discover_tree_refuses_a_child_redirected_to_another_host(web: LocalSite) -> None:

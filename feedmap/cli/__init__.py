@@ -23,8 +23,9 @@ import threading
 from collections.abc import Iterator, Sequence
 from types import FrameType
 from typing import NoReturn
+from urllib.parse import urlsplit
 
-from feedmap import __version__
+from feedmap import __version__, registry
 from feedmap.cli import convert, discover, formats, info
 from feedmap.errors import FeedmapError, FormatError, ReadError, SourceError, UnknownFormatError, WriteError
 from feedmap.sinks import GuardedOutput
@@ -67,6 +68,14 @@ def build_parser() -> argparse.ArgumentParser:
     for module in (convert, info, discover, formats):
         module.add_parser(subparsers)
     return parser
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """The parsers of the subcommands, by name."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
 
 
 class Terminated(KeyboardInterrupt):
@@ -177,7 +186,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, unknown = parser.parse_known_args(argv)
+        if unknown:  # said with the usage of the command they were given to (`feedmap convert --bogus`)
+            command = _subcommands(parser).get(getattr(args, "command", None) or "", parser)
+            command.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
     if args.command is None:
@@ -188,7 +200,7 @@ def _run(argv: Sequence[str] | None) -> int:
             result: int = args.run(args)
         return result
     except UnknownFormatError as exc:
-        print(f"feedmap: error: {exc}", file=sys.stderr)
+        print(_unknown_format(exc), file=sys.stderr)
         return EXIT_INVALID
     except ReadError as exc:
         where = f"{exc.source}:{exc.line}" if exc.source and exc.line else exc.source or "feedmap"
@@ -206,6 +218,25 @@ def _run(argv: Sequence[str] | None) -> int:
     except FeedmapError as exc:  # pragma: no cover - every subclass is handled above
         print(f"feedmap: error: {exc}", file=sys.stderr)
         return EXIT_INVALID
+
+
+#: What to do with an HTML page given where a sitemap or feed was expected.
+DISCOVER_HINT = "to find the sitemaps of its site, run: feedmap discover SITE-URL"
+
+
+def _unknown_format(exc: UnknownFormatError) -> str:
+    """``file:line: error[code]: what it is; what to do`` for an input whose format was not recognised."""
+    if not exc.what or not exc.source:
+        return f"feedmap: error: {exc}"
+    where = f"{exc.source}:{exc.line}" if exc.line else exc.source
+    if exc.code == "html-page":
+        parts = urlsplit(exc.source)
+        site = f"{parts.scheme}://{parts.netloc}/" if parts.scheme in ("http", "https") and parts.netloc else ""
+        advice = DISCOVER_HINT.replace("SITE-URL", site) if site else DISCOVER_HINT
+    else:
+        names = ", ".join(spec.name for spec in registry.all_formats() if spec.reader is not None)
+        advice = f"name the format with -f (one of: {names})"
+    return f"{where}: error[{exc.code}]: the input {exc.what}; {advice}"
 
 
 def console() -> NoReturn:

@@ -36,6 +36,8 @@ __all__ = [
 ]
 
 PER_CODE = 20
+#: The unit of a progress line when one item was done ("1 entry", not "1 entries").
+_SINGULAR = {"entries": "entry", "pages": "page"}
 T = TypeVar("T")
 
 
@@ -149,7 +151,7 @@ class Progress:
             filled = min(20, 20 * self.count // self.total)
             done = f"[{'#' * filled}{'.' * (20 - filled)}] {self.count:,}/{self.total:,} {self.unit}"
         else:
-            done = f"{self.count:,} {self.unit}"
+            done = f"{self.count:,} {_SINGULAR.get(self.unit, self.unit) if self.count == 1 else self.unit}"
         failed = f", {self.failures:,} failed" if self.failures else ""
         return f"{self.label}: {done} ({rate_text}){failed}"
 

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from feedmap import api, registry
+from feedmap._wording import counted
 from feedmap.cli._common import DiagnosticPrinter, Progress, add_reading_options, reading_options
 from feedmap.converters import enrich
+from feedmap.converters.kinds import xml_for_kind
 from feedmap.errors import Diagnostic, FormatError, Reporter
+from feedmap.model import DocKind
 
 __all__ = ["add_parser", "run"]
 
@@ -64,7 +68,8 @@ def add_parser(subparsers: Any) -> None:
         "--to",
         dest="target_format",
         metavar="FMT",
-        help="output format (see `feedmap formats`); default: from -o's extension",
+        help="output format (see `feedmap formats`); default: from -o's extension (.xml: a sitemap index for an "
+        "index's own entries read with --no-follow, else a sitemap; .atom is refused: feedmap writes RSS 2.0)",
     )
     parser.add_argument(
         "-o",
@@ -110,15 +115,28 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def _target_format(args: argparse.Namespace) -> str:
-    if args.target_format:
-        return str(args.target_format)
+#: Output extensions that name a format feedmap reads but cannot write, with what to do instead.
+UNWRITABLE_EXTENSIONS = {
+    ".atom": "feedmap cannot write Atom; it writes feeds as RSS 2.0: name the output .rss (or give -t rss "
+    "with an .xml name)",
+}
+
+
+def _target_format(args: argparse.Namespace) -> str | Callable[[DocKind], str]:
+    """The format to write: -t, else the output's extension (``.xml``: the XML sitemap of the kind read)."""
+    suffixes = []
     if args.output and args.output != "-":
         suffixes = [s.lower() for s in Path(args.output).suffixes if s.lower() not in (".gz",)]
-        if suffixes:
-            for spec in registry.all_formats():
-                if spec.writer is not None and suffixes[-1] in spec.extensions:
-                    return spec.name
+    if suffixes and suffixes[-1] in UNWRITABLE_EXTENSIONS:
+        raise FormatError(f"{args.output}: {UNWRITABLE_EXTENSIONS[suffixes[-1]]}")
+    if args.target_format:
+        return str(args.target_format)
+    if suffixes and suffixes[-1] == ".xml":
+        return xml_for_kind
+    if suffixes:
+        for spec in registry.all_formats():
+            if spec.writer is not None and suffixes[-1] in spec.extensions:
+                return spec.name
     names = ", ".join(spec.name for spec in registry.all_formats() if spec.writer is not None)
     raise FormatError(f"say which format to write with -t FMT (one of: {names})")
 
@@ -174,5 +192,6 @@ def run(args: argparse.Namespace) -> int:
         progress.close()
         printer.finish()
     if args.output not in (None, "-") and not args.quiet:
-        print(f"feedmap: wrote {summary.entries:,} entries to {args.output} ({target})", file=sys.stderr)
+        written = counted(summary.entries, "entry")
+        print(f"feedmap: wrote {written} to {args.output} ({summary.format or target})", file=sys.stderr)
     return 0

@@ -8,8 +8,11 @@ import sys
 from typing import Any
 
 from feedmap import api
+from feedmap._dates import W3CDate
+from feedmap._wording import counted
 from feedmap.cli._common import DiagnosticPrinter, add_reading_options, follow_since, http_settings
 from feedmap.errors import Level, Reporter
+from feedmap.model import DocKind
 
 __all__ = ["add_parser", "describe", "run"]
 
@@ -33,16 +36,51 @@ def add_parser(subparsers: Any) -> None:
     )
     add_reading_options(parser, no_follow_help="for an index: describe the index itself, not its children")
     parser.add_argument("--json", action="store_true", help="print one JSON object per input instead of text")
-    parser.add_argument("-q", "--quiet", action="store_true", help="do not print each diagnostic, only the summary")
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print warnings and errors only (no notes), then the summary"
+    )
     parser.set_defaults(run=run)
+
+
+class _Span:
+    """The earliest and latest lastmod, comparing text where text order is time order.
+
+    W3C dates (fixed-width, zero-padded fields) of one length and one zone are of one shape and order as
+    their text does, so each (length, zone) keeps its first and last text by string comparison, and only
+    those few are turned into instants at the end (``info`` reads as fast as ``convert -t text``).  Of
+    equal instants, the one seen first is kept.
+    """
+
+    def __init__(self) -> None:
+        #: (length, zone) -> [earliest text, its position, latest text, its position]
+        self.groups: dict[tuple[int, str], list[Any]] = {}
+
+    def add(self, text: str, position: int) -> None:
+        # a zone "+hh:mm" follows a time (22 characters at least); "Z" ends the text; a date has no zone
+        size = len(text)
+        zone = text[-6:] if size >= 22 and text[-6] in "+-" else "Z" if text[-1] == "Z" else ""
+        group = self.groups.get((size, zone))
+        if group is None:
+            self.groups[(size, zone)] = [text, position, text, position]
+        elif text < group[0]:
+            group[0], group[1] = text, position
+        elif text > group[2]:
+            group[2], group[3] = text, position
+
+    def ends(self) -> tuple[str | None, str | None]:
+        if not self.groups:
+            return None, None
+        earliest = min((W3CDate(g[0]).sort_key(), g[1], g[0]) for g in self.groups.values())
+        latest = max((W3CDate(g[2]).sort_key(), -g[3], g[2]) for g in self.groups.values())
+        return earliest[2], latest[2]
 
 
 def describe(source: str, args: argparse.Namespace) -> dict[str, Any]:
     """Read one input to the end and return its summary."""
-    printer = DiagnosticPrinter(quiet=True) if args.quiet else DiagnosticPrinter()
-    reporter = Reporter(strict=args.strict, handler=None if args.quiet else printer)
+    printer = DiagnosticPrinter(quiet=args.quiet)  # -q: warnings and errors only, as for convert
+    reporter = Reporter(strict=args.strict, handler=printer)
     entries = images = dated = 0
-    first = last = None
+    span = _Span()
     with api.read(
         source,
         format=args.source_format,
@@ -60,23 +98,22 @@ def describe(source: str, args: argparse.Namespace) -> dict[str, Any]:
             images += len(entry.images)
             if entry.lastmod is not None:
                 dated += 1
-                key = entry.lastmod.sort_key()
-                if first is None or key < first[0]:
-                    first = (key, entry.lastmod.text)
-                if last is None or key > last[0]:
-                    last = (key, entry.lastmod.text)
+                span.add(entry.lastmod.text, entries)
         kind = doc.meta.kind.value
         fmt = doc.format
     printer.finish()
+    first, last = span.ends()
     return {
         "input": source,
         "format": fmt,
         "kind": kind,
+        # a followed index is described by the entries of its children: say so, not only "urlset"
+        "followed": fmt == "sitemapindex" and kind != DocKind.INDEX.value,
         "entries": entries,
         "images": images,
         "with_lastmod": dated,
-        "lastmod_min": first[1] if first else None,
-        "lastmod_max": last[1] if last else None,
+        "lastmod_min": first,
+        "lastmod_max": last,
         "warnings": reporter.level_counts[Level.WARNING] + reporter.level_counts[Level.ERROR],
         "notes": reporter.level_counts[Level.INFO],
         "diagnostics": dict(reporter.counts.most_common()),
@@ -86,19 +123,24 @@ def describe(source: str, args: argparse.Namespace) -> dict[str, Any]:
 def _print_text(summary: dict[str, Any]) -> None:
     print(summary["input"])
     print(f"  format:      {summary['format']}")
-    print(f"  kind:        {summary['kind']}")
+    if summary["followed"]:
+        print(f"  kind:        {summary['kind']} (the entries of the index's children, followed)")
+    else:
+        print(f"  kind:        {summary['kind']}")
     print(f"  entries:     {summary['entries']:,}")
     print(f"  images:      {summary['images']:,}")
     if summary["with_lastmod"]:
+        have = "has" if summary["with_lastmod"] == 1 else "have"
         print(
             f"  lastmod:     {summary['lastmod_min']} .. {summary['lastmod_max']}"
-            f" ({summary['with_lastmod']:,} of {summary['entries']:,} entries have one)"
+            f" ({summary['with_lastmod']:,} of {counted(summary['entries'], 'entry')} {have} one)"
         )
     else:
         print("  lastmod:     none")
     if summary["diagnostics"]:
         codes = ", ".join(f"{code} {count:,}" for code, count in summary["diagnostics"].items())
-        print(f"  diagnostics: {summary['warnings']:,} warnings, {summary['notes']:,} notes ({codes})")
+        found = f"{counted(summary['warnings'], 'warning')}, {counted(summary['notes'], 'note')}"
+        print(f"  diagnostics: {found} ({codes})")
     else:
         print("  diagnostics: none")
 

@@ -5,13 +5,15 @@ each page becomes an item whose ``title``/``description``/``ror:keywords`` come 
 the pages themselves by the enrichment step of a later version).  The channel link defaults to the site
 of the first URL; a title and description are derived from it unless the input or the options give them.
 Entries without a title are reported once (INFO ``title-missing``): the ROR writer uses the URL as the
-item title, since RSS 2.0 wants a title or a description in every item.
+item title, since RSS 2.0 wants a title or a description in every item; the feed readers read a title that
+is the item's own URL as no title, so a round trip does not gain one and ``--enrich`` can still fill it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from feedmap._wording import counted
 from feedmap.context import Context
 from feedmap.model import DocKind, Document, Entry
 
@@ -27,7 +29,8 @@ def _count_untitled(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
     if untitled:
         ctx.info(
             "title-missing",
-            f"{untitled} entries have no title or description; their URL is used as the item title",
+            f"{counted(untitled, 'entry', 'entries')} without a title or description: the item title is the URL "
+            "(RSS needs a title or a description; read back, it is no title)",
         )
 
 

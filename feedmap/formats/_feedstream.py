@@ -45,7 +45,16 @@ from feedmap.formats.sitemap import entry_from_element
 from feedmap.model import DocKind, DocMeta, Entry, Position
 from feedmap.sources import PeekableStream, Readable
 
-__all__ = ["CORE_NAMESPACES", "FeedItems", "ReferenceRepairs", "describe_item", "feed_date", "replace_surrogate_refs"]
+__all__ = [
+    "CORE_NAMESPACES",
+    "FeedItems",
+    "ReferenceRepairs",
+    "describe_item",
+    "feed_date",
+    "link_relation",
+    "real_title",
+    "replace_surrogate_refs",
+]
 
 RSS10_NS = "http://purl.org/rss/1.0/"
 RSS090_NS = "http://my.netscape.com/rdf/simple/0.9/"
@@ -87,19 +96,45 @@ _TEXT_TYPES = frozenset({"text/plain", "text", *_HTML_TYPES})
 _ITEM_TAGS = ["{*}item", "{*}entry"]
 
 
+def real_title(title: str | None, *locs: str) -> str | None:
+    """The title, or None when it is only the item's own URL: what feedmap (and other writers) put in an
+    item with no title and no description, as RSS 2.0 needs one of them; read back as a real title, it
+    would survive a round trip and stop ``--enrich`` from filling in the page's title."""
+    if title is not None and title.strip() in locs:
+        return None
+    return title
+
+
 def describe_item(title: str | None, index: int) -> str:
     return f"item {index} ({title!r})" if title else f"item {index}"
 
 
-def feed_date(text: str, key: str, ctx: Context) -> W3CDate | None:
-    """W3C (Atom, dc:date) or RFC 822 (RSS pubDate) as written, with its offset; anything else leniently."""
+def feed_date(text: str, key: str, ctx: Context, line: int = 0) -> W3CDate | None:
+    """W3C (Atom, dc:date) or RFC 822 (RSS pubDate) as written, with its offset; anything else leniently.
+
+    ``key`` names the element as the feed writes it (``pubDate``, ``dc:date``, ``published``), for reports.
+    """
     text = text.strip()
     if text[:1].isdigit():
         try:
             return W3CDate(text)
         except ValueError:
             pass
-    return from_rfc822(text) or read_lastmod(text, ctx, 0, what=key)
+    return from_rfc822(text) or read_lastmod(text, ctx, line, what=key)
+
+
+#: RFC 4287 4.2.7.2: a link relation may be written as the IANA registry's URI of a registered name.
+IANA_RELATIONS = "http://www.iana.org/assignments/relation/"
+
+
+def link_relation(rel: str | None) -> str:
+    """The relation of an Atom link: ``alternate`` when none is given, an IANA URI as its short name."""
+    rel = (rel or "").strip()
+    if not rel:
+        return "alternate"
+    if rel.startswith(IANA_RELATIONS) and rel[len(IANA_RELATIONS) :]:
+        return rel[len(IANA_RELATIONS) :]
+    return rel
 
 
 # ------------------------------------------------------------------------------------------ surrogates
@@ -277,7 +312,8 @@ class _Fields:
     title: str | None = None
     summary: str | None = None
     content: str | None = None
-    dates: dict[str, str] = field(default_factory=dict)
+    #: key (updated, published, created) -> (text, the element's name as written, its line)
+    dates: dict[str, tuple[str, str, int]] = field(default_factory=dict)
     tags: list[tuple[str, str | None, str | None]] = field(default_factory=list)
     extensions: list[etree._Element] = field(default_factory=list)
 
@@ -353,7 +389,7 @@ def _text_of(child: etree._Element) -> str:
 
 def _link(child: etree._Element, fields: _Fields) -> None:
     href = child.get("href") or child.get("url") or child.get("uri")
-    rel = child.get("rel") or "alternate"
+    rel = link_relation(child.get("rel"))
     if href is None:
         text = _text_of(child)
         if text:
@@ -395,7 +431,10 @@ def _encoded(child: etree._Element, fields: _Fields) -> None:
 
 def _date(key: str) -> Handler:
     def handler(child: etree._Element, fields: _Fields) -> None:
-        fields.dates.setdefault(key, _text_of(child))
+        if key not in fields.dates:
+            local = _qname(child.tag)[1]
+            name = f"{child.prefix}:{local}" if child.prefix else local
+            fields.dates[key] = (_text_of(child), name, line_of(child))
 
     return handler
 
@@ -498,8 +537,12 @@ def _holder(extensions: list[etree._Element], ctx: Context) -> Entry | None:
     return entry_from_element(holder, SITEMAP_NS, ctx)
 
 
-def item_entry(element: etree._Element, index: int, atom: bool, ctx: Context) -> Entry | None:
-    """The entry of one ``<item>`` / ``<entry>``; None (reported) when it has no usable URL."""
+def item_entry(element: etree._Element, index: int, atom: bool, ctx: Context, offset: int = 0) -> Entry | None:
+    """The entry of one ``<item>`` / ``<entry>``; None (reported) when it has no usable URL.
+
+    ``offset`` is added to lxml's line numbers (lines the cleaner removed before the parsed text).
+    """
+    line = line_of(element) + offset if line_of(element) else 0
     fields = _Fields()
     for child in element:
         tag = child.tag
@@ -515,16 +558,17 @@ def item_entry(element: etree._Element, index: int, atom: bool, ctx: Context) ->
     if not loc_text:
         loc_text = fields.permalink
     if not loc_text:
-        ctx.warning("missing-loc", f"{describe_item(title, index)} has no link and no permalink guid; skipped")
+        ctx.warning("missing-loc", f"{describe_item(title, index)} has no link and no permalink guid; skipped", line)
         return None
-    loc = read_loc(loc_text, ctx, 0)
+    loc = read_loc(loc_text, ctx, line)
     if loc is None:
         return None
+    title = real_title(title, loc_text, loc)
     lastmod = None
     for key in ("updated", "published", "created"):
-        text = fields.dates.get(key)
+        text, name, at = fields.dates.get(key, ("", key, 0))
         if text:
-            lastmod = feed_date(text, key, ctx)
+            lastmod = feed_date(text, name, ctx, at + offset if at else line)
             if lastmod is not None:
                 break
     extra = _holder(fields.extensions, ctx)
@@ -539,7 +583,7 @@ def item_entry(element: etree._Element, index: int, atom: bool, ctx: Context) ->
         images=extra.images if extra is not None else (),
         alternates=extra.alternates if extra is not None else (),
         extras=extra.extras if extra is not None else {},
-        origin=Position(ctx.name, 0),
+        origin=Position(ctx.name, line),
     )
 
 
@@ -555,7 +599,7 @@ def _channel_meta(container: etree._Element, meta: DocMeta) -> None:
             meta.title = _text(child) or None
         elif local == "link" and meta.link is None:
             href = child.get("href")
-            rel = child.get("rel") or "alternate"
+            rel = link_relation(child.get("rel"))
             value = href if href is not None else child.text
             if rel == "alternate" and value and value.strip():
                 meta.link = _resolved(child, value.strip())

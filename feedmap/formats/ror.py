@@ -45,6 +45,7 @@ from feedmap._xml import (
 from feedmap.context import Context
 from feedmap.errors import ReadError, Reporter
 from feedmap.formats._extras import TEXT_NAME, xml_extra
+from feedmap.formats._feedstream import real_title
 from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc, read_priority
 from feedmap.formats._rsswrite import ATOM_NS, write_channel
 from feedmap.formats.rss import item_core
@@ -252,7 +253,7 @@ def _entry(item: _Item, ctx: Context, line: int) -> Entry | None:
         lastmod=lastmod,
         changefreq=changefreq,
         priority=priority,
-        title=_text(title[0], "title", ctx, title[1]) if title is not None else None,
+        title=real_title(_text(title[0], "title", ctx, title[1]) if title is not None else None, loc),
         description=_text(description[0], "description", ctx, description[1]) if description is not None else None,
         keywords=keywords or tuple(item.categories),
         type=entry_type[0] if entry_type is not None and entry_type[0] else None,

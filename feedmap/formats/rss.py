@@ -36,7 +36,7 @@ from typing import Any, BinaryIO
 from lxml import etree
 
 from feedmap._dates import to_rfc822
-from feedmap._xml import IMAGE_NS, SITEMAP_NS, XHTML_NS, peek_root
+from feedmap._xml import IMAGE_NS, SITEMAP_NS, XHTML_NS, line_of, peek_root
 from feedmap.context import Context
 from feedmap.errors import ReadError
 from feedmap.formats._feedstream import (
@@ -48,6 +48,8 @@ from feedmap.formats._feedstream import (
     describe_item,
     feed_date,
     item_entry,
+    link_relation,
+    real_title,
     replace_surrogate_refs,
 )
 from feedmap.formats._fields import read_loc
@@ -145,10 +147,16 @@ class _RawLinks:
 
 
 def _atom_link(item: Any) -> str | None:
-    """The entry's link[@rel=alternate or no rel] (feedparser's choice among several), never its id."""
-    alternates = [link["href"] for link in item.get("links", []) if link.get("rel") == "alternate" and link.get("href")]
+    """The entry's (or feed's) link[@rel=alternate or no rel] (feedparser's choice among several), never
+    its id: feedparser makes an Atom ``<id>`` the link when there is no link."""
+    links = item.get("links", [])
+    alternates = [link["href"] for link in links if link_relation(link.get("rel")) == "alternate" and link.get("href")]
     link = item.get("link")
     return link if link in alternates else (alternates[0] if alternates else None)
+
+
+#: The element an RSS feed writes for each of feedparser's date keys (feedparser names them as Atom does).
+_RSS_DATE_NAMES = {"published": "pubDate", "updated": "dc:date", "modified": "dcterms:modified", "created": "created"}
 
 
 def _entries(parsed: Any, ctx: Context, raw: _RawLinks | None, skip: int = 0) -> Iterator[Entry]:
@@ -172,14 +180,14 @@ def _entries(parsed: Any, ctx: Context, raw: _RawLinks | None, skip: int = 0) ->
         for key in ("updated", "published", "modified", "created"):
             text = dict.get(item, key)  # not item.get: feedparser maps a missing "updated" to "published", warning
             if text:
-                lastmod = feed_date(text, key, ctx)
+                lastmod = feed_date(text, key if atom else _RSS_DATE_NAMES[key], ctx)
                 if lastmod is not None:
                     break
         keywords = tuple(tag["term"].strip() for tag in item.get("tags", []) if tag.get("term", "").strip())
         yield Entry(
             loc=loc,
             lastmod=lastmod,
-            title=item.get("title") or None,
+            title=real_title(item.get("title") or None, loc_text, loc),
             description=item.get("summary") or None,
             keywords=keywords,
             origin=Position(ctx.name, 0),
@@ -228,10 +236,11 @@ def _read_with_feedparser(
     if not parsed.get("version") and not parsed.entries:
         raise ReadError("not a feed that feedparser understands", source=ctx.name, code="not-a-feed")
     feed = parsed.feed
+    atom = str(parsed.get("version", "")).startswith("atom")
     meta = DocMeta(
         kind=DocKind.FEED,
         title=feed.get("title") or None,
-        link=feed.get("link") or None,
+        link=(_atom_link(feed) if atom else feed.get("link")) or None,
         description=feed.get("subtitle") or feed.get("description") or None,
     )
     return Document(meta, _entries(parsed, ctx, _raw_links(parsed, data)), diagnostics=ctx.reporter.diagnostics)
@@ -272,7 +281,7 @@ def _streamed(
     try:
         element = first
         while element is not None:
-            entry = item_entry(element, items.items, items.atom, ctx)
+            entry = item_entry(element, items.items, items.atom, ctx, items.line(element) - line_of(element))
             if entry is not None:
                 yield entry
             element = next(elements, None)

@@ -16,6 +16,13 @@ that cannot be read is reported with its URL and the rest goes on.  With ``follo
 * **Loops**: an index is known by its resolved path, or by its URL normalised as RFC 3986 §6.2.2 says
   (case of scheme and host, default port, percent-encoding, dot segments of §5.2.4), so ``/./index.xml``
   is the index itself.
+* **Relative children**: a child written as a relative URL is resolved against the index's own URL
+  (``relative-url-resolved``), then checked like any other; when the index has no URL (a local file),
+  it is reported (``child-not-read``) and not read.
+* **Nothing read**: when the index names children and not one of them could be read (every one failed
+  or was refused; a loop back to an index being read is no failure), reading ends with a
+  :class:`~feedmap.errors.ReadError` (``no-child-read``), so the CLI exits 1 instead of writing an empty
+  output.  Children left out by the follow filter (``--since``) are not failures.
 * **Depth**: the walk keeps one explicit stack of the indexes being read (:class:`_Following`), not one
   generator per level, so a deep chain under a large ``max_depth`` costs no Python stack.
 
@@ -35,12 +42,20 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from feedmap._urls import is_http_url, same_site
 from feedmap._xml import peek_root
 from feedmap.context import Context
-from feedmap.errors import FeedmapError, FetchError, SourceError, StrictError, UnknownFormatError, reason_of
+from feedmap.errors import (
+    FeedmapError,
+    FetchError,
+    ReadError,
+    SourceError,
+    StrictError,
+    UnknownFormatError,
+    reason_of,
+)
 from feedmap.formats.sitemap import (
     SizeWatch,
     check_root,
@@ -55,12 +70,21 @@ from feedmap.model import DocKind, DocMeta, Document, Entry
 from feedmap.registry import FormatSpec
 from feedmap.sources import Source
 
-__all__ = ["FORMAT", "child_refusal", "loop_key", "read", "same_site_rule", "write"]
+__all__ = ["FORMAT", "child_refusal", "child_url", "loop_key", "read", "resolved_message", "same_site_rule", "write"]
 
 _SPOOL_IN_MEMORY = 1 << 20
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")  # RFC 3986 3.1: a URL with a scheme is not relative
 _UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")  # RFC 3986 §2.3
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+@dataclass(slots=True)
+class _Tally:
+    """Children of the whole tree of indexes read to the end, and those that failed or were refused."""
+
+    read: int = 0
+    failed: int = 0
 
 
 @dataclass(slots=True)
@@ -171,14 +195,55 @@ def child_refusal(
     return None
 
 
-def _plan(index_entry: Entry, ctx: Context) -> _Child | None:
+def child_url(loc: str, index_url: str | None) -> str | None:
+    """An index child's URL: as written when it has a scheme, a relative one resolved against the index's
+    own URL (RFC 3986 5.2), None when it is relative and the index has no URL."""
+    if _SCHEME.match(loc):
+        return loc
+    if index_url is None or not _SCHEME.match(index_url):
+        return None
+    try:
+        return urljoin(index_url, loc)
+    except ValueError:  # a malformed URL (an unclosed "[" of an IPv6 host): the refusals report it
+        return loc
+
+
+def resolved_message(loc: str, resolved: str) -> str:
+    return f"child sitemap {loc} is a relative URL; read as {resolved} (resolved against the index's URL)"
+
+
+def _absolute(loc: str, line: int, ctx: Context) -> str | None:
+    """The child's URL, a relative one resolved against the index's own URL (reported); None when it
+    is relative and the index has no URL (reported)."""
+    resolved = child_url(loc, ctx.url)
+    if resolved is not None:
+        if resolved != loc:
+            ctx.info("relative-url-resolved", resolved_message(loc, resolved), line)
+        return resolved
+    ctx.warning(
+        "child-not-read",
+        f"child sitemap {loc} is a relative URL, and the index was not read from a URL to resolve it against; "
+        "not read",
+        line,
+    )
+    return None
+
+
+def _plan(index_entry: Entry, ctx: Context, tally: _Tally) -> _Child | None:
     """Decide how a child is read, or report why it is not (and give None)."""
-    loc = index_entry.loc
     line = index_entry.origin.line if index_entry.origin else 0
     options = ctx.options
-    if options.follow_child is not None and not options.follow_child(loc, index_entry.lastmod):
+    if options.follow_child is not None and not options.follow_child(index_entry.loc, index_entry.lastmod):
         lastmod = f" (lastmod {index_entry.lastmod})" if index_entry.lastmod is not None else ""
-        ctx.info("child-skipped", f"child sitemap {loc}{lastmod} is not read: the follow filter left it out", line)
+        ctx.info(
+            "child-skipped",
+            f"child sitemap {index_entry.loc}{lastmod} is not read: the follow filter left it out",
+            line,
+        )
+        return None
+    tally.failed += 1  # until it is planned
+    loc = _absolute(index_entry.loc, line, ctx)
+    if loc is None:
         return None
     try:
         path = local_path(loc, options.maps)
@@ -193,7 +258,10 @@ def _plan(index_entry: Entry, ctx: Context) -> _Child | None:
     if refused is not None:
         code, reason = refused
         ctx.warning(code, f"child sitemap {loc} {reason}", line)
+        if code == "index-loop":  # an index being read already: what it lists is read, so this is no failure
+            tally.failed -= 1
         return None
+    tally.failed -= 1
     if path is not None:
         return _Child(loc, line, path=path)
     return _Child(loc, line, download=ctx.shared.pool(options.concurrency).submit(_download, loc, ctx))
@@ -241,6 +309,8 @@ class _Level:
     stack: contextlib.ExitStack | None = None
     window: deque[_Child] = field(default_factory=deque)
     planned: bool = False
+    #: Shared by every level of one walk.
+    tally: _Tally = field(default_factory=_Tally)
 
     def next_child(self) -> _Child | None:
         """The next child to read while up to ``concurrency`` children download ahead; None at the end."""
@@ -250,7 +320,7 @@ class _Level:
             if entry is None:
                 self.planned = True
             else:
-                child = _plan(entry, self.ctx)
+                child = _plan(entry, self.ctx, self.tally)
                 if child is not None:
                     self.window.append(child)
         return self.window.popleft() if self.window else None
@@ -275,17 +345,30 @@ def _walk(root: _Level) -> Iterator[Entry]:
             except FeedmapError as exc:
                 if level.parent is None or isinstance(exc, StrictError):
                     raise  # the outermost index's own failure is the caller's
-                _report(level.parent[0], level.parent[1], exc)
+                _report(level.parent[0], level.parent[1], exc, level.tally)
                 child = None
             if child is None:
                 levels.pop().close()
                 continue
-            nested = yield from _read_child(child, level.ctx)
+            nested = yield from _read_child(child, level.ctx, level.tally)
             if nested is not None:
                 levels.append(nested)
+        _check_something_read(root)
     finally:
         for level in reversed(levels):
             level.close()
+
+
+def _check_something_read(root: _Level) -> None:
+    """ReadError when children were named and not one could be read."""
+    tally = root.tally
+    if tally.read == 0 and tally.failed > 0:
+        some = "its only child sitemap" if tally.failed == 1 else f"each of its {tally.failed} child sitemaps"
+        raise ReadError(
+            f"nothing was read from the index: {some} could not be read (see the warnings above)",
+            source=root.ctx.name,
+            code="no-child-read",
+        )
 
 
 def _open_child(child: _Child, ctx: Context) -> tuple[Document, contextlib.ExitStack]:
@@ -308,23 +391,25 @@ def _open_child(child: _Child, ctx: Context) -> tuple[Document, contextlib.ExitS
     return doc, stack
 
 
-def _read_child(child: _Child, ctx: Context) -> Generator[Entry, None, _Level | None]:
+def _read_child(child: _Child, ctx: Context, tally: _Tally) -> Generator[Entry, None, _Level | None]:
     """Yield a child sitemap's entries; a child that is itself a followed index is returned as a new level."""
     try:
         doc, stack = _open_child(child, ctx)
         if isinstance(doc.entries, _Following):
-            return _Level(doc.entries.entries, doc.entries.ctx, parent=(child, ctx), stack=stack)
+            return _Level(doc.entries.entries, doc.entries.ctx, parent=(child, ctx), stack=stack, tally=tally)
         with stack:
             yield from doc.entries
+        tally.read += 1
     except StrictError:
         raise
     except FeedmapError as exc:
-        _report(child, ctx, exc)
+        _report(child, ctx, exc, tally)
     return None
 
 
-def _report(child: _Child, ctx: Context, exc: FeedmapError) -> None:
+def _report(child: _Child, ctx: Context, exc: FeedmapError, tally: _Tally) -> None:
     """Report why a child could not be read (or stopped being read), on the line of its index naming it."""
+    tally.failed += 1
     if isinstance(exc, FetchError) and exc.code == "redirect-refused":
         reason = reason_of(exc, child.loc)
         ctx.warning("child-off-site", f"child sitemap {child.loc} {reason}; not read", child.line)

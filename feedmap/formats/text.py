@@ -4,6 +4,13 @@ Spec: https://www.sitemaps.org/protocol.html#otherformats — UTF-8, one URL per
 50,000 URLs and 50 MiB.  Reading tolerates a BOM, CRLF or CR line ends, blank lines and blanks around a
 URL; a line that is not an absolute URL is skipped with a warning naming its line.  Input that is not
 UTF-8 is read as Windows-1252 with a warning (never silently).  Only ``loc`` survives in this format.
+
+CSV is not a text sitemap: a line holding a URL followed by comma-separated fields
+(``https://e.com/a,2024-01-01``: a date, another URL or a changefreq after a comma; a number or a quoted
+text after a comma and a blank) is not read as one URL with a comma in it.  When such a line comes
+before any URL, the input is a CSV file: reading stops with a :class:`~feedmap.errors.ReadError`
+(``csv-input``, exit 1) saying so; after URLs, the line is skipped with a ``csv-line`` warning.  A URL
+that really holds such a comma can write it as ``%2C``.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from typing import BinaryIO
 
 from feedmap._urls import check_loc, is_absolute_url
 from feedmap.context import Context
+from feedmap.errors import ReadError
 from feedmap.formats._lines import bounded_lines, too_long
 from feedmap.formats.sitemap import MAX_BYTES, MAX_URLS, output_url
 from feedmap.model import DocKind, DocMeta, Document, Entry, Position
@@ -31,6 +39,35 @@ def _decode(raw: bytes, ctx: Context, line: int) -> str:
         return raw.decode("cp1252", errors="replace")
 
 
+#: A comma-separated field after a URL: a date, another URL or a changefreq; after a comma and a blank
+#: (which no URL holds), also a number or a quoted text.  A comma and a number alone (``/page,2``,
+#: ``@52.5,13.4``) is a URL.
+_CSV_FIELD = re.compile(
+    r",(?:[ \t]*(?:\d{4}-\d\d-\d\d(?:[T ][0-9:.]+(?:Z|[+-]\d\d:?\d\d)?)?|[A-Za-z][A-Za-z0-9+.-]*://[^,\s]*"
+    r'|always|hourly|daily|weekly|monthly|yearly|never)|[ \t]+(?:"[^"]*"|[+-]?\d+(?:\.\d+)?))[ \t]*(?=,|$)',
+    re.IGNORECASE,
+)
+
+
+def csv_tail(text: str) -> str | None:
+    """The comma-separated fields after the URL a line starts with (a CSV row), or None."""
+    match = _CSV_FIELD.search(text)
+    if match is None or not is_absolute_url(text[: match.start()]):
+        return None
+    return text[match.start() :]
+
+
+def _refuse_csv(text: str, tail: str, ctx: Context, line: int) -> None:
+    shown = tail if len(tail) <= 40 else tail[:37] + "..."
+    raise ReadError(
+        f"this looks like a CSV file, not a text sitemap: the line holds {text[: len(text) - len(tail)]!r} "
+        f"then comma-separated fields {shown!r}; a text sitemap has one URL per line (keep the URL column only)",
+        source=ctx.name,
+        line=line,
+        code="csv-input",
+    )
+
+
 def _entries(source: Source, ctx: Context) -> Iterator[Entry]:
     limit = ctx.options.max_line_bytes
     count = 0
@@ -43,6 +80,17 @@ def _entries(source: Source, ctx: Context) -> Iterator[Entry]:
             raw = raw[3:]
         text = _decode(raw, ctx, line).strip()
         if not text:
+            continue
+        tail = csv_tail(text)
+        if tail is not None:
+            if count == 0:
+                _refuse_csv(text, tail, ctx, line)
+            ctx.warning(
+                "csv-line",
+                f"{text!r} is a URL followed by comma-separated fields ({tail!r}), not one URL; line skipped "
+                "(write a comma that belongs to the URL as %2C)",
+                line,
+            )
             continue
         if not is_absolute_url(text):
             shown = text if len(text) <= 80 else text[:77] + "..."
