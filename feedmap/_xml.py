@@ -12,8 +12,9 @@ the line, what real sitemaps get wrong:
 * blanks or a BOM before ``<?xml`` (XML 1.0 §2.8 requires the declaration first),
 * a bare ``&`` (or a reference to an entity that XML does not predefine) outside CDATA: escaped to
   ``&amp;`` so the URL keeps its ``&``,
-* C0 control characters that XML 1.0 §2.2 forbids: removed; character references to them or to
-  surrogates (``&#xD800;``): replaced by U+FFFD;
+* C0 control characters that XML 1.0 §2.2 forbids: removed; the noncharacters U+FFFE and U+FFFF
+  (valid UTF-8, but no XML characters either) and character references to any of them or to surrogates
+  (``&#xD800;``): replaced by U+FFFD;
 * bytes that are not in the document's encoding: replaced by U+FFFD.  lxml always gets UTF-8: UTF-16/32
   (by its byte-order mark, or without one by the first characters, XML 1.0 Appendix F) and any other
   declared encoding (XML 1.0 §4.3.3) are transcoded, and the declaration rewritten.  A declared name is
@@ -102,6 +103,11 @@ _ENTITY_REF = re.compile(rb"&([A-Za-z_:][A-Za-z0-9_.:-]*);")
 _CHAR_REF = re.compile(rb"&#(?:([0-9]{1,7})|x([0-9A-Fa-f]{1,6}));")
 _CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20)])  # the bytes _CONTROL matches
+
+
+#: U+FFFE and U+FFFF in UTF-8: valid UTF-8, but no XML characters (XML 1.0 §2.2); lxml stops at them.
+_NONCHARACTER = re.compile(rb"\xef\xbf[\xbe\xbf]")
+_REPLACEMENT = "\ufffd".encode()
 
 
 def _has_control(data: bytes) -> bool:
@@ -443,11 +449,29 @@ class CleaningStream:
             self._unreported["invalid-utf8"] += total - shown
         return text.encode("utf-8")
 
+    def _replace_noncharacters(self, data: bytes) -> bytes:
+        """``data`` (UTF-8, complete characters) with U+FFFE and U+FFFF replaced by U+FFFD, each reported."""
+        lines = _Lines(data, self._line + self._carry.count(b"\n"))  # data comes right after the carry
+
+        def replace(match: re.Match[bytes]) -> bytes:
+            if self._wants("invalid-character"):
+                character = match.group().decode("utf-8")
+                self._report(
+                    "invalid-character",
+                    f"character U+{ord(character):04X} is not allowed in XML and was replaced by U+FFFD",
+                    lines.at(match.start()),
+                )
+            return _REPLACEMENT
+
+        return _NONCHARACTER.sub(replace, data)
+
     def _next(self, size: int) -> bytes:
         """The next bytes of the input, in UTF-8 (transcoded or checked)."""
         while True:
             raw = self._inner.read(size)
             data = self._transcode(raw) if self._decoder is not None else self._check_utf8(raw)
+            if b"\xef\xbf\xbe" in data or b"\xef\xbf\xbf" in data:
+                data = self._replace_noncharacters(data)
             if data and self._declaration_pending:
                 data = self._rewrite_declaration(data)
             if data or not raw:

@@ -123,6 +123,31 @@ def test_control_characters_inside_cdata_are_removed() -> None:
     assert located(diagnostics, "control-character") == [HEADER_LINES + 2]
 
 
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])
+def test_noncharacters_fffe_ffff_become_replacement_characters_and_the_entries_after_them_are_kept(
+    encoding: str,
+) -> None:
+    """U+FFFE and U+FFFF are valid UTF-8 but not XML characters (XML 1.0 §2.2): lxml stopped there, so one of
+    them dropped every entry after it (like the invalid UTF-8 byte of issue 8); they become U+FFFD, reported."""
+    text = urlset(url(b"http://e.com/a\xef\xbf\xbfb"), url(b"<![CDATA[http://e.com/\xef\xbf\xbe]]>"), url(b"http://e.com/z"))
+    data = text.decode("utf-8").replace('encoding="UTF-8"', f'encoding="{encoding}"').encode(encoding)
+    entries, diagnostics = read_sitemap(data)
+    assert [e.loc for e in entries] == ["http://e.com/a\ufffdb", "http://e.com/\ufffd", "http://e.com/z"]
+    assert located(diagnostics, "invalid-character") == [HEADER_LINES + 1, HEADER_LINES + 2]
+    assert "malformed-xml" not in codes(diagnostics)
+
+
+def test_many_noncharacters_are_reported_up_to_the_cap_then_counted() -> None:
+    from feedmap._xml import REPORT_CAP
+
+    entries, diagnostics = read_sitemap(urlset(url(b"http://e.com/" + b"\xef\xbf\xbf" * 1000)))
+    assert [e.loc for e in entries] == ["http://e.com/" + "\ufffd" * 1000]
+    assert len(located(diagnostics, "invalid-character")) == REPORT_CAP
+    assert [d.message.split()[:3] for d in diagnostics if d.code == "more-repairs"] == [
+        [f"{1000 - REPORT_CAP:,}", "more", "invalid-character"]
+    ]
+
+
 def test_allowed_white_space_characters_are_kept() -> None:
     # tab, LF and CR are allowed in XML; the loc's surrounding blanks are trimmed by the reader (INFO)
     entries, diagnostics = read_sitemap(urlset(url(b"\t\r\nhttp://e.com/t \t\r\n")))
