@@ -656,3 +656,15 @@ def test_priority_is_read_as_an_xsd_decimal(written: str, expected: float | None
     _, entries, diagnostics, _ = read(ror_doc(HEADER + item))
     assert entries[0].priority == expected
     assert code in codes(diagnostics)
+
+
+def test_a_field_holding_an_element_is_not_cut_at_it() -> None:
+    """<link>https://e.com/b<x/>z</link> was read as https://e.com/b (lxml's .text stops at the element)."""
+    data = ror_doc(
+        HEADER
+        + "<item><link>https://www.example.com/b<x/>z</link></item>"
+        + "<item><link>https://www.example.com/c</link><ror:updatePeriod>da<x/>y</ror:updatePeriod></item>"
+    )
+    _, entries, diagnostics, _ = read(data)
+    assert [(e.loc, e.changefreq, e.extras) for e in entries] == [("https://www.example.com/c", None, {})]
+    assert codes(diagnostics).count("unknown-element") == 2

@@ -798,3 +798,31 @@ def test_reference_repairs_hold_across_any_read_boundary() -> None:
     assert repairs.replaced == 80
     assert [d.code for d in reporter.diagnostics].count("html-entity") == 2
     assert [d.line for d in reporter.diagnostics if d.code == "invalid-character"][-2:] == [40, 40]
+
+
+@pytest.mark.parametrize(
+    ("item", "loc", "lastmod"),
+    [
+        ("<item><link>https://e.com/b<x/>z</link><guid>https://e.com/g</guid></item>", "https://e.com/g", None),
+        ("<item><guid>https://e.com/g<x/>z</guid></item>", None, None),
+        ("<item><link>https://e.com/a</link><pubDate>Mon, 01 Jan 2024 <x/>00:00:00 GMT</pubDate></item>",
+         "https://e.com/a", None),
+    ],
+    ids=["link", "guid", "pubDate"],
+)
+def test_a_url_or_date_holding_an_element_is_not_cut_at_it(item: str, loc: str | None, lastmod: str | None) -> None:
+    """lxml's .text stops at a child element: <link>https://e.com/b<x/>z</link> was read as https://e.com/b."""
+    _, entries, diagnostics, _ = read(rss20(item))
+    assert [(e.loc, e.lastmod) for e in entries] == ([] if loc is None else [(loc, lastmod)])
+    assert "unknown-element" in codes(diagnostics)
+
+
+def test_a_link_holding_an_unexpanded_entity_is_not_used() -> None:
+    data = (
+        b'<?xml version="1.0"?>\n<!DOCTYPE rss [<!ENTITY site "e.com">]>\n<rss version="2.0"><channel>'
+        + CHANNEL.encode()
+        + b"\n<item><link>https://&site;/a</link></item>\n<item><link>https://e.com/b</link></item>\n</channel></rss>\n"
+    )
+    _, entries, diagnostics, _ = read(data)
+    assert [e.loc for e in entries] == ["https://e.com/b"]
+    assert any(d.code == "unresolved-entity" and d.message.startswith("<link> holds") for d in diagnostics)

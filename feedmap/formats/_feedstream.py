@@ -17,8 +17,10 @@ the one feedparser gives, with the corrections (see :mod:`feedmap.formats.rss`):
 
 Elements are read with the hardened ``iterparse`` of :mod:`feedmap._xml` over :class:`CleaningStream`
 (its lenient repairs reported), each item cleared once read, so memory stays flat however long the feed.
-A character reference to a UTF-16 surrogate (``&#xD800;``, not an XML character: XML 1.0 §2.2) is
-replaced by U+FFFD with a warning instead of stopping the parse.
+A link, guid or date holding an element or an unexpanded entity reference is not read (reported): lxml's
+``.text`` stops there, and a URL cut short is a changed URL.  A character reference to a UTF-16 surrogate
+(``&#xD800;``, not an XML character: XML 1.0 §2.2) is replaced by U+FFFD with a warning instead of stopping
+the parse.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from feedmap._xml import IMAGE_NS, SITEMAP_NAMESPACES, SITEMAP_NS, XHTML_NS, Cle
 from feedmap.context import Context
 from feedmap.errors import Reporter
 from feedmap.formats._fields import read_lastmod, read_loc
-from feedmap.formats.sitemap import entry_from_element
+from feedmap.formats.sitemap import entry_from_element, holds_markup
 from feedmap.model import DocKind, DocMeta, Entry, Position
 from feedmap.sources import PeekableStream, Readable
 
@@ -280,6 +282,8 @@ class _Fields:
     dates: dict[str, str] = field(default_factory=dict)
     tags: list[tuple[str, str | None, str | None]] = field(default_factory=list)
     extensions: list[etree._Element] = field(default_factory=list)
+    #: URL and date elements that hold more than text (an element, an unexpanded entity): not read, reported.
+    not_text: list[etree._Element] = field(default_factory=list)
 
 
 def _qname(tag: str) -> tuple[str, str]:
@@ -355,6 +359,9 @@ def _link(child: etree._Element, fields: _Fields) -> None:
     href = child.get("href") or child.get("url") or child.get("uri")
     rel = child.get("rel") or "alternate"
     if href is None:
+        if len(child):
+            fields.not_text.append(child)
+            return
         text = _text_of(child)
         if text:
             url = _resolved(child, text)
@@ -367,6 +374,9 @@ def _link(child: etree._Element, fields: _Fields) -> None:
 
 
 def _guid(child: etree._Element, fields: _Fields) -> None:
+    if len(child):
+        fields.not_text.append(child)
+        return
     text = _text_of(child)
     if text and fields.permalink is None and child.get("isPermaLink", "true").strip().lower() != "false":
         fields.permalink = _resolved(child, text)
@@ -395,6 +405,9 @@ def _encoded(child: etree._Element, fields: _Fields) -> None:
 
 def _date(key: str) -> Handler:
     def handler(child: etree._Element, fields: _Fields) -> None:
+        if len(child):
+            fields.not_text.append(child)
+            return
         fields.dates.setdefault(key, _text_of(child))
 
     return handler
@@ -510,6 +523,8 @@ def item_entry(element: etree._Element, index: int, atom: bool, ctx: Context) ->
             handler(child, fields)
         if extension:
             fields.extensions.append(child)
+    for child in fields.not_text:
+        holds_markup(child, _qname(child.tag)[1], ctx, 0)
     title = fields.title or None
     loc_text = _atom_loc(fields.links) if atom else fields.text_link or _atom_loc(fields.links)
     if not loc_text:

@@ -36,7 +36,6 @@ from feedmap._xml import (
     SITEMAP_NAMESPACES,
     SITEMAP_NS,
     XHTML_NS,
-    has_entity,
     iter_elements,
     line_of,
     peek_cleaned,
@@ -52,6 +51,7 @@ from feedmap.formats.sitemap import (
     alternate_elements,
     duplicate,
     format_priority,
+    holds_markup,
     image_elements,
     read_image,
     serialize_element,
@@ -136,12 +136,7 @@ def _gather(element: etree._Element, ctx: Context, offset: int) -> _Item:
                 duplicate(child, element, ctx, offset)
                 continue
             seen.add(key)
-            if has_entity(child):
-                ctx.warning(
-                    "unresolved-entity",
-                    f"<{local}> holds a reference to an entity that is not expanded; the value is not used",
-                    line,
-                )
+            if len(child) and holds_markup(child, local, ctx, offset):  # an unexpanded entity, an element
                 continue
         if namespace == "":
             if local == "category":
