@@ -43,7 +43,7 @@ from feedmap._xml import IMAGE_NS, SITEMAP_NAMESPACES, SITEMAP_NS, XHTML_NS, Cle
 from feedmap.context import Context
 from feedmap.errors import Reporter
 from feedmap.formats._fields import read_lastmod, read_loc
-from feedmap.formats.sitemap import entry_from_element, holds_markup
+from feedmap.formats.sitemap import duplicate, entry_from_element, holds_markup
 from feedmap.model import DocKind, DocMeta, Entry, Position
 from feedmap.sources import PeekableStream, Readable
 
@@ -511,15 +511,51 @@ def _holder(extensions: list[etree._Element], ctx: Context) -> Entry | None:
     return entry_from_element(holder, SITEMAP_NS, ctx)
 
 
+#: Elements an item or entry holds once (RSS 2.0 item elements, RFC 4287 §4.1.2): a second one is reported.
+_SINGLE = frozenset({"title", "description", "summary", "content", "guid", "pubDate", "updated", "published"})
+
+
+def _single_key(child: etree._Element, tag: str) -> object | None:
+    """What a second child must not repeat (its tag; for an Atom alternate link, its type and language)."""
+    local = _qname(tag)[1]
+    if local == "link":
+        if child.get("href") is None:
+            return tag  # an RSS <link>: one per item
+        if (child.get("rel") or "alternate") != "alternate":
+            return None
+        return (tag, child.get("type") or "", child.get("hreflang") or "")  # RFC 4287 §4.1.1
+    return tag if local in _SINGLE else None
+
+
+def _report_repeated(repeated: list[etree._Element], element: etree._Element, loc: str | None, ctx: Context) -> None:
+    for child in repeated:
+        if child.get("href") is None:
+            duplicate(child, element, ctx, 0)  # the readers keep the first
+            continue
+        ctx.warning(
+            "duplicate-element",
+            f"a second <link rel=\"alternate\"> of the same type and language in <{_qname(element.tag)[1]}> "
+            f"(RFC 4287 allows one); {loc} is used",
+            line_of(child),
+        )
+
+
 def item_entry(element: etree._Element, index: int, atom: bool, ctx: Context) -> Entry | None:
     """The entry of one ``<item>`` / ``<entry>``; None (reported) when it has no usable URL."""
     fields = _Fields()
+    seen: set[object] = set()
+    repeated: list[etree._Element] = []
     for child in element:
         tag = child.tag
         if not isinstance(tag, str):
             continue
         handler, extension = _dispatch(tag)
         if handler is not None:
+            key = _single_key(child, tag)
+            if key is not None:
+                if key in seen:
+                    repeated.append(child)
+                seen.add(key)
             handler(child, fields)
         if extension:
             fields.extensions.append(child)
@@ -529,6 +565,8 @@ def item_entry(element: etree._Element, index: int, atom: bool, ctx: Context) ->
     loc_text = _atom_loc(fields.links) if atom else fields.text_link or _atom_loc(fields.links)
     if not loc_text:
         loc_text = fields.permalink
+    if repeated:
+        _report_repeated(repeated, element, loc_text, ctx)
     if not loc_text:
         ctx.warning("missing-loc", f"{describe_item(title, index)} has no link and no permalink guid; skipped")
         return None
