@@ -635,6 +635,26 @@ def test_an_extra_that_is_not_one_well_formed_element_is_dropped(key: str, value
     assert [child.tag for child in url] == [f"{{{SM}}}loc"]
 
 
+@pytest.mark.parametrize(
+    ("format", "key", "value"),
+    [
+        ("sitemap", f"{{{SM}}}loc", f'<loc xmlns="{SM}">https://injected.example/</loc>'),
+        ("sitemap", f"{{{SM}}}url", f'<url xmlns="{SM}"><loc>https://injected.example/</loc></url>'),
+        ("sitemap", "{}loc", "<loc>https://injected.example/</loc>"),
+        ("sitemapindex", f"{{{SM}}}sitemap", f'<sitemap xmlns="{SM}"><loc>https://injected.example/</loc></sitemap>'),
+        ("rss", "{}link", "<link>https://injected.example/</link>"),
+        ("rss", "{}item", "<item><link>https://injected.example/</link></item>"),
+        ("ror", "{}item", "<item><link>https://injected.example/</link></item>"),
+    ],
+)
+def test_an_extra_named_like_an_element_the_writer_writes_is_dropped(format: str, key: str, value: str) -> None:
+    """Well-formed, yet a second <loc> or a nested <url>/<item>: another URL for whoever reads the output."""
+    sink = io.BytesIO()
+    diagnostics = feedmap.write([Entry(loc="https://www.example.com/", extras={key: value})], sink, format).diagnostics
+    assert "invalid-extra" in codes(diagnostics)
+    assert b"injected.example" not in sink.getvalue()
+
+
 def test_extras_of_several_elements_of_the_key_are_written() -> None:
     value = '<x:y xmlns:x="urn:x">1</x:y> <x:y xmlns:x="urn:x">2</x:y>'
     data, diagnostics = write([Entry(loc="https://www.example.com/", extras={"{urn:x}y": value})])
