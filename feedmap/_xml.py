@@ -831,8 +831,11 @@ def iter_elements(
                 check_unexpected(child)
     except (etree.XMLSyntaxError, UnicodeDecodeError) as exc:
         cleaner.finish()
-        line = _report_break(exc, reporter, name, cleaner.line_offset)
-        partial = _partial(previous, wanted, exc)
+        broke = _report_break(exc, context.error_log, reporter, name, cleaner.line_offset)
+        if broke is None:  # only namespace errors: lxml read to the end, every element was yielded
+            return
+        line, message = broke
+        partial = _partial(previous, wanted, message)
         if partial is not None:
             reporter.warning(
                 "truncated-entry",
@@ -845,26 +848,55 @@ def iter_elements(
         cleaner.finish()
 
 
-def _report_break(exc: Exception, reporter: Reporter, name: str, offset: int) -> int:
-    """Report where the XML breaks off; returns the line."""
-    if isinstance(exc, etree.XMLSyntaxError):
-        line = (exc.lineno or 0) + offset if exc.lineno else 0
-        message = exc.msg if hasattr(exc, "msg") and exc.msg else str(exc)
-    else:
-        line, message = 0, f"text that cannot be decoded: {exc}"
+def _report_break(
+    exc: Exception, log: etree._ListErrorLog, reporter: Reporter, name: str, offset: int
+) -> tuple[int, str] | None:
+    """Report where the XML breaks off; returns its line and lxml's message, or None when it did not break.
+
+    An undeclared prefix is a namespace error, not a fatal one: lxml reads on and raises at the end with that
+    first error as its message, so this parse's log (``log``: the exception's own log also holds earlier
+    parses' errors) is searched for the fatal error (the break) and the namespace error is reported as what
+    it is.
+    """
+    if not isinstance(exc, etree.XMLSyntaxError):
+        return _break_at(reporter, name, 0, f"text that cannot be decoded: {exc}")
+    fatal = namespace = None
+    for entry in log:
+        if entry.level == etree.ErrorLevels.FATAL and fatal is None:
+            fatal = entry
+        elif entry.domain == etree.ErrorDomains.NAMESPACE and entry.level == etree.ErrorLevels.ERROR:
+            namespace = namespace or entry
+    if namespace is not None:
+        reporter.warning(
+            "malformed-xml",
+            f"{namespace.message.strip()} (line {namespace.line}, column {namespace.column}); read on, "
+            "the element taken as one without a namespace",
+            name,
+            namespace.line + offset,
+        )
+        if fatal is None:
+            return None
+    if fatal is not None:
+        message = f"{fatal.message.strip()}, line {fatal.line}, column {fatal.column}"
+        return _break_at(reporter, name, fatal.line + offset if fatal.line else 0, message)
+    line = (exc.lineno or 0) + offset if exc.lineno else 0
+    return _break_at(reporter, name, line, exc.msg if hasattr(exc, "msg") and exc.msg else str(exc))
+
+
+def _break_at(reporter: Reporter, name: str, line: int, message: str) -> tuple[int, str]:
     reporter.warning(
         "malformed-xml",
         f"the XML breaks off here ({message}); the entries before it are kept",
         name,
         line,
     )
-    return line
+    return line, message
 
 
 _PREMATURE_END = re.compile(r"Premature end of data in tag (\S+) line")
 
 
-def _partial(previous: etree._Element | None, wanted: frozenset[str], exc: Exception) -> etree._Element | None:
+def _partial(previous: etree._Element | None, wanted: frozenset[str], message: str) -> etree._Element | None:
     """The wanted element the XML broke off in, without its last child when that may be cut too; None if none.
 
     The children before the last one are complete (another began after each).  The last one is complete
@@ -876,7 +908,7 @@ def _partial(previous: etree._Element | None, wanted: frozenset[str], exc: Excep
     partial = parent[-1]
     if not isinstance(partial.tag, str) or partial.tag not in wanted or not len(partial):
         return None
-    ended = _PREMATURE_END.search(str(exc))
+    ended = _PREMATURE_END.search(message)
     qualified = f"{partial.prefix}:{local_name(partial.tag)}" if partial.prefix else local_name(partial.tag)
     last = partial[-1]
     if (ended is None or ended.group(1) != qualified) and last.tail is None:

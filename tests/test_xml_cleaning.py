@@ -799,3 +799,31 @@ def test_cli_shows_how_many_repairs_were_not_listed(tmp_path: Path, capsys: pyte
     assert main(["convert", str(source), "-t", "text", "-o", str(tmp_path / "out.txt")]) == 0
     err = capsys.readouterr().err
     assert "warning[more-repairs]: 900 more control-character repairs" in err
+
+
+# ------------------------------------------------------------------- undeclared prefixes and the break
+
+
+UNDECLARED = b'<url><loc>http://e.com/a</loc><xhtml:link rel="alternate" hreflang="de" href="http://e.com/de"/></url>'
+
+
+def test_an_undeclared_prefix_is_not_reported_as_the_point_where_the_xml_breaks_off() -> None:
+    """lxml reads on past an undeclared prefix (a namespace error is not fatal) and raises at the end: every
+    entry was read, so the warning must not say that the document broke off there."""
+    entries, diagnostics = read_sitemap(urlset(UNDECLARED, url(b"http://e.com/b"), url(b"http://e.com/c")))
+    assert [e.loc for e in entries] == ["http://e.com/a", "http://e.com/b", "http://e.com/c"]
+    (warning,) = [d for d in diagnostics if d.code == "malformed-xml"]
+    assert "Namespace prefix xhtml" in warning.message and "breaks off" not in warning.message
+    assert warning.line == HEADER_LINES + 1
+
+
+def test_a_break_after_an_undeclared_prefix_is_reported_where_it_is() -> None:
+    """The first error in lxml's message was the namespace one: the truncation two lines later was never named,
+    and the entry cut after its loc was judged by the wrong message."""
+    data = HEADER + UNDECLARED + b"\n" + url(b"http://e.com/b") + b"\n<url><loc>http://e.com/c</loc><lastmod>2024"
+    entries, diagnostics = read_sitemap(data)
+    assert [e.loc for e in entries] == ["http://e.com/a", "http://e.com/b", "http://e.com/c"]
+    breaks = [d for d in diagnostics if d.code == "malformed-xml"]
+    assert [d.line for d in breaks] == [HEADER_LINES + 1, HEADER_LINES + 3]
+    assert "breaks off" in breaks[1].message and "Namespace" not in breaks[1].message
+    assert located(diagnostics, "truncated-entry") == [HEADER_LINES + 3]
