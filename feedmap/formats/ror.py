@@ -342,6 +342,16 @@ def _item(entry: Entry, ctx: Context, dropped: set[str]) -> str:
         parts.append(_ror("type", entry.type, loc, ctx))
     extras = dict(entry.extras)
     parts.append(_ror("resourceOf", extras.pop("ror:resourceOf", "sitemap"), loc, ctx))
+    written = {
+        name
+        for name, value in (
+            ("keywords", entry.keywords),
+            ("updated", entry.lastmod),
+            ("updatePeriod", entry.changefreq),
+            ("type", entry.type),
+        )
+        if value
+    }
     if entry.priority is not None:
         priority = format_priority(entry.priority, ctx, loc)
         if priority is not None:
@@ -354,6 +364,9 @@ def _item(entry: Entry, ctx: Context, dropped: set[str]) -> str:
             if text is not None:
                 parts.append(text)
         elif key.startswith("ror:") and TEXT_NAME.fullmatch(key, 4):
+            if key[4:] in written:  # a second ror:updatePeriod: which one counts would be up to the reader
+                ctx.warning("invalid-extra", f"extra {key!r} of {loc} repeats a field of the entry; not written")
+                continue
             parts.append(_ror(key[4:], value, loc, ctx))
         elif key not in dropped:
             dropped.add(key)
