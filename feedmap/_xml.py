@@ -12,8 +12,9 @@ the line, what real sitemaps get wrong:
 * blanks or a BOM before ``<?xml`` (XML 1.0 §2.8 requires the declaration first),
 * a bare ``&`` (or a reference to an entity that XML does not predefine) outside CDATA: escaped to
   ``&amp;`` so the URL keeps its ``&``,
-* C0 control characters that XML 1.0 §2.2 forbids: removed; character references to them or to
-  surrogates (``&#xD800;``): replaced by U+FFFD;
+* C0 control characters that XML 1.0 §2.2 forbids: removed; the noncharacters U+FFFE and U+FFFF
+  (valid UTF-8, but no XML characters either) and character references to any of them or to surrogates
+  (``&#xD800;``): replaced by U+FFFD;
 * bytes that are not in the document's encoding: replaced by U+FFFD.  lxml always gets UTF-8: UTF-16/32
   (by its byte-order mark, or without one by the first characters, XML 1.0 Appendix F) and any other
   declared encoding (XML 1.0 §4.3.3) are transcoded, and the declaration rewritten.  A declared name is
@@ -102,6 +103,11 @@ _ENTITY_REF = re.compile(rb"&([A-Za-z_:][A-Za-z0-9_.:-]*);")
 _CHAR_REF = re.compile(rb"&#(?:([0-9]{1,7})|x([0-9A-Fa-f]{1,6}));")
 _CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20)])  # the bytes _CONTROL matches
+
+
+#: U+FFFE and U+FFFF in UTF-8: valid UTF-8, but no XML characters (XML 1.0 §2.2); lxml stops at them.
+_NONCHARACTER = re.compile(rb"\xef\xbf[\xbe\xbf]")
+_REPLACEMENT = "\ufffd".encode()
 
 
 def _has_control(data: bytes) -> bool:
@@ -443,11 +449,29 @@ class CleaningStream:
             self._unreported["invalid-utf8"] += total - shown
         return text.encode("utf-8")
 
+    def _replace_noncharacters(self, data: bytes) -> bytes:
+        """``data`` (UTF-8, complete characters) with U+FFFE and U+FFFF replaced by U+FFFD, each reported."""
+        lines = _Lines(data, self._line + self._carry.count(b"\n"))  # data comes right after the carry
+
+        def replace(match: re.Match[bytes]) -> bytes:
+            if self._wants("invalid-character"):
+                character = match.group().decode("utf-8")
+                self._report(
+                    "invalid-character",
+                    f"character U+{ord(character):04X} is not allowed in XML and was replaced by U+FFFD",
+                    lines.at(match.start()),
+                )
+            return _REPLACEMENT
+
+        return _NONCHARACTER.sub(replace, data)
+
     def _next(self, size: int) -> bytes:
         """The next bytes of the input, in UTF-8 (transcoded or checked)."""
         while True:
             raw = self._inner.read(size)
             data = self._transcode(raw) if self._decoder is not None else self._check_utf8(raw)
+            if b"\xef\xbf\xbe" in data or b"\xef\xbf\xbf" in data:
+                data = self._replace_noncharacters(data)
             if data and self._declaration_pending:
                 data = self._rewrite_declaration(data)
             if data or not raw:
@@ -807,8 +831,11 @@ def iter_elements(
                 check_unexpected(child)
     except (etree.XMLSyntaxError, UnicodeDecodeError) as exc:
         cleaner.finish()
-        line = _report_break(exc, reporter, name, cleaner.line_offset)
-        partial = _partial(previous, wanted, exc)
+        broke = _report_break(exc, context.error_log, reporter, name, cleaner.line_offset)
+        if broke is None:  # only namespace errors: lxml read to the end, every element was yielded
+            return
+        line, message = broke
+        partial = _partial(previous, wanted, message)
         if partial is not None:
             reporter.warning(
                 "truncated-entry",
@@ -821,26 +848,55 @@ def iter_elements(
         cleaner.finish()
 
 
-def _report_break(exc: Exception, reporter: Reporter, name: str, offset: int) -> int:
-    """Report where the XML breaks off; returns the line."""
-    if isinstance(exc, etree.XMLSyntaxError):
-        line = (exc.lineno or 0) + offset if exc.lineno else 0
-        message = exc.msg if hasattr(exc, "msg") and exc.msg else str(exc)
-    else:
-        line, message = 0, f"text that cannot be decoded: {exc}"
+def _report_break(
+    exc: Exception, log: etree._ListErrorLog, reporter: Reporter, name: str, offset: int
+) -> tuple[int, str] | None:
+    """Report where the XML breaks off; returns its line and lxml's message, or None when it did not break.
+
+    An undeclared prefix is a namespace error, not a fatal one: lxml reads on and raises at the end with that
+    first error as its message, so this parse's log (``log``: the exception's own log also holds earlier
+    parses' errors) is searched for the fatal error (the break) and the namespace error is reported as what
+    it is.
+    """
+    if not isinstance(exc, etree.XMLSyntaxError):
+        return _break_at(reporter, name, 0, f"text that cannot be decoded: {exc}")
+    fatal = namespace = None
+    for entry in log:
+        if entry.level == etree.ErrorLevels.FATAL and fatal is None:
+            fatal = entry
+        elif entry.domain == etree.ErrorDomains.NAMESPACE and entry.level == etree.ErrorLevels.ERROR:
+            namespace = namespace or entry
+    if namespace is not None:
+        reporter.warning(
+            "malformed-xml",
+            f"{namespace.message.strip()} (line {namespace.line}, column {namespace.column}); read on, "
+            "the element taken as one without a namespace",
+            name,
+            namespace.line + offset,
+        )
+        if fatal is None:
+            return None
+    if fatal is not None:
+        message = f"{fatal.message.strip()}, line {fatal.line}, column {fatal.column}"
+        return _break_at(reporter, name, fatal.line + offset if fatal.line else 0, message)
+    line = (exc.lineno or 0) + offset if exc.lineno else 0
+    return _break_at(reporter, name, line, exc.msg if hasattr(exc, "msg") and exc.msg else str(exc))
+
+
+def _break_at(reporter: Reporter, name: str, line: int, message: str) -> tuple[int, str]:
     reporter.warning(
         "malformed-xml",
         f"the XML breaks off here ({message}); the entries before it are kept",
         name,
         line,
     )
-    return line
+    return line, message
 
 
 _PREMATURE_END = re.compile(r"Premature end of data in tag (\S+) line")
 
 
-def _partial(previous: etree._Element | None, wanted: frozenset[str], exc: Exception) -> etree._Element | None:
+def _partial(previous: etree._Element | None, wanted: frozenset[str], message: str) -> etree._Element | None:
     """The wanted element the XML broke off in, without its last child when that may be cut too; None if none.
 
     The children before the last one are complete (another began after each).  The last one is complete
@@ -852,7 +908,7 @@ def _partial(previous: etree._Element | None, wanted: frozenset[str], exc: Excep
     partial = parent[-1]
     if not isinstance(partial.tag, str) or partial.tag not in wanted or not len(partial):
         return None
-    ended = _PREMATURE_END.search(str(exc))
+    ended = _PREMATURE_END.search(message)
     qualified = f"{partial.prefix}:{local_name(partial.tag)}" if partial.prefix else local_name(partial.tag)
     last = partial[-1]
     if (ended is None or ended.group(1) != qualified) and last.tail is None:

@@ -203,9 +203,23 @@ def broken_formats() -> dict[str, str]:
 _URL_LINE = re.compile(rb"^\s*[A-Za-z][A-Za-z0-9+.-]*://\S", re.MULTILINE)
 
 
+_SNIFF_WINDOW = 64 * 1024
+
+
+def _head(stream: PeekableStream) -> bytes:
+    """The first 64 KiB, or more while they are all blank: content after long blank lines is still seen
+    (the XML reader removes blanks before the declaration however long they run)."""
+    window = _SNIFF_WINDOW
+    head = stream.peek(window)
+    while len(head) == window and not head.removeprefix(b"\xef\xbb\xbf").lstrip():
+        window *= 2
+        head = stream.peek(window)
+    return head
+
+
 def sniff(stream: PeekableStream) -> Sniffed:
     """Look at the first bytes (already decompressed) and say what kind of content they are."""
-    head = stream.peek(64 * 1024)
+    head = _head(stream)
     body = head.removeprefix(b"\xef\xbb\xbf").lstrip()
     if not body:
         return Sniffed("empty")

@@ -97,6 +97,25 @@ def test_root_is_found_after_comments_doctype_and_blank_lines() -> None:
     assert detected(data) == "sitemap"
 
 
+@pytest.mark.parametrize(
+    ("blanks", "data", "name"),
+    [
+        (b" ", b'<?xml version="1.0"?>' + urlset(NS09)[39:], "sitemap"),  # repaired: leading-whitespace
+        (b"\n", urlset(NS09)[39:], "sitemap"),  # well-formed XML: blanks may precede the root
+        (b"\r\n", b"https://e.com/a\nhttps://e.com/b\n", "text"),
+        (b"\n", b'{"loc":"https://e.com/a"}\n', "jsonl"),
+    ],
+    ids=["xml-declaration", "root", "text", "jsonl"],
+)
+def test_content_after_more_than_64_kib_of_blanks_is_recognised(blanks: bytes, data: bytes, name: str) -> None:
+    """The sniffer looked at the first 64 KiB only: a file starting with more blank lines was called empty."""
+    padded = blanks * (100_000 // len(blanks)) + data
+    assert sniffed(padded).kind != "empty"
+    assert detected(padded) == name
+    with feedmap.read(io.BytesIO(padded)) as doc:
+        assert len(list(doc.entries)) >= 1
+
+
 def test_sitemapindex() -> None:
     data = (
         b'<?xml version="1.0"?><sitemapindex xmlns="' + NS09.encode() + b'">'

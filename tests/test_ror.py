@@ -656,3 +656,32 @@ def test_priority_is_read_as_an_xsd_decimal(written: str, expected: float | None
     _, entries, diagnostics, _ = read(ror_doc(HEADER + item))
     assert entries[0].priority == expected
     assert code in codes(diagnostics)
+
+
+def test_a_field_holding_an_element_is_not_cut_at_it() -> None:
+    """<link>https://e.com/b<x/>z</link> was read as https://e.com/b (lxml's .text stops at the element)."""
+    data = ror_doc(
+        HEADER
+        + "<item><link>https://www.example.com/b<x/>z</link></item>"
+        + "<item><link>https://www.example.com/c</link><ror:updatePeriod>da<x/>y</ror:updatePeriod></item>"
+    )
+    _, entries, diagnostics, _ = read(data)
+    assert [(e.loc, e.changefreq, e.extras) for e in entries] == [("https://www.example.com/c", None, {})]
+    assert codes(diagnostics).count("unknown-element") == 2
+
+
+def test_a_ror_text_extra_repeating_a_field_of_the_entry_is_not_written_twice() -> None:
+    """changefreq and extras["ror:updatePeriod"] both became <ror:updatePeriod>: two values, one item."""
+    entry = Entry(
+        loc="https://www.example.com/a",
+        lastmod=W3CDate("2024-01-01"),
+        changefreq=ChangeFreq.DAILY,
+        extras={"ror:updatePeriod": "weekly", "ror:updated": "2020-01-01", "ror:about": "page"},
+    )
+    data, diagnostics = write_ror([entry])
+    (item,) = [i for i in items_of(data) if i.findtext("link") == "https://www.example.com/a"]
+    assert [child.text for child in item.iter(f"{{{ROR}}}updatePeriod")] == ["daily"]
+    assert [child.text for child in item.iter(f"{{{ROR}}}updated")] == ["2024-01-01"]
+    assert [child.text for child in item.iter(f"{{{ROR}}}about")] == ["page"]
+    assert codes(diagnostics).count("invalid-extra") == 2
+    assert [(e.changefreq, e.extras.get("ror:about")) for e in read(data)[1]] == [(ChangeFreq.DAILY, "page")]

@@ -798,3 +798,75 @@ def test_reference_repairs_hold_across_any_read_boundary() -> None:
     assert repairs.replaced == 80
     assert [d.code for d in reporter.diagnostics].count("html-entity") == 2
     assert [d.line for d in reporter.diagnostics if d.code == "invalid-character"][-2:] == [40, 40]
+
+
+@pytest.mark.parametrize(
+    ("item", "loc", "lastmod"),
+    [
+        ("<item><link>https://e.com/b<x/>z</link><guid>https://e.com/g</guid></item>", "https://e.com/g", None),
+        ("<item><guid>https://e.com/g<x/>z</guid></item>", None, None),
+        ("<item><link>https://e.com/a</link><pubDate>Mon, 01 Jan 2024 <x/>00:00:00 GMT</pubDate></item>",
+         "https://e.com/a", None),
+    ],
+    ids=["link", "guid", "pubDate"],
+)
+def test_a_url_or_date_holding_an_element_is_not_cut_at_it(item: str, loc: str | None, lastmod: str | None) -> None:
+    """lxml's .text stops at a child element: <link>https://e.com/b<x/>z</link> was read as https://e.com/b."""
+    _, entries, diagnostics, _ = read(rss20(item))
+    assert [(e.loc, e.lastmod) for e in entries] == ([] if loc is None else [(loc, lastmod)])
+    assert "unknown-element" in codes(diagnostics)
+
+
+def test_a_link_holding_an_unexpanded_entity_is_not_used() -> None:
+    data = (
+        b'<?xml version="1.0"?>\n<!DOCTYPE rss [<!ENTITY site "e.com">]>\n<rss version="2.0"><channel>'
+        + CHANNEL.encode()
+        + b"\n<item><link>https://&site;/a</link></item>\n<item><link>https://e.com/b</link></item>\n</channel></rss>\n"
+    )
+    _, entries, diagnostics, _ = read(data)
+    assert [e.loc for e in entries] == ["https://e.com/b"]
+    assert any(d.code == "unresolved-entity" and d.message.startswith("<link> holds") for d in diagnostics)
+
+
+def test_a_second_link_title_or_date_in_an_rss_item_is_reported() -> None:
+    """Two <link> in one item: the first was kept without a word (issue 8, silent change 3, for feeds)."""
+    item = (
+        "<item><link>https://e.com/a</link><link>https://e.com/b</link><title>x</title><title>y</title>"
+        "<pubDate>Mon, 01 Jan 2024 00:00:00 GMT</pubDate><pubDate>Tue, 02 Jan 2024 00:00:00 GMT</pubDate></item>"
+    )
+    _, entries, diagnostics, _ = read(rss20(item))
+    assert [(e.loc, e.title, str(e.lastmod)) for e in entries] == [("https://e.com/a", "x", "2024-01-01T00:00:00Z")]
+    assert [d.message.split(" in ")[0] for d in diagnostics if d.code == "duplicate-element"] == [
+        "a second <link>",
+        "a second <title>",
+        "a second <pubDate>",
+    ]
+
+
+def test_two_atom_alternates_of_one_type_and_language_are_reported_with_the_one_used() -> None:
+    entry = (
+        '<entry><link rel="alternate" hreflang="de" href="https://e.com/de"/><link href="https://e.com/a"/>'
+        '<link rel="alternate" href="https://e.com/b"/><link rel="edit" href="https://e.com/e"/>'
+        '<link rel="edit" href="https://e.com/f"/><title>x</title><title>y</title></entry>'
+    )
+    _, entries, diagnostics, _ = read(atom10(entry))
+    assert [(e.loc, e.title) for e in entries] == [("https://e.com/b", "x")]
+    duplicates = [d.message for d in diagnostics if d.code == "duplicate-element"]
+    assert len(duplicates) == 2  # not the other language, not the edit links
+    assert duplicates[0].startswith('a second <link rel="alternate">') and "https://e.com/b is used" in duplicates[0]
+    assert duplicates[1].startswith("a second <title>")
+
+
+def test_distinct_alternates_and_repeatable_elements_are_not_duplicates() -> None:
+    item = (
+        "<item><link>https://e.com/a</link><category>a</category><category>b</category>"
+        '<enclosure url="https://e.com/x.mp3" length="1" type="audio/mpeg"/></item>'
+    )
+    entry = (
+        '<entry><link href="https://e.com/a"/><link rel="alternate" type="application/pdf" href="https://e.com/a.pdf"/>'
+        '<link rel="alternate" hreflang="de" href="https://e.com/de"/><category term="a"/><category term="b"/></entry>'
+    )
+    for data in (rss20(item), atom10(entry)):
+        _, entries, diagnostics, _ = read(data)
+        assert len(entries) == 1
+        assert "duplicate-element" not in codes(diagnostics)

@@ -635,6 +635,26 @@ def test_an_extra_that_is_not_one_well_formed_element_is_dropped(key: str, value
     assert [child.tag for child in url] == [f"{{{SM}}}loc"]
 
 
+@pytest.mark.parametrize(
+    ("format", "key", "value"),
+    [
+        ("sitemap", f"{{{SM}}}loc", f'<loc xmlns="{SM}">https://injected.example/</loc>'),
+        ("sitemap", f"{{{SM}}}url", f'<url xmlns="{SM}"><loc>https://injected.example/</loc></url>'),
+        ("sitemap", "{}loc", "<loc>https://injected.example/</loc>"),
+        ("sitemapindex", f"{{{SM}}}sitemap", f'<sitemap xmlns="{SM}"><loc>https://injected.example/</loc></sitemap>'),
+        ("rss", "{}link", "<link>https://injected.example/</link>"),
+        ("rss", "{}item", "<item><link>https://injected.example/</link></item>"),
+        ("ror", "{}item", "<item><link>https://injected.example/</link></item>"),
+    ],
+)
+def test_an_extra_named_like_an_element_the_writer_writes_is_dropped(format: str, key: str, value: str) -> None:
+    """Well-formed, yet a second <loc> or a nested <url>/<item>: another URL for whoever reads the output."""
+    sink = io.BytesIO()
+    diagnostics = feedmap.write([Entry(loc="https://www.example.com/", extras={key: value})], sink, format).diagnostics
+    assert "invalid-extra" in codes(diagnostics)
+    assert b"injected.example" not in sink.getvalue()
+
+
 def test_extras_of_several_elements_of_the_key_are_written() -> None:
     value = '<x:y xmlns:x="urn:x">1</x:y> <x:y xmlns:x="urn:x">2</x:y>'
     data, diagnostics = write([Entry(loc="https://www.example.com/", extras={"{urn:x}y": value})])
@@ -799,3 +819,41 @@ def test_a_sitemap_field_given_twice_in_an_rss_item_is_reported() -> None:
     assert [e.priority for e in entries] == [0.3]
     assert codes(diagnostics) == ["duplicate-element"]
     assert "<priority>" in diagnostics[0].message
+
+
+# ------------------------------------------------------------------- fields holding more than text
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("<url><loc>https://e.com/b<x>y</x>z</loc></url>", None),
+        (f'<url><loc>https://e.com/a</loc><image:image xmlns:image="{IMAGE}"><image:loc>'
+         "https://e.com/i<b/>.png</image:loc></image:image></url>", Entry(loc="https://e.com/a")),
+        ("<url><loc>https://e.com/a</loc><priority>0.<b/>5</priority></url>", Entry(loc="https://e.com/a")),
+        ("<url><loc>https://e.com/a</loc><lastmod>2024-01-<b/>02</lastmod></url>", Entry(loc="https://e.com/a")),
+        ("<url><loc>https://e.com/a</loc><changefreq>dai<b/>ly</changefreq></url>", Entry(loc="https://e.com/a")),
+    ],
+    ids=["loc", "image-loc", "priority", "lastmod", "changefreq"],
+)
+def test_a_field_holding_an_element_is_not_read_as_the_text_before_it(body: str, expected: Entry | None) -> None:
+    """lxml's .text stops at a child element: <loc>https://e.com/b<x>y</x>z</loc> was read as https://e.com/b,
+    silently (a URL changed); <priority>0.<b/>5</priority> as 0.0."""
+    entries, diagnostics, _ = read(urlset(body))
+    assert [(e.loc, e.priority, e.lastmod, e.changefreq, e.images) for e in entries] == (
+        [] if expected is None else [(expected.loc, None, None, None, ())]
+    )
+    assert "unknown-element" in codes(diagnostics)
+
+
+@pytest.mark.parametrize("field", ["priority", "lastmod", "changefreq"])
+def test_a_field_holding_an_unexpanded_entity_is_not_used(field: str) -> None:
+    """Like <loc>: the text around a reference to an entity of the ignored DOCTYPE is no value (0.&y; was 0.0)."""
+    value = {"priority": "0.&y;", "lastmod": "2024-&y;", "changefreq": "dai&y;ly"}[field]
+    data = (
+        f'<?xml version="1.0"?>\n<!DOCTYPE urlset [<!ENTITY y "5">]>\n<urlset xmlns="{SM}">\n'
+        f"<url><loc>https://e.com/a</loc><{field}>{value}</{field}></url>\n</urlset>\n"
+    ).encode()
+    entries, diagnostics, _ = read(data)
+    assert [(e.loc, e.priority, e.lastmod, e.changefreq) for e in entries] == [("https://e.com/a", None, None, None)]
+    assert [d.message for d in diagnostics if d.code == "unresolved-entity"][-1].startswith(f"<{field}> holds")

@@ -123,6 +123,31 @@ def test_control_characters_inside_cdata_are_removed() -> None:
     assert located(diagnostics, "control-character") == [HEADER_LINES + 2]
 
 
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])
+def test_noncharacters_fffe_ffff_become_replacement_characters_and_the_entries_after_them_are_kept(
+    encoding: str,
+) -> None:
+    """U+FFFE and U+FFFF are valid UTF-8 but not XML characters (XML 1.0 §2.2): lxml stopped there, so one of
+    them dropped every entry after it (like the invalid UTF-8 byte of issue 8); they become U+FFFD, reported."""
+    text = urlset(url(b"http://e.com/a\xef\xbf\xbfb"), url(b"<![CDATA[http://e.com/\xef\xbf\xbe]]>"), url(b"http://e.com/z"))
+    data = text.decode("utf-8").replace('encoding="UTF-8"', f'encoding="{encoding}"').encode(encoding)
+    entries, diagnostics = read_sitemap(data)
+    assert [e.loc for e in entries] == ["http://e.com/a\ufffdb", "http://e.com/\ufffd", "http://e.com/z"]
+    assert located(diagnostics, "invalid-character") == [HEADER_LINES + 1, HEADER_LINES + 2]
+    assert "malformed-xml" not in codes(diagnostics)
+
+
+def test_many_noncharacters_are_reported_up_to_the_cap_then_counted() -> None:
+    from feedmap._xml import REPORT_CAP
+
+    entries, diagnostics = read_sitemap(urlset(url(b"http://e.com/" + b"\xef\xbf\xbf" * 1000)))
+    assert [e.loc for e in entries] == ["http://e.com/" + "\ufffd" * 1000]
+    assert len(located(diagnostics, "invalid-character")) == REPORT_CAP
+    assert [d.message.split()[:3] for d in diagnostics if d.code == "more-repairs"] == [
+        [f"{1000 - REPORT_CAP:,}", "more", "invalid-character"]
+    ]
+
+
 def test_allowed_white_space_characters_are_kept() -> None:
     # tab, LF and CR are allowed in XML; the loc's surrounding blanks are trimmed by the reader (INFO)
     entries, diagnostics = read_sitemap(urlset(url(b"\t\r\nhttp://e.com/t \t\r\n")))
@@ -774,3 +799,31 @@ def test_cli_shows_how_many_repairs_were_not_listed(tmp_path: Path, capsys: pyte
     assert main(["convert", str(source), "-t", "text", "-o", str(tmp_path / "out.txt")]) == 0
     err = capsys.readouterr().err
     assert "warning[more-repairs]: 900 more control-character repairs" in err
+
+
+# ------------------------------------------------------------------- undeclared prefixes and the break
+
+
+UNDECLARED = b'<url><loc>http://e.com/a</loc><xhtml:link rel="alternate" hreflang="de" href="http://e.com/de"/></url>'
+
+
+def test_an_undeclared_prefix_is_not_reported_as_the_point_where_the_xml_breaks_off() -> None:
+    """lxml reads on past an undeclared prefix (a namespace error is not fatal) and raises at the end: every
+    entry was read, so the warning must not say that the document broke off there."""
+    entries, diagnostics = read_sitemap(urlset(UNDECLARED, url(b"http://e.com/b"), url(b"http://e.com/c")))
+    assert [e.loc for e in entries] == ["http://e.com/a", "http://e.com/b", "http://e.com/c"]
+    (warning,) = [d for d in diagnostics if d.code == "malformed-xml"]
+    assert "Namespace prefix xhtml" in warning.message and "breaks off" not in warning.message
+    assert warning.line == HEADER_LINES + 1
+
+
+def test_a_break_after_an_undeclared_prefix_is_reported_where_it_is() -> None:
+    """The first error in lxml's message was the namespace one: the truncation two lines later was never named,
+    and the entry cut after its loc was judged by the wrong message."""
+    data = HEADER + UNDECLARED + b"\n" + url(b"http://e.com/b") + b"\n<url><loc>http://e.com/c</loc><lastmod>2024"
+    entries, diagnostics = read_sitemap(data)
+    assert [e.loc for e in entries] == ["http://e.com/a", "http://e.com/b", "http://e.com/c"]
+    breaks = [d for d in diagnostics if d.code == "malformed-xml"]
+    assert [d.line for d in breaks] == [HEADER_LINES + 1, HEADER_LINES + 3]
+    assert "breaks off" in breaks[1].message and "Namespace" not in breaks[1].message
+    assert located(diagnostics, "truncated-entry") == [HEADER_LINES + 3]

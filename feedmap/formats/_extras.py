@@ -8,6 +8,11 @@ them.  The value is parsed as the content of a wrapper element by a parser that 
 entity and touches no network; a value that closes the wrapper early (``</url><url>...``) leaves content
 after the document's end and fails.  A value that fails is dropped with an ``invalid-extra`` warning, by
 the JSON lines reader and by every XML writer (entries built through the API meet only the writers).
+
+A writer also refuses an extra named like an element it writes itself (a sitemap's ``<loc>`` or ``<url>``,
+an RSS item's ``<link>`` or ``<item>``, in any namespace a reader takes for the format's): well-formed as
+it is, it would add a second URL to the entry, or an entry the summary never counted, for whoever reads
+the output.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from collections.abc import Mapping
 
 from lxml import etree
 
+from feedmap._xml import SITEMAP_NAMESPACES
 from feedmap.context import Context
 
 __all__ = ["TEXT_NAME", "extra_problem", "unqualified", "valid_extras", "xml_extra"]
@@ -49,6 +55,15 @@ def _key_tag(key: str) -> str | None:
         return None
     return f"{{{namespace}}}{local}" if namespace else local
 
+
+_SITEMAP_ELEMENTS = ("urlset", "url", "sitemapindex", "sitemap", "loc", "lastmod", "changefreq", "priority")
+#: What the sitemap writers write themselves, in every namespace the readers take for the sitemap one.
+_SITEMAP_OWN = frozenset(f"{{{ns}}}{local}" for ns in SITEMAP_NAMESPACES for local in _SITEMAP_ELEMENTS)
+#: What the RSS and ROR writers write themselves (RSS 2.0 has no namespace), and the sitemap fields they use.
+_FEED_OWN = frozenset(
+    "{}" + local
+    for local in ("rss", "channel", "item", "link", "guid", "title", "description", "pubDate")
+) | frozenset(f"{{{ns}}}{local}" for ns in SITEMAP_NAMESPACES for local in ("priority", "changefreq"))
 
 _CACHED_UP_TO = 4096  # longer values are checked each time rather than held in the cache
 
@@ -109,6 +124,8 @@ def xml_extra(key: str, value: str, loc: str, ctx: Context, *, default_namespace
     ``default_namespace``: the element it is written into has a default namespace (sitemaps do, RSS does not).
     """
     problem = extra_problem(key, value)
+    if problem is None and key in (_SITEMAP_OWN if default_namespace else _FEED_OWN):
+        problem = "is named like an element the writer writes itself (a second one would change the entry)"
     if problem is not None:
         ctx.warning("invalid-extra", f"extra {key!r} of {loc} {problem}; not written")
         return None

@@ -17,8 +17,10 @@ the one feedparser gives, with the corrections (see :mod:`feedmap.formats.rss`):
 
 Elements are read with the hardened ``iterparse`` of :mod:`feedmap._xml` over :class:`CleaningStream`
 (its lenient repairs reported), each item cleared once read, so memory stays flat however long the feed.
-A character reference to a UTF-16 surrogate (``&#xD800;``, not an XML character: XML 1.0 §2.2) is
-replaced by U+FFFD with a warning instead of stopping the parse.
+A link, guid or date holding an element or an unexpanded entity reference is not read (reported): lxml's
+``.text`` stops there, and a URL cut short is a changed URL.  A character reference to a UTF-16 surrogate
+(``&#xD800;``, not an XML character: XML 1.0 §2.2) is replaced by U+FFFD with a warning instead of stopping
+the parse.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from feedmap._xml import IMAGE_NS, SITEMAP_NAMESPACES, SITEMAP_NS, XHTML_NS, Cle
 from feedmap.context import Context
 from feedmap.errors import Reporter
 from feedmap.formats._fields import read_lastmod, read_loc
-from feedmap.formats.sitemap import entry_from_element
+from feedmap.formats.sitemap import duplicate, entry_from_element, holds_markup
 from feedmap.model import DocKind, DocMeta, Entry, Position
 from feedmap.sources import PeekableStream, Readable
 
@@ -316,6 +318,8 @@ class _Fields:
     dates: dict[str, tuple[str, str, int]] = field(default_factory=dict)
     tags: list[tuple[str, str | None, str | None]] = field(default_factory=list)
     extensions: list[etree._Element] = field(default_factory=list)
+    #: URL and date elements that hold more than text (an element, an unexpanded entity): not read, reported.
+    not_text: list[etree._Element] = field(default_factory=list)
 
 
 def _qname(tag: str) -> tuple[str, str]:
@@ -391,6 +395,9 @@ def _link(child: etree._Element, fields: _Fields) -> None:
     href = child.get("href") or child.get("url") or child.get("uri")
     rel = link_relation(child.get("rel"))
     if href is None:
+        if len(child):
+            fields.not_text.append(child)
+            return
         text = _text_of(child)
         if text:
             url = _resolved(child, text)
@@ -403,6 +410,9 @@ def _link(child: etree._Element, fields: _Fields) -> None:
 
 
 def _guid(child: etree._Element, fields: _Fields) -> None:
+    if len(child):
+        fields.not_text.append(child)
+        return
     text = _text_of(child)
     if text and fields.permalink is None and child.get("isPermaLink", "true").strip().lower() != "false":
         fields.permalink = _resolved(child, text)
@@ -431,6 +441,9 @@ def _encoded(child: etree._Element, fields: _Fields) -> None:
 
 def _date(key: str) -> Handler:
     def handler(child: etree._Element, fields: _Fields) -> None:
+        if len(child):
+            fields.not_text.append(child)
+            return
         if key not in fields.dates:
             local = _qname(child.tag)[1]
             name = f"{child.prefix}:{local}" if child.prefix else local
@@ -537,6 +550,37 @@ def _holder(extensions: list[etree._Element], ctx: Context) -> Entry | None:
     return entry_from_element(holder, SITEMAP_NS, ctx)
 
 
+#: Elements an item or entry holds once (RSS 2.0 item elements, RFC 4287 §4.1.2): a second one is reported.
+_SINGLE = frozenset({"title", "description", "summary", "content", "guid", "pubDate", "updated", "published"})
+
+
+def _single_key(child: etree._Element, tag: str) -> object | None:
+    """What a second child must not repeat (its tag; for an Atom alternate link, its type and language)."""
+    local = _qname(tag)[1]
+    if local == "link":
+        if child.get("href") is None:
+            return tag  # an RSS <link>: one per item
+        if (child.get("rel") or "alternate") != "alternate":
+            return None
+        return (tag, child.get("type") or "", child.get("hreflang") or "")  # RFC 4287 §4.1.1
+    return tag if local in _SINGLE else None
+
+
+def _report_repeated(
+    repeated: list[etree._Element], element: etree._Element, loc: str | None, ctx: Context, offset: int
+) -> None:
+    for child in repeated:
+        if child.get("href") is None:
+            duplicate(child, element, ctx, offset)  # the readers keep the first
+            continue
+        ctx.warning(
+            "duplicate-element",
+            f"a second <link rel=\"alternate\"> of the same type and language in <{_qname(element.tag)[1]}> "
+            f"(RFC 4287 allows one); {loc} is used",
+            line_of(child) + offset if line_of(child) else 0,
+        )
+
+
 def item_entry(element: etree._Element, index: int, atom: bool, ctx: Context, offset: int = 0) -> Entry | None:
     """The entry of one ``<item>`` / ``<entry>``; None (reported) when it has no usable URL.
 
@@ -544,19 +588,30 @@ def item_entry(element: etree._Element, index: int, atom: bool, ctx: Context, of
     """
     line = line_of(element) + offset if line_of(element) else 0
     fields = _Fields()
+    seen: set[object] = set()
+    repeated: list[etree._Element] = []
     for child in element:
         tag = child.tag
         if not isinstance(tag, str):
             continue
         handler, extension = _dispatch(tag)
         if handler is not None:
+            key = _single_key(child, tag)
+            if key is not None:
+                if key in seen:
+                    repeated.append(child)
+                seen.add(key)
             handler(child, fields)
         if extension:
             fields.extensions.append(child)
+    for child in fields.not_text:
+        holds_markup(child, _qname(child.tag)[1], ctx, offset)
     title = fields.title or None
     loc_text = _atom_loc(fields.links) if atom else fields.text_link or _atom_loc(fields.links)
     if not loc_text:
         loc_text = fields.permalink
+    if repeated:
+        _report_repeated(repeated, element, loc_text, ctx, offset)
     if not loc_text:
         ctx.warning("missing-loc", f"{describe_item(title, index)} has no link and no permalink guid; skipped", line)
         return None

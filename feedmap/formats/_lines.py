@@ -30,7 +30,8 @@ def bounded_lines(stream: _Readable, limit: int, *, any_newline: bool = False) -
     (whose bytes are read and dropped as they come).  One item per line, so counting them gives line
     numbers.  Lines end at LF; with ``any_newline`` also at CR LF and at a lone CR (old Mac files)."""
     split: Callable[[bytes], list[bytes]] = _ANY_NEWLINE.split if any_newline else _split_lf
-    carry = b""
+    parts: list[bytes] = []  # the line read so far, in pieces joined once when it ends (linear in its length)
+    size = 0
     skipping = False  # inside a line already reported as too long
     held = b""  # a CR at the end of a read: the next read may start with its LF
     while True:
@@ -52,17 +53,22 @@ def bounded_lines(stream: _Readable, limit: int, *, any_newline: bool = False) -
                 continue
             skipping = False
             del lines[0]
-        else:
-            lines[0] = carry + lines[0]
-        carry = lines.pop()
+        last = lines.pop()
+        if lines and parts:
+            parts.append(lines[0])
+            lines[0] = b"".join(parts)
+            parts, size = [], 0
         for line in lines:
             yield line if len(line) <= limit else None
-        if len(carry) > limit:
+        if last:
+            parts.append(last)
+            size += len(last)
+        if size > limit:
             yield None
             skipping = True
-            carry = b""
-    if carry:
-        yield carry
+            parts, size = [], 0
+    if parts:
+        yield b"".join(parts)
 
 
 def _split_lf(data: bytes) -> list[bytes]:

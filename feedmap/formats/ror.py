@@ -36,7 +36,6 @@ from feedmap._xml import (
     SITEMAP_NAMESPACES,
     SITEMAP_NS,
     XHTML_NS,
-    has_entity,
     iter_elements,
     line_of,
     peek_cleaned,
@@ -53,6 +52,7 @@ from feedmap.formats.sitemap import (
     alternate_elements,
     duplicate,
     format_priority,
+    holds_markup,
     image_elements,
     read_image,
     serialize_element,
@@ -137,12 +137,7 @@ def _gather(element: etree._Element, ctx: Context, offset: int) -> _Item:
                 duplicate(child, element, ctx, offset)
                 continue
             seen.add(key)
-            if has_entity(child):
-                ctx.warning(
-                    "unresolved-entity",
-                    f"<{local}> holds a reference to an entity that is not expanded; the value is not used",
-                    line,
-                )
+            if len(child) and holds_markup(child, local, ctx, offset):  # an unexpanded entity, an element
                 continue
         if namespace == "":
             if local == "category":
@@ -348,6 +343,16 @@ def _item(entry: Entry, ctx: Context, dropped: set[str]) -> str:
         parts.append(_ror("type", entry.type, loc, ctx))
     extras = dict(entry.extras)
     parts.append(_ror("resourceOf", extras.pop("ror:resourceOf", "sitemap"), loc, ctx))
+    written = {
+        name
+        for name, value in (
+            ("keywords", entry.keywords),
+            ("updated", entry.lastmod),
+            ("updatePeriod", entry.changefreq),
+            ("type", entry.type),
+        )
+        if value
+    }
     if entry.priority is not None:
         priority = format_priority(entry.priority, ctx, loc)
         if priority is not None:
@@ -360,6 +365,9 @@ def _item(entry: Entry, ctx: Context, dropped: set[str]) -> str:
             if text is not None:
                 parts.append(text)
         elif key.startswith("ror:") and TEXT_NAME.fullmatch(key, 4):
+            if key[4:] in written:  # a second ror:updatePeriod: which one counts would be up to the reader
+                ctx.warning("invalid-extra", f"extra {key!r} of {loc} repeats a field of the entry; not written")
+                continue
             parts.append(_ror(key[4:], value, loc, ctx))
         elif key not in dropped:
             dropped.add(key)

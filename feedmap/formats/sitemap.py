@@ -81,6 +81,7 @@ __all__ = [
     "alternate_elements",
     "duplicate",
     "escape_text",
+    "holds_markup",
     "image_elements",
     "read",
     "read_image",
@@ -179,6 +180,26 @@ def _unexpanded(child: etree._Element, what: str, ctx: Context, offset: int) -> 
     )
 
 
+def holds_markup(child: etree._Element, what: str, ctx: Context, offset: int) -> bool:
+    """True (reported) when a field holds more than text: lxml's ``.text`` stops at the first child node, so
+    the text before an element or an unexpanded entity is no value (``https://e.com/b<x/>z`` is not
+    ``https://e.com/b``).  Comments and processing instructions are removed by the parser and never count."""
+    if not len(child):
+        return False
+    if has_entity(child):
+        _unexpanded(child, what, ctx, offset)
+        return True
+    inner = next((node for node in child if isinstance(node.tag, str)), None)
+    if inner is None:  # only comments or processing instructions (an element built by hand): text after all
+        return False
+    ctx.warning(
+        "unknown-element",
+        f"<{local_name(inner.tag)}> inside <{what}> is not read: <{what}> must hold text only; its value is not used",
+        line_of(inner) + offset,
+    )
+    return True
+
+
 def read_image(element: etree._Element, ctx: Context, offset: int) -> Image | None:
     image = blank_image()
     seen: set[str] | None = set() if len(element) > 1 else None  # one child (the usual) cannot repeat
@@ -194,8 +215,7 @@ def read_image(element: etree._Element, ctx: Context, offset: int) -> Image | No
                 duplicate(child, element, ctx, offset)
                 continue
             seen.add(name)
-        if len(child) and has_entity(child):
-            _unexpanded(child, f"image:{name}", ctx, offset)
+        if len(child) and holds_markup(child, f"image:{name}", ctx, offset):
             continue
         text = child.text
         if not text:
@@ -241,14 +261,15 @@ def entry_from_element(element: etree._Element, namespace: str, ctx: Context, of
                 duplicate(child, element, ctx, offset)
                 continue
             loc_text, loc_element, has_loc = child.text, child, True
-            if len(child) and has_entity(child):
-                _unexpanded(child, "loc", ctx, offset)
+            if len(child) and holds_markup(child, "loc", ctx, offset):
                 return None  # never a URL with a piece missing
         elif field == "lastmod":
             if seen_lastmod:
                 duplicate(child, element, ctx, offset)
                 continue
             seen_lastmod = True
+            if len(child) and holds_markup(child, "lastmod", ctx, offset):
+                continue
             text = child.text
             try:
                 lastmod = W3CDate(text)  # type: ignore[arg-type]
@@ -259,6 +280,8 @@ def entry_from_element(element: etree._Element, namespace: str, ctx: Context, of
                 duplicate(child, element, ctx, offset)
                 continue
             seen_changefreq = True
+            if len(child) and holds_markup(child, "changefreq", ctx, offset):
+                continue
             changefreq = _CHANGEFREQ_VALUES.get(child.text)  # type: ignore[arg-type]
             if changefreq is None:
                 changefreq = read_changefreq(child.text, ctx, line_of(child) + offset)
@@ -267,6 +290,8 @@ def entry_from_element(element: etree._Element, namespace: str, ctx: Context, of
                 duplicate(child, element, ctx, offset)
                 continue
             seen_priority = True
+            if len(child) and holds_markup(child, "priority", ctx, offset):
+                continue
             priority = PLAIN_PRIORITIES.get(child.text)  # type: ignore[arg-type]
             if priority is None:
                 priority = read_priority(child.text, ctx, line_of(child) + offset)
