@@ -135,6 +135,7 @@ def read(
     maps: Sequence[tuple[str, str | Path]] = (),
     concurrency: int = DEFAULT_CONCURRENCY,
     http: HttpSettings | None = None,
+    base_url: str | None = None,
     on_diagnostic: DiagnosticHandler | None = None,
     reporter: Reporter | None = None,
 ) -> Document:
@@ -149,6 +150,10 @@ def read(
     are fetched at once.  ``maps`` pairs ``(url_prefix, directory)``: URLs under a prefix are read from
     the directory instead of the network.  A line of JSON lines or of a text sitemap longer than
     ``max_line_bytes`` is skipped with a ``line-too-long`` warning.
+
+    A relative URL is resolved against the document's ``xml:base``, its own URL (fetched or mapped), else
+    ``base_url``, else (a feed) its channel link: INFO ``relative-url-resolved``; with no base it is kept
+    and reported (WARNING ``relative-url``), and the writers of XML formats leave it out.
     """
     options = Options(
         strict=strict,
@@ -160,6 +165,7 @@ def read(
         maps=tuple((prefix, Path(directory)) for prefix, directory in maps),
         concurrency=concurrency,
         http=http or HttpSettings(),
+        base_url=base_url,
     )
     ctx = Context(reporter=_reporter(reporter, strict, on_diagnostic), options=options, name=source_name(source))
     try:

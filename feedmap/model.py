@@ -226,6 +226,29 @@ def new_entry(
     return entry
 
 
+def full_entry(
+    loc: str,
+    lastmod: W3CDate | None,
+    changefreq: ChangeFreq | None,
+    priority: float | None,
+    title: str | None,
+    description: str | None,
+    keywords: tuple[str, ...],
+    type: str | None,
+    images: tuple[Image, ...],
+    alternates: tuple[Alternate, ...],
+    extras: dict[str, str],
+    origin: Position | None,
+) -> Entry:
+    """:func:`new_entry` with every field: for readers that give each one (values already of their type)."""
+    entry = new_entry(loc, lastmod, changefreq, priority, images, alternates, extras, origin)
+    entry.title = title
+    entry.description = description
+    entry.keywords = keywords
+    entry.type = type
+    return entry
+
+
 def blank_image() -> Image:
     """``Image(loc="")`` for readers' hot paths, to be filled in attribute by attribute."""
     image = _new_object(Image)

@@ -257,4 +257,4 @@ def detect(source: Source) -> FormatSpec:
     else:
         what = "is not XML, JSON lines or a list of URLs"
     names = ", ".join(spec.name for spec in readable)
-    raise UnknownFormatError(f"{source.name}: {what}; name the format with -f (one of: {names})", what=what)
+    raise UnknownFormatError(f"{source.name}: {what}; name the format (one of: {names})", what=what)

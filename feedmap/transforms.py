@@ -252,7 +252,7 @@ def checked_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
             else:
                 ctx.reporter.warning("invalid-loc", f"{problem}; kept as written", source, line)
         priority = entry.priority
-        if priority is not None and not 0.0 <= priority <= 1.0:
+        if priority is not None and not 0.0 <= priority <= 1.0:  # also NaN
             entry = _with_priority(entry, priority, ctx)
         yield entry
 
@@ -260,7 +260,7 @@ def checked_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
 def _with_priority(entry: Entry, priority: float, ctx: Context) -> Entry:
     source, line = _where(entry, ctx)
     fixed: float | None
-    if math.isnan(priority):
+    if not math.isfinite(priority):
         fixed = None
         message = f"priority {priority} of {entry.loc} is not a number; ignored"
     else:

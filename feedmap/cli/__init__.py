@@ -26,6 +26,7 @@ from typing import NoReturn
 
 from feedmap import __version__
 from feedmap.cli import convert, discover, formats, info
+from feedmap.cli._advice import advice_for
 from feedmap.errors import FeedmapError, FormatError, ReadError, SourceError, UnknownFormatError, WriteError
 from feedmap.sinks import GuardedOutput
 
@@ -188,11 +189,11 @@ def _run(argv: Sequence[str] | None) -> int:
             result: int = args.run(args)
         return result
     except UnknownFormatError as exc:
-        print(f"feedmap: error: {exc}", file=sys.stderr)
+        print(f"feedmap: error: {exc}{advice_for(exc)}", file=sys.stderr)
         return EXIT_INVALID
     except ReadError as exc:
         where = f"{exc.source}:{exc.line}" if exc.source and exc.line else exc.source or "feedmap"
-        print(f"{where}: error[{exc.code}]: {exc.bare_message}", file=sys.stderr)
+        print(f"{where}: error[{exc.code}]: {exc.bare_message}{advice_for(exc)}", file=sys.stderr)
         return EXIT_INVALID
     except WriteError as exc:
         print(f"feedmap: error: {exc}", file=sys.stderr)
@@ -201,7 +202,7 @@ def _run(argv: Sequence[str] | None) -> int:
         print(f"feedmap: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except SourceError as exc:
-        print(f"feedmap: error: {exc}", file=sys.stderr)
+        print(f"feedmap: error: {exc}{advice_for(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except FeedmapError as exc:  # pragma: no cover - every subclass is handled above
         print(f"feedmap: error: {exc}", file=sys.stderr)

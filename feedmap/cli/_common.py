@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from feedmap._dates import W3CDate
+from feedmap.cli._advice import with_advice
 from feedmap.errors import Diagnostic, Level
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ class DiagnosticPrinter:
             self.hidden[diagnostic.code] += 1
             return
         self.shown[diagnostic.code] += 1
-        print(diagnostic, file=self.stream)
+        print(with_advice(diagnostic), file=self.stream)
 
     def finish(self) -> None:
         if self.hidden:

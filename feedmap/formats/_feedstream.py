@@ -498,8 +498,14 @@ def _holder(extensions: list[etree._Element], ctx: Context) -> Entry | None:
     return entry_from_element(holder, SITEMAP_NS, ctx)
 
 
-def item_entry(element: etree._Element, index: int, atom: bool, ctx: Context) -> Entry | None:
-    """The entry of one ``<item>`` / ``<entry>``; None (reported) when it has no usable URL."""
+def item_entry(
+    element: etree._Element, index: int, atom: bool, ctx: Context, channel_link: str | None = None
+) -> Entry | None:
+    """The entry of one ``<item>`` / ``<entry>``; None (reported) when it has no usable URL.
+
+    A relative URL is resolved against the item's ``xml:base``, else the feed's own URL, else
+    ``channel_link`` (see :func:`~feedmap.formats._fields.read_loc`).
+    """
     fields = _Fields()
     for child in element:
         tag = child.tag
@@ -517,7 +523,7 @@ def item_entry(element: etree._Element, index: int, atom: bool, ctx: Context) ->
     if not loc_text:
         ctx.warning("missing-loc", f"{describe_item(title, index)} has no link and no permalink guid; skipped")
         return None
-    loc = read_loc(loc_text, ctx, 0)
+    loc = read_loc(loc_text, ctx, 0, fallback_base=channel_link)
     if loc is None:
         return None
     lastmod = None

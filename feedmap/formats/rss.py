@@ -165,7 +165,7 @@ def _entries(parsed: Any, ctx: Context, raw: _RawLinks | None, skip: int = 0) ->
             continue
         if raw is not None:
             loc_text = raw.verify(loc_text, ctx)
-        loc = read_loc(loc_text, ctx, 0)
+        loc = read_loc(loc_text, ctx, 0, fallback_base=parsed.feed.get("link") or None)
         if loc is None:
             continue
         lastmod = None
@@ -272,7 +272,7 @@ def _streamed(
     try:
         element = first
         while element is not None:
-            entry = item_entry(element, items.items, items.atom, ctx)
+            entry = item_entry(element, items.items, items.atom, ctx, items.meta.link)
             if entry is not None:
                 yield entry
             element = next(elements, None)
