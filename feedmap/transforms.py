@@ -24,14 +24,15 @@ streams the result.  Diagnostics go to ``reporter`` or ``on_diagnostic``; ``stri
   (count and the first occurrence's line) and INFO ``duplicates-merged`` with the total.
 * :func:`report_duplicates`: the same ``duplicate-loc`` reports, entries passed on unchanged and in order.
 
-Memory: :func:`merge_duplicates` pickles kept entries into a spooled temporary file (in memory up to 4
-MiB) and keeps, per distinct URL, one ``int`` key (the loc's hash) and one ``int`` offset in a dict: about
-150 bytes per URL on CPython 3.11 (a million URLs: about 150 MB), whatever the size of the entries; it
-reports each repeated loc at its first occurrence.  :func:`report_duplicates` keeps only a set of the
-locs' hashes: about 70 bytes per URL (a million URLs: about 70 MB), so it reports each repeated loc where
-it is first repeated.  Both keep the text of a loc only once it repeats.  Hashes that collide are told
-apart by comparing the locs (the merge) or, in :func:`report_duplicates`, count as a repeat (for a million
-URLs, about one chance in 3 x 10^7 that any two collide).
+Memory: :func:`merge_duplicates` holds the first 10,000 entries as they are (a few megabytes), pickles the
+others into a spooled temporary file (in memory up to 4 MiB) and keeps, per distinct URL, one ``int`` key
+(the loc's hash) and one ``int`` offset in a dict: about 150 bytes per URL on CPython 3.11 (a million URLs:
+about 150 MB), whatever the size of the entries; it reports each repeated loc at its first occurrence.
+:func:`report_duplicates` keeps only a set of the locs' hashes: about 70 bytes per URL (a million URLs:
+about 70 MB), so it reports each repeated loc where it is first repeated.  Both keep the text of a loc only
+once it repeats.  Hashes that collide are told apart by comparing the locs (the merge) or, in
+:func:`report_duplicates`, count as a repeat (for a million URLs, about one chance in 3 x 10^7 that any
+two collide).
 """
 
 from __future__ import annotations
@@ -305,6 +306,9 @@ def check_values(
 
 # --- duplicates -----------------------------------------------------------------------------------------
 
+#: Entries kept as they are before the spool pickles them: most documents merge without pickling (8 us an
+#: entry, written and read back) at the cost of a few megabytes.
+_ENTRIES_IN_MEMORY = 10_000
 _SPOOL_IN_MEMORY = 4 << 20  # bytes of pickled entries held in memory before they go to a temporary file
 
 #: An entry as pickled: its fields, the lastmod as its text and the origin as (source, line) (plain values
@@ -348,15 +352,20 @@ def _thaw(frozen: _Frozen) -> Entry:
 
 
 class _Spool:
-    """Entries pickled one after another into a spooled temporary file, read back by offset."""
+    """Entries kept by offset: the first :data:`_ENTRIES_IN_MEMORY` in a list (offsets below 0), the others
+    pickled one after another into a spooled temporary file."""
 
     def __init__(self) -> None:
         self._file = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)  # noqa: SIM115 (closed by close)
         self._end = 0
         self._at_end = True  # no seek before appending unless a get moved away (a seek flushes the buffer)
+        self._held: list[Entry] = []
 
     def add(self, entry: Entry) -> int:
         """Append ``entry``; its offset."""
+        if len(self._held) < _ENTRIES_IN_MEMORY:
+            self._held.append(entry)
+            return -len(self._held)
         offset = self._end
         if not self._at_end:
             self._file.seek(offset)
@@ -366,11 +375,14 @@ class _Spool:
         return offset
 
     def get(self, offset: int) -> Entry:
+        if offset < 0:
+            return self._held[-offset - 1]
         self._at_end = False
         self._file.seek(offset)
         return _thaw(pickle.load(self._file))  # our own temporary file, written by add
 
     def close(self) -> None:
+        self._held.clear()
         self._file.close()
 
 

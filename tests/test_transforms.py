@@ -407,3 +407,32 @@ def test_a_size_cap_error_names_no_flag_and_the_cli_adds_it(
     assert "--" not in str(caught.value)
     assert main(["convert", str(path), "-t", "text", "--max-bytes", "1K"]) == 1
     assert "--max-bytes" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("held", [0, 1, 10_000])
+def test_merged_entries_come_back_whole_from_memory_and_from_the_spool(
+    monkeypatch: pytest.MonkeyPatch, held: int
+) -> None:
+    import feedmap.transforms as transforms
+
+    monkeypatch.setattr(transforms, "_ENTRIES_IN_MEMORY", held)
+    rich = {
+        "changefreq": ChangeFreq.DAILY,
+        "priority": 0.5,
+        "title": "T",
+        "description": "D",
+        "keywords": ("k",),
+        "type": "Article",
+        "images": (feedmap.Image(loc="https://e.example/i.png", caption="c"),),
+        "alternates": (feedmap.Alternate(hreflang="de", href="https://e.example/de"),),
+        "extras": {"ror:sortOrder": "1"},
+    }
+    entries = [
+        Entry(loc="https://e.example/a", lastmod="2024-01-01", origin=feedmap.Position("s", 1), **rich),
+        Entry(loc="https://e.example/b", origin=feedmap.Position("s", 2)),
+        Entry(loc="https://e.example/a", lastmod="2024-02-01T00:00:00Z", origin=feedmap.Position("s", 3), **rich),
+        Entry(loc="https://e.example/b", lastmod="2023-01-01", origin=feedmap.Position("s", 4)),
+    ]
+    merged = list(transforms.merge_duplicates(entries))
+    assert merged == [entries[2], entries[3]]
+    assert [entry.origin for entry in merged] == [feedmap.Position("s", 3), feedmap.Position("s", 4)]
