@@ -436,3 +436,12 @@ def test_merged_entries_come_back_whole_from_memory_and_from_the_spool(
     merged = list(transforms.merge_duplicates(entries))
     assert merged == [entries[2], entries[3]]
     assert [entry.origin for entry in merged] == [feedmap.Position("s", 3), feedmap.Position("s", 4)]
+
+
+def test_the_cli_resolves_a_local_sitemap_against_base_url(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "site.xml"
+    source.write_bytes(sitemap_xml([("/a.html", None)]))
+    assert main(["convert", str(source), "-t", "text", "--base-url", "https://www.example.com/docs/"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "https://www.example.com/a.html\n"
+    assert "info[relative-url-resolved]" in err

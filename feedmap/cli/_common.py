@@ -204,6 +204,12 @@ def add_reading_options(parser: argparse.ArgumentParser, *, no_follow_help: str)
         help="longest line of JSON lines or a text sitemap; a longer one is skipped (default: 1M)",
     )
     parser.add_argument("--no-follow", action="store_true", help=no_follow_help)
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="resolve relative URLs of a local input against URL (a fetched input's own URL comes first, "
+        "a feed's channel link after)",
+    )
     add_map_option(parser, "e.g. index children or pages from a static-site build directory")
     parser.add_argument(
         "--max-depth",
@@ -370,5 +376,6 @@ def reading_options(args: argparse.Namespace, **more: Any) -> Options:
         maps=tuple(args.maps),
         concurrency=args.concurrency,
         http=http_settings(args),
+        base_url=args.base_url,
         **more,
     )
