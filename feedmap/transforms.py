@@ -411,12 +411,13 @@ class _Repeats:
         else:
             record[0] += 1
 
-    def report(self, ctx: Context, merged: bool) -> None:
-        what = "merged, the newest lastmod kept" if merged else "every one kept"
+    def report(self, ctx: Context, merged: str) -> None:
+        """Report each repeated loc, then the total; ``merged`` says what became of them ("" for nothing)."""
+        what = f"merged, {merged}" if merged else "every one kept"
         for loc, (count, source, line) in self.seen.items():
             ctx.reporter.info("duplicate-loc", f"{loc} appears {count} times ({self.where}); {what}", source, line)
         if merged and self.total:
-            ctx.info("duplicates-merged", f"{self.total} repeated URLs merged, the newest lastmod kept")
+            ctx.info("duplicates-merged", f"{self.total} repeated URLs merged, {merged}")
 
 
 def merged_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
@@ -446,7 +447,7 @@ def merged_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
             repeats.add(loc, lambda: _where(current, ctx))  # noqa: B023 (called at once)
             if newer(entry, current):
                 table[key] = spool.add(entry)  # an existing key keeps its place in the dict
-        repeats.report(ctx, merged=True)
+        repeats.report(ctx, merged="the newest lastmod kept")
         for offset in [*kept.values(), *collided.values()]:
             yield spool.get(offset)
     finally:
@@ -470,7 +471,7 @@ def reported_entries(entries: Iterable[Entry], ctx: Context, *, drop: bool = Fal
         else:
             seen.add(key)
         yield entry
-    repeats.report(ctx, merged=drop)
+    repeats.report(ctx, merged="the URL written once" if drop else "")
 
 
 @overload
