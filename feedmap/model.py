@@ -237,11 +237,19 @@ def full_entry(
     type: str | None,
     images: tuple[Image, ...],
     alternates: tuple[Alternate, ...],
-    extras: dict[str, str],
+    extras: Mapping[str, str],
     origin: Position | None,
 ) -> Entry:
     """:func:`new_entry` with every field: for readers that give each one (values already of their type)."""
-    entry = new_entry(loc, lastmod, changefreq, priority, images, alternates, extras, origin)
+    entry = _new_object(Entry)
+    entry.loc = loc
+    entry.lastmod = lastmod
+    entry.changefreq = changefreq
+    entry.priority = priority
+    entry.images = images
+    entry.alternates = alternates
+    entry.extras = extras
+    entry.origin = origin
     entry.title = title
     entry.description = description
     entry.keywords = keywords

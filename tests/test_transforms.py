@@ -445,3 +445,28 @@ def test_the_cli_resolves_a_local_sitemap_against_base_url(tmp_path: Path, capsy
     out, err = capsys.readouterr()
     assert out == "https://www.example.com/a.html\n"
     assert "info[relative-url-resolved]" in err
+
+
+def test_full_entry_equals_the_keyword_constructor() -> None:
+    """What readers build without the coercion is what ``Entry(...)`` builds (and passes its fast check)."""
+    from feedmap.model import full_entry
+
+    values = {
+        "loc": "https://e.example/",
+        "lastmod": W3CDate("2024-01-01"),
+        "changefreq": ChangeFreq.DAILY,
+        "priority": 0.5,
+        "title": "T",
+        "description": "D",
+        "keywords": ("k",),
+        "type": "Article",
+        "images": (feedmap.Image(loc="https://e.example/i.png"),),
+        "alternates": (feedmap.Alternate(hreflang="de", href="https://e.example/de"),),
+        "extras": {"ror:sortOrder": "1"},
+        "origin": feedmap.Position("s", 3),
+    }
+    fast = full_entry(*values.values())  # type: ignore[arg-type]
+    slow = Entry(**values)  # type: ignore[arg-type]
+    assert fast == slow
+    assert [getattr(fast, f.name) for f in dataclasses.fields(Entry)] == list(values.values())
+    assert dataclasses.replace(fast) == fast

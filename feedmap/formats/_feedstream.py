@@ -42,7 +42,7 @@ from feedmap.context import Context
 from feedmap.errors import Reporter
 from feedmap.formats._fields import read_lastmod, read_loc
 from feedmap.formats.sitemap import entry_from_element
-from feedmap.model import DocKind, DocMeta, Entry, Position
+from feedmap.model import DocKind, DocMeta, Entry, full_entry, new_position
 from feedmap.sources import PeekableStream, Readable
 
 __all__ = ["CORE_NAMESPACES", "FeedItems", "ReferenceRepairs", "describe_item", "feed_date", "replace_surrogate_refs"]
@@ -534,18 +534,19 @@ def item_entry(
             if lastmod is not None:
                 break
     extra = _holder(fields.extensions, ctx)
-    return Entry(
-        loc=loc,
-        lastmod=lastmod,
-        changefreq=extra.changefreq if extra is not None else None,
-        priority=extra.priority if extra is not None else None,
-        title=title,
-        description=fields.summary or fields.content or None,
-        keywords=tuple(term.strip() for term, _, _ in fields.tags if term.strip()),
-        images=extra.images if extra is not None else (),
-        alternates=extra.alternates if extra is not None else (),
-        extras=extra.extras if extra is not None else {},
-        origin=Position(ctx.name, 0),
+    return full_entry(  # Entry(...) without its coercion: every value below has its type already
+        loc,
+        lastmod,
+        extra.changefreq if extra is not None else None,
+        extra.priority if extra is not None else None,
+        title,
+        fields.summary or fields.content or None,
+        tuple(term.strip() for term, _, _ in fields.tags if term.strip()),
+        None,
+        extra.images if extra is not None else (),
+        extra.alternates if extra is not None else (),
+        extra.extras if extra is not None else {},
+        new_position(ctx.name, 0),
     )
 
 

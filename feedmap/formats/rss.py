@@ -60,7 +60,7 @@ from feedmap.formats.sitemap import (
     text_of,
     xml_extras,
 )
-from feedmap.model import ENTRY_FIELDS, DocKind, DocMeta, Document, Entry, Position
+from feedmap.model import ENTRY_FIELDS, DocKind, DocMeta, Document, Entry, full_entry, new_position
 from feedmap.registry import FormatSpec
 from feedmap.sources import PeekableStream, Readable, Source
 
@@ -176,14 +176,9 @@ def _entries(parsed: Any, ctx: Context, raw: _RawLinks | None, skip: int = 0) ->
                 if lastmod is not None:
                     break
         keywords = tuple(tag["term"].strip() for tag in item.get("tags", []) if tag.get("term", "").strip())
-        yield Entry(
-            loc=loc,
-            lastmod=lastmod,
-            title=item.get("title") or None,
-            description=item.get("summary") or None,
-            keywords=keywords,
-            origin=Position(ctx.name, 0),
-        )
+        title, summary = item.get("title") or None, item.get("summary") or None
+        origin = new_position(ctx.name, 0)
+        yield full_entry(loc, lastmod, None, None, title, summary, keywords, None, (), (), {}, origin)
 
 
 def _feedparse(data: bytes, ctx: Context, broken: etree.LxmlError | None) -> Any:
