@@ -2,12 +2,14 @@
 
 One intermediate representation (:class:`Document` of :class:`Entry`) sits between pluggable readers and
 writers (see :mod:`feedmap.registry`).  Reading streams: memory does not grow with the number of URLs.
+The steps between them (relative URLs, repeated URLs, ...) are functions of :mod:`feedmap.transforms`.
 
 >>> import feedmap
 >>> with feedmap.read("samples/sitemap/basic.xml") as doc:       # doctest: +SKIP
 ...     feedmap.write(doc, "out.txt", format="text")
 """
 
+from feedmap import transforms
 from feedmap._dates import Precision, W3CDate
 from feedmap.api import Summary, convert, read, write
 from feedmap.context import HttpSettings, Options
@@ -59,5 +61,6 @@ __all__ = [
     "convert",
     "read",
     "register",
+    "transforms",
     "write",
 ]

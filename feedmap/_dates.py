@@ -113,6 +113,28 @@ class W3CDate:
         return (W3CDate, (self.text,))
 
     @classmethod
+    def from_datetime(cls, value: _dt.datetime | _dt.date) -> W3CDate:
+        """The W3C-DTF text of a :class:`datetime.datetime` (or a :class:`datetime.date`, written ``YYYY-MM-DD``).
+
+        An aware datetime keeps its offset (``Z`` for UTC), seconds always and fractions when it has any; a
+        naive one is taken as UTC (W3C-DTF requires a zone designator with a time), as :meth:`to_datetime`
+        reads a value without zone.
+        """
+        if not isinstance(value, _dt.datetime):
+            if not isinstance(value, _dt.date):
+                raise TypeError(f"W3CDate.from_datetime() needs a datetime or a date, not {type(value).__name__}")
+            return cls(value.isoformat())
+        offset = value.utcoffset()
+        text = value.replace(tzinfo=None).isoformat(timespec="microseconds" if value.microsecond else "seconds")
+        if offset is None or not offset:
+            return cls(text + "Z")
+        if offset.seconds % 60 or offset.microseconds:
+            raise ValueError(f"{value!r}: W3C-DTF zone offsets are whole minutes")
+        minutes = int(offset.total_seconds()) // 60
+        sign = "-" if minutes < 0 else "+"
+        return cls(f"{text}{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}")
+
+    @classmethod
     def parse(cls, text: str) -> W3CDate:
         """Parse a value already in W3C-DTF/XSD form (surrounding blanks removed); ValueError otherwise."""
         return cls(text.strip())

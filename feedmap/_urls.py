@@ -48,7 +48,7 @@ def check_loc(loc: str) -> str | None:
     if len(loc) >= MAX_LOC_LENGTH:
         return f"URL is {len(loc):,} characters long; the protocol allows fewer than {MAX_LOC_LENGTH:,}"
     if _SPACE.search(loc) is not None:
-        return f"{loc!r} contains white space; encode it as %20 (or use --encode-urls)"
+        return f"{loc!r} contains white space; encode it as %20"
     try:
         urlsplit(loc).port  # noqa: B018 - parses the authority: a bad IPv6 literal or port raises
     except ValueError as exc:

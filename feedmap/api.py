@@ -138,6 +138,7 @@ def read(
     maps: Sequence[tuple[str, str | Path]] = (),
     concurrency: int = DEFAULT_CONCURRENCY,
     http: HttpSettings | None = None,
+    base_url: str | None = None,
     on_diagnostic: DiagnosticHandler | None = None,
     reporter: Reporter | None = None,
 ) -> Document:
@@ -152,6 +153,10 @@ def read(
     are fetched at once.  ``maps`` pairs ``(url_prefix, directory)``: URLs under a prefix are read from
     the directory instead of the network.  A line of JSON lines or of a text sitemap longer than
     ``max_line_bytes`` is skipped with a ``line-too-long`` warning.
+
+    A relative URL is resolved against the document's ``xml:base``, its own URL (fetched or mapped), else
+    ``base_url``, else (a feed) its channel link: INFO ``relative-url-resolved``; with no base it is kept
+    and reported (WARNING ``relative-url``), and the writers of XML formats leave it out.
     """
     options = Options(
         strict=strict,
@@ -163,6 +168,7 @@ def read(
         maps=tuple((prefix, Path(directory)) for prefix, directory in maps),
         concurrency=concurrency,
         http=http or HttpSettings(),
+        base_url=base_url,
     )
     ctx = Context(reporter=_reporter(reporter, strict, on_diagnostic), options=options, name=source_name(source))
     try:
@@ -250,6 +256,12 @@ def write(
 ) -> Summary:
     """Write a document (or any iterable of entries) to a path, ``"-"``/None for stdout, or a binary file.
 
+    The document goes through the same steps as in :func:`convert` (see :func:`feedmap.converters.plan`):
+    entries without an absolute URL are left out of XML formats, repeated URLs are reported and, for every
+    format but JSON lines, merged (newest lastmod kept), a feed written as a sitemap becomes a urlset.
+    Entries no feedmap reader produced (an iterable, or a Document built in code) are first checked as a
+    reader checks what it reads (:func:`feedmap.transforms.check_values`).
+
     A regular file (or a new path) is written atomically: to a temporary file renamed over it when
     everything was written; a symbolic link's target is replaced; a device, a FIFO or ``/dev/fd/N`` is
     written straight through (see :mod:`feedmap.sinks`).  An output that cannot be opened or written (a
@@ -259,7 +271,14 @@ def write(
     document = doc if isinstance(doc, Document) else Document(entries=doc)
     options = Options(strict=strict, schema_location=schema_location, encode_urls=encode_urls)
     ctx = Context(reporter=_reporter(reporter, strict, on_diagnostic), options=options, name=_sink_name(sink))
-    count = _write(document, sink, spec, ctx)
+    staged = document
+    for step in converters.plan(document, spec.name, check=document.format is None):
+        staged = step(staged, ctx)
+    try:
+        count = _write(staged, sink, spec, ctx)
+    finally:
+        if staged is not document:
+            staged.close()  # a step that stopped early (an error) releases what it holds (a spool)
     return Summary(count, ctx.reporter)
 
 
@@ -294,10 +313,14 @@ def convert(
 ) -> Summary:
     """Read ``src`` (one source or several, concatenated) and write it to ``dst`` in format ``to``.
 
-    ``wrap``, if given, is applied to the entry stream between reader and writer (a post-read step:
-    a filter, a transform, a progress counter).  ``to`` names the format written, or is a function choosing
-    it from the kind of entries read (:func:`feedmap.converters.kinds.xml_for_kind`).  Writing entries as
-    another kind (an index's own entries as pages, pages as an index) is reported (``kind-changed``).
+    Between reader and writer run the steps of :func:`feedmap.converters.plan` (the transforms of
+    :mod:`feedmap.transforms`: relative URLs left out of XML formats, repeated URLs merged, a feed made a
+    urlset, pages enriched with ``options.enrich``, ROR channel derived).  ``wrap``, if given, is a last
+    step: a function from the entry stream to an entry stream, applied after those steps and before the
+    writer (a filter, a transform, a progress counter); the entries it yields are written as they are.
+    ``to`` names the format written, or is a function choosing it from the kind of entries read
+    (:func:`feedmap.converters.kinds.xml_for_kind`).  Writing entries as another kind (an index's own
+    entries as pages, pages as an index) is reported (``kind-changed``).
     """
     options = options or Options()
     spec = _writer_spec(to) if isinstance(to, str) else None

@@ -105,6 +105,9 @@ class Options:
     http: HttpSettings = field(default_factory=HttpSettings)
     #: ``(url_prefix, directory)`` pairs: URLs under the prefix are read from the directory.
     maps: tuple[tuple[str, Path], ...] = ()
+    #: The URL a relative loc is resolved against when the document's own URL is not known (a local file);
+    #: a fetched (or ``--map``-ped) document's URL comes first.
+    base_url: str | None = None
     schema_location: bool = False
     encode_urls: bool = False
     #: Feed channel metadata for the rss and ror writers (default: the input's, else derived from the URLs).

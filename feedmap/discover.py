@@ -114,7 +114,7 @@ def open_url(
     """
     path = local_path(url, options.maps)
     if path is not None and not path.is_file():
-        raise FetchError(f"{url}: {path} does not exist (--map)", url=url, code="file-missing")
+        raise FetchError(f"{url}: {path} does not exist", url=url, code="file-missing")
     fetcher = shared.fetcher(options.http) if path is None else None
     with open_source(
         url,

@@ -201,7 +201,7 @@ class _Clock:
     def timed_out(self, url: str) -> FetchError:
         return FetchError(
             f"{url}: no complete response within the {self.budget:g} s deadline "
-            "(connection, redirects, headers and body; --deadline)",
+            "(connection, redirects, headers and body)",
             url=url,
             code="timeout",
         )
@@ -270,7 +270,7 @@ class _Decoded:
 
 def _too_large(url: str, limit: int) -> LimitError:
     return LimitError(
-        f"the response is larger than {limit:,} bytes; raise the cap with --max-bytes if the site is trusted",
+        f"the response is larger than {limit:,} bytes",
         source=url,
         code="too-large",
     )

@@ -19,7 +19,10 @@ precision as written.  Absent values stay absent: a missing priority is ``None``
 
 from __future__ import annotations
 
+import datetime as _dt
+import decimal
 import enum
+import numbers
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -119,6 +122,78 @@ class Entry:
     extras: Mapping[str, str] = field(default_factory=dict)
     origin: Position | None = field(default=None, compare=False, repr=False)
 
+    def __post_init__(self) -> None:
+        """Coerce the obvious, refuse the rest (also on :func:`dataclasses.replace`).
+
+        ``lastmod`` may be given as W3C-DTF text or a :class:`datetime.datetime`/:class:`datetime.date`,
+        ``changefreq`` as one of its seven words, ``priority`` as any real number, ``keywords``,
+        ``images`` and ``alternates`` as any iterable; a value of another type raises :class:`TypeError`, a
+        text that is not a W3C datetime or a changefreq word :class:`ValueError`.  Values of the right type
+        are not checked further here (``priority=2.0`` is kept): writers check them as readers do.
+        """
+        lastmod, changefreq, priority = self.lastmod, self.changefreq, self.priority
+        if (
+            type(self.loc) is str
+            and (lastmod is None or type(lastmod) is W3CDate)
+            and (changefreq is None or type(changefreq) is ChangeFreq)
+            and (priority is None or type(priority) is float)
+            and type(self.keywords) is tuple
+            and type(self.images) is tuple
+            and type(self.alternates) is tuple
+        ):
+            return  # the common case: one test per field, no call
+        _coerce(self)
+
+
+def _coerce(entry: Entry) -> None:
+    if not isinstance(entry.loc, str):
+        raise TypeError(f"Entry.loc must be a str, not {type(entry.loc).__name__}")
+    entry.lastmod = _as_lastmod(entry.lastmod)
+    entry.changefreq = _as_changefreq(entry.changefreq)
+    entry.priority = _as_priority(entry.priority)
+    for name in ("keywords", "images", "alternates"):
+        value = getattr(entry, name)
+        if type(value) is not tuple:
+            if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+                raise TypeError(f"Entry.{name} must be a tuple (or another iterable), not {type(value).__name__}")
+            setattr(entry, name, tuple(value))
+
+
+def _as_lastmod(value: object) -> W3CDate | None:
+    if value is None or isinstance(value, W3CDate):
+        return value
+    if isinstance(value, str):
+        try:
+            return W3CDate.parse(value)
+        except ValueError:
+            shape = "YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ"
+            raise ValueError(f"Entry.lastmod {value!r} is not a W3C datetime ({shape})") from None
+    if isinstance(value, (_dt.datetime, _dt.date)):
+        return W3CDate.from_datetime(value)
+    raise TypeError(f"Entry.lastmod must be a W3CDate, W3C-DTF text, a datetime or a date, not {type(value).__name__}")
+
+
+def _as_changefreq(value: object) -> ChangeFreq | None:
+    if value is None or isinstance(value, ChangeFreq):
+        return value
+    if isinstance(value, str):
+        try:
+            return ChangeFreq(value.strip().lower())
+        except ValueError:
+            allowed = ", ".join(member.value for member in ChangeFreq)
+            raise ValueError(f"Entry.changefreq {value!r} is not one of {allowed}") from None
+    raise TypeError(f"Entry.changefreq must be a ChangeFreq or one of its words, not {type(value).__name__}")
+
+
+def _as_priority(value: object) -> float | None:
+    if value is None or type(value) is float:
+        return value
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    raise TypeError(f"Entry.priority must be a number, not {type(value).__name__}")
+
 
 def new_entry(
     loc: str,
@@ -148,6 +223,37 @@ def new_entry(
     entry.alternates = alternates
     entry.extras = extras
     entry.origin = origin
+    return entry
+
+
+def full_entry(
+    loc: str,
+    lastmod: W3CDate | None,
+    changefreq: ChangeFreq | None,
+    priority: float | None,
+    title: str | None,
+    description: str | None,
+    keywords: tuple[str, ...],
+    type: str | None,
+    images: tuple[Image, ...],
+    alternates: tuple[Alternate, ...],
+    extras: Mapping[str, str],
+    origin: Position | None,
+) -> Entry:
+    """:func:`new_entry` with every field: for readers that give each one (values already of their type)."""
+    entry = _new_object(Entry)
+    entry.loc = loc
+    entry.lastmod = lastmod
+    entry.changefreq = changefreq
+    entry.priority = priority
+    entry.images = images
+    entry.alternates = alternates
+    entry.extras = extras
+    entry.origin = origin
+    entry.title = title
+    entry.description = description
+    entry.keywords = keywords
+    entry.type = type
     return entry
 
 

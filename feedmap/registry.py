@@ -277,7 +277,7 @@ def detect(source: Source) -> FormatSpec:
     names = ", ".join(spec.name for spec in readable)
     line = sniffed.root.line if sniffed.root is not None else 0
     raise UnknownFormatError(
-        f"{source.name}: {what}; name the format with -f (one of: {names})",
+        f"{source.name}: {what}; name the format (one of: {names})",
         what=what,
         source=source.name,
         line=line,

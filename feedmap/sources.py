@@ -254,7 +254,7 @@ class _CappedStream:
 
     def _over(self, what: str) -> None:
         raise LimitError(
-            f"{what} is larger than {self._limit:,} bytes; raise the cap with --max-bytes if this file is trusted",
+            f"{what} is larger than {self._limit:,} bytes",
             source=self._name,
             code="too-large",
         )

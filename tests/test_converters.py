@@ -26,9 +26,10 @@ import feedmap
 from feedmap import ChangeFreq, Entry, W3CDate
 from feedmap.cli import main
 from feedmap.context import Context, Options
-from feedmap.converters import feed_to_sitemap, plan, sitemap_to_ror
+from feedmap.converters import as_urlset, feed_to_sitemap, plan, sitemap_to_ror
 from feedmap.errors import Diagnostic, Level, Reporter
 from feedmap.model import Alternate, DocKind, DocMeta, Document, Image, Position
+from feedmap.transforms import absolute_step, merge_step, report_step, unique_step
 
 # ------------------------------------------------------------------------------------------------ helpers
 
@@ -79,16 +80,20 @@ def doc_of(data: bytes) -> Document:
 @pytest.mark.parametrize(
     ("data", "target", "expected"),
     [
-        (feed([]), "sitemap", [feed_to_sitemap]),
-        (feed([]), "sitemapindex", [feed_to_sitemap]),
-        (feed([]), "text", [feed_to_sitemap]),
-        (feed([]), "jsonl", []),
-        (feed([]), "rss", []),
-        (feed([]), "ror", [sitemap_to_ror]),
-        (b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"/>', "ror", [sitemap_to_ror]),
-        (b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"/>', "sitemap", []),
-        (b'<rss version="2.0" xmlns:ror="http://rorweb.com/0.1/"><channel/></rss>', "ror", []),
-        (b'<rss version="2.0" xmlns:ror="http://rorweb.com/0.1/"><channel/></rss>', "sitemap", [feed_to_sitemap]),
+        (feed([]), "sitemap", [absolute_step("sitemap"), merge_step, as_urlset]),
+        (feed([]), "sitemapindex", [absolute_step("sitemapindex"), merge_step, as_urlset]),
+        (feed([]), "text", [unique_step, as_urlset]),
+        (feed([]), "jsonl", [report_step]),
+        (feed([]), "rss", [absolute_step("rss"), merge_step]),
+        (feed([]), "ror", [absolute_step("ror"), merge_step, sitemap_to_ror]),
+        (b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"/>', "ror",
+         [absolute_step("ror"), merge_step, sitemap_to_ror]),
+        (b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"/>', "sitemap",
+         [absolute_step("sitemap"), merge_step]),
+        (b'<rss version="2.0" xmlns:ror="http://rorweb.com/0.1/"><channel/></rss>', "ror",
+         [absolute_step("ror"), merge_step]),
+        (b'<rss version="2.0" xmlns:ror="http://rorweb.com/0.1/"><channel/></rss>', "sitemap",
+         [absolute_step("sitemap"), merge_step, as_urlset]),
     ],
     ids=["feed-sitemap", "feed-index", "feed-text", "feed-jsonl", "feed-rss", "feed-ror", "sitemap-ror",
          "sitemap-sitemap", "ror-ror", "ror-sitemap"],
@@ -179,11 +184,20 @@ def test_convert_dedupes_a_feed_for_sitemap_targets(target: str) -> None:
     ]  # fmt: skip
 
 
-def test_a_feed_written_as_jsonl_or_rss_keeps_every_item() -> None:
-    for target in ("jsonl", "rss"):
+def test_a_feed_written_as_jsonl_keeps_every_item_and_reports_the_repeats() -> None:
+    out, reporter = convert(DUPLICATED, "jsonl")
+    assert len(entries_of(out, "jsonl")) == 7
+    assert with_code(reporter.diagnostics, "duplicates-merged") == []
+    assert len(with_code(reporter.diagnostics, "duplicate-loc")) == 3
+
+
+def test_a_feed_written_as_rss_or_ror_never_repeats_a_guid() -> None:
+    for target in ("rss", "ror"):
         out, reporter = convert(DUPLICATED, target)
-        assert len(entries_of(out, target)) == 7
-        assert with_code(reporter.diagnostics, "duplicates-merged") == []
+        assert [entry.loc for entry in entries_of(out, target)] == [f"https://www.example.com/{n}" for n in "abc"]
+        assert re.findall(r"<guid[^>]*>([^<]*)</guid>", out.decode()).count("https://www.example.com/a") == 1
+        assert next(entry.title for entry in entries_of(out, target)) == "a newest"
+        assert len(with_code(reporter.diagnostics, "duplicates-merged")) == 1
 
 
 def test_feed_to_sitemap_through_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -290,7 +304,7 @@ def test_ror_jsonl_ror_on_the_sample(samples_dir: Path) -> None:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(entries=st.lists(ror_entries(), max_size=4))
+@given(entries=st.lists(ror_entries(), max_size=4, unique_by=lambda e: e.loc))
 def test_ror_jsonl_ror_keeps_every_field_and_extra(entries: list[Entry]) -> None:
     ror = write(entries, "ror")
     direct, _ = chain(ror, "ror")

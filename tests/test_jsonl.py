@@ -200,7 +200,7 @@ def test_field_repairs_use_the_shared_rules() -> None:
         (1, "lastmod-repaired"),
         (2, "invalid-changefreq"),
         (2, "invalid-lastmod"),
-        (3, "invalid-loc"),
+        (3, "relative-url"),  # no base URL to resolve it against: kept, reported
         (4, "missing-loc"),
     ]
 

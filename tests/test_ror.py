@@ -602,7 +602,7 @@ def ror_entries(draw: st.DrawFn) -> Entry:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(entries=st.lists(ror_entries(), max_size=4))
+@given(entries=st.lists(ror_entries(), max_size=4, unique_by=lambda e: e.loc))
 def test_what_we_write_reads_back_and_feedparser_reads_it(entries: list[Entry]) -> None:
     data, _ = write_ror(entries)
     assert_feedparser_reads(data, len(entries))

@@ -408,10 +408,10 @@ def test_missing_loc_is_skipped_and_the_rest_is_read() -> None:
     assert coded(diagnostics) == [(3, "missing-loc"), (4, "missing-loc")]
 
 
-def test_relative_loc_is_kept_with_a_warning() -> None:
+def test_relative_loc_without_a_base_is_kept_with_a_warning() -> None:
     entries, diagnostics, _ = read(urlset("<url>\n<loc>/relative/path</loc></url>"))
     assert [e.loc for e in entries] == ["/relative/path"]
-    assert coded(diagnostics) == [(4, "invalid-loc")]
+    assert coded(diagnostics) == [(4, "relative-url")]
 
 
 def test_padded_loc_is_trimmed_with_an_info() -> None:
@@ -762,8 +762,8 @@ def test_reading_more_than_50000_entries_warns() -> None:
 
 
 def test_text_extras_are_dropped_with_an_info() -> None:
-    entry = Entry(loc="https://www.example.com/", extras={"ror:sortOrder": "1"})
-    data, diagnostics = write([entry, entry])
+    entries = [Entry(loc=f"https://www.example.com/{n}", extras={"ror:sortOrder": "1"}) for n in range(2)]
+    data, diagnostics = write(entries)
     assert b"sortOrder" not in data
     assert [(d.code, d.level) for d in diagnostics] == [("field-dropped", Level.INFO)]
 
@@ -801,7 +801,8 @@ def test_priority_is_a_short_decimal_and_changes_are_reported(
 
 
 def test_priority_is_written_as_a_decimal() -> None:
-    data, _ = write([Entry(loc="https://www.example.com/", priority=p) for p in (0.0, 1.0, 0.5, 0.1, 1e-7)])
+    priorities = (0.0, 1.0, 0.5, 0.1, 1e-7)
+    data, _ = write([Entry(loc=f"https://www.example.com/{n}", priority=p) for n, p in enumerate(priorities)])
     values = [url.findtext(f"{{{SM}}}priority") for url in url_elements(data)]
     assert values[:4] == ["0.0", "1.0", "0.5", "0.1"]
     assert all(value is not None and "e" not in value.lower() for value in values)

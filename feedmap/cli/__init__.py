@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 from feedmap import __version__, registry
 from feedmap.cli import convert, discover, formats, info
+from feedmap.cli._advice import advice_for
 from feedmap.errors import FeedmapError, FormatError, ReadError, SourceError, UnknownFormatError, WriteError
 from feedmap.sinks import GuardedOutput
 
@@ -204,7 +205,7 @@ def _run(argv: Sequence[str] | None) -> int:
         return EXIT_INVALID
     except ReadError as exc:
         where = f"{exc.source}:{exc.line}" if exc.source and exc.line else exc.source or "feedmap"
-        print(f"{where}: error[{exc.code}]: {exc.bare_message}", file=sys.stderr)
+        print(f"{where}: error[{exc.code}]: {exc.bare_message}{advice_for(exc)}", file=sys.stderr)
         return EXIT_INVALID
     except WriteError as exc:
         print(f"feedmap: error: {exc}", file=sys.stderr)
@@ -213,7 +214,7 @@ def _run(argv: Sequence[str] | None) -> int:
         print(f"feedmap: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except SourceError as exc:
-        print(f"feedmap: error: {exc}", file=sys.stderr)
+        print(f"feedmap: error: {exc}{advice_for(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except FeedmapError as exc:  # pragma: no cover - every subclass is handled above
         print(f"feedmap: error: {exc}", file=sys.stderr)
@@ -227,7 +228,7 @@ DISCOVER_HINT = "to find the sitemaps of its site, run: feedmap discover SITE-UR
 def _unknown_format(exc: UnknownFormatError) -> str:
     """``file:line: error[code]: what it is; what to do`` for an input whose format was not recognised."""
     if not exc.what or not exc.source:
-        return f"feedmap: error: {exc}"
+        return f"feedmap: error: {exc}{advice_for(exc)}"
     where = f"{exc.source}:{exc.line}" if exc.line else exc.source
     if exc.code == "html-page":
         parts = urlsplit(exc.source)

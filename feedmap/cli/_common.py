@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from feedmap._dates import W3CDate
+from feedmap.cli._advice import with_advice
 from feedmap.errors import Diagnostic, Level
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ class DiagnosticPrinter:
             self.hidden[diagnostic.code] += 1
             return
         self.shown[diagnostic.code] += 1
-        print(diagnostic, file=self.stream)
+        print(with_advice(diagnostic), file=self.stream)
 
     def finish(self) -> None:
         if self.hidden:
@@ -205,6 +206,12 @@ def add_reading_options(parser: argparse.ArgumentParser, *, no_follow_help: str)
         help="longest line of JSON lines or a text sitemap; a longer one is skipped (default: 1M)",
     )
     parser.add_argument("--no-follow", action="store_true", help=no_follow_help)
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="resolve relative URLs of a local input against URL (a fetched input's own URL comes first, "
+        "a feed's channel link after)",
+    )
     add_map_option(parser, "e.g. index children or pages from a static-site build directory")
     parser.add_argument(
         "--max-depth",
@@ -371,5 +378,6 @@ def reading_options(args: argparse.Namespace, **more: Any) -> Options:
         maps=tuple(args.maps),
         concurrency=args.concurrency,
         http=http_settings(args),
+        base_url=args.base_url,
         **more,
     )

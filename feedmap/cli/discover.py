@@ -16,6 +16,7 @@ import json
 import sys
 from typing import Any
 
+from feedmap.cli._advice import ADVICE
 from feedmap.cli._common import DiagnosticPrinter, add_http_options, add_map_option, http_settings, parse_size
 from feedmap.discover import discover, site_root
 from feedmap.errors import Diagnostic, Level, Reporter, SourceError
@@ -105,7 +106,7 @@ def _count(number: int, word: str) -> str:
 def _describe(node: SitemapNode) -> str:
     """What follows a sitemap's URL on its line of the tree."""
     if node.error is not None:
-        return f"error[{node.code}]: {node.error}"
+        return f"error[{node.code}]: {node.error}{ADVICE.get(node.code or '', '')}"
     if node.kind == "index":
         parts = ["index", _count(node.entries, "sitemap"), _count(node.urls, "URL")]
         failed = node.failed

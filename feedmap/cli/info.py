@@ -91,6 +91,7 @@ def describe(source: str, args: argparse.Namespace) -> dict[str, Any]:
         maps=args.maps,
         concurrency=args.concurrency,
         http=http_settings(args),
+        base_url=args.base_url,
         reporter=reporter,
     ) as doc:
         for entry in doc.entries:

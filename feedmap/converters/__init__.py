@@ -2,8 +2,14 @@
 
 :func:`plan` picks the steps a conversion needs (pandoc's idea of transforms between reader and writer):
 
-* a feed written as a sitemap, index or text sitemap goes through :func:`feed_to_sitemap` (one entry per
-  URL, newest lastmod kept);
+* XML targets (sitemap, sitemap index, RSS, ROR) require absolute URLs: entries without one are left out
+  (:func:`feedmap.transforms.keep_absolute`);
+* repeated URLs are reported in every conversion (INFO ``duplicate-loc``); every target but JSON lines
+  lists each URL once: :func:`feedmap.transforms.merge_duplicates` keeps the entry with the newest lastmod
+  (a text sitemap, which holds only the loc, drops the repeats as they stream by); JSON lines keeps them
+  (:func:`feedmap.transforms.report_duplicates`).  This does not depend on the kind of the inputs or their
+  order;
+* a feed written as a sitemap, index or text sitemap becomes a urlset (:func:`as_urlset`);
 * with ``enrich=True`` (``--enrich``), :func:`~feedmap.converters.enrich.enrich_step` fills titles,
   descriptions and keywords from the pages (after deduplication, so each URL is fetched once; before
   :func:`sitemap_to_ror`, which counts the entries still without a title);
@@ -21,19 +27,43 @@ from feedmap.converters.enrich import enrich_step
 from feedmap.converters.feed_to_sitemap import feed_to_sitemap
 from feedmap.converters.sitemap_to_ror import sitemap_to_ror
 from feedmap.model import DocKind, Document
+from feedmap.transforms import absolute_step, check_step, merge_step, report_step, unique_step
 
-__all__ = ["Step", "enrich_step", "feed_to_sitemap", "plan", "sitemap_to_ror"]
+__all__ = ["Step", "as_urlset", "enrich_step", "feed_to_sitemap", "plan", "sitemap_to_ror"]
 
 Step = Callable[[Document, Context], Document]
 
 _SITEMAP_TARGETS = frozenset({"sitemap", "sitemapindex", "text"})
+#: Targets whose URLs must be absolute (sitemaps.org 0.9 loc; RSS 2.0 link and permalink guid).
+ABSOLUTE_TARGETS = frozenset({"sitemap", "sitemapindex", "rss", "ror"})
+#: Targets that list a URL once with all its fields: the newest entry of a repeated URL is kept.
+_MERGED_TARGETS = frozenset({"sitemap", "sitemapindex", "rss", "ror"})
 
 
-def plan(doc: Document, target: str, *, enrich: bool = False) -> list[Step]:
-    """The steps that turn ``doc`` into what format ``target`` expects (often none), enriching pages if asked."""
-    steps: list[Step] = []
+def as_urlset(doc: Document, ctx: Context) -> Document:
+    """The document as a urlset (a feed's channel metadata kept); the entries unchanged."""
+    result = Document(doc.meta.as_kind(DocKind.URLSET), doc.entries, diagnostics=doc.diagnostics)
+    result.format = doc.format
+    return result
+
+
+def plan(doc: Document, target: str, *, enrich: bool = False, check: bool = False) -> list[Step]:
+    """The steps that turn ``doc`` into what format ``target`` expects, enriching pages if asked.
+
+    ``check``: the document comes from no feedmap reader (entries built in code): give its values the
+    checks a reader makes first (:func:`feedmap.transforms.check_values`).
+    """
+    steps: list[Step] = [check_step] if check else []
+    if target in ABSOLUTE_TARGETS:
+        steps.append(absolute_step(target))
+    if target == "text":
+        steps.append(unique_step)
+    elif target in _MERGED_TARGETS:
+        steps.append(merge_step)
+    else:  # JSON lines (and formats registered by others) keep what was read
+        steps.append(report_step)
     if doc.meta.kind is DocKind.FEED and target in _SITEMAP_TARGETS:
-        steps.append(feed_to_sitemap)
+        steps.append(as_urlset)
     if enrich:
         steps.append(enrich_step)
     if target == "ror" and doc.format != "ror":

@@ -44,7 +44,7 @@ from feedmap.context import Context
 from feedmap.errors import Reporter
 from feedmap.formats._fields import read_lastmod, read_loc
 from feedmap.formats.sitemap import duplicate, entry_from_element, holds_markup
-from feedmap.model import DocKind, DocMeta, Entry, Position
+from feedmap.model import DocKind, DocMeta, Entry, full_entry, new_position
 from feedmap.sources import PeekableStream, Readable
 
 __all__ = [
@@ -581,10 +581,19 @@ def _report_repeated(
         )
 
 
-def item_entry(element: etree._Element, index: int, atom: bool, ctx: Context, offset: int = 0) -> Entry | None:
+def item_entry(
+    element: etree._Element,
+    index: int,
+    atom: bool,
+    ctx: Context,
+    offset: int = 0,
+    channel_link: str | None = None,
+) -> Entry | None:
     """The entry of one ``<item>`` / ``<entry>``; None (reported) when it has no usable URL.
 
-    ``offset`` is added to lxml's line numbers (lines the cleaner removed before the parsed text).
+    ``offset`` is added to lxml's line numbers (lines the cleaner removed before the parsed text).  A
+    relative URL is resolved against the item's ``xml:base``, else the feed's own URL, else
+    ``channel_link`` (see :func:`~feedmap.formats._fields.read_loc`).
     """
     line = line_of(element) + offset if line_of(element) else 0
     fields = _Fields()
@@ -615,7 +624,7 @@ def item_entry(element: etree._Element, index: int, atom: bool, ctx: Context, of
     if not loc_text:
         ctx.warning("missing-loc", f"{describe_item(title, index)} has no link and no permalink guid; skipped", line)
         return None
-    loc = read_loc(loc_text, ctx, line)
+    loc = read_loc(loc_text, ctx, line, fallback_base=channel_link)
     if loc is None:
         return None
     title = real_title(title, loc_text, loc)
@@ -627,18 +636,19 @@ def item_entry(element: etree._Element, index: int, atom: bool, ctx: Context, of
             if lastmod is not None:
                 break
     extra = _holder(fields.extensions, ctx)
-    return Entry(
-        loc=loc,
-        lastmod=lastmod,
-        changefreq=extra.changefreq if extra is not None else None,
-        priority=extra.priority if extra is not None else None,
-        title=title,
-        description=fields.summary or fields.content or None,
-        keywords=tuple(term.strip() for term, _, _ in fields.tags if term.strip()),
-        images=extra.images if extra is not None else (),
-        alternates=extra.alternates if extra is not None else (),
-        extras=extra.extras if extra is not None else {},
-        origin=Position(ctx.name, line),
+    return full_entry(  # Entry(...) without its coercion: every value below has its type already
+        loc,
+        lastmod,
+        extra.changefreq if extra is not None else None,
+        extra.priority if extra is not None else None,
+        title,
+        fields.summary or fields.content or None,
+        tuple(term.strip() for term, _, _ in fields.tags if term.strip()),
+        None,
+        extra.images if extra is not None else (),
+        extra.alternates if extra is not None else (),
+        extra.extras if extra is not None else {},
+        new_position(ctx.name, line),
     )
 
 

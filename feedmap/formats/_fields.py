@@ -20,6 +20,7 @@ from feedmap._dates import W3CDate, parse_lenient
 from feedmap._urls import check_loc
 from feedmap.context import Context
 from feedmap.model import ChangeFreq
+from feedmap.transforms import relative_reference, resolve
 
 __all__ = ["PLAIN_PRIORITIES", "read_changefreq", "read_lastmod", "read_loc", "read_priority", "strip_value"]
 
@@ -36,14 +37,42 @@ def strip_value(text: str | None, what: str, ctx: Context, line: int) -> str:
     return stripped
 
 
-def read_loc(text: str | None, ctx: Context, line: int, what: str = "loc") -> str | None:
+def read_loc(
+    text: str | None, ctx: Context, line: int, what: str = "loc", fallback_base: str | None = None
+) -> str | None:
+    """The loc as read; a relative reference resolved (RFC 3986 §5) against the document's base.
+
+    The base is the document's own URL (fetched, or mapped with ``--map``), else ``Options.base_url``, else
+    ``fallback_base`` (a feed's channel link); an ``xml:base`` was applied by the reader before.  Resolved:
+    INFO ``relative-url-resolved``; no base: WARNING ``relative-url``, kept as written (writers of XML
+    formats leave it out).
+    """
     loc = strip_value(text, what, ctx, line)
     if not loc:
         ctx.warning("missing-loc", f"empty or missing <{what}>; the entry is skipped", line)
         return None
     problem = check_loc(loc)
     if problem is not None:
+        if relative_reference(loc):
+            return _relative(loc, ctx, line, fallback_base)
         ctx.warning("invalid-loc", f"{problem}; kept as written", line)
+    return loc
+
+
+def _relative(loc: str, ctx: Context, line: int, fallback_base: str | None) -> str:
+    for base in (ctx.url, ctx.options.base_url, fallback_base):
+        resolved = resolve(loc, base)
+        if resolved is not None:
+            ctx.info("relative-url-resolved", f"relative URL {loc} read as {resolved} (base {base})", line)
+            problem = check_loc(resolved)
+            if problem is not None:
+                ctx.warning("invalid-loc", f"{problem}; kept as written", line)
+            return resolved
+    ctx.warning(
+        "relative-url",
+        f"relative URL {loc} has no base URL to resolve it against; kept as written (left out of XML output)",
+        line,
+    )
     return loc
 
 

@@ -80,7 +80,7 @@ def channel_info(doc: Document, first: Entry | None, ctx: Context, *, title_pref
     if not link:
         link = "https://example.invalid/"
         why = "no entries" if first is None else f"the first URL, {first.loc}, names no site"
-        ctx.warning("channel-link-missing", f"no channel link known ({why}); give one with --link")
+        ctx.warning("channel-link-missing", f"no channel link known ({why})")
     title = options.channel_title or doc.meta.title or f"{title_prefix} {link}"
     description = options.channel_description or doc.meta.description or f"{title_prefix} {link}"
     return ChannelInfo(title, link, description, options.self_url)

@@ -23,7 +23,17 @@ from feedmap.errors import ReadError
 from feedmap.formats._extras import valid_extras
 from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc
 from feedmap.formats._lines import bounded_lines, too_long
-from feedmap.model import ENTRY_FIELDS, Alternate, DocKind, DocMeta, Document, Entry, Image, Position
+from feedmap.model import (
+    ENTRY_FIELDS,
+    Alternate,
+    DocKind,
+    DocMeta,
+    Document,
+    Entry,
+    Image,
+    full_entry,
+    new_position,
+)
 from feedmap.registry import FormatSpec
 from feedmap.sources import Source
 
@@ -233,19 +243,19 @@ def _entry(obj: dict[str, Any], ctx: Context, line: int) -> Entry | None:
         return None
     lastmod_text = _text(obj, "lastmod")
     changefreq_text = _text(obj, "changefreq")
-    return Entry(
-        loc=loc,
-        lastmod=read_lastmod(lastmod_text, ctx, line) if lastmod_text is not None else None,
-        changefreq=read_changefreq(changefreq_text, ctx, line) if changefreq_text is not None else None,
-        priority=_priority(obj.get("priority"), ctx, line),
-        title=_text(obj, "title"),
-        description=_text(obj, "description"),
-        keywords=_string_list(obj.get("keywords"), "keywords"),
-        type=_text(obj, "type"),
-        images=_images(obj.get("images")),
-        alternates=_alternates(obj.get("alternates")),
-        extras=_extras(obj.get("extras"), ctx, line),
-        origin=Position(ctx.name, line),
+    return full_entry(  # Entry(...) without its coercion: every value below has its type already
+        loc,
+        read_lastmod(lastmod_text, ctx, line) if lastmod_text is not None else None,
+        read_changefreq(changefreq_text, ctx, line) if changefreq_text is not None else None,
+        _priority(obj.get("priority"), ctx, line),
+        _text(obj, "title"),
+        _text(obj, "description"),
+        _string_list(obj.get("keywords"), "keywords"),
+        _text(obj, "type"),
+        _images(obj.get("images")),
+        _alternates(obj.get("alternates")),
+        _extras(obj.get("extras"), ctx, line),
+        new_position(ctx.name, line),
     )
 
 

@@ -58,7 +58,18 @@ from feedmap.formats.sitemap import (
     serialize_element,
     text_of,
 )
-from feedmap.model import ENTRY_FIELDS, Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, Position
+from feedmap.model import (
+    ENTRY_FIELDS,
+    Alternate,
+    ChangeFreq,
+    DocKind,
+    DocMeta,
+    Document,
+    Entry,
+    Image,
+    full_entry,
+    new_position,
+)
 from feedmap.registry import FormatSpec
 from feedmap.sources import Source
 
@@ -243,19 +254,19 @@ def _entry(item: _Item, ctx: Context, line: int) -> Entry | None:
     extras.update(item.extras)
     title = item.plain.get("title")
     description = item.plain.get("description")
-    return Entry(
-        loc=loc,
-        lastmod=lastmod,
-        changefreq=changefreq,
-        priority=priority,
-        title=real_title(_text(title[0], "title", ctx, title[1]) if title is not None else None, loc),
-        description=_text(description[0], "description", ctx, description[1]) if description is not None else None,
-        keywords=keywords or tuple(item.categories),
-        type=entry_type[0] if entry_type is not None and entry_type[0] else None,
-        images=tuple(item.images),
-        alternates=tuple(item.alternates),
-        extras=extras,
-        origin=Position(ctx.name, line),
+    return full_entry(  # Entry(...) without its coercion: every value below has its type already
+        loc,
+        lastmod,
+        changefreq,
+        priority,
+        real_title(_text(title[0], "title", ctx, title[1]) if title is not None else None, loc),
+        _text(description[0], "description", ctx, description[1]) if description is not None else None,
+        keywords or tuple(item.categories),
+        entry_type[0] if entry_type is not None and entry_type[0] else None,
+        tuple(item.images),
+        tuple(item.alternates),
+        extras,
+        new_position(ctx.name, line),
     )
 
 

@@ -62,7 +62,7 @@ from feedmap.formats.sitemap import (
     text_of,
     xml_extras,
 )
-from feedmap.model import ENTRY_FIELDS, DocKind, DocMeta, Document, Entry, Position
+from feedmap.model import ENTRY_FIELDS, DocKind, DocMeta, Document, Entry, full_entry, new_position
 from feedmap.registry import FormatSpec
 from feedmap.sources import PeekableStream, Readable, Source
 
@@ -173,7 +173,7 @@ def _entries(parsed: Any, ctx: Context, raw: _RawLinks | None, skip: int = 0) ->
             continue
         if raw is not None:
             loc_text = raw.verify(loc_text, ctx)
-        loc = read_loc(loc_text, ctx, 0)
+        loc = read_loc(loc_text, ctx, 0, fallback_base=parsed.feed.get("link") or None)
         if loc is None:
             continue
         lastmod = None
@@ -184,14 +184,10 @@ def _entries(parsed: Any, ctx: Context, raw: _RawLinks | None, skip: int = 0) ->
                 if lastmod is not None:
                     break
         keywords = tuple(tag["term"].strip() for tag in item.get("tags", []) if tag.get("term", "").strip())
-        yield Entry(
-            loc=loc,
-            lastmod=lastmod,
-            title=real_title(item.get("title") or None, loc_text, loc),
-            description=item.get("summary") or None,
-            keywords=keywords,
-            origin=Position(ctx.name, 0),
-        )
+        title = real_title(item.get("title") or None, loc_text, loc)
+        summary = item.get("summary") or None
+        origin = new_position(ctx.name, 0)
+        yield full_entry(loc, lastmod, None, None, title, summary, keywords, None, (), (), {}, origin)
 
 
 def _feedparse(data: bytes, ctx: Context, broken: etree.LxmlError | None) -> Any:
@@ -281,7 +277,9 @@ def _streamed(
     try:
         element = first
         while element is not None:
-            entry = item_entry(element, items.items, items.atom, ctx, items.line(element) - line_of(element))
+            entry = item_entry(
+                element, items.items, items.atom, ctx, items.line(element) - line_of(element), items.meta.link
+            )
             if entry is not None:
                 yield entry
             element = next(elements, None)

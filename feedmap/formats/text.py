@@ -24,7 +24,7 @@ from feedmap.context import Context
 from feedmap.errors import ReadError
 from feedmap.formats._lines import bounded_lines, too_long
 from feedmap.formats.sitemap import MAX_BYTES, MAX_URLS, output_url
-from feedmap.model import DocKind, DocMeta, Document, Entry, Position
+from feedmap.model import DocKind, DocMeta, Document, Entry, new_entry, new_position
 from feedmap.registry import FormatSpec
 from feedmap.sources import Source
 
@@ -100,7 +100,7 @@ def _entries(source: Source, ctx: Context) -> Iterator[Entry]:
         if problem is not None:
             ctx.warning("invalid-loc", f"{problem}; kept as written", line)
         count += 1
-        yield Entry(loc=text, origin=Position(ctx.name, line))
+        yield new_entry(text, None, None, None, (), (), {}, new_position(ctx.name, line))
     if count > MAX_URLS:
         ctx.warning("too-many-urls", f"{count:,} URLs; the protocol allows {MAX_URLS:,} per file")
 
