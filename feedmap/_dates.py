@@ -258,7 +258,10 @@ def _with_dateutil(text: str) -> str | None:
     out = parsed.strftime("%Y-%m-%dT%H:%M:%S")
     if parsed.microsecond:
         out += f".{parsed.microsecond:06d}".rstrip("0")
-    offset = parsed.utcoffset()
+    try:
+        offset = parsed.utcoffset()
+    except ValueError:  # dateutil keeps offsets of 24 h or more (+24:00, +9999) that datetime refuses
+        return None
     if offset is not None:
         if offset == _dt.timedelta(0):
             out += "Z"
