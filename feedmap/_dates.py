@@ -2,7 +2,8 @@
 
 * W3C Datetime (https://www.w3.org/TR/NOTE-datetime): six granularities, ``YYYY`` to
   ``YYYY-MM-DDThh:mm:ss.sTZD``; the zone designator (``Z`` or ``+hh:mm``) is required with a time.
-* The sitemap XSD (``xsd:date | xsd:dateTime``) also allows a time without zone and a date with zone.
+* The sitemap XSD (``xsd:date | xsd:dateTime``) also allows a time with seconds but no zone, and a date with
+  zone; a time of minutes without zone is in neither grammar (it is repaired to seconds).
 
 :class:`W3CDate` accepts the union of both grammars and keeps the text exactly as written, so every
 granularity round-trips byte-exact and ``2005-01-01`` never becomes a datetime.  Values outside both
@@ -198,6 +199,9 @@ def _valid(match: re.Match[str]) -> bool:
     if tz is not None and tz != "Z" and (tz[4:6] > "59" or tz[1:3] > "14" or (tz[1:3] == "14" and tz[4:6] != "00")):
         return False
     if hour is not None and (hour > "23" or minute > "59" or (second is not None and second > "60")):
+        return False
+    # minutes without a zone: W3C-DTF wants the zone with any time, xsd:dateTime wants the seconds
+    if hour is not None and second is None and tz is None:
         return False
     if month is None:
         return True

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+import feedmap
 from feedmap._dates import _COMMON, _W3C, W3CDate, _common_form, _valid, parse_lenient
 from feedmap._urls import encode_url, origin, same_site
 from feedmap.context import Context
@@ -72,6 +73,8 @@ INVALID_DATES = [
     "2005-01-01T10:00+14:30",
     "2005-01-01T10:00:00.5+14:30",
     "2005-01-01+14:30",
+    "2005-01-01T10:00",  # minutes without a zone: W3C-DTF wants the zone, xsd:dateTime the seconds
+    "2005-01-01T23:59",
 ]
 
 VALID_DATES = [
@@ -96,6 +99,9 @@ VALID_DATES = [
     "2005-01-01T10:00:00-00:00",  # minus zero: allowed by the XSD lexical space, the same instant as Z
     "2005-01-01T10:00:00+00:00",
     "2005-01-01-14:00",
+    "2005-01-01T10:00Z",  # minutes with a zone (W3C-DTF), seconds without one (xsd:dateTime)
+    "2005-01-01T10:00:00",
+    "2005-01-01T10:00:00.5",
 ]
 
 
@@ -123,6 +129,26 @@ def test_dates_at_each_edge_are_accepted(text: str) -> None:
     moment = value.to_datetime()  # every accepted value becomes a datetime
     assert moment.tzinfo is not None
     assert isinstance(value.sort_key(), float)
+
+
+def test_minutes_without_a_zone_are_repaired_to_seconds(tmp_path: Path) -> None:
+    """In neither grammar; read (with a warning) as the xsd:dateTime it means, so a sitemap written from it
+    validates against the sitemap XSD."""
+    assert parse_lenient("2005-01-01T10:00") == (
+        W3CDate("2005-01-01T10:00:00"),
+        "'2005-01-01T10:00' is not W3C Datetime; read as '2005-01-01T10:00:00'",
+    )
+    path = tmp_path / "s.xml"
+    path.write_text(
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        "<url><loc>https://a.example/</loc><lastmod>2005-01-01T10:00</lastmod></url>\n</urlset>\n",
+        "utf-8",
+    )
+    reporter = Reporter()
+    with feedmap.read(path, reporter=reporter) as doc:
+        (entry,) = doc
+    assert entry.lastmod == W3CDate("2005-01-01T10:00:00")
+    assert [(d.code, d.line) for d in reporter.diagnostics] == [("lastmod-repaired", 2)]
 
 
 def test_a_leap_second_is_read_as_the_second_before() -> None:
