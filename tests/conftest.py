@@ -5,6 +5,7 @@
   or the folder named by ``$FEEDMAP_CORPUS``; a test that asks for it is skipped, with the reason, when
   the folder is absent.  Corpus files are read in place and never copied into the repository.
 * ``web``: a real HTTP server on 127.0.0.1 with programmable routes (``tests/localsite.py``).
+* ``refused_port``: a port on 127.0.0.1 that refuses connections for the whole test (bound, not listening).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from localsite import LocalSite
+from localsite import LocalSite, refusing_port
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLES_DIR = REPO_ROOT / "samples"
@@ -49,3 +50,11 @@ def web() -> Iterator[LocalSite]:
     """A real HTTP server on 127.0.0.1 with programmable routes (see tests/localsite.py)."""
     with LocalSite() as site:
         yield site
+
+
+@pytest.fixture
+def refused_port() -> Iterator[int]:
+    """A port on 127.0.0.1 that refuses connections for the whole test: bound by it and never listening, so
+    no other program can take it meanwhile (unlike a port bound and closed again, or a well-known one)."""
+    with refusing_port() as port:
+        yield port

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import socket
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -58,13 +57,6 @@ def codes(diagnostics: Iterable[Diagnostic]) -> list[str]:
 def other_site(web: LocalSite, path: str) -> str:
     """The same server seen as another site (localhost instead of 127.0.0.1)."""
     return web.url(path).replace("127.0.0.1", "localhost")
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 # ------------------------------------------------------------------------------------------------ the site
@@ -229,8 +221,8 @@ def test_robots_answering_503_is_reported_and_the_usual_locations_are_tried(web:
     assert found.tried[0].code == "http-503"
 
 
-def test_an_unreachable_site_raises() -> None:
-    site = f"http://127.0.0.1:{closed_port()}/"
+def test_an_unreachable_site_raises(refused_port: int) -> None:
+    site = f"http://127.0.0.1:{refused_port}/"
     with pytest.raises(FetchError) as caught:
         find_sitemaps(site, http=FAST)
     assert caught.value.code == "fetch-failed"
@@ -269,8 +261,8 @@ def test_cli_nothing_found_exits_1_saying_what_was_tried(web: LocalSite, capsys:
     assert "no sitemap found" in err
 
 
-def test_cli_unreachable_site_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
-    site = f"http://127.0.0.1:{closed_port()}/"
+def test_cli_unreachable_site_exits_2(capsys: pytest.CaptureFixture[str], refused_port: int) -> None:
+    site = f"http://127.0.0.1:{refused_port}/"
     code, out, err = run(capsys, "discover", site, "--retries", "0")
     assert code == 2
     assert out == ""

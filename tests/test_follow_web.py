@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import socket
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -68,13 +67,6 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     captured = capsys.readouterr()
     return code, captured.out, captured.err
-
-
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
 
 
 # ------------------------------------------------------------------------------------------------ children
@@ -512,8 +504,10 @@ def build_dir(root: Path, site_url: str) -> None:
     (root / "posts.xml.gz").write_bytes(gzip.compress(urlset_xml(*pages("posts"))))
 
 
-def test_map_reads_everything_from_disk_with_no_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    site_url = f"http://127.0.0.1:{closed_port()}/"  # nothing listens there
+def test_map_reads_everything_from_disk_with_no_server(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], refused_port: int
+) -> None:
+    site_url = f"http://127.0.0.1:{refused_port}/"  # nothing listens there
     build_dir(tmp_path / "public", site_url)
     code, out, err = run(
         capsys, "convert", f"{site_url}sitemap_index.xml", "--map", f"{site_url}={tmp_path / 'public'}", "-t", "text",
@@ -523,8 +517,8 @@ def test_map_reads_everything_from_disk_with_no_server(tmp_path: Path, capsys: p
     assert out.split() == pages("pages") + pages("blog") + pages("posts")
 
 
-def test_map_in_the_library_with_no_server(tmp_path: Path) -> None:
-    site_url = f"http://127.0.0.1:{closed_port()}/"
+def test_map_in_the_library_with_no_server(tmp_path: Path, refused_port: int) -> None:
+    site_url = f"http://127.0.0.1:{refused_port}/"
     build_dir(tmp_path, site_url)
     locs, diagnostics = read(f"{site_url}sitemap_index.xml", maps=[(site_url, tmp_path)])
     assert locs == pages("pages") + pages("blog") + pages("posts")
@@ -559,8 +553,8 @@ def test_a_map_prefix_ends_at_the_host(web: LocalSite, tmp_path: Path) -> None:
     assert web.hits("/fetched.xml") == 1
 
 
-def test_unmapped_child_on_a_closed_port_is_reported(tmp_path: Path) -> None:
-    site_url = f"http://127.0.0.1:{closed_port()}/"
+def test_unmapped_child_on_a_closed_port_is_reported(tmp_path: Path, refused_port: int) -> None:
+    site_url = f"http://127.0.0.1:{refused_port}/"
     (tmp_path / "a.xml").write_bytes(urlset_xml(*pages("a")))
     (tmp_path / "index.xml").write_bytes(index_xml(f"{site_url}static/a.xml", f"{site_url}other/b.xml"))
     locs, diagnostics = read(

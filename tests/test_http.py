@@ -87,13 +87,6 @@ def gzip_bomb(decoded_size: int = 200 * MB) -> bytes:
     return b"".join(parts)
 
 
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
-
-
 # ------------------------------------------------------------------------------------------------ headers
 
 
@@ -336,8 +329,8 @@ def test_trickling_body_is_read_whole_within_the_deadline(web: LocalSite) -> Non
     assert fetch(url, HttpSettings(read_timeout=2.0, deadline=10.0)) == SITEMAP
 
 
-def test_refused_connection_is_fetch_failed() -> None:
-    url = f"http://127.0.0.1:{closed_port()}/sitemap.xml"
+def test_refused_connection_is_fetch_failed(refused_port: int) -> None:
+    url = f"http://127.0.0.1:{refused_port}/sitemap.xml"
     started = time.monotonic()
     error = fetch_error(url, HttpSettings(retries=2, backoff=0.2))
     elapsed = time.monotonic() - started
@@ -559,9 +552,9 @@ def test_robots_500_disallows_everything(web: LocalSite) -> None:
         assert policy.sitemaps == []
 
 
-def test_robots_unreachable_disallows_everything() -> None:
+def test_robots_unreachable_disallows_everything(refused_port: int) -> None:
     with Fetcher(HttpSettings(retries=0)) as fetcher:
-        assert not fetcher.robots(f"http://127.0.0.1:{closed_port()}/").allows("/x")
+        assert not fetcher.robots(f"http://127.0.0.1:{refused_port}/").allows("/x")
 
 
 def test_robots_sitemap_lines_in_any_case(web: LocalSite) -> None:

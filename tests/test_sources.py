@@ -16,7 +16,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from localsite import LocalSite, refusing_port
+from localsite import LocalSite
 
 import feedmap
 from feedmap.context import HttpSettings
@@ -474,11 +474,10 @@ def test_directory_is_a_source_error(tmp_path: Path) -> None:
         feedmap.read(tmp_path)
 
 
-def test_http_url_that_cannot_be_fetched_is_a_source_error() -> None:
-    with refusing_port() as port:
-        url = f"http://127.0.0.1:{port}/sitemap.xml"
-        with pytest.raises(SourceError) as caught:
-            feedmap.read(url, http=HttpSettings(retries=0))
+def test_http_url_that_cannot_be_fetched_is_a_source_error(refused_port: int) -> None:
+    url = f"http://127.0.0.1:{refused_port}/sitemap.xml"
+    with pytest.raises(SourceError) as caught:
+        feedmap.read(url, http=HttpSettings(retries=0))
     assert isinstance(caught.value, FetchError)
     assert (caught.value.code, caught.value.url) == ("fetch-failed", url)
 
