@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -143,3 +144,20 @@ def test_a_ror_priority_at_either_end_reads_strictly(priority: str) -> None:
     ).encode()
     (entry,) = read_strictly(ror, "ror")
     assert entry.priority == float(priority)
+
+
+@pytest.mark.parametrize("target", sorted(WRITABLE))
+def test_strict_on_the_command_line_reads_our_own_output(
+    target: str, tmp_path: Path, samples_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``feedmap convert --strict`` on what ``feedmap convert`` wrote, naming the format as a user would."""
+    from feedmap.cli import main
+
+    written = tmp_path / f"out.{target}"
+    assert main(["convert", str(samples_dir / "sitemap" / "basic.xml"), "-t", target, "-o", str(written)]) == 0
+    capsys.readouterr()
+    code = main(["convert", str(written), "-f", target, "-t", "text", "--strict", "--no-follow"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    with feedmap.read(samples_dir / "sitemap" / "basic.xml") as doc:
+        assert captured.out.split() == [entry.loc for entry in doc]
