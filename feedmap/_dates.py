@@ -2,7 +2,8 @@
 
 * W3C Datetime (https://www.w3.org/TR/NOTE-datetime): six granularities, ``YYYY`` to
   ``YYYY-MM-DDThh:mm:ss.sTZD``; the zone designator (``Z`` or ``+hh:mm``) is required with a time.
-* The sitemap XSD (``xsd:date | xsd:dateTime``) also allows a time without zone and a date with zone.
+* The sitemap XSD (``xsd:date | xsd:dateTime``) also allows a time with seconds but no zone, and a date with
+  zone; a time of minutes without zone is in neither grammar (it is repaired to seconds).
 
 :class:`W3CDate` accepts the union of both grammars and keeps the text exactly as written, so every
 granularity round-trips byte-exact and ``2005-01-01`` never becomes a datetime.  Values outside both
@@ -221,6 +222,9 @@ def _valid(match: re.Match[str]) -> bool:
         return False
     if hour is not None and (hour > "23" or minute > "59" or (second is not None and second > "60")):
         return False
+    # minutes without a zone: W3C-DTF wants the zone with any time, xsd:dateTime wants the seconds
+    if hour is not None and second is None and tz is None:
+        return False
     if month is None:
         return True
     if not "01" <= month <= "12":
@@ -280,7 +284,10 @@ def _with_dateutil(text: str) -> str | None:
     out = parsed.strftime("%Y-%m-%dT%H:%M:%S")
     if parsed.microsecond:
         out += f".{parsed.microsecond:06d}".rstrip("0")
-    offset = parsed.utcoffset()
+    try:
+        offset = parsed.utcoffset()
+    except ValueError:  # dateutil keeps offsets of 24 h or more (+24:00, +9999) that datetime refuses
+        return None
     if offset is not None:
         if offset == _dt.timedelta(0):
             out += "Z"

@@ -106,7 +106,8 @@ def origin(url: str) -> tuple[str, str, int]:
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     host = (parts.hostname or "").rstrip(".")
-    return scheme, host, parts.port or (443 if scheme == "https" else 80)
+    port = parts.port  # None when absent or empty (RFC 3986 6.2.3); 0 is a port, not "no port"
+    return scheme, host, port if port is not None else (443 if scheme == "https" else 80)
 
 
 def same_site(url: str, base: str) -> bool:

@@ -6,6 +6,7 @@
   the folder is absent, unless ``$FEEDMAP_REQUIRE_CORPUS`` is set (CI sets it): then every skip for want
   of the corpus is a failure.  Corpus files are read in place and never copied into the repository.
 * ``web``: a real HTTP server on 127.0.0.1 with programmable routes (``tests/localsite.py``).
+* ``refused_port``: a port on 127.0.0.1 that refuses connections for the whole test (bound, not listening).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from localsite import LocalSite
+from localsite import LocalSite, refusing_port
 
 #: ``pytester`` runs a small pytest session in-process (the test of FEEDMAP_REQUIRE_CORPUS below).
 pytest_plugins = ("pytester",)
@@ -93,3 +94,11 @@ def web() -> Iterator[LocalSite]:
     """A real HTTP server on 127.0.0.1 with programmable routes (see tests/localsite.py)."""
     with LocalSite() as site:
         yield site
+
+
+@pytest.fixture
+def refused_port() -> Iterator[int]:
+    """A port on 127.0.0.1 that refuses connections for the whole test: bound by it and never listening, so
+    no other program can take it meanwhile (unlike a port bound and closed again, or a well-known one)."""
+    with refusing_port() as port:
+        yield port

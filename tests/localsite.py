@@ -10,7 +10,17 @@ free local port, so requests go through feedmap's real client, sockets, timeouts
         site.add("/feed.xml", body, encoding="gzip")       # Content-Encoding: gzip
         site.url("/sitemap.xml")  ->  "http://127.0.0.1:PORT/sitemap.xml"
         site.hits("/flaky")        ->  2
+        site.add("/part-1.xml", b"...", wait_for_peak=8)   # answers once 8 such requests wait at once
+        site.add("/stuck", b"...", held=True)              # answers only after site.release()
+        site.peak("/part-")  ->  8   # most paths under /part- being answered at once
+        site.answered("/stuck")  ->  0   # whole responses sent
 
+The counters let a test prove concurrency (peak requests in flight), a bound on it (a peak never above
+the limit) and that a client gave up before an answer came (``answered`` still 0) without measuring time.
+Requests in flight are counted per path: a client that gives up on a held request and asks again leaves
+the first one waiting here, and two requests for one path must not pass for two concurrent fetches.  A
+client that gives up and moves on to another path is not seen; so ``hold_timeout`` is longer than the
+tests' read timeouts, and a test of concurrency also asserts that no fetch failed.
 Paths not added answer 404.  Each route may also be a function ``(request_headers) -> Route``.
 ``LocalSite(host="127.0.0.2")`` listens on another loopback address: a second host for off-site tests.
 """
@@ -18,11 +28,13 @@ Paths not added answer 404.  Each route may also be a function ``(request_header
 from __future__ import annotations
 
 import gzip
+import socket
 import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -46,9 +58,29 @@ class Route:
     #: Send this many filler header lines first, one per ``header_pause`` seconds (headers that trickle).
     slow_headers: int = 0
     header_pause: float = 0.0
+    #: Hold the answer until requests for this many paths with such routes wait at once (a client that does
+    #: not send them concurrently waits ``hold_timeout`` each time, and the peak it reaches shows it).
+    wait_for_peak: int = 0
+    #: Hold the answer until :meth:`LocalSite.release` (called on exit), or ``hold_timeout``.
+    held: bool = False
+    #: The longest hold, so that a client that does not do what a test expects fails it rather than hangs.
+    hold_timeout: float = 10.0
 
 
 Responder = Callable[[dict[str, str]], Route]
+
+
+@contextmanager
+def refusing_port(host: str = "127.0.0.1") -> Iterator[int]:
+    """A local port that refuses connections while the block runs: bound by the test, never listening.
+
+    Holding the socket keeps any other program from taking the port meanwhile (unlike a port closed
+    again, or a well-known one such as 9 that may have a listener).
+    """
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        port: int = sock.getsockname()[1]
+        yield port
 
 
 class LocalSite:
@@ -60,7 +92,13 @@ class LocalSite:
         #: Filler header lines of ``slow_headers`` routes actually sent, per path.
         self.header_lines_sent: Counter[str] = Counter()
         self.request_headers: list[tuple[str, dict[str, str]]] = []
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
+        #: Each request's start (+1) and end (-1), in order, with its path: what in_flight and peak count.
+        self._flight_log: list[tuple[int, str]] = []
+        self._answered: Counter[str] = Counter()
+        self._waiting: Counter[str] = Counter()
+        self._peak_reached = False
+        self._gate = threading.Event()
         self._server = _QuietServer((host, 0), _handler_for(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(
@@ -89,6 +127,43 @@ class LocalSite:
         with self._lock:
             return self.counts[path]
 
+    def answered(self, path: str) -> int:
+        """How many whole responses were sent for ``path`` (headers and every byte of the body)."""
+        with self._lock:
+            return self._answered[path]
+
+    def in_flight(self, prefix: str = "/") -> int:
+        """How many paths starting with ``prefix`` are being answered now."""
+        with self._lock:
+            return self._in_flight(prefix)
+
+    def peak(self, prefix: str = "/") -> int:
+        """The most paths starting with ``prefix`` that were being answered at once."""
+        open_requests: Counter[str] = Counter()
+        highest = 0
+        with self._lock:
+            for delta, path in self._flight_log:
+                if path.startswith(prefix):
+                    open_requests[path] += delta
+                    highest = max(highest, sum(1 for count in open_requests.values() if count > 0))
+        return highest
+
+    def wait_in_flight(self, count: int, prefix: str = "/", timeout: float = 5.0) -> bool:
+        """Wait until ``count`` paths under ``prefix`` are being answered at once; False after ``timeout``."""
+        with self._lock:
+            return self._lock.wait_for(lambda: self._in_flight(prefix) >= count, timeout)
+
+    def _in_flight(self, prefix: str) -> int:
+        open_requests: Counter[str] = Counter()
+        for delta, path in self._flight_log:
+            if path.startswith(prefix):
+                open_requests[path] += delta
+        return sum(1 for count in open_requests.values() if count > 0)
+
+    def release(self) -> None:
+        """Let every ``held`` request answer."""
+        self._gate.set()
+
     def __enter__(self) -> LocalSite:
         self._thread.start()
         return self
@@ -96,10 +171,35 @@ class LocalSite:
     def __exit__(
         self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
     ) -> None:
+        self.release()
         self._server.shutdown()
         self._server.server_close()
 
     # -- called by the handler
+    def _begin(self, path: str) -> None:
+        with self._lock:
+            self._flight_log.append((1, path))
+            self._lock.notify_all()
+
+    def _end(self, path: str, answered: bool) -> None:
+        with self._lock:
+            self._flight_log.append((-1, path))
+            if answered:
+                self._answered[path] += 1
+            self._lock.notify_all()
+
+    def _hold(self, path: str, route: Route) -> None:
+        if route.wait_for_peak:
+            with self._lock:
+                self._waiting[path] += 1
+                if sum(1 for count in self._waiting.values() if count > 0) >= route.wait_for_peak:
+                    self._peak_reached = True
+                    self._lock.notify_all()
+                self._lock.wait_for(lambda: self._peak_reached, route.hold_timeout)
+                self._waiting[path] -= 1
+        if route.held:
+            self._gate.wait(route.hold_timeout)
+
     def _route(self, path: str, headers: dict[str, str]) -> tuple[Route, int]:
         with self._lock:
             self.counts[path] += 1
@@ -138,8 +238,19 @@ def _handler_for(site: LocalSite) -> type[BaseHTTPRequestHandler]:
             pass
 
         def do_GET(self) -> None:
+            path = self.path
+            site._begin(path)
+            answered = False
+            try:
+                answered = self._answer()
+            finally:
+                site._end(path, answered)
+
+        def _answer(self) -> bool:
+            """Send the route's response; True when all of it was sent."""
             headers = {key.lower(): value for key, value in self.headers.items()}
             route, hit = site._route(self.path, headers)
+            site._hold(self.path, route)
             if route.delay:
                 time.sleep(route.delay)
             status = route.statuses[min(hit, len(route.statuses)) - 1] if route.statuses else route.status
@@ -163,7 +274,7 @@ def _handler_for(site: LocalSite) -> type[BaseHTTPRequestHandler]:
                     self.send_header(name, value)
                 if status == 304:
                     self.end_headers()
-                    return
+                    return True
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 if route.trickle:
@@ -173,7 +284,9 @@ def _handler_for(site: LocalSite) -> type[BaseHTTPRequestHandler]:
                         time.sleep(route.trickle)
                 else:
                     self.wfile.write(body)
+                self.wfile.flush()
             except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (a timeout or a size cap being tested)
+                return False  # the client gave up (a timeout or a size cap being tested)
+            return True
 
     return Handler

@@ -33,7 +33,6 @@ from feedmap import (
     Image,
     Level,
     ReadError,
-    SourceError,
     StrictError,
     Summary,
     UnknownFormatError,
@@ -199,12 +198,6 @@ def test_no_resource_warning_after_reading(sitemap_path: Path) -> None:
         del doc, partial
         gc.collect()
     assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
-
-
-def test_missing_file_raises_source_error(tmp_path: Path) -> None:
-    with pytest.raises(SourceError) as info:
-        feedmap.read(tmp_path / "missing.xml")
-    assert isinstance(info.value, OSError)
 
 
 def test_strict_raises_with_the_diagnostic(tmp_path: Path) -> None:

@@ -378,14 +378,12 @@ def test_a_redirect_to_another_host_checks_that_hosts_robots_txt(web: LocalSite)
 def test_failures_reported_per_url_entries_kept(web: LocalSite) -> None:
     good = add_page(web, "/good", "Good")
     missing = web.url("/missing")
-    slow = add_page(web, "/slow", "Slow", delay=3)
+    slow = add_page(web, "/slow", "Slow", held=True)  # answers when the test ends
     pdf = web.add("/file.pdf", b"%PDF-1.4 ...", content_type="application/pdf")
     big = web.add("/big", html("Big", "x" * 5000), content_type=HTML)
     gone = web.add("/gone", "gone", status=410, content_type="text/html")
     locs = [missing, slow, good, pdf, big, gone]
-    started = time.monotonic()
     entries, diagnostics = run_enrich([Entry(loc=loc) for loc in locs], max_bytes=2000, http=FAST, concurrency=4)
-    elapsed = time.monotonic() - started
     assert [e.loc for e in entries] == locs
     assert [e.title for e in entries] == [None, None, "Good", None, None, None]
     by_url = {loc: [d for d in diagnostics if loc in d.message] for loc in locs}
@@ -396,7 +394,7 @@ def test_failures_reported_per_url_entries_kept(web: LocalSite) -> None:
     assert codes(by_url[gone]) == ["enrich-failed"]
     assert by_url[good] == []
     assert len(diagnostics) == 5
-    assert elapsed < 2.8  # the slow page was given up after the 0.5 s timeout, not waited for
+    assert web.answered("/slow") == 0  # given up after the 0.5 s timeout, not waited for
 
 
 def test_missing_content_type_is_read_as_html(web: LocalSite) -> None:
@@ -425,12 +423,11 @@ def test_order_kept_when_pages_answer_out_of_order(web: LocalSite) -> None:
 
 
 def test_pages_are_fetched_concurrently(web: LocalSite) -> None:
-    locs = [add_page(web, f"/p{i}", f"Page {i}", delay=0.5) for i in range(16)]
-    started = time.monotonic()
+    # each page answers once all 16 are asked for at once
+    locs = [add_page(web, f"/p{i}", f"Page {i}", wait_for_peak=16) for i in range(16)]
     entries, _ = run_enrich([Entry(loc=loc) for loc in locs], concurrency=16)
-    elapsed = time.monotonic() - started
     assert [e.title for e in entries] == [f"Page {i}" for i in range(16)]
-    assert elapsed < 4.0  # one after the other: at least 8 s
+    assert web.peak("/p") == 16
 
 
 def test_host_delay_spaces_requests(web: LocalSite) -> None:
@@ -463,12 +460,13 @@ def test_window_is_bounded_and_streams(web: LocalSite) -> None:
 
 def test_closing_early_does_not_wait_for_pages_in_flight(web: LocalSite) -> None:
     first = add_page(web, "/first", "First")
-    slow = [add_page(web, f"/slow{i}", f"Slow {i}", delay=3) for i in range(4)]
+    slow = [add_page(web, f"/slow{i}", f"Slow {i}", held=True) for i in range(4)]
     stream = enrich([Entry(loc=loc) for loc in [first, *slow]], concurrency=4, http=SURE)
     assert next(stream).title == "First"
-    started = time.monotonic()
+    assert web.wait_in_flight(3, "/slow")  # the window holds the first and three slow pages
     stream.close()
-    assert time.monotonic() - started < 1.5  # the slow pages answer after 3 s: not waited for
+    # closing returned while the slow pages were still unanswered: it did not wait for them
+    assert [web.answered(f"/slow{i}") for i in range(4)] == [0, 0, 0, 0]
 
 
 # ------------------------------------------------------------------------------------------------ --map

@@ -87,13 +87,6 @@ def gzip_bomb(decoded_size: int = 200 * MB) -> bytes:
     return b"".join(parts)
 
 
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
-
-
 # ------------------------------------------------------------------------------------------------ headers
 
 
@@ -156,15 +149,13 @@ def test_503_then_200_is_retried_after_retry_after(web: LocalSite) -> None:
     assert fetch(url) == SITEMAP
     elapsed = time.monotonic() - started
     assert web.hits("/flaky.xml") == 2
-    assert 0.9 <= elapsed < 5, elapsed  # waited the second the server asked for
+    assert elapsed >= 0.9, elapsed  # waited the second the server asked for (a lower bound: load cannot break it)
 
 
 def test_retry_after_zero_is_honoured_instead_of_the_backoff(web: LocalSite) -> None:
     url = web.add("/flaky.xml", SITEMAP, statuses=[503, 503, 200], headers={"Retry-After": "0"})
     slow_backoff = HttpSettings(backoff=30.0, retries=3, deadline=10.0, read_timeout=2.0)
-    started = time.monotonic()
-    assert fetch(url, slow_backoff) == SITEMAP
-    assert time.monotonic() - started < 3  # a 30 s backoff would have passed the deadline
+    assert fetch(url, slow_backoff) == SITEMAP  # a 30 s backoff would have passed the deadline: a timeout
     assert web.hits("/flaky.xml") == 3
 
 
@@ -176,9 +167,7 @@ def test_retry_through_the_library_reader(web: LocalSite) -> None:
 
 def test_429_with_a_longer_retry_after_than_allowed_fails_at_once(web: LocalSite) -> None:
     url = web.add("/busy.xml", SITEMAP, status=429, headers={"Retry-After": "120"})
-    started = time.monotonic()
     error = fetch_error(url, HttpSettings(max_retry_wait=1.0, retries=3, backoff=0.01))
-    assert time.monotonic() - started < 2
     assert error.code == "http-429"
     assert error.status == 429
     assert error.url == url
@@ -241,10 +230,9 @@ def test_a_redirect_loop_fails(web: LocalSite) -> None:
 def test_content_length_over_the_cap_fails_before_the_body_is_read(web: LocalSite) -> None:
     # 4 KiB sent 16 bytes at a time, 50 ms apart: reading the body would take over 12 s
     url = web.add("/big.xml", b"x" * 4096, trickle=0.05)
-    started = time.monotonic()
     with Fetcher(FAST) as fetcher, pytest.raises(LimitError) as caught:
         fetcher.open(url, max_bytes=1000).__enter__()
-    assert time.monotonic() - started < 2
+    assert web.answered("/big.xml") == 0  # refused on the header: the body was not waited for
     assert caught.value.code == "too-large"
     assert caught.value.source == url
 
@@ -277,9 +265,7 @@ def test_content_encoding_bomb_through_the_reader(web: LocalSite) -> None:
 
 def test_content_encoding_bomb_on_the_command_line(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
     url = web.add("/bomb.xml", gzip_bomb(), headers={"Content-Encoding": "gzip"})
-    started = time.monotonic()
     code, out, err = run(capsys, "convert", url, "-t", "text", "--max-bytes", "1M")
-    assert time.monotonic() - started < 5
     assert code == 1
     assert out == ""
     assert "[too-large]" in err
@@ -298,20 +284,18 @@ def test_content_length_over_max_bytes_on_the_command_line(web: LocalSite, capsy
 
 
 def test_slow_answer_hits_the_read_timeout(web: LocalSite) -> None:
-    url = web.add("/slow.xml", SITEMAP, delay=3)
-    started = time.monotonic()
+    url = web.add("/slow.xml", SITEMAP, held=True)  # answers when the test ends
     error = fetch_error(url, HttpSettings(connect_timeout=0.5, read_timeout=0.5, retries=2, backoff=0.01))
-    assert time.monotonic() - started < 2.5
+    assert web.answered("/slow.xml") == 0  # given up before the answer
     assert error.code == "timeout"
     assert error.url == url
     assert web.hits("/slow.xml") == 1  # a timeout is not retried
 
 
 def test_slow_answer_on_the_command_line(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
-    url = web.add("/slow.xml", SITEMAP, delay=3)
-    started = time.monotonic()
+    url = web.add("/slow.xml", SITEMAP, held=True)  # answers when the test ends
     code, _, err = run(capsys, "convert", url, "-t", "text", "--timeout", "0.5")
-    assert time.monotonic() - started < 2.5
+    assert web.answered("/slow.xml") == 0  # given up before the answer
     assert code == 2
     assert url in err
     assert "Traceback" not in err
@@ -321,24 +305,22 @@ def test_trickling_body_is_stopped_by_the_total_deadline(web: LocalSite) -> None
     # 16 bytes every 50 ms: each read arrives in time, the whole body would take about 6 s
     url = web.add("/trickle.xml", urlset_xml(*(f"https://www.example.com/{n}" for n in range(40))), trickle=0.05)
     settings = HttpSettings(read_timeout=2.0, deadline=0.6, backoff=0.01)
-    started = time.monotonic()
     with Fetcher(settings) as fetcher, fetcher.open(url, max_bytes=MB) as fetched, pytest.raises(FetchError) as caught:
         fetched.read_all()
-    assert time.monotonic() - started < 2.5
+    assert web.answered("/trickle.xml") == 0  # given up before the whole body came
     assert caught.value.code == "timeout"
 
 
 def test_a_body_that_stalls_hits_the_read_timeout(web: LocalSite) -> None:
     # headers at once, then 16 bytes a second: each wait for the next bytes is longer than the read timeout
     url = web.add("/stall.xml", SITEMAP, trickle=1.0)
-    started = time.monotonic()
     with (
         Fetcher(HttpSettings(read_timeout=0.3, backoff=0.01)) as fetcher,
         fetcher.open(url, max_bytes=MB) as fetched,
         pytest.raises(FetchError) as caught,
     ):
         fetched.read_all()
-    assert time.monotonic() - started < 2.5
+    assert web.answered("/stall.xml") == 0  # given up before the whole body came
     assert caught.value.code == "timeout"
 
 
@@ -347,14 +329,14 @@ def test_trickling_body_is_read_whole_within_the_deadline(web: LocalSite) -> Non
     assert fetch(url, HttpSettings(read_timeout=2.0, deadline=10.0)) == SITEMAP
 
 
-def test_refused_connection_is_fetch_failed() -> None:
-    url = f"http://127.0.0.1:{closed_port()}/sitemap.xml"
+def test_refused_connection_is_fetch_failed(refused_port: int) -> None:
+    url = f"http://127.0.0.1:{refused_port}/sitemap.xml"
     started = time.monotonic()
     error = fetch_error(url, HttpSettings(retries=2, backoff=0.2))
     elapsed = time.monotonic() - started
     assert error.code == "fetch-failed"
     assert error.url == url
-    assert 0.6 <= elapsed < 5  # retried twice, after 0.2 s and 0.4 s, before giving up
+    assert elapsed >= 0.6, elapsed  # retried twice, after 0.2 s and 0.4 s, before giving up (a lower bound)
 
 
 def test_refused_connection_is_retried_until_the_server_listens() -> None:
@@ -570,9 +552,9 @@ def test_robots_500_disallows_everything(web: LocalSite) -> None:
         assert policy.sitemaps == []
 
 
-def test_robots_unreachable_disallows_everything() -> None:
+def test_robots_unreachable_disallows_everything(refused_port: int) -> None:
     with Fetcher(HttpSettings(retries=0)) as fetcher:
-        assert not fetcher.robots(f"http://127.0.0.1:{closed_port()}/").allows("/x")
+        assert not fetcher.robots(f"http://127.0.0.1:{refused_port}/").allows("/x")
 
 
 def test_robots_sitemap_lines_in_any_case(web: LocalSite) -> None:

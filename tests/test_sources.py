@@ -16,9 +16,11 @@ import zlib
 from pathlib import Path
 
 import pytest
+from localsite import LocalSite
 
 import feedmap
-from feedmap.errors import LimitError, Reporter, SourceError
+from feedmap.context import HttpSettings
+from feedmap.errors import FetchError, LimitError, Reporter, SourceError
 from feedmap.sources import open_sink, open_source
 
 NS = b"http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -460,9 +462,11 @@ def test_stdin_is_not_closed(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_missing_file_is_a_source_error(tmp_path: Path) -> None:
+    path = tmp_path / "nope.xml"
     with pytest.raises(SourceError) as caught:
-        feedmap.read(tmp_path / "nope.xml")
+        feedmap.read(path)
     assert isinstance(caught.value, OSError)
+    assert str(path) in str(caught.value)
 
 
 def test_directory_is_a_source_error(tmp_path: Path) -> None:
@@ -470,9 +474,19 @@ def test_directory_is_a_source_error(tmp_path: Path) -> None:
         feedmap.read(tmp_path)
 
 
-def test_http_url_is_a_source_error() -> None:
-    with pytest.raises(SourceError):
-        feedmap.read("http://127.0.0.1:9/sitemap.xml")
+def test_http_url_that_cannot_be_fetched_is_a_source_error(refused_port: int) -> None:
+    url = f"http://127.0.0.1:{refused_port}/sitemap.xml"
+    with pytest.raises(SourceError) as caught:
+        feedmap.read(url, http=HttpSettings(retries=0))
+    assert isinstance(caught.value, FetchError)
+    assert (caught.value.code, caught.value.url) == ("fetch-failed", url)
+
+
+def test_http_url_that_answers_404_is_a_source_error(web: LocalSite) -> None:
+    with pytest.raises(SourceError) as caught:
+        feedmap.read(web.url("/missing.xml"), http=HttpSettings(retries=0))
+    assert isinstance(caught.value, FetchError)
+    assert (caught.value.code, caught.value.status) == ("http-404", 404)
 
 
 def test_file_object_is_not_closed_by_reading() -> None:
