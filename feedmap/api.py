@@ -27,6 +27,7 @@ from feedmap.context import (
 from feedmap.errors import Diagnostic, FormatError, Reporter
 from feedmap.model import ENTRY_FIELDS, Document, Entry
 from feedmap.registry import FormatSpec
+from feedmap.sinks import gzip_named, gzipped
 from feedmap.sources import (
     DEFAULT_MAX_BYTES,
     SinkLike,
@@ -225,6 +226,9 @@ def _write(doc: Document, sink: SinkLike, spec: FormatSpec, ctx: Context) -> int
     assert spec.writer is not None
     staged = Document(doc.meta, _watch_dropped(doc.entries, spec, ctx), diagnostics=doc.diagnostics)
     with open_sink(sink) as out:
+        if gzip_named(sink):  # -o sitemap.xml.gz: the format is the name's without .gz, the bytes are gzip
+            with gzipped(out) as compressed:
+                return spec.writer(staged, compressed, ctx=ctx)
         return spec.writer(staged, out, ctx=ctx)
 
 
@@ -236,6 +240,7 @@ def write(
     *,
     schema_location: bool = False,
     encode_urls: bool = False,
+    keep_urls: bool = False,
     on_diagnostic: DiagnosticHandler | None = None,
     reporter: Reporter | None = None,
 ) -> Summary:
@@ -248,7 +253,7 @@ def write(
     """
     spec = _writer_spec(format)
     document = doc if isinstance(doc, Document) else Document(entries=doc)
-    options = Options(strict=strict, schema_location=schema_location, encode_urls=encode_urls)
+    options = Options(strict=strict, schema_location=schema_location, encode_urls=encode_urls, keep_urls=keep_urls)
     ctx = Context(reporter=_reporter(reporter, strict, on_diagnostic), options=options, name=_sink_name(sink))
     count = _write(document, sink, spec, ctx)
     return Summary(count, ctx.reporter)

@@ -58,7 +58,8 @@ def test_all_fields_round_trip() -> None:
     assert diagnostics == []
     entries, read_diagnostics, meta = read(data)
     assert entries == [FULL, Entry(loc="https://www.example.com/plain")]
-    assert read_diagnostics == []
+    # jsonl keeps a loc as read; one holding characters no URI holds ("<2>") is reported, never silently
+    assert [(d.code, d.line) for d in read_diagnostics] == [("invalid-loc", 1)]
     assert meta == DocMeta()
 
 

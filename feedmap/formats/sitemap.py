@@ -32,7 +32,7 @@ from typing import BinaryIO
 from lxml import etree
 
 from feedmap._dates import W3CDate
-from feedmap._urls import check_loc, encode_url, is_absolute_url
+from feedmap._urls import check_loc, encode_url, is_absolute_url, is_uri, not_in_iris
 from feedmap._xml import (
     IMAGE_NS,
     SITEMAP_NAMESPACES,
@@ -368,9 +368,21 @@ class SizeWatch:
 
 
 def output_url(url: str, ctx: Context) -> str:
-    """The URL as it will be written: with --encode-urls, IRIs become URIs (each change reported)."""
-    if not ctx.options.encode_urls:
+    """The URL as an XML output writes it: an IRI becomes a URI (each change reported, ``url-encoded``),
+    unless ``--keep-urls`` (then a URL holding blanks or ``<>"{}|\\^``\` is reported, ``url-not-encoded``)."""
+    options = ctx.options
+    if options.keep_urls and not options.encode_urls:
+        bad = not_in_iris(url)
+        if bad:
+            ctx.warning("url-not-encoded", f"{url!r} holds {bad}, which no URI or IRI may; written as read (--keep-urls)")
         return url
+    return encoded_url(url, ctx)
+
+
+def encoded_url(url: str, ctx: Context) -> str:
+    """``url`` as a URI (:func:`feedmap._urls.encode_url`); a change is reported (``url-encoded``)."""
+    if is_uri(url):
+        return url  # nearly every URL: nothing to encode, one regex call
     encoded = encode_url(url)
     if encoded != url:
         ctx.info("url-encoded", f"{url} written as {encoded}")
@@ -492,7 +504,7 @@ def alternate_elements(entry: Entry, ctx: Context) -> list[str]:
 
 
 def loc_text(entry: Entry, ctx: Context) -> str:
-    """The entry's loc as written in ``<loc>`` (or an RSS ``<link>``): --encode-urls applied, escaped."""
+    """The entry's loc as written in ``<loc>`` (or an RSS ``<link>``): encoded (unless --keep-urls), escaped."""
     url = output_url(entry.loc, ctx)
     text = escape_text(url)
     if text is not url:
