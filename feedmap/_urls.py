@@ -89,7 +89,7 @@ _BLANK_OR_EXCLUDED = re.compile(r"[ \t\n\r<>\"{}|\\^`]")
 
 
 def not_in_iris(url: str) -> str:
-    """The blanks and ``<>"{}|\\^``\` in ``url`` (characters neither a URI nor an IRI holds), shown; "" if none."""
+    """The blanks and RFC 3986 "excluded" characters in ``url`` (no URI or IRI holds them), shown; "" if none."""
     found = _BLANK_OR_EXCLUDED.findall(url)
     return " ".join(repr(char) for char in dict.fromkeys(found))
 

@@ -369,7 +369,7 @@ class SizeWatch:
 
 def output_url(url: str, ctx: Context) -> str:
     """The URL as an XML output writes it: an IRI becomes a URI (each change reported, ``url-encoded``),
-    unless ``--keep-urls`` (then a URL holding blanks or ``<>"{}|\\^``\` is reported, ``url-not-encoded``)."""
+    unless ``--keep-urls`` (then a URL holding blanks or characters no URI holds is reported, ``url-not-encoded``)."""
     options = ctx.options
     if options.keep_urls and not options.encode_urls:
         bad = not_in_iris(url)
