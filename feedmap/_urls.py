@@ -40,8 +40,8 @@ def is_absolute_url(value: str) -> bool:
     return _ABSOLUTE.match(value) is not None
 
 
-# An absolute URL without white space or characters no URI holds, and with a well-formed authority (no stray '[', ']' or '@', a port of
-# at most four digits: five may be out of range): what
+# An absolute URL without white space or characters no URI holds, and with a well-formed authority (no stray
+# '[', ']' or '@', a port of at most four digits: five may be out of range): what
 # nearly every loc is (one regex call on the hot path).  Anything else is looked at by urlsplit.
 _PLAIN_LOC = re.compile(
     r"[A-Za-z][A-Za-z0-9+.-]*://(?:[^\s/?#\[\]@]*@)?(?:\[[0-9A-Fa-f:.]+\]|[^\s/?#\[\]@:<>\"{}|\\^`]+)(?::[0-9]{0,4})?"

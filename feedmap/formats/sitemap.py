@@ -374,7 +374,8 @@ def output_url(url: str, ctx: Context) -> str:
     if options.keep_urls and not options.encode_urls:
         bad = not_in_iris(url)
         if bad:
-            ctx.warning("url-not-encoded", f"{url!r} holds {bad}, which no URI or IRI may; written as read (--keep-urls)")
+            message = f"{url!r} holds {bad}, which no URI or IRI may; written as read (--keep-urls)"
+            ctx.warning("url-not-encoded", message)
         return url
     return encoded_url(url, ctx)
 
@@ -467,13 +468,14 @@ def attribute_of(value: str, what: str, loc: str, ctx: Context) -> str:
     return text
 
 
-def image_elements(entry: Entry, ctx: Context) -> list[str]:
-    """The entry's ``image:image`` elements, children in XSD order (also used inside RSS items)."""
+def image_elements(entry: Entry, ctx: Context, xmlns: str = "") -> list[str]:
+    """The entry's ``image:image`` elements, children in XSD order (also used inside RSS items);
+    ``xmlns``: declarations for their start tags (a feed declares a namespace where it is first used)."""
     parts: list[str] = []
     loc = entry.loc
     for image in entry.images:
         image_loc = text_of(output_url(image.loc, ctx), "image:loc", loc, ctx)
-        parts += ["<image:image><image:loc>", image_loc, "</image:loc>"]
+        parts += [f"<image:image{xmlns}><image:loc>", image_loc, "</image:loc>"]
         if image.caption is not None:
             parts += ["<image:caption>", text_of(image.caption, "image:caption", loc, ctx), "</image:caption>"]
         if image.geo_location is not None:
@@ -488,13 +490,13 @@ def image_elements(entry: Entry, ctx: Context) -> list[str]:
     return parts
 
 
-def alternate_elements(entry: Entry, ctx: Context) -> list[str]:
-    """The entry's hreflang alternates as ``xhtml:link`` elements."""
+def alternate_elements(entry: Entry, ctx: Context, xmlns: str = "") -> list[str]:
+    """The entry's hreflang alternates as ``xhtml:link`` elements (``xmlns`` as for :func:`image_elements`)."""
     parts: list[str] = []
     loc = entry.loc
     for alternate in entry.alternates:
         parts += [
-            '<xhtml:link rel="alternate" hreflang="',
+            f'<xhtml:link{xmlns} rel="alternate" hreflang="',
             attribute_of(alternate.hreflang, "hreflang", loc, ctx),
             '" href="',
             attribute_of(output_url(alternate.href, ctx), "alternate href", loc, ctx),
