@@ -127,3 +127,77 @@ def test_gz_output_through_the_library(tmp_path: Path) -> None:
     plain = tmp_path / "feed.rss"
     feedmap.write([Entry(loc="https://e.example/a")], plain, "rss")
     assert plain.read_bytes().startswith(b"<?xml")
+
+
+# ------------------------------------------------------------------------------------- item 5: feed warnings
+
+
+def _declared(data: bytes) -> set[str]:
+    """The prefixes declared on the root element."""
+    head = data.split(b"\n", 2)[1].decode()
+    return {part.split("=")[0] for part in head.split(" xmlns:")[1:]}
+
+
+def test_rss_declares_only_the_namespaces_it_uses() -> None:
+    plain, _ = write([Entry(loc="https://e.example/a")], "rss")
+    assert _declared(plain) == set()
+    full = Entry(
+        loc="https://e.example/a",
+        lastmod=feedmap.W3CDate("2024-01-02"),
+        priority=0.5,
+        images=(feedmap.Image(loc="https://e.example/i.png"),),
+    )
+    data, _ = write([full], "rss")
+    assert _declared(data) == {"dc", "sitemap", "image"}
+    ror, _ = write([Entry(loc="https://e.example/a")], "ror")
+    assert _declared(ror) == {"ror"}
+
+
+def test_a_namespace_first_used_after_the_first_batch_is_declared_on_the_element() -> None:
+    entries = [Entry(loc=f"https://e.example/{n}") for n in range(600)]
+    entries.append(Entry(loc="https://e.example/last", priority=0.5))
+    data, _ = write(entries, "rss")
+    assert _declared(data) == set()
+    root = etree.fromstring(data)  # well-formed: the prefix is declared where it is used
+    assert root.findtext("channel/item[last()]/{http://www.sitemaps.org/schemas/sitemap/0.9}priority") == "0.5"
+
+
+@pytest.mark.parametrize(
+    ("lastmod", "element"),
+    [
+        ("2024-03-05T10:30:00+01:00", "pubDate"),
+        ("2024-03-05T10:30:00Z", "pubDate"),
+        ("2024-01-02", "dc:date"),
+        ("2024-04-01T08:15:30.25Z", "dc:date"),
+        ("2024-03-05T10:30:00+00:00", "dc:date"),
+    ],
+)
+def test_rss_keeps_the_exact_lastmod_in_one_place(lastmod: str, element: str) -> None:
+    entry = Entry(loc="https://e.example/a", lastmod=feedmap.W3CDate(lastmod))
+    data, _ = write([entry], "rss")
+    assert (b"<pubDate>" in data, b"<dc:date>" in data) == (element == "pubDate", element == "dc:date")
+    with feedmap.read(io.BytesIO(data), format="rss") as doc:  # sitemap -> rss -> sitemap stays lossless
+        assert [e.lastmod for e in doc] == [entry.lastmod]
+
+
+def test_the_ror_header_item_has_a_guid_of_its_own() -> None:
+    data, _ = write([Entry(loc="https://e.example/")], "ror")
+    guids = [guid.text for guid in etree.fromstring(data).iter("guid")]
+    assert len(guids) == 2 and len(set(guids)) == 2
+    with feedmap.read(io.BytesIO(data), format="ror") as doc:
+        assert [e.loc for e in doc] == ["https://e.example/"]
+
+
+def test_atom_html_titles_become_plain_text(tmp_path: Path) -> None:
+    source = tmp_path / "feed.atom"
+    source.write_text(
+        '<feed xmlns="http://www.w3.org/2005/Atom"><title type="html">A &lt;b&gt;bold&lt;/b&gt; feed</title>'
+        '<entry><title type="html">&lt;em&gt;Hi&lt;/em&gt; there</title><link href="https://e.example/a"/></entry>'
+        '<entry><title type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml">X <b>y</b></div></title>'
+        '<link href="https://e.example/b"/></entry>'
+        '<entry><title>a &lt;b&gt; text</title><link href="https://e.example/c"/></entry></feed>',
+        encoding="utf-8",
+    )
+    with feedmap.read(str(source)) as doc:
+        assert [e.title for e in doc] == ["Hi there", "X y", "a <b> text"]
+        assert doc.meta.title == "A bold feed"
