@@ -201,3 +201,26 @@ def test_atom_html_titles_become_plain_text(tmp_path: Path) -> None:
     with feedmap.read(str(source)) as doc:
         assert [e.title for e in doc] == ["Hi there", "X y", "a <b> text"]
         assert doc.meta.title == "A bold feed"
+
+
+# ------------------------------------------------------------------------------------- item 4: foreign elements
+
+
+@pytest.mark.parametrize("format", ["rss", "ror"])
+def test_rss_1_0_rdf_markup_is_left_out_of_rss_2_0_items(format: str) -> None:
+    permalink = '<l:permalink xmlns:l="http://purl.org/rss/1.0/modules/link/" xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" rdf:resource="https://e.example/p"/>'  # noqa: E501
+    key = "{http://purl.org/rss/1.0/modules/link/}permalink"
+    keep = '<x:keep xmlns:x="urn:x">1</x:keep>'
+    entry = Entry(loc="https://e.example/a", extras={key: permalink, "{urn:x}keep": keep})
+    data, diagnostics = write([entry], format)
+    assert b"permalink" not in data and b"x:keep" in data
+    assert [d.code for d in diagnostics if d.code == "extra-dropped"] == ["extra-dropped"]
+    sitemap, sitemap_diagnostics = write([entry], "sitemap")  # a sitemap keeps it (extensions are allowed)
+    assert b"permalink" in sitemap and "extra-dropped" not in {d.code for d in sitemap_diagnostics}
+
+
+@pytest.mark.parametrize("format", ["sitemap", "sitemapindex"])
+def test_no_namespace_extras_are_written_outside_the_sitemap_namespace(format: str) -> None:
+    entry = Entry(loc="https://e.example/a", extras={"{}random_tag": "<random_tag>x</random_tag>"})
+    data, _ = write([entry], format)
+    assert etree.fromstring(data).find(".//random_tag") is not None

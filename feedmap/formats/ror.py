@@ -53,6 +53,7 @@ from feedmap.formats.sitemap import (
     duplicate,
     format_priority,
     image_elements,
+    rdf_only,
     read_image,
     serialize_element,
     text_of,
@@ -359,6 +360,8 @@ def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces)
         parts += alternate_elements(entry, ctx, namespaces.declare("xhtml"))
     for key, value in extras.items():
         if key.startswith("{"):
+            if rdf_only(key, value, loc, ctx):
+                continue
             text = xml_extra(key, value, loc, ctx, default_namespace=False)
             if text is not None:
                 parts.append(text)

@@ -433,6 +433,8 @@ def xml_extras(
     out: list[str] = []
     for key, value in entry.extras.items():
         if key.startswith("{"):
+            if not default_namespace and rdf_only(key, value, entry.loc, ctx):
+                continue
             text = xml_extra(key, value, entry.loc, ctx, default_namespace=default_namespace)
             if text is not None:
                 out.append(undeclared(text, declared))
@@ -440,6 +442,19 @@ def xml_extras(
             dropped.add(key)
             ctx.info("field-dropped", f"extra {key!r} has no place in this format and is not written")
     return out
+
+
+RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+
+
+def rdf_only(key: str, value: str, loc: str, ctx: Context) -> bool:
+    """True (reported, ``extra-dropped``) for an extra an RSS 2.0 item cannot hold: RSS 1.0 module markup
+    that uses RDF (``<l:permalink rdf:resource="..."/>``, an ``rdf:`` element or attribute); RSS 2.0 has no
+    RDF, so the W3C validator reports it (``UndefinedElement``, ``UnexpectedAttribute``)."""
+    if RDF_NS not in value:
+        return False
+    ctx.info("extra-dropped", f"extra {key!r} of {loc} is RDF markup (RSS 1.0), which RSS 2.0 cannot hold; not written")
+    return True
 
 
 def report_unwritable(value: str, what: str, loc: str, ctx: Context) -> None:
