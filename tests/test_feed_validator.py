@@ -229,8 +229,8 @@ def test_written_feeds_pass_the_w3c_feed_validator(corpus_dir: Path) -> None:
 #: What still remains in the full run (858 valid test feeds + 554 corpus files, each to rss and ror: 72
 #: events over 2,594 outputs), by event class, the most per target: content feedmap passes on as read
 #: (HTML in descriptions and extras, a relative link with no base, an IPv6 literal, repeated URLs).  A class
-#: not listed here, or more of one, fails the test; none of the warnings issue 9 names (ReservedPrefix, unused UnknownNamespace, DuplicateItemSemantics, MissingGuid,
-#: MissingAtomSelfLink) is left.
+#: not listed here, or more of one, fails the test; none of the warnings issue 9 names (ReservedPrefix,
+#: unused UnknownNamespace, DuplicateItemSemantics, MissingGuid, MissingAtomSelfLink) is left.
 KNOWN_REMAINING = {
     "ContainsHTML": 13,
     "NotHtml": 7,
