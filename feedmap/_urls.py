@@ -113,9 +113,10 @@ def encode_url(url: str) -> str:
     url = _LONE_PERCENT.sub("%25", url)
     try:
         parts = urlsplit(url)
-    except ValueError:  # an authority urlsplit refuses ("http://[::1/x"): escaped as a whole, '#' kept once
+    except ValueError:  # an authority urlsplit refuses ("http://[::1/x"): escaped as a whole (its brackets
+        # too: they stand around no IP literal), the first '#' kept
         head, sep, fragment = url.partition("#")
-        return quote(head, safe=_QUERY_SAFE + "[]") + sep + quote(fragment, safe=_QUERY_SAFE)
+        return quote(head, safe=_QUERY_SAFE) + sep + quote(fragment, safe=_QUERY_SAFE)
     netloc = parts.netloc
     if parts.hostname and not parts.hostname.isascii():
         userinfo, _, hostport = netloc.rpartition("@")

@@ -99,7 +99,7 @@ def test_cli_keep_urls_and_encode_urls(capsys: pytest.CaptureFixture[str], tmp_p
 
 def test_an_unparsable_url_is_encoded_without_a_traceback() -> None:
     data, _ = write([Entry(loc="http://[::1/x ü")], "rss")
-    assert b"http://[::1/x%20%C3%BC" in data
+    assert b"http://%5B::1/x%20%C3%BC" in data
 
 
 # ------------------------------------------------------------------------------------- item 8: .gz output
