@@ -13,7 +13,17 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, urlsplit, urlunsplit
 
-__all__ = ["MAX_LOC_LENGTH", "check_loc", "encode_url", "is_absolute_url", "is_http_url", "origin", "same_site"]
+__all__ = [
+    "MAX_LOC_LENGTH",
+    "check_loc",
+    "encode_url",
+    "is_absolute_url",
+    "is_http_url",
+    "is_uri",
+    "not_in_iris",
+    "origin",
+    "same_site",
+]
 
 MAX_LOC_LENGTH = 2048
 _ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#]+")
@@ -30,13 +40,15 @@ def is_absolute_url(value: str) -> bool:
     return _ABSOLUTE.match(value) is not None
 
 
-# An absolute URL without white space and with a well-formed authority (no stray '[', ']' or '@', a port of
-# at most four digits: five may be out of range): what
+# An absolute URL without white space or characters no URI holds, and with a well-formed authority (no stray
+# '[', ']' or '@', a port of at most four digits: five may be out of range): what
 # nearly every loc is (one regex call on the hot path).  Anything else is looked at by urlsplit.
 _PLAIN_LOC = re.compile(
-    r"[A-Za-z][A-Za-z0-9+.-]*://(?:[^\s/?#\[\]@]*@)?(?:\[[0-9A-Fa-f:.]+\]|[^\s/?#\[\]@:]+)(?::[0-9]{0,4})?"
-    r"(?:[/?#]\S*)?"
+    r"[A-Za-z][A-Za-z0-9+.-]*://(?:[^\s/?#\[\]@]*@)?(?:\[[0-9A-Fa-f:.]+\]|[^\s/?#\[\]@:<>\"{}|\\^`]+)(?::[0-9]{0,4})?"
+    r"(?:[/?#][^\s<>\"{}|\\^`]*)?"
 )
+#: Printable ASCII that RFC 3986 §2 allows nowhere in a URI (RFC 3986 Appendix C: "excluded" delimiters).
+_NOT_IN_URIS = re.compile(r"[<>\"{}|\\^`]")
 
 
 def check_loc(loc: str) -> str | None:
@@ -48,12 +60,38 @@ def check_loc(loc: str) -> str | None:
     if len(loc) >= MAX_LOC_LENGTH:
         return f"URL is {len(loc):,} characters long; the protocol allows fewer than {MAX_LOC_LENGTH:,}"
     if _SPACE.search(loc) is not None:
-        return f"{loc!r} contains white space; encode it as %20"
+        return f"{loc!r} contains white space; XML outputs encode it as %20 unless told to keep URLs as read"
+    bad = _NOT_IN_URIS.findall(loc)
+    if bad:
+        shown = " ".join(dict.fromkeys(bad))
+        return f"{loc!r} contains {shown}, which a URI cannot hold; XML outputs encode them unless told to keep URLs"
     try:
         urlsplit(loc).port  # noqa: B018 - parses the authority: a bad IPv6 literal or port raises
     except ValueError as exc:
         return f"{loc!r} is not a valid URL ({exc})"
     return None
+
+
+# RFC 3986 §2: unreserved, reserved and pct-encoded characters, nothing else; '[' and ']' (legal only around
+# an IP literal host) and a second '#' are left to encode_url, which knows where they stand.
+_URI_CHARACTERS = re.compile(r"[A-Za-z0-9\-._~:/?#@!$&'()*+,;=%]*")
+
+
+def is_uri(url: str) -> bool:
+    """True when ``url`` holds only characters a URI may hold (RFC 3986 §2), every ``%`` starting an
+    escape, and at most one ``#``: :func:`encode_url` would leave it as it is."""
+    if _URI_CHARACTERS.fullmatch(url) is None or url.count("#") > 1:
+        return False
+    return "%" not in url or _LONE_PERCENT.search(url) is None
+
+
+_BLANK_OR_EXCLUDED = re.compile(r"[ \t\n\r<>\"{}|\\^`]")
+
+
+def not_in_iris(url: str) -> str:
+    """The blanks and RFC 3986 "excluded" characters in ``url`` (no URI or IRI holds them), shown; "" if none."""
+    found = _BLANK_OR_EXCLUDED.findall(url)
+    return " ".join(repr(char) for char in dict.fromkeys(found))
 
 
 def _encode_host(host: str) -> str:
@@ -73,7 +111,12 @@ def encode_url(url: str) -> str:
     escape becomes ``%25``.  Applying it twice changes nothing more.
     """
     url = _LONE_PERCENT.sub("%25", url)
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # an authority urlsplit refuses ("http://[::1/x"): escaped as a whole (its brackets
+        # too: they stand around no IP literal), the first '#' kept
+        head, sep, fragment = url.partition("#")
+        return quote(head, safe=_QUERY_SAFE) + sep + quote(fragment, safe=_QUERY_SAFE)
     netloc = parts.netloc
     if parts.hostname and not parts.hostname.isascii():
         userinfo, _, hostport = netloc.rpartition("@")

@@ -28,6 +28,7 @@ from feedmap.converters.kinds import report_kind_change
 from feedmap.errors import Diagnostic, FormatError, Reporter
 from feedmap.model import ENTRY_FIELDS, DocKind, Document, Entry
 from feedmap.registry import FormatSpec
+from feedmap.sinks import gzip_named, gzipped
 from feedmap.sources import (
     DEFAULT_MAX_BYTES,
     SinkLike,
@@ -240,6 +241,9 @@ def _write(doc: Document, sink: SinkLike, spec: FormatSpec, ctx: Context) -> int
     assert spec.writer is not None
     staged = Document(doc.meta, _watch_dropped(doc.entries, spec, ctx), diagnostics=doc.diagnostics)
     with open_sink(sink) as out:
+        if gzip_named(sink):  # -o sitemap.xml.gz: the format is the name's without .gz, the bytes are gzip
+            with gzipped(out) as compressed:
+                return spec.writer(staged, compressed, ctx=ctx)
         return spec.writer(staged, out, ctx=ctx)
 
 
@@ -251,6 +255,7 @@ def write(
     *,
     schema_location: bool = False,
     encode_urls: bool = False,
+    keep_urls: bool = False,
     on_diagnostic: DiagnosticHandler | None = None,
     reporter: Reporter | None = None,
 ) -> Summary:
@@ -269,7 +274,7 @@ def write(
     """
     spec = _writer_spec(format)
     document = doc if isinstance(doc, Document) else Document(entries=doc)
-    options = Options(strict=strict, schema_location=schema_location, encode_urls=encode_urls)
+    options = Options(strict=strict, schema_location=schema_location, encode_urls=encode_urls, keep_urls=keep_urls)
     ctx = Context(reporter=_reporter(reporter, strict, on_diagnostic), options=options, name=_sink_name(sink))
     staged = document
     for step in converters.plan(document, spec.name, check=document.format is None):

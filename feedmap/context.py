@@ -109,7 +109,12 @@ class Options:
     #: a fetched (or ``--map``-ped) document's URL comes first.
     base_url: str | None = None
     schema_location: bool = False
+    #: Write IRIs as URIs in every output, text included (``--encode-urls``).  XML outputs do it anyway
+    #: unless ``keep_urls``; JSON lines never do (they keep what was read).
     encode_urls: bool = False
+    #: ``--keep-urls``: XML outputs write URLs as read, not encoded (characters a URI cannot hold are
+    #: reported, never passed on silently).
+    keep_urls: bool = False
     #: Feed channel metadata for the rss and ror writers (default: the input's, else derived from the URLs).
     channel_title: str | None = None
     channel_link: str | None = None

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
+import gzip
 import io
 import os
 import stat
@@ -35,7 +36,7 @@ from feedmap.errors import SourceError
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer
 
-__all__ = ["GuardedOutput", "SinkLike", "cannot_write", "open_sink"]
+__all__ = ["GuardedOutput", "SinkLike", "cannot_write", "gzip_named", "open_sink"]
 
 SinkLike = Union[str, "os.PathLike[str]", BinaryIO, None]
 
@@ -170,6 +171,19 @@ def open_sink(target: SinkLike) -> Iterator[BinaryIO]:
         return
     with _replacing(name, present) as out:
         yield out
+
+
+def gzip_named(target: SinkLike) -> bool:
+    """True for a path whose name ends in ``.gz``: what is written there is gzip-compressed."""
+    return isinstance(target, (str, os.PathLike)) and os.fspath(target).lower().endswith(".gz")
+
+
+@contextlib.contextmanager
+def gzipped(out: BinaryIO) -> Iterator[BinaryIO]:
+    """A gzip stream (RFC 1952) over ``out`` that is the same bytes for the same input: no file name and
+    an mtime of 0 in the header (``gzip -n``), compression level 6 (gzip's own default)."""
+    with gzip.GzipFile(filename="", mode="wb", fileobj=out, compresslevel=6, mtime=0) as compressed:
+        yield compressed  # type: ignore[misc]
 
 
 # ------------------------------------------------------------------------------------ what is at the path

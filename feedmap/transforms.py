@@ -46,7 +46,7 @@ from typing import Any, overload
 from urllib.parse import urljoin, urlsplit
 
 from feedmap._dates import W3CDate
-from feedmap._urls import check_loc, is_absolute_url
+from feedmap._urls import check_loc, encode_url, is_absolute_url, is_uri
 from feedmap.context import Context, Options
 from feedmap.errors import Diagnostic, Reporter
 from feedmap.model import Document, Entry, Position, new_entry
@@ -420,6 +420,13 @@ class _Repeats:
             ctx.info("duplicates-merged", f"{self.total} repeated URLs merged, {merged}")
 
 
+def _as_written(ctx: Context) -> Callable[[str], str]:
+    """The URL an XML output writes for a loc: two spellings of one URL (an IRI and its URI) are one guid."""
+    if ctx.options.keep_urls and not ctx.options.encode_urls:
+        return lambda loc: loc
+    return lambda loc: loc if is_uri(loc) else encode_url(loc)
+
+
 def merged_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
     """:func:`merge_duplicates` with a context (the step form).
 
@@ -429,15 +436,16 @@ def merged_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
     collided: dict[Any, int] = {}  # loc -> offset, for a loc whose hash another loc has (rare)
     repeats = _Repeats("first here")
     spool = _Spool()
+    written = _as_written(ctx)
     try:
         for entry in entries:
-            loc = entry.loc
+            loc = written(entry.loc)
             table: dict[Any, int] = kept
             key: object = hash(loc)
             offset = kept.get(key)
             if offset is not None:
                 current = spool.get(offset)
-                if current.loc != loc:
+                if written(current.loc) != loc:
                     table, key = collided, loc
                     offset = collided.get(loc)
                     current = spool.get(offset) if offset is not None else current

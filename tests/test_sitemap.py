@@ -47,10 +47,12 @@ def urlset(body: str, namespace: str | None = SM, extra: str = "") -> bytes:
 
 
 def write(
-    entries: Iterable[Entry], *, schema_location: bool = False, encode_urls: bool = False
+    entries: Iterable[Entry], *, schema_location: bool = False, encode_urls: bool = False, keep_urls: bool = False
 ) -> tuple[bytes, list[Diagnostic]]:
     sink = io.BytesIO()
-    summary = feedmap.write(entries, sink, "sitemap", schema_location=schema_location, encode_urls=encode_urls)
+    summary = feedmap.write(
+        entries, sink, "sitemap", schema_location=schema_location, encode_urls=encode_urls, keep_urls=keep_urls
+    )
     return sink.getvalue(), summary.diagnostics
 
 
@@ -544,7 +546,7 @@ def test_writer_escapes_markup_characters(loc: str) -> None:
         images=(Image(loc=loc, caption=f"caption {loc}", title="a & b < c > d ' e \" f"),),
         alternates=(Alternate(hreflang="de", href=loc),),
     )
-    data, _ = write([entry])
+    data, _ = write([entry], keep_urls=True)  # the escaping of URLs as read (encoded, they hold no markup)
     body = data.decode().split("\n", 2)[2]
     assert "&amp;" in body or "&" not in loc
     for raw, escaped in (("<", "&lt;"), (">", "&gt;"), ("'", "&apos;"), ('"', "&quot;")):
@@ -552,7 +554,8 @@ def test_writer_escapes_markup_characters(loc: str) -> None:
             assert escaped in body
     entries, diagnostics, _ = read(data)
     assert entries == [entry]
-    assert codes(diagnostics) == []
+    # characters no URI holds are kept as read, never silently: each such loc is reported
+    assert codes(diagnostics) == (["invalid-loc"] if set(loc) & set('<>"') else [])
 
 
 def test_writer_escapes_every_markup_character_in_one_value() -> None:
@@ -588,7 +591,7 @@ HOME = "https://www.example.com/"
     ],
 )
 def test_every_dropped_character_is_reported(entry: Entry, what: str) -> None:
-    data, diagnostics = write([entry])
+    data, diagnostics = write([entry], keep_urls=True)  # encoded URLs hold no control character
     assert [(d.code, d.level) for d in diagnostics] == [("character-dropped", Level.WARNING)]
     assert what in diagnostics[0].message
     etree.fromstring(data)
@@ -692,7 +695,7 @@ def test_a_no_namespace_extra_stays_out_of_the_sitemap_namespace() -> None:
 
 
 def test_writer_starts_with_the_declaration_and_writes_utf8() -> None:
-    data, _ = write([Entry(loc="https://www.example.com/café/日本")])
+    data, _ = write([Entry(loc="https://www.example.com/café/日本")], keep_urls=True)
     assert data.startswith(b'<?xml version="1.0" encoding="UTF-8"?>\n<urlset ')
     assert "https://www.example.com/café/日本".encode() in data
     data.decode("utf-8")
@@ -713,7 +716,10 @@ def test_encode_urls_on_the_protocol_example() -> None:
     data, diagnostics = write([Entry(loc=example)], encode_urls=True)
     assert b"<loc>http://www.example.com/%C3%BCmlat.html&amp;q=name</loc>" in data
     assert [(d.code, d.level) for d in diagnostics] == [("url-encoded", Level.INFO)]
-    plain, plain_diagnostics = write([Entry(loc=example)])
+    by_default, default_diagnostics = write([Entry(loc=example)])
+    assert by_default == data
+    assert [(d.code, d.level) for d in default_diagnostics] == [("url-encoded", Level.INFO)]
+    plain, plain_diagnostics = write([Entry(loc=example)], keep_urls=True)
     assert "<loc>http://www.example.com/ümlat.html&amp;q=name</loc>".encode() in plain
     assert codes(plain_diagnostics) == []
 

@@ -24,6 +24,7 @@ from test_roundtrip import ROUND_TRIP_FORMATS, entries_for
 
 import feedmap
 from feedmap import ChangeFreq, Entry, W3CDate
+from feedmap._urls import check_loc
 from feedmap.errors import Level, Reporter, StrictError
 from feedmap.registry import FormatSpec, get
 
@@ -86,7 +87,8 @@ def test_our_output_of_every_sample_reads_back_strictly(case: Case, target: str)
 
 def test_the_samples_include_clean_inputs_of_every_readable_format() -> None:
     clean = {case.fmt for case in CASES if not read_case(case)[1]}
-    assert {"sitemap", "sitemapindex", "rss", "jsonl"} <= clean  # the ror sample is a lenient one
+    # the ror sample is a lenient one; the jsonl sample holds a quote in a loc, which a URI cannot hold (reported)
+    assert {"sitemap", "sitemapindex", "rss"} <= clean
 
 
 # ------------------------------------------------------------------------------------------------ generated
@@ -96,7 +98,8 @@ def test_the_samples_include_clean_inputs_of_every_readable_format() -> None:
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_generated_entries_read_back_strictly(spec: FormatSpec, data: st.DataObject) -> None:
-    entries = data.draw(st.lists(entries_for(spec), min_size=1, max_size=4, unique_by=lambda e: e.loc), label="entries")
+    valid = entries_for(spec).filter(lambda entry: check_loc(entry.loc) is None)  # jsonl and text keep locs as read
+    entries = data.draw(st.lists(valid, min_size=1, max_size=4, unique_by=lambda e: e.loc), label="entries")
     assert len(read_strictly(write(entries, spec.name), spec.name)) == len(entries)
 
 
@@ -106,7 +109,13 @@ def test_generated_entries_read_back_strictly(spec: FormatSpec, data: st.DataObj
 def test_any_format_written_from_general_entries_reads_back_strictly(spec: FormatSpec, data: st.DataObject) -> None:
     """Entries as the most general format holds them (any text, any extras), into every format."""
     entries = data.draw(
-        st.lists(entries_for(get("jsonl")), min_size=1, max_size=4, unique_by=lambda e: e.loc), label="entries"
+        st.lists(
+            entries_for(get("jsonl")).filter(lambda entry: check_loc(entry.loc) is None),
+            min_size=1,
+            max_size=4,
+            unique_by=lambda e: e.loc,
+        ),
+        label="entries",
     )
     assert len(read_strictly(write(entries, spec.name), spec.name)) == len(entries)
 

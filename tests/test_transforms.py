@@ -470,3 +470,13 @@ def test_full_entry_equals_the_keyword_constructor() -> None:
     assert fast == slow
     assert [getattr(fast, f.name) for f in dataclasses.fields(Entry)] == list(values.values())
     assert dataclasses.replace(fast) == fast
+
+
+@pytest.mark.parametrize("target", ["rss", "ror", "sitemap"])
+def test_two_spellings_of_one_url_are_one_entry_in_xml_output(target: str) -> None:
+    # an IRI and its URI are written as the same URI: a feed would repeat a guid, a sitemap a loc
+    entries = [Entry(loc="http://bücher.example/"), Entry(loc="http://xn--bcher-kva.example/")]
+    out = io.BytesIO()
+    summary = feedmap.write(entries, out, target)
+    assert out.getvalue().count(b"<loc>" if target == "sitemap" else b"<link>http://xn--bcher") == 1
+    assert "duplicate-loc" in [d.code for d in summary.diagnostics]

@@ -83,10 +83,17 @@ def add_parser(subparsers: Any) -> None:
         action="store_true",
         help="add xmlns:xsi and xsi:schemaLocation to XML sitemaps for schema validators",
     )
-    parser.add_argument(
+    urls = parser.add_mutually_exclusive_group()
+    urls.add_argument(
         "--encode-urls",
         action="store_true",
-        help="write IRIs as URIs: IDNA host names, UTF-8 percent-escapes (each change reported)",
+        help="write IRIs as URIs (IDNA host names, UTF-8 percent-escapes; each change reported) in every "
+        "output, text included; XML outputs (sitemap, sitemapindex, rss, ror) do it by default",
+    )
+    urls.add_argument(
+        "--keep-urls",
+        action="store_true",
+        help="XML outputs write URLs as read, not encoded as URIs (a URL that is no URI is reported)",
     )
     pages = parser.add_argument_group("page enrichment")
     pages.add_argument(
@@ -168,6 +175,7 @@ def run(args: argparse.Namespace) -> int:
         args,
         schema_location=args.schema_location,
         encode_urls=args.encode_urls,
+        keep_urls=args.keep_urls,
         channel_title=args.title,
         channel_link=args.link,
         channel_description=args.description,

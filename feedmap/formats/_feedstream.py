@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from urllib.parse import urljoin
 
+import lxml.html
 from lxml import etree
 
 from feedmap._dates import W3CDate, from_rfc822
@@ -418,9 +419,30 @@ def _guid(child: etree._Element, fields: _Fields) -> None:
         fields.permalink = _resolved(child, text)
 
 
+#: Atom text constructs holding markup (RFC 4287 §3.1.1): a title of these types is read as its plain text.
+_MARKUP_TYPES = frozenset({"html", "xhtml", "text/html", "application/xhtml+xml"})
+
+
+def _title_text(child: etree._Element) -> str:
+    """A title as plain text: Atom ``type="html"``/``"xhtml"`` markup becomes its text content (an RSS 2.0
+    title is plain text; markup in it is the W3C validator's ``ContainsHTML``)."""
+    return plain_title(_text(child), child.get("type", ""))
+
+
+def plain_title(text: str, kind: str) -> str:
+    """``text`` as plain text when ``kind`` (an Atom text construct's type) says it holds markup."""
+    if kind.strip().lower() not in _MARKUP_TYPES or ("<" not in text and "&" not in text):
+        return text
+    try:
+        fragment = lxml.html.fragment_fromstring(text, create_parent="div")
+    except (etree.LxmlError, ValueError):
+        return text
+    return " ".join(fragment.text_content().split())
+
+
 def _title(child: etree._Element, fields: _Fields) -> None:
     if fields.title is None:
-        fields.title = _text(child)
+        fields.title = _title_text(child)
 
 
 def _summary(child: etree._Element, fields: _Fields) -> None:
@@ -661,7 +683,7 @@ def _channel_meta(container: etree._Element, meta: DocMeta) -> None:
         if namespace not in CORE_NAMESPACES and not (namespace == DC_NS and local in ("title", "description")):
             continue
         if local == "title" and meta.title is None:
-            meta.title = _text(child) or None
+            meta.title = _title_text(child) or None
         elif local == "link" and meta.link is None:
             href = child.get("href")
             rel = link_relation(child.get("rel"))

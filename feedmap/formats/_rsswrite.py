@@ -4,9 +4,12 @@ Spec: RSS 2.0.11 (https://www.rssboard.org/rss-specification) and the RSS Best P
 ``<rss version="2.0">`` with one ``<channel>`` whose ``title``, ``link`` and ``description`` are present and
 non-empty; each item has a ``title`` or a ``description``; ``guid`` is the item's permalink; dates are
 RFC 822 with four-digit years (:func:`email.utils.format_datetime`, never the locale); ``atom:link
-rel="self"`` names the feed's own URL when it is known.  Extension elements live in namespaces declared
-once on the root: the sitemap namespace for ``changefreq``/``priority``, Dublin Core ``dc:date`` for the
-exact W3C lastmod, the Google image namespace for images, XHTML for hreflang links.
+rel="self"`` names the feed's own URL when it is known.  Extension elements (the sitemap namespace for
+``changefreq``/``priority``, Dublin Core ``dc:date`` for a lastmod RFC 822 cannot hold exactly, the Google
+image namespace for images, XHTML for hreflang links) live in namespaces declared only when used (an unused
+declaration is a W3C Feed Validator warning): the writer still streams, so it renders the first batch of
+items before the root, declares there the namespaces that batch uses, and declares a namespace first used
+by a later item on that item's element (:class:`Namespaces`).
 """
 
 from __future__ import annotations
@@ -19,11 +22,36 @@ from urllib.parse import urlsplit
 from feedmap.context import Context
 from feedmap.model import Document, Entry
 
-__all__ = ["ChannelInfo", "channel_info", "peek_first", "site_of", "write_channel"]
+__all__ = ["ChannelInfo", "Namespaces", "channel_info", "peek_first", "site_of", "write_channel"]
 
 ATOM_NS = "http://www.w3.org/2005/Atom"
 DC_NS = "http://purl.org/dc/elements/1.1/"
 _CHANNEL = "the channel"
+#: Items rendered before the root element is written (their namespaces are declared on it).
+FIRST_BATCH = 512
+
+
+class Namespaces:
+    """The namespace declarations of a streamed feed: on the root for what the first items use, else on
+    the element.  ``declare(prefix)`` is what an element of that prefix needs in its start tag."""
+
+    def __init__(self, known: dict[str, str], always: tuple[str, ...] = ()) -> None:
+        self.known = known
+        self.used: set[str] = set(always)
+        self.root: frozenset[str] | None = None  # None while the root's declarations are being gathered
+
+    def declare(self, prefix: str) -> str:
+        if self.root is None:
+            self.used.add(prefix)
+            return ""
+        if prefix in self.root:
+            return ""
+        return f' xmlns:{prefix}="{self.known[prefix]}"'
+
+    def close_root(self) -> str:
+        """The root's declarations (those used so far, in a fixed order); later uses declare on the element."""
+        self.root = frozenset(self.used)
+        return "".join(f' xmlns:{prefix}="{uri}"' for prefix, uri in self.known.items() if prefix in self.root)
 
 
 class ChannelInfo:
@@ -35,7 +63,7 @@ class ChannelInfo:
         self.description = description
         self.self_url = self_url
 
-    def elements(self, ctx: Context) -> str:
+    def elements(self, ctx: Context, namespaces: Namespaces) -> str:
         """The channel's title, link, description and ``atom:link``; characters XML cannot hold are reported."""
         from feedmap.formats.sitemap import attribute_of, text_of
 
@@ -50,7 +78,8 @@ class ChannelInfo:
         ]
         if self.self_url:
             self_url = attribute_of(self.self_url, "atom:link href", _CHANNEL, ctx)
-            parts += ['<atom:link href="', self_url, '" rel="self" type="application/rss+xml"/>']
+            atom = namespaces.declare("atom")
+            parts += [f'<atom:link{atom} href="', self_url, '" rel="self" type="application/rss+xml"/>']
         return "".join(parts)
 
 
@@ -91,27 +120,29 @@ def write_channel(
     sink: BinaryIO,
     ctx: Context,
     *,
-    namespaces: str,
+    namespaces: Namespaces,
     title_prefix: str,
     item: Callable[[Entry, set[str]], str],
     after_channel: Callable[[ChannelInfo], str] = lambda channel: "",
 ) -> int:
     """Write ``<rss version="2.0">`` with one channel and an item per entry; returns the item count.
 
-    ``item`` renders one entry (its second argument collects extras already reported as dropped);
-    ``after_channel`` renders what comes between the channel elements and the items (ROR's header item).
+    ``item`` renders one entry (its second argument collects extras already reported as dropped), declaring
+    its namespaces through ``namespaces``; ``after_channel`` renders what comes between the channel elements
+    and the items (ROR's header item).
     """
     from feedmap.formats.sitemap import SizeWatch, write_blocks
 
     first, entries = peek_first(doc)
     channel = channel_info(doc, first, ctx, title_prefix=title_prefix)
-    header = (
-        f'<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"{namespaces}>\n<channel>'
-        f"{channel.elements(ctx)}\n{after_channel(channel)}"
-    )
+    head = f"<channel>{channel.elements(ctx, namespaces)}\n{after_channel(channel)}"
     dropped: set[str] = set()
     blocks = (item(entry, dropped) for entry in entries)
-    count = write_blocks(sink, header, "</channel>\n</rss>\n", blocks, SizeWatch(ctx, "items"))
+    first_batch = list(itertools.islice(blocks, FIRST_BATCH))
+    header = f'<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"{namespaces.close_root()}>\n{head}'
+    count = write_blocks(
+        sink, header, "</channel>\n</rss>\n", itertools.chain(first_batch, blocks), SizeWatch(ctx, "items")
+    )
     if count == 0:
         ctx.warning("empty-document", "no entries: wrote a feed channel without items")
     return count

@@ -30,7 +30,7 @@ from typing import BinaryIO
 
 from lxml import etree
 
-from feedmap._dates import from_rfc822
+from feedmap._dates import from_rfc822, to_rfc822
 from feedmap._xml import (
     IMAGE_NS,
     SITEMAP_NAMESPACES,
@@ -46,7 +46,7 @@ from feedmap.errors import ReadError, Reporter
 from feedmap.formats._extras import TEXT_NAME, xml_extra
 from feedmap.formats._feedstream import real_title
 from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc, read_priority
-from feedmap.formats._rsswrite import ATOM_NS, write_channel
+from feedmap.formats._rsswrite import ATOM_NS, Namespaces, write_channel
 from feedmap.formats.rss import item_core
 from feedmap.formats.sitemap import (
     alternate_elements,
@@ -54,6 +54,7 @@ from feedmap.formats.sitemap import (
     format_priority,
     holds_markup,
     image_elements,
+    rdf_only,
     read_image,
     serialize_element,
     text_of,
@@ -341,9 +342,11 @@ def _ror(name: str, value: str, loc: str, ctx: Context) -> str:
     return f"<ror:{name}>{text_of(value, f'ror:{name}', loc, ctx)}</ror:{name}>"
 
 
-def _item(entry: Entry, ctx: Context, dropped: set[str]) -> str:
+def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces) -> str:
     loc = entry.loc
     parts = item_core(entry, ctx)
+    if entry.lastmod is not None:
+        parts += ["<pubDate>", to_rfc822(entry.lastmod), "</pubDate>"]  # ror:updated keeps the exact text
     if entry.keywords:
         parts.append(_ror("keywords", ", ".join(entry.keywords), loc, ctx))
     if entry.lastmod is not None:
@@ -367,11 +370,15 @@ def _item(entry: Entry, ctx: Context, dropped: set[str]) -> str:
     if entry.priority is not None:
         priority = format_priority(entry.priority, ctx, loc)
         if priority is not None:
-            parts += ["<sitemap:priority>", priority, "</sitemap:priority>"]
-    parts += image_elements(entry, ctx)
-    parts += alternate_elements(entry, ctx)
+            parts += [f"<sitemap:priority{namespaces.declare('sitemap')}>", priority, "</sitemap:priority>"]
+    if entry.images:
+        parts += image_elements(entry, ctx, namespaces.declare("image"))
+    if entry.alternates:
+        parts += alternate_elements(entry, ctx, namespaces.declare("xhtml"))
     for key, value in extras.items():
         if key.startswith("{"):
+            if rdf_only(key, value, loc, ctx):
+                continue
             text = xml_extra(key, value, loc, ctx, default_namespace=False)
             if text is not None:
                 parts.append(text)
@@ -397,7 +404,11 @@ def _header_item(doc: Document, link: str, title: str, ctx: Context) -> str:
         text_of(extras.get("header:title", title), "title", _HEADER, ctx),
         "</title><link>",
         text_of(extras.get("header:link", link), "link", _HEADER, ctx),
-        "</link>",
+        # a guid of its own (the validator's MissingGuid otherwise), not the link: a page of the sitemap
+        # is often the site's home page, and two items must not share a guid
+        '</link><guid isPermaLink="false">',
+        text_of(extras.get("header:link", link), "guid", _HEADER, ctx),
+        "#ror-sitemap</guid>",
     ]
     if "header:description" in extras:
         description = text_of(extras["header:description"], "description", _HEADER, ctx)
@@ -414,20 +425,19 @@ def _header_item(doc: Document, link: str, title: str, ctx: Context) -> str:
     return "".join(parts)
 
 
-NAMESPACES = (
-    f' xmlns:ror="{ROR_NS}" xmlns:sitemap="{SITEMAP_NS}" xmlns:image="{IMAGE_NS}"'
-    f' xmlns:xhtml="{XHTML_NS}" xmlns:atom="{ATOM_NS}"'
-)
+#: Every namespace a ROR document may use, by prefix: ``ror`` always, the others only when used.
+NAMESPACES = {"ror": ROR_NS, "sitemap": SITEMAP_NS, "image": IMAGE_NS, "xhtml": XHTML_NS, "atom": ATOM_NS}
 
 
 def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
+    namespaces = Namespaces(NAMESPACES, always=("ror",))
     return write_channel(
         doc,
         sink,
         ctx,
-        namespaces=NAMESPACES,
+        namespaces=namespaces,
         title_prefix="ROR Sitemap for",
-        item=lambda entry, dropped: _item(entry, ctx, dropped),
+        item=lambda entry, dropped: _item(entry, ctx, dropped, namespaces),
         after_channel=lambda channel: _header_item(doc, channel.link, channel.title, ctx),
     )
 

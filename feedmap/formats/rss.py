@@ -35,7 +35,7 @@ from typing import Any, BinaryIO
 
 from lxml import etree
 
-from feedmap._dates import to_rfc822
+from feedmap._dates import W3CDate, from_rfc822, to_rfc822
 from feedmap._xml import IMAGE_NS, SITEMAP_NS, XHTML_NS, line_of, peek_root
 from feedmap.context import Context
 from feedmap.errors import ReadError
@@ -49,11 +49,12 @@ from feedmap.formats._feedstream import (
     feed_date,
     item_entry,
     link_relation,
+    plain_title,
     real_title,
     replace_surrogate_refs,
 )
 from feedmap.formats._fields import read_loc
-from feedmap.formats._rsswrite import ATOM_NS, DC_NS, write_channel
+from feedmap.formats._rsswrite import ATOM_NS, DC_NS, Namespaces, write_channel
 from feedmap.formats.sitemap import (
     alternate_elements,
     format_priority,
@@ -184,10 +185,17 @@ def _entries(parsed: Any, ctx: Context, raw: _RawLinks | None, skip: int = 0) ->
                 if lastmod is not None:
                     break
         keywords = tuple(tag["term"].strip() for tag in item.get("tags", []) if tag.get("term", "").strip())
-        title = real_title(item.get("title") or None, loc_text, loc)
+        title = real_title(_feed_title(item) or None, loc_text, loc)
         summary = item.get("summary") or None
         origin = new_position(ctx.name, 0)
         yield full_entry(loc, lastmod, None, None, title, summary, keywords, None, (), (), {}, origin)
+
+
+def _feed_title(node: Any) -> str:
+    """feedparser's title, as plain text when its type says it holds markup (as the lxml path reads it)."""
+    title = str(node.get("title") or "")
+    detail = node.get("title_detail") or {}
+    return plain_title(title, str(detail.get("type", ""))) if title else title
 
 
 def _feedparse(data: bytes, ctx: Context, broken: etree.LxmlError | None) -> Any:
@@ -235,7 +243,7 @@ def _read_with_feedparser(
     atom = str(parsed.get("version", "")).startswith("atom")
     meta = DocMeta(
         kind=DocKind.FEED,
-        title=feed.get("title") or None,
+        title=_feed_title(feed) or None,
         link=(_atom_link(feed) if atom else feed.get("link")) or None,
         description=feed.get("subtitle") or feed.get("description") or None,
     )
@@ -323,7 +331,7 @@ def read(source: Source, *, ctx: Context) -> Document:
 
 
 def item_core(entry: Entry, ctx: Context) -> list[str]:
-    """title, link, guid, description, pubDate, categories of an RSS 2.0 item."""
+    """title, link, guid and description of an RSS 2.0 item (the start tag included)."""
     loc = loc_text(entry, ctx)
     parts: list[str] = ["<item>"]
     title = entry.title
@@ -334,43 +342,61 @@ def item_core(entry: Entry, ctx: Context) -> list[str]:
     parts += ["<link>", loc, '</link><guid isPermaLink="true">', loc, "</guid>"]
     if entry.description is not None:
         parts += ["<description>", text_of(entry.description, "description", entry.loc, ctx), "</description>"]
-    if entry.lastmod is not None:
-        parts += ["<pubDate>", to_rfc822(entry.lastmod), "</pubDate>"]
     return parts
 
 
-def _item(entry: Entry, ctx: Context, dropped: set[str]) -> str:
+def exact_rfc822(lastmod: W3CDate) -> str | None:
+    """The lastmod as an RFC 822 ``pubDate`` when that reads back as exactly the same W3C text, else None
+    (a date without a time, fractions of seconds, ``+00:00`` rather than ``Z``)."""
+    try:
+        text = to_rfc822(lastmod)
+    except (ValueError, OverflowError):
+        return None
+    back = from_rfc822(text)
+    return text if back is not None and back.text == lastmod.text else None
+
+
+def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces) -> str:
     parts = item_core(entry, ctx)
     for keyword in entry.keywords:
         parts += ["<category>", text_of(keyword, "keyword", entry.loc, ctx), "</category>"]
     if entry.lastmod is not None:
-        parts += ["<dc:date>", entry.lastmod.text, "</dc:date>"]
+        # the exact lastmod in one place (pubDate and dc:date together are the validator's DuplicateItemSemantics)
+        pub_date = exact_rfc822(entry.lastmod)
+        if pub_date is not None:
+            parts += ["<pubDate>", pub_date, "</pubDate>"]
+        else:
+            parts += [f"<dc:date{namespaces.declare('dc')}>", entry.lastmod.text, "</dc:date>"]
     if entry.changefreq is not None:
-        parts += ["<sitemap:changefreq>", entry.changefreq.value, "</sitemap:changefreq>"]
+        sitemap = namespaces.declare("sitemap")
+        parts += [f"<sitemap:changefreq{sitemap}>", entry.changefreq.value, "</sitemap:changefreq>"]
     if entry.priority is not None:
         priority = format_priority(entry.priority, ctx, entry.loc)
         if priority is not None:
-            parts += ["<sitemap:priority>", priority, "</sitemap:priority>"]
-    parts += image_elements(entry, ctx)
-    parts += alternate_elements(entry, ctx)
+            parts += [f"<sitemap:priority{namespaces.declare('sitemap')}>", priority, "</sitemap:priority>"]
+    if entry.images:
+        parts += image_elements(entry, ctx, namespaces.declare("image"))
+    if entry.alternates:
+        parts += alternate_elements(entry, ctx, namespaces.declare("xhtml"))
     if entry.extras:
-        parts += xml_extras(entry, dropped, ctx, _DECLARED, default_namespace=False)
+        parts += xml_extras(entry, dropped, ctx, {}, default_namespace=False)
     parts.append("</item>\n")
     return "".join(parts)
 
 
-_DECLARED = {"atom": ATOM_NS, "dc": DC_NS, "sitemap": SITEMAP_NS, "image": IMAGE_NS, "xhtml": XHTML_NS}
-RSS_NAMESPACES = "".join(f' xmlns:{prefix}="{uri}"' for prefix, uri in _DECLARED.items())
+#: Every namespace an RSS item may use, by prefix (declared only when used).
+RSS_NAMESPACES = {"atom": ATOM_NS, "dc": DC_NS, "sitemap": SITEMAP_NS, "image": IMAGE_NS, "xhtml": XHTML_NS}
 
 
 def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
+    namespaces = Namespaces(RSS_NAMESPACES)
     return write_channel(
         doc,
         sink,
         ctx,
-        namespaces=RSS_NAMESPACES,
+        namespaces=namespaces,
         title_prefix="Pages of",
-        item=lambda entry, dropped: _item(entry, ctx, dropped),
+        item=lambda entry, dropped: _item(entry, ctx, dropped, namespaces),
     )
 
 

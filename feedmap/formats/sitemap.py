@@ -32,7 +32,7 @@ from typing import BinaryIO
 from lxml import etree
 
 from feedmap._dates import W3CDate
-from feedmap._urls import check_loc, encode_url, is_absolute_url
+from feedmap._urls import check_loc, encode_url, is_absolute_url, is_uri, not_in_iris
 from feedmap._xml import (
     IMAGE_NS,
     SITEMAP_NAMESPACES,
@@ -394,9 +394,22 @@ class SizeWatch:
 
 
 def output_url(url: str, ctx: Context) -> str:
-    """The URL as it will be written: with --encode-urls, IRIs become URIs (each change reported)."""
-    if not ctx.options.encode_urls:
+    """The URL as an XML output writes it: an IRI becomes a URI (each change reported, ``url-encoded``),
+    unless ``--keep-urls`` (then a URL holding blanks or characters no URI holds is reported, ``url-not-encoded``)."""
+    options = ctx.options
+    if options.keep_urls and not options.encode_urls:
+        bad = not_in_iris(url)
+        if bad:
+            message = f"{url!r} holds {bad}, which no URI or IRI may; written as read (URLs kept as read)"
+            ctx.warning("url-not-encoded", message)
         return url
+    return encoded_url(url, ctx)
+
+
+def encoded_url(url: str, ctx: Context) -> str:
+    """``url`` as a URI (:func:`feedmap._urls.encode_url`); a change is reported (``url-encoded``)."""
+    if is_uri(url):
+        return url  # nearly every URL: nothing to encode, one regex call
     encoded = encode_url(url)
     if encoded != url:
         ctx.info("url-encoded", f"{url} written as {encoded}")
@@ -446,6 +459,8 @@ def xml_extras(
     out: list[str] = []
     for key, value in entry.extras.items():
         if key.startswith("{"):
+            if not default_namespace and rdf_only(key, value, entry.loc, ctx):
+                continue
             text = xml_extra(key, value, entry.loc, ctx, default_namespace=default_namespace)
             if text is not None:
                 out.append(undeclared(text, declared))
@@ -453,6 +468,19 @@ def xml_extras(
             dropped.add(key)
             ctx.info("field-dropped", f"extra {key!r} has no place in this format and is not written")
     return out
+
+
+RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+
+
+def rdf_only(key: str, value: str, loc: str, ctx: Context) -> bool:
+    """True (reported, ``extra-dropped``) for an extra an RSS 2.0 item cannot hold: RSS 1.0 module markup
+    that uses RDF (``<l:permalink rdf:resource="..."/>``, an ``rdf:`` element or attribute); RSS 2.0 has no
+    RDF, so the W3C validator reports it (``UndefinedElement``, ``UnexpectedAttribute``)."""
+    if RDF_NS not in value:
+        return False
+    ctx.info("extra-dropped", f"extra {key!r} of {loc} is RDF markup (RSS 1.0), which RSS 2.0 cannot hold; not written")
+    return True
 
 
 def report_unwritable(value: str, what: str, loc: str, ctx: Context) -> None:
@@ -481,13 +509,14 @@ def attribute_of(value: str, what: str, loc: str, ctx: Context) -> str:
     return text
 
 
-def image_elements(entry: Entry, ctx: Context) -> list[str]:
-    """The entry's ``image:image`` elements, children in XSD order (also used inside RSS items)."""
+def image_elements(entry: Entry, ctx: Context, xmlns: str = "") -> list[str]:
+    """The entry's ``image:image`` elements, children in XSD order (also used inside RSS items);
+    ``xmlns``: declarations for their start tags (a feed declares a namespace where it is first used)."""
     parts: list[str] = []
     loc = entry.loc
     for image in entry.images:
         image_loc = text_of(output_url(image.loc, ctx), "image:loc", loc, ctx)
-        parts += ["<image:image><image:loc>", image_loc, "</image:loc>"]
+        parts += [f"<image:image{xmlns}><image:loc>", image_loc, "</image:loc>"]
         if image.caption is not None:
             parts += ["<image:caption>", text_of(image.caption, "image:caption", loc, ctx), "</image:caption>"]
         if image.geo_location is not None:
@@ -502,13 +531,13 @@ def image_elements(entry: Entry, ctx: Context) -> list[str]:
     return parts
 
 
-def alternate_elements(entry: Entry, ctx: Context) -> list[str]:
-    """The entry's hreflang alternates as ``xhtml:link`` elements."""
+def alternate_elements(entry: Entry, ctx: Context, xmlns: str = "") -> list[str]:
+    """The entry's hreflang alternates as ``xhtml:link`` elements (``xmlns`` as for :func:`image_elements`)."""
     parts: list[str] = []
     loc = entry.loc
     for alternate in entry.alternates:
         parts += [
-            '<xhtml:link rel="alternate" hreflang="',
+            f'<xhtml:link{xmlns} rel="alternate" hreflang="',
             attribute_of(alternate.hreflang, "hreflang", loc, ctx),
             '" href="',
             attribute_of(output_url(alternate.href, ctx), "alternate href", loc, ctx),
@@ -518,7 +547,7 @@ def alternate_elements(entry: Entry, ctx: Context) -> list[str]:
 
 
 def loc_text(entry: Entry, ctx: Context) -> str:
-    """The entry's loc as written in ``<loc>`` (or an RSS ``<link>``): --encode-urls applied, escaped."""
+    """The entry's loc as written in ``<loc>`` (or an RSS ``<link>``): encoded (unless --keep-urls), escaped."""
     url = output_url(entry.loc, ctx)
     text = escape_text(url)
     if text is not url:

@@ -23,7 +23,7 @@ from feedmap._urls import check_loc, is_absolute_url
 from feedmap.context import Context
 from feedmap.errors import ReadError
 from feedmap.formats._lines import bounded_lines, too_long
-from feedmap.formats.sitemap import MAX_BYTES, MAX_URLS, output_url
+from feedmap.formats.sitemap import MAX_BYTES, MAX_URLS, encoded_url
 from feedmap.model import DocKind, DocMeta, Document, Entry, new_entry, new_position
 from feedmap.registry import FormatSpec
 from feedmap.sources import Source
@@ -115,7 +115,7 @@ def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
     pending: list[str] = []
     encode = ctx.options.encode_urls
     for entry in doc.entries:
-        loc = output_url(entry.loc, ctx) if encode else entry.loc
+        loc = encoded_url(entry.loc, ctx) if encode else entry.loc
         if "\n" in loc or "\r" in loc:
             ctx.warning("invalid-loc", f"{loc!r} contains a line break; not written to a text sitemap")
             continue
