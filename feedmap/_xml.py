@@ -110,6 +110,13 @@ _NONCHARACTER = re.compile(rb"\xef\xbf[\xbe\xbf]")
 _REPLACEMENT = "\ufffd".encode()
 
 
+def _has_noncharacter(data: bytes) -> bool:
+    """Whether ``data`` (UTF-8) holds U+FFFE or U+FFFF.  Their lead byte 0xEF is looked for first: a one-byte
+    search is a memchr, some 100 times faster than a three-byte one, and most chunks hold no 0xEF at all."""
+    first = data.find(b"\xef")
+    return first >= 0 and (data.find(b"\xef\xbf\xbe", first) >= 0 or data.find(b"\xef\xbf\xbf", first) >= 0)
+
+
 def _has_control(data: bytes) -> bool:
     """True when ``data`` holds a byte that _CONTROL matches (bytes.translate: 4x faster than the regex)."""
     return len(data.translate(None, _CONTROL_BYTES)) != len(data)
@@ -470,7 +477,7 @@ class CleaningStream:
         while True:
             raw = self._inner.read(size)
             data = self._transcode(raw) if self._decoder is not None else self._check_utf8(raw)
-            if b"\xef\xbf\xbe" in data or b"\xef\xbf\xbf" in data:
+            if _has_noncharacter(data):
                 data = self._replace_noncharacters(data)
             if data and self._declaration_pending:
                 data = self._rewrite_declaration(data)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import feedmap
 from feedmap._urls import MAX_LOC_LENGTH, check_loc, encode_url, is_absolute_url, same_site
@@ -79,6 +81,31 @@ MALFORMED_AUTHORITIES = [
 )
 def test_check_loc_accepts_ports_and_ipv6_literals(loc: str) -> None:
     assert check_loc(loc) is None
+
+
+@pytest.mark.parametrize(
+    "loc",
+    ["http://user@example.com/x", "http://user:pw@example.com:8080/x", "http://example.com/a@b", "http://u@[::1]/"],
+)
+def test_check_loc_accepts_userinfo_and_an_at_sign_in_the_path(loc: str) -> None:
+    assert check_loc(loc) is None
+
+
+@pytest.mark.parametrize("loc", ["http://u@example.com]/x", "http://u@[example]/x"])
+def test_check_loc_rejects_a_malformed_authority_with_userinfo(loc: str) -> None:
+    problem = check_loc(loc)
+    assert problem is not None
+    assert loc in problem
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="hts:/[]@%?#. a1:-<", max_size=30))
+def test_the_plain_loc_check_without_userinfo_agrees_with_the_full_one_when_there_is_no_at_sign(tail: str) -> None:
+    """check_loc skips the optional userinfo of its fast regex for a loc without '@': the result is the same."""
+    from feedmap._urls import _PLAIN_LOC, _PLAIN_LOC_NO_USERINFO
+
+    loc = "http://" + tail.replace("@", "")
+    assert (_PLAIN_LOC.fullmatch(loc) is None) == (_PLAIN_LOC_NO_USERINFO.fullmatch(loc) is None)
 
 
 @pytest.mark.parametrize("loc", MALFORMED_AUTHORITIES)

@@ -138,6 +138,15 @@ def test_noncharacters_fffe_ffff_become_replacement_characters_and_the_entries_a
     assert "malformed-xml" not in codes(diagnostics)
 
 
+def test_characters_sharing_the_noncharacters_lead_byte_are_kept_and_a_noncharacter_after_them_is_found() -> None:
+    """The noncharacter search starts at the first 0xEF byte: U+FF01 (EF BC 81) and U+FFFD (EF BF BD) are
+    characters like any other, and a U+FFFE after them is still replaced and reported."""
+    first = url("http://e.com/\uff01\ufffd".encode())
+    entries, diagnostics = read_sitemap(urlset(first, url("http://e.com/\uff01\ufffe".encode())))
+    assert [e.loc for e in entries] == ["http://e.com/\uff01\ufffd", "http://e.com/\uff01\ufffd"]
+    assert located(diagnostics, "invalid-character") == [HEADER_LINES + 2]
+
+
 def test_many_noncharacters_are_reported_up_to_the_cap_then_counted() -> None:
     from feedmap._xml import REPORT_CAP
 
