@@ -16,6 +16,7 @@ from lxml import etree
 import feedmap
 from feedmap import Entry
 from feedmap.cli import main
+from feedmap.context import Options
 from feedmap.errors import Diagnostic, Level, Reporter
 
 IRI = "http://www.example.com/ümlat.html&q=name"
@@ -224,3 +225,26 @@ def test_no_namespace_extras_are_written_outside_the_sitemap_namespace(format: s
     entry = Entry(loc="https://e.example/a", extras={"{}random_tag": "<random_tag>x</random_tag>"})
     data, _ = write([entry], format)
     assert etree.fromstring(data).find(".//random_tag") is not None
+
+
+# ------------------------------------------------------------------------------------- W3C Feed Validator events
+
+
+@pytest.mark.parametrize("format", ["rss", "ror"])
+def test_channel_link_and_self_url_are_written_as_uris(tmp_path: Path, format: str) -> None:
+    """An IRI channel link (the input's feed link) or self URL is encoded like every item link (UriNotIri)."""
+    source = tmp_path / "feed.atom"
+    source.write_text(
+        '<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><link href="http://www.詹姆斯.com/iri/"/>'
+        '<entry><title>a</title><link href="http://www.詹姆斯.com/iri/a"/></entry></feed>',
+        encoding="utf-8",
+    )
+    out = io.BytesIO()
+    options = Options(self_url="https://e.example/ü.xml")
+    feedmap.convert(str(source), out, format, options=options, reporter=Reporter())
+    root = etree.fromstring(out.getvalue())
+    links = [link.text for link in root.iter("link")]
+    assert links and all(link == link.encode("ascii", "replace").decode() for link in links)
+    assert "http://www.xn--8ws00zhy3a.com/iri/" in links
+    self_link = root.find("channel/{http://www.w3.org/2005/Atom}link")
+    assert self_link is not None and self_link.get("href") == "https://e.example/%C3%BC.xml"

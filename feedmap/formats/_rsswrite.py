@@ -112,7 +112,11 @@ def channel_info(doc: Document, first: Entry | None, ctx: Context, *, title_pref
         ctx.warning("channel-link-missing", f"no channel link known ({why})")
     title = options.channel_title or doc.meta.title or f"{title_prefix} {link}"
     description = options.channel_description or doc.meta.description or f"{title_prefix} {link}"
-    return ChannelInfo(title, link, description, options.self_url)
+    # The channel link and the self URL are URIs like every item link (an IRI is the validator's UriNotIri).
+    from feedmap.formats.sitemap import output_url
+
+    self_url = output_url(options.self_url, ctx) if options.self_url else None
+    return ChannelInfo(title, output_url(link, ctx), description, self_url)
 
 
 def write_channel(
