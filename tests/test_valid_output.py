@@ -248,3 +248,52 @@ def test_channel_link_and_self_url_are_written_as_uris(tmp_path: Path, format: s
     assert "http://www.xn--8ws00zhy3a.com/iri/" in links
     self_link = root.find("channel/{http://www.w3.org/2005/Atom}link")
     assert self_link is not None and self_link.get("href") == "https://e.example/%C3%BC.xml"
+
+
+@pytest.mark.parametrize("format", ["rss", "ror"])
+def test_plain_text_titles_encode_amp_and_lt_as_hex_references(tmp_path: Path, format: str) -> None:
+    """RSS Best Practices Profile, "Encoding & and <": plain text (titles, the channel description) holds them
+    as ``&#x26;`` and ``&#x3C;``, so ``&lang=en`` or ``<blink>`` is not taken for HTML (ContainsHTML,
+    CharacterData); the text read back is unchanged."""
+    source = tmp_path / "feed.atom"
+    source.write_text(
+        '<feed xmlns="http://www.w3.org/2005/Atom"><title>History of the &lt;blink&gt; tag</title>'
+        "<subtitle>Q &amp; A</subtitle>"
+        '<entry><link href="https://e.example/a?x=1&amp;lang=en"/><title>a &amp;lang &lt;b&gt;</title></entry></feed>',
+        encoding="utf-8",
+    )
+    out = io.BytesIO()
+    feedmap.convert(str(source), out, format, reporter=Reporter())
+    data = out.getvalue()
+    assert b"<title>History of the &#x3C;blink&gt; tag</title>" in data
+    assert b"<description>Q &#x26; A</description>" in data
+    assert b"<title>a &#x26;lang &#x3C;b&gt;</title>" in data
+    assert b"&amp;lang=en</link>" in data  # links keep the plain escape
+    titles = [title.text for title in etree.fromstring(data).iter("title")]
+    assert "History of the <blink> tag" in titles and "a &lang <b>" in titles
+
+
+@pytest.mark.parametrize("kind", ["html", "xhtml"])
+def test_atom_markup_subtitles_become_plain_channel_descriptions(tmp_path: Path, kind: str) -> None:
+    """RSS 2.0's channel description is plain text (the validator's ContainsHTML): an Atom subtitle of type
+    html or xhtml is read as its text content, on the lxml and the feedparser paths alike."""
+    subtitle = (
+        "A &lt;em&gt;lot&lt;/em&gt; of effort"
+        if kind == "html"
+        else '<div xmlns="http://www.w3.org/1999/xhtml">A <em>lot</em> of effort</div>'
+    )
+    text = (
+        f'<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><subtitle type="{kind}">{subtitle}</subtitle>'
+        '<entry><title>a</title><link href="https://e.example/a"/></entry></feed>'
+    )
+    source = tmp_path / "feed.atom"
+    source.write_text(text, encoding="utf-8")
+    with feedmap.read(str(source)) as doc:
+        assert doc.meta.description == "A lot of effort"
+        list(doc)
+    import feedparser
+
+    from feedmap.formats.rss import _feed_description
+
+    parsed = feedparser.parse(text.encode(), sanitize_html=False, resolve_relative_uris=False)
+    assert _feed_description(parsed.feed, atom=True) == "A lot of effort"
