@@ -297,3 +297,21 @@ def test_atom_markup_subtitles_become_plain_channel_descriptions(tmp_path: Path,
 
     parsed = feedparser.parse(text.encode(), sanitize_html=False, resolve_relative_uris=False)
     assert _feed_description(parsed.feed, atom=True) == "A lot of effort"
+
+
+@pytest.mark.parametrize("format", ["rss", "ror"])
+def test_extras_holding_atom_elements_are_left_out_of_rss_2_0_items(format: str) -> None:
+    """An APP ``<app:collection>`` with its own ``<atom:title>``: in an RSS item the validator takes that title
+    for the item's (DuplicateDescriptionSemantics); the extra is left out, reported, and a sitemap keeps it."""
+    collection = (
+        '<a:collection xmlns:a="http://www.w3.org/2007/app" xmlns="http://www.w3.org/2005/Atom" href="https://e.example/">'
+        "<title>Foo</title></a:collection>"
+    )
+    key = "{http://www.w3.org/2007/app}collection"
+    keep = '<x:keep xmlns:x="urn:x">1</x:keep>'
+    entry = Entry(loc="https://e.example/a", extras={key: collection, "{urn:x}keep": keep})
+    data, diagnostics = write([entry], format)
+    assert b"collection" not in data and b"x:keep" in data
+    assert [d.code for d in diagnostics if d.code == "extra-dropped"] == ["extra-dropped"]
+    sitemap, sitemap_diagnostics = write([entry], "sitemap")
+    assert b"collection" in sitemap and "extra-dropped" not in {d.code for d in sitemap_diagnostics}
