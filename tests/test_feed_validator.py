@@ -184,10 +184,22 @@ def _allowed(event: Any, target: str, source: Input) -> bool:
     name = type(event).__name__
     if name in source.carried:
         return True
+    if name == "InvalidUriChar" and _ipv6_literal(event):
+        return True
     if name == "UnknownNamespace":
         namespace = str(getattr(event, "params", {}).get("namespace", ""))
         return (target == "ror" and namespace == ROR_NS) or namespace in source.namespaces
     return False
+
+
+def _ipv6_literal(event: Any) -> bool:
+    """An RSS link's bracket on an IPv6 literal host: the validator checks RSS links against RFC 2396, which
+    predates IPv6 literals (RFC 2732, RFC 3986 3.2.2); the input's host has no other spelling, so the event
+    is the input's (its Atom href passes the validator's IRI check)."""
+    params = getattr(event, "params", {})
+    value = str(params.get("value", ""))
+    host = value.partition("://")[2].split("/", 1)[0].rpartition("@")[2]
+    return params.get("char") in ("'['", "']'") and host.startswith("[") and "]" in host
 
 
 def _iter_outputs(inputs: list[Input]) -> Iterator[tuple[Input, str, bytes | None]]:
@@ -226,23 +238,24 @@ def test_written_feeds_pass_the_w3c_feed_validator(corpus_dir: Path) -> None:
     assert not beyond, beyond
 
 
-#: What still remains in the full run (858 valid test feeds + 554 corpus files, each to rss and ror: 68
-#: events over 2,594 outputs), by event class, the most per target: content feedmap passes on as read
-#: (HTML in descriptions and extras, a relative link with no base, an IPv6 literal, repeated URLs).  A class
-#: not listed here, or more of one, fails the test; none of the warnings issue 9 names (ReservedPrefix,
-#: unused UnknownNamespace, DuplicateItemSemantics, MissingGuid, MissingAtomSelfLink) is left.
+#: What still remains in the full run (858 valid test feeds + 554 corpus files, each to rss and ror: 32
+#: events over 2,594 outputs), by event class, the most per target:
+#:
+#: * NotHtml: Atom xhtml content holding bogus MathML/SVG (the validator's own ``bogus_*`` cases) becomes an
+#:   HTML item description with a non-HTML tag (feedmap does not sanitize HTML);
+#: * ContainsHTML: a title or subtitle ``type="application/octet-stream"`` (not an Atom text construct),
+#:   base64 markup that feedparser decodes and feedmap writes as plain text, and an RSS channel description
+#:   of naked ``<p>`` elements (the validator's errors on these inputs are not counted as carried);
+#: * MisplacedXHTMLContent: a sitemap's hreflang alternates, written as ``xhtml:link`` in RSS items;
+#: * SlashDate: ``slash:comments`` kept from an item whose channel ``lastBuildDate`` is not written.
+#:
+#: A class not listed here, or more of one, fails the test; none of the warnings issue 9 names
+#: (ReservedPrefix, unused UnknownNamespace, DuplicateItemSemantics, MissingGuid, MissingAtomSelfLink) is left.
 KNOWN_REMAINING = {
-    "ContainsHTML": 13,
+    "ContainsHTML": 7,
     "NotHtml": 7,
-    "InvalidUriChar": 2,
     "MisplacedXHTMLContent": 4,
-    "DuplicateValue": 3,
-    "InvalidFullLink": 1,
-    "UriNotIri": 2,
-    "InvalidHttpGUID": 1,
-    "DuplicateDescriptionSemantics": 1,
     "SlashDate": 1,
-    "CharacterData": 1,
 }
 
 

@@ -542,7 +542,8 @@ def test_the_rss_golden_is_valid(samples_dir: Path) -> None:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(entries=st.lists(entries_for(get("rss")), max_size=4, unique_by=lambda e: e.loc))
+# unique as written: an IRI and its URI spelling are one guid, merged (issue 9)
+@given(entries=st.lists(entries_for(get("rss")), max_size=4, unique_by=lambda e: encode_url(e.loc)))
 def test_feedparser_reads_what_we_write(entries: list[Entry]) -> None:
     sink = io.BytesIO()
     feedmap.write(entries, sink, "rss")

@@ -24,7 +24,7 @@ from test_roundtrip import ROUND_TRIP_FORMATS, entries_for
 
 import feedmap
 from feedmap import ChangeFreq, Entry, W3CDate
-from feedmap._urls import check_loc
+from feedmap._urls import check_loc, encode_url
 from feedmap.errors import Level, Reporter, StrictError
 from feedmap.registry import FormatSpec, get
 
@@ -98,8 +98,9 @@ def test_the_samples_include_clean_inputs_of_every_readable_format() -> None:
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_generated_entries_read_back_strictly(spec: FormatSpec, data: st.DataObject) -> None:
+    # unique as written: an IRI and its URI spelling are one URL, merged by the XML writers
     valid = entries_for(spec).filter(lambda entry: check_loc(entry.loc) is None)  # jsonl and text keep locs as read
-    entries = data.draw(st.lists(valid, min_size=1, max_size=4, unique_by=lambda e: e.loc), label="entries")
+    entries = data.draw(st.lists(valid, min_size=1, max_size=4, unique_by=lambda e: encode_url(e.loc)), label="entries")
     assert len(read_strictly(write(entries, spec.name), spec.name)) == len(entries)
 
 
@@ -113,7 +114,7 @@ def test_any_format_written_from_general_entries_reads_back_strictly(spec: Forma
             entries_for(get("jsonl")).filter(lambda entry: check_loc(entry.loc) is None),
             min_size=1,
             max_size=4,
-            unique_by=lambda e: e.loc,
+            unique_by=lambda e: encode_url(e.loc),
         ),
         label="entries",
     )

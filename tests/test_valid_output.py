@@ -16,6 +16,7 @@ from lxml import etree
 import feedmap
 from feedmap import Entry
 from feedmap.cli import main
+from feedmap.context import Options
 from feedmap.errors import Diagnostic, Level, Reporter
 
 IRI = "http://www.example.com/ümlat.html&q=name"
@@ -224,3 +225,93 @@ def test_no_namespace_extras_are_written_outside_the_sitemap_namespace(format: s
     entry = Entry(loc="https://e.example/a", extras={"{}random_tag": "<random_tag>x</random_tag>"})
     data, _ = write([entry], format)
     assert etree.fromstring(data).find(".//random_tag") is not None
+
+
+# ------------------------------------------------------------------------------------- W3C Feed Validator events
+
+
+@pytest.mark.parametrize("format", ["rss", "ror"])
+def test_channel_link_and_self_url_are_written_as_uris(tmp_path: Path, format: str) -> None:
+    """An IRI channel link (the input's feed link) or self URL is encoded like every item link (UriNotIri)."""
+    source = tmp_path / "feed.atom"
+    source.write_text(
+        '<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><link href="http://www.詹姆斯.com/iri/"/>'
+        '<entry><title>a</title><link href="http://www.詹姆斯.com/iri/a"/></entry></feed>',
+        encoding="utf-8",
+    )
+    out = io.BytesIO()
+    options = Options(self_url="https://e.example/ü.xml")
+    feedmap.convert(str(source), out, format, options=options, reporter=Reporter())
+    root = etree.fromstring(out.getvalue())
+    links = [link.text for link in root.iter("link")]
+    assert links and all(link == link.encode("ascii", "replace").decode() for link in links)
+    assert "http://www.xn--8ws00zhy3a.com/iri/" in links
+    self_link = root.find("channel/{http://www.w3.org/2005/Atom}link")
+    assert self_link is not None and self_link.get("href") == "https://e.example/%C3%BC.xml"
+
+
+@pytest.mark.parametrize("format", ["rss", "ror"])
+def test_plain_text_titles_encode_amp_and_lt_as_hex_references(tmp_path: Path, format: str) -> None:
+    """RSS Best Practices Profile, "Encoding & and <": plain text (titles, the channel description) holds them
+    as ``&#x26;`` and ``&#x3C;``, so ``&lang=en`` or ``<blink>`` is not taken for HTML (ContainsHTML,
+    CharacterData); the text read back is unchanged."""
+    source = tmp_path / "feed.atom"
+    source.write_text(
+        '<feed xmlns="http://www.w3.org/2005/Atom"><title>History of the &lt;blink&gt; tag</title>'
+        "<subtitle>Q &amp; A</subtitle>"
+        '<entry><link href="https://e.example/a?x=1&amp;lang=en"/><title>a &amp;lang &lt;b&gt;</title></entry></feed>',
+        encoding="utf-8",
+    )
+    out = io.BytesIO()
+    feedmap.convert(str(source), out, format, reporter=Reporter())
+    data = out.getvalue()
+    assert b"<title>History of the &#x3C;blink&gt; tag</title>" in data
+    assert b"<description>Q &#x26; A</description>" in data
+    assert b"<title>a &#x26;lang &#x3C;b&gt;</title>" in data
+    assert b"&amp;lang=en</link>" in data  # links keep the plain escape
+    titles = [title.text for title in etree.fromstring(data).iter("title")]
+    assert "History of the <blink> tag" in titles and "a &lang <b>" in titles
+
+
+@pytest.mark.parametrize("kind", ["html", "xhtml"])
+def test_atom_markup_subtitles_become_plain_channel_descriptions(tmp_path: Path, kind: str) -> None:
+    """RSS 2.0's channel description is plain text (the validator's ContainsHTML): an Atom subtitle of type
+    html or xhtml is read as its text content, on the lxml and the feedparser paths alike."""
+    subtitle = (
+        "A &lt;em&gt;lot&lt;/em&gt; of effort"
+        if kind == "html"
+        else '<div xmlns="http://www.w3.org/1999/xhtml">A <em>lot</em> of effort</div>'
+    )
+    text = (
+        f'<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><subtitle type="{kind}">{subtitle}</subtitle>'
+        '<entry><title>a</title><link href="https://e.example/a"/></entry></feed>'
+    )
+    source = tmp_path / "feed.atom"
+    source.write_text(text, encoding="utf-8")
+    with feedmap.read(str(source)) as doc:
+        assert doc.meta.description == "A lot of effort"
+        list(doc)
+    import feedparser
+
+    from feedmap.formats.rss import _feed_description
+
+    parsed = feedparser.parse(text.encode(), sanitize_html=False, resolve_relative_uris=False)
+    assert _feed_description(parsed.feed, atom=True) == "A lot of effort"
+
+
+@pytest.mark.parametrize("format", ["rss", "ror"])
+def test_extras_holding_atom_elements_are_left_out_of_rss_2_0_items(format: str) -> None:
+    """An APP ``<app:collection>`` with its own ``<atom:title>``: in an RSS item the validator takes that title
+    for the item's (DuplicateDescriptionSemantics); the extra is left out, reported, and a sitemap keeps it."""
+    collection = (
+        '<a:collection xmlns:a="http://www.w3.org/2007/app" xmlns="http://www.w3.org/2005/Atom" href="https://e.example/">'
+        "<title>Foo</title></a:collection>"
+    )
+    key = "{http://www.w3.org/2007/app}collection"
+    keep = '<x:keep xmlns:x="urn:x">1</x:keep>'
+    entry = Entry(loc="https://e.example/a", extras={key: collection, "{urn:x}keep": keep})
+    data, diagnostics = write([entry], format)
+    assert b"collection" not in data and b"x:keep" in data
+    assert [d.code for d in diagnostics if d.code == "extra-dropped"] == ["extra-dropped"]
+    sitemap, sitemap_diagnostics = write([entry], "sitemap")
+    assert b"collection" in sitemap and "extra-dropped" not in {d.code for d in sitemap_diagnostics}

@@ -691,7 +691,7 @@ def _channel_meta(container: etree._Element, meta: DocMeta) -> None:
             if rel == "alternate" and value and value.strip():
                 meta.link = _resolved(child, value.strip())
         elif local in ("description", "subtitle", "tagline") and meta.description is None:
-            meta.description = _text(child) or None
+            meta.description = _title_text(child) or None  # RSS 2.0's channel description is plain text
 
 
 def _meta_from(item: etree._Element, meta: DocMeta) -> None:

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 from feedmap.context import Context
 from feedmap.model import Document, Entry
 
-__all__ = ["ChannelInfo", "Namespaces", "channel_info", "peek_first", "site_of", "write_channel"]
+__all__ = ["ChannelInfo", "Namespaces", "channel_info", "peek_first", "plain_text_of", "site_of", "write_channel"]
 
 ATOM_NS = "http://www.w3.org/2005/Atom"
 DC_NS = "http://purl.org/dc/elements/1.1/"
@@ -69,11 +69,11 @@ class ChannelInfo:
 
         parts = [
             "<title>",
-            text_of(self.title, "title", _CHANNEL, ctx),
+            plain_text_of(self.title, "title", _CHANNEL, ctx),
             "</title><link>",
             text_of(self.link, "link", _CHANNEL, ctx),
             "</link><description>",
-            text_of(self.description, "description", _CHANNEL, ctx),
+            plain_text_of(self.description, "description", _CHANNEL, ctx),
             "</description>",
         ]
         if self.self_url:
@@ -81,6 +81,19 @@ class ChannelInfo:
             atom = namespaces.declare("atom")
             parts += [f'<atom:link{atom} href="', self_url, '" rel="self" type="application/rss+xml"/>']
         return "".join(parts)
+
+
+def plain_text_of(value: str, what: str, loc: str, ctx: Context) -> str:
+    """``value`` escaped for an element that holds plain text (a title, the channel description): ``&`` and
+    ``<`` as the hexadecimal references ``&#x26;`` and ``&#x3C;``, as the RSS Best Practices Profile asks
+    ("Encoding & and <"), so that no reader, nor the W3C validator (``ContainsHTML``, ``CharacterData``),
+    takes a ``&lang`` or a ``<blink>`` in the text for HTML."""
+    from feedmap.formats.sitemap import text_of
+
+    text = text_of(value, what, loc, ctx)
+    if "&" not in text:
+        return text
+    return text.replace("&amp;", "&#x26;").replace("&lt;", "&#x3C;")
 
 
 def site_of(url: str) -> str | None:
@@ -112,7 +125,11 @@ def channel_info(doc: Document, first: Entry | None, ctx: Context, *, title_pref
         ctx.warning("channel-link-missing", f"no channel link known ({why})")
     title = options.channel_title or doc.meta.title or f"{title_prefix} {link}"
     description = options.channel_description or doc.meta.description or f"{title_prefix} {link}"
-    return ChannelInfo(title, link, description, options.self_url)
+    # The channel link and the self URL are URIs like every item link (an IRI is the validator's UriNotIri).
+    from feedmap.formats.sitemap import output_url
+
+    self_url = output_url(options.self_url, ctx) if options.self_url else None
+    return ChannelInfo(title, output_url(link, ctx), description, self_url)
 
 
 def write_channel(

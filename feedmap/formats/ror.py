@@ -46,7 +46,7 @@ from feedmap.errors import ReadError, Reporter
 from feedmap.formats._extras import TEXT_NAME, xml_extra
 from feedmap.formats._feedstream import real_title
 from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc, read_priority
-from feedmap.formats._rsswrite import ATOM_NS, Namespaces, write_channel
+from feedmap.formats._rsswrite import ATOM_NS, Namespaces, plain_text_of, write_channel
 from feedmap.formats.rss import item_core
 from feedmap.formats.sitemap import (
     alternate_elements,
@@ -401,7 +401,7 @@ def _header_item(doc: Document, link: str, title: str, ctx: Context) -> str:
     extras = doc.meta.extras
     parts = [
         "<item><title>",
-        text_of(extras.get("header:title", title), "title", _HEADER, ctx),
+        plain_text_of(extras.get("header:title", title), "title", _HEADER, ctx),
         "</title><link>",
         text_of(extras.get("header:link", link), "link", _HEADER, ctx),
         # a guid of its own (the validator's MissingGuid otherwise), not the link: a page of the sitemap

@@ -54,7 +54,7 @@ from feedmap.formats._feedstream import (
     replace_surrogate_refs,
 )
 from feedmap.formats._fields import read_loc
-from feedmap.formats._rsswrite import ATOM_NS, DC_NS, Namespaces, write_channel
+from feedmap.formats._rsswrite import ATOM_NS, DC_NS, Namespaces, plain_text_of, write_channel
 from feedmap.formats.sitemap import (
     alternate_elements,
     format_priority,
@@ -198,6 +198,14 @@ def _feed_title(node: Any) -> str:
     return plain_title(title, str(detail.get("type", ""))) if title else title
 
 
+def _feed_description(feed: Any, atom: bool) -> str:
+    """feedparser's subtitle or description; an Atom subtitle as plain text when its type says it holds
+    markup (RSS 2.0's channel description is plain text; the lxml path reads it so)."""
+    text = str(feed.get("subtitle") or feed.get("description") or "")
+    detail = feed.get("subtitle_detail") or {}
+    return plain_title(text, str(detail.get("type", ""))) if atom and text else text
+
+
 def _feedparse(data: bytes, ctx: Context, broken: etree.LxmlError | None) -> Any:
     """feedparser's reading of the whole input; ``broken`` is lxml's error when lxml could not read it."""
     import feedparser
@@ -245,7 +253,7 @@ def _read_with_feedparser(
         kind=DocKind.FEED,
         title=_feed_title(feed) or None,
         link=(_atom_link(feed) if atom else feed.get("link")) or None,
-        description=feed.get("subtitle") or feed.get("description") or None,
+        description=_feed_description(feed, atom) or None,
     )
     return Document(meta, _entries(parsed, ctx, _raw_links(parsed, data)), diagnostics=ctx.reporter.diagnostics)
 
@@ -338,7 +346,7 @@ def item_core(entry: Entry, ctx: Context) -> list[str]:
     if title is None and entry.description is None:
         title = entry.loc
     if title is not None:
-        parts += ["<title>", text_of(title, "title", entry.loc, ctx), "</title>"]
+        parts += ["<title>", plain_text_of(title, "title", entry.loc, ctx), "</title>"]
     parts += ["<link>", loc, '</link><guid isPermaLink="true">', loc, "</guid>"]
     if entry.description is not None:
         parts += ["<description>", text_of(entry.description, "description", entry.loc, ctx), "</description>"]

@@ -476,11 +476,22 @@ RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 def rdf_only(key: str, value: str, loc: str, ctx: Context) -> bool:
     """True (reported, ``extra-dropped``) for an extra an RSS 2.0 item cannot hold: RSS 1.0 module markup
     that uses RDF (``<l:permalink rdf:resource="..."/>``, an ``rdf:`` element or attribute); RSS 2.0 has no
-    RDF, so the W3C validator reports it (``UndefinedElement``, ``UnexpectedAttribute``)."""
-    if RDF_NS not in value:
-        return False
-    ctx.info("extra-dropped", f"extra {key!r} of {loc} is RDF markup (RSS 1.0), which RSS 2.0 cannot hold; not written")
-    return True
+    RDF, so the W3C validator reports it (``UndefinedElement``, ``UnexpectedAttribute``); and markup holding
+    Atom elements, which an RSS 2.0 item would read as its own title, id, ...."""
+    if RDF_NS in value:
+        why = "is RDF markup (RSS 1.0), which RSS 2.0 cannot hold"
+        ctx.info("extra-dropped", f"extra {key!r} of {loc} {why}; not written")
+        return True
+    if _ATOM_NS in value:
+        # Atom elements nested in a foreign element (an APP <app:collection> with its <atom:title>): the
+        # validator takes them for the item's own (DuplicateDescriptionSemantics)
+        why = "holds Atom elements, which an RSS 2.0 item would take for its own"
+        ctx.info("extra-dropped", f"extra {key!r} of {loc} {why}; not written")
+        return True
+    return False
+
+
+_ATOM_NS = "http://www.w3.org/2005/Atom"
 
 
 def report_unwritable(value: str, what: str, loc: str, ctx: Context) -> None:
