@@ -24,20 +24,12 @@ from pathlib import Path
 
 import pytest
 from lxml import etree
+from test_fuzz import SAMPLES, SEED_FILES  # the same seeds as the in-process fuzz test
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
-SEED_FILES = [
-    SAMPLES / "sitemap" / "basic.xml",
-    SAMPLES / "sitemap" / "lenient.xml",
-    SAMPLES / "sitemapindex" / "index.xml",
-    SAMPLES / "text" / "urls.txt",
-    SAMPLES / "jsonl" / "entries.jsonl",
-    SAMPLES / "rss" / "feed.xml",
-    SAMPLES / "rss" / "atom.xml",
-    SAMPLES / "ror" / "site.xml",
-]
-WRITERS = ["sitemap", "sitemapindex", "text", "rss", "ror", "jsonl"]
-READERS = ["sitemap", "sitemapindex", "text", "rss", "ror", "jsonl"]
+from feedmap.registry import all_formats
+
+WRITERS = [spec.name for spec in all_formats() if spec.writer is not None]
+READERS = [spec.name for spec in all_formats() if spec.reader is not None]
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 INJECTION = '<x:y xmlns:x="urn:x"/></url><url><loc>https://injected.example/</loc>'
 BIG = 2 << 20  # past the default --max-line-bytes
