@@ -432,31 +432,31 @@ def merged_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
 
     Only each loc's hash and offset in the spool stay in memory; a repeated loc reads the kept entry back.
     """
-    kept: dict[Any, int] = {}  # hash(loc) -> offset of the kept entry, in first-seen order
-    collided: dict[Any, int] = {}  # loc -> offset, for a loc whose hash another loc has (rare)
+    # hash(loc) -> offset of the kept entry, in first-seen order; a loc whose hash another loc has (rare) is
+    # keyed by itself (a str never equals an int), so it keeps its place in that order too
+    kept: dict[int | str, int] = {}
     repeats = _Repeats("first here")
     spool = _Spool()
     written = _as_written(ctx)
     try:
         for entry in entries:
             loc = written(entry.loc)
-            table: dict[Any, int] = kept
-            key: object = hash(loc)
+            key: int | str = hash(loc)
             offset = kept.get(key)
             if offset is not None:
                 current = spool.get(offset)
                 if written(current.loc) != loc:
-                    table, key = collided, loc
-                    offset = collided.get(loc)
+                    key = loc
+                    offset = kept.get(loc)
                     current = spool.get(offset) if offset is not None else current
             if offset is None:
-                table[key] = spool.add(entry)
+                kept[key] = spool.add(entry)
                 continue
             repeats.add(loc, lambda: _where(current, ctx))  # noqa: B023 (called at once)
             if newer(entry, current):
-                table[key] = spool.add(entry)  # an existing key keeps its place in the dict
+                kept[key] = spool.add(entry)  # an existing key keeps its place in the dict
         repeats.report(ctx, merged="the newest lastmod kept")
-        for offset in [*kept.values(), *collided.values()]:
+        for offset in list(kept.values()):
             yield spool.get(offset)
     finally:
         spool.close()

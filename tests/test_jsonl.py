@@ -435,3 +435,14 @@ def test_the_line_cap_is_a_read_argument() -> None:
     with feedmap.read(io.BytesIO(data), format="jsonl", max_line_bytes=30, reporter=reporter) as doc:
         assert [e.loc for e in doc] == ["https://e.com/"]
     assert coded(reporter.diagnostics) == [(1, "line-too-long")]
+
+
+def test_the_line_too_long_message_reads_as_a_sentence() -> None:
+    """The message has no blank before its ';' (the CLI appends "; --max-line-bytes raises the limit")."""
+    reporter = Reporter()
+    data = b'{"loc":"https://www.example.com/' + b"x" * 200 + b'"}\n{"loc":"https://www.example.com/b"}\n'
+    with feedmap.read(io.BytesIO(data), format="jsonl", reporter=reporter, max_line_bytes=100) as doc:
+        assert [e.loc for e in doc] == ["https://www.example.com/b"]
+    assert [d.message for d in reporter.diagnostics if d.code == "line-too-long"] == [
+        "line longer than 100 bytes; skipped"
+    ]

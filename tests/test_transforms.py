@@ -249,6 +249,19 @@ def test_hash_collisions_are_told_apart(monkeypatch: pytest.MonkeyPatch) -> None
     assert [e.loc for e in transforms.merge_duplicates(entries)] == ["https://e.example/a", "https://e.example/b"]
 
 
+def test_a_colliding_loc_keeps_its_place_in_the_merged_output(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two locs with one hash: the second is still written where it was first seen, not after all the others."""
+    import builtins
+
+    import feedmap.transforms as transforms
+
+    colliding = {"https://e.example/a", "https://e.example/b"}
+    monkeypatch.setattr(transforms, "hash", lambda text: 1 if text in colliding else builtins.hash(text), raising=False)
+    locs = ["https://e.example/a", "https://e.example/b", "https://e.example/c", "https://e.example/b"]
+    merged = transforms.merge_duplicates([Entry(loc=loc) for loc in locs])
+    assert [e.loc for e in merged] == ["https://e.example/a", "https://e.example/b", "https://e.example/c"]
+
+
 # ------------------------------------------------------------------------------------------------ Entry values
 
 

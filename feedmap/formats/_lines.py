@@ -77,4 +77,4 @@ def _split_lf(data: bytes) -> list[bytes]:
 
 def too_long(limit: int) -> str:
     """The ``line-too-long`` message for a line over ``limit`` bytes."""
-    return f"line longer than {limit:,} bytes ; skipped"
+    return f"line longer than {limit:,} bytes; skipped"
