@@ -395,27 +395,41 @@ def newer(candidate: Entry, current: Entry) -> bool:
     return candidate.lastmod.sort_key() > current.lastmod.sort_key()
 
 
+#: How many repeated locs are reported one by one (``duplicate-loc``); the rest are counted.
+LISTED_REPEATS = 100
+
+
 class _Repeats:
-    """The locs seen more than once: how often, and where each was first seen."""
+    """The locs seen more than once: how often, and where each was first seen.
+
+    The first :data:`LISTED_REPEATS` repeated locs are listed one by one; repeats of the others are only
+    counted (``more-duplicates``), so an input that repeats every URL neither holds a record per URL here nor
+    prints a line per URL.
+    """
 
     def __init__(self, where: str) -> None:
-        self.seen: dict[str, list[Any]] = {}  # loc -> [count, source, line]
+        self.seen: dict[str, list[Any]] = {}  # loc -> [count, source, line], for the listed locs only
         self.total = 0
+        self.unlisted = 0  # repeats of locs past the listed ones
         self.where = where  # what the line reported is: the first occurrence, or the first repeat
 
     def add(self, loc: str, first: Callable[[], tuple[str, int]]) -> None:
         self.total += 1
         record = self.seen.get(loc)
-        if record is None:
+        if record is not None:
+            record[0] += 1
+        elif len(self.seen) < LISTED_REPEATS:
             self.seen[loc] = [2, *first()]
         else:
-            record[0] += 1
+            self.unlisted += 1
 
     def report(self, ctx: Context, merged: str) -> None:
-        """Report each repeated loc, then the total; ``merged`` says what became of them ("" for nothing)."""
+        """Report each listed repeated loc, then the rest and the total; ``merged`` says what became of them."""
         what = f"merged, {merged}" if merged else "every one kept"
         for loc, (count, source, line) in self.seen.items():
             ctx.reporter.info("duplicate-loc", f"{loc} appears {count} times ({self.where}); {what}", source, line)
+        if self.unlisted:
+            ctx.info("more-duplicates", f"{self.unlisted} more repeats of other URLs, not listed one by one; {what}")
         if merged and self.total:
             ctx.info("duplicates-merged", f"{self.total} repeated URLs merged, {merged}")
 

@@ -494,3 +494,14 @@ def test_two_spellings_of_one_url_are_one_entry_in_xml_output(target: str) -> No
     # (the guids: the channel link, and ROR's header item, name the site too)
     assert out.getvalue().count(b"<loc>" if target == "sitemap" else b'"true">http://xn--bcher-kva.example/<') == 1
     assert "duplicate-loc" in [d.code for d in summary.diagnostics]
+
+
+@pytest.mark.parametrize("target", ["jsonl", "sitemap"])
+def test_repeats_past_the_listed_ones_are_only_counted(target: str) -> None:
+    # an input repeating every URL must not hold a record, nor print a line, per URL
+    entries = [Entry(loc=f"https://e.com/{n}") for n in range(250)] * 2
+    summary = feedmap.write(entries, io.BytesIO(), target)
+    codes = [d.code for d in summary.diagnostics]
+    assert codes.count("duplicate-loc") == 100
+    more = [d for d in summary.diagnostics if d.code == "more-duplicates"]
+    assert len(more) == 1 and more[0].message.startswith("150 more repeats")
