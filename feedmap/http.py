@@ -623,6 +623,12 @@ class Fetcher:
                 raise self._timed_out(url, clock, connecting=isinstance(exc, httpx.ConnectTimeout)) from None
             except (httpx.HTTPError, httpx.InvalidURL) as exc:
                 stack.close()
+                if _bad_location(exc):  # the server answered: a redirect to no URL, which a retry repeats
+                    raise FetchError(
+                        f"{url}: redirects to a malformed URL ({exc}); the redirect is not followed",
+                        url=url,
+                        code="redirect-refused",
+                    ) from None
                 if attempt < settings.retries and isinstance(exc, (httpx.ConnectError, httpx.RemoteProtocolError)):
                     attempt += 1
                     self._sleep(settings.backoff * 2 ** (attempt - 1), url, clock)
@@ -733,6 +739,11 @@ class Fetcher:
         if cut:
             policy.note = robots_cut_note(robots_url)
         return policy
+
+
+def _bad_location(exc: Exception) -> bool:
+    """True for httpx's error on a redirect whose ``Location`` is no URL (raised once the response is in)."""
+    return isinstance(exc, httpx.RemoteProtocolError) and str(exc).startswith("Invalid URL in location header")
 
 
 def read_head(stream: Readable, limit: int) -> tuple[bytes, bool]:

@@ -110,7 +110,8 @@ class GzipReader:
     NUL bytes may pad the end (or separate members, as :mod:`gzip` allows); the padding and the optional
     header fields (FEXTRA, FNAME, FCOMMENT) are skipped in constant memory and counted through
     ``on_skipped`` (the size cap), so a file padded with gigabytes of NULs neither recurses nor reads on
-    past the cap.  Each call inflates at most
+    past the cap; so are member headers and trailers and deflate data that inflates to nothing (empty
+    members, empty stored blocks), which would otherwise be read without end.  Each call inflates at most
     ``size`` bytes, so a decompression bomb never sits in memory at once.
     """
 
@@ -182,6 +183,7 @@ class GzipReader:
         if self._members and not self._buffer.startswith(GZIP_MAGIC):
             raise zlib.error("trailing garbage after the compressed data")
         header = self._take(10)
+        self._on_skipped(10)  # headers and trailers count too: endless empty members must reach the cap
         if header[2] != 8:
             raise zlib.error(f"unknown compression method {header[2]}")
         flags = header[3]
@@ -193,6 +195,7 @@ class GzipReader:
             if flags & field:
                 self._skip_field()
         if flags & 2:  # FHCRC
+            self._on_skipped(2)
             self._take(2)
         self._inflater = zlib.decompressobj(-zlib.MAX_WBITS)
         self._crc = self._size = 0
@@ -209,6 +212,9 @@ class GzipReader:
         out = self._inflater.decompress(data, want)
         self._crc = zlib.crc32(out, self._crc)
         self._size += len(out)
+        if not out:  # deflate data that inflates to nothing (empty stored blocks) is counted as skipped
+            rest = len(self._inflater.unconsumed_tail) + len(self._inflater.unused_data)
+            self._on_skipped(len(data) - rest)
         if self._inflater.eof:
             self._buffer = self._inflater.unused_data
             self._inflater = None
@@ -224,6 +230,7 @@ class GzipReader:
             if not self._more():
                 raise EOFError("compressed stream ends inside a member trailer")
         crc, isize = struct.unpack("<II", self._take(8))
+        self._on_skipped(8)
         if crc != self._crc:
             raise zlib.error("CRC check failed")
         if isize != self._size & 0xFFFFFFFF:
@@ -235,7 +242,8 @@ class _CappedStream:
     """Counts bytes read and raises LimitError past the cap; turns gzip damage into diagnostics.
 
     For gzip input the cap counts the decompressed bytes and also what is skipped around them (NUL
-    padding, header fields), so neither can make reading go on past the cap.
+    padding, member headers and trailers, deflate data inflating to nothing), so none of it can make
+    reading go on past the cap.
     """
 
     def __init__(self, inner: Readable, *, limit: int, name: str, reporter: Reporter, compressed: bool) -> None:

@@ -304,7 +304,8 @@ def test_zero_padding_counts_against_the_cap(tmp_path: Path) -> None:
         open_and_read(path, max_bytes=len(PAYLOAD) + (1 << 20))
     assert caught.value.code == "too-large"
     assert "padding" in str(caught.value)
-    data, diagnostics, _ = open_and_read(path, max_bytes=len(PAYLOAD) + (8 << 20))  # all of it fits
+    # all of it fits (the member's 10-byte header and 8-byte trailer count as well)
+    data, diagnostics, _ = open_and_read(path, max_bytes=len(PAYLOAD) + (8 << 20) + 18)
     assert (data, diagnostics) == (PAYLOAD, [])
 
 
@@ -595,3 +596,26 @@ def test_write_failure_keeps_the_previous_output(tmp_path: Path) -> None:
         feedmap.write(entries(), target, format="text")  # type: ignore[arg-type]
     assert target.read_bytes() == b"previous\n"
     assert _leftovers(tmp_path, {"out.txt"}) == []
+
+
+def _gzip_member(deflate: bytes) -> bytes:
+    return b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff" + deflate + struct.pack("<II", 0, 0)  # crc32(b"") == 0
+
+
+def test_empty_gzip_members_count_against_the_cap() -> None:
+    # members that inflate to nothing were read to the end however many: an endless stream never stopped
+    reader = CountingReader(_gzip_member(b"\x03\x00") * 200_000)  # 4 MB of empty members
+    with pytest.raises(LimitError) as caught:
+        open_and_read(reader, max_bytes=1 << 20)
+    assert caught.value.code == "too-large"
+    assert reader.consumed < 2 << 20
+
+
+def test_empty_deflate_blocks_count_against_the_cap() -> None:
+    # one member of empty stored blocks (RFC 1951 §3.2.4: LEN 0) inflates to nothing however long it is
+    blocks = b"\x00\x00\x00\xff\xff" * 800_000 + b"\x01\x00\x00\xff\xff"
+    reader = CountingReader(_gzip_member(blocks))
+    with pytest.raises(LimitError) as caught:
+        open_and_read(reader, max_bytes=1 << 20)
+    assert caught.value.code == "too-large"
+    assert reader.consumed < 2 << 20
