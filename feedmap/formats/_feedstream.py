@@ -224,7 +224,8 @@ class ReferenceRepairs:
 
     def _repair(self, data: bytes) -> bytes:
         parts: list[bytes] = []
-        pos = 0
+        pos = counted = 0
+        line = self._line  # line of data[counted], advanced as pos moves so that lines are counted once
         while pos < len(data):
             if self._in_cdata:
                 end = data.find(_CDATA_CLOSE, pos)
@@ -237,7 +238,9 @@ class ReferenceRepairs:
             stop = len(data) if start < 0 else start
             segment = data[pos:stop]
             if b"&" in segment:
-                segment = _REPAIRABLE.sub(self._replacer(self._line + data.count(b"\n", 0, pos)), segment)
+                line += data.count(b"\n", counted, pos)
+                counted = pos
+                segment = _REPAIRABLE.sub(self._replacer(line), segment)
             parts.append(segment)
             if start < 0:
                 break
@@ -248,6 +251,12 @@ class ReferenceRepairs:
 
     def _replacer(self, line: int) -> Callable[[re.Match[bytes]], bytes]:
         """Replaces one match in a segment whose first byte is on ``line``."""
+        last = [0, line]  # a position in the segment and its line: matches come in order, each newline counted once
+
+        def at(match: re.Match[bytes]) -> int:
+            last[1] += match.string.count(b"\n", last[0], match.start())
+            last[0] = match.start()
+            return last[1]
 
         def replace(match: re.Match[bytes]) -> bytes:
             name = match.group(3)
@@ -261,15 +270,13 @@ class ReferenceRepairs:
                         "html-entity",
                         f"&{name.decode('ascii')}; is an HTML entity XML does not define; read as {chr(code)!r}",
                         self._name,
-                        line + match.string.count(b"\n", 0, match.start()),
+                        at(match),
                     )
                 return b"&#%d;" % code
             if match.group(2) is not None and not 55296 <= int(match.group(2)) <= 57343:
                 return match.group()
             self.replaced += 1
-            _report_surrogate(
-                self._reporter, self._name, match.group(), line + match.string.count(b"\n", 0, match.start())
-            )
+            _report_surrogate(self._reporter, self._name, match.group(), at(match))
             return b"&#xFFFD;"
 
         return replace
