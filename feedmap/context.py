@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from feedmap._dates import W3CDate
+from feedmap._follow_rules import loop_key
 from feedmap.errors import Reporter
 from feedmap.sources import DEFAULT_MAX_BYTES
 
@@ -183,8 +184,6 @@ class Context:
         if self.path is not None:
             return str(self.path.resolve())
         if self.url is not None:
-            from feedmap.formats.sitemapindex import loop_key
-
             return loop_key(self.url)
         return self.name
 
