@@ -48,10 +48,12 @@ from feedmap.locate import MapEscapeError, local_path
 from feedmap.model import DocKind, Document, Entry
 
 __all__ = [
+    "FOLLOWED_FORMATS",
     "ChildOpener",
     "child_refusal",
     "child_url",
     "follow_index",
+    "is_followed",
     "loop_key",
     "resolved_message",
     "same_site_rule",
@@ -61,17 +63,25 @@ __all__ = [
 #: (its format recognised by content, not followed) and the stack that closes its input.
 ChildOpener = Callable[[Path | BinaryIO, Context], tuple[Document, contextlib.ExitStack]]
 
+#: The formats whose indexes are followed: a JSON lines file of kind ``index`` is read as it is.
+FOLLOWED_FORMATS = frozenset({"sitemapindex"})
+
 _SPOOL_IN_MEMORY = 1 << 20
 
 
-def follow_index(doc: Document, ctx: Context, open_child: ChildOpener) -> Document:
-    """A document of kind ``index`` read with ``ctx``, made the document of its children's entries.
+def is_followed(doc: Document) -> bool:
+    """Whether ``doc`` is an index whose children following reads (a ``<sitemapindex>``)."""
+    return doc.meta.kind is DocKind.INDEX and doc.format in FOLLOWED_FORMATS
 
-    Unless ``ctx.options.follow`` is off (``--no-follow``): then, as any other kind, ``doc`` is returned
-    as it is.  The document is changed in place (its kind becomes ``urlset``, its entries those of the
-    children, read with ``open_child``) and returned.
+
+def follow_index(doc: Document, ctx: Context, open_child: ChildOpener) -> Document:
+    """An index read with ``ctx`` (see :func:`is_followed`), made the document of its children's entries.
+
+    Unless ``ctx.options.follow`` is off (``--no-follow``): then, as any other document, ``doc`` is
+    returned as it is.  The document is changed in place (its kind becomes ``urlset``, its entries those
+    of the children, read with ``open_child``) and returned.
     """
-    if doc.meta.kind is not DocKind.INDEX or not ctx.options.follow:
+    if not ctx.options.follow or not is_followed(doc):
         return doc
     doc.meta = doc.meta.as_kind(DocKind.URLSET)
     doc.entries = _Following(iter(doc.entries), ctx, open_child)
@@ -301,7 +311,7 @@ def _read_child(
     """Yield a child sitemap's entries; a child that is itself an index is returned as a new level."""
     try:
         doc, child_ctx, stack = _open_child(child, ctx, open_child)
-        if doc.meta.kind is DocKind.INDEX:
+        if is_followed(doc):
             return _Level(iter(doc.entries), child_ctx, parent=(child, ctx), stack=stack, tally=tally)
         with stack:
             yield from doc.entries

@@ -11,6 +11,7 @@ import contextlib
 from pathlib import Path
 from typing import BinaryIO
 
+import feedmap
 from feedmap.context import Context, Options
 from feedmap.errors import Reporter
 from feedmap.follow import follow_index
@@ -48,6 +49,10 @@ def test_follow_index_leaves_other_kinds_and_no_follow_alone() -> None:
     assert follow_index(urlset, ctx, _never) is urlset
     assert urlset.meta.kind is DocKind.URLSET and urlset.entries is entries
     index = Document(DocMeta(kind=DocKind.INDEX), entries)
+    index.format = "jsonl"  # JSON lines of kind index: read as they are
+    assert follow_index(index, ctx, _never) is index
+    assert index.meta.kind is DocKind.INDEX and index.entries is entries
+    index.format = "sitemapindex"
     no_follow = Context(reporter=Reporter(), options=Options(follow=False))
     assert follow_index(index, no_follow, _never) is index
     assert index.meta.kind is DocKind.INDEX and index.entries is entries
@@ -68,6 +73,7 @@ def test_follow_index_opens_each_child_with_the_opener_given(tmp_path: Path) -> 
 
     index_entries = [Entry(loc=child.as_uri(), origin=Position("index.xml", n + 3)) for n, child in enumerate(children)]
     index = Document(DocMeta(kind=DocKind.INDEX, title="kept"), index_entries)
+    index.format = "sitemapindex"
     ctx = Context(reporter=Reporter(), name="index.xml", path=tmp_path / "index.xml")
     doc = follow_index(index, ctx, opener)
     assert doc is index
@@ -76,3 +82,15 @@ def test_follow_index_opens_each_child_with_the_opener_given(tmp_path: Path) -> 
     parent_key = str((tmp_path / "index.xml").resolve())
     assert opened == [(str(child), (parent_key,)) for child in children]
     assert ctx.reporter.diagnostics == []
+
+
+def test_a_child_in_json_lines_of_kind_index_is_read_not_followed(tmp_path: Path) -> None:
+    """Only a ``<sitemapindex>`` is followed: a JSON lines child of kind index gives its own entries."""
+    child = tmp_path / "child.jsonl"
+    child.write_text('{"kind":"index"}\n{"loc":"https://ex.com/s.xml"}\n')
+    index = _index(tmp_path / "index.xml", "https://ex.com/child.jsonl")
+    reporter = Reporter()
+    with feedmap.read(index, maps=[("https://ex.com/", tmp_path)], reporter=reporter) as doc:
+        assert [entry.loc for entry in doc] == ["https://ex.com/s.xml"]
+        assert doc.meta.kind is DocKind.URLSET
+    assert reporter.diagnostics == []
