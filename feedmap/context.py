@@ -1,7 +1,7 @@
 """What a reader or writer is told besides its input: options, where diagnostics go, and the source.
 
-Readers and writers take ``ctx: Context`` (DESIGN.md, "Format contract"); the fields they do not need
-they ignore, so a new option never changes the format contract.
+Readers and writers take ``ctx: Context`` (the format contract, :class:`feedmap.registry.Reader`); the
+fields they do not need they ignore, so a new option never changes the format contract.
 """
 
 from __future__ import annotations

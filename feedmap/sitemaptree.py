@@ -8,7 +8,7 @@ Where the rules come from:
   :mod:`feedmap.follow` follows it.  A node counts its document's own entries: URLs (feed
   items) for a urlset, feed or text sitemap, child sitemaps for an index.
 * **Scope** (sitemaps.org: an index lists only sitemaps "found on the same site as the Sitemap index
-  file"; PROTOCOL.md "Scope"): a child must have its index's scheme, host and port, else it is not read
+  file"): a child must have its index's scheme, host and port, else it is not read
   (``child-off-site``).  The index's site is that of the URL it was found at after redirects:
   an index asked for at ``http://example.com/old.xml`` and served from ``https://example.com/index.xml``
   has the children of ``https://example.com``, as in :mod:`feedmap.follow`.  A child's own
