@@ -26,6 +26,7 @@ from feedmap.context import (
 )
 from feedmap.converters.kinds import report_kind_change
 from feedmap.errors import Diagnostic, FormatError, Reporter
+from feedmap.follow import follow_index
 from feedmap.model import ENTRY_FIELDS, DocKind, Document, Entry
 from feedmap.registry import FormatSpec
 from feedmap.sinks import gzip_named, gzipped
@@ -77,6 +78,7 @@ def _readable(format: str | None, source: Source) -> FormatSpec:
 def _open_document(source: SourceLike, format: str | None, ctx: Context) -> Document:
     """Open and start reading one source; the returned document's entries close it when exhausted."""
     doc, stack = start_document(source, format, ctx)
+    follow_index(doc, ctx, _start_child)  # an index becomes its children's entries unless --no-follow
     doc.entries = _closing(doc.entries, stack)
     doc.closers.append(stack.close)
     return doc
@@ -114,6 +116,11 @@ def start_document(
         stack.close()
         raise
     return doc, stack
+
+
+def _start_child(source: SourceLike, ctx: Context) -> tuple[Document, contextlib.ExitStack]:
+    """Open an index's child for :mod:`feedmap.follow`: its format recognised by content."""
+    return start_document(source, None, ctx)
 
 
 def _closing(entries: Iterable[Entry], stack: contextlib.ExitStack) -> Iterator[Entry]:

@@ -1,7 +1,7 @@
 """What a reader or writer is told besides its input: options, where diagnostics go, and the source.
 
-Readers and writers take ``ctx: Context`` (DESIGN.md, "Format contract"); the fields they do not need
-they ignore, so a new option never changes the format contract.
+Readers and writers take ``ctx: Context`` (the format contract, :class:`feedmap.registry.Reader`); the
+fields they do not need they ignore, so a new option never changes the format contract.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from feedmap._dates import W3CDate
+from feedmap._follow_rules import loop_key
 from feedmap.errors import Reporter
 from feedmap.sources import DEFAULT_MAX_BYTES
 
@@ -183,8 +184,6 @@ class Context:
         if self.path is not None:
             return str(self.path.resolve())
         if self.url is not None:
-            from feedmap.formats.sitemapindex import loop_key
-
             return loop_key(self.url)
         return self.name
 

@@ -5,13 +5,13 @@ Where the rules come from:
 * **The sitemap index** (sitemaps.org protocol, "Using Sitemap index files",
   https://www.sitemaps.org/protocol.html#index): an index lists sitemaps (``<sitemap><loc>``).  The protocol
   does not nest indexes, but real sites do, so a child index is read too, as
-  :mod:`feedmap.formats.sitemapindex` follows it.  A node counts its document's own entries: URLs (feed
+  :mod:`feedmap.follow` follows it.  A node counts its document's own entries: URLs (feed
   items) for a urlset, feed or text sitemap, child sitemaps for an index.
 * **Scope** (sitemaps.org: an index lists only sitemaps "found on the same site as the Sitemap index
-  file"; PROTOCOL.md "Scope"): a child must have its index's scheme, host and port, else it is not read
+  file"): a child must have its index's scheme, host and port, else it is not read
   (``child-off-site``).  The index's site is that of the URL it was found at after redirects:
   an index asked for at ``http://example.com/old.xml`` and served from ``https://example.com/index.xml``
-  has the children of ``https://example.com``, as in :mod:`feedmap.formats.sitemapindex`.  A child's own
+  has the children of ``https://example.com``, as in :mod:`feedmap.follow`.  A child's own
   redirects must stay on its index's site too (checked before each hop is requested: ``child-off-site``).
 * **Following**: each sitemap is read without following (``follow=False``), an index's children are then
   read concurrently (one pool, ``concurrency`` at once), level by level, under the rules of index following:
@@ -34,7 +34,7 @@ from feedmap import registry
 from feedmap.context import DEFAULT_CONCURRENCY, DEFAULT_MAX_DEPTH, Context, HttpSettings, Options, Shared
 from feedmap.discover import error_code, open_url
 from feedmap.errors import Diagnostic, DiagnosticHandler, FeedmapError, Reporter, reason_of
-from feedmap.formats.sitemapindex import child_refusal, child_url, loop_key, resolved_message, same_site_rule
+from feedmap.follow import child_refusal, child_url, loop_key, resolved_message, same_site_rule
 from feedmap.sources import DEFAULT_MAX_BYTES
 
 __all__ = ["SitemapNode", "sitemap_tree", "sitemap_trees"]
@@ -81,7 +81,7 @@ class SitemapNode:
         """This node and its descendants, depth first, each with its depth (0 for this node).
 
         An explicit stack, not a generator per level: a tree as deep as ``max_depth`` allows costs no
-        Python stack (as following an index does not, see :mod:`feedmap.formats.sitemapindex`).
+        Python stack (as following an index does not, see :mod:`feedmap.follow`).
         """
         stack = [(depth, self)]
         while stack:

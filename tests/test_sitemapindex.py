@@ -561,13 +561,13 @@ def test_a_symlinked_index_file_inside_the_map_is_read(site: Path) -> None:
     ],
 )
 def test_loop_key_normalises_equivalent_spellings(spelling: str, canonical: str) -> None:
-    from feedmap.formats.sitemapindex import loop_key
+    from feedmap.follow import loop_key
 
     assert loop_key(spelling) == loop_key(canonical) == canonical
 
 
 def test_loop_key_keeps_what_differs() -> None:
-    from feedmap.formats.sitemapindex import loop_key
+    from feedmap.follow import loop_key
 
     assert loop_key("https://ex.com:8443/a") == "https://ex.com:8443/a"
     assert loop_key("https://ex.com/A") != loop_key("https://ex.com/a")  # paths are case-sensitive

@@ -1,0 +1,96 @@
+"""Index following as its own step (:mod:`feedmap.follow`): the index reader yields the index's own entries,
+and :func:`feedmap.follow.follow_index` turns an index into its children's entries.
+
+The rules themselves (scope, loops, depth, ``--since``, downloads) are exercised end to end through
+``feedmap.read`` in test_sitemapindex.py and test_follow_web.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import BinaryIO
+
+import feedmap
+from feedmap.context import Context, Options
+from feedmap.errors import Reporter
+from feedmap.follow import follow_index
+from feedmap.formats import sitemapindex
+from feedmap.model import DocKind, DocMeta, Document, Entry, Position
+from feedmap.sources import open_source
+
+SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
+
+
+def _index(path: Path, *locs: str) -> Path:
+    children = "".join(f"<sitemap><loc>{loc}</loc></sitemap>\n" for loc in locs)
+    path.write_text(f'<?xml version="1.0"?>\n<sitemapindex xmlns="{SM}">\n{children}</sitemapindex>\n')
+    return path
+
+
+def test_the_index_reader_yields_the_index_own_entries_even_when_following_is_on(tmp_path: Path) -> None:
+    index = _index(tmp_path / "index.xml", "https://ex.com/a.xml", "https://ex.com/b.xml")
+    ctx = Context(reporter=Reporter(), options=Options(follow=True), name=str(index))
+    with open_source(index, reporter=ctx.reporter) as source:
+        doc = sitemapindex.read(source, ctx=ctx)
+        assert doc.meta.kind is DocKind.INDEX
+        assert [entry.loc for entry in doc.entries] == ["https://ex.com/a.xml", "https://ex.com/b.xml"]
+    assert ctx.reporter.diagnostics == []  # nothing was followed, so nothing was refused or failed
+
+
+def _never(source: Path | BinaryIO, ctx: Context) -> tuple[Document, contextlib.ExitStack]:
+    raise AssertionError(f"no child is opened here, yet {source!r} was")
+
+
+def test_follow_index_leaves_other_kinds_and_no_follow_alone() -> None:
+    entries = [Entry(loc="https://ex.com/a")]
+    urlset = Document(DocMeta(kind=DocKind.URLSET), entries)
+    ctx = Context(reporter=Reporter())
+    assert follow_index(urlset, ctx, _never) is urlset
+    assert urlset.meta.kind is DocKind.URLSET and urlset.entries is entries
+    index = Document(DocMeta(kind=DocKind.INDEX), entries)
+    index.format = "jsonl"  # JSON lines of kind index: read as they are
+    assert follow_index(index, ctx, _never) is index
+    assert index.meta.kind is DocKind.INDEX and index.entries is entries
+    index.format = "sitemapindex"
+    no_follow = Context(reporter=Reporter(), options=Options(follow=False))
+    assert follow_index(index, no_follow, _never) is index
+    assert index.meta.kind is DocKind.INDEX and index.entries is entries
+
+
+def test_follow_index_opens_each_child_with_the_opener_given(tmp_path: Path) -> None:
+    """The step opens children through the opener it is handed (the API's), each with a child context."""
+    children = [tmp_path / "a.xml", tmp_path / "b.xml"]
+    for child in children:
+        child.write_bytes(b"not read by the opener below")
+    opened: list[tuple[str, tuple[str, ...]]] = []
+
+    def opener(source: Path | BinaryIO, ctx: Context) -> tuple[Document, contextlib.ExitStack]:
+        assert isinstance(source, Path)
+        opened.append((ctx.name, ctx.chain))
+        entries = [Entry(loc=f"https://ex.com/{source.stem}/{n}") for n in (1, 2)]
+        return Document(entries=entries), contextlib.ExitStack()
+
+    index_entries = [Entry(loc=child.as_uri(), origin=Position("index.xml", n + 3)) for n, child in enumerate(children)]
+    index = Document(DocMeta(kind=DocKind.INDEX, title="kept"), index_entries)
+    index.format = "sitemapindex"
+    ctx = Context(reporter=Reporter(), name="index.xml", path=tmp_path / "index.xml")
+    doc = follow_index(index, ctx, opener)
+    assert doc is index
+    assert doc.meta.kind is DocKind.URLSET and doc.meta.title == "kept"
+    assert [entry.loc for entry in doc.entries] == [f"https://ex.com/{c}/{n}" for c in "ab" for n in (1, 2)]
+    parent_key = str((tmp_path / "index.xml").resolve())
+    assert opened == [(str(child), (parent_key,)) for child in children]
+    assert ctx.reporter.diagnostics == []
+
+
+def test_a_child_in_json_lines_of_kind_index_is_read_not_followed(tmp_path: Path) -> None:
+    """Only a ``<sitemapindex>`` is followed: a JSON lines child of kind index gives its own entries."""
+    child = tmp_path / "child.jsonl"
+    child.write_text('{"kind":"index"}\n{"loc":"https://ex.com/s.xml"}\n')
+    index = _index(tmp_path / "index.xml", "https://ex.com/child.jsonl")
+    reporter = Reporter()
+    with feedmap.read(index, maps=[("https://ex.com/", tmp_path)], reporter=reporter) as doc:
+        assert [entry.loc for entry in doc] == ["https://ex.com/s.xml"]
+        assert doc.meta.kind is DocKind.URLSET
+    assert reporter.diagnostics == []
