@@ -128,6 +128,10 @@ class Options:
     #: With ``enrich``: the largest page read (the smaller of this and ``max_bytes``).
     page_max_bytes: int = DEFAULT_PAGE_MAX_BYTES
 
+    def __post_init__(self) -> None:
+        # ``maps`` may be given as any sequence of (prefix, str or Path) pairs: kept as a tuple of Paths
+        object.__setattr__(self, "maps", tuple((prefix, Path(directory)) for prefix, directory in self.maps))
+
 
 class Shared:
     """What every context of one run shares: the HTTP fetcher and the download threads, made on first use."""

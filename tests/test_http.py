@@ -59,7 +59,7 @@ def fetch_error(url: str, settings: HttpSettings = FAST, max_bytes: int = 10 * M
 
 
 def read_locs(url: str, **options: object) -> list[str]:
-    with feedmap.read(url, http=FAST, **options) as doc:  # type: ignore[arg-type]
+    with feedmap.read(url, options=feedmap.Options(http=FAST, **options)) as doc:  # type: ignore[arg-type]
         return [entry.loc for entry in doc]
 
 
@@ -649,7 +649,7 @@ def test_library_read_of_a_404_raises_fetch_error(web: LocalSite) -> None:
     url = web.url("/missing.xml")
     reporter = Reporter()
     with pytest.raises(FetchError) as caught:
-        feedmap.read(url, http=FAST, reporter=reporter)
+        feedmap.read(url, reporter=reporter, options=feedmap.Options(http=FAST))
     assert caught.value.code == "http-404"
     assert caught.value.url == url
     assert isinstance(caught.value, OSError)
@@ -728,7 +728,7 @@ def test_a_child_with_trickling_headers_is_child_failed_and_the_rest_goes_on(web
     )
     reporter = Reporter()
     settings = HttpSettings(read_timeout=5.0, deadline=0.5, retries=0)
-    with feedmap.read(index, http=settings, reporter=reporter) as doc:
+    with feedmap.read(index, reporter=reporter, options=feedmap.Options(http=settings)) as doc:
         assert [entry.loc for entry in doc] == ["https://www.example.com/fast"]
     assert [d.code for d in reporter.diagnostics] == ["child-failed"]
     assert "deadline" in reporter.diagnostics[0].message

@@ -350,7 +350,7 @@ def test_registered_format_converts_from_builtins(tmp_path: Path) -> None:
     source = tmp_path / "in.txt"
     source.write_bytes(b"http://e.com/x\nhttp://e.com/y\n")
     target = tmp_path / "out.links"
-    summary = feedmap.convert(source, target, to="links-demo")
+    summary = feedmap.convert(source, target, format="links-demo")
     assert summary.entries == 2
     assert target.read_bytes() == b"links:http://e.com/x,http://e.com/y"
 
