@@ -29,6 +29,7 @@ def isolated_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     """Let a test register formats and rescan entry points; the registry is restored afterwards."""
     monkeypatch.setattr(registry, "_loaded", dict(registry._loaded))
     monkeypatch.setattr(registry, "_lazy", dict(registry._lazy))
+    monkeypatch.setattr(registry, "_declared", dict(registry._declared))
     monkeypatch.setattr(registry, "_entry_points_loaded", registry._entry_points_loaded)
     monkeypatch.setattr(registry, "_broken", dict(registry._broken))
 
