@@ -283,13 +283,7 @@ def detect(source: Source) -> FormatSpec:
         what = "starts like XML but has no readable root element"
     else:
         what = "is not XML, JSON lines or a list of URLs"
-    names = ", ".join(name for name, _ in readable)
     line = sniffed.root.line if sniffed.root is not None else 0
-    raise UnknownFormatError(
-        f"{source.name}: {what}; name the format (one of: {names})",
-        what=what,
-        source=source.name,
-        line=line,
-        code=code,
-    )
+    formats = [name for name, _ in readable]
+    raise UnknownFormatError(what, source=source.name, line=line, code=code, formats=formats)
 
