@@ -64,8 +64,6 @@ class HttpSettings:
     #: Longest one request may take in all: connecting, redirects, headers, body and the waits between
     #: retries.  None: :data:`DEADLINE_FACTOR` times ``read_timeout`` (see :meth:`response_deadline`).
     deadline: float | None = None
-    #: The former name of ``deadline`` (which wins when both are given); kept so existing code still runs.
-    total_timeout: float | None = None
     retries: int = 3
     #: First wait before a retry without ``Retry-After``; doubled on each further retry.
     backoff: float = 0.5
@@ -83,8 +81,6 @@ class HttpSettings:
         """The deadline of one request: ``deadline``, else ``DEADLINE_FACTOR * read_timeout``."""
         if self.deadline is not None:
             return self.deadline
-        if self.total_timeout is not None:
-            return self.total_timeout
         return DEADLINE_FACTOR * self.read_timeout
 
 
