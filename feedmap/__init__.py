@@ -3,19 +3,24 @@
 One intermediate representation (:class:`Document` of :class:`Entry`) sits between pluggable readers and
 writers (see :mod:`feedmap.registry`).  Reading streams: memory does not grow with the number of URLs.
 The steps between them (relative URLs, repeated URLs, ...) are functions of :mod:`feedmap.transforms`.
+Everything a user may touch is exported here and listed in the README's "Library API" section (a test
+keeps the two in step).
 
 >>> import feedmap
 >>> with feedmap.read("samples/sitemap/basic.xml") as doc:       # doctest: +SKIP
-...     feedmap.write(doc, "out.txt", format="text")
+...     feedmap.write(doc, "out.txt", "text")
 """
 
 from feedmap import transforms
 from feedmap._dates import Precision, W3CDate
 from feedmap.api import Summary, convert, read, write
 from feedmap.context import HttpSettings, Options
+from feedmap.converters.enrich import enrich
+from feedmap.discover import find_sitemaps
 from feedmap.errors import (
     Diagnostic,
     FeedmapError,
+    FetchError,
     FormatError,
     Level,
     LimitError,
@@ -27,19 +32,22 @@ from feedmap.errors import (
     WriteError,
 )
 from feedmap.model import Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, Position
-from feedmap.registry import FormatSpec, register
+from feedmap.registry import Detection, FormatSpec, register
+from feedmap.sitemaptree import SitemapNode, sitemap_tree
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Alternate",
     "ChangeFreq",
+    "Detection",
     "Diagnostic",
     "DocKind",
     "DocMeta",
     "Document",
     "Entry",
     "FeedmapError",
+    "FetchError",
     "FormatError",
     "FormatSpec",
     "HttpSettings",
@@ -51,6 +59,7 @@ __all__ = [
     "Precision",
     "ReadError",
     "Reporter",
+    "SitemapNode",
     "SourceError",
     "StrictError",
     "Summary",
@@ -59,8 +68,11 @@ __all__ = [
     "WriteError",
     "__version__",
     "convert",
+    "enrich",
+    "find_sitemaps",
     "read",
     "register",
+    "sitemap_tree",
     "transforms",
     "write",
 ]

@@ -718,8 +718,18 @@ def peek_root(stream: PeekableStream, size: int | None = None) -> RootInfo | Non
 
     The input is read ahead (cleaned as :class:`CleaningStream` will clean it, never consumed) until the
     root's start tag, however long the prolog before it (comments, a DOCTYPE): up to ``size`` bytes, or
-    with None as far as the stream's own size cap (``--max-bytes``) allows.
+    with None as far as the stream's own size cap (``--max-bytes``) allows.  The answer is kept on the
+    stream until it is read from, so looking again (the reader after detection) parses nothing.
     """
+    key = ("root", size)
+    if key in stream.memo:
+        return stream.memo[key]  # type: ignore[return-value]
+    root = _parse_root(stream, size)
+    stream.memo[key] = root
+    return root
+
+
+def _parse_root(stream: PeekableStream, size: int | None) -> RootInfo | None:
     reader = _Peeking(stream)
     cleaner = CleaningStream(reader, reporter=Reporter(), name="")
     namespaces: set[str] = set()

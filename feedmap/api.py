@@ -4,6 +4,11 @@ A run is: open the source (:mod:`feedmap.sources`), resolve its format (:mod:`fe
 streaming :class:`~feedmap.model.Document`, and hand it to a writer that writes while entries arrive.
 Diagnostics go to a :class:`~feedmap.errors.Reporter`; pass ``on_diagnostic`` to see them as they come.
 Nothing here prints or exits.
+
+One call style for every step: the data (a source, a document or entries, a sink) first, then the format
+name (``format``: what is read by :func:`read`, what is written by :func:`write` and :func:`convert`,
+whose input format is ``source_format``), then one :class:`~feedmap.context.Options` with every setting,
+then, by keyword, where diagnostics go (``reporter=`` or ``on_diagnostic=``, as the transforms take them).
 """
 
 from __future__ import annotations
@@ -15,15 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from feedmap import converters, registry
-from feedmap.context import (
-    DEFAULT_CONCURRENCY,
-    DEFAULT_MAX_DEPTH,
-    DEFAULT_MAX_LINE_BYTES,
-    Context,
-    FollowPredicate,
-    HttpSettings,
-    Options,
-)
+from feedmap.context import Context, Options
 from feedmap.converters.kinds import report_kind_change
 from feedmap.errors import Diagnostic, FormatError, Reporter
 from feedmap.follow import follow_index
@@ -31,7 +28,6 @@ from feedmap.model import ENTRY_FIELDS, DocKind, Document, Entry
 from feedmap.registry import FormatSpec
 from feedmap.sinks import gzip_named, gzipped
 from feedmap.sources import (
-    DEFAULT_MAX_BYTES,
     SinkLike,
     Source,
     SourceLike,
@@ -60,10 +56,14 @@ class Summary:
         return self.reporter.diagnostics
 
 
-def _reporter(reporter: Reporter | None, strict: bool, on_diagnostic: DiagnosticHandler | None) -> Reporter:
-    if reporter is not None:
-        return reporter
-    return Reporter(strict=strict, handler=on_diagnostic)
+def _context(
+    options: Options | None, reporter: Reporter | None, on_diagnostic: DiagnosticHandler | None, name: str
+) -> Context:
+    """The context of one call: its options (the defaults when None) and where its diagnostics go."""
+    options = options or Options()
+    if reporter is None:
+        reporter = Reporter(strict=options.strict, handler=on_diagnostic)
+    return Context(reporter=reporter, options=options, name=name)
 
 
 def _readable(format: str | None, source: Source) -> FormatSpec:
@@ -137,16 +137,8 @@ def read_entries(source: SourceLike, ctx: Context, format: str | None = None) ->
 def read(
     source: SourceLike,
     format: str | None = None,
-    strict: bool = False,
+    options: Options | None = None,
     *,
-    max_bytes: int = DEFAULT_MAX_BYTES,
-    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-    follow: bool | FollowPredicate = True,
-    max_depth: int = DEFAULT_MAX_DEPTH,
-    maps: Sequence[tuple[str, str | Path]] = (),
-    concurrency: int = DEFAULT_CONCURRENCY,
-    http: HttpSettings | None = None,
-    base_url: str | None = None,
     on_diagnostic: DiagnosticHandler | None = None,
     reporter: Reporter | None = None,
 ) -> Document:
@@ -156,29 +148,19 @@ def read(
     by content.  The format is recognised by content unless ``format`` names it.  Entries stream: iterate
     ``doc.entries`` once, and use the document as a context manager (or exhaust it) to close the input.
 
-    For a sitemap index, ``follow`` is True (read every child), False (the index's own entries) or a
-    predicate ``follow(loc, lastmod) -> bool`` choosing the children to read; ``concurrency`` children
-    are fetched at once.  ``maps`` pairs ``(url_prefix, directory)``: URLs under a prefix are read from
-    the directory instead of the network.  A line of JSON lines or of a text sitemap longer than
-    ``max_line_bytes`` is skipped with a ``line-too-long`` warning.
+    ``options`` (:class:`~feedmap.context.Options`) holds the settings: for a sitemap index, ``follow``
+    (False: the index's own entries) and ``follow_child``, a predicate ``(loc, lastmod) -> bool`` choosing
+    the children to read, ``concurrency`` children fetched at once, ``max_depth``; ``maps`` pairs
+    ``(url_prefix, directory)``: URLs under a prefix are read from the directory instead of the network;
+    ``max_bytes``, ``max_line_bytes`` (a longer line of JSON lines or of a text sitemap is skipped with a
+    ``line-too-long`` warning), ``http``, ``strict``.  Diagnostics go to ``reporter``, else to a new one
+    calling ``on_diagnostic`` with each.
 
     A relative URL is resolved against the document's ``xml:base``, its own URL (fetched or mapped), else
-    ``base_url``, else (a feed) its channel link: INFO ``relative-url-resolved``; with no base it is kept
-    and reported (WARNING ``relative-url``), and the writers of XML formats leave it out.
+    ``options.base_url``, else (a feed) its channel link: INFO ``relative-url-resolved``; with no base it is
+    kept and reported (WARNING ``relative-url``), and the writers of XML formats leave it out.
     """
-    options = Options(
-        strict=strict,
-        max_bytes=max_bytes,
-        max_line_bytes=max_line_bytes,
-        follow=follow is not False,
-        follow_child=follow if callable(follow) else None,
-        max_depth=max_depth,
-        maps=tuple((prefix, Path(directory)) for prefix, directory in maps),
-        concurrency=concurrency,
-        http=http or HttpSettings(),
-        base_url=base_url,
-    )
-    ctx = Context(reporter=_reporter(reporter, strict, on_diagnostic), options=options, name=source_name(source))
+    ctx = _context(options, reporter, on_diagnostic, source_name(source))
     try:
         doc = _open_document(source, format, ctx)
     except BaseException:
@@ -258,11 +240,8 @@ def write(
     doc: Document | Iterable[Entry],
     sink: SinkLike,
     format: str,
-    strict: bool = False,
+    options: Options | None = None,
     *,
-    schema_location: bool = False,
-    encode_urls: bool = False,
-    keep_urls: bool = False,
     on_diagnostic: DiagnosticHandler | None = None,
     reporter: Reporter | None = None,
 ) -> Summary:
@@ -272,7 +251,9 @@ def write(
     entries without an absolute URL are left out of XML formats, repeated URLs are reported and, for every
     format but JSON lines, merged (newest lastmod kept), a feed written as a sitemap becomes a urlset.
     Entries no feedmap reader produced (an iterable, or a Document built in code) are first checked as a
-    reader checks what it reads (:func:`feedmap.transforms.check_values`).
+    reader checks what it reads (:func:`feedmap.transforms.check_values`).  The settings that apply are
+    those of writing in ``options``: ``strict``, ``schema_location``, ``encode_urls``, ``keep_urls`` and
+    the feed channel (``channel_title``, ...).
 
     A regular file (or a new path) is written atomically: to a temporary file renamed over it when
     everything was written; a symbolic link's target is replaced; a device, a FIFO or ``/dev/fd/N`` is
@@ -281,8 +262,7 @@ def write(
     """
     spec = _writer_spec(format)
     document = doc if isinstance(doc, Document) else Document(entries=doc)
-    options = Options(strict=strict, schema_location=schema_location, encode_urls=encode_urls, keep_urls=keep_urls)
-    ctx = Context(reporter=_reporter(reporter, strict, on_diagnostic), options=options, name=_sink_name(sink))
+    ctx = _context(options, reporter, on_diagnostic, _sink_name(sink))
     staged = document
     for step in converters.plan(document, spec.name, check=document.format is None):
         staged = step(staged, ctx)
@@ -313,45 +293,47 @@ def _concatenated(sources: Sequence[SourceLike], format: str | None, ctx: Contex
 
 
 def convert(
-    src: SourceLike | Sequence[SourceLike],
-    dst: SinkLike,
-    to: str | Callable[[DocKind], str],
-    *,
-    from_: str | None = None,
+    sources: SourceLike | Sequence[SourceLike],
+    sink: SinkLike,
+    format: str | Callable[[DocKind], str],
     options: Options | None = None,
+    *,
+    source_format: str | None = None,
+    wrap: Callable[[Iterable[Entry]], Iterable[Entry]] | None = None,
     on_diagnostic: DiagnosticHandler | None = None,
     reporter: Reporter | None = None,
-    wrap: Callable[[Iterable[Entry]], Iterable[Entry]] | None = None,
 ) -> Summary:
-    """Read ``src`` (one source or several, concatenated) and write it to ``dst`` in format ``to``.
+    """Read ``sources`` (one source or several, concatenated) and write them to ``sink`` in ``format``.
 
+    As :func:`read` (with ``source_format`` as its ``format``) then :func:`write`, with one ``options``.
     Between reader and writer run the steps of :func:`feedmap.converters.plan` (the transforms of
     :mod:`feedmap.transforms`: relative URLs left out of XML formats, repeated URLs merged, a feed made a
     urlset, pages enriched with ``options.enrich``, ROR channel derived).  ``wrap``, if given, is a last
     step: a function from the entry stream to an entry stream, applied after those steps and before the
     writer (a filter, a transform, a progress counter); the entries it yields are written as they are.
-    ``to`` names the format written, or is a function choosing it from the kind of entries read
+    ``format`` names the format written, or is a function choosing it from the kind of entries read
     (:func:`feedmap.converters.kinds.xml_for_kind`).  Writing entries as another kind (an index's own
     entries as pages, pages as an index) is reported (``kind-changed``).
     """
-    options = options or Options()
-    spec = _writer_spec(to) if isinstance(to, str) else None
-    sources: Sequence[SourceLike] = [src] if isinstance(src, (str, Path)) or hasattr(src, "read") else list(src)  # type: ignore[list-item, arg-type]
-    if not sources:
+    spec = _writer_spec(format) if isinstance(format, str) else None
+    inputs: Sequence[SourceLike] = (
+        [sources] if isinstance(sources, (str, Path)) or hasattr(sources, "read") else list(sources)  # type: ignore[list-item, arg-type]
+    )
+    if not inputs:
         raise FormatError("nothing to convert: no input given")
-    ctx = Context(reporter=_reporter(reporter, options.strict, on_diagnostic), options=options, name=_sink_name(dst))
+    ctx = _context(options, reporter, on_diagnostic, _sink_name(sink))
     with contextlib.ExitStack() as cleanup:
         cleanup.callback(ctx.shared.close)  # last: the HTTP client and threads, also when opening fails
-        doc = source_doc = _concatenated(sources, from_, ctx)
+        doc = source_doc = _concatenated(inputs, source_format, ctx)
         cleanup.callback(source_doc.close)
         if spec is None:
-            assert not isinstance(to, str)
-            spec = _writer_spec(to(doc.meta.kind))
+            assert not isinstance(format, str)
+            spec = _writer_spec(format(doc.meta.kind))
         report_kind_change(doc.meta.kind, spec.name, ctx)
-        for step in converters.plan(doc, spec.name, enrich=options.enrich):
+        for step in converters.plan(doc, spec.name, enrich=ctx.options.enrich):
             doc = step(doc, ctx)
         if wrap is not None:
             doc = Document(doc.meta, wrap(doc.entries), diagnostics=doc.diagnostics)
         cleanup.callback(doc.close)
-        count = _write(doc, dst, spec, ctx)
+        count = _write(doc, sink, spec, ctx)
     return Summary(count, ctx.reporter, spec.name)

@@ -65,8 +65,6 @@ class HttpSettings:
     #: Longest one request may take in all: connecting, redirects, headers, body and the waits between
     #: retries.  None: :data:`DEADLINE_FACTOR` times ``read_timeout`` (see :meth:`response_deadline`).
     deadline: float | None = None
-    #: The former name of ``deadline`` (which wins when both are given); kept so existing code still runs.
-    total_timeout: float | None = None
     retries: int = 3
     #: First wait before a retry without ``Retry-After``; doubled on each further retry.
     backoff: float = 0.5
@@ -84,8 +82,6 @@ class HttpSettings:
         """The deadline of one request: ``deadline``, else ``DEADLINE_FACTOR * read_timeout``."""
         if self.deadline is not None:
             return self.deadline
-        if self.total_timeout is not None:
-            return self.total_timeout
         return DEADLINE_FACTOR * self.read_timeout
 
 
@@ -128,6 +124,10 @@ class Options:
     overwrite: bool = False
     #: With ``enrich``: the largest page read (the smaller of this and ``max_bytes``).
     page_max_bytes: int = DEFAULT_PAGE_MAX_BYTES
+
+    def __post_init__(self) -> None:
+        # ``maps`` may be given as any sequence of (prefix, str or Path) pairs: kept as a tuple of Paths
+        object.__setattr__(self, "maps", tuple((prefix, Path(directory)) for prefix, directory in self.maps))
 
 
 class Shared:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import enum
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 __all__ = [
@@ -86,18 +86,24 @@ class FormatError(FeedmapError, LookupError):
 class UnknownFormatError(FormatError):
     """The format of an input could not be recognised from its content.
 
-    ``what`` says what the content is instead (``has root element <svg> ...``), without the advice to
-    name the format with ``-f``, which suits a top-level input but not an index child.
+    ``what`` says what the content is instead (``has root element <svg> ...``); ``code`` is
+    ``unknown-format`` or ``html-page``; ``formats`` are the formats that could read it if named.  The
+    message is built from them, so that a caller (the CLI, an index naming a child) can say it its own way.
     """
 
-    def __init__(self, message: str, *, what: str = "", source: str = "", line: int = 0, code: str = "") -> None:
-        super().__init__(message)
+    def __init__(
+        self, what: str, *, source: str = "", line: int = 0, code: str = "", formats: Sequence[str] = ()
+    ) -> None:
         self.what = what
         #: The input, the line of its root element (0: unknown) and a diagnostic code (``unknown-format``,
         #: ``html-page``), so that the CLI can say it as ``file:line: error[code]: ...``.
         self.source = source
         self.line = line
         self.code = code or "unknown-format"
+        self.formats = tuple(formats)
+        where = f"{source}: " if source else ""
+        names = f" (one of: {', '.join(self.formats)})" if self.formats else ""
+        super().__init__(f"{where}{what}; name the format{names}")
 
 
 class ReadError(FeedmapError, ValueError):

@@ -1,34 +1,41 @@
 """The format registry: what each format is, how to find it by name, and how to recognise it by content.
 
 Built-in formats are registered as lazy dotted paths (``"feedmap.formats.sitemap:FORMAT"``, as rdflib's
-plugin registry does), so importing feedmap loads no format module it does not use.  Third-party formats
-join through the entry-point group ``feedmap.formats``; each entry point names a :class:`FormatSpec`.
+plugin registry does) together with what recognising them needs (:class:`Detection`: root elements,
+required namespaces, content kind, file extensions, media types, priority), so detecting a format imports
+no format module: only the one chosen is loaded.  The head of the input is parsed once: what
+:func:`~feedmap._xml.peek_root` found is kept on the stream, so the reader's own look at it costs nothing.
 
-Resolution order for an input (DESIGN.md): the explicit format name, then the content (gzip magic bytes
-are handled by :mod:`feedmap.sources`; here the root element and declared namespaces of XML, a JSON
-object per line, or lines of URLs), then the file extension, then :class:`UnknownFormatError`.
+Third-party formats join through the entry-point group ``feedmap.formats`` (Python packaging's entry points
+specification); each entry point names a :class:`FormatSpec`, whose fields are its detection data (its
+module is imported when an input is detected: keep it light).  :func:`register` takes a ``detection`` for a
+lazy registration made in code.
+
+Resolution order for an input: the explicit format name (or one of its media types), then the content
+(gzip magic bytes are handled by :mod:`feedmap.sources`; here, by :mod:`feedmap._detection`, the root
+element and declared namespaces of XML, a JSON object per line, or lines of URLs), then the file
+extension, then :class:`UnknownFormatError`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
-import re
 import threading
-from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-from feedmap._xml import RootInfo, guess_encoding, peek_root
+from feedmap._detection import BUILTINS, Detection, Sniffed, looks_like_html, sniff
 from feedmap.context import Context
 from feedmap.errors import FormatError, UnknownFormatError
 from feedmap.model import Document
-from feedmap.sources import PeekableStream, Source
+from feedmap.sources import Source
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "Detection",
     "FormatSpec",
     "Reader",
     "Sniffed",
@@ -38,6 +45,7 @@ __all__ = [
     "detect",
     "get",
     "looks_like_html",
+    "readable_names",
     "register",
     "sniff",
 ]
@@ -51,14 +59,6 @@ class Reader(Protocol):
 
 class Writer(Protocol):
     def __call__(self, doc: Document, sink: BinaryIO, *, ctx: Context) -> int: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Sniffed:
-    """What the first bytes of an input look like."""
-
-    kind: str  # "xml", "json", "text", "empty" or "binary"
-    root: RootInfo | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -81,28 +81,30 @@ class FormatSpec:
     #: IR fields this format holds; converting into it drops the others with an INFO diagnostic.
     fields: frozenset[str] = frozenset()
     description: str = ""
+    #: Media types that name this format too (``get("application/rss+xml")``).
+    media_types: tuple[str, ...] = ()
+
+    @property
+    def detection(self) -> Detection:
+        """The fields that recognise this format."""
+        return Detection(
+            extensions=self.extensions,
+            roots=self.roots,
+            requires_namespaces=self.requires_namespaces,
+            content=self.content,
+            priority=self.priority,
+            media_types=self.media_types,
+            readable=self.reader is not None,
+        )
 
     def matches(self, sniffed: Sniffed) -> bool:
-        if sniffed.kind == "xml" and sniffed.root is not None:
-            root = sniffed.root
-            for namespace, local in self.roots:
-                declared = not self.requires_namespaces or bool(self.requires_namespaces & root.namespaces)
-                if local == root.local and namespace in ("*", root.namespace) and declared:
-                    return True
-            return False
-        return self.content is not None and self.content == sniffed.kind
+        return self.detection.matches(sniffed)
 
 
-_BUILTINS: dict[str, str] = {
-    "sitemap": "feedmap.formats.sitemap:FORMAT",
-    "sitemapindex": "feedmap.formats.sitemapindex:FORMAT",
-    "text": "feedmap.formats.text:FORMAT",
-    "jsonl": "feedmap.formats.jsonl:FORMAT",
-    "rss": "feedmap.formats.rss:FORMAT",
-    "ror": "feedmap.formats.ror:FORMAT",
-}
 _loaded: dict[str, FormatSpec] = {}
-_lazy: dict[str, str] = dict(_BUILTINS)
+_lazy: dict[str, str] = {name: path for name, (path, _) in BUILTINS.items()}
+#: Detection data declared for lazy registrations (the built-ins, ``register(..., detection=)``).
+_declared: dict[str, Detection] = {name: detection for name, (_, detection) in BUILTINS.items()}
 _entry_points_loaded = False
 #: Formats whose registration could not be loaded, with the reason (kept so the error stays the same).
 _broken: dict[str, str] = {}
@@ -111,23 +113,32 @@ _broken: dict[str, str] = {}
 _lock = threading.RLock()
 
 
-def register(spec: FormatSpec | str, name: str | None = None) -> None:
-    """Register a format: a :class:`FormatSpec`, or a lazy ``"module:ATTRIBUTE"`` path with its name."""
+def register(spec: FormatSpec | str, name: str | None = None, *, detection: Detection | None = None) -> None:
+    """Register a format: a :class:`FormatSpec`, or a lazy ``"module:ATTRIBUTE"`` path with its name.
+
+    A lazy registration with ``detection`` is recognised without importing its module; without, its module
+    is imported the first time an input's format is detected.
+    """
     with _lock:
-        _register(spec, name)
+        _register(spec, name, detection)
 
 
-def _register(spec: FormatSpec | str, name: str | None) -> None:
+def _register(spec: FormatSpec | str, name: str | None, detection: Detection | None) -> None:
     if isinstance(spec, FormatSpec):
         _loaded[spec.name] = spec
         _lazy.pop(spec.name, None)
         _broken.pop(spec.name, None)
+        _declared.pop(spec.name, None)
     else:
         if name is None:
             raise ValueError("a lazy registration needs the format name")
         _lazy[name] = spec
         _loaded.pop(name, None)
         _broken.pop(name, None)
+        if detection is None:
+            _declared.pop(name, None)
+        else:
+            _declared[name] = detection
 
 
 def _load_entry_points() -> None:
@@ -165,6 +176,10 @@ def _get_slow(key: str, name: str) -> FormatSpec:
     if key in _loaded:
         return _loaded[key]
     _load_entry_points()
+    if "/" in key:
+        key = _by_media_type(key)
+        if key in _loaded:
+            return _loaded[key]
     if key in _broken:
         raise FormatError(_broken[key])
     if key in _lazy:
@@ -179,6 +194,32 @@ def _get_slow(key: str, name: str) -> FormatSpec:
         return spec
     known = ", ".join(sorted({*_loaded, *_lazy}))
     raise FormatError(f"unknown format {name!r}; known formats: {known}")
+
+
+def _by_media_type(media_type: str) -> str:
+    """The name of the format a media type names (``application/rss+xml``: rss), else the media type itself."""
+    for name, detection in _detections():
+        if media_type in detection.media_types:
+            return name
+    return media_type
+
+
+def _detections() -> list[tuple[str, Detection]]:
+    """Every registered format's name and detection data, by name; importing only the formats registered
+    lazily without detection data (third-party entry points), as detecting them needs their FormatSpec."""
+    with _lock:
+        _load_entry_points()
+        for name in [name for name in _lazy if name not in _declared]:
+            with contextlib.suppress(FormatError):
+                get(name)
+        found = {name: spec.detection for name, spec in _loaded.items()}
+        found.update((name, declared) for name, declared in _declared.items() if name in found or name in _lazy)
+        return sorted(found.items())
+
+
+def readable_names() -> list[str]:
+    """The names of the formats that can be read, sorted (without importing the built-in formats)."""
+    return [name for name, detection in _detections() if detection.readable]
 
 
 def all_formats() -> list[FormatSpec]:
@@ -200,68 +241,36 @@ def broken_formats() -> dict[str, str]:
     return dict(_broken)
 
 
-_URL_LINE = re.compile(rb"^\s*[A-Za-z][A-Za-z0-9+.-]*://\S", re.MULTILINE)
-
-
-_SNIFF_WINDOW = 64 * 1024
-
-
-def _head(stream: PeekableStream) -> bytes:
-    """The first 64 KiB, or more while they are all blank: content after long blank lines is still seen
-    (the XML reader removes blanks before the declaration however long they run)."""
-    window = _SNIFF_WINDOW
-    head = stream.peek(window)
-    while len(head) == window and not head.removeprefix(b"\xef\xbb\xbf").lstrip():
-        window *= 2
-        head = stream.peek(window)
-    return head
-
-
-def sniff(stream: PeekableStream) -> Sniffed:
-    """Look at the first bytes (already decompressed) and say what kind of content they are."""
-    head = _head(stream)
-    body = head.removeprefix(b"\xef\xbb\xbf").lstrip()
-    if not body:
-        return Sniffed("empty")
-    if guess_encoding(head) is not None:  # UTF-16/32, with a byte-order mark or without (XML 1.0 Appendix F)
-        return Sniffed("xml", peek_root(stream))
-    if body.startswith(b"<"):
-        return Sniffed("xml", peek_root(stream))
-    if body.startswith(b"{"):
-        return Sniffed("json")
-    sample = body[:4096]
-    if b"\x00" in sample:
-        return Sniffed("binary")
-    try:
-        sample.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        if exc.start < len(sample) - 4:  # a cut multi-byte character at the end is fine
-            return Sniffed("binary")
-    if _URL_LINE.search(sample) is not None:
-        return Sniffed("text")
-    return Sniffed("binary")
-
-
-def _by_extension(path: Path | None, formats: Iterable[FormatSpec]) -> FormatSpec | None:
+def _by_extension(path: Path | None, formats: list[tuple[str, Detection]]) -> str | None:
     if path is None:
         return None
     suffixes = [suffix.lower() for suffix in path.suffixes if suffix.lower() not in (".gz", ".gzip")]
     if not suffixes:
         return None
-    matches = [spec for spec in formats if suffixes[-1] in spec.extensions and spec.reader is not None]
-    return max(matches, key=lambda spec: spec.priority) if matches else None
+    matches = [(name, found) for name, found in formats if suffixes[-1] in found.extensions]
+    return max(matches, key=lambda match: match[1].priority)[0] if matches else None
+
+
+def _chosen(sniffed: Sniffed, path: Path | None, readable: list[tuple[str, Detection]]) -> str | None:
+    """The name of the format the content (else the file extension) says, or None."""
+    matching = [(name, found) for name, found in readable if found.matches(sniffed)]
+    if matching:
+        return max(matching, key=lambda match: match[1].priority)[0]
+    return _by_extension(path, readable) if sniffed.kind not in ("xml", "empty") else None
 
 
 def detect(source: Source) -> FormatSpec:
-    """The readable format of an opened input, by content first and file extension second."""
+    """The readable format of an opened input, by content first and file extension second.
+
+    Only the chosen format's module is imported; a format that cannot be loaded is passed over.
+    """
     sniffed = sniff(source.stream)
-    readable = [spec for spec in all_formats() if spec.reader is not None]
-    matching = [spec for spec in readable if spec.matches(sniffed)]
-    if matching:
-        return max(matching, key=lambda spec: spec.priority)
-    by_extension = _by_extension(source.path, readable) if sniffed.kind not in ("xml", "empty") else None
-    if by_extension is not None:
-        return by_extension
+    readable = [(name, found) for name, found in _detections() if found.readable]
+    while (name := _chosen(sniffed, source.path, readable)) is not None:
+        try:
+            return get(name)
+        except FormatError:
+            readable = [(other, found) for other, found in readable if other != name]
     code = "unknown-format"
     if sniffed.kind == "empty":
         what = "is empty"
@@ -274,22 +283,7 @@ def detect(source: Source) -> FormatSpec:
         what = "starts like XML but has no readable root element"
     else:
         what = "is not XML, JSON lines or a list of URLs"
-    names = ", ".join(spec.name for spec in readable)
     line = sniffed.root.line if sniffed.root is not None else 0
-    raise UnknownFormatError(
-        f"{source.name}: {what}; name the format (one of: {names})",
-        what=what,
-        source=source.name,
-        line=line,
-        code=code,
-    )
+    formats = [name for name, _ in readable]
+    raise UnknownFormatError(what, source=source.name, line=line, code=code, formats=formats)
 
-
-_HTML_START = re.compile(rb"^(?:\s|<!--.*?-->|<\?xml[^>]*>)*<(?:!doctype\s+html|html)\b", re.IGNORECASE | re.DOTALL)
-
-
-def looks_like_html(head: bytes, root: RootInfo | None) -> bool:
-    """An HTML page (WHATWG HTML: a ``<!DOCTYPE html>`` or an ``<html>`` root, XHTML's namespace or none)."""
-    if root is not None:
-        return root.local.lower() == "html" and root.namespace in ("", "http://www.w3.org/1999/xhtml")
-    return _HTML_START.match(head.removeprefix(b"\xef\xbb\xbf")) is not None

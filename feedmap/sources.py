@@ -70,6 +70,9 @@ class PeekableStream(io.RawIOBase):
         super().__init__()
         self._inner = inner
         self._head = b""
+        #: What was learned from the head without consuming it (the XML root :func:`feedmap._xml.peek_root`
+        #: found), so that sniffing the format and the reader's own look parse it once; emptied on a read.
+        self.memo: dict[object, object] = {}
 
     def readable(self) -> bool:
         return True
@@ -83,6 +86,8 @@ class PeekableStream(io.RawIOBase):
         return self._head[:size]
 
     def read(self, size: int | None = -1) -> bytes:
+        if self.memo:
+            self.memo.clear()
         if size is None or size < 0:
             # read() means "to the end"; the inner streams return one chunk per call, so loop
             parts = [self._head]

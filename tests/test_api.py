@@ -202,7 +202,7 @@ def test_no_resource_warning_after_reading(sitemap_path: Path) -> None:
 
 def test_strict_raises_with_the_diagnostic(tmp_path: Path) -> None:
     path = write_file(tmp_path / "urls.txt", BAD_TEXT)
-    doc = feedmap.read(path, strict=True)
+    doc = feedmap.read(path, options=feedmap.Options(strict=True))
     seen: list[str] = []
     with pytest.raises(StrictError) as info:
         for entry in doc.entries:
@@ -220,7 +220,7 @@ def test_strict_raises_at_read_time_for_a_root_problem(tmp_path: Path) -> None:
         tmp_path / "s.xml",
         b'<urlset xmlns="http://example.com/other"><url><loc>https://a.example/</loc></url></urlset>',
     )
-    with pytest.raises(StrictError) as info, feedmap.read(path, strict=True) as doc:
+    with pytest.raises(StrictError) as info, feedmap.read(path, options=feedmap.Options(strict=True)) as doc:
         list(doc.entries)
     assert info.value.diagnostic.code == "unknown-namespace"
     with feedmap.read(path) as lenient:
@@ -255,7 +255,7 @@ def test_diagnostics_arrive_while_streaming(tmp_path: Path) -> None:
 
 def test_max_bytes_raises_limit_error(tmp_path: Path) -> None:
     path = write_file(tmp_path / "urls.txt", b"".join(b"https://example.com/%05d\n" % i for i in range(1000)))
-    with pytest.raises(feedmap.LimitError) as info, feedmap.read(path, max_bytes=1024) as doc:
+    with pytest.raises(feedmap.LimitError) as info, feedmap.read(path, options=feedmap.Options(max_bytes=1024)) as doc:
         list(doc.entries)
     assert info.value.code == "too-large"
 
@@ -317,15 +317,15 @@ def test_write_reports_to_on_diagnostic() -> None:
         [Entry(loc="https://b\u00fccher.example/\u00e9")],
         io.BytesIO(),
         "text",
-        encode_urls=True,
         on_diagnostic=received.append,
+        options=feedmap.Options(encode_urls=True),
     )
     assert [d.code for d in received] == ["url-encoded"]
 
 
 def test_write_strict_raises_on_a_warning() -> None:
     with pytest.raises(StrictError) as info:
-        feedmap.write([], io.BytesIO(), "sitemap", strict=True)
+        feedmap.write([], io.BytesIO(), "sitemap", options=feedmap.Options(strict=True))
     assert info.value.diagnostic.code == "empty-document"
 
 
@@ -355,7 +355,7 @@ def test_convert_a_list_of_sources(tmp_path: Path, sitemap_path: Path) -> None:
     text = write_file(tmp_path / "more.txt", b"https://more.example/1\nhttps://more.example/2\n")
     stream = io.BytesIO(b'{"loc": "https://stream.example/"}\n')
     sink = io.BytesIO()
-    summary = feedmap.convert([sitemap_path, text, stream], sink, to="text")
+    summary = feedmap.convert([sitemap_path, text, stream], sink, format="text")
     assert summary.entries == 6
     assert sink.getvalue().decode().splitlines() == [
         *LOCS,
@@ -367,7 +367,7 @@ def test_convert_a_list_of_sources(tmp_path: Path, sitemap_path: Path) -> None:
 
 def test_convert_a_single_source_to_a_path(sitemap_path: Path, tmp_path: Path) -> None:
     target = tmp_path / "out.jsonl"
-    summary = feedmap.convert(sitemap_path, target, to="jsonl")
+    summary = feedmap.convert(sitemap_path, target, format="jsonl")
     assert summary.entries == 3
     assert [json.loads(line)["loc"] for line in target.read_text(encoding="utf-8").splitlines()] == LOCS
 
@@ -377,7 +377,7 @@ def test_convert_with_wrap_and_options(sitemap_path: Path) -> None:
     summary = feedmap.convert(
         sitemap_path,
         sink,
-        to="sitemap",
+        format="sitemap",
         options=feedmap.Options(schema_location=True),
         wrap=lambda entries: (entry for entry in entries if entry.loc != LOCS[1]),
     )
@@ -390,15 +390,15 @@ def test_convert_with_wrap_and_options(sitemap_path: Path) -> None:
 def test_convert_strict_option(tmp_path: Path) -> None:
     path = write_file(tmp_path / "urls.txt", BAD_TEXT)
     with pytest.raises(StrictError):
-        feedmap.convert(path, io.BytesIO(), to="text", options=feedmap.Options(strict=True))
-    summary = feedmap.convert(path, io.BytesIO(), to="text")
+        feedmap.convert(path, io.BytesIO(), format="text", options=feedmap.Options(strict=True))
+    summary = feedmap.convert(path, io.BytesIO(), format="text")
     assert summary.entries == 2
     assert [d.code for d in summary.diagnostics] == ["not-a-url"]
 
 
 def test_convert_nothing() -> None:
     with pytest.raises(FormatError):
-        feedmap.convert([], io.BytesIO(), to="text")
+        feedmap.convert([], io.BytesIO(), format="text")
 
 
 # ------------------------------------------------------------------------------------------------ memory
@@ -426,10 +426,10 @@ MEMORY_PROBE = textwrap.dedent(
             return len(data)
 
     path, mode, warmup = sys.argv[1], sys.argv[2], sys.argv[3]
-    feedmap.convert(warmup, Discard(), to="text")  # imports and first-use allocations
+    feedmap.convert(warmup, Discard(), "text")  # imports and first-use allocations
     before = peak_kib()
     if mode == "stream":
-        count = feedmap.convert(path, Discard(), to="text").entries
+        count = feedmap.convert(path, Discard(), "text").entries
     else:
         with feedmap.read(path) as doc:
             kept = list(doc.entries)

@@ -154,7 +154,7 @@ def text_oracle(path: Path) -> Iterator[str]:
 
 def read_all(path: Path, **options: Any) -> tuple[str | None, list[Entry], list[Diagnostic]]:
     received: list[Diagnostic] = []
-    with feedmap.read(path, on_diagnostic=received.append, **options) as doc:
+    with feedmap.read(path, options=feedmap.Options(**options), on_diagnostic=received.append) as doc:
         entries = list(doc.entries)
         fmt = doc.format
     return fmt, entries, received
@@ -166,7 +166,7 @@ def codes(diagnostics: list[Diagnostic], level: Level = Level.WARNING) -> list[s
 
 def convert_bytes(data: bytes, to: str) -> bytes:
     sink = io.BytesIO()
-    feedmap.convert(io.BytesIO(data), sink, to=to)
+    feedmap.convert(io.BytesIO(data), sink, format=to)
     return sink.getvalue()
 
 
@@ -197,7 +197,7 @@ def test_every_file_reads_like_an_independent_parse(path: Path) -> None:
     is_xml = data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<")
     received: list[Diagnostic] = []
     try:
-        doc = feedmap.read(path, follow=False, on_diagnostic=received.append)
+        doc = feedmap.read(path, on_diagnostic=received.append, options=feedmap.Options(follow=False))
     except FeedmapError:
         # only an input that is neither a sitemap nor a list of URLs may be refused
         root = lxml_root(data) if is_xml else None
@@ -260,7 +260,7 @@ def test_followed_index_reports_each_unreadable_child(path: Path, tmp_path: Path
     maps = [(site, tmp_path) for site in sites]
     with (
         pytest.raises(FeedmapError, match="nothing was read"),  # issue 9: not one child could be read
-        feedmap.read(path, maps=maps, on_diagnostic=diagnostics.append) as doc,
+        feedmap.read(path, on_diagnostic=diagnostics.append, options=feedmap.Options(maps=maps)) as doc,
     ):
         assert list(doc.entries) == []
     failed = [d.message for d in diagnostics if d.code == "child-failed"]
@@ -281,7 +281,7 @@ def test_bad_namespace_is_read_with_one_warning() -> None:
     assert [e.loc for e in entries] == ["http://www.example.com/1", "http://www.example.com/2"]
     assert [e.changefreq.value if e.changefreq else None for e in entries] == ["daily", "daily"]
     assert codes(diagnostics) == ["unknown-namespace"]
-    with pytest.raises(feedmap.StrictError) as info, feedmap.read(path, strict=True) as doc:
+    with pytest.raises(feedmap.StrictError) as info, feedmap.read(path, options=feedmap.Options(strict=True)) as doc:
         list(doc.entries)
     assert info.value.diagnostic.code == "unknown-namespace"
 
@@ -338,7 +338,7 @@ def test_index_with_bare_urls_read_without_following() -> None:
     loc_as_text = [d for d in diagnostics if d.code == "loc-as-text"]
     assert [d.line for d in loc_as_text] == [source_line(item) for item in items]
     assert set(codes(diagnostics)) == {"loc-as-text"}
-    with feedmap.read(path, follow=False) as doc:
+    with feedmap.read(path, options=feedmap.Options(follow=False)) as doc:
         assert doc.meta.kind is DocKind.INDEX
 
 
@@ -527,7 +527,7 @@ def test_cdata_text_keeps_markup_characters_literally() -> None:
     assert captions == ["An image" + suffix, "Another image" + suffix]
     # written back out, the same text survives (escaped) and reads back equal
     written = io.BytesIO()
-    feedmap.write(cdata, written, "sitemap", keep_urls=True)  # URLs as read, to compare them
+    feedmap.write(cdata, written, "sitemap", options=feedmap.Options(keep_urls=True))  # URLs as read, to compare them
     root = lxml_root(written.getvalue())
     assert root is not None
     _, again, _ = read_all_bytes(written.getvalue())
@@ -566,7 +566,7 @@ def test_unescaped_less_than_is_a_warning_not_a_traceback() -> None:
     malformed = [d for d in diagnostics if d.code == "malformed-xml"]
     assert len(malformed) == 1
     assert malformed[0].line == broken and malformed[0].level is Level.WARNING
-    with pytest.raises(feedmap.StrictError) as info, feedmap.read(path, strict=True) as doc:
+    with pytest.raises(feedmap.StrictError) as info, feedmap.read(path, options=feedmap.Options(strict=True)) as doc:
         list(doc.entries)
     assert info.value.diagnostic.code == "malformed-xml"
 

@@ -41,18 +41,18 @@ def convert(
     sink = io.BytesIO()
     # URLs as read (XML outputs encode IRIs otherwise): these tests check that conversions keep every value
     options = options or Options(keep_urls=True)
-    feedmap.convert(io.BytesIO(data), sink, to, from_=from_, options=options, reporter=reporter)
+    feedmap.convert(io.BytesIO(data), sink, to, source_format=from_, options=options, reporter=reporter)
     return sink.getvalue(), reporter
 
 
 def write(entries: Sequence[Entry], format: str) -> bytes:
     sink = io.BytesIO()
-    feedmap.write(entries, sink, format, keep_urls=True)
+    feedmap.write(entries, sink, format, options=feedmap.Options(keep_urls=True))
     return sink.getvalue()
 
 
 def entries_of(data: bytes, format: str | None = None) -> list[Entry]:
-    with feedmap.read(io.BytesIO(data), format=format, follow=False) as doc:
+    with feedmap.read(io.BytesIO(data), format=format, options=feedmap.Options(follow=False)) as doc:
         return list(doc)
 
 

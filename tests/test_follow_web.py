@@ -54,7 +54,7 @@ def pages(name: str, count: int = 2) -> list[str]:
 def read(url: str, **options: object) -> tuple[list[str], list[Diagnostic]]:
     reporter = Reporter()
     options.setdefault("http", FAST)
-    with feedmap.read(url, reporter=reporter, **options) as doc:  # type: ignore[arg-type]
+    with feedmap.read(url, options=feedmap.Options(**options), reporter=reporter) as doc:  # type: ignore[arg-type]
         locs = [entry.loc for entry in doc]
     return locs, reporter.diagnostics
 
@@ -167,13 +167,13 @@ def test_depth_cap(web: LocalSite, tmp_path: Path) -> None:
     outer = web.add("/index.xml", index_xml(inner, near))
     out = tmp_path / "out.jsonl"
     reporter = Reporter()
-    feedmap.convert(outer, out, to="jsonl", options=Options(max_depth=1, http=FAST), reporter=reporter)
+    feedmap.convert(outer, out, format="jsonl", options=Options(max_depth=1, http=FAST), reporter=reporter)
     assert [json.loads(line)["loc"] for line in out.read_text().splitlines()] == pages("near")
     assert codes(reporter.diagnostics) == ["index-too-deep"]
     assert leaf in reporter.diagnostics[0].message
     assert web.hits("/leaf.xml") == 0
     # the default depth reads it
-    feedmap.convert(outer, out, to="jsonl", options=Options(http=FAST))
+    feedmap.convert(outer, out, format="jsonl", options=Options(http=FAST))
     assert len(out.read_text().splitlines()) == 4
 
 
@@ -414,7 +414,7 @@ def test_closing_early_does_not_wait_for_children_in_flight(web: LocalSite) -> N
     first = web.add("/first.xml", urlset_xml(*pages("first")))
     slow = [web.add(f"/slow-{n}.xml", urlset_xml(*pages(f"slow-{n}")), held=True) for n in range(3)]
     index = web.add("/index.xml", index_xml(first, *slow))
-    doc = feedmap.read(index, http=FAST, concurrency=4)
+    doc = feedmap.read(index, options=feedmap.Options(http=FAST, concurrency=4))
     assert next(iter(doc)).loc == pages("first")[0]
     assert web.wait_in_flight(3, "/slow-")  # the other children are being fetched
     doc.close()
@@ -464,7 +464,7 @@ def test_follow_predicate_sees_loc_and_lastmod(web: LocalSite) -> None:
         seen.append((loc, lastmod.text if lastmod is not None else None))
         return loc != new
 
-    locs, diagnostics = read(index, follow=follow)
+    locs, diagnostics = read(index, follow_child=follow)
     assert seen == [(old, "2024-01-15"), (new, "2024-07-01T10:00:00+00:00"), (undated, None)]
     assert locs == pages("old") + pages("undated")
     assert codes(diagnostics) == ["child-skipped"]

@@ -91,10 +91,8 @@ def consume(data: bytes, format: str | None, strict: bool) -> bool:
         with feedmap.read(
             io.BytesIO(data),
             format=format,
-            strict=strict,
-            max_bytes=1 << 20,
-            maps=MAPS,
             reporter=Reporter(strict=strict),
+            options=feedmap.Options(strict=strict, max_bytes=1 << 20, maps=MAPS),
         ) as doc:
             for entry in doc:
                 assert isinstance(entry.loc, str) and entry.loc
@@ -128,7 +126,7 @@ def convert_everywhere(data: bytes, format: str | None, strict: bool) -> None:
                 io.BytesIO(data),
                 sink,
                 target,
-                from_=format,
+                source_format=format,
                 options=Options(strict=strict, max_bytes=1 << 20, maps=tuple(MAPS)),
                 reporter=Reporter(strict=strict),
             )

@@ -118,7 +118,9 @@ def read_diagnostics(case: Case) -> str:
     """The diagnostics of reading the case, in file and line order."""
     reporter = Reporter()
     options = case.options()
-    with feedmap.read(str(case.source), maps=options.maps, follow=options.follow, reporter=reporter) as doc:
+    with feedmap.read(
+        str(case.source), reporter=reporter, options=feedmap.Options(maps=options.maps, follow=options.follow)
+    ) as doc:
         for _ in doc:
             pass
         assert doc.format == case.fmt, f"{case} was read as {doc.format!r}"
@@ -182,7 +184,7 @@ def test_expected_jsonl_reads_back_to_the_same_entries(case: Case) -> None:
     """Each expected.jsonl is valid jsonl holding exactly the entries read from the input; it warns only about
     what the input itself holds (a loc with a character no URI holds is kept as read, and reported again)."""
     options = case.options()
-    with feedmap.read(str(case.source), maps=options.maps, follow=options.follow) as doc:
+    with feedmap.read(str(case.source), options=feedmap.Options(maps=options.maps, follow=options.follow)) as doc:
         from_input = list(doc)
         input_codes = {d.code for d in doc.diagnostics if d.level >= Level.WARNING}
     with feedmap.read(str(case.expected("jsonl")), format="jsonl") as doc:

@@ -59,7 +59,7 @@ def fetch_error(url: str, settings: HttpSettings = FAST, max_bytes: int = 10 * M
 
 
 def read_locs(url: str, **options: object) -> list[str]:
-    with feedmap.read(url, http=FAST, **options) as doc:  # type: ignore[arg-type]
+    with feedmap.read(url, options=feedmap.Options(http=FAST, **options)) as doc:  # type: ignore[arg-type]
         return [entry.loc for entry in doc]
 
 
@@ -649,7 +649,7 @@ def test_library_read_of_a_404_raises_fetch_error(web: LocalSite) -> None:
     url = web.url("/missing.xml")
     reporter = Reporter()
     with pytest.raises(FetchError) as caught:
-        feedmap.read(url, http=FAST, reporter=reporter)
+        feedmap.read(url, reporter=reporter, options=feedmap.Options(http=FAST))
     assert caught.value.code == "http-404"
     assert caught.value.url == url
     assert isinstance(caught.value, OSError)
@@ -701,8 +701,8 @@ def test_the_default_deadline_follows_the_timeout() -> None:
     assert HttpSettings().response_deadline() == 300.0
     assert HttpSettings(read_timeout=2.0).response_deadline() == 20.0
     assert HttpSettings(read_timeout=2.0, deadline=3.5).response_deadline() == 3.5
-    assert HttpSettings(total_timeout=4.0).response_deadline() == 4.0  # the former name still works
-    assert HttpSettings(total_timeout=4.0, deadline=3.5).response_deadline() == 3.5
+    with pytest.raises(TypeError):  # no deprecated alias: nothing was released under the former name
+        HttpSettings(total_timeout=4.0)  # type: ignore[call-arg]
 
 
 def test_deadline_on_the_command_line(web: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
@@ -728,7 +728,7 @@ def test_a_child_with_trickling_headers_is_child_failed_and_the_rest_goes_on(web
     )
     reporter = Reporter()
     settings = HttpSettings(read_timeout=5.0, deadline=0.5, retries=0)
-    with feedmap.read(index, http=settings, reporter=reporter) as doc:
+    with feedmap.read(index, reporter=reporter, options=feedmap.Options(http=settings)) as doc:
         assert [entry.loc for entry in doc] == ["https://www.example.com/fast"]
     assert [d.code for d in reporter.diagnostics] == ["child-failed"]
     assert "deadline" in reporter.diagnostics[0].message

@@ -375,7 +375,9 @@ def test_a_line_longer_than_the_cap_is_skipped_without_being_held(tmp_path: Path
     reporter = Reporter()
     tracemalloc.start()
     try:
-        with feedmap.read(io.BufferedReader(stream), format="jsonl", reporter=reporter, max_bytes=1 << 30) as doc:
+        with feedmap.read(
+            io.BufferedReader(stream), format="jsonl", reporter=reporter, options=feedmap.Options(max_bytes=1 << 30)
+        ) as doc:
             entries = list(doc)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
@@ -398,7 +400,7 @@ def test_the_line_cap_is_an_option(limit: int, too_long: list[int], written: byt
     reporter = Reporter()
     sink = io.BytesIO()
     options = Options(max_line_bytes=limit)
-    feedmap.convert(io.BytesIO(data), sink, "text", from_="jsonl", options=options, reporter=reporter)
+    feedmap.convert(io.BytesIO(data), sink, "text", source_format="jsonl", options=options, reporter=reporter)
     assert [line for line, code in coded(reporter.diagnostics) if code == "line-too-long"] == too_long
     assert sink.getvalue() == written
 
@@ -432,7 +434,9 @@ def test_a_fraction_where_a_string_belongs_is_still_an_invalid_value() -> None:
 def test_the_line_cap_is_a_read_argument() -> None:
     reporter = Reporter()
     data = b'{"loc":"https://www.example.com/long"}\n{"loc":"https://e.com/"}\n'
-    with feedmap.read(io.BytesIO(data), format="jsonl", max_line_bytes=30, reporter=reporter) as doc:
+    with feedmap.read(
+        io.BytesIO(data), format="jsonl", reporter=reporter, options=feedmap.Options(max_line_bytes=30)
+    ) as doc:
         assert [e.loc for e in doc] == ["https://e.com/"]
     assert coded(reporter.diagnostics) == [(1, "line-too-long")]
 
@@ -441,7 +445,9 @@ def test_the_line_too_long_message_reads_as_a_sentence() -> None:
     """The message has no blank before its ';' (the CLI appends "; --max-line-bytes raises the limit")."""
     reporter = Reporter()
     data = b'{"loc":"https://www.example.com/' + b"x" * 200 + b'"}\n{"loc":"https://www.example.com/b"}\n'
-    with feedmap.read(io.BytesIO(data), format="jsonl", reporter=reporter, max_line_bytes=100) as doc:
+    with feedmap.read(
+        io.BytesIO(data), format="jsonl", reporter=reporter, options=feedmap.Options(max_line_bytes=100)
+    ) as doc:
         assert [e.loc for e in doc] == ["https://www.example.com/b"]
     assert [d.message for d in reporter.diagnostics if d.code == "line-too-long"] == [
         "line longer than 100 bytes; skipped"

@@ -29,6 +29,7 @@ def isolated_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     """Let a test register formats and rescan entry points; the registry is restored afterwards."""
     monkeypatch.setattr(registry, "_loaded", dict(registry._loaded))
     monkeypatch.setattr(registry, "_lazy", dict(registry._lazy))
+    monkeypatch.setattr(registry, "_declared", dict(registry._declared))
     monkeypatch.setattr(registry, "_entry_points_loaded", registry._entry_points_loaded)
     monkeypatch.setattr(registry, "_broken", dict(registry._broken))
 
@@ -350,7 +351,7 @@ def test_registered_format_converts_from_builtins(tmp_path: Path) -> None:
     source = tmp_path / "in.txt"
     source.write_bytes(b"http://e.com/x\nhttp://e.com/y\n")
     target = tmp_path / "out.links"
-    summary = feedmap.convert(source, target, to="links-demo")
+    summary = feedmap.convert(source, target, format="links-demo")
     assert summary.entries == 2
     assert target.read_bytes() == b"links:http://e.com/x,http://e.com/y"
 

@@ -73,7 +73,9 @@ def codes(diagnostics: Iterable[Diagnostic]) -> list[str]:
 
 def write_ror(entries: Iterable[Entry]) -> tuple[bytes, list[Diagnostic]]:
     sink = io.BytesIO()
-    summary = feedmap.write(entries, sink, "ror", keep_urls=True)  # URLs as read: the round trips are exact
+    summary = feedmap.write(
+        entries, sink, "ror", options=feedmap.Options(keep_urls=True)
+    )  # URLs as read: the round trips are exact
     return sink.getvalue(), summary.diagnostics
 
 

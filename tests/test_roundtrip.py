@@ -215,9 +215,13 @@ def project(entry: Entry, spec: FormatSpec) -> Entry:
 
 def write_then_read(entries: Sequence[Entry], spec: FormatSpec) -> list[Entry]:
     sink = io.BytesIO()
-    feedmap.write(entries, sink, spec.name, keep_urls=True)  # URLs as read: XML outputs encode IRIs otherwise
+    feedmap.write(
+        entries, sink, spec.name, options=feedmap.Options(keep_urls=True)
+    )  # URLs as read: XML outputs encode IRIs otherwise
     reporter = Reporter()
-    with feedmap.read(io.BytesIO(sink.getvalue()), format=spec.name, follow=False, reporter=reporter) as doc:
+    with feedmap.read(
+        io.BytesIO(sink.getvalue()), format=spec.name, reporter=reporter, options=feedmap.Options(follow=False)
+    ) as doc:
         return list(doc)
 
 
@@ -244,7 +248,7 @@ def test_round_trip_is_stable(spec: FormatSpec, data: st.DataObject) -> None:
     entries = data.draw(st.lists(entries_for(spec), max_size=3, unique_by=lambda e: e.loc), label="entries")
     first = io.BytesIO()
     feedmap.write(entries, first, spec.name)
-    with feedmap.read(io.BytesIO(first.getvalue()), format=spec.name, follow=False) as doc:
+    with feedmap.read(io.BytesIO(first.getvalue()), format=spec.name, options=feedmap.Options(follow=False)) as doc:
         second = io.BytesIO()
         feedmap.write(doc, second, spec.name)
     assert second.getvalue() == first.getvalue()

@@ -361,7 +361,8 @@ def test_a_malformed_feed_is_read_leniently_with_a_warning() -> None:
 
 
 def test_a_malformed_feed_stops_strict_reading() -> None:
-    with pytest.raises(StrictError) as caught, feedmap.read(io.BytesIO(BOZO), strict=True) as doc:
+    strict = feedmap.Options(strict=True)
+    with pytest.raises(StrictError) as caught, feedmap.read(io.BytesIO(BOZO), options=strict) as doc:
         list(doc)
     assert caught.value.code == "malformed-feed"
 
@@ -780,7 +781,10 @@ def test_rss_in_a_userland_namespace_is_read_as_rss() -> None:
 
 def test_a_feed_over_the_byte_cap_is_a_limit_error() -> None:
     data = rss20("".join(f"<item><link>https://example.org/{n}</link></item>" for n in range(2000)))
-    with pytest.raises(ReadError) as caught, feedmap.read(io.BytesIO(data), max_bytes=10_000) as doc:
+    with (
+        pytest.raises(ReadError) as caught,
+        feedmap.read(io.BytesIO(data), options=feedmap.Options(max_bytes=10_000)) as doc,
+    ):
         list(doc)
     assert caught.value.code == "too-large"
 
@@ -817,8 +821,11 @@ def test_reference_repairs_hold_across_any_read_boundary() -> None:
     [
         ("<item><link>https://e.com/b<x/>z</link><guid>https://e.com/g</guid></item>", "https://e.com/g", None),
         ("<item><guid>https://e.com/g<x/>z</guid></item>", None, None),
-        ("<item><link>https://e.com/a</link><pubDate>Mon, 01 Jan 2024 <x/>00:00:00 GMT</pubDate></item>",
-         "https://e.com/a", None),
+        (
+            "<item><link>https://e.com/a</link><pubDate>Mon, 01 Jan 2024 <x/>00:00:00 GMT</pubDate></item>",
+            "https://e.com/a",
+            None,
+        ),
     ],
     ids=["link", "guid", "pubDate"],
 )

@@ -51,7 +51,10 @@ def write(
 ) -> tuple[bytes, list[Diagnostic]]:
     sink = io.BytesIO()
     summary = feedmap.write(
-        entries, sink, "sitemap", schema_location=schema_location, encode_urls=encode_urls, keep_urls=keep_urls
+        entries,
+        sink,
+        "sitemap",
+        options=feedmap.Options(schema_location=schema_location, encode_urls=encode_urls, keep_urls=keep_urls),
     )
     return sink.getvalue(), summary.diagnostics
 
@@ -349,7 +352,10 @@ def test_duplicate_image_fields_keep_the_first() -> None:
 
 def test_duplicate_loc_stops_strict_reading() -> None:
     body = "<url><loc>https://www.example.com/a</loc><loc>https://www.example.com/b</loc></url>"
-    with pytest.raises(feedmap.StrictError) as info, feedmap.read(io.BytesIO(urlset(body)), strict=True) as doc:
+    with (
+        pytest.raises(feedmap.StrictError) as info,
+        feedmap.read(io.BytesIO(urlset(body)), options=feedmap.Options(strict=True)) as doc,
+    ):
         list(doc)
     assert info.value.diagnostic.code == "duplicate-element"
 
@@ -457,7 +463,9 @@ def test_a_sitemap_index_named_as_sitemap_is_read_as_an_index() -> None:
         "<lastmod>2024-01-01</lastmod></sitemap></sitemapindex>"
     ).encode()
     reporter = Reporter()
-    with feedmap.read(io.BytesIO(data), format="sitemap", follow=False, reporter=reporter) as doc:
+    with feedmap.read(
+        io.BytesIO(data), format="sitemap", reporter=reporter, options=feedmap.Options(follow=False)
+    ) as doc:
         entries = list(doc)
         assert doc.format == "sitemapindex"
     assert entries == [Entry(loc="https://www.example.com/s.xml", lastmod=W3CDate("2024-01-01"))]
@@ -835,8 +843,11 @@ def test_a_sitemap_field_given_twice_in_an_rss_item_is_reported() -> None:
     ("body", "expected"),
     [
         ("<url><loc>https://e.com/b<x>y</x>z</loc></url>", None),
-        (f'<url><loc>https://e.com/a</loc><image:image xmlns:image="{IMAGE}"><image:loc>'
-         "https://e.com/i<b/>.png</image:loc></image:image></url>", Entry(loc="https://e.com/a")),
+        (
+            f'<url><loc>https://e.com/a</loc><image:image xmlns:image="{IMAGE}"><image:loc>'
+            "https://e.com/i<b/>.png</image:loc></image:image></url>",
+            Entry(loc="https://e.com/a"),
+        ),
         ("<url><loc>https://e.com/a</loc><priority>0.<b/>5</priority></url>", Entry(loc="https://e.com/a")),
         ("<url><loc>https://e.com/a</loc><lastmod>2024-01-<b/>02</lastmod></url>", Entry(loc="https://e.com/a")),
         ("<url><loc>https://e.com/a</loc><changefreq>dai<b/>ly</changefreq></url>", Entry(loc="https://e.com/a")),

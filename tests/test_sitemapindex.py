@@ -43,7 +43,8 @@ def read_index(
     path: Path, maps: Sequence[tuple[str, Path]] = (), *, follow: bool = True, **options: int
 ) -> tuple[list[Entry], list[Diagnostic], DocKind, str | None]:
     reporter = Reporter()
-    with feedmap.read(str(path), maps=maps, follow=follow, reporter=reporter, **options) as doc:  # type: ignore[arg-type]
+    settings = feedmap.Options(maps=maps, follow=follow, **options)  # type: ignore[arg-type]
+    with feedmap.read(str(path), options=settings, reporter=reporter) as doc:
         entries = list(doc)
         return entries, reporter.diagnostics, doc.meta.kind, doc.format
 
@@ -190,7 +191,7 @@ def test_default_depth_cap_allows_five_levels(site: Path) -> None:
     reporter = Reporter()
     with (
         pytest.raises(ReadError) as nothing,
-        feedmap.read(str(_chain(site, 6)), maps=[(SITE, site)], reporter=reporter) as doc,
+        feedmap.read(str(_chain(site, 6)), reporter=reporter, options=feedmap.Options(maps=[(SITE, site)])) as doc,
     ):
         assert list(doc) == []
     assert nothing.value.code == "no-child-read"
@@ -312,7 +313,10 @@ def test_unknown_namespace_index(tmp_path: Path) -> None:
 def test_strict_mode_stops_at_a_child_problem(site: Path) -> None:
     index = site / "sitemap.xml"
     index.write_bytes(index_xml(f"{SITE}gone.xml", f"{SITE}pages.xml"))
-    with pytest.raises(feedmap.StrictError) as info, feedmap.read(str(index), maps=[(SITE, site)], strict=True) as doc:
+    with (
+        pytest.raises(feedmap.StrictError) as info,
+        feedmap.read(str(index), options=feedmap.Options(maps=[(SITE, site)], strict=True)) as doc,
+    ):
         list(doc)
     assert info.value.code == "child-failed"
 
@@ -324,7 +328,9 @@ def write_index(
     entries: Iterable[Entry], *, schema_location: bool = False, encode_urls: bool = False
 ) -> tuple[bytes, list[Diagnostic]]:
     sink = io.BytesIO()
-    summary = feedmap.write(entries, sink, "sitemapindex", schema_location=schema_location, encode_urls=encode_urls)
+    summary = feedmap.write(
+        entries, sink, "sitemapindex", options=feedmap.Options(schema_location=schema_location, encode_urls=encode_urls)
+    )
     return sink.getvalue(), summary.diagnostics
 
 
@@ -344,7 +350,7 @@ def test_writer_emits_loc_and_lastmod_in_order() -> None:
     assert root[0].findtext(f"{{{SM}}}loc") == f"{SITE}a.xml?x=1&y=2"
     assert codes(diagnostics) == []
     reporter = Reporter()
-    with feedmap.read(io.BytesIO(data), follow=False, reporter=reporter) as doc:
+    with feedmap.read(io.BytesIO(data), reporter=reporter, options=feedmap.Options(follow=False)) as doc:
         assert list(doc) == entries
     assert codes(reporter.diagnostics) == []
 
@@ -440,7 +446,7 @@ def test_closing_a_deeply_nested_read_early_releases_every_level(tmp_path: Path)
     site.mkdir()
     (site / "pages.xml").write_bytes(urlset_xml(*(f"{SITE}{n}" for n in range(10))))
     top = _chain(site, 50)
-    with feedmap.read(str(top), maps=[(SITE, site)], max_depth=100) as doc:
+    with feedmap.read(str(top), options=feedmap.Options(maps=[(SITE, site)], max_depth=100)) as doc:
         first = next(iter(doc))
     assert first.loc == f"{SITE}0"
 
@@ -459,7 +465,7 @@ def test_a_nul_in_a_child_url_is_child_failed(site: Path, child: str) -> None:
 
 def test_a_nul_in_a_mapped_input_url_is_a_source_error(site: Path) -> None:
     with pytest.raises(feedmap.SourceError, match="NUL"):
-        feedmap.read(f"{SITE}pa%00ges.xml", maps=[(SITE, site)])
+        feedmap.read(f"{SITE}pa%00ges.xml", options=feedmap.Options(maps=[(SITE, site)]))
 
 
 def test_local_path_refuses_nul_and_malformed_file_urls(tmp_path: Path) -> None:

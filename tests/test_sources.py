@@ -69,7 +69,7 @@ def open_and_read(source: object, *, max_bytes: int = 1 << 30, chunk: int = 6553
 
 def read_entries(source: object, **options: object) -> tuple[list[str], list[str]]:
     """(locs, diagnostic codes) of feedmap.read(source)."""
-    with feedmap.read(source, **options) as doc:  # type: ignore[arg-type]
+    with feedmap.read(source, options=feedmap.Options(**options)) as doc:  # type: ignore[arg-type]
         found = [e.loc for e in doc.entries]
     return found, [d.code for d in doc.diagnostics]
 
@@ -393,7 +393,7 @@ def test_gzip_bomb_in_a_sitemap_stops_reading(tmp_path: Path) -> None:
     path = tmp_path / "bomb.xml.gz"
     path.write_bytes(b"".join(body))
     found: list[str] = []
-    with pytest.raises(LimitError), feedmap.read(path, max_bytes=1 << 20) as doc:
+    with pytest.raises(LimitError), feedmap.read(path, options=feedmap.Options(max_bytes=1 << 20)) as doc:
         for entry in doc.entries:
             found.append(entry.loc)
     assert found == locs(3)
@@ -478,14 +478,14 @@ def test_directory_is_a_source_error(tmp_path: Path) -> None:
 def test_http_url_that_cannot_be_fetched_is_a_source_error(refused_port: int) -> None:
     url = f"http://127.0.0.1:{refused_port}/sitemap.xml"
     with pytest.raises(SourceError) as caught:
-        feedmap.read(url, http=HttpSettings(retries=0))
+        feedmap.read(url, options=feedmap.Options(http=HttpSettings(retries=0)))
     assert isinstance(caught.value, FetchError)
     assert (caught.value.code, caught.value.url) == ("fetch-failed", url)
 
 
 def test_http_url_that_answers_404_is_a_source_error(web: LocalSite) -> None:
     with pytest.raises(SourceError) as caught:
-        feedmap.read(web.url("/missing.xml"), http=HttpSettings(retries=0))
+        feedmap.read(web.url("/missing.xml"), options=feedmap.Options(http=HttpSettings(retries=0)))
     assert isinstance(caught.value, FetchError)
     assert (caught.value.code, caught.value.status) == ("http-404", 404)
 

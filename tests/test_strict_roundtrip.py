@@ -44,7 +44,7 @@ def write(entries: Iterable[Entry], format: str) -> bytes:
 def read_strictly(data: bytes, format: str) -> list[Entry]:
     """The entries of ``data`` read with strict=True; a StrictError fails the test with the diagnostic."""
     try:
-        with feedmap.read(io.BytesIO(data), format=format, strict=True, follow=False) as doc:
+        with feedmap.read(io.BytesIO(data), format=format, options=feedmap.Options(strict=True, follow=False)) as doc:
             assert doc.format == format
             return list(doc)
     except StrictError as error:
@@ -54,7 +54,7 @@ def read_strictly(data: bytes, format: str) -> list[Entry]:
 def problems(data: bytes, format: str) -> set[str]:
     """The codes of the warnings and errors reading ``data`` leniently gives."""
     reporter = Reporter()
-    with feedmap.read(io.BytesIO(data), format=format, follow=False, reporter=reporter) as doc:
+    with feedmap.read(io.BytesIO(data), format=format, reporter=reporter, options=feedmap.Options(follow=False)) as doc:
         for _ in doc:
             pass
     return {d.code for d in reporter.diagnostics if d.level >= Level.WARNING}
@@ -67,7 +67,9 @@ def read_case(case: Case) -> tuple[list[Entry], set[str]]:
     """The case's entries read leniently (following an index, as the CLI does) and its warning codes."""
     reporter = Reporter()
     options = case.options()
-    with feedmap.read(str(case.source), maps=options.maps, follow=options.follow, reporter=reporter) as doc:
+    with feedmap.read(
+        str(case.source), reporter=reporter, options=feedmap.Options(maps=options.maps, follow=options.follow)
+    ) as doc:
         entries = list(doc)
     return entries, {d.code for d in reporter.diagnostics if d.level >= Level.WARNING}
 

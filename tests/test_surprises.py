@@ -263,7 +263,7 @@ def urlset_xml(*locs: str) -> bytes:
 
 def read_url(url: str) -> tuple[list[str], list[Diagnostic]]:
     reporter = Reporter()
-    with feedmap.read(url, reporter=reporter, http=feedmap.HttpSettings(retries=0)) as doc:
+    with feedmap.read(url, reporter=reporter, options=feedmap.Options(http=feedmap.HttpSettings(retries=0))) as doc:
         return [entry.loc for entry in doc.entries], reporter.diagnostics
 
 
@@ -502,7 +502,7 @@ def test_the_library_chooses_the_format_by_the_kind_read() -> None:
     summary = feedmap.convert(
         io.BytesIO(INDEX),
         sink,
-        to=lambda kind: "sitemapindex" if kind.value == "index" else "sitemap",
+        format=lambda kind: "sitemapindex" if kind.value == "index" else "sitemap",
         options=feedmap.Options(follow=False),
     )
     assert summary.format == "sitemapindex"

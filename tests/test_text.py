@@ -155,7 +155,8 @@ def test_writer_zero_entries_warns() -> None:
 
 def test_writer_encode_urls() -> None:
     sink = io.BytesIO()
-    summary = feedmap.write([Entry(loc="http://www.example.com/ümlat.html&q=name")], sink, "text", encode_urls=True)
+    entries = [Entry(loc="http://www.example.com/ümlat.html&q=name")]
+    summary = feedmap.write(entries, sink, "text", options=feedmap.Options(encode_urls=True))
     assert sink.getvalue() == b"http://www.example.com/%C3%BCmlat.html&q=name\n"
     assert [d.code for d in summary.diagnostics] == ["url-encoded"]
 
@@ -193,7 +194,12 @@ def test_writer_drops_a_lone_surrogate_with_a_warning() -> None:
 
 
 def test_a_line_longer_than_the_cap_is_skipped_and_the_rest_is_read() -> None:
-    data = b"https://www.example.com/1\n" + b"https://www.example.com/" + b"x" * (2 << 20) + b"\nhttps://www.example.com/3\n"
+    data = (
+        b"https://www.example.com/1\n"
+        + b"https://www.example.com/"
+        + b"x" * (2 << 20)
+        + b"\nhttps://www.example.com/3\n"
+    )
     entries, diagnostics = read(data)
     assert locs(entries) == ["https://www.example.com/1", "https://www.example.com/3"]
     assert coded(diagnostics) == [(2, "line-too-long")]

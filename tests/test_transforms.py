@@ -63,7 +63,7 @@ def sitemap_xml(locs: list[tuple[str, str | None]]) -> bytes:
 
 
 def locs_of(data: bytes, format: str | None = None) -> list[str]:
-    with feedmap.read(io.BytesIO(data), format=format, follow=False) as doc:
+    with feedmap.read(io.BytesIO(data), format=format, options=feedmap.Options(follow=False)) as doc:
         return [entry.loc for entry in doc]
 
 
@@ -81,7 +81,7 @@ def test_a_relative_feed_link_is_resolved_against_the_channel_link() -> None:
 def test_the_documents_own_url_comes_before_the_channel_link(tmp_path: Path) -> None:
     (tmp_path / "feed.xml").write_bytes(feed_xml([("post.html", None)], link="https://other.example/"))
     url = "https://blog.example/news/feed.xml"
-    with feedmap.read(url, maps=[("https://blog.example/news/", tmp_path)]) as doc:
+    with feedmap.read(url, options=feedmap.Options(maps=[("https://blog.example/news/", tmp_path)])) as doc:
         assert [entry.loc for entry in doc] == ["https://blog.example/news/post.html"]
 
 
@@ -89,7 +89,9 @@ def test_base_url_resolves_a_local_sitemap(tmp_path: Path) -> None:
     path = tmp_path / "site.xml"
     path.write_bytes(sitemap_xml([("/a.html", None), ("https://www.example.com/b", None)]))
     seen: list[Diagnostic] = []
-    with feedmap.read(path, base_url="https://www.example.com/", on_diagnostic=seen.append) as doc:
+    with feedmap.read(
+        path, on_diagnostic=seen.append, options=feedmap.Options(base_url="https://www.example.com/")
+    ) as doc:
         assert [entry.loc for entry in doc] == ["https://www.example.com/a.html", "https://www.example.com/b"]
     assert [(d.code, d.line) for d in seen] == [("relative-url-resolved", 2)]
 
@@ -99,7 +101,7 @@ def test_without_a_base_a_relative_url_is_left_out_of_xml_output(tmp_path: Path,
     path = tmp_path / "site.xml"
     path.write_bytes(sitemap_xml([("/a.html", None), ("https://www.example.com/b", None)]))
     out = tmp_path / "out.xml"
-    summary = feedmap.convert(path, out, to=target)
+    summary = feedmap.convert(path, out, format=target)
     assert summary.entries == 1
     assert "/a.html" not in out.read_text()
     assert "relative-url" in codes(summary.diagnostics)
@@ -112,7 +114,7 @@ def test_json_lines_and_text_keep_a_relative_url(tmp_path: Path, target: str) ->
     path = tmp_path / "site.xml"
     path.write_bytes(sitemap_xml([("/a.html", None), ("https://www.example.com/b", None)]))
     out = tmp_path / "out"
-    summary = feedmap.convert(path, out, to=target)
+    summary = feedmap.convert(path, out, format=target)
     assert summary.entries == 2
     assert "/a.html" in out.read_text()
     assert "relative-url-left-out" not in codes(summary.diagnostics)
@@ -124,7 +126,7 @@ def test_the_cli_resolves_the_feed_link_and_writes_no_relative_loc(
     source, out = tmp_path / "feed.xml", tmp_path / "out.xml"
     source.write_bytes(feed_xml([("/blog/post-4.html", None)]))
     assert main(["convert", str(source), "-t", "rss", "-o", str(out)]) == 0
-    assert "<guid isPermaLink=\"true\">https://blog.example/blog/post-4.html</guid>" in out.read_text()
+    assert '<guid isPermaLink="true">https://blog.example/blog/post-4.html</guid>' in out.read_text()
     assert "info[relative-url-resolved]" in capsys.readouterr().err
 
 
@@ -174,7 +176,7 @@ def test_the_merge_does_not_depend_on_the_order_of_the_inputs(tmp_path: Path, ta
     merged = []
     for order in ([feed, site], [site, feed]):
         out = tmp_path / f"out-{len(merged)}"
-        summary = feedmap.convert(order, out, to=target)
+        summary = feedmap.convert(order, out, format=target)
         assert summary.entries == 3
         found = [d for d in summary.diagnostics if d.code == "duplicates-merged"]
         assert len(found) == 1 and found[0].message.startswith("3 ")
@@ -188,7 +190,7 @@ def test_the_newest_entry_is_kept_whichever_input_it_comes_from(tmp_path: Path) 
     site.write_bytes(SITE)
     for order in ([feed, site], [site, feed]):
         out = tmp_path / "out.xml"
-        feedmap.convert(order, out, to="sitemap")
+        feedmap.convert(order, out, format="sitemap")
         with feedmap.read(out) as doc:
             lastmods = {entry.loc: entry.lastmod for entry in doc}
         assert lastmods["https://blog.example/a"] == W3CDate("2025-01-01")
@@ -199,7 +201,7 @@ def test_json_lines_keeps_repeats_and_reports_each_with_its_count_and_first_line
     a, b = ("https://e.example/a", None), ("https://e.example/b", None)
     site.write_bytes(sitemap_xml([a, b, a, a]))
     out = tmp_path / "out.jsonl"
-    summary = feedmap.convert(site, out, to="jsonl")
+    summary = feedmap.convert(site, out, format="jsonl")
     assert summary.entries == 4
     (duplicate,) = [d for d in summary.diagnostics if d.code == "duplicate-loc"]
     assert (duplicate.source, duplicate.line) == (str(site), 4)  # the first repeat: JSON lines merges nothing
@@ -209,7 +211,7 @@ def test_json_lines_keeps_repeats_and_reports_each_with_its_count_and_first_line
 def test_a_merge_reports_the_first_occurrence(tmp_path: Path) -> None:
     site = tmp_path / "site.xml"
     site.write_bytes(sitemap_xml([("https://e.example/b", None)] + [("https://e.example/a", None)] * 3))
-    summary = feedmap.convert(site, tmp_path / "out.xml", to="sitemap")
+    summary = feedmap.convert(site, tmp_path / "out.xml", format="sitemap")
     (duplicate,) = [d for d in summary.diagnostics if d.code == "duplicate-loc"]
     assert duplicate.line == 3 and "3 times" in duplicate.message
 
@@ -410,12 +412,10 @@ def test_an_unknown_format_error_names_no_flag_and_the_cli_adds_it(
     assert "name the format with -f" in capsys.readouterr().err
 
 
-def test_a_size_cap_error_names_no_flag_and_the_cli_adds_it(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_size_cap_error_names_no_flag_and_the_cli_adds_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "site.xml"
     path.write_bytes(sitemap_xml([(f"https://e.example/{n}", None) for n in range(100)]))
-    with pytest.raises(LimitError) as caught, feedmap.read(path, max_bytes=1024) as doc:
+    with pytest.raises(LimitError) as caught, feedmap.read(path, options=feedmap.Options(max_bytes=1024)) as doc:
         list(doc)
     assert "--" not in str(caught.value)
     assert main(["convert", str(path), "-t", "text", "--max-bytes", "1K"]) == 1

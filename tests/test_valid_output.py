@@ -26,7 +26,7 @@ XML_FORMATS = ("sitemap", "sitemapindex", "rss", "ror")
 
 def write(entries: list[Entry], format: str, **options: bool) -> tuple[bytes, list[Diagnostic]]:
     sink = io.BytesIO()
-    summary = feedmap.write(entries, sink, format, **options)
+    summary = feedmap.write(entries, sink, format, feedmap.Options(**options))
     return sink.getvalue(), summary.diagnostics
 
 

@@ -73,7 +73,9 @@ def write(
     entries: Iterable[Entry], format: str = "sitemap", *, schema_location: bool = False, encode_urls: bool = False
 ) -> tuple[bytes, list[Diagnostic]]:
     sink = io.BytesIO()
-    summary = feedmap.write(entries, sink, format, schema_location=schema_location, encode_urls=encode_urls)
+    summary = feedmap.write(
+        entries, sink, format, options=feedmap.Options(schema_location=schema_location, encode_urls=encode_urls)
+    )
     return sink.getvalue(), summary.diagnostics
 
 

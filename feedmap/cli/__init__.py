@@ -23,11 +23,10 @@ import threading
 from collections.abc import Iterator, Sequence
 from types import FrameType
 from typing import NoReturn
-from urllib.parse import urlsplit
 
-from feedmap import __version__, registry
+from feedmap import __version__
 from feedmap.cli import convert, discover, formats, info
-from feedmap.cli._advice import advice_for
+from feedmap.cli._advice import advice_for, read_error, unknown_format
 from feedmap.errors import FeedmapError, FormatError, ReadError, SourceError, UnknownFormatError, WriteError
 from feedmap.sinks import GuardedOutput
 
@@ -201,11 +200,11 @@ def _run(argv: Sequence[str] | None) -> int:
             result: int = args.run(args)
         return result
     except UnknownFormatError as exc:
-        print(_unknown_format(exc), file=sys.stderr)
+        print(unknown_format(exc), file=sys.stderr)
         return EXIT_INVALID
     except ReadError as exc:
         where = f"{exc.source}:{exc.line}" if exc.source and exc.line else exc.source or "feedmap"
-        print(f"{where}: error[{exc.code}]: {exc.bare_message}{advice_for(exc)}", file=sys.stderr)
+        print(f"{where}: error[{exc.code}]: {read_error(exc)}", file=sys.stderr)
         return EXIT_INVALID
     except WriteError as exc:
         print(f"feedmap: error: {exc}", file=sys.stderr)
@@ -219,25 +218,6 @@ def _run(argv: Sequence[str] | None) -> int:
     except FeedmapError as exc:  # pragma: no cover - every subclass is handled above
         print(f"feedmap: error: {exc}", file=sys.stderr)
         return EXIT_INVALID
-
-
-#: What to do with an HTML page given where a sitemap or feed was expected.
-DISCOVER_HINT = "to find the sitemaps of its site, run: feedmap discover SITE-URL"
-
-
-def _unknown_format(exc: UnknownFormatError) -> str:
-    """``file:line: error[code]: what it is; what to do`` for an input whose format was not recognised."""
-    if not exc.what or not exc.source:
-        return f"feedmap: error: {exc}{advice_for(exc)}"
-    where = f"{exc.source}:{exc.line}" if exc.line else exc.source
-    if exc.code == "html-page":
-        parts = urlsplit(exc.source)
-        site = f"{parts.scheme}://{parts.netloc}/" if parts.scheme in ("http", "https") and parts.netloc else ""
-        advice = DISCOVER_HINT.replace("SITE-URL", site) if site else DISCOVER_HINT
-    else:
-        names = ", ".join(spec.name for spec in registry.all_formats() if spec.reader is not None)
-        advice = f"name the format with -f (one of: {names})"
-    return f"{where}: error[{exc.code}]: the input {exc.what}; {advice}"
 
 
 def console() -> NoReturn:

@@ -7,9 +7,12 @@ changes the outcome, chosen by the error's or diagnostic's ``code``.
 
 from __future__ import annotations
 
-from feedmap.errors import Diagnostic, FeedmapError, UnknownFormatError
+from urllib.parse import urlsplit
 
-__all__ = ["ADVICE", "advice_for", "with_advice"]
+from feedmap import registry
+from feedmap.errors import Diagnostic, FeedmapError, ReadError, StrictError, UnknownFormatError, strict_message
+
+__all__ = ["ADVICE", "DISCOVER_HINT", "advice_for", "read_error", "unknown_format", "with_advice"]
 
 #: Code -> what to append (with its separator) on the command line.
 ADVICE: dict[str, str] = {
@@ -22,6 +25,21 @@ ADVICE: dict[str, str] = {
 }
 
 
+#: ``kind-changed``: the way to keep the kind, by how the message ends (which way the kind changed); it
+#: completes the message (under ``--strict`` it comes before the strict ending).
+_KIND_ADVICE = {
+    "writes them as pages": " (write -t sitemapindex to keep an index, or follow the index to get its pages)",
+    "writes them as child sitemaps of an index": " (write -t sitemap to keep a list of pages)",
+}
+
+
+def _completion(diagnostic: Diagnostic) -> str:
+    """Command-line advice that belongs inside the message (empty for most codes)."""
+    if diagnostic.code != "kind-changed":
+        return ""
+    return next((advice for end, advice in _KIND_ADVICE.items() if diagnostic.message.endswith(end)), "")
+
+
 def advice_for(exc: FeedmapError) -> str:
     """The flag advice for an error (empty when there is none)."""
     code = "unknown-format" if isinstance(exc, UnknownFormatError) else getattr(exc, "code", "")
@@ -30,4 +48,30 @@ def advice_for(exc: FeedmapError) -> str:
 
 def with_advice(diagnostic: Diagnostic) -> str:
     """A diagnostic as printed by the CLI: ``file:line: level[code]: message`` and the flag advice."""
-    return f"{diagnostic}{ADVICE.get(diagnostic.code, '')}"
+    return f"{diagnostic}{_completion(diagnostic)}{ADVICE.get(diagnostic.code, '')}"
+
+
+def read_error(exc: ReadError) -> str:
+    """A ReadError's message without its source, with the flag advice (``--strict`` stopping on a warning)."""
+    if isinstance(exc, StrictError) and (completion := _completion(exc.diagnostic)):
+        return f"{strict_message(exc.diagnostic.message + completion)}{advice_for(exc)}"
+    return f"{exc.bare_message}{advice_for(exc)}"
+
+
+#: What to do with an HTML page given where a sitemap or feed was expected.
+DISCOVER_HINT = "to find the sitemaps of its site, run: feedmap discover SITE-URL"
+
+
+def unknown_format(exc: UnknownFormatError) -> str:
+    """``file:line: error[code]: what it is; what to do`` for an input whose format was not recognised."""
+    if not exc.source:
+        return f"feedmap: error: {exc}{advice_for(exc)}"
+    where = f"{exc.source}:{exc.line}" if exc.line else exc.source
+    if exc.code == "html-page":
+        parts = urlsplit(exc.source)
+        site = f"{parts.scheme}://{parts.netloc}/" if parts.scheme in ("http", "https") and parts.netloc else ""
+        advice = DISCOVER_HINT.replace("SITE-URL", site) if site else DISCOVER_HINT
+    else:
+        names = ", ".join(exc.formats or registry.readable_names())
+        advice = f"name the format with -f (one of: {names})"
+    return f"{where}: error[{exc.code}]: the input {exc.what}; {advice}"

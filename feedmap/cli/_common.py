@@ -13,14 +13,22 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO, TypeVar
+from typing import Any, TextIO, TypeVar
 
-from feedmap._dates import W3CDate
+from feedmap._dates import W3CDate, parse_lenient
 from feedmap.cli._advice import with_advice
+from feedmap.context import (
+    DEADLINE_FACTOR,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_USER_AGENT,
+    FollowPredicate,
+    HttpSettings,
+    Options,
+)
 from feedmap.errors import Diagnostic, Level
-
-if TYPE_CHECKING:
-    from feedmap.context import FollowPredicate, HttpSettings, Options
+from feedmap.sources import DEFAULT_MAX_BYTES
 
 __all__ = [
     "DiagnosticPrinter",
@@ -179,9 +187,6 @@ class Progress:
 
 def add_reading_options(parser: argparse.ArgumentParser, *, no_follow_help: str) -> None:
     """INPUT..., -f, --strict, --max-bytes, --no-follow and --map: what every reading command takes."""
-    from feedmap.context import DEFAULT_MAX_DEPTH, DEFAULT_MAX_LINE_BYTES
-    from feedmap.sources import DEFAULT_MAX_BYTES
-
     parser.add_argument(
         "inputs", nargs="+", metavar="INPUT", help="a file path, an http(s) URL, or - for standard input"
     )
@@ -245,8 +250,6 @@ def add_map_option(parser: argparse.ArgumentParser, example: str) -> None:
 
 def add_http_options(parser: argparse.ArgumentParser) -> None:
     """How URLs are fetched: the options of every command that may read over HTTP."""
-    from feedmap.context import DEADLINE_FACTOR, DEFAULT_CONCURRENCY, DEFAULT_USER_AGENT
-
     web = parser.add_argument_group("fetching over HTTP")
     web.add_argument(
         "--concurrency",
@@ -300,8 +303,6 @@ def add_http_options(parser: argparse.ArgumentParser) -> None:
 
 def http_settings(args: argparse.Namespace) -> HttpSettings:
     """The HttpSettings the options of :func:`add_http_options` ask for."""
-    from feedmap.context import HttpSettings
-
     return HttpSettings(
         user_agent=args.user_agent,
         connect_timeout=min(10.0, args.timeout),
@@ -336,8 +337,6 @@ def cache_directory(text: str) -> Path:
 
 
 def parse_date(text: str) -> W3CDate:
-    from feedmap._dates import parse_lenient
-
     value, _problem = parse_lenient(text)
     if value is None:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date; write it as YYYY-MM-DD or a W3C datetime")
@@ -366,8 +365,6 @@ non_negative_float = _number(float, 0, True)
 
 def reading_options(args: argparse.Namespace, **more: Any) -> Options:
     """Options from :func:`add_reading_options`' flags (plus ``more``, a command's own)."""
-    from feedmap.context import Options
-
     return Options(
         strict=args.strict,
         max_bytes=args.max_bytes,

@@ -190,9 +190,9 @@ def run(args: argparse.Namespace) -> int:
         summary = api.convert(
             inputs,
             args.output,
-            to=target,
-            from_=args.source_format,
-            options=options,
+            target,
+            options,
+            source_format=args.source_format,
             reporter=reporter,
             wrap=progress.wrap,
         )

@@ -21,6 +21,7 @@ from feedmap.cli._common import DiagnosticPrinter, add_http_options, add_map_opt
 from feedmap.discover import discover, site_root
 from feedmap.errors import Diagnostic, Level, Reporter, SourceError
 from feedmap.sitemaptree import SitemapNode, sitemap_trees
+from feedmap.sources import DEFAULT_MAX_BYTES
 
 __all__ = ["add_parser", "run", "tree_lines"]
 
@@ -64,8 +65,6 @@ def _site(text: str) -> str:
 
 
 def add_parser(subparsers: Any) -> None:
-    from feedmap.sources import DEFAULT_MAX_BYTES
-
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "discover",
         help="find a site's sitemaps (robots.txt, /sitemap.xml, /sitemap_index.xml); --tree for the index tree",

@@ -10,7 +10,7 @@ from typing import Any
 from feedmap import api
 from feedmap._dates import W3CDate
 from feedmap._wording import counted
-from feedmap.cli._common import DiagnosticPrinter, add_reading_options, follow_since, http_settings
+from feedmap.cli._common import DiagnosticPrinter, add_reading_options, reading_options
 from feedmap.errors import Level, Reporter
 from feedmap.model import DocKind
 
@@ -84,14 +84,7 @@ def describe(source: str, args: argparse.Namespace) -> dict[str, Any]:
     with api.read(
         source,
         format=args.source_format,
-        strict=args.strict,
-        max_bytes=args.max_bytes,
-        follow=False if args.no_follow else follow_since(args.since) if args.since is not None else True,
-        max_depth=args.max_depth,
-        maps=args.maps,
-        concurrency=args.concurrency,
-        http=http_settings(args),
-        base_url=args.base_url,
+        options=reading_options(args),
         reporter=reporter,
     ) as doc:
         for entry in doc.entries:

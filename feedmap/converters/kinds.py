@@ -39,11 +39,10 @@ def report_kind_change(kind: DocKind, target: str, ctx: Context) -> None:
         ctx.warning(
             "kind-changed",
             f"the entries are the child sitemaps of an index (read without following it); format {target!r} "
-            "writes them as pages (write -t sitemapindex to keep an index, or follow the index to get its pages)",
+            "writes them as pages",
         )
     else:
         ctx.warning(
             "kind-changed",
-            f"the entries are pages ({kind.value}); format 'sitemapindex' writes them as child sitemaps of an "
-            "index (write -t sitemap to keep a list of pages)",
+            f"the entries are pages ({kind.value}); format 'sitemapindex' writes them as child sitemaps of an index",
         )

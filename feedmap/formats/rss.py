@@ -313,7 +313,7 @@ def _streamed(
 def read(source: Source, *, ctx: Context) -> Document:
     recorder = _Recorder(source.stream)
     peeked = PeekableStream(recorder)
-    atom = _streamable(peeked)
+    atom = _streamable(source.stream)  # the root sniffing found, kept on the stream: not parsed again
     if atom is None:
         try:
             return _read_with_feedparser(recorder.replay(), ctx)

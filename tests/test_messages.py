@@ -1,0 +1,88 @@
+"""Messages fit their caller: the library says what is wrong (with a stable code) and names no command-line flag;
+the CLI adds the flag to use, chosen by the code, and prints exactly what it printed before."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+import feedmap
+from feedmap.cli import main
+from feedmap.errors import UnknownFormatError
+
+INDEX = (
+    b'<?xml version="1.0"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+    b"<sitemap><loc>https://e.com/s.xml</loc></sitemap></sitemapindex>\n"
+)
+#: A command-line flag in a message: ``-t``, ``-f``, ``--max-bytes`` ...
+FLAG = re.compile(r"(?<![\w-])(?:-[a-zA-Z]\b|--[a-z][a-z-]+)")
+
+
+def _kind_changed(data: bytes, target: str) -> list[str]:
+    summary = feedmap.convert(io.BytesIO(data), io.BytesIO(), target, feedmap.Options(follow=False))
+    return [d.message for d in summary.diagnostics if d.code == "kind-changed"]
+
+
+@pytest.mark.parametrize(("data", "target"), [(INDEX, "sitemap"), (b"https://e.com/a\n", "sitemapindex")])
+def test_library_messages_name_no_flag(data: bytes, target: str) -> None:
+    (message,) = _kind_changed(data, target)
+    assert FLAG.search(message) is None, message
+
+
+def test_an_unknown_format_error_is_built_from_what_is_wrong() -> None:
+    exc = UnknownFormatError("is empty", source="a.xml", line=3, formats=["jsonl", "text"])
+    assert (exc.what, exc.source, exc.line, exc.code, exc.formats) == (
+        "is empty",
+        "a.xml",
+        3,
+        "unknown-format",
+        ("jsonl", "text"),
+    )
+    assert str(exc) == "a.xml: is empty; name the format (one of: jsonl, text)"
+    assert FLAG.search(str(exc)) is None
+    with pytest.raises(UnknownFormatError) as caught, feedmap.read(io.BytesIO(b"\n\n")):
+        pass
+    assert FLAG.search(str(caught.value)) is None
+    assert caught.value.what == "is empty"
+
+
+INDEX_AS_PAGES = (
+    "error[kind-changed]: the entries are the child sitemaps of an index (read without following it); format 'sitemap' "
+    "writes them as pages (write -t sitemapindex to keep an index, or follow the index to get its pages)"
+)
+PAGES_AS_INDEX = (
+    "error[kind-changed]: the entries are pages (urlset); format 'sitemapindex' writes them as child sitemaps of an "
+    "index (write -t sitemap to keep a list of pages)"
+)
+STRICT = " (strict mode stops at the first warning)"
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "argv", "expected"),
+    [
+        ("index.xml", INDEX, ["--no-follow", "-t", "sitemap"], INDEX_AS_PAGES.replace("error[", "warning[")),
+        ("index.xml", INDEX, ["--no-follow", "-t", "sitemap", "--strict"], INDEX_AS_PAGES + STRICT),
+        ("pages.txt", b"https://e.com/a\n", ["-t", "sitemapindex"], PAGES_AS_INDEX.replace("error[", "warning[")),
+        ("pages.txt", b"https://e.com/a\n", ["-t", "sitemapindex", "--strict"], PAGES_AS_INDEX + STRICT),
+    ],
+)
+def test_the_cli_adds_the_flag_by_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, data: bytes, argv: list[str], expected: str
+) -> None:
+    source, out = tmp_path / name, tmp_path / "out.xml"
+    source.write_bytes(data)
+    code = main(["convert", str(source), "-o", str(out), "-q", *argv])
+    assert capsys.readouterr().err.splitlines()[0] == f"{out}: {expected}"
+    assert code == (1 if "--strict" in argv else 0)
+
+
+def test_info_honours_max_line_bytes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``feedmap info`` reads with the same options as ``convert`` (it took --max-line-bytes and ignored it)."""
+    source = tmp_path / "x.jsonl"
+    source.write_bytes(b'{"loc": "https://e.com/a-rather-long-url"}\n')
+    assert main(["info", str(source), "--max-line-bytes", "10"]) == 0
+    err = capsys.readouterr().err
+    assert f"{source}:1: warning[line-too-long]: line longer than 10 bytes; skipped; --max-line-bytes raises" in err

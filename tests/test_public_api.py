@@ -1,0 +1,106 @@
+"""The public API: one call style for read, write and convert; everything exported from ``feedmap`` is documented
+in the README's "Library API" section and everything documented there is exported; the third-party format the
+README shows works through a real ``feedmap.formats`` entry point."""
+
+from __future__ import annotations
+
+import inspect
+import io
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import feedmap
+from feedmap import registry
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "sitemap" / "basic.xml"
+
+
+def _section(title: str, level: str = "##") -> str:
+    text = README.read_text(encoding="utf-8")
+    start = text.index(f"\n{level} {title}\n")
+    end = text.find(f"\n{level} ", start + 1)
+    return text[start : end if end >= 0 else len(text)]
+
+
+def _documented() -> set[str]:
+    """The names the API section describes: each bullet starting with ``feedmap.NAME``."""
+    section = _section("Library API")
+    return set(re.findall(r"^\* `feedmap\.(\w+)", section, re.MULTILINE))
+
+
+def test_every_exported_name_is_documented() -> None:
+    assert sorted(set(feedmap.__all__) - _documented()) == []
+
+
+def test_every_documented_name_is_exported() -> None:
+    assert sorted(_documented() - set(feedmap.__all__)) == []
+    assert all(hasattr(feedmap, name) for name in feedmap.__all__)
+
+
+def test_read_write_and_convert_take_options_the_same_way() -> None:
+    """One style: data, the format name, one Options, then where diagnostics go (by keyword)."""
+    for call in (feedmap.read, feedmap.write, feedmap.convert):
+        parameters = inspect.signature(call).parameters
+        names = list(parameters)
+        assert names[names.index("format") + 1] == "options", call.__name__
+        assert parameters["on_diagnostic"].kind is inspect.Parameter.KEYWORD_ONLY
+        assert parameters["reporter"].kind is inspect.Parameter.KEYWORD_ONLY
+        assert set(names) <= {"source", "sources", "doc", "sink", "format", "source_format", "options", "wrap",
+                              "on_diagnostic", "reporter"}, call.__name__  # fmt: skip
+
+
+def test_options_take_maps_as_strings_or_paths(tmp_path: Path) -> None:
+    options = feedmap.Options(maps=[("https://e.com/", str(tmp_path))])
+    assert options.maps == (("https://e.com/", tmp_path),)
+
+
+def _code_blocks(section: str, language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", section, re.DOTALL)
+
+
+@pytest.fixture
+def readme_format(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The README's third-party format installed as pip would: a module and a .dist-info with its entry point."""
+    section = _section("A third-party format", "###")
+    (module_source,) = _code_blocks(section, "python")
+    (pyproject,) = _code_blocks(section, "toml")
+    assert len(module_source.splitlines()) <= 20
+    group, entry = re.match(r'\[project\.entry-points\."([\w.]+)"\]\n(\w+ = "[\w.:]+")\n', pyproject).groups()  # type: ignore[union-attr]
+    name, _, target = entry.partition(" = ")
+    module = target.strip('"').partition(":")[0]
+    info = tmp_path / f"{module}-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[{group}]\n{name} = {target.strip(chr(34))}\n")
+    (tmp_path / f"{module}.py").write_text(module_source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for table in ("_loaded", "_lazy", "_declared", "_broken"):
+        monkeypatch.setattr(registry, table, dict(getattr(registry, table)))
+    monkeypatch.setattr(registry, "_entry_points_loaded", False)
+    yield name
+    sys.modules.pop(module, None)
+
+
+def test_the_readme_third_party_format_works_through_its_entry_point(readme_format: str, tmp_path: Path) -> None:
+    assert readme_format == "tsv"
+    out = tmp_path / "pages.tsv"
+    summary = feedmap.convert(SAMPLE, out, "tsv")
+    with feedmap.read(SAMPLE) as doc:
+        locs = [entry.loc for entry in doc.entries]
+    assert summary.entries == len(locs) > 0
+    assert out.read_text(encoding="utf-8").splitlines()[0] == f"{locs[0]}\t"
+    out.write_text("https://e.com/a\tA page\nhttps://e.com/b\t\n", encoding="utf-8")
+    with feedmap.read(out, "tsv") as doc:
+        assert [(entry.loc, entry.title) for entry in doc.entries] == [
+            ("https://e.com/a", "A page"),
+            ("https://e.com/b", None),
+        ]
+    sink = io.BytesIO()
+    feedmap.write([feedmap.Entry(loc="https://e.com/c", title="C")], sink, "tsv")
+    assert sink.getvalue() == b"https://e.com/c\tC\n"
+    assert "tsv" in registry.readable_names()
