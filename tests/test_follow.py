@@ -90,7 +90,7 @@ def test_a_child_in_json_lines_of_kind_index_is_read_not_followed(tmp_path: Path
     child.write_text('{"kind":"index"}\n{"loc":"https://ex.com/s.xml"}\n')
     index = _index(tmp_path / "index.xml", "https://ex.com/child.jsonl")
     reporter = Reporter()
-    with feedmap.read(index, maps=[("https://ex.com/", tmp_path)], reporter=reporter) as doc:
+    with feedmap.read(index, options=feedmap.Options(maps=[("https://ex.com/", tmp_path)]), reporter=reporter) as doc:
         assert [entry.loc for entry in doc] == ["https://ex.com/s.xml"]
         assert doc.meta.kind is DocKind.URLSET
     assert reporter.diagnostics == []
