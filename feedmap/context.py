@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from feedmap._dates import W3CDate
+from feedmap._limits import DEFAULT_MAX_BYTES
 from feedmap.errors import Reporter
-from feedmap.sources import DEFAULT_MAX_BYTES
 
 if TYPE_CHECKING:  # httpx is imported only when something is fetched
     from feedmap.http import Fetcher

@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from feedmap import registry
@@ -46,11 +46,9 @@ from feedmap.errors import (
     SourceError,
     reason_of,
 )
+from feedmap.http import ROBOTS_MAX_BYTES, UNCAPPED, RedirectRule, RobotsPolicy, read_head, robots_cut_note
 from feedmap.locate import MapEscapeError, local_path
 from feedmap.sources import DEFAULT_MAX_BYTES, Source, open_source
-
-if TYPE_CHECKING:
-    from feedmap.http import RedirectRule
 
 __all__ = [
     "FALLBACK_PATHS",
@@ -188,8 +186,6 @@ class Discovery:
 
 def _robots(site: str, result: Discovery, options: Options, shared: Shared, reporter: Reporter) -> list[str]:
     """The sitemap URLs robots.txt names (resolved, http(s) only), recording the probe."""
-    from feedmap.http import ROBOTS_MAX_BYTES, UNCAPPED, RobotsPolicy, read_head, robots_cut_note
-
     robots_url = urljoin(site, "/robots.txt")
     try:
         with open_url(robots_url, options, shared, Reporter(), UNCAPPED) as opened:
