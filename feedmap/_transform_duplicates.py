@@ -3,7 +3,7 @@
 One job: :func:`merged_entries` and :func:`reported_entries`, the steps of
 :func:`feedmap.transforms.merge_duplicates` and :func:`feedmap.transforms.report_duplicates`.
 sitemaps.org 0.9 (https://www.sitemaps.org/protocol.html) lists a URL once; an RSS 2.0 ``guid``
-(https://www.rssboard.org/rss-specification#ltguidgtSubelementOfLtitemgt) identifies one item.  What is
+(https://www.rssboard.org/rss-specification, ``<guid>`` of ``<item>``) identifies one item.  What is
 kept in memory per URL is described in :mod:`feedmap.transforms`.
 """
 

@@ -3,7 +3,7 @@
 The page's ``<title>``, ``<meta name="description">`` and ``<meta name="keywords">`` are read as the
 WHATWG HTML standard says (encoding sniffing, standard metadata names: see :mod:`feedmap._html`) and
 carried into ``title``, ``description`` and ``keywords`` when the entry has none (``overwrite=True``
-replaces what it has; a value the page lacks never erases one).  ROR RSS (PROTOCOL.md) writes them as
+replaces what it has; a value the page lacks never erases one).  ROR RSS (rorweb.com) writes them as
 the item's ``title``, ``description`` and ``ror:keywords``.
 
 How pages are read:
