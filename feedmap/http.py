@@ -50,14 +50,16 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from feedmap._gzip import Readable
-from feedmap._http_cache import Cache
 from feedmap._urls import origin
 from feedmap.context import DEFAULT_USER_AGENT, HttpSettings
 from feedmap.errors import FetchError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from protego import Protego
 
+    from feedmap._http_cache import Cache
     from feedmap._http_send import Wire
 
 __all__ = [
@@ -178,6 +180,16 @@ def _without_fragment(url: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path or "/", parts.query, ""))
 
 
+def _cache_in(directory: Path | None) -> Cache | None:
+    """The HTTP cache kept in ``directory``, or None; its module (hashlib, which maps OpenSSL) is imported
+    only when a cache is asked for, not when feedmap starts."""
+    if directory is None:
+        return None
+    from feedmap._http_cache import Cache
+
+    return Cache(directory)
+
+
 def _request_url(url: str) -> str:
     """``url`` as requested: without its fragment; :class:`FetchError` ``invalid-url`` when it is no URL."""
     try:
@@ -196,7 +208,7 @@ class Fetcher:
         self._wire: Wire | None = None
         self._lock = threading.Lock()
         self._gate = _HostGate(self.settings.host_delay)
-        self._cache = Cache(self.settings.cache_dir) if self.settings.cache_dir is not None else None
+        self._cache = _cache_in(self.settings.cache_dir)
         self._robots: dict[tuple[str, str, int], RobotsPolicy] = {}
         self._robots_locks: dict[tuple[str, str, int], threading.Lock] = {}
         #: Requests sent, including retries and revalidations (for progress and tests).

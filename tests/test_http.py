@@ -893,9 +893,11 @@ def test_a_redirect_to_a_malformed_url_is_refused_not_retried(web: LocalSite) ->
 
 
 def test_starting_feedmap_imports_neither_httpx_nor_protego() -> None:
-    """httpx and Protego are slow to import: they load with the first request and the first robots.txt, so a
-    run on local files does not pay for them, although the modules that fetch are imported at start."""
+    """httpx and Protego are slow to import, and hashlib maps OpenSSL (some 4 MiB of peak RSS): they load with
+    the first request, the first robots.txt and the HTTP cache, so a run on local files does not pay for them,
+    although the modules that fetch are imported at start."""
     modules = "feedmap, feedmap.cli, feedmap.discover, feedmap.http, feedmap.sources, feedmap.converters.enrich"
-    code = f"import sys, {modules}; print(sorted(m for m in ('httpx', 'httpcore', 'protego') if m in sys.modules))"
+    heavy = "('httpx', 'httpcore', 'protego', 'hashlib')"
+    code = f"import sys, {modules}; print(sorted(m for m in {heavy} if m in sys.modules))"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout.strip() == "[]"
