@@ -35,7 +35,8 @@ The client is :mod:`httpx`, shared by the threads of a :class:`concurrent.future
 (``httpx.Client`` is thread-safe and pools connections per host).  This module is the public face and
 the robots.txt policy; the parts live in private modules: sending, retrying, redirecting and the body
 stream in :mod:`feedmap._http_send` (loaded with httpx on the first request, so that starting feedmap
-does not pay for it), the deadline in :mod:`feedmap._http_deadline`, the cache in :mod:`feedmap._http_cache`.
+does not pay for it), the deadline in :mod:`feedmap._http_deadline`, the cache in :mod:`feedmap._http_cache`
+(loaded when a cache directory is given).
 """
 
 from __future__ import annotations
