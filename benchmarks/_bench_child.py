@@ -19,18 +19,20 @@ SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
 
 
+URL_TAG = f"{{{SITEMAP_NS}}}url"
+LOC_TAG = f"{{{SITEMAP_NS}}}loc"
+LASTMOD_TAG = f"{{{SITEMAP_NS}}}lastmod"
+CHANGEFREQ_TAG = f"{{{SITEMAP_NS}}}changefreq"
+PRIORITY_TAG = f"{{{SITEMAP_NS}}}priority"
+IMAGE_TAG = f"{{{IMAGE_NS}}}image"
+IMAGE_LOC_TAG = f"{{{IMAGE_NS}}}loc"
+CAPTION_TAG = f"{{{IMAGE_NS}}}caption"
+
+
 def child_raw(out: str, files: Sequence[str]) -> dict[str, Any]:
     """(a) The raw limit: plain iterparse, the same fields feedmap reads, locs written one per line."""
     from lxml import etree
 
-    url_tag = f"{{{SITEMAP_NS}}}url"
-    loc_tag = f"{{{SITEMAP_NS}}}loc"
-    lastmod_tag = f"{{{SITEMAP_NS}}}lastmod"
-    changefreq_tag = f"{{{SITEMAP_NS}}}changefreq"
-    priority_tag = f"{{{SITEMAP_NS}}}priority"
-    image_tag = f"{{{IMAGE_NS}}}image"
-    image_loc_tag = f"{{{IMAGE_NS}}}loc"
-    caption_tag = f"{{{IMAGE_NS}}}caption"
     count = images = 0
     started = time.perf_counter()
     with open(out, "wb") as sink:
@@ -39,7 +41,7 @@ def child_raw(out: str, files: Sequence[str]) -> dict[str, Any]:
             context = etree.iterparse(
                 path,
                 events=("end",),
-                tag=url_tag,
+                tag=URL_TAG,
                 resolve_entities=False,
                 no_network=True,
                 load_dtd=False,
@@ -48,36 +50,12 @@ def child_raw(out: str, files: Sequence[str]) -> dict[str, Any]:
                 remove_pis=True,
             )
             for _event, element in context:
-                loc = lastmod = changefreq = priority = None
-                found: list[tuple[str | None, str | None]] = []
-                for child in element:
-                    tag = child.tag
-                    if tag == loc_tag:
-                        loc = (child.text or "").strip()
-                    elif tag == lastmod_tag:
-                        lastmod = child.text
-                    elif tag == changefreq_tag:
-                        changefreq = child.text
-                    elif tag == priority_tag:
-                        priority = child.text
-                    elif tag == image_tag:
-                        image_loc = caption = None
-                        for sub in child:
-                            if sub.tag == image_loc_tag:
-                                image_loc = sub.text
-                            elif sub.tag == caption_tag:
-                                caption = sub.text
-                        found.append((image_loc, caption))
-                del lastmod, changefreq, priority
-                images += len(found)
+                loc, found = _url_fields(element)
+                images += found
                 if loc:
                     pending.append(loc)
                     count += 1
-                element.clear(keep_tail=False)
-                parent = element.getparent()
-                if parent is not None:
-                    while element.getprevious() is not None:
-                        del parent[0]
+                _free(element)
                 if len(pending) >= 4096:
                     sink.write(("\n".join(pending) + "\n").encode("utf-8"))
                     pending.clear()
@@ -85,6 +63,46 @@ def child_raw(out: str, files: Sequence[str]) -> dict[str, Any]:
         if pending:
             sink.write(("\n".join(pending) + "\n").encode("utf-8"))
     return {"work_s": time.perf_counter() - started, "entries": count, "images": images, "diagnostics": 0}
+
+
+def _url_fields(element: Any) -> tuple[str | None, int]:
+    """The loc of one ``<url>`` and its number of images, after reading every field feedmap reads."""
+    loc = lastmod = changefreq = priority = None
+    found: list[tuple[str | None, str | None]] = []
+    for child in element:
+        tag = child.tag
+        if tag == LOC_TAG:
+            loc = (child.text or "").strip()
+        elif tag == LASTMOD_TAG:
+            lastmod = child.text
+        elif tag == CHANGEFREQ_TAG:
+            changefreq = child.text
+        elif tag == PRIORITY_TAG:
+            priority = child.text
+        elif tag == IMAGE_TAG:
+            found.append(_image(child))
+    del lastmod, changefreq, priority
+    return loc, len(found)
+
+
+def _image(element: Any) -> tuple[str | None, str | None]:
+    """An ``<image:image>``'s loc and caption."""
+    image_loc = caption = None
+    for sub in element:
+        if sub.tag == IMAGE_LOC_TAG:
+            image_loc = sub.text
+        elif sub.tag == CAPTION_TAG:
+            caption = sub.text
+    return image_loc, caption
+
+
+def _free(element: Any) -> None:
+    """Drop a parsed ``<url>`` and the siblings before it, so memory stays flat (lxml iterparse idiom)."""
+    element.clear(keep_tail=False)
+    parent = element.getparent()
+    if parent is not None:
+        while element.getprevious() is not None:
+            del parent[0]
 
 
 def child_api(out: str, files: Sequence[str], to: str = "text") -> dict[str, Any]:

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from feedmap._dates import W3CDate
 from feedmap._follow_rules import loop_key
+from feedmap._limits import DEFAULT_MAX_BYTES
 from feedmap.errors import Reporter
-from feedmap.sources import DEFAULT_MAX_BYTES
 
 if TYPE_CHECKING:  # httpx is imported only when something is fetched
     from feedmap.http import Fetcher

@@ -4,11 +4,11 @@ Where the rules come from:
 
 * **robots.txt** (RFC 9309, sitemaps.org "Specifying the Sitemap location in your robots.txt file"): every
   ``Sitemap:`` line names a sitemap, in any case (``sitemap:``, ``SITEMAP:``), several allowed, independent
-  of the ``User-agent`` groups.  A line may point to another site (cross-submission; PROTOCOL.md "Scope"),
-  so those URLs are listed as written, not checked.  A relative line (not allowed, but seen) is resolved
-  against robots.txt's URL and noted.  The file is parsed with the same parser as the robots.txt policy
-  (:class:`feedmap.http.RobotsPolicy`, Protego), at most its first 500 KiB (RFC 9309 §2.5; a longer file is
-  read that far, INFO ``robots-truncated``).
+  of the ``User-agent`` groups.  A line may point to another site (sitemaps.org, "Sitemaps & Cross
+  Submits", https://www.sitemaps.org/protocol.html), so those URLs are listed as written, not checked.
+  A relative line (not allowed, but seen) is resolved against robots.txt's URL and noted.  The file is
+  parsed with the same parser as the robots.txt policy (:class:`feedmap.http.RobotsPolicy`, Protego), at
+  most its first 500 KiB (RFC 9309 §2.5; a longer file is read that far, INFO ``robots-truncated``).
 * **The usual locations**: only when robots.txt names no sitemap (or is missing), ``SITE/sitemap.xml`` then
   ``SITE/sitemap_index.xml`` are tried; each is taken when it answers 2xx and feedmap's sniffing
   (:func:`feedmap.registry.detect`) reads it as a sitemap, a sitemap index, a feed or a text sitemap.  An
@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from feedmap import registry
@@ -46,11 +46,9 @@ from feedmap.errors import (
     SourceError,
     reason_of,
 )
+from feedmap.http import ROBOTS_MAX_BYTES, UNCAPPED, RedirectRule, RobotsPolicy, read_head, robots_cut_note
 from feedmap.locate import MapEscapeError, local_path
 from feedmap.sources import DEFAULT_MAX_BYTES, Source, open_source
-
-if TYPE_CHECKING:
-    from feedmap.http import RedirectRule
 
 __all__ = [
     "FALLBACK_PATHS",
@@ -188,8 +186,6 @@ class Discovery:
 
 def _robots(site: str, result: Discovery, options: Options, shared: Shared, reporter: Reporter) -> list[str]:
     """The sitemap URLs robots.txt names (resolved, http(s) only), recording the probe."""
-    from feedmap.http import ROBOTS_MAX_BYTES, UNCAPPED, RobotsPolicy, read_head, robots_cut_note
-
     robots_url = urljoin(site, "/robots.txt")
     try:
         with open_url(robots_url, options, shared, Reporter(), UNCAPPED) as opened:

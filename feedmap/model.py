@@ -1,6 +1,6 @@
 """The intermediate representation (IR) every reader produces and every writer consumes.
 
-One model for all formats (see DESIGN.md, "The IR"): a :class:`Document` is document metadata plus a
+One model for all formats: a :class:`Document` is document metadata plus a
 one-shot stream of :class:`Entry` values.  A ``<url>`` of a sitemaps.org 0.9 urlset, a ``<sitemap>`` of a
 sitemap index, an RSS ``<item>`` and a line of a text sitemap all become an :class:`Entry`.
 

@@ -38,18 +38,15 @@ two collide).
 from __future__ import annotations
 
 import functools
-import math
-import pickle
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, overload
-from urllib.parse import urljoin, urlsplit
+from typing import Concatenate, ParamSpec, Protocol, cast, overload
 
-from feedmap._dates import W3CDate
-from feedmap._urls import check_loc, encode_url, is_absolute_url, is_uri
+from feedmap._transform_checks import absolute_entries, checked_entries, relative_reference, resolve_entries
+from feedmap._transform_duplicates import merged_entries, reported_entries
+from feedmap._urls import is_absolute_url
 from feedmap.context import Context, Options
 from feedmap.errors import Diagnostic, Reporter
-from feedmap.model import Document, Entry, Position, new_entry
+from feedmap.model import Document, Entry
 
 __all__ = [
     "check_values",
@@ -61,41 +58,30 @@ __all__ = [
 ]
 
 DiagnosticHandler = Callable[[Diagnostic], None]
+_P = ParamSpec("_P")
 
 
-# --- shared helpers -------------------------------------------------------------------------------------
+# --- how every transform is called ------------------------------------------------------------------------
 
 
-def relative_reference(loc: str) -> bool:
-    """True when ``loc`` is a relative reference (RFC 3986 §4.2: no scheme) a base URL can complete.
+class _Transform(Protocol[_P]):
+    """What each public transform is: a Document in gives a Document out (its metadata and diagnostics
+    list kept), any other iterable of entries an iterator of entries; the other parameters are its own."""
 
-    ``/blog/post.html``, ``post.html``, ``//host/path``, ``?q=1`` are; an absolute URL, text with blanks
-    (``not a url``) and an empty string are not.
-    """
-    if not loc or any(char.isspace() for char in loc):
-        return False
-    try:
-        parts = urlsplit(loc)
-    except ValueError:
-        return False
-    return not parts.scheme
+    @overload
+    def __call__(  # type: ignore[overload-overlap]  # a Document is also an iterable of entries
+        self, source: Document, /, *args: _P.args, **kwargs: _P.kwargs
+    ) -> Document: ...
+    @overload
+    def __call__(self, source: Iterable[Entry], /, *args: _P.args, **kwargs: _P.kwargs) -> Iterator[Entry]: ...
 
 
-def resolve(loc: str, base: str | None) -> str | None:
-    """``loc`` resolved against ``base`` (RFC 3986 §5.2), or None when that gives no absolute URL."""
-    if not base or not relative_reference(loc):
-        return None
-    try:
-        resolved = urljoin(base, loc)
-    except ValueError:
-        return None
-    return resolved if is_absolute_url(resolved) else None
-
-
-def _where(entry: Entry, ctx: Context) -> tuple[str, int]:
-    if entry.origin is not None:
-        return entry.origin.source, entry.origin.line
-    return ctx.name, 0
+def _transform(
+    function: Callable[Concatenate[Document | Iterable[Entry], _P], Document | Iterator[Entry]],
+) -> _Transform[_P]:
+    """Declare ``function`` a transform: its callers see the two forms of :class:`_Transform` (typing only;
+    the function itself is returned unchanged)."""
+    return cast("_Transform[_P]", function)
 
 
 def _context(reporter: Reporter | None, on_diagnostic: DiagnosticHandler | None, strict: bool) -> Context:
@@ -121,55 +107,10 @@ def _apply(
     return step(source, _context(reporter, on_diagnostic, strict))
 
 
-# --- relative URLs --------------------------------------------------------------------------------------
+# --- the transforms -----------------------------------------------------------------------------------
 
 
-def resolve_entries(entries: Iterable[Entry], ctx: Context, base: str | None) -> Iterator[Entry]:
-    """:func:`resolve_relative` with a context (the step form)."""
-    for entry in entries:
-        loc = entry.loc
-        if is_absolute_url(loc):
-            yield entry
-            continue
-        resolved = resolve(loc, base)
-        source, line = _where(entry, ctx)
-        if resolved is not None:
-            ctx.reporter.info("relative-url-resolved", f"relative URL {loc} read as {resolved}", source, line)
-            entry = _with_loc(entry, resolved)
-        elif relative_reference(loc):
-            message = f"relative URL {loc} has no base URL to resolve it against"
-            ctx.reporter.warning("relative-url", message, source, line)
-        yield entry
-
-
-def _with_loc(entry: Entry, loc: str) -> Entry:
-    """A copy of ``entry`` with another loc (no re-check of the other fields: they are the entry's own)."""
-    copy = new_entry(
-        loc, entry.lastmod, entry.changefreq, entry.priority, entry.images, entry.alternates, dict(entry.extras),
-        entry.origin,
-    )
-    copy.title, copy.description, copy.keywords, copy.type = entry.title, entry.description, entry.keywords, entry.type
-    return copy
-
-
-@overload
-def resolve_relative(  # type: ignore[overload-overlap]  # a Document is also an iterable of entries
-    source: Document,
-    base: str | None = ...,
-    *,
-    reporter: Reporter | None = ...,
-    on_diagnostic: DiagnosticHandler | None = ...,
-    strict: bool = ...,
-) -> Document: ...
-@overload
-def resolve_relative(
-    source: Iterable[Entry],
-    base: str | None = ...,
-    *,
-    reporter: Reporter | None = ...,
-    on_diagnostic: DiagnosticHandler | None = ...,
-    strict: bool = ...,
-) -> Iterator[Entry]: ...
+@_transform
 def resolve_relative(
     source: Document | Iterable[Entry],
     base: str | None = None,
@@ -188,44 +129,7 @@ def resolve_relative(
     return _apply(source, lambda entries, ctx: resolve_entries(entries, ctx, base), reporter, on_diagnostic, strict)
 
 
-def absolute_entries(entries: Iterable[Entry], ctx: Context, target: str = "") -> Iterator[Entry]:
-    """:func:`keep_absolute` with a context (the step form)."""
-    left_out = 0
-    first: tuple[str, str, int] | None = None
-    for entry in entries:
-        if is_absolute_url(entry.loc):
-            yield entry
-            continue
-        left_out += 1
-        if first is None:
-            first = (entry.loc, *_where(entry, ctx))
-    if first is not None:
-        loc, source, line = first
-        what = f"format {target!r}" if target else "the output"
-        ctx.reporter.warning(
-            "relative-url-left-out",
-            f"{left_out} entries without an absolute URL left out ({what} requires absolute URLs; the first: {loc!r})",
-            source,
-            line,
-        )
-
-
-@overload
-def keep_absolute(  # type: ignore[overload-overlap]
-    source: Document,
-    *,
-    reporter: Reporter | None = ...,
-    on_diagnostic: DiagnosticHandler | None = ...,
-    strict: bool = ...,
-) -> Document: ...
-@overload
-def keep_absolute(
-    source: Iterable[Entry],
-    *,
-    reporter: Reporter | None = ...,
-    on_diagnostic: DiagnosticHandler | None = ...,
-    strict: bool = ...,
-) -> Iterator[Entry]: ...
+@_transform
 def keep_absolute(
     source: Document | Iterable[Entry],
     *,
@@ -237,58 +141,7 @@ def keep_absolute(
     return _apply(source, absolute_entries, reporter, on_diagnostic, strict)
 
 
-# --- values built in code -------------------------------------------------------------------------------
-
-
-def checked_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
-    """:func:`check_values` with a context (the step form)."""
-    for entry in entries:
-        loc = entry.loc
-        problem = check_loc(loc)
-        if problem is not None:
-            source, line = _where(entry, ctx)
-            if relative_reference(loc):
-                message = f"relative URL {loc} has no base URL to resolve it against"
-                ctx.reporter.warning("relative-url", message, source, line)
-            else:
-                ctx.reporter.warning("invalid-loc", f"{problem}; kept as written", source, line)
-        priority = entry.priority
-        if priority is not None and not 0.0 <= priority <= 1.0:  # also NaN
-            entry = _with_priority(entry, priority, ctx)
-        yield entry
-
-
-def _with_priority(entry: Entry, priority: float, ctx: Context) -> Entry:
-    source, line = _where(entry, ctx)
-    fixed: float | None
-    if not math.isfinite(priority):
-        fixed = None
-        message = f"priority {priority} of {entry.loc} is not a number; ignored"
-    else:
-        fixed = min(max(priority, 0.0), 1.0)
-        message = f"priority {priority} of {entry.loc} is outside 0.0-1.0; read as {fixed}"
-    ctx.reporter.warning("invalid-priority", message, source, line)
-    copy = _with_loc(entry, entry.loc)
-    copy.priority = fixed
-    return copy
-
-
-@overload
-def check_values(  # type: ignore[overload-overlap]
-    source: Document,
-    *,
-    reporter: Reporter | None = ...,
-    on_diagnostic: DiagnosticHandler | None = ...,
-    strict: bool = ...,
-) -> Document: ...
-@overload
-def check_values(
-    source: Iterable[Entry],
-    *,
-    reporter: Reporter | None = ...,
-    on_diagnostic: DiagnosticHandler | None = ...,
-    strict: bool = ...,
-) -> Iterator[Entry]: ...
+@_transform
 def check_values(
     source: Document | Iterable[Entry],
     *,
@@ -304,214 +157,7 @@ def check_values(
     return _apply(source, checked_entries, reporter, on_diagnostic, strict)
 
 
-# --- duplicates -----------------------------------------------------------------------------------------
-
-#: Entries kept as they are before the spool pickles them: most documents merge without pickling (8 us an
-#: entry, written and read back) at the cost of a few megabytes.
-_ENTRIES_IN_MEMORY = 10_000
-_SPOOL_IN_MEMORY = 4 << 20  # bytes of pickled entries held in memory before they go to a temporary file
-
-#: An entry as pickled: its fields, the lastmod as its text and the origin as (source, line) (plain values
-#: pickle twice as fast as the dataclass).
-_Frozen = tuple[Any, ...]
-
-
-def _freeze(entry: Entry) -> _Frozen:
-    lastmod = entry.lastmod.text if entry.lastmod is not None else None
-    origin = tuple(entry.origin) if entry.origin is not None else None
-    return (
-        entry.loc,
-        lastmod,
-        entry.changefreq,
-        entry.priority,
-        entry.title,
-        entry.description,
-        entry.keywords,
-        entry.type,
-        entry.images,
-        entry.alternates,
-        entry.extras,
-        origin,
-    )
-
-
-def _thaw(frozen: _Frozen) -> Entry:
-    loc, lastmod, changefreq, priority, title, description, keywords, kind, images, alternates, extras, origin = frozen
-    entry = new_entry(
-        loc,
-        W3CDate(lastmod) if lastmod is not None else None,
-        changefreq,
-        priority,
-        images,
-        alternates,
-        extras,
-        Position(*origin) if origin is not None else None,
-    )
-    entry.title, entry.description, entry.keywords, entry.type = title, description, keywords, kind
-    return entry
-
-
-class _Spool:
-    """Entries kept by offset: the first :data:`_ENTRIES_IN_MEMORY` in a list (offsets below 0), the others
-    pickled one after another into a spooled temporary file."""
-
-    def __init__(self) -> None:
-        self._file = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)  # noqa: SIM115 (closed by close)
-        self._end = 0
-        self._at_end = True  # no seek before appending unless a get moved away (a seek flushes the buffer)
-        self._held: list[Entry] = []
-
-    def add(self, entry: Entry) -> int:
-        """Append ``entry``; its offset."""
-        if len(self._held) < _ENTRIES_IN_MEMORY:
-            self._held.append(entry)
-            return -len(self._held)
-        offset = self._end
-        if not self._at_end:
-            self._file.seek(offset)
-            self._at_end = True
-        pickle.dump(_freeze(entry), self._file, protocol=pickle.HIGHEST_PROTOCOL)
-        self._end = self._file.tell()
-        return offset
-
-    def get(self, offset: int) -> Entry:
-        if offset < 0:
-            return self._held[-offset - 1]
-        self._at_end = False
-        self._file.seek(offset)
-        return _thaw(pickle.load(self._file))  # our own temporary file, written by add
-
-    def close(self) -> None:
-        self._held.clear()
-        self._file.close()
-
-
-def newer(candidate: Entry, current: Entry) -> bool:
-    """True when ``candidate``'s lastmod is a later instant than ``current``'s (a missing one is oldest)."""
-    if candidate.lastmod is None:
-        return False
-    if current.lastmod is None:
-        return True
-    return candidate.lastmod.sort_key() > current.lastmod.sort_key()
-
-
-#: How many repeated locs are reported one by one (``duplicate-loc``); the rest are counted.
-LISTED_REPEATS = 100
-
-
-class _Repeats:
-    """The locs seen more than once: how often, and where each was first seen.
-
-    The first :data:`LISTED_REPEATS` repeated locs are listed one by one; repeats of the others are only
-    counted (``more-duplicates``), so an input that repeats every URL neither holds a record per URL here nor
-    prints a line per URL.
-    """
-
-    def __init__(self, where: str) -> None:
-        self.seen: dict[str, list[Any]] = {}  # loc -> [count, source, line], for the listed locs only
-        self.total = 0
-        self.unlisted = 0  # repeats of locs past the listed ones
-        self.where = where  # what the line reported is: the first occurrence, or the first repeat
-
-    def add(self, loc: str, first: Callable[[], tuple[str, int]]) -> None:
-        self.total += 1
-        record = self.seen.get(loc)
-        if record is not None:
-            record[0] += 1
-        elif len(self.seen) < LISTED_REPEATS:
-            self.seen[loc] = [2, *first()]
-        else:
-            self.unlisted += 1
-
-    def report(self, ctx: Context, merged: str) -> None:
-        """Report each listed repeated loc, then the rest and the total; ``merged`` says what became of them."""
-        what = f"merged, {merged}" if merged else "every one kept"
-        for loc, (count, source, line) in self.seen.items():
-            ctx.reporter.info("duplicate-loc", f"{loc} appears {count} times ({self.where}); {what}", source, line)
-        if self.unlisted:
-            ctx.info("more-duplicates", f"{self.unlisted} more repeats of other URLs, not listed one by one; {what}")
-        if merged and self.total:
-            ctx.info("duplicates-merged", f"{self.total} repeated URLs merged, {merged}")
-
-
-def _as_written(ctx: Context) -> Callable[[str], str]:
-    """The URL an XML output writes for a loc: two spellings of one URL (an IRI and its URI) are one guid."""
-    if ctx.options.keep_urls and not ctx.options.encode_urls:
-        return lambda loc: loc
-    return lambda loc: loc if is_uri(loc) else encode_url(loc)
-
-
-def merged_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
-    """:func:`merge_duplicates` with a context (the step form).
-
-    Only each loc's hash and offset in the spool stay in memory; a repeated loc reads the kept entry back.
-    """
-    # hash(loc) -> offset of the kept entry, in first-seen order; a loc whose hash another loc has (rare) is
-    # keyed by itself (a str never equals an int), so it keeps its place in that order too
-    kept: dict[int | str, int] = {}
-    repeats = _Repeats("first here")
-    spool = _Spool()
-    written = _as_written(ctx)
-    try:
-        for entry in entries:
-            loc = written(entry.loc)
-            key: int | str = hash(loc)
-            offset = kept.get(key)
-            if offset is not None:
-                current = spool.get(offset)
-                if written(current.loc) != loc:
-                    key = loc
-                    offset = kept.get(loc)
-                    current = spool.get(offset) if offset is not None else current
-            if offset is None:
-                kept[key] = spool.add(entry)
-                continue
-            repeats.add(loc, lambda: _where(current, ctx))  # noqa: B023 (called at once)
-            if newer(entry, current):
-                kept[key] = spool.add(entry)  # an existing key keeps its place in the dict
-        repeats.report(ctx, merged="the newest lastmod kept")
-        for offset in list(kept.values()):
-            yield spool.get(offset)
-    finally:
-        spool.close()
-
-
-def reported_entries(entries: Iterable[Entry], ctx: Context, *, drop: bool = False) -> Iterator[Entry]:
-    """:func:`report_duplicates` with a context (the step form); ``drop``: repeats are left out as well.
-
-    Dropping is right where only the loc is written (a text sitemap): the output is that of
-    :func:`merged_entries`, streamed.  Only a set of the locs' hashes grows with the input.
-    """
-    seen: set[int] = set()
-    repeats = _Repeats("first repeated here")
-    for entry in entries:
-        key = hash(entry.loc)
-        if key in seen:
-            repeats.add(entry.loc, lambda: _where(entry, ctx))  # noqa: B023 (called at once)
-            if drop:
-                continue
-        else:
-            seen.add(key)
-        yield entry
-    repeats.report(ctx, merged="the URL written once" if drop else "")
-
-
-@overload
-def merge_duplicates(  # type: ignore[overload-overlap]
-    source: Document,
-    *,
-    reporter: Reporter | None = ...,
-    on_diagnostic: DiagnosticHandler | None = ...,
-    strict: bool = ...,
-) -> Document: ...
-@overload
-def merge_duplicates(
-    source: Iterable[Entry],
-    *,
-    reporter: Reporter | None = ...,
-    on_diagnostic: DiagnosticHandler | None = ...,
-    strict: bool = ...,
-) -> Iterator[Entry]: ...
+@_transform
 def merge_duplicates(
     source: Document | Iterable[Entry],
     *,
@@ -527,22 +173,7 @@ def merge_duplicates(
     return _apply(source, merged_entries, reporter, on_diagnostic, strict)
 
 
-@overload
-def report_duplicates(  # type: ignore[overload-overlap]
-    source: Document,
-    *,
-    reporter: Reporter | None = ...,
-    on_diagnostic: DiagnosticHandler | None = ...,
-    strict: bool = ...,
-) -> Document: ...
-@overload
-def report_duplicates(
-    source: Iterable[Entry],
-    *,
-    reporter: Reporter | None = ...,
-    on_diagnostic: DiagnosticHandler | None = ...,
-    strict: bool = ...,
-) -> Iterator[Entry]: ...
+@_transform
 def report_duplicates(
     source: Document | Iterable[Entry],
     *,

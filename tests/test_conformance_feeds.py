@@ -6,7 +6,7 @@ tests are skipped, with the reason, when it is absent.
 ``feedparser/``: every file is read without a crash (a :class:`~feedmap.FeedmapError` is an answer, any other
 exception is a bug).  Where feedparser calls the feed well-formed (``bozo == 0``) and its entries have
 links, the sitemap feedmap writes lists exactly those links, de-duplicated in first-seen order.  The oracle
-is feedparser's ``entry.link`` with the two corrections PROTOCOL.md asks for in Atom feeds, where only
+is feedparser's ``entry.link`` with two corrections for Atom feeds (RFC 4287 §4.2.7.2), where only
 ``link[@rel=alternate or no rel]`` is the entry's page: feedparser also makes an entry's ``<id>`` its link
 when no alternate link came before it, and lets a later non-alternate ``<link>`` without ``href`` replace
 the alternate one (its own test ``entry_link_no_href_link_priority`` expects otherwise).  Entries left

@@ -15,6 +15,8 @@ import gc
 import gzip
 import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 import tracemalloc
@@ -840,10 +842,10 @@ def test_a_cached_body_gone_before_a_304_is_a_fetch_error(web: LocalSite, tmp_pa
     assert fetch(url, settings) == SITEMAP
 
     class Vanishing(Fetcher):
-        def _respond(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        def _connection(self):  # type: ignore[no-untyped-def]  # called once the validators were read
             for body in tmp_path.glob("*.body"):
                 body.unlink()  # removed between reading the validators and the 304
-            return super()._respond(*args, **kwargs)
+            return super()._connection()
 
     with Vanishing(settings) as fetcher, pytest.raises(FetchError) as caught, fetcher.open(url, max_bytes=MB):
         pass
@@ -888,3 +890,14 @@ def test_a_redirect_to_a_malformed_url_is_refused_not_retried(web: LocalSite) ->
     error = fetch_error(url, HttpSettings(retries=3, backoff=0.01))
     assert error.code == "redirect-refused"
     assert web.hits("/bad-location.xml") == 1  # the server answered; asking again gets the same answer
+
+
+def test_starting_feedmap_imports_neither_httpx_nor_protego() -> None:
+    """httpx and Protego are slow to import, and hashlib maps OpenSSL (some 4 MiB of peak RSS): they load with
+    the first request, the first robots.txt and the HTTP cache, so a run on local files does not pay for them,
+    although the modules that fetch are imported at start."""
+    modules = "feedmap, feedmap.cli, feedmap.discover, feedmap.http, feedmap.sources, feedmap.converters.enrich"
+    heavy = "('httpx', 'httpcore', 'protego', 'hashlib')"
+    code = f"import sys, {modules}; print(sorted(m for m in {heavy} if m in sys.modules))"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "[]"

@@ -1,6 +1,6 @@
 """The ``ror`` format: RSS 2.0 carrying ROR elements (http://rorweb.com/0.1/), read with lxml by namespace URI.
 
-Reading (PROTOCOL.md, "ROR"): the ROR namespace and its ``www.`` variant under any prefix; ``link`` (else a
+Reading (ROR, rorweb.com): the ROR namespace and its ``www.`` variant under any prefix; ``link`` (else a
 permalink guid) -> loc, ``ror:updated`` (exact, wins) else ``pubDate`` -> lastmod, ``ror:updatePeriod`` ->
 changefreq (``day`` -> ``daily`` ...; unknown or empty values stay in extras), ``ror:keywords`` split on
 commas, ``ror:type`` -> type, ``sitemap:priority`` -> priority, ``image:image`` -> images, every other

@@ -1,15 +1,15 @@
 """The ``rss`` format: feeds read through feedparser (RSS 0.9x/1.0/2.0, Atom 0.3/1.0, RDF), RSS 2.0 written.
 
-Reading (PROTOCOL.md, "Feeds as sitemaps"): ``loc`` from ``link``, else a permalink ``guid`` (``isPermaLink``
+Reading (sitemaps.org, "Other Sitemap formats"): ``loc`` from ``link``, else a permalink ``guid`` (``isPermaLink``
 defaults to true), else Atom ``link[@rel=alternate or no rel]``; ``lastmod`` from ``updated`` / ``pubDate`` /
 ``modified`` with the offset as written; title, description (summary) and keywords (categories).  Items
 without a usable URL are skipped with a warning naming the item; a malformed feed (feedparser's bozo) is a
 warning, so ``--strict`` exits 1.
 
-Writing (PROTOCOL.md, "RSS 2.0 output"): one channel with non-empty title, link and description (from the
-options, else the input, else derived from the site); every item has a title or a description, a permalink
-guid equal to the loc and an RFC 822 pubDate with a four-digit year; ``atom:link rel="self"`` when the
-feed's URL is given.  feedparser re-reads every written feed with ``bozo == 0``.
+Writing (rssboard.org RSS 2.0 and its Best Practices Profile): one channel with non-empty title, link and
+description (from the options, else the input, else derived from the site); every item has a title or a
+description, a permalink guid equal to the loc and an RFC 822 pubDate with a four-digit year;
+``atom:link rel="self"`` when the feed's URL is given.  feedparser re-reads every written feed with ``bozo == 0``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The package stays ruff-clean and mypy --strict clean (DEVELOPERS.md: "How we build")."""
+"""The package stays ruff-clean and mypy --strict clean (the checks pyproject.toml configures)."""
 
 from __future__ import annotations
 

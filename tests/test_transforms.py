@@ -244,9 +244,10 @@ def test_a_transform_of_a_document_gives_a_document_with_its_diagnostics() -> No
 
 
 def test_hash_collisions_are_told_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    import feedmap._transform_duplicates as duplicates
     import feedmap.transforms as transforms
 
-    monkeypatch.setattr(transforms, "hash", lambda text: 1, raising=False)
+    monkeypatch.setattr(duplicates, "hash", lambda text: 1, raising=False)
     entries = [Entry(loc="https://e.example/a"), Entry(loc="https://e.example/b"), Entry(loc="https://e.example/a")]
     assert [e.loc for e in transforms.merge_duplicates(entries)] == ["https://e.example/a", "https://e.example/b"]
 
@@ -255,10 +256,11 @@ def test_a_colliding_loc_keeps_its_place_in_the_merged_output(monkeypatch: pytes
     """Two locs with one hash: the second is still written where it was first seen, not after all the others."""
     import builtins
 
+    import feedmap._transform_duplicates as duplicates
     import feedmap.transforms as transforms
 
     colliding = {"https://e.example/a", "https://e.example/b"}
-    monkeypatch.setattr(transforms, "hash", lambda text: 1 if text in colliding else builtins.hash(text), raising=False)
+    monkeypatch.setattr(duplicates, "hash", lambda text: 1 if text in colliding else builtins.hash(text), raising=False)
     locs = ["https://e.example/a", "https://e.example/b", "https://e.example/c", "https://e.example/b"]
     merged = transforms.merge_duplicates([Entry(loc=loc) for loc in locs])
     assert [e.loc for e in merged] == ["https://e.example/a", "https://e.example/b", "https://e.example/c"]
@@ -426,9 +428,10 @@ def test_a_size_cap_error_names_no_flag_and_the_cli_adds_it(tmp_path: Path, caps
 def test_merged_entries_come_back_whole_from_memory_and_from_the_spool(
     monkeypatch: pytest.MonkeyPatch, held: int
 ) -> None:
+    import feedmap._transform_duplicates as duplicates
     import feedmap.transforms as transforms
 
-    monkeypatch.setattr(transforms, "_ENTRIES_IN_MEMORY", held)
+    monkeypatch.setattr(duplicates, "_ENTRIES_IN_MEMORY", held)
     rich = {
         "changefreq": ChangeFreq.DAILY,
         "priority": 0.5,

@@ -3,7 +3,7 @@
 The page's ``<title>``, ``<meta name="description">`` and ``<meta name="keywords">`` are read as the
 WHATWG HTML standard says (encoding sniffing, standard metadata names: see :mod:`feedmap._html`) and
 carried into ``title``, ``description`` and ``keywords`` when the entry has none (``overwrite=True``
-replaces what it has; a value the page lacks never erases one).  ROR RSS (PROTOCOL.md) writes them as
+replaces what it has; a value the page lacks never erases one).  ROR RSS (rorweb.com) writes them as
 the item's ``title``, ``description`` and ``ror:keywords``.
 
 How pages are read:
@@ -39,17 +39,15 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, overload
+from typing import overload
 
 from feedmap._html import PageMeta, page_meta
 from feedmap._urls import is_http_url
 from feedmap.context import DEFAULT_CONCURRENCY, DEFAULT_PAGE_MAX_BYTES, Context, HttpSettings, Options
 from feedmap.errors import Diagnostic, FeedmapError, FetchError, LimitError, Reporter, SourceError
+from feedmap.http import Fetcher, RobotsPolicy
 from feedmap.locate import is_mapped, local_path
 from feedmap.model import Document, Entry
-
-if TYPE_CHECKING:
-    from feedmap.http import Fetcher, RobotsPolicy
 
 __all__ = ["FAILURE_CODES", "HTML_TYPES", "enrich", "enrich_entries", "enrich_step"]
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from feedmap._transform_duplicates import merged_entries
 from feedmap.context import Context
 from feedmap.model import DocKind, Document, Entry
-from feedmap.transforms import merged_entries
 
 __all__ = ["dedupe_newest", "feed_to_sitemap"]
 

@@ -1,9 +1,10 @@
 """Sitemap -> ROR RSS: entries carried with their title, description and keywords when present.
 
-ROR (PROTOCOL.md): the channel and its header item name the site ("ROR Sitemap for https://host/");
-each page becomes an item whose ``title``/``description``/``ror:keywords`` come from the entry (filled from
-the pages themselves by the enrichment step of a later version).  The channel link defaults to the site
-of the first URL; a title and description are derived from it unless the input or the options give them.
+ROR (Resources of a Resource, rorweb.com: RSS 2.0 items with ``ror:*`` elements): the channel and its
+header item name the site ("ROR Sitemap for https://host/"); each page becomes an item whose
+``title``/``description``/``ror:keywords`` come from the entry (filled from the pages themselves by the
+enrichment step of a later version).  The channel link defaults to the site of the first URL; a title and
+description are derived from it unless the input or the options give them.
 Entries without a title are reported once (INFO ``title-missing``): the ROR writer uses the URL as the
 item title, since RSS 2.0 wants a title or a description in every item; the feed readers read a title that
 is the item's own URL as no title, so a round trip does not gain one and ``--enrich`` can still fill it.

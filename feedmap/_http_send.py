@@ -1,0 +1,320 @@
+"""Sending one GET over httpx: retries, redirects hop by hop, and the body as a capped, timed stream.
+
+One job: the wire side of :meth:`feedmap.http.Fetcher.open` (the rules are listed in :mod:`feedmap.http`):
+
+* **send**: one request on the pooled client, within the request's deadline (:mod:`feedmap._http_deadline`);
+* **retry** (RFC 9110 §15.6, RFC 6585 §4): 429, 500, 502, 503 and 504, and connection failures, with
+  exponential backoff or the server's ``Retry-After`` (RFC 9110 §10.2.3), up to ``max_retry_wait``;
+* **redirect** (RFC 9110 §15.4): followed one hop at a time, each target checked before it is requested;
+* **body**: the undecoded bytes counted against the cap and the deadline as they arrive, then
+  ``Content-Encoding: gzip`` (RFC 9110 §8.4.1.3) inflated by :class:`feedmap._gzip.GzipReader` and
+  counted again.
+
+httpx is imported here only: :mod:`feedmap.http` loads this module when it first sends a request.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import email.utils
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import httpx
+
+from feedmap._gzip import GzipReader, Readable
+from feedmap._http_deadline import Clock, DeadlineTransport
+from feedmap._urls import is_http_url
+from feedmap.context import HttpSettings
+from feedmap.errors import FetchError, LimitError
+
+__all__ = ["RETRY_STATUSES", "Answer", "Wire", "too_large"]
+
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+_CHUNK = 64 * 1024
+
+
+def too_large(url: str, limit: int) -> LimitError:
+    return LimitError(f"the response is larger than {limit:,} bytes", source=url, code="too-large")
+
+
+@dataclass(slots=True)
+class _Exchange:
+    """One fetch as it goes: where the next request goes, how many tries and hops so far, the deadline."""
+
+    url: str
+    target: str
+    headers: dict[str, str]
+    rule: Callable[[str], str | None] | None
+    clock: Clock
+    request: httpx.Request | None = None
+    attempt: int = 0
+    hops: int = 0
+
+
+class Answer:
+    """The final response of a fetch, its headers read: status, final URL, headers (lower-case names), body."""
+
+    def __init__(self, url: str, response: httpx.Response, clock: Clock) -> None:
+        self.url = url
+        self.status = response.status_code
+        self.final_url = str(response.url)
+        self.headers = {k.lower(): v for k, v in response.headers.items()}
+        self._response = response
+        self._clock = clock
+
+    def refuse_errors(self) -> None:
+        """:class:`FetchError` ``http-STATUS`` unless the status is 2xx."""
+        status = self.status
+        if not 200 <= status < 300:
+            reason = self._response.reason_phrase or ""
+            url = self.url
+            raise FetchError(f"{url}: HTTP {status} {reason}".rstrip(), url=url, code=f"http-{status}", status=status)
+
+    def body(self, max_bytes: int) -> Readable:
+        """The content-decoded body as a stream, capped at ``max_bytes`` before and after decoding."""
+        url = self.url
+        length = self.headers.get("content-length", "")
+        if length.isdigit() and int(length) > max_bytes:
+            raise too_large(url, max_bytes)
+        # no chunk size: each piece as it comes off the socket (httpx's chunker would wait for a whole
+        # chunk, so a trickling body would pass the deadline and the cap would be checked late)
+        raw = _RawBody(self._response.iter_raw(), url=url, limit=max_bytes, clock=self._clock)
+        encoding = self.headers.get("content-encoding", "identity").strip().lower()
+        if encoding in ("gzip", "x-gzip"):
+            return _Decoded(GzipReader(raw), url=url, limit=max_bytes)
+        if encoding not in ("", "identity"):
+            raise FetchError(f"{url}: unsupported Content-Encoding {encoding!r}", url=url, code="bad-encoding")
+        return raw
+
+
+class Wire:
+    """The pooled httpx client (thread-safe, connections pooled per host) and the request loop.
+
+    ``before_send`` is called with each request's URL before it goes out, retries and hops included.
+    """
+
+    def __init__(self, settings: HttpSettings, before_send: Callable[[str], None]) -> None:
+        self._settings = settings
+        self._before_send = before_send
+        limits = httpx.Limits(
+            max_connections=settings.max_connections, max_keepalive_connections=settings.max_connections
+        )
+        self._client = httpx.Client(
+            headers={"User-Agent": settings.user_agent, "Accept-Encoding": "gzip"},
+            timeout=httpx.Timeout(settings.read_timeout, connect=settings.connect_timeout),
+            follow_redirects=False,  # followed hop by hop in _respond, each target checked first
+            transport=DeadlineTransport(limits),
+            trust_env=False,
+        )
+
+    def close(self) -> None:
+        self._client.close()
+
+    @contextlib.contextmanager
+    def exchange(
+        self, url: str, request_url: str, headers: dict[str, str], rule: Callable[[str], str | None] | None
+    ) -> Iterator[Answer]:
+        """GET ``request_url`` (``url`` as given, for messages), retrying and following redirects; the final
+        response, closed when the ``with`` ends."""
+        clock = Clock(self._settings.response_deadline())
+        response = self._respond(_Exchange(url, request_url, headers, rule, clock))
+        try:
+            yield Answer(url, response, clock)
+        finally:
+            response.close()
+
+    def _respond(self, exchange: _Exchange) -> httpx.Response:
+        while True:
+            response = self._send(exchange)
+            if response is None or self._retried(exchange, response):
+                continue
+            if response.next_request is None:
+                return response
+            response.close()
+            self._redirect(exchange, response.next_request)
+
+    def _send(self, exchange: _Exchange) -> httpx.Response | None:
+        """Send the request once; None when a connection failure is to be retried (after the wait)."""
+        self._before_send(exchange.target)
+        clock = exchange.clock
+        try:
+            if clock.left <= 0:
+                raise clock.timed_out(exchange.url)
+            with clock.running():
+                exchange.request = exchange.request or self._client.build_request(
+                    "GET", exchange.target, headers=exchange.headers
+                )
+                return self._client.send(exchange.request, stream=True)
+        except httpx.TimeoutException as exc:
+            raise self._timed_out(exchange, connecting=isinstance(exc, httpx.ConnectTimeout)) from None
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            self._connection_failed(exchange, exc)
+            return None
+
+    def _connection_failed(self, exchange: _Exchange, exc: Exception) -> None:
+        """Wait before a retry of a failed connection, or raise :class:`FetchError`."""
+        url = exchange.url
+        if _bad_location(exc):  # the server answered: a redirect to no URL, which a retry repeats
+            raise FetchError(
+                f"{url}: redirects to a malformed URL ({exc}); the redirect is not followed",
+                url=url,
+                code="redirect-refused",
+            ) from None
+        if exchange.attempt < self._settings.retries and isinstance(
+            exc, (httpx.ConnectError, httpx.RemoteProtocolError)
+        ):
+            exchange.attempt += 1
+            self._sleep(self._settings.backoff * 2 ** (exchange.attempt - 1), exchange)
+            return
+        raise FetchError(f"{url}: cannot fetch ({exc or type(exc).__name__})", url=url) from None
+
+    def _retried(self, exchange: _Exchange, response: httpx.Response) -> bool:
+        """True when ``response`` says "try later" and a retry is due (the response closed, the wait done)."""
+        settings = self._settings
+        status = response.status_code
+        if status not in RETRY_STATUSES or exchange.attempt >= settings.retries:
+            return False
+        wait = _retry_after(response.headers.get("retry-after"))
+        response.close()
+        if wait is not None and wait > settings.max_retry_wait:
+            url = exchange.url
+            raise FetchError(
+                f"{url}: HTTP {status}, and the server asks to retry after {wait:.0f} s "
+                f"(more than {settings.max_retry_wait:g} s); gave up",
+                url=url,
+                code=f"http-{status}",
+                status=status,
+            )
+        exchange.attempt += 1
+        self._sleep(wait if wait is not None else settings.backoff * 2 ** (exchange.attempt - 1), exchange)
+        return True
+
+    def _redirect(self, exchange: _Exchange, request: httpx.Request) -> None:
+        """Make ``request`` (a redirect's) the next one, once its target passed the checks."""
+        exchange.request = request
+        exchange.target = str(request.url)
+        exchange.hops += 1
+        self._check_redirect(exchange)
+        exchange.attempt = 0
+
+    def _check_redirect(self, exchange: _Exchange) -> None:
+        """Refuse a redirect before it is followed: too many hops, not http(s), or against the rule."""
+        url, target, rule = exchange.url, exchange.target, exchange.rule
+        if exchange.hops > self._settings.max_redirects:
+            raise FetchError(
+                f"{url}: more than {self._settings.max_redirects} redirects", url=url, code="too-many-redirects"
+            )
+        why = "is not an http(s) URL" if not is_http_url(target) else rule(target) if rule is not None else None
+        if why is not None:
+            raise FetchError(
+                f"{url}: redirects to {target}, which {why}; the redirect is not followed",
+                url=url,
+                code="redirect-refused",
+            )
+
+    def _timed_out(self, exchange: _Exchange, *, connecting: bool = False) -> FetchError:
+        url, clock, settings = exchange.url, exchange.clock, self._settings
+        if clock.left <= 0:
+            return clock.timed_out(url)
+        if connecting:
+            what = f"no connection within {settings.connect_timeout:g} s"
+        else:
+            what = f"no answer within {settings.read_timeout:g} s (the read timeout)"
+        return FetchError(f"{url}: {what}", url=url, code="timeout")
+
+    def _sleep(self, seconds: float, exchange: _Exchange) -> None:
+        url, clock = exchange.url, exchange.clock
+        if seconds > clock.left:
+            raise FetchError(f"{url}: retries would pass the response deadline; gave up", url=url, code="timeout")
+        time.sleep(seconds)
+        clock.spent += seconds
+
+
+class _RawBody:
+    """The undecoded body as a stream: counts bytes, enforces the cap and the deadline, maps errors."""
+
+    def __init__(self, chunks: Iterator[bytes], *, url: str, limit: int, clock: Clock) -> None:
+        self._chunks = chunks
+        self._url = url
+        self._limit = limit
+        self._clock = clock
+        self._buffer = b""
+        self._total = 0
+        self.finished = False
+
+    def read(self, size: int = -1) -> bytes:
+        want = size if size > 0 else _CHUNK
+        while not self._buffer and not self.finished:
+            chunk = self._next_chunk()
+            if chunk is None:
+                self.finished = True
+                break
+            self._total += len(chunk)
+            if self._total > self._limit:
+                raise too_large(self._url, self._limit)
+            self._buffer = chunk
+        data, self._buffer = self._buffer[:want], self._buffer[want:]
+        return data
+
+    def _next_chunk(self) -> bytes | None:
+        """The next piece off the socket, None at the end; a timeout or a broken connection is a FetchError."""
+        url, clock = self._url, self._clock
+        if clock.left <= 0:
+            raise clock.timed_out(url)
+        try:
+            with clock.running():
+                return next(self._chunks)
+        except StopIteration:
+            return None
+        except httpx.TimeoutException:
+            if clock.left <= 0:
+                raise clock.timed_out(url) from None
+            raise FetchError(f"{url}: timed out while reading the response", url=url, code="timeout") from None
+        except httpx.HTTPError as exc:
+            raise FetchError(f"{url}: the connection failed ({exc})", url=url) from None
+
+
+class _Decoded:
+    """Content-decoded bytes (``Content-Encoding: gzip``), capped after decoding too."""
+
+    def __init__(self, inner: Readable, *, url: str, limit: int) -> None:
+        self._inner = inner
+        self._url = url
+        self._limit = limit
+        self._total = 0
+
+    def read(self, size: int = -1) -> bytes:
+        try:
+            data = self._inner.read(size)
+        except (EOFError, zlib.error) as exc:
+            raise FetchError(
+                f"{self._url}: the gzip content-encoding is damaged ({exc})", url=self._url, code="bad-encoding"
+            ) from None
+        self._total += len(data)
+        if self._total > self._limit:
+            raise too_large(self._url, self._limit)
+        return data
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` value (delay-seconds or an HTTP-date), or None."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _bad_location(exc: Exception) -> bool:
+    """True for httpx's error on a redirect whose ``Location`` is no URL (raised once the response is in)."""
+    return isinstance(exc, httpx.RemoteProtocolError) and str(exc).startswith("Invalid URL in location header")

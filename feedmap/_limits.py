@@ -1,0 +1,14 @@
+"""The default cap on the bytes read from one input.
+
+sitemaps.org 0.9 (https://www.sitemaps.org/protocol.html) limits a sitemap to 52,428,800 bytes
+uncompressed; the default cap here is above that (100 MiB) and counts decompressed bytes, so a
+decompression bomb stops at the cap.  It lives below every module that reads, so that
+:mod:`feedmap.context` and :mod:`feedmap.sources` share it without importing each other.
+"""
+
+from __future__ import annotations
+
+__all__ = ["DEFAULT_MAX_BYTES"]
+
+#: Largest input read (after decompression), in bytes.
+DEFAULT_MAX_BYTES = 100 * 1024 * 1024

@@ -1,0 +1,147 @@
+"""Entry checks behind the transforms: relative locs resolved or left out, values built in code checked.
+
+One job: the per-entry URL and value rules of :mod:`feedmap.transforms` as steps over a stream of entries
+with a :class:`~feedmap.context.Context`:
+
+* a relative ``loc`` (RFC 3986 §4.2 relative reference, https://www.rfc-editor.org/rfc/rfc3986#section-4.2)
+  resolved against a base URL (RFC 3986 §5.2), else reported and kept (:func:`resolve_entries`);
+* entries whose loc is not an absolute URL left out (:func:`absolute_entries`): sitemaps.org 0.9
+  (https://www.sitemaps.org/protocol.html, ``<loc>``) and RSS 2.0 (https://www.rssboard.org/rss-specification,
+  ``link`` and a permalink ``guid``) require absolute URLs;
+* what a reader checks, for entries built in code (:func:`checked_entries`): the loc, and a ``priority``
+  in 0.0-1.0 (sitemaps.org ``<priority>``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from urllib.parse import urljoin, urlsplit
+
+from feedmap._urls import check_loc, is_absolute_url
+from feedmap.context import Context
+from feedmap.model import Entry, new_entry
+
+__all__ = ["absolute_entries", "checked_entries", "relative_reference", "resolve", "resolve_entries", "where"]
+
+
+def relative_reference(loc: str) -> bool:
+    """True when ``loc`` is a relative reference (RFC 3986 §4.2: no scheme) a base URL can complete.
+
+    ``/blog/post.html``, ``post.html``, ``//host/path``, ``?q=1`` are; an absolute URL, text with blanks
+    (``not a url``) and an empty string are not.
+    """
+    if not loc or any(char.isspace() for char in loc):
+        return False
+    try:
+        parts = urlsplit(loc)
+    except ValueError:
+        return False
+    return not parts.scheme
+
+
+def resolve(loc: str, base: str | None) -> str | None:
+    """``loc`` resolved against ``base`` (RFC 3986 §5.2), or None when that gives no absolute URL."""
+    if not base or not relative_reference(loc):
+        return None
+    try:
+        resolved = urljoin(base, loc)
+    except ValueError:
+        return None
+    return resolved if is_absolute_url(resolved) else None
+
+
+def where(entry: Entry, ctx: Context) -> tuple[str, int]:
+    """The source and line ``entry`` is reported at: where it was read, else the document."""
+    if entry.origin is not None:
+        return entry.origin.source, entry.origin.line
+    return ctx.name, 0
+
+
+def resolve_entries(entries: Iterable[Entry], ctx: Context, base: str | None) -> Iterator[Entry]:
+    """:func:`resolve_relative` with a context (the step form)."""
+    for entry in entries:
+        loc = entry.loc
+        if is_absolute_url(loc):
+            yield entry
+            continue
+        resolved = resolve(loc, base)
+        source, line = where(entry, ctx)
+        if resolved is not None:
+            ctx.reporter.info("relative-url-resolved", f"relative URL {loc} read as {resolved}", source, line)
+            entry = _with_loc(entry, resolved)
+        elif relative_reference(loc):
+            message = f"relative URL {loc} has no base URL to resolve it against"
+            ctx.reporter.warning("relative-url", message, source, line)
+        yield entry
+
+
+def _with_loc(entry: Entry, loc: str) -> Entry:
+    """A copy of ``entry`` with another loc (no re-check of the other fields: they are the entry's own)."""
+    copy = new_entry(
+        loc,
+        entry.lastmod,
+        entry.changefreq,
+        entry.priority,
+        entry.images,
+        entry.alternates,
+        dict(entry.extras),
+        entry.origin,
+    )
+    copy.title, copy.description, copy.keywords, copy.type = entry.title, entry.description, entry.keywords, entry.type
+    return copy
+
+
+def absolute_entries(entries: Iterable[Entry], ctx: Context, target: str = "") -> Iterator[Entry]:
+    """:func:`keep_absolute` with a context (the step form)."""
+    left_out = 0
+    first: tuple[str, str, int] | None = None
+    for entry in entries:
+        if is_absolute_url(entry.loc):
+            yield entry
+            continue
+        left_out += 1
+        if first is None:
+            first = (entry.loc, *where(entry, ctx))
+    if first is not None:
+        loc, source, line = first
+        what = f"format {target!r}" if target else "the output"
+        ctx.reporter.warning(
+            "relative-url-left-out",
+            f"{left_out} entries without an absolute URL left out ({what} requires absolute URLs; the first: {loc!r})",
+            source,
+            line,
+        )
+
+
+def checked_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
+    """:func:`check_values` with a context (the step form)."""
+    for entry in entries:
+        loc = entry.loc
+        problem = check_loc(loc)
+        if problem is not None:
+            source, line = where(entry, ctx)
+            if relative_reference(loc):
+                message = f"relative URL {loc} has no base URL to resolve it against"
+                ctx.reporter.warning("relative-url", message, source, line)
+            else:
+                ctx.reporter.warning("invalid-loc", f"{problem}; kept as written", source, line)
+        priority = entry.priority
+        if priority is not None and not 0.0 <= priority <= 1.0:  # also NaN
+            entry = _with_priority(entry, priority, ctx)
+        yield entry
+
+
+def _with_priority(entry: Entry, priority: float, ctx: Context) -> Entry:
+    source, line = where(entry, ctx)
+    fixed: float | None
+    if not math.isfinite(priority):
+        fixed = None
+        message = f"priority {priority} of {entry.loc} is not a number; ignored"
+    else:
+        fixed = min(max(priority, 0.0), 1.0)
+        message = f"priority {priority} of {entry.loc} is outside 0.0-1.0; read as {fixed}"
+    ctx.reporter.warning("invalid-priority", message, source, line)
+    copy = _with_loc(entry, entry.loc)
+    copy.priority = fixed
+    return copy

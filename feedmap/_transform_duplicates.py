@@ -1,0 +1,212 @@
+"""Repeated locs behind the transforms: merged (newest lastmod kept) or reported, in bounded memory.
+
+One job: :func:`merged_entries` and :func:`reported_entries`, the steps of
+:func:`feedmap.transforms.merge_duplicates` and :func:`feedmap.transforms.report_duplicates`.
+sitemaps.org 0.9 (https://www.sitemaps.org/protocol.html) lists a URL once; an RSS 2.0 ``guid``
+(https://www.rssboard.org/rss-specification, ``<guid>`` of ``<item>``) identifies one item.  What is
+kept in memory per URL is described in :mod:`feedmap.transforms`.
+"""
+
+from __future__ import annotations
+
+import pickle
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from feedmap._dates import W3CDate
+from feedmap._transform_checks import where
+from feedmap._urls import encode_url, is_uri
+from feedmap.context import Context
+from feedmap.model import Entry, Position, new_entry
+
+__all__ = ["LISTED_REPEATS", "merged_entries", "newer", "reported_entries"]
+
+#: Entries kept as they are before the spool pickles them: most documents merge without pickling (8 us an
+#: entry, written and read back) at the cost of a few megabytes.
+_ENTRIES_IN_MEMORY = 10_000
+_SPOOL_IN_MEMORY = 4 << 20  # bytes of pickled entries held in memory before they go to a temporary file
+
+#: An entry as pickled: its fields, the lastmod as its text and the origin as (source, line) (plain values
+#: pickle twice as fast as the dataclass).
+_Frozen = tuple[Any, ...]
+
+
+def _freeze(entry: Entry) -> _Frozen:
+    lastmod = entry.lastmod.text if entry.lastmod is not None else None
+    origin = tuple(entry.origin) if entry.origin is not None else None
+    return (
+        entry.loc,
+        lastmod,
+        entry.changefreq,
+        entry.priority,
+        entry.title,
+        entry.description,
+        entry.keywords,
+        entry.type,
+        entry.images,
+        entry.alternates,
+        entry.extras,
+        origin,
+    )
+
+
+def _thaw(frozen: _Frozen) -> Entry:
+    loc, lastmod, changefreq, priority, title, description, keywords, kind, images, alternates, extras, origin = frozen
+    entry = new_entry(
+        loc,
+        W3CDate(lastmod) if lastmod is not None else None,
+        changefreq,
+        priority,
+        images,
+        alternates,
+        extras,
+        Position(*origin) if origin is not None else None,
+    )
+    entry.title, entry.description, entry.keywords, entry.type = title, description, keywords, kind
+    return entry
+
+
+class _Spool:
+    """Entries kept by offset: the first :data:`_ENTRIES_IN_MEMORY` in a list (offsets below 0), the others
+    pickled one after another into a spooled temporary file."""
+
+    def __init__(self) -> None:
+        self._file = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)  # noqa: SIM115 (closed by close)
+        self._end = 0
+        self._at_end = True  # no seek before appending unless a get moved away (a seek flushes the buffer)
+        self._held: list[Entry] = []
+
+    def add(self, entry: Entry) -> int:
+        """Append ``entry``; its offset."""
+        if len(self._held) < _ENTRIES_IN_MEMORY:
+            self._held.append(entry)
+            return -len(self._held)
+        offset = self._end
+        if not self._at_end:
+            self._file.seek(offset)
+            self._at_end = True
+        pickle.dump(_freeze(entry), self._file, protocol=pickle.HIGHEST_PROTOCOL)
+        self._end = self._file.tell()
+        return offset
+
+    def get(self, offset: int) -> Entry:
+        if offset < 0:
+            return self._held[-offset - 1]
+        self._at_end = False
+        self._file.seek(offset)
+        return _thaw(pickle.load(self._file))  # our own temporary file, written by add
+
+    def close(self) -> None:
+        self._held.clear()
+        self._file.close()
+
+
+def newer(candidate: Entry, current: Entry) -> bool:
+    """True when ``candidate``'s lastmod is a later instant than ``current``'s (a missing one is oldest)."""
+    if candidate.lastmod is None:
+        return False
+    if current.lastmod is None:
+        return True
+    return candidate.lastmod.sort_key() > current.lastmod.sort_key()
+
+
+#: How many repeated locs are reported one by one (``duplicate-loc``); the rest are counted.
+LISTED_REPEATS = 100
+
+
+class _Repeats:
+    """The locs seen more than once: how often, and where each was first seen.
+
+    The first :data:`LISTED_REPEATS` repeated locs are listed one by one; repeats of the others are only
+    counted (``more-duplicates``), so an input that repeats every URL neither holds a record per URL here nor
+    prints a line per URL.
+    """
+
+    def __init__(self, where: str) -> None:
+        self.seen: dict[str, list[Any]] = {}  # loc -> [count, source, line], for the listed locs only
+        self.total = 0
+        self.unlisted = 0  # repeats of locs past the listed ones
+        self.where = where  # what the line reported is: the first occurrence, or the first repeat
+
+    def add(self, loc: str, first: Callable[[], tuple[str, int]]) -> None:
+        self.total += 1
+        record = self.seen.get(loc)
+        if record is not None:
+            record[0] += 1
+        elif len(self.seen) < LISTED_REPEATS:
+            self.seen[loc] = [2, *first()]
+        else:
+            self.unlisted += 1
+
+    def report(self, ctx: Context, merged: str) -> None:
+        """Report each listed repeated loc, then the rest and the total; ``merged`` says what became of them."""
+        what = f"merged, {merged}" if merged else "every one kept"
+        for loc, (count, source, line) in self.seen.items():
+            ctx.reporter.info("duplicate-loc", f"{loc} appears {count} times ({self.where}); {what}", source, line)
+        if self.unlisted:
+            ctx.info("more-duplicates", f"{self.unlisted} more repeats of other URLs, not listed one by one; {what}")
+        if merged and self.total:
+            ctx.info("duplicates-merged", f"{self.total} repeated URLs merged, {merged}")
+
+
+def _as_written(ctx: Context) -> Callable[[str], str]:
+    """The URL an XML output writes for a loc: two spellings of one URL (an IRI and its URI) are one guid."""
+    if ctx.options.keep_urls and not ctx.options.encode_urls:
+        return lambda loc: loc
+    return lambda loc: loc if is_uri(loc) else encode_url(loc)
+
+
+def merged_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
+    """:func:`merge_duplicates` with a context (the step form).
+
+    Only each loc's hash and offset in the spool stay in memory; a repeated loc reads the kept entry back.
+    """
+    # hash(loc) -> offset of the kept entry, in first-seen order; a loc whose hash another loc has (rare) is
+    # keyed by itself (a str never equals an int), so it keeps its place in that order too
+    kept: dict[int | str, int] = {}
+    repeats = _Repeats("first here")
+    spool = _Spool()
+    written = _as_written(ctx)
+    try:
+        for entry in entries:
+            loc = written(entry.loc)
+            key: int | str = hash(loc)
+            offset = kept.get(key)
+            if offset is not None:
+                current = spool.get(offset)
+                if written(current.loc) != loc:
+                    key = loc
+                    offset = kept.get(loc)
+                    current = spool.get(offset) if offset is not None else current
+            if offset is None:
+                kept[key] = spool.add(entry)
+                continue
+            repeats.add(loc, lambda: where(current, ctx))  # noqa: B023 (called at once)
+            if newer(entry, current):
+                kept[key] = spool.add(entry)  # an existing key keeps its place in the dict
+        repeats.report(ctx, merged="the newest lastmod kept")
+        for offset in list(kept.values()):
+            yield spool.get(offset)
+    finally:
+        spool.close()
+
+
+def reported_entries(entries: Iterable[Entry], ctx: Context, *, drop: bool = False) -> Iterator[Entry]:
+    """:func:`report_duplicates` with a context (the step form); ``drop``: repeats are left out as well.
+
+    Dropping is right where only the loc is written (a text sitemap): the output is that of
+    :func:`merged_entries`, streamed.  Only a set of the locs' hashes grows with the input.
+    """
+    seen: set[int] = set()
+    repeats = _Repeats("first repeated here")
+    for entry in entries:
+        key = hash(entry.loc)
+        if key in seen:
+            repeats.add(entry.loc, lambda: where(entry, ctx))  # noqa: B023 (called at once)
+            if drop:
+                continue
+        else:
+            seen.add(key)
+        yield entry
+    repeats.report(ctx, merged="the URL written once" if drop else "")
