@@ -56,15 +56,9 @@ from feedmap.errors import (
     UnknownFormatError,
     reason_of,
 )
-from feedmap.formats.sitemap import (
-    SizeWatch,
-    check_root,
-    iter_entries,
-    loc_text,
-    root_open_tag,
-    write_blocks,
-    xml_extras,
-)
+from feedmap.formats._output import SizeWatch, write_blocks
+from feedmap.formats._sitemapread import check_root, iter_entries
+from feedmap.formats._xmlwrite import loc_text, root_open_tag, xml_extras
 from feedmap.locate import MapEscapeError, local_path
 from feedmap.model import DocKind, DocMeta, Document, Entry
 from feedmap.registry import FormatSpec
