@@ -194,9 +194,10 @@ def _entry_loc(
 
 
 def iter_entries(source: Source, ctx: Context, namespace: str, element: str) -> Iterator[Entry]:
-    """Stream the entries of every ``element`` child of the root."""
+    """Stream the entries of every ``element`` child of the root (``url`` of a urlset, ``sitemap`` of an
+    index: each format's extensions read their elements)."""
     tag = _qualified(namespace, element)
-    read_hooks = hooks("sitemap").read
+    read_hooks = hooks("sitemapindex" if element == "sitemap" else "sitemap").read
     count = 0
     for node, offset in iter_elements(source.stream, [tag], reporter=ctx.reporter, name=ctx.name):
         entry = entry_from_element(node, namespace, ctx, offset, read_hooks)
