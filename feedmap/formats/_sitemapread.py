@@ -206,4 +206,3 @@ def iter_entries(source: Source, ctx: Context, namespace: str, element: str) -> 
             yield entry
     if count > MAX_URLS:
         ctx.warning("too-many-urls", f"{count:,} entries; the protocol allows {MAX_URLS:,} per file")
-

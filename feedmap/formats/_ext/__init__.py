@@ -128,7 +128,7 @@ class Hooks:
 
 class _Registry:
     def __init__(self) -> None:
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # a plugin that asks for the extensions while it loads must not hang
         self.loaded: list[Extension] | None = None
         self.broken: dict[str, str] = {}
         self.tables: dict[str, Hooks] = {}
@@ -257,4 +257,3 @@ def _safe_write(extension: Extension, write: WriteHook) -> WriteHook:
         return parts
 
     return safe
-
