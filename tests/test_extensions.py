@@ -13,6 +13,7 @@ from lxml import etree
 
 import feedmap
 from feedmap import Entry
+from feedmap.context import Context
 from feedmap.errors import Diagnostic, Reporter
 from feedmap.formats import _ext
 from feedmap.formats._ext import Extension, hooks
@@ -45,12 +46,14 @@ EXTENSION = Extension(name="rating", namespace="http://example.com/ns/rating", p
 '''
 
 
-def install(folder: Path, module_source: str, value: str = f"{_MODULE}:EXTENSION") -> None:
+def install(
+    folder: Path, module_source: str, value: str = f"{_MODULE}:EXTENSION", *, line: str | None = None
+) -> None:
     """A distribution as pip installs it: a .dist-info folder (METADATA, entry_points.txt) and a module."""
     info = folder / "feedmap_rating-0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: feedmap-rating\nVersion: 0\n")
-    (info / "entry_points.txt").write_text(f"[feedmap.extensions]\nrating = {value}\n")
+    (info / "entry_points.txt").write_text(f"[feedmap.extensions]\n{line or f'rating = {value}'}\n")
     (folder / f"{_MODULE}.py").write_text(module_source)
 
 
@@ -160,6 +163,19 @@ def test_a_broken_extension_is_reported_not_raised(plugins: Path, source: str, v
     assert [ext.name for ext in _ext.extensions()] == ["image", "hreflang"]
     _, diagnostics = write([entry])
     assert codes(diagnostics) == ["extension-broken"]
+
+
+def test_unreadable_entry_points_are_reported_not_raised(plugins: Path) -> None:
+    install(plugins, RATING, line="rating\n = feedmap_rating:EXTENSION")  # importlib.metadata raises on it
+    assert [ext.name for ext in _ext.extensions()] == ["image", "hreflang"]
+    reporter = Reporter()
+    _ext.report_broken(Context(reporter=reporter, name="in.xml"))
+    assert codes(reporter.diagnostics) == ["extension-broken"]
+    assert "cannot be read: TypeError" in reporter.diagnostics[0].message
+    assert set(hooks("sitemap").read) == {
+        "{http://www.google.com/schemas/sitemap-image/1.1}image",
+        "{http://www.w3.org/1999/xhtml}link",
+    }
 
 
 def test_a_failing_hook_is_reported_with_its_line(plugins: Path) -> None:

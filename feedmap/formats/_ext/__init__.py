@@ -178,7 +178,12 @@ def report_broken(ctx: Context) -> None:
 
 def _load_all(broken: dict[str, str]) -> list[Extension]:
     loaded = [_builtin(path) for path in _BUILTINS]
-    for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda point: point.name):
+    try:
+        points = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda point: point.name)
+    except Exception as exc:  # an installed distribution's entry_points.txt that cannot be parsed
+        broken[ENTRY_POINT_GROUP] = f"(the installed entry points) cannot be read: {type(exc).__name__}: {exc}"
+        return loaded
+    for point in points:
         try:
             candidate = point.load()
         except Exception as exc:  # a plugin's import may fail in any way: it must not stop feedmap
