@@ -14,7 +14,7 @@ from lxml import etree
 import feedmap
 from feedmap import Entry
 from feedmap.context import Context
-from feedmap.errors import Diagnostic, Reporter
+from feedmap.errors import Diagnostic, Reporter, StrictError
 from feedmap.formats import _ext
 from feedmap.formats._ext import Extension, hooks
 
@@ -46,9 +46,7 @@ EXTENSION = Extension(name="rating", namespace="http://example.com/ns/rating", p
 '''
 
 
-def install(
-    folder: Path, module_source: str, value: str = f"{_MODULE}:EXTENSION", *, line: str | None = None
-) -> None:
+def install(folder: Path, module_source: str, value: str = f"{_MODULE}:EXTENSION", *, line: str | None = None) -> None:
     """A distribution as pip installs it: a .dist-info folder (METADATA, entry_points.txt) and a module."""
     info = folder / "feedmap_rating-0.dist-info"
     info.mkdir()
@@ -188,6 +186,16 @@ def test_a_failing_hook_is_reported_with_its_line(plugins: Path) -> None:
     data, diagnostics = write([Entry(loc="https://e.com/a", extras={"ex:rating": "4"})])
     assert codes(diagnostics) == ["extension-failed"]
     assert b"rating>" not in data
+
+
+def test_a_hook_reporting_under_strict_stops_as_feedmap_does(plugins: Path) -> None:
+    warn = "        ctx.warning('bad-rating', 'not 0-5')\n"
+    install(plugins, RATING.replace("        return False  #", warn + "        return False  #"))
+    data = io.BytesIO(urlset("<url><loc>https://e.com/a</loc><ex:rating>9</ex:rating></url>"))
+    # the StrictError of its own diagnostic goes through, not caught and reported as a failing hook
+    with pytest.raises(StrictError) as raised, feedmap.read(data, format="sitemap", strict=True) as doc:
+        list(doc)
+    assert raised.value.diagnostic.code == "bad-rating"
 
 
 def test_the_builtin_hooks_serve_every_xml_format() -> None:

@@ -15,6 +15,7 @@ the XML writers leave those keys to its write hook.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import threading
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from lxml import etree
 
 from feedmap._xml import line_of, local_name
 from feedmap.context import Context
+from feedmap.errors import FeedmapError
 from feedmap.model import Alternate, Entry, Image
 
 __all__ = [
@@ -222,17 +224,10 @@ def _problem(candidate: object, loaded: list[Extension]) -> str | None:
 def _guarded(extension: Extension) -> Extension:
     """The extension with hooks that report their failures (``extension-failed``) instead of raising."""
     read, write = extension.read, extension.write
-    safe_read: ReadHook | None = None if read is None else _safe_read(extension, read)
-    safe_write: WriteHook | None = None if write is None else _safe_write(extension, write)
-    return Extension(
-        name=extension.name,
-        namespace=extension.namespace,
-        prefix=extension.prefix,
-        elements=extension.elements,
-        field=extension.field,
-        read=safe_read,
-        write=safe_write,
-        formats=extension.formats,
+    return dataclasses.replace(
+        extension,
+        read=None if read is None else _safe_read(extension, read),
+        write=None if write is None else _safe_write(extension, write),
     )
 
 
@@ -240,6 +235,8 @@ def _safe_read(extension: Extension, read: ReadHook) -> ReadHook:
     def safe(element: etree._Element, into: Fields, ctx: Context, offset: int) -> bool:
         try:
             return bool(read(element, into, ctx, offset))
+        except FeedmapError:  # a diagnostic it reported under strict=True: feedmap's own, not a failure
+            raise
         except Exception as exc:  # a plugin's bug is reported where it struck, and reading goes on
             what = f"<{extension.prefix}:{local_name(str(element.tag))}>"
             message = f"extension {extension.name!r} failed on {what} ({type(exc).__name__}: {exc}); kept as it is"
@@ -255,7 +252,9 @@ def _safe_write(extension: Extension, write: WriteHook) -> WriteHook:
             parts = write(entry, ctx, xmlns)
             if not isinstance(parts, list) or not all(isinstance(part, str) for part in parts):
                 raise TypeError(f"the write hook returned {type(parts).__name__}, not a list of str")
-        except Exception as exc:
+        except FeedmapError:
+            raise
+        except Exception as exc:  # a plugin's bug is reported and the entry written without its elements
             message = f"extension {extension.name!r} failed on {entry.loc} ({type(exc).__name__}: {exc}); not written"
             ctx.warning("extension-failed", message)
             return []
