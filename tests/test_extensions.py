@@ -27,18 +27,19 @@ RATING = '''\
 """feedmap-rating: <ex:rating>0-5</ex:rating> read into extras["ex:rating"] and written back."""
 from feedmap.formats._ext import Extension
 
+RATINGS = {"0", "1", "2", "3", "4", "5"}
+
 
 def read(element, into, ctx, offset):
     value = (element.text or "").strip()
-    if value not in ("0", "1", "2", "3", "4", "5"):
-        return False  # not claimed: kept verbatim as an XML extra
-    into.extras["ex:rating"] = value
-    return True
+    if value in RATINGS:  # else not claimed: kept verbatim as an XML extra
+        into.extras["ex:rating"] = value
+    return value in RATINGS
 
 
 def write(entry, ctx, xmlns):
     value = entry.extras.get("ex:rating")
-    return [f"<ex:rating{xmlns}>{value}</ex:rating>"] if value else []
+    return [f"<ex:rating{xmlns}>{value}</ex:rating>"] if value in RATINGS else []
 
 
 EXTENSION = Extension(name="rating", namespace="http://example.com/ns/rating", prefix="ex",
@@ -107,6 +108,19 @@ def test_third_party_extension_reads_into_the_ir_and_writes_back(plugins: Path) 
     assert url[1].text == "4"
     # and what it wrote reads back the same
     assert read(data)[0] == [entry]
+
+
+def test_what_an_extension_read_survives_json_lines(plugins: Path) -> None:
+    install(plugins, RATING)
+    entries, _ = read(RATED)
+    lines = io.BytesIO()
+    feedmap.write(entries, lines, "jsonl")
+    with feedmap.read(io.BytesIO(lines.getvalue()), format="jsonl") as doc:
+        back = list(doc)
+    assert back == entries
+    data, diagnostics = write(back)
+    assert codes(diagnostics) == []
+    assert etree.fromstring(data)[0][1].text == "4"
 
 
 def test_an_element_the_hook_does_not_claim_is_kept_verbatim(plugins: Path) -> None:
@@ -189,8 +203,8 @@ def test_a_failing_hook_is_reported_with_its_line(plugins: Path) -> None:
 
 
 def test_a_hook_reporting_under_strict_stops_as_feedmap_does(plugins: Path) -> None:
-    warn = "        ctx.warning('bad-rating', 'not 0-5')\n"
-    install(plugins, RATING.replace("        return False  #", warn + "        return False  #"))
+    warn = "    if value not in RATINGS:\n        ctx.warning('bad-rating', 'not 0-5')\n"
+    install(plugins, RATING.replace("    return value in", warn + "    return value in"))
     data = io.BytesIO(urlset("<url><loc>https://e.com/a</loc><ex:rating>9</ex:rating></url>"))
     # the StrictError of its own diagnostic goes through, not caught and reported as a failing hook
     with pytest.raises(StrictError) as raised, feedmap.read(data, format="sitemap", strict=True) as doc:
