@@ -22,7 +22,7 @@ from lxml import etree
 import feedmap
 from feedmap import Alternate, ChangeFreq, Entry, Image, W3CDate
 from feedmap.errors import Reporter
-from feedmap.formats.sitemap import PRIORITY_PLACES
+from feedmap.formats._xmlwrite import PRIORITY_PLACES
 from feedmap.model import ENTRY_FIELDS
 from feedmap.registry import FormatSpec, all_formats
 

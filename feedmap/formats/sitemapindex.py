@@ -18,15 +18,9 @@ from typing import BinaryIO
 
 from feedmap._xml import peek_root
 from feedmap.context import Context
-from feedmap.formats.sitemap import (
-    SizeWatch,
-    check_root,
-    iter_entries,
-    loc_text,
-    root_open_tag,
-    write_blocks,
-    xml_extras,
-)
+from feedmap.formats._output import SizeWatch, write_blocks
+from feedmap.formats._sitemapread import check_root, iter_entries
+from feedmap.formats._xmlwrite import loc_text, root_open_tag, xml_extras
 from feedmap.model import DocKind, DocMeta, Document, Entry
 from feedmap.registry import FormatSpec
 from feedmap.sources import Source

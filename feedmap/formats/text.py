@@ -23,7 +23,7 @@ from feedmap._urls import check_loc, is_absolute_url
 from feedmap.context import Context
 from feedmap.errors import ReadError
 from feedmap.formats._lines import bounded_lines, too_long
-from feedmap.formats.sitemap import MAX_BYTES, MAX_URLS, encoded_url
+from feedmap.formats._output import MAX_BYTES, MAX_URLS, encoded_url
 from feedmap.model import DocKind, DocMeta, Document, Entry, new_entry, new_position
 from feedmap.registry import FormatSpec
 from feedmap.sources import Source

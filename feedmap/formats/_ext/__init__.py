@@ -1,0 +1,263 @@
+"""Extensions: elements of another namespace that the XML formats read into the IR and write back.
+
+An :class:`Extension` claims elements of one namespace (Namespaces in XML 1.0,
+https://www.w3.org/TR/xml-names/) and has a read hook (one element -> the IR field it fills) and a write
+hook (an entry -> the elements, as text).  The sitemap family reads and writes through them; built in are
+Google image sitemaps (:mod:`.image`) and hreflang alternates (:mod:`.hreflang`).  Third-party extensions
+join through the entry-point group ``feedmap.extensions`` (the entry points specification,
+https://packaging.python.org/en/latest/specifications/entry-points/), each naming an :class:`Extension`.
+They are loaded once, on first use; one that cannot be loaded, or whose hook fails, is reported
+(``extension-broken``, ``extension-failed``) and its elements are kept verbatim as XML extras, as without it.
+
+A third-party extension fills ``Entry.extras`` under the text key ``prefix:element`` (``"ex:rating"``);
+the XML writers leave those keys to its write hook.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import threading
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import Literal, Protocol
+
+from lxml import etree
+
+from feedmap._xml import line_of, local_name
+from feedmap.context import Context
+from feedmap.errors import FeedmapError
+from feedmap.model import Alternate, Entry, Image
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "XML_FORMATS",
+    "EntryFields",
+    "Extension",
+    "Fields",
+    "Hooks",
+    "ReadHook",
+    "WriteHook",
+    "broken_extensions",
+    "extensions",
+    "hooks",
+    "report_broken",
+]
+
+ENTRY_POINT_GROUP = "feedmap.extensions"
+#: The formats whose readers and writers may use extensions.
+XML_FORMATS = frozenset({"sitemap", "sitemapindex", "rss", "ror"})
+_BUILTINS = ("feedmap.formats._ext.image:EXTENSION", "feedmap.formats._ext.hreflang:EXTENSION")
+
+
+class Fields(Protocol):
+    """What the read hooks fill while one entry is read: its images, alternates and extras so far."""
+
+    images: list[Image]
+    alternates: list[Alternate]
+    extras: dict[str, str]
+
+
+class EntryFields:
+    """The plain :class:`Fields` a reader gathers one entry's extension values in."""
+
+    __slots__ = ("alternates", "extras", "images")
+
+    def __init__(self) -> None:
+        self.images: list[Image] = []
+        self.alternates: list[Alternate] = []
+        self.extras: dict[str, str] = {}
+
+
+class ReadHook(Protocol):
+    """Read one claimed element into ``into``; False leaves it to the reader (kept verbatim as an extra).
+
+    ``offset`` is added to ``element.sourceline`` for the line in the input (for diagnostics on ``ctx``).
+    """
+
+    def __call__(self, element: etree._Element, into: Fields, ctx: Context, offset: int) -> bool: ...
+
+
+class WriteHook(Protocol):
+    """The entry's elements of this extension as XML text pieces (joined by the writer), each start tag with
+    ``xmlns`` added (the declaration, when the namespace is not declared on the root; else "")."""
+
+    def __call__(self, entry: Entry, ctx: Context, xmlns: str) -> list[str]: ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Extension:
+    """One extension: the elements it claims, its hooks, and the formats that use it."""
+
+    name: str
+    namespace: str
+    #: The prefix the writers declare for ``namespace`` (and that text extras' keys use).
+    prefix: str
+    #: Local names of the elements it claims in ``namespace``.
+    elements: frozenset[str]
+    #: The Entry field its hooks fill and write (the write hook runs for an entry where it is not empty).
+    field: Literal["images", "alternates", "extras"]
+    read: ReadHook | None = None
+    write: WriteHook | None = None
+    formats: frozenset[str] = XML_FORMATS
+
+    @property
+    def tags(self) -> frozenset[str]:
+        """The claimed elements in Clark notation (``{namespace}local``)."""
+        return frozenset(f"{{{self.namespace}}}{local}" for local in self.elements)
+
+    @property
+    def keys(self) -> frozenset[str]:
+        """The text extras it writes (``prefix:local``), when it fills ``extras``."""
+        if self.field != "extras":
+            return frozenset()
+        return frozenset(f"{self.prefix}:{local}" for local in self.elements)
+
+
+@dataclass(frozen=True, slots=True)
+class Hooks:
+    """The extensions of one format, as its reader and writer use them."""
+
+    #: Read hook by claimed Clark tag.
+    read: dict[str, ReadHook] = field(default_factory=dict)
+    #: (Entry field, write hook), built-ins first.
+    write: tuple[tuple[str, WriteHook], ...] = ()
+    #: Prefix -> namespace of every extension the format writes.
+    namespaces: dict[str, str] = field(default_factory=dict)
+    #: Text extras the write hooks write.
+    keys: frozenset[str] = frozenset()
+
+
+class _Registry:
+    def __init__(self) -> None:
+        self.lock = threading.RLock()  # a plugin that asks for the extensions while it loads must not hang
+        self.loaded: list[Extension] | None = None
+        self.broken: dict[str, str] = {}
+        self.tables: dict[str, Hooks] = {}
+
+
+_registry = _Registry()
+
+
+def extensions() -> list[Extension]:
+    """Every extension that loads, built-ins first, then entry points by name (loaded once)."""
+    loaded = _registry.loaded
+    if loaded is not None:
+        return loaded
+    with _registry.lock:
+        if _registry.loaded is None:
+            _registry.loaded = _load_all(_registry.broken)
+        return _registry.loaded
+
+
+def broken_extensions() -> dict[str, str]:
+    """Entry points of the ``feedmap.extensions`` group that could not be loaded, each with the reason."""
+    extensions()
+    return dict(_registry.broken)
+
+
+def hooks(fmt: str) -> Hooks:
+    """The hooks format ``fmt`` reads and writes through (computed once per format)."""
+    table = _registry.tables.get(fmt)
+    if table is None:
+        chosen = [ext for ext in extensions() if fmt in ext.formats]
+        table = Hooks(
+            read={tag: ext.read for ext in chosen if ext.read is not None for tag in ext.tags},
+            write=tuple((ext.field, ext.write) for ext in chosen if ext.write is not None),
+            namespaces={ext.prefix: ext.namespace for ext in chosen},
+            keys=frozenset(key for ext in chosen for key in ext.keys),
+        )
+        _registry.tables[fmt] = table
+    return table
+
+
+def report_broken(ctx: Context) -> None:
+    """Report each extension that could not be loaded (``extension-broken``); nothing when all load."""
+    extensions()
+    for name, reason in _registry.broken.items():
+        ctx.warning("extension-broken", f"extension {name!r} {reason}; its elements are kept as XML extras")
+
+
+def _load_all(broken: dict[str, str]) -> list[Extension]:
+    loaded = [_builtin(path) for path in _BUILTINS]
+    try:
+        points = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda point: point.name)
+    except Exception as exc:  # an installed distribution's entry_points.txt that cannot be parsed
+        broken[ENTRY_POINT_GROUP] = f"(the installed entry points) cannot be read: {type(exc).__name__}: {exc}"
+        return loaded
+    for point in points:
+        try:
+            candidate = point.load()
+        except Exception as exc:  # a plugin's import may fail in any way: it must not stop feedmap
+            broken[point.name] = f"({point.value}) cannot be loaded: {type(exc).__name__}: {exc}"
+            continue
+        problem = _problem(candidate, loaded)
+        if problem is not None:
+            broken[point.name] = f"({point.value}) {problem}"
+            continue
+        loaded.append(_guarded(candidate))
+    return loaded
+
+
+def _builtin(path: str) -> Extension:
+    module, _, attribute = path.partition(":")
+    extension: Extension = getattr(importlib.import_module(module), attribute)
+    return extension
+
+
+def _problem(candidate: object, loaded: list[Extension]) -> str | None:
+    """Why a third-party candidate cannot be used beside the ``loaded`` extensions, or None."""
+    if not isinstance(candidate, Extension):
+        return f"is not a feedmap Extension but {type(candidate).__name__}"
+    if candidate.field not in ("images", "alternates", "extras"):
+        return f"fills the unknown field {candidate.field!r}"
+    for other in loaded:
+        if other.name == candidate.name:
+            return f"has the name of the extension {other.name!r}"
+        if other.prefix == candidate.prefix and other.namespace != candidate.namespace:
+            return f"uses the prefix {candidate.prefix!r} of the extension {other.name!r}"
+        if other.tags & candidate.tags:
+            return f"claims elements of the extension {other.name!r}"
+    return None
+
+
+def _guarded(extension: Extension) -> Extension:
+    """The extension with hooks that report their failures (``extension-failed``) instead of raising."""
+    read, write = extension.read, extension.write
+    return dataclasses.replace(
+        extension,
+        read=None if read is None else _safe_read(extension, read),
+        write=None if write is None else _safe_write(extension, write),
+    )
+
+
+def _safe_read(extension: Extension, read: ReadHook) -> ReadHook:
+    def safe(element: etree._Element, into: Fields, ctx: Context, offset: int) -> bool:
+        try:
+            return bool(read(element, into, ctx, offset))
+        except FeedmapError:  # a diagnostic it reported under strict=True: feedmap's own, not a failure
+            raise
+        except Exception as exc:  # a plugin's bug is reported where it struck, and reading goes on
+            what = f"<{extension.prefix}:{local_name(str(element.tag))}>"
+            message = f"extension {extension.name!r} failed on {what} ({type(exc).__name__}: {exc}); kept as it is"
+            ctx.warning("extension-failed", message, line_of(element) + offset)
+            return False
+
+    return safe
+
+
+def _safe_write(extension: Extension, write: WriteHook) -> WriteHook:
+    def safe(entry: Entry, ctx: Context, xmlns: str) -> list[str]:
+        try:
+            parts = write(entry, ctx, xmlns)
+            if not isinstance(parts, list) or not all(isinstance(part, str) for part in parts):
+                raise TypeError(f"the write hook returned {type(parts).__name__}, not a list of str")
+        except FeedmapError:
+            raise
+        except Exception as exc:  # a plugin's bug is reported and the entry written without its elements
+            message = f"extension {extension.name!r} failed on {entry.loc} ({type(exc).__name__}: {exc}); not written"
+            ctx.warning("extension-failed", message)
+            return []
+        return parts
+
+    return safe

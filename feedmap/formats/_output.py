@@ -1,0 +1,104 @@
+"""What every writer shares: the sitemaps.org size limits, batched output, and URLs as they are written.
+
+Spec: https://www.sitemaps.org/protocol.html ("Sitemap file location" and "Using Sitemap index files": at
+most 50,000 URLs and 50 MiB (52,428,800 bytes) uncompressed per file, for XML and text sitemaps alike);
+URLs are written as URIs (RFC 3986), an IRI converted per RFC 3987 §3.1 by :func:`feedmap._urls.encode_url`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import BinaryIO
+
+from feedmap._urls import encode_url, is_uri, not_in_iris
+from feedmap.context import Context
+
+__all__ = ["MAX_BYTES", "MAX_URLS", "SizeWatch", "encoded_url", "output_url", "write_blocks"]
+
+MAX_URLS = 50_000
+MAX_BYTES = 52_428_800
+
+
+class SizeWatch:
+    """Warns once when a written file passes the protocol's URL-count or uncompressed-size limit."""
+
+    def __init__(self, ctx: Context, what: str) -> None:
+        self.ctx = ctx
+        self.what = what
+        self.count = 0
+        self.size = 0
+        self._warned_count = False
+        self._warned_size = False
+
+    def add(self, entries: int, size: int) -> None:
+        self.count += entries
+        self.size += size
+        if self.count > MAX_URLS and not self._warned_count:
+            self._warned_count = True
+            self.ctx.warning(
+                "too-many-urls",
+                f"more than {MAX_URLS:,} {self.what} in one file; the protocol asks to split it",
+            )
+        if self.size > MAX_BYTES and not self._warned_size:
+            self._warned_size = True
+            self.ctx.warning(
+                "file-too-large",
+                f"output passes {MAX_BYTES:,} bytes uncompressed; the protocol asks to split it",
+            )
+
+
+def write_blocks(
+    sink: BinaryIO,
+    header: str,
+    footer: str,
+    blocks: Iterable[str],
+    watch: SizeWatch,
+    *,
+    batch: int = 512,
+) -> int:
+    """Write header, blocks and footer in batches; returns the number of blocks."""
+    data = header.encode("utf-8")
+    sink.write(data)
+    watch.add(0, len(data))
+    pending: list[str] = []
+    count = 0
+    for block in blocks:
+        pending.append(block)
+        if len(pending) >= batch:
+            data = "".join(pending).encode("utf-8")
+            sink.write(data)
+            watch.add(len(pending), len(data))
+            count += len(pending)
+            pending.clear()
+    if pending:
+        data = "".join(pending).encode("utf-8")
+        sink.write(data)
+        watch.add(len(pending), len(data))
+        count += len(pending)
+    data = footer.encode("utf-8")
+    sink.write(data)
+    watch.add(0, len(data))
+    return count
+
+
+def output_url(url: str, ctx: Context) -> str:
+    """The URL as an XML output writes it: an IRI becomes a URI (each change reported, ``url-encoded``),
+    unless ``--keep-urls`` (then a URL holding blanks or characters no URI holds is reported, ``url-not-encoded``)."""
+    options = ctx.options
+    if options.keep_urls and not options.encode_urls:
+        bad = not_in_iris(url)
+        if bad:
+            message = f"{url!r} holds {bad}, which no URI or IRI may; written as read (URLs kept as read)"
+            ctx.warning("url-not-encoded", message)
+        return url
+    return encoded_url(url, ctx)
+
+
+def encoded_url(url: str, ctx: Context) -> str:
+    """``url`` as a URI (:func:`feedmap._urls.encode_url`); a change is reported (``url-encoded``)."""
+    if is_uri(url):
+        return url  # nearly every URL: nothing to encode, one regex call
+    encoded = encode_url(url)
+    if encoded != url:
+        ctx.info("url-encoded", f"{url} written as {encoded}")
+    return encoded

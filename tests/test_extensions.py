@@ -1,0 +1,224 @@
+"""feedmap.formats._ext: the extension hooks the XML formats read and write through, and third-party
+extensions from the ``feedmap.extensions`` entry-point group (a real distribution put on ``sys.path``)."""
+
+from __future__ import annotations
+
+import io
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+import feedmap
+from feedmap import Entry
+from feedmap.context import Context
+from feedmap.errors import Diagnostic, Reporter, StrictError
+from feedmap.formats import _ext
+from feedmap.formats._ext import Extension, hooks
+
+SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
+EX = "http://example.com/ns/rating"
+_MODULE = "feedmap_rating"
+
+#: The README's example: a complete third-party extension.
+RATING = '''\
+"""feedmap-rating: <ex:rating>0-5</ex:rating> read into extras["ex:rating"] and written back."""
+from feedmap.formats._ext import Extension
+
+RATINGS = {"0", "1", "2", "3", "4", "5"}
+
+
+def read(element, into, ctx, offset):
+    value = (element.text or "").strip()
+    if value in RATINGS:  # else not claimed: kept verbatim as an XML extra
+        into.extras["ex:rating"] = value
+    return value in RATINGS
+
+
+def write(entry, ctx, xmlns):
+    value = entry.extras.get("ex:rating")
+    return [f"<ex:rating{xmlns}>{value}</ex:rating>"] if value in RATINGS else []
+
+
+EXTENSION = Extension(name="rating", namespace="http://example.com/ns/rating", prefix="ex",
+                      elements=frozenset({"rating"}), field="extras", read=read, write=write)
+'''
+
+
+def install(folder: Path, module_source: str, value: str = f"{_MODULE}:EXTENSION", *, line: str | None = None) -> None:
+    """A distribution as pip installs it: a .dist-info folder (METADATA, entry_points.txt) and a module."""
+    info = folder / "feedmap_rating-0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: feedmap-rating\nVersion: 0\n")
+    (info / "entry_points.txt").write_text(f"[feedmap.extensions]\n{line or f'rating = {value}'}\n")
+    (folder / f"{_MODULE}.py").write_text(module_source)
+
+
+@pytest.fixture
+def plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """tmp_path on sys.path and an extension registry that has loaded nothing yet (restored afterwards)."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(_ext, "_registry", _ext._Registry())
+    yield tmp_path
+    sys.modules.pop(_MODULE, None)
+
+
+def urlset(body: str) -> bytes:
+    head = f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SM}" xmlns:ex="{EX}">\n'
+    return f"{head}{body}\n</urlset>\n".encode()
+
+
+def read(data: bytes) -> tuple[list[Entry], list[Diagnostic]]:
+    reporter = Reporter()
+    with feedmap.read(io.BytesIO(data), format="sitemap", reporter=reporter) as doc:
+        return list(doc), reporter.diagnostics
+
+
+def write(entries: Iterable[Entry]) -> tuple[bytes, list[Diagnostic]]:
+    sink = io.BytesIO()
+    summary = feedmap.write(entries, sink, "sitemap")
+    return sink.getvalue(), summary.diagnostics
+
+
+def codes(diagnostics: Iterable[Diagnostic]) -> list[str]:
+    return [diagnostic.code for diagnostic in diagnostics]
+
+
+RATED = urlset("<url><loc>https://e.com/a</loc><ex:rating>4</ex:rating></url>")
+
+
+def test_the_readme_example_is_twenty_lines_at_most() -> None:
+    assert len(RATING.splitlines()) <= 20
+
+
+def test_third_party_extension_reads_into_the_ir_and_writes_back(plugins: Path) -> None:
+    install(plugins, RATING)
+    (entry,), diagnostics = read(RATED)
+    assert entry.extras == {"ex:rating": "4"}  # read by the hook, not kept verbatim under "{EX}rating"
+    assert codes(diagnostics) == []
+    data, diagnostics = write([entry])
+    assert codes(diagnostics) == []  # the text extra is the hook's to write: no field-dropped
+    root = etree.fromstring(data)
+    assert root.nsmap["ex"] == EX  # declared once, on the root
+    assert root.nsmap["image"] == "http://www.google.com/schemas/sitemap-image/1.1"  # the built-ins' stay
+    (url,) = root
+    assert [child.tag for child in url] == [f"{{{SM}}}loc", f"{{{EX}}}rating"]
+    assert url[1].text == "4"
+    # and what it wrote reads back the same
+    assert read(data)[0] == [entry]
+
+
+def test_what_an_extension_read_survives_json_lines(plugins: Path) -> None:
+    install(plugins, RATING)
+    entries, _ = read(RATED)
+    lines = io.BytesIO()
+    feedmap.write(entries, lines, "jsonl")
+    with feedmap.read(io.BytesIO(lines.getvalue()), format="jsonl") as doc:
+        back = list(doc)
+    assert back == entries
+    data, diagnostics = write(back)
+    assert codes(diagnostics) == []
+    assert etree.fromstring(data)[0][1].text == "4"
+
+
+def test_an_element_the_hook_does_not_claim_is_kept_verbatim(plugins: Path) -> None:
+    install(plugins, RATING)
+    (entry,), _ = read(urlset("<url><loc>https://e.com/a</loc><ex:rating>lots</ex:rating></url>"))
+    assert entry.extras == {f"{{{EX}}}rating": f'<ex:rating xmlns:ex="{EX}">lots</ex:rating>'}
+
+
+def test_without_the_extension_the_element_is_an_xml_extra(plugins: Path) -> None:
+    (entry,), _ = read(RATED)
+    assert entry.extras == {f"{{{EX}}}rating": f'<ex:rating xmlns:ex="{EX}">4</ex:rating>'}
+    _, diagnostics = write([Entry(loc="https://e.com/a", extras={"ex:rating": "4"})])
+    assert codes(diagnostics) == ["field-dropped"]  # no hook writes it
+
+
+def test_extensions_load_lazily_and_once(plugins: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    install(plugins, RATING)
+    scans: list[str] = []
+    real = _ext.entry_points
+
+    def counted(*, group: str) -> object:
+        scans.append(group)
+        return real(group=group)
+
+    monkeypatch.setattr(_ext, "entry_points", counted)
+    assert _MODULE not in sys.modules  # nothing loaded before a format needs it
+    for _ in range(2):
+        assert read(RATED)[0][0].extras == {"ex:rating": "4"}
+        write([Entry(loc="https://e.com/a", extras={"ex:rating": "4"})])
+    assert _MODULE in sys.modules
+    assert scans == ["feedmap.extensions"]
+    assert [ext.name for ext in _ext.extensions()] == ["image", "hreflang", "rating"]
+
+
+@pytest.mark.parametrize(
+    ("source", "value", "reason"),
+    [
+        ("", "feedmap_no_such_extension_module:EXTENSION", "cannot be loaded: ModuleNotFoundError"),
+        ("raise RuntimeError('boom')\n", f"{_MODULE}:EXTENSION", "cannot be loaded: RuntimeError: boom"),
+        ("EXTENSION = 42\n", f"{_MODULE}:EXTENSION", "is not a feedmap Extension but int"),
+        (RATING.replace('prefix="ex"', 'prefix="image"'), f"{_MODULE}:EXTENSION", "uses the prefix 'image'"),
+    ],
+    ids=["missing-module", "import-fails", "not-an-extension", "prefix-taken"],
+)
+def test_a_broken_extension_is_reported_not_raised(plugins: Path, source: str, value: str, reason: str) -> None:
+    install(plugins, source, value)
+    (entry,), diagnostics = read(RATED)
+    assert entry.extras == {f"{{{EX}}}rating": f'<ex:rating xmlns:ex="{EX}">4</ex:rating>'}  # as without it
+    assert codes(diagnostics) == ["extension-broken"]
+    assert reason in diagnostics[0].message
+    assert reason in _ext.broken_extensions()["rating"]
+    assert [ext.name for ext in _ext.extensions()] == ["image", "hreflang"]
+    _, diagnostics = write([entry])
+    assert codes(diagnostics) == ["extension-broken"]
+
+
+def test_unreadable_entry_points_are_reported_not_raised(plugins: Path) -> None:
+    install(plugins, RATING, line="rating\n = feedmap_rating:EXTENSION")  # importlib.metadata raises on it
+    assert [ext.name for ext in _ext.extensions()] == ["image", "hreflang"]
+    reporter = Reporter()
+    _ext.report_broken(Context(reporter=reporter, name="in.xml"))
+    assert codes(reporter.diagnostics) == ["extension-broken"]
+    assert "cannot be read: TypeError" in reporter.diagnostics[0].message
+    assert set(hooks("sitemap").read) == {
+        "{http://www.google.com/schemas/sitemap-image/1.1}image",
+        "{http://www.w3.org/1999/xhtml}link",
+    }
+
+
+def test_a_failing_hook_is_reported_with_its_line(plugins: Path) -> None:
+    failing = RATING.replace("    value = ", "    1 / 0\n    value = ")  # in both hooks
+    install(plugins, failing)
+    (entry,), diagnostics = read(RATED)
+    assert entry.extras == {f"{{{EX}}}rating": f'<ex:rating xmlns:ex="{EX}">4</ex:rating>'}  # kept verbatim
+    assert [(d.code, d.line) for d in diagnostics] == [("extension-failed", 3)]
+    assert "ZeroDivisionError" in diagnostics[0].message
+    data, diagnostics = write([Entry(loc="https://e.com/a", extras={"ex:rating": "4"})])
+    assert codes(diagnostics) == ["extension-failed"]
+    assert b"rating>" not in data
+
+
+def test_a_hook_reporting_under_strict_stops_as_feedmap_does(plugins: Path) -> None:
+    warn = "    if value not in RATINGS:\n        ctx.warning('bad-rating', 'not 0-5')\n"
+    install(plugins, RATING.replace("    return value in", warn + "    return value in"))
+    data = io.BytesIO(urlset("<url><loc>https://e.com/a</loc><ex:rating>9</ex:rating></url>"))
+    # the StrictError of its own diagnostic goes through, not caught and reported as a failing hook
+    with pytest.raises(StrictError) as raised, feedmap.read(data, format="sitemap", strict=True) as doc:
+        list(doc)
+    assert raised.value.diagnostic.code == "bad-rating"
+
+
+def test_the_builtin_hooks_serve_every_xml_format() -> None:
+    image = "{http://www.google.com/schemas/sitemap-image/1.1}image"
+    link = "{http://www.w3.org/1999/xhtml}link"
+    for fmt in ("sitemap", "sitemapindex", "rss", "ror"):
+        table = hooks(fmt)
+        assert set(table.read) >= {image, link}
+        assert [field for field, _ in table.write][:2] == ["images", "alternates"]
+        assert table.namespaces["image"] == image[1:].split("}")[0]
+    assert hooks("text") == _ext.Hooks()
+    assert isinstance(_ext.extensions()[0], Extension)
