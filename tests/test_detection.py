@@ -14,8 +14,9 @@ import pytest
 from lxml import etree
 
 import feedmap
-from feedmap import _xml, registry
+from feedmap import registry
 from feedmap._detection import BUILTINS
+from feedmap._xml import _peek
 from feedmap.errors import Reporter
 from feedmap.registry import Detection
 from feedmap.sources import open_source
@@ -64,7 +65,7 @@ def test_detecting_imports_only_the_chosen_format(content: str, expected: str) -
 
 
 class _CountingEtree:
-    """lxml.etree as ``feedmap._xml`` sees it, counting the pull parsers made to find a root element."""
+    """lxml.etree as the root peeker (``feedmap._xml._peek``) sees it, counting the pull parsers it makes."""
 
     def __init__(self) -> None:
         self.root_parses = 0
@@ -81,7 +82,7 @@ class _CountingEtree:
 @pytest.fixture
 def counting(monkeypatch: pytest.MonkeyPatch) -> _CountingEtree:
     counter = _CountingEtree()
-    monkeypatch.setattr(_xml, "etree", counter)
+    monkeypatch.setattr(_peek, "etree", counter)
     return counter
 
 
@@ -107,11 +108,11 @@ def test_the_head_is_parsed_once(counting: _CountingEtree, data: bytes, format: 
 def test_a_read_forgets_what_was_peeked() -> None:
     """What peek_root found describes the head as it is: once bytes are consumed, it is looked for again."""
     with open_source(io.BytesIO(SITEMAP), reporter=Reporter()) as opened:
-        first = _xml.peek_root(opened.stream)
+        first = _peek.peek_root(opened.stream)
         assert first is not None and first.local == "urlset"
-        assert _xml.peek_root(opened.stream) is first
+        assert _peek.peek_root(opened.stream) is first
         opened.stream.read(len(b'<?xml version="1.0"?>\n<urlset'))
-        assert _xml.peek_root(opened.stream) != first
+        assert _peek.peek_root(opened.stream) != first
 
 
 @pytest.mark.parametrize("name", sorted(BUILTINS))

@@ -207,7 +207,8 @@ def test_a_hook_reporting_under_strict_stops_as_feedmap_does(plugins: Path) -> N
     install(plugins, RATING.replace("    return value in", warn + "    return value in"))
     data = io.BytesIO(urlset("<url><loc>https://e.com/a</loc><ex:rating>9</ex:rating></url>"))
     # the StrictError of its own diagnostic goes through, not caught and reported as a failing hook
-    with pytest.raises(StrictError) as raised, feedmap.read(data, format="sitemap", strict=True) as doc:
+    strict = feedmap.Options(strict=True)
+    with pytest.raises(StrictError) as raised, feedmap.read(data, format="sitemap", options=strict) as doc:
         list(doc)
     assert raised.value.diagnostic.code == "bad-rating"
 
