@@ -146,7 +146,12 @@ def _load_entry_points() -> None:
     if _entry_points_loaded:
         return
     _entry_points_loaded = True
-    for point in entry_points(group=ENTRY_POINT_GROUP):
+    try:
+        points = entry_points(group=ENTRY_POINT_GROUP)
+    except Exception as exc:  # an installed distribution's entry_points.txt that cannot be parsed
+        _broken[ENTRY_POINT_GROUP] = f"the installed entry points cannot be read: {type(exc).__name__}: {exc}"
+        return
+    for point in points:
         if point.name not in _loaded and point.name not in _lazy:
             _lazy[point.name] = point.value
 

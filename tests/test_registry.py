@@ -503,3 +503,15 @@ def test_formats_load_safely_from_several_threads_at_once() -> None:
         done = subprocess.run([sys.executable, "-c", _RACE], capture_output=True, text=True, timeout=60, check=False)
         assert done.returncode == 0, done.stderr
         assert int(done.stdout) >= 6
+
+
+def test_unreadable_entry_points_do_not_stop_reading(plugin_path: Path) -> None:
+    """Another distribution's ``entry_points.txt`` that importlib.metadata cannot parse (a line with no ``=``)
+    is listed as broken; the built-in formats still read, detected or named."""
+    _install_plugin(plugin_path, "[feedmap.formats]\nrating\n", "")
+    for fmt in (None, "sitemap"):
+        with feedmap.read(io.BytesIO(urlset(NS09)), format=fmt) as doc:
+            assert [e.loc for e in doc.entries] == ["http://e.com/"]
+    assert "cannot be read" in registry.broken_formats()["feedmap.formats"]
+    with pytest.raises(FormatError):
+        registry.get("rating")
