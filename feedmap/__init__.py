@@ -31,6 +31,7 @@ from feedmap.errors import (
     UnknownFormatError,
     WriteError,
 )
+from feedmap.formats._ext import Extension
 from feedmap.model import Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, Position
 from feedmap.registry import Detection, FormatSpec, register
 from feedmap.sitemaptree import SitemapNode, sitemap_tree
@@ -46,6 +47,7 @@ __all__ = [
     "DocMeta",
     "Document",
     "Entry",
+    "Extension",
     "FeedmapError",
     "FetchError",
     "FormatError",

@@ -4,6 +4,7 @@ extensions from the ``feedmap.extensions`` entry-point group (a real distributio
 from __future__ import annotations
 
 import io
+import re
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -22,29 +23,11 @@ SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 EX = "http://example.com/ns/rating"
 _MODULE = "feedmap_rating"
 
-#: The README's example: a complete third-party extension.
-RATING = '''\
-"""feedmap-rating: <ex:rating>0-5</ex:rating> read into extras["ex:rating"] and written back."""
-from feedmap.formats._ext import Extension
-
-RATINGS = {"0", "1", "2", "3", "4", "5"}
-
-
-def read(element, into, ctx, offset):
-    value = (element.text or "").strip()
-    if value in RATINGS:  # else not claimed: kept verbatim as an XML extra
-        into.extras["ex:rating"] = value
-    return value in RATINGS
-
-
-def write(entry, ctx, xmlns):
-    value = entry.extras.get("ex:rating")
-    return [f"<ex:rating{xmlns}>{value}</ex:rating>"] if value in RATINGS else []
-
-
-EXTENSION = Extension(name="rating", namespace="http://example.com/ns/rating", prefix="ex",
-                      elements=frozenset({"rating"}), field="extras", read=read, write=write)
-'''
+#: The README's example, verbatim: a complete third-party extension (at most 20 lines) and its entry point.
+_README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+_SECTION = _README[_README.index("\n### A third-party extension\n") :]
+RATING = re.search(r"```python\n(.*?)```", _SECTION, re.DOTALL).group(1)  # type: ignore[union-attr]
+ENTRY_POINT = re.search(r"```toml\n(.*?)```", _SECTION, re.DOTALL).group(1)  # type: ignore[union-attr]
 
 
 def install(folder: Path, module_source: str, value: str = f"{_MODULE}:EXTENSION", *, line: str | None = None) -> None:
@@ -89,8 +72,10 @@ def codes(diagnostics: Iterable[Diagnostic]) -> list[str]:
 RATED = urlset("<url><loc>https://e.com/a</loc><ex:rating>4</ex:rating></url>")
 
 
-def test_the_readme_example_is_twenty_lines_at_most() -> None:
+def test_the_readme_example_is_twenty_lines_at_most_and_its_entry_point_is_the_one_installed() -> None:
     assert len(RATING.splitlines()) <= 20
+    assert "from feedmap import Extension" in RATING  # a public name, not a private module
+    assert f'[project.entry-points."feedmap.extensions"]\nrating = "{_MODULE}:EXTENSION"\n' == ENTRY_POINT
 
 
 def test_third_party_extension_reads_into_the_ir_and_writes_back(plugins: Path) -> None:
