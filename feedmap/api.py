@@ -24,6 +24,7 @@ from feedmap.context import Context, Options
 from feedmap.converters.kinds import report_kind_change
 from feedmap.errors import Diagnostic, FormatError, Reporter
 from feedmap.follow import follow_index
+from feedmap.http import shared_fetcher
 from feedmap.model import ENTRY_FIELDS, DocKind, Document, Entry
 from feedmap.registry import FormatSpec
 from feedmap.sinks import gzip_named, gzipped
@@ -101,7 +102,7 @@ def start_document(
                 reporter=ctx.reporter,
                 max_bytes=ctx.options.max_bytes,
                 name=ctx.name or None,
-                fetcher=ctx.fetcher() if remote else None,
+                fetcher=shared_fetcher(ctx.shared, ctx.options.http) if remote else None,
                 maps=ctx.options.maps,
             )
         )

@@ -46,7 +46,15 @@ from feedmap.errors import (
     SourceError,
     reason_of,
 )
-from feedmap.http import ROBOTS_MAX_BYTES, UNCAPPED, RedirectRule, RobotsPolicy, read_head, robots_cut_note
+from feedmap.http import (
+    ROBOTS_MAX_BYTES,
+    UNCAPPED,
+    RedirectRule,
+    RobotsPolicy,
+    read_head,
+    robots_cut_note,
+    shared_fetcher,
+)
 from feedmap.locate import MapEscapeError, local_path
 from feedmap.sources import DEFAULT_MAX_BYTES, Source, open_source
 
@@ -113,7 +121,7 @@ def open_url(
     path = local_path(url, options.maps)
     if path is not None and not path.is_file():
         raise FetchError(f"{url}: {path} does not exist", url=url, code="file-missing")
-    fetcher = shared.fetcher(options.http) if path is None else None
+    fetcher = shared_fetcher(shared, options.http) if path is None else None
     with open_source(
         url,
         reporter=reporter,

@@ -45,7 +45,7 @@ from feedmap._html import PageMeta, page_meta
 from feedmap._urls import is_http_url
 from feedmap.context import DEFAULT_CONCURRENCY, DEFAULT_PAGE_MAX_BYTES, Context, HttpSettings, Options
 from feedmap.errors import Diagnostic, FeedmapError, FetchError, LimitError, Reporter, SourceError
-from feedmap.http import Fetcher, RobotsPolicy
+from feedmap.http import Fetcher, RobotsPolicy, shared_fetcher
 from feedmap.locate import is_mapped, local_path
 from feedmap.model import Document, Entry
 
@@ -90,7 +90,7 @@ def _read_file(url: str, path: Path, cap: int) -> _Outcome:
 
 
 def _fetch(url: str, ctx: Context, cap: int) -> _Outcome:
-    fetcher = ctx.fetcher()
+    fetcher = shared_fetcher(ctx.shared, ctx.options.http)
     try:
         robots = fetcher.robots(url)
         note = robots.take_note()
