@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from feedmap import converters, registry
-from feedmap.context import Context, Options
+from feedmap.context import Context, Options, reporter_for
 from feedmap.converters.kinds import report_kind_change
-from feedmap.errors import Diagnostic, FormatError, Reporter
+from feedmap.errors import Diagnostic, DiagnosticHandler, FormatError, Reporter
 from feedmap.follow import follow_index
 from feedmap.http import shared_fetcher
 from feedmap.model import ENTRY_FIELDS, DocKind, Document, Entry
@@ -39,8 +39,6 @@ from feedmap.sources import (
 )
 
 __all__ = ["Summary", "convert", "read", "read_entries", "write"]
-
-DiagnosticHandler = Callable[[Diagnostic], None]
 
 
 @dataclass
@@ -62,9 +60,7 @@ def _context(
 ) -> Context:
     """The context of one call: its options (the defaults when None) and where its diagnostics go."""
     options = options or Options()
-    if reporter is None:
-        reporter = Reporter(strict=options.strict, handler=on_diagnostic)
-    return Context(reporter=reporter, options=options, name=name)
+    return Context(reporter=reporter_for(options, reporter, on_diagnostic), options=options, name=name)
 
 
 def _readable(format: str | None, source: Source) -> FormatSpec:

@@ -17,7 +17,7 @@ from feedmap._dates import W3CDate
 from feedmap._follow_rules import loop_key
 from feedmap._http_settings import DEADLINE_FACTOR, DEFAULT_USER_AGENT, HttpSettings
 from feedmap._limits import DEFAULT_MAX_BYTES
-from feedmap.errors import Reporter
+from feedmap.errors import DiagnosticHandler, Reporter
 
 __all__ = [
     "DEADLINE_FACTOR",
@@ -32,6 +32,7 @@ __all__ = [
     "HttpSettings",
     "Options",
     "Shared",
+    "reporter_for",
 ]
 
 DEFAULT_MAX_DEPTH = 5
@@ -88,6 +89,14 @@ class Options:
     def __post_init__(self) -> None:
         # ``maps`` may be given as any sequence of (prefix, str or Path) pairs: kept as a tuple of Paths
         object.__setattr__(self, "maps", tuple((prefix, Path(directory)) for prefix, directory in self.maps))
+
+
+def reporter_for(options: Options, reporter: Reporter | None, on_diagnostic: DiagnosticHandler | None) -> Reporter:
+    """Where the diagnostics of one library call go: ``reporter``, else a new one calling ``on_diagnostic``
+    with each (and stopping at the first warning under ``options.strict``)."""
+    if reporter is not None:
+        return reporter
+    return Reporter(strict=options.strict, handler=on_diagnostic)
 
 
 class Closable(Protocol):
