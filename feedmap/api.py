@@ -38,7 +38,7 @@ from feedmap.sources import (
     source_name,
 )
 
-__all__ = ["Summary", "convert", "read", "read_entries", "write"]
+__all__ = ["Summary", "convert", "read", "write"]
 
 
 @dataclass
@@ -123,12 +123,6 @@ def _start_child(source: SourceLike, ctx: Context) -> tuple[Document, contextlib
 def _closing(entries: Iterable[Entry], stack: contextlib.ExitStack) -> Iterator[Entry]:
     with stack:
         yield from entries
-
-
-def read_entries(source: SourceLike, ctx: Context, format: str | None = None) -> Iterator[Entry]:
-    """Stream the entries of one source with an existing context (used to follow index children)."""
-    doc = _open_document(source, format, ctx)
-    yield from doc.entries
 
 
 def read(
