@@ -9,6 +9,9 @@ One call style for every step: the data (a source, a document or entries, a sink
 name (``format``: what is read by :func:`read`, what is written by :func:`write` and :func:`convert`,
 whose input format is ``source_format``), then one :class:`~feedmap.context.Options` with every setting,
 then, by keyword, where diagnostics go (``reporter=`` or ``on_diagnostic=``, as the transforms take them).
+The library's other calls follow it without a format: :func:`feedmap.converters.enrich.enrich`,
+:func:`feedmap.discover.find_sitemaps` and :func:`feedmap.sitemaptree.sitemap_tree` take
+``(data, options=None, *, on_diagnostic=None, reporter=None)``.
 """
 
 from __future__ import annotations
