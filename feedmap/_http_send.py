@@ -26,8 +26,8 @@ import httpx
 
 from feedmap._gzip import GzipReader, Readable
 from feedmap._http_deadline import Clock, DeadlineTransport
+from feedmap._http_settings import HttpSettings
 from feedmap._urls import is_http_url
-from feedmap.context import HttpSettings
 from feedmap.errors import FetchError, LimitError
 
 __all__ = ["RETRY_STATUSES", "Answer", "Wire", "too_large"]

@@ -9,6 +9,9 @@ One call style for every step: the data (a source, a document or entries, a sink
 name (``format``: what is read by :func:`read`, what is written by :func:`write` and :func:`convert`,
 whose input format is ``source_format``), then one :class:`~feedmap.context.Options` with every setting,
 then, by keyword, where diagnostics go (``reporter=`` or ``on_diagnostic=``, as the transforms take them).
+The library's other calls follow it without a format: :func:`feedmap.converters.enrich.enrich`,
+:func:`feedmap.discover.find_sitemaps` and :func:`feedmap.sitemaptree.sitemap_tree` take
+``(data, options=None, *, on_diagnostic=None, reporter=None)``.
 """
 
 from __future__ import annotations
@@ -20,10 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from feedmap import converters, registry
-from feedmap.context import Context, Options
+from feedmap.context import Context, Options, reporter_for
 from feedmap.converters.kinds import report_kind_change
-from feedmap.errors import Diagnostic, FormatError, Reporter
+from feedmap.errors import Diagnostic, DiagnosticHandler, FormatError, Reporter
 from feedmap.follow import follow_index
+from feedmap.http import shared_fetcher
 from feedmap.model import ENTRY_FIELDS, DocKind, Document, Entry
 from feedmap.registry import FormatSpec
 from feedmap.sinks import gzip_named, gzipped
@@ -37,9 +41,7 @@ from feedmap.sources import (
     source_name,
 )
 
-__all__ = ["Summary", "convert", "read", "read_entries", "write"]
-
-DiagnosticHandler = Callable[[Diagnostic], None]
+__all__ = ["Summary", "convert", "read", "write"]
 
 
 @dataclass
@@ -61,9 +63,7 @@ def _context(
 ) -> Context:
     """The context of one call: its options (the defaults when None) and where its diagnostics go."""
     options = options or Options()
-    if reporter is None:
-        reporter = Reporter(strict=options.strict, handler=on_diagnostic)
-    return Context(reporter=reporter, options=options, name=name)
+    return Context(reporter=reporter_for(options, reporter, on_diagnostic), options=options, name=name)
 
 
 def _readable(format: str | None, source: Source) -> FormatSpec:
@@ -101,7 +101,7 @@ def start_document(
                 reporter=ctx.reporter,
                 max_bytes=ctx.options.max_bytes,
                 name=ctx.name or None,
-                fetcher=ctx.fetcher() if remote else None,
+                fetcher=shared_fetcher(ctx.shared, ctx.options.http) if remote else None,
                 maps=ctx.options.maps,
             )
         )
@@ -126,12 +126,6 @@ def _start_child(source: SourceLike, ctx: Context) -> tuple[Document, contextlib
 def _closing(entries: Iterable[Entry], stack: contextlib.ExitStack) -> Iterator[Entry]:
     with stack:
         yield from entries
-
-
-def read_entries(source: SourceLike, ctx: Context, format: str | None = None) -> Iterator[Entry]:
-    """Stream the entries of one source with an existing context (used to follow index children)."""
-    doc = _open_document(source, format, ctx)
-    yield from doc.entries
 
 
 def read(

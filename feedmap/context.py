@@ -11,15 +11,13 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol, TypeVar, cast
 
 from feedmap._dates import W3CDate
 from feedmap._follow_rules import loop_key
+from feedmap._http_settings import DEADLINE_FACTOR, DEFAULT_USER_AGENT, HttpSettings
 from feedmap._limits import DEFAULT_MAX_BYTES
-from feedmap.errors import Reporter
-
-if TYPE_CHECKING:  # httpx is imported only when something is fetched
-    from feedmap.http import Fetcher
+from feedmap.errors import DiagnosticHandler, Reporter
 
 __all__ = [
     "DEADLINE_FACTOR",
@@ -28,11 +26,13 @@ __all__ = [
     "DEFAULT_MAX_LINE_BYTES",
     "DEFAULT_PAGE_MAX_BYTES",
     "DEFAULT_USER_AGENT",
+    "Closable",
     "Context",
     "FollowPredicate",
     "HttpSettings",
     "Options",
     "Shared",
+    "reporter_for",
 ]
 
 DEFAULT_MAX_DEPTH = 5
@@ -41,48 +41,9 @@ DEFAULT_CONCURRENCY = 16
 DEFAULT_PAGE_MAX_BYTES = 5 * 1024 * 1024
 #: Longest line of a line-based input (JSON lines, text sitemap) read: far beyond any real entry or URL.
 DEFAULT_MAX_LINE_BYTES = 1024 * 1024
-DEFAULT_USER_AGENT = "feedmap/0.1 (+https://pypi.org/project/feedmap/)"
-#: The default deadline of a request is this many times the read timeout: 300 s with the default 30 s
-#: (a 50 MiB sitemap needs about 1.4 Mbit/s to arrive in time; a server slower than that, or one
-#: trickling headers, is given up), and it scales with ``--timeout``.
-DEADLINE_FACTOR = 10
 
 #: Decides whether an index child is read: sees the child's loc and lastmod.
 FollowPredicate = Callable[[str, "W3CDate | None"], bool]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HttpSettings:
-    """How to fetch (``--user-agent``, ``--timeout``, ``--deadline``, ``--retries``, ``--delay``, ``--cache``).
-
-    See feedmap.http.
-    """
-
-    user_agent: str = DEFAULT_USER_AGENT
-    connect_timeout: float = 10.0
-    #: Longest wait for any one read from the socket.
-    read_timeout: float = 30.0
-    #: Longest one request may take in all: connecting, redirects, headers, body and the waits between
-    #: retries.  None: :data:`DEADLINE_FACTOR` times ``read_timeout`` (see :meth:`response_deadline`).
-    deadline: float | None = None
-    retries: int = 3
-    #: First wait before a retry without ``Retry-After``; doubled on each further retry.
-    backoff: float = 0.5
-    #: A ``Retry-After`` longer than this is not waited for: the fetch fails instead.
-    max_retry_wait: float = 60.0
-    max_redirects: int = 5
-    #: Seconds between two requests to the same host (0: no delay).
-    host_delay: float = 0.0
-    #: Keep validators and bodies here and revalidate them (conditional GET); None: no cache.
-    cache_dir: Path | None = None
-    #: Most connections open at once (the pool is shared by all threads).
-    max_connections: int = 64
-
-    def response_deadline(self) -> float:
-        """The deadline of one request: ``deadline``, else ``DEADLINE_FACTOR * read_timeout``."""
-        if self.deadline is not None:
-            return self.deadline
-        return DEADLINE_FACTOR * self.read_timeout
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -130,21 +91,42 @@ class Options:
         object.__setattr__(self, "maps", tuple((prefix, Path(directory)) for prefix, directory in self.maps))
 
 
+def reporter_for(options: Options, reporter: Reporter | None, on_diagnostic: DiagnosticHandler | None) -> Reporter:
+    """Where the diagnostics of one library call go: ``reporter``, else a new one calling ``on_diagnostic``
+    with each (and stopping at the first warning under ``options.strict``)."""
+    if reporter is not None:
+        return reporter
+    return Reporter(strict=options.strict, handler=on_diagnostic)
+
+
+class Closable(Protocol):
+    """What a run keeps in :class:`Shared`: anything closed when the run ends."""
+
+    def close(self) -> None: ...
+
+
+_Kept = TypeVar("_Kept", bound=Closable)
+
+
 class Shared:
-    """What every context of one run shares: the HTTP fetcher and the download threads, made on first use."""
+    """What every context of one run shares, made on first use: the download threads, and the resources
+    of the layers above, one of each kind per run (the HTTP fetcher: :func:`feedmap.http.shared_fetcher`).
+
+    Thread-safe: the threads of a run ask for the same pool and the same resources at once.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._fetcher: Fetcher | None = None
         self._pool: ThreadPoolExecutor | None = None
+        self._kept: dict[type, Closable] = {}
 
-    def fetcher(self, settings: HttpSettings) -> Fetcher:
+    def keep(self, kind: type[_Kept], make: Callable[[], _Kept]) -> _Kept:
+        """The run's one ``kind``: made with ``make`` the first time it is asked for, closed by :meth:`close`."""
         with self._lock:
-            if self._fetcher is None:
-                from feedmap.http import Fetcher
-
-                self._fetcher = Fetcher(settings)
-            return self._fetcher
+            found = self._kept.get(kind)
+            if found is None:
+                found = self._kept[kind] = make()
+            return cast("_Kept", found)
 
     def pool(self, workers: int) -> ThreadPoolExecutor:
         with self._lock:
@@ -155,13 +137,13 @@ class Shared:
     def close(self) -> None:
         with self._lock:
             pool, self._pool = self._pool, None
-            fetcher, self._fetcher = self._fetcher, None
+            kept, self._kept = self._kept, {}
         if pool is not None:
             # queued work is dropped; requests in flight end on their own (their results are discarded), so
             # closing a document early or an interrupt does not wait for slow servers
             pool.shutdown(wait=False, cancel_futures=True)
-        if fetcher is not None:
-            fetcher.close()
+        for resource in reversed(kept.values()):  # the last made first: it may use those made before
+            resource.close()
 
 
 @dataclass(slots=True, kw_only=True)
@@ -190,9 +172,6 @@ class Context:
     def child(self, name: str, path: Path | None, url: str | None = None) -> Context:
         """The context for reading a child document of the current one (an index's sitemap)."""
         return replace(self, name=name, path=path, url=url, chain=(*self.chain, self.key()))
-
-    def fetcher(self) -> Fetcher:
-        return self.shared.fetcher(self.options.http)
 
     def warning(self, code: str, message: str, line: int = 0) -> None:
         self.reporter.warning(code, message, self.name, line)

@@ -27,15 +27,14 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from feedmap import registry
 from feedmap._urls import is_absolute_url, is_http_url
-from feedmap.context import HttpSettings, Options, Shared
+from feedmap.context import Options, Shared, reporter_for
 from feedmap.errors import (
     DiagnosticHandler,
     FeedmapError,
@@ -46,9 +45,17 @@ from feedmap.errors import (
     SourceError,
     reason_of,
 )
-from feedmap.http import ROBOTS_MAX_BYTES, UNCAPPED, RedirectRule, RobotsPolicy, read_head, robots_cut_note
+from feedmap.http import (
+    ROBOTS_MAX_BYTES,
+    UNCAPPED,
+    RedirectRule,
+    RobotsPolicy,
+    read_head,
+    robots_cut_note,
+    shared_fetcher,
+)
 from feedmap.locate import MapEscapeError, local_path
-from feedmap.sources import DEFAULT_MAX_BYTES, Source, open_source
+from feedmap.sources import Source, open_source
 
 __all__ = [
     "FALLBACK_PATHS",
@@ -113,7 +120,7 @@ def open_url(
     path = local_path(url, options.maps)
     if path is not None and not path.is_file():
         raise FetchError(f"{url}: {path} does not exist", url=url, code="file-missing")
-    fetcher = shared.fetcher(options.http) if path is None else None
+    fetcher = shared_fetcher(shared, options.http) if path is None else None
     with open_source(
         url,
         reporter=reporter,
@@ -254,23 +261,23 @@ def _probe(url: str, options: Options, shared: Shared) -> tuple[Probe, str | Non
 
 def discover(
     site_url: str,
+    options: Options | None = None,
     *,
-    http: HttpSettings | None = None,
-    maps: Sequence[tuple[str, str | Path]] = (),
-    max_bytes: int = DEFAULT_MAX_BYTES,
     on_diagnostic: DiagnosticHandler | None = None,
     reporter: Reporter | None = None,
 ) -> Discovery:
     """Find the sitemaps of the site of ``site_url``: robots.txt's ``Sitemap:`` lines, else the usual locations.
 
     Returns a :class:`Discovery`: the sitemaps found (duplicates removed, order kept) and every URL tried.
+    The settings that apply are those of reading in ``options`` (:class:`~feedmap.context.Options`):
+    ``http``, ``maps`` (robots.txt and sitemaps read from a directory), ``max_bytes``, ``strict``.
     Raises :class:`FetchError` when the site cannot be reached at all, :class:`SourceError` for a
     ``site_url`` that is not an http(s) site.  Problems on the way (a robots.txt answering 5xx, a
     relative ``Sitemap:`` line) go to ``on_diagnostic`` / ``reporter``.
     """
     site = site_root(site_url)
-    reporter = reporter if reporter is not None else Reporter(handler=on_diagnostic)
-    options = Options(max_bytes=max_bytes, http=http or HttpSettings(), maps=tuple((p, Path(d)) for p, d in maps))
+    options = options or Options()
+    reporter = reporter_for(options, reporter, on_diagnostic)
     shared = Shared()
     result = Discovery(site)
     seen: set[str] = set()
@@ -296,14 +303,10 @@ def discover(
 
 def find_sitemaps(
     site_url: str,
+    options: Options | None = None,
     *,
-    http: HttpSettings | None = None,
-    maps: Sequence[tuple[str, str | Path]] = (),
-    max_bytes: int = DEFAULT_MAX_BYTES,
     on_diagnostic: DiagnosticHandler | None = None,
     reporter: Reporter | None = None,
 ) -> list[str]:
     """The sitemap URLs of the site of ``site_url`` (see :func:`discover`, which also says how each was found)."""
-    return discover(
-        site_url, http=http, maps=maps, max_bytes=max_bytes, on_diagnostic=on_diagnostic, reporter=reporter
-    ).urls
+    return discover(site_url, options, on_diagnostic=on_diagnostic, reporter=reporter).urls

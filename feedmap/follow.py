@@ -44,6 +44,7 @@ from typing import BinaryIO
 from feedmap._follow_rules import child_refusal, child_url, loop_key, resolved_message, same_site_rule
 from feedmap.context import Context
 from feedmap.errors import FeedmapError, FetchError, ReadError, SourceError, StrictError, UnknownFormatError, reason_of
+from feedmap.http import shared_fetcher
 from feedmap.locate import MapEscapeError, local_path
 from feedmap.model import DocKind, Document, Entry
 
@@ -114,7 +115,8 @@ def _download(url: str, ctx: Context) -> tuple[BinaryIO, str]:
     """
     spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)  # noqa: SIM115 - handed to the reader
     try:
-        with ctx.fetcher().open(url, max_bytes=ctx.options.max_bytes, redirect_rule=same_site_rule(ctx.url)) as fetched:
+        fetcher = shared_fetcher(ctx.shared, ctx.options.http)
+        with fetcher.open(url, max_bytes=ctx.options.max_bytes, redirect_rule=same_site_rule(ctx.url)) as fetched:
             while chunk := fetched.read(1 << 16):
                 spool.write(chunk)
             final_url = fetched.final_url

@@ -36,7 +36,9 @@ The client is :mod:`httpx`, shared by the threads of a :class:`concurrent.future
 the robots.txt policy; the parts live in private modules: sending, retrying, redirecting and the body
 stream in :mod:`feedmap._http_send` (loaded with httpx on the first request, so that starting feedmap
 does not pay for it), the deadline in :mod:`feedmap._http_deadline`, the cache in :mod:`feedmap._http_cache`
-(loaded when a cache directory is given).
+(loaded when a cache directory is given).  The settings are :class:`feedmap._http_settings.HttpSettings`
+(carried by :class:`feedmap.context.Options`); a run's one fetcher is kept in its
+:class:`feedmap.context.Shared` (:func:`shared_fetcher`), so the context needs nothing of this module.
 """
 
 from __future__ import annotations
@@ -51,8 +53,9 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from feedmap._gzip import Readable
+from feedmap._http_settings import DEFAULT_USER_AGENT, HttpSettings
 from feedmap._urls import origin
-from feedmap.context import DEFAULT_USER_AGENT, HttpSettings
+from feedmap.context import Shared
 from feedmap.errors import FetchError
 
 if TYPE_CHECKING:
@@ -70,6 +73,7 @@ __all__ = [
     "HttpSettings",
     "RedirectRule",
     "RobotsPolicy",
+    "shared_fetcher",
 ]
 
 #: Decides whether a redirect is followed: sees the target URL, returns why not (or None to follow it).
@@ -313,6 +317,12 @@ class Fetcher:
         if cut:
             policy.note = robots_cut_note(robots_url)
         return policy
+
+
+def shared_fetcher(shared: Shared, settings: HttpSettings) -> Fetcher:
+    """The one fetcher of a run: made with ``settings`` when first asked for (from any thread), then shared
+    by every context and thread of the run, and closed with it (:meth:`feedmap.context.Shared.close`)."""
+    return shared.keep(Fetcher, lambda: Fetcher(settings))
 
 
 def read_head(stream: Readable, limit: int) -> tuple[bytes, bool]:

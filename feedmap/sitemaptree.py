@@ -26,16 +26,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from feedmap import registry
-from feedmap.context import DEFAULT_CONCURRENCY, DEFAULT_MAX_DEPTH, Context, HttpSettings, Options, Shared
+from feedmap.context import Context, Options, Shared, reporter_for
 from feedmap.discover import error_code, open_url
 from feedmap.errors import Diagnostic, DiagnosticHandler, FeedmapError, Reporter, reason_of
 from feedmap.follow import child_refusal, child_url, loop_key, resolved_message, same_site_rule
-from feedmap.sources import DEFAULT_MAX_BYTES
 
 __all__ = ["SitemapNode", "sitemap_tree", "sitemap_trees"]
 
@@ -164,37 +162,28 @@ def _read(url: str, options: Options, shared: Shared, index_url: str | None) -> 
 
 def sitemap_trees(
     urls: Sequence[str],
+    options: Options | None = None,
     *,
-    http: HttpSettings | None = None,
-    maps: Sequence[tuple[str, str | Path]] = (),
-    max_bytes: int = DEFAULT_MAX_BYTES,
-    max_depth: int = DEFAULT_MAX_DEPTH,
-    concurrency: int = DEFAULT_CONCURRENCY,
     on_diagnostic: DiagnosticHandler | None = None,
     reporter: Reporter | None = None,
 ) -> list[SitemapNode]:
-    """The tree of each sitemap of ``urls``, read with one HTTP client and one pool of ``concurrency`` threads.
+    """The tree of each sitemap of ``urls``, read with one HTTP client and one pool of threads.
 
-    Sitemaps are read level by level: the roots, then every child of the indexes among them at once,
-    and so on.  A sitemap that cannot be read is a node with ``code``/``error``; the rest goes on.  The
-    diagnostics of the documents read (lenient repairs, ...) go to ``on_diagnostic`` / ``reporter``, in
-    tree order.
+    The settings that apply are in ``options`` (:class:`~feedmap.context.Options`): ``concurrency``
+    (threads of the pool), ``max_depth``, ``max_bytes``, ``http``, ``maps``, ``strict``; each sitemap is
+    read without following (``follow`` is ignored).  Sitemaps are read level by level: the roots, then
+    every child of the indexes among them at once, and so on.  A sitemap that cannot be read is a node
+    with ``code``/``error``; the rest goes on.  The diagnostics of the documents read (lenient repairs,
+    ...) go to ``on_diagnostic`` / ``reporter``, in tree order.
     """
-    reporter = reporter if reporter is not None else Reporter(handler=on_diagnostic)
-    options = Options(
-        max_bytes=max_bytes,
-        follow=False,
-        max_depth=max_depth,
-        concurrency=concurrency,
-        http=http or HttpSettings(),
-        maps=tuple((p, Path(d)) for p, d in maps),
-    )
+    options = replace(options or Options(), follow=False)
+    reporter = reporter_for(options, reporter, on_diagnostic)
     roots = [SitemapNode(url) for url in urls]
     #: (node, keys of the indexes above it, final URL of its index)
     frontier: list[tuple[SitemapNode, tuple[str, ...], str | None]] = [(node, (), None) for node in roots]
     shared = Shared()
     try:
-        pool = shared.pool(concurrency)
+        pool = shared.pool(options.concurrency)
         while frontier:
             futures: list[Future[_Read]] = [
                 pool.submit(_read, node.url, options, shared, index_url) for node, _, index_url in frontier
@@ -227,24 +216,11 @@ def sitemap_trees(
 
 def sitemap_tree(
     url: str,
+    options: Options | None = None,
     *,
-    http: HttpSettings | None = None,
-    maps: Sequence[tuple[str, str | Path]] = (),
-    max_bytes: int = DEFAULT_MAX_BYTES,
-    max_depth: int = DEFAULT_MAX_DEPTH,
-    concurrency: int = DEFAULT_CONCURRENCY,
     on_diagnostic: DiagnosticHandler | None = None,
     reporter: Reporter | None = None,
 ) -> SitemapNode:
     """The tree of one sitemap (see :func:`sitemap_trees`)."""
-    (root,) = sitemap_trees(
-        [url],
-        http=http,
-        maps=maps,
-        max_bytes=max_bytes,
-        max_depth=max_depth,
-        concurrency=concurrency,
-        on_diagnostic=on_diagnostic,
-        reporter=reporter,
-    )
+    (root,) = sitemap_trees([url], options, on_diagnostic=on_diagnostic, reporter=reporter)
     return root

@@ -16,9 +16,9 @@ import pytest
 from localsite import LocalSite
 
 from feedmap.cli import main
-from feedmap.context import HttpSettings
+from feedmap.context import HttpSettings, Options
 from feedmap.discover import discover, find_sitemaps, site_root
-from feedmap.errors import Diagnostic, FetchError, Level, SourceError
+from feedmap.errors import Diagnostic, FetchError, Level, SourceError, StrictError
 from feedmap.sitemaptree import sitemap_tree, sitemap_trees
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -113,7 +113,7 @@ def test_robots_sitemap_lines_in_any_case_inside_and_outside_groups(web: LocalSi
         f"Sitemap: {d}\n",
         content_type="text/plain",
     )
-    found = discover(web.url("/some/page.html"), http=FAST)
+    found = discover(web.url("/some/page.html"), Options(http=FAST))
     assert found.site == web.url("/")
     assert found.urls == [a, b, c, d]
     assert {f.via for f in found.sitemaps} == {"robots.txt"}
@@ -121,13 +121,13 @@ def test_robots_sitemap_lines_in_any_case_inside_and_outside_groups(web: LocalSi
     assert [(p.url, p.code, p.found) for p in found.tried] == [(web.url("/robots.txt"), "robots-sitemaps", True)]
     # robots.txt named sitemaps: the usual locations are not tried, and the sitemaps are not fetched
     assert web.hits("/sitemap.xml") == web.hits("/sitemap_index.xml") == web.hits("/a.xml") == 0
-    assert find_sitemaps(web.url("/"), http=FAST) == [a, b, c, d]
+    assert find_sitemaps(web.url("/"), Options(http=FAST)) == [a, b, c, d]
 
 
 def test_a_cross_site_sitemap_in_robots_is_listed(web: LocalSite) -> None:
     elsewhere = other_site(web, "/shared/sitemap.xml")
     web.add("/robots.txt", f"User-agent: *\nAllow: /\nSitemap: {elsewhere}\n", content_type="text/plain")
-    found = discover(web.url("/"), http=FAST)
+    found = discover(web.url("/"), Options(http=FAST))
     assert found.urls == [elsewhere]
     assert found.sitemaps[0].source == web.url("/robots.txt")
 
@@ -139,7 +139,7 @@ def test_a_relative_sitemap_line_is_resolved_and_noted(web: LocalSite) -> None:
         content_type="text/plain",
     )
     seen: list[Diagnostic] = []
-    assert find_sitemaps(web.url("/"), http=FAST, on_diagnostic=seen.append) == [web.url("/maps/sitemap.xml")]
+    assert find_sitemaps(web.url("/"), Options(http=FAST), on_diagnostic=seen.append) == [web.url("/maps/sitemap.xml")]
     assert codes(seen) == ["robots-relative-sitemap", "robots-bad-sitemap"]
     assert all(d.source == web.url("/robots.txt") for d in seen)
     assert [d.level for d in seen] == [Level.INFO, Level.WARNING]
@@ -148,7 +148,7 @@ def test_a_relative_sitemap_line_is_resolved_and_noted(web: LocalSite) -> None:
 def test_robots_without_sitemap_lines_falls_back_to_sitemap_xml(web: LocalSite) -> None:
     web.add("/robots.txt", "User-agent: *\nDisallow: /admin/\n# no sitemap here\n", content_type="text/plain")
     web.add("/sitemap.xml", urlset_xml(3))
-    found = discover(web.url("/"), http=FAST)
+    found = discover(web.url("/"), Options(http=FAST))
     assert found.urls == [web.url("/sitemap.xml")]
     assert found.sitemaps[0].via == "fallback"
     assert [p.code for p in found.tried] == ["robots-no-sitemaps", "found", "http-404"]
@@ -157,7 +157,7 @@ def test_robots_without_sitemap_lines_falls_back_to_sitemap_xml(web: LocalSite) 
 
 def test_no_robots_and_no_sitemap_xml_falls_back_to_sitemap_index_xml(web: LocalSite) -> None:
     web.add("/sitemap_index.xml", index_xml(web.url("/posts.xml")))
-    found = discover(web.url("/"), http=FAST)
+    found = discover(web.url("/"), Options(http=FAST))
     assert found.urls == [web.url("/sitemap_index.xml")]
     assert [p.code for p in found.tried] == ["http-404", "http-404", "found"]
     assert web.hits("/robots.txt") == web.hits("/sitemap.xml") == 1
@@ -166,13 +166,13 @@ def test_no_robots_and_no_sitemap_xml_falls_back_to_sitemap_index_xml(web: Local
 def test_both_usual_locations_are_listed_in_order(web: LocalSite) -> None:
     web.add("/sitemap.xml", urlset_xml(1))
     web.add("/sitemap_index.xml", index_xml(web.url("/sitemap.xml")))
-    assert find_sitemaps(web.url("/"), http=FAST) == [web.url("/sitemap.xml"), web.url("/sitemap_index.xml")]
+    assert find_sitemaps(web.url("/"), Options(http=FAST)) == [web.url("/sitemap.xml"), web.url("/sitemap_index.xml")]
 
 
 def test_a_redirect_lists_the_final_url_once(web: LocalSite) -> None:
     web.add("/sitemap.xml", b"", status=301, headers={"Location": "/sitemap_index.xml"})
     web.add("/sitemap_index.xml", index_xml(web.url("/posts.xml")))
-    found = discover(web.url("/"), http=FAST)
+    found = discover(web.url("/"), Options(http=FAST))
     assert found.urls == [web.url("/sitemap_index.xml")]
     assert [p.code for p in found.tried] == ["http-404", "found", "found"]
 
@@ -196,7 +196,7 @@ def test_a_usual_location_counts_only_when_its_content_is_a_sitemap(
     web: LocalSite, body: bytes, content_type: str, taken: bool
 ) -> None:
     web.add("/sitemap.xml", body, content_type=content_type)
-    found = discover(web.url("/"), http=FAST)
+    found = discover(web.url("/"), Options(http=FAST))
     assert found.urls == ([web.url("/sitemap.xml")] if taken else [])
     assert found.tried[1].code == ("found" if taken else "not-a-sitemap")
 
@@ -204,7 +204,7 @@ def test_a_usual_location_counts_only_when_its_content_is_a_sitemap(
 def test_an_html_200_at_sitemap_xml_is_not_taken(web: LocalSite) -> None:
     web.add("/sitemap.xml", "<html><body><h1>Page not found</h1></body></html>", content_type="text/html")
     web.add("/sitemap_index.xml", index_xml(web.url("/a.xml")))
-    found = discover(web.url("/"), http=FAST)
+    found = discover(web.url("/"), Options(http=FAST))
     assert found.urls == [web.url("/sitemap_index.xml")]
     probe = found.tried[1]
     assert (probe.url, probe.code, probe.found) == (web.url("/sitemap.xml"), "not-a-sitemap", False)
@@ -215,7 +215,7 @@ def test_robots_answering_503_is_reported_and_the_usual_locations_are_tried(web:
     web.add("/robots.txt", "Sitemap: /never.xml\n", statuses=[503], content_type="text/plain")
     web.add("/sitemap.xml", urlset_xml(1))
     seen: list[Diagnostic] = []
-    found = discover(web.url("/"), http=FAST, on_diagnostic=seen.append)
+    found = discover(web.url("/"), Options(http=FAST), on_diagnostic=seen.append)
     assert found.urls == [web.url("/sitemap.xml")]
     assert codes(seen) == ["robots-unreadable"]
     assert found.tried[0].code == "http-503"
@@ -224,7 +224,7 @@ def test_robots_answering_503_is_reported_and_the_usual_locations_are_tried(web:
 def test_an_unreachable_site_raises(refused_port: int) -> None:
     site = f"http://127.0.0.1:{refused_port}/"
     with pytest.raises(FetchError) as caught:
-        find_sitemaps(site, http=FAST)
+        find_sitemaps(site, Options(http=FAST))
     assert caught.value.code == "fetch-failed"
     assert site in str(caught.value)
 
@@ -377,7 +377,7 @@ def test_tree_library_loop_off_site_and_failures_go_on(web: LocalSite) -> None:
     web.add("/b.xml", index_xml(web.url("/a.xml"), web.url("/b.xml")))
     web.add("/page.html", "<html><body>hi</body></html>", content_type="text/html")
     web.add("/ok.xml", urlset_xml(7))
-    root = sitemap_tree(web.url("/a.xml"), http=FAST)
+    root = sitemap_tree(web.url("/a.xml"), Options(http=FAST))
     assert [(depth, node.url, node.code) for depth, node in root.walk()] == [
         (0, web.url("/a.xml"), None),
         (1, web.url("/b.xml"), None),
@@ -400,7 +400,7 @@ def test_tree_depth_cap(web: LocalSite, max_depth: int, read: list[str]) -> None
     web.add("/l1.xml", index_xml(web.url("/l2.xml")))
     web.add("/l2.xml", index_xml(web.url("/l3.xml")))
     web.add("/l3.xml", urlset_xml(1))
-    root = sitemap_tree(web.url("/l0.xml"), http=FAST, max_depth=max_depth)
+    root = sitemap_tree(web.url("/l0.xml"), Options(http=FAST, max_depth=max_depth))
     nodes = [node for _, node in root.walk()]
     assert [n.url for n in nodes if n.ok] == [web.url(p) for p in read]
     assert nodes[-1].code == "index-too-deep"
@@ -411,7 +411,7 @@ def test_tree_children_are_read_concurrently(web: LocalSite) -> None:
     # each child answers once all 8 are asked for at once
     children = [web.add(f"/slow-{i}.xml", urlset_xml(2), wait_for_peak=8) for i in range(8)]
     web.add("/index.xml", index_xml(*children))
-    root = sitemap_tree(web.url("/index.xml"), http=FAST, concurrency=8)
+    root = sitemap_tree(web.url("/index.xml"), Options(http=FAST, concurrency=8))
     assert root.urls == 16
     assert web.peak("/slow-") == 8
 
@@ -422,7 +422,7 @@ def test_tree_timeout_and_size_cap_are_nodes(web: LocalSite) -> None:
     web.add("/small.xml", urlset_xml(2))
     web.add("/index.xml", index_xml(web.url("/slow.xml"), web.url("/big.xml"), web.url("/small.xml")))
     settings = HttpSettings(retries=0, connect_timeout=0.5, read_timeout=0.5)
-    root = sitemap_tree(web.url("/index.xml"), http=settings, max_bytes=20_000)
+    root = sitemap_tree(web.url("/index.xml"), Options(http=settings, max_bytes=20_000))
     assert [(child.code, child.urls) for child in root.children] == [("timeout", 0), ("too-large", 0), (None, 2)]
 
 
@@ -431,7 +431,7 @@ def test_tree_reports_the_diagnostics_of_each_sitemap_naming_it(web: LocalSite) 
     web.add("/child.xml", body)
     web.add("/index.xml", index_xml(web.url("/child.xml")))
     seen: list[Diagnostic] = []
-    root = sitemap_tree(web.url("/index.xml"), http=FAST, on_diagnostic=seen.append)
+    root = sitemap_tree(web.url("/index.xml"), Options(http=FAST), on_diagnostic=seen.append)
     assert root.urls == 1
     assert "bare-ampersand" in codes(seen)
     assert {d.source for d in seen if d.code == "bare-ampersand"} == {web.url("/child.xml")}
@@ -444,7 +444,7 @@ def test_tree_scopes_children_to_the_index_final_url_after_a_redirect(web: Local
     web.add("/index.xml", index_xml(other_site(web, "/mine.xml"), web.url("/theirs.xml")))
     web.add("/mine.xml", urlset_xml(3))
     web.add("/theirs.xml", urlset_xml(4))
-    root = sitemap_tree(web.url("/old-index.xml"), http=FAST)
+    root = sitemap_tree(web.url("/old-index.xml"), Options(http=FAST))
     assert (root.kind, root.code) == ("index", None)
     assert [(child.url, child.code, child.urls) for child in root.children] == [
         (other_site(web, "/mine.xml"), None, 3),
@@ -456,7 +456,7 @@ def test_tree_scopes_children_to_the_index_final_url_after_a_redirect(web: Local
 def test_sitemap_trees_share_one_run(web: LocalSite) -> None:
     web.add("/one.xml", urlset_xml(1))
     web.add("/two.xml", urlset_xml(2))
-    trees = sitemap_trees([web.url("/one.xml"), web.url("/two.xml"), web.url("/three.xml")], http=FAST)
+    trees = sitemap_trees([web.url("/one.xml"), web.url("/two.xml"), web.url("/three.xml")], Options(http=FAST))
     assert [(t.kind, t.urls, t.code) for t in trees] == [
         ("urlset", 1, None),
         ("urlset", 2, None),
@@ -486,7 +486,7 @@ def test_cli_tree_from_a_build_directory_with_no_server(tmp_path: Path, capsys: 
 def test_map_without_robots_falls_back_to_the_usual_locations(tmp_path: Path) -> None:
     site = "https://www.example.com/"
     (tmp_path / "sitemap.xml").write_bytes(urlset_xml(1))
-    found = discover(site, maps=[(site, tmp_path)])
+    found = discover(site, Options(maps=[(site, tmp_path)]))
     assert found.urls == [f"{site}sitemap.xml"]
     assert [p.code for p in found.tried] == ["file-missing", "found", "file-missing"]
 
@@ -500,7 +500,7 @@ def test_a_robots_txt_over_2_mib_still_names_its_sitemaps(web: LocalSite) -> Non
     filler = "# a long comment line in a long robots.txt\n" * 55_000
     web.add("/robots.txt", f"Sitemap: {early}\n{filler}Sitemap: {late}\n", content_type="text/plain")
     seen: list[Diagnostic] = []
-    found = discover(web.base, http=FAST, on_diagnostic=seen.append)
+    found = discover(web.base, Options(http=FAST), on_diagnostic=seen.append)
     assert found.urls == [early]  # the line past 500 KiB is not read
     assert codes(seen) == ["robots-truncated"]
     assert seen[0].level == Level.INFO
@@ -512,7 +512,7 @@ def test_a_mapped_robots_txt_over_500_kib_is_read_in_part(tmp_path: Path) -> Non
     filler = "# filler\n" * 60_000
     (tmp_path / "robots.txt").write_text(f"Sitemap: {site}a.xml\n{filler}Sitemap: {site}b.xml\n")
     seen: list[Diagnostic] = []
-    found = discover(site, maps=[(site, tmp_path)], on_diagnostic=seen.append)
+    found = discover(site, Options(maps=[(site, tmp_path)]), on_diagnostic=seen.append)
     assert found.urls == [f"{site}a.xml"]
     assert codes(seen) == ["robots-truncated"]
 
@@ -522,7 +522,7 @@ def test_tree_loop_through_another_spelling_is_found(web: LocalSite, spelling: s
     # issue 8: loop detection missed /./index.xml
     leaf = web.add("/leaf.xml", urlset_xml(2))
     index = web.add("/index.xml", index_xml(web.url(spelling), leaf))
-    root = sitemap_tree(index, http=FAST)
+    root = sitemap_tree(index, Options(http=FAST))
     assert [(child.code, child.urls) for child in root.children] == [("index-loop", 0), (None, 2)]
     assert web.hits("/index.xml") == 1
 
@@ -533,7 +533,7 @@ def test_tree_of_a_mapped_fifo_child_is_an_error_not_a_hang(tmp_path: Path) -> N
     site = "https://www.example.com/"
     os.mkfifo(tmp_path / "pipe.xml")
     (tmp_path / "sitemap.xml").write_bytes(index_xml(f"{site}pipe.xml", f"{site}sub%00.xml"))
-    root = sitemap_tree(f"{site}sitemap.xml", maps=[(site, tmp_path)])
+    root = sitemap_tree(f"{site}sitemap.xml", Options(maps=[(site, tmp_path)]))
     assert [child.ok for child in root.children] == [False, False]
     assert "not a regular file" in (root.children[0].error or "")
     assert "NUL" in (root.children[1].error or "")
@@ -550,7 +550,7 @@ def test_tree_of_a_deep_chain_under_a_huge_depth_cap(tmp_path: Path) -> None:
         gone = [f"{site}gone{level}.xml"] if level % 50 == 0 else []
         (tmp_path / f"i{level}.xml").write_bytes(index_xml(child, *gone))
     (tmp_path / "leaf.xml").write_bytes(urlset_xml(3))
-    root = sitemap_tree(f"{site}i0.xml", maps=[(site, tmp_path)], max_depth=100_000, concurrency=4)
+    root = sitemap_tree(f"{site}i0.xml", Options(maps=[(site, tmp_path)], max_depth=100_000, concurrency=4))
     gone = len(range(0, depth, 50))
     urls, failed = root.urls, root.failed
     assert (urls, failed) == (3, gone)
@@ -559,3 +559,28 @@ def test_tree_of_a_deep_chain_under_a_huge_depth_cap(tmp_path: Path) -> None:
     assert len(lines) == depth + 1 + gone
     assert lines[0] == f"{site}i0.xml  index, 2 sitemaps, 3 URLs, {gone:,} not read"
     assert root.to_dict()["urls"] == 3
+
+
+# ------------------------------------------------------------- one API style: the settings come in Options
+
+
+def test_discover_under_strict_options_stops_at_the_first_warning(tmp_path: Path) -> None:
+    site = "https://www.example.com/"
+    (tmp_path / "robots.txt").write_text(f"Sitemap: ftp://www.example.com/a.xml\nSitemap: {site}b.xml\n")
+    assert find_sitemaps(site, Options(maps=[(site, tmp_path)])) == [f"{site}b.xml"]
+    with pytest.raises(StrictError) as caught:
+        find_sitemaps(site, Options(maps=[(site, tmp_path)], strict=True))
+    assert caught.value.code == "robots-bad-sitemap"
+
+
+def test_sitemap_tree_under_strict_options_stops_at_the_first_warning(tmp_path: Path) -> None:
+    site = "https://www.example.com/"
+    body = f'<urlset xmlns="{SM}"><url><loc>{site}a</loc><lastmod>yesterday</lastmod></url></urlset>'
+    (tmp_path / "sitemap.xml").write_text(body)
+    seen: list[Diagnostic] = []
+    root = sitemap_tree(f"{site}sitemap.xml", Options(maps=[(site, tmp_path)]), on_diagnostic=seen.append)
+    assert (root.entries, [d.level for d in seen]) == (1, [Level.WARNING])
+    with pytest.raises(StrictError) as caught:
+        sitemap_tree(f"{site}sitemap.xml", Options(maps=[(site, tmp_path)], strict=True))
+    assert caught.value.code == seen[0].code
+

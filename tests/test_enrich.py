@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from localsite import LocalSite
@@ -30,7 +31,7 @@ import feedmap
 from feedmap import Entry
 from feedmap.cli import main
 from feedmap.cli._common import Progress
-from feedmap.context import HttpSettings
+from feedmap.context import HttpSettings, Options
 from feedmap.converters.enrich import enrich
 from feedmap.errors import Diagnostic, Reporter, StrictError
 from feedmap.model import DocKind, DocMeta, Document, Position
@@ -69,10 +70,10 @@ def urlset(*locs: str) -> bytes:
     return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SM}">\n{body}</urlset>\n'.encode()
 
 
-def run_enrich(entries: Iterable[Entry], **options: object) -> tuple[list[Entry], list[Diagnostic]]:
+def run_enrich(entries: Iterable[Entry], **settings: Any) -> tuple[list[Entry], list[Diagnostic]]:
     reporter = Reporter()
-    options.setdefault("http", SURE)
-    result = list(enrich(entries, reporter=reporter, **options))  # type: ignore[call-overload]
+    settings.setdefault("http", SURE)
+    result = list(enrich(entries, Options(**settings), reporter=reporter))
     return result, reporter.diagnostics
 
 
@@ -162,7 +163,7 @@ def test_document_in_document_out(web: LocalSite, tmp_path: Path) -> None:
     sitemap = tmp_path / "sitemap.xml"
     sitemap.write_bytes(urlset(a, missing))
     with feedmap.read(str(sitemap)) as doc:
-        enriched = enrich(doc, http=SURE)
+        enriched = enrich(doc, Options(http=SURE))
         assert isinstance(enriched, Document)
         assert enriched.meta.kind is DocKind.URLSET
         assert enriched.format == "sitemap"
@@ -184,7 +185,7 @@ def test_diagnostics_carry_the_entry_origin(web: LocalSite) -> None:
 
 def test_strict_stops_at_the_first_failure(web: LocalSite) -> None:
     with pytest.raises(StrictError) as caught:
-        list(enrich([Entry(loc=web.url("/missing"))], strict=True, http=SURE))
+        list(enrich([Entry(loc=web.url("/missing"))], Options(strict=True, http=SURE)))
     assert caught.value.code == "enrich-failed"
 
 
@@ -383,7 +384,7 @@ def test_failures_reported_per_url_entries_kept(web: LocalSite) -> None:
     big = web.add("/big", html("Big", "x" * 5000), content_type=HTML)
     gone = web.add("/gone", "gone", status=410, content_type="text/html")
     locs = [missing, slow, good, pdf, big, gone]
-    entries, diagnostics = run_enrich([Entry(loc=loc) for loc in locs], max_bytes=2000, http=FAST, concurrency=4)
+    entries, diagnostics = run_enrich([Entry(loc=loc) for loc in locs], page_max_bytes=2000, http=FAST, concurrency=4)
     assert [e.loc for e in entries] == locs
     assert [e.title for e in entries] == [None, None, "Good", None, None, None]
     by_url = {loc: [d for d in diagnostics if loc in d.message] for loc in locs}
@@ -451,7 +452,7 @@ def test_window_is_bounded_and_streams(web: LocalSite) -> None:
             pulled += 1
             yield Entry(loc=loc)
 
-    stream = enrich(source(), concurrency=2, http=SURE)
+    stream = enrich(source(), Options(concurrency=2, http=SURE))
     first = next(stream)
     assert first.title == "Page 0"
     assert pulled <= 2 * 2 + 1
@@ -461,7 +462,7 @@ def test_window_is_bounded_and_streams(web: LocalSite) -> None:
 def test_closing_early_does_not_wait_for_pages_in_flight(web: LocalSite) -> None:
     first = add_page(web, "/first", "First")
     slow = [add_page(web, f"/slow{i}", f"Slow {i}", held=True) for i in range(4)]
-    stream = enrich([Entry(loc=loc) for loc in [first, *slow]], concurrency=4, http=SURE)
+    stream = enrich([Entry(loc=loc) for loc in [first, *slow]], Options(concurrency=4, http=SURE))
     assert next(stream).title == "First"
     assert web.wait_in_flight(3, "/slow")  # the window holds the first and three slow pages
     stream.close()

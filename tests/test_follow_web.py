@@ -276,7 +276,7 @@ def test_discover_tree_refuses_a_child_redirected_to_another_host(web: LocalSite
         other.add("/leaf.xml", urlset_xml(*pages("elsewhere")))
         moved = web.add("/moved.xml", status=302, headers={"Location": other.url("/leaf.xml")})
         index = web.add("/index.xml", index_xml(moved))
-        tree = sitemap_tree(index, http=FAST)
+        tree = sitemap_tree(index, Options(http=FAST))
         assert other.hits("/leaf.xml") == 0
     assert [(child.url, child.code) for child in tree.children] == [(moved, "child-off-site")]
     assert tree.urls == 0

@@ -104,3 +104,14 @@ def test_the_readme_third_party_format_works_through_its_entry_point(readme_form
     feedmap.write([feedmap.Entry(loc="https://e.com/c", title="C")], sink, "tsv")
     assert sink.getvalue() == b"https://e.com/c\tC\n"
     assert "tsv" in registry.readable_names()
+
+
+@pytest.mark.parametrize("call", [feedmap.enrich, feedmap.find_sitemaps, feedmap.sitemap_tree])
+def test_the_web_functions_take_options_as_read_does(call: object) -> None:
+    """The same style beyond read/write/convert: the data, one Options, then where diagnostics go."""
+    parameters = inspect.signature(call).parameters  # type: ignore[arg-type]
+    assert list(parameters)[1:] == ["options", "on_diagnostic", "reporter"]
+    assert parameters["options"].default is None
+    assert parameters["options"].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+    assert parameters["on_diagnostic"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert parameters["reporter"].kind is inspect.Parameter.KEYWORD_ONLY

@@ -645,7 +645,7 @@ def test_discover_tree_resolves_a_relative_child_against_its_index(web: LocalSit
     web.add("/sub/child.xml", urlset_xml("https://www.example.com/a"))
     index = web.add("/sub/index.xml", index_xml("child.xml"))
     reporter = Reporter()
-    root = sitemap_tree(index, http=feedmap.HttpSettings(retries=0), reporter=reporter)
+    root = sitemap_tree(index, feedmap.Options(http=feedmap.HttpSettings(retries=0)), reporter=reporter)
     assert [(node.url, node.code) for _, node in root.walk()] == [(index, None), (web.url("/sub/child.xml"), None)]
     assert root.urls == 1
     (resolved,) = [d for d in reporter.diagnostics if d.code == "relative-url-resolved"]

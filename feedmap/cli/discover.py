@@ -18,6 +18,7 @@ from typing import Any
 
 from feedmap.cli._advice import ADVICE
 from feedmap.cli._common import DiagnosticPrinter, add_http_options, add_map_option, http_settings, parse_size
+from feedmap.context import Options
 from feedmap.discover import discover, site_root
 from feedmap.errors import Diagnostic, Level, Reporter, SourceError
 from feedmap.sitemaptree import SitemapNode, sitemap_trees
@@ -124,21 +125,16 @@ def tree_lines(root: SitemapNode) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     printer = DiagnosticPrinter(quiet=not args.verbose)
     reporter = Reporter(handler=printer)
-    settings = http_settings(args)
-    found = discover(args.site, http=settings, maps=args.maps, max_bytes=args.max_bytes, reporter=reporter)
+    options = Options(
+        max_bytes=args.max_bytes, concurrency=args.concurrency, http=http_settings(args), maps=tuple(args.maps)
+    )
+    found = discover(args.site, options, reporter=reporter)
     if args.verbose:
         for probe in found.tried:
             print(Diagnostic(Level.INFO, probe.code, probe.message, probe.url), file=sys.stderr)
     trees: list[SitemapNode] = []
     if args.tree and found.sitemaps:
-        trees = sitemap_trees(
-            found.urls,
-            http=settings,
-            maps=args.maps,
-            max_bytes=args.max_bytes,
-            concurrency=args.concurrency,
-            reporter=reporter,
-        )
+        trees = sitemap_trees(found.urls, options, reporter=reporter)
     printer.finish()
     if args.json:
         result = found.to_dict()

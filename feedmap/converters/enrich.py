@@ -2,7 +2,7 @@
 
 The page's ``<title>``, ``<meta name="description">`` and ``<meta name="keywords">`` are read as the
 WHATWG HTML standard says (encoding sniffing, standard metadata names: see :mod:`feedmap._html`) and
-carried into ``title``, ``description`` and ``keywords`` when the entry has none (``overwrite=True``
+carried into ``title``, ``description`` and ``keywords`` when the entry has none (``Options.overwrite``
 replaces what it has; a value the page lacks never erases one).  ROR RSS (rorweb.com) writes them as
 the item's ``title``, ``description`` and ``ror:keywords``.
 
@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import mimetypes
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -43,9 +43,9 @@ from typing import overload
 
 from feedmap._html import PageMeta, page_meta
 from feedmap._urls import is_http_url
-from feedmap.context import DEFAULT_CONCURRENCY, DEFAULT_PAGE_MAX_BYTES, Context, HttpSettings, Options
-from feedmap.errors import Diagnostic, FeedmapError, FetchError, LimitError, Reporter, SourceError
-from feedmap.http import Fetcher, RobotsPolicy
+from feedmap.context import Context, Options, reporter_for
+from feedmap.errors import DiagnosticHandler, FeedmapError, FetchError, LimitError, Reporter, SourceError
+from feedmap.http import Fetcher, RobotsPolicy, shared_fetcher
 from feedmap.locate import is_mapped, local_path
 from feedmap.model import Document, Entry
 
@@ -90,7 +90,7 @@ def _read_file(url: str, path: Path, cap: int) -> _Outcome:
 
 
 def _fetch(url: str, ctx: Context, cap: int) -> _Outcome:
-    fetcher = ctx.fetcher()
+    fetcher = shared_fetcher(ctx.shared, ctx.options.http)
     try:
         robots = fetcher.robots(url)
         note = robots.take_note()
@@ -220,66 +220,44 @@ def _run(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
 @overload
 def enrich(  # type: ignore[overload-overlap]  # a Document is also an iterable of entries
     source: Document,
+    options: Options | None = ...,
     *,
-    concurrency: int = ...,
-    overwrite: bool = ...,
-    maps: Sequence[tuple[str, str | Path]] = ...,
-    http: HttpSettings | None = ...,
-    max_bytes: int = ...,
-    strict: bool = ...,
-    on_diagnostic: Callable[[Diagnostic], None] | None = ...,
+    on_diagnostic: DiagnosticHandler | None = ...,
     reporter: Reporter | None = ...,
 ) -> Document: ...
 @overload
 def enrich(
     source: Iterable[Entry],
+    options: Options | None = ...,
     *,
-    concurrency: int = ...,
-    overwrite: bool = ...,
-    maps: Sequence[tuple[str, str | Path]] = ...,
-    http: HttpSettings | None = ...,
-    max_bytes: int = ...,
-    strict: bool = ...,
-    on_diagnostic: Callable[[Diagnostic], None] | None = ...,
+    on_diagnostic: DiagnosticHandler | None = ...,
     reporter: Reporter | None = ...,
 ) -> Iterator[Entry]: ...
 def enrich(
     source: Document | Iterable[Entry],
+    options: Options | None = None,
     *,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    overwrite: bool = False,
-    maps: Sequence[tuple[str, str | Path]] = (),
-    http: HttpSettings | None = None,
-    max_bytes: int = DEFAULT_PAGE_MAX_BYTES,
-    strict: bool = False,
-    on_diagnostic: Callable[[Diagnostic], None] | None = None,
+    on_diagnostic: DiagnosticHandler | None = None,
     reporter: Reporter | None = None,
 ) -> Document | Iterator[Entry]:
     """Fill the title, description and keywords of each entry from its page; streams, order kept.
 
     ``source`` is a :class:`~feedmap.model.Document` (a Document comes back, same metadata, and the
     enrichment diagnostics join its ``diagnostics`` list unless a ``reporter`` is given) or any iterable of
-    entries (an iterator comes back).  ``concurrency`` pages are read at once; ``overwrite`` replaces values
-    an entry already has; ``maps`` pairs ``(url_prefix, directory)`` read from disk instead of the network;
-    ``http`` says how to fetch (user agent, timeouts, retries, ``host_delay``); ``max_bytes`` caps each page.
-    Failures are diagnostics (``enrich-failed``, ``not-html``, ``robots-disallowed``), the entry kept as it
-    was; with ``strict`` the first one raises :class:`~feedmap.errors.StrictError`.  The HTTP client and
-    threads are released when the result is exhausted or closed (``Document.close()``).
+    entries (an iterator comes back).  The settings are those of ``--enrich`` in ``options``
+    (:class:`~feedmap.context.Options`): ``concurrency`` pages are read at once; ``overwrite`` replaces
+    values an entry already has; ``maps`` pairs ``(url_prefix, directory)`` read from disk instead of the
+    network; ``http`` says how to fetch (user agent, timeouts, retries, ``host_delay``); ``page_max_bytes``
+    (and ``max_bytes``, the smaller of the two) caps each page.  Failures are diagnostics
+    (``enrich-failed``, ``not-html``, ``robots-disallowed``), the entry kept as it was; with ``strict`` the
+    first one raises :class:`~feedmap.errors.StrictError`.  The HTTP client and threads are released when
+    the result is exhausted or closed (``Document.close()``).
     """
+    options = replace(options or Options(), enrich=True)
     if reporter is None:
-        reporter = Reporter(strict=strict, handler=on_diagnostic)
+        reporter = reporter_for(options, None, on_diagnostic)
         if isinstance(source, Document):
             reporter.diagnostics = source.diagnostics
-    options = Options(
-        strict=strict,
-        max_bytes=max_bytes,
-        concurrency=concurrency,
-        http=http or HttpSettings(),
-        maps=tuple((prefix, Path(directory)) for prefix, directory in maps),
-        enrich=True,
-        overwrite=overwrite,
-        page_max_bytes=max_bytes,
-    )
     ctx = Context(reporter=reporter, options=options)
     if isinstance(source, Document):
         result = Document(source.meta, _run(source.entries, ctx), diagnostics=reporter.diagnostics)
