@@ -2,7 +2,7 @@
 time and peak RSS are the case's own, not the benchmark driver's).
 
     python benchmarks/_bench_child.py raw REPORT OUT FILE...         (a) plain lxml iterparse -> text
-    python benchmarks/_bench_child.py api-text REPORT OUT FILE...    (c) feedmap.api.convert(..., "text")
+    python benchmarks/_bench_child.py api-text REPORT OUT FILE...    (c) feedmap._api.convert(..., "text")
 
 REPORT receives a JSON object: in-process work time, entries, diagnostics.
 """
@@ -106,9 +106,9 @@ def _free(element: Any) -> None:
 
 
 def child_api(out: str, files: Sequence[str], to: str = "text") -> dict[str, Any]:
-    """(c) The library path: ``feedmap.api.convert([...], out, format)``."""
+    """(c) The library path: ``feedmap._api.convert([...], out, format)``."""
     started = time.perf_counter()
-    from feedmap import api
+    from feedmap import _api as api
 
     imported = time.perf_counter()
     summary = api.convert(list(files), out, to)

@@ -1,7 +1,7 @@
 """feedmap: convert between XML sitemaps, sitemap indexes, text sitemaps, feeds and JSON lines.
 
 One intermediate representation (:class:`Document` of :class:`Entry`) sits between pluggable readers and
-writers (see :mod:`feedmap.registry`).  Reading streams: memory does not grow with the number of URLs.
+writers (see :mod:`feedmap._registry`).  Reading streams: memory does not grow with the number of URLs.
 The steps between them (relative URLs, repeated URLs, ...) are functions of :mod:`feedmap.transforms`.
 Everything a user may touch is exported here and listed in the README's "Library API" section (a test
 keeps the two in step).
@@ -12,12 +12,12 @@ keeps the two in step).
 """
 
 from feedmap import transforms
+from feedmap._api import Summary, convert, read, write
+from feedmap._context import HttpSettings, Options
+from feedmap._converters.enrich import enrich
 from feedmap._dates import Precision, W3CDate
-from feedmap.api import Summary, convert, read, write
-from feedmap.context import HttpSettings, Options
-from feedmap.converters.enrich import enrich
-from feedmap.discover import find_sitemaps
-from feedmap.errors import (
+from feedmap._discover import find_sitemaps
+from feedmap._errors import (
     Diagnostic,
     FeedmapError,
     FetchError,
@@ -31,10 +31,10 @@ from feedmap.errors import (
     UnknownFormatError,
     WriteError,
 )
+from feedmap._model import Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, Position
+from feedmap._registry import Detection, FormatSpec, register
+from feedmap._sitemaptree import SitemapNode, sitemap_tree
 from feedmap.formats._ext import Extension
-from feedmap.model import Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, Position
-from feedmap.registry import Detection, FormatSpec, register
-from feedmap.sitemaptree import SitemapNode, sitemap_tree
 
 __version__ = "0.1.0"
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from feedmap._sources import PeekableStream
 from feedmap._xml import RootInfo, guess_encoding, peek_root
-from feedmap.sources import PeekableStream
 
 __all__ = ["BUILTINS", "Detection", "Sniffed", "looks_like_html", "sniff"]
 

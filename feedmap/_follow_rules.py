@@ -1,7 +1,7 @@
 """The rules of index following: which child of a sitemap index is read, and how an index is known.
 
-Shared by :mod:`feedmap.follow` (reading an index's children) and :mod:`feedmap.sitemaptree` (its tree);
-:mod:`feedmap.context` uses :func:`loop_key` to name the document being read.  Pure functions, no I/O.
+Shared by :mod:`feedmap._follow` (reading an index's children) and :mod:`feedmap._sitemaptree` (its tree);
+:mod:`feedmap._context` uses :func:`loop_key` to name the document being read.  Pure functions, no I/O.
 
 * **Scope** (sitemaps.org protocol, "Sitemap file location", https://www.sitemaps.org/protocol.html#location):
   a child of a fetched index must have the index's scheme, host and port (``child-off-site``), and so must

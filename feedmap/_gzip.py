@@ -2,8 +2,8 @@
 
 One job: inflate gzip data as it is read, a bounded amount per call, with every problem (a cut stream, a
 bad CRC32 or ISIZE, garbage after a member) raised only after the data inflated before it was handed out.
-Used for gzip inputs (:mod:`feedmap.sources`) and for ``Content-Encoding: gzip`` responses
-(:mod:`feedmap.http`, RFC 9110 §8.4.1.3).
+Used for gzip inputs (:mod:`feedmap._sources`) and for ``Content-Encoding: gzip`` responses
+(:mod:`feedmap._http`, RFC 9110 §8.4.1.3).
 """
 
 from __future__ import annotations

@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from feedmap._errors import FetchError, SourceError
 from feedmap._gzip import Readable
-from feedmap.errors import FetchError, SourceError
 
 __all__ = ["Cache"]
 

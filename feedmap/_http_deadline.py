@@ -25,7 +25,7 @@ from typing import Any
 import httpcore
 import httpx
 
-from feedmap.errors import FetchError
+from feedmap._errors import FetchError
 
 __all__ = ["Clock", "DeadlineTransport"]
 

@@ -1,6 +1,6 @@
 """Sending one GET over httpx: retries, redirects hop by hop, and the body as a capped, timed stream.
 
-One job: the wire side of :meth:`feedmap.http.Fetcher.open` (the rules are listed in :mod:`feedmap.http`):
+One job: the wire side of :meth:`feedmap._http.Fetcher.open` (the rules are listed in :mod:`feedmap._http`):
 
 * **send**: one request on the pooled client, within the request's deadline (:mod:`feedmap._http_deadline`);
 * **retry** (RFC 9110 §15.6, RFC 6585 §4): 429, 500, 502, 503 and 504, and connection failures, with
@@ -10,7 +10,7 @@ One job: the wire side of :meth:`feedmap.http.Fetcher.open` (the rules are liste
   ``Content-Encoding: gzip`` (RFC 9110 §8.4.1.3) inflated by :class:`feedmap._gzip.GzipReader` and
   counted again.
 
-httpx is imported here only: :mod:`feedmap.http` loads this module when it first sends a request.
+httpx is imported here only: :mod:`feedmap._http` loads this module when it first sends a request.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from dataclasses import dataclass
 
 import httpx
 
+from feedmap._errors import FetchError, LimitError
 from feedmap._gzip import GzipReader, Readable
 from feedmap._http_deadline import Clock, DeadlineTransport
 from feedmap._http_settings import HttpSettings
 from feedmap._urls import is_http_url
-from feedmap.errors import FetchError, LimitError
 
 __all__ = ["RETRY_STATUSES", "Answer", "Wire", "too_large"]
 

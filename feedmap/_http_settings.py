@@ -1,10 +1,10 @@
-"""How to fetch: the settings of :mod:`feedmap.http` (``HttpSettings``), kept apart from the fetcher itself.
+"""How to fetch: the settings of :mod:`feedmap._http` (``HttpSettings``), kept apart from the fetcher itself.
 
-One job: to be the value :class:`feedmap.context.Options` carries and :mod:`feedmap.http` obeys, so that
+One job: to be the value :class:`feedmap._context.Options` carries and :mod:`feedmap._http` obeys, so that
 the context (the layer below HTTP) describes a run without importing the code that fetches.  The rules
 the settings select are RFC 9110 (timeouts, retries and ``Retry-After`` §10.2.3, redirects §15.4,
 conditional GET §13.1) and RFC 9309 (the user agent's product token matched against robots.txt); see
-:mod:`feedmap.http` for how each is applied.
+:mod:`feedmap._http` for how each is applied.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ DEADLINE_FACTOR = 10
 class HttpSettings:
     """How to fetch (``--user-agent``, ``--timeout``, ``--deadline``, ``--retries``, ``--delay``, ``--cache``).
 
-    See feedmap.http.
+    See feedmap._http.
     """
 
     user_agent: str = DEFAULT_USER_AGENT

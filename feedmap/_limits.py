@@ -3,7 +3,7 @@
 sitemaps.org 0.9 (https://www.sitemaps.org/protocol.html) limits a sitemap to 52,428,800 bytes
 uncompressed; the default cap here is above that (100 MiB) and counts decompressed bytes, so a
 decompression bomb stops at the cap.  It lives below every module that reads, so that
-:mod:`feedmap.context` and :mod:`feedmap.sources` share it without importing each other.
+:mod:`feedmap._context` and :mod:`feedmap._sources` share it without importing each other.
 """
 
 from __future__ import annotations

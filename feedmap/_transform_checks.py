@@ -1,7 +1,7 @@
 """Entry checks behind the transforms: relative locs resolved or left out, values built in code checked.
 
 One job: the per-entry URL and value rules of :mod:`feedmap.transforms` as steps over a stream of entries
-with a :class:`~feedmap.context.Context`:
+with a :class:`~feedmap._context.Context`:
 
 * a relative ``loc`` (RFC 3986 §4.2 relative reference, https://www.rfc-editor.org/rfc/rfc3986#section-4.2)
   resolved against a base URL (RFC 3986 §5.2), else reported and kept (:func:`resolve_entries`);
@@ -18,9 +18,9 @@ import math
 from collections.abc import Iterable, Iterator
 from urllib.parse import urljoin, urlsplit
 
+from feedmap._context import Context
+from feedmap._model import Entry, new_entry
 from feedmap._urls import check_loc, is_absolute_url
-from feedmap.context import Context
-from feedmap.model import Entry, new_entry
 
 __all__ = ["absolute_entries", "checked_entries", "relative_reference", "resolve", "resolve_entries", "where"]
 

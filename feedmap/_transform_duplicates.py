@@ -14,11 +14,11 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from feedmap._context import Context
 from feedmap._dates import W3CDate
+from feedmap._model import Entry, Position, new_entry
 from feedmap._transform_checks import where
 from feedmap._urls import encode_url, is_uri
-from feedmap.context import Context
-from feedmap.model import Entry, Position, new_entry
 
 __all__ = ["LISTED_REPEATS", "merged_entries", "newer", "reported_entries"]
 

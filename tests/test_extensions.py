@@ -14,8 +14,8 @@ from lxml import etree
 
 import feedmap
 from feedmap import Entry
-from feedmap.context import Context
-from feedmap.errors import Diagnostic, Reporter, StrictError
+from feedmap._context import Context
+from feedmap._errors import Diagnostic, Reporter, StrictError
 from feedmap.formats import _ext
 from feedmap.formats._ext import Extension, hooks
 

@@ -1,5 +1,5 @@
-"""Index following as its own step (:mod:`feedmap.follow`): the index reader yields the index's own entries,
-and :func:`feedmap.follow.follow_index` turns an index into its children's entries.
+"""Index following as its own step (:mod:`feedmap._follow`): the index reader yields the index's own entries,
+and :func:`feedmap._follow.follow_index` turns an index into its children's entries.
 
 The rules themselves (scope, loops, depth, ``--since``, downloads) are exercised end to end through
 ``feedmap.read`` in test_sitemapindex.py and test_follow_web.py.
@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import BinaryIO
 
 import feedmap
-from feedmap.context import Context, Options
-from feedmap.errors import Reporter
-from feedmap.follow import follow_index
+from feedmap._context import Context, Options
+from feedmap._errors import Reporter
+from feedmap._follow import follow_index
+from feedmap._model import DocKind, DocMeta, Document, Entry, Position
+from feedmap._sources import open_source
 from feedmap.formats import sitemapindex
-from feedmap.model import DocKind, DocMeta, Document, Entry, Position
-from feedmap.sources import open_source
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 

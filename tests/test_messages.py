@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import feedmap
+from feedmap._errors import UnknownFormatError
 from feedmap.cli import main
-from feedmap.errors import UnknownFormatError
 
 INDEX = (
     b'<?xml version="1.0"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'

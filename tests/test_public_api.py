@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import feedmap
-from feedmap import registry
+from feedmap import _registry as registry
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "sitemap" / "basic.xml"

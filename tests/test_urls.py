@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import feedmap
+from feedmap._errors import Reporter
 from feedmap._urls import MAX_LOC_LENGTH, check_loc, encode_url, is_absolute_url, same_site
-from feedmap.errors import Reporter
 
 
 def _url_of_length(length: int) -> str:

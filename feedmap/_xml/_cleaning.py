@@ -20,9 +20,9 @@ from __future__ import annotations
 import itertools
 import re
 
+from feedmap._errors import Reporter
 from feedmap._xml._decoding import Utf8Input, _Inner
 from feedmap._xml._repairs import REPORT_CAP, Lines, Repairs
-from feedmap.errors import Reporter
 
 __all__ = ["CleaningStream"]
 

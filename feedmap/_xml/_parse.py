@@ -14,10 +14,10 @@ from collections.abc import Iterator
 
 from lxml import etree
 
+from feedmap._errors import Reporter
+from feedmap._sources import PeekableStream
 from feedmap._xml._cleaning import CleaningStream
 from feedmap._xml._names import line_of, local_name
-from feedmap.errors import Reporter
-from feedmap.sources import PeekableStream
 
 __all__ = ["iter_elements", "make_iterparse"]
 

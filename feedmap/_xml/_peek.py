@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 from lxml import etree
 
+from feedmap._errors import Reporter
+from feedmap._sources import PeekableStream
 from feedmap._xml._cleaning import CleaningStream
 from feedmap._xml._names import line_of, local_name, namespace_of
-from feedmap.errors import Reporter
-from feedmap.sources import PeekableStream
 
 __all__ = ["RootInfo", "peek_cleaned", "peek_root"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from feedmap.errors import Reporter
+from feedmap._errors import Reporter
 
 __all__ = ["REPORT_CAP", "Lines", "Repairs"]
 

@@ -25,10 +25,10 @@ from types import FrameType
 from typing import NoReturn
 
 from feedmap import __version__
+from feedmap._errors import FeedmapError, FormatError, ReadError, SourceError, UnknownFormatError, WriteError
+from feedmap._sinks import GuardedOutput
 from feedmap.cli import convert, discover, formats, info
 from feedmap.cli._advice import advice_for, read_error, unknown_format
-from feedmap.errors import FeedmapError, FormatError, ReadError, SourceError, UnknownFormatError, WriteError
-from feedmap.sinks import GuardedOutput
 
 __all__ = ["Terminated", "build_parser", "console", "main"]
 

@@ -15,9 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
-from feedmap._dates import W3CDate, parse_lenient
-from feedmap.cli._advice import with_advice
-from feedmap.context import (
+from feedmap._context import (
     DEADLINE_FACTOR,
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_DEPTH,
@@ -27,8 +25,10 @@ from feedmap.context import (
     HttpSettings,
     Options,
 )
-from feedmap.errors import Diagnostic, Level
-from feedmap.sources import DEFAULT_MAX_BYTES
+from feedmap._dates import W3CDate, parse_lenient
+from feedmap._errors import Diagnostic, Level
+from feedmap._sources import DEFAULT_MAX_BYTES
+from feedmap.cli._advice import with_advice
 
 __all__ = [
     "DiagnosticPrinter",

@@ -14,8 +14,8 @@ import copy
 
 from lxml import etree
 
+from feedmap._context import Context
 from feedmap._xml import has_entity, line_of, local_name, namespace_of
-from feedmap.context import Context
 
 __all__ = ["duplicate", "holds_markup", "serialize_element"]
 

@@ -38,15 +38,15 @@ from urllib.parse import urljoin
 import lxml.html
 from lxml import etree
 
+from feedmap._context import Context
 from feedmap._dates import W3CDate, from_rfc822
+from feedmap._errors import Reporter
+from feedmap._model import DocKind, DocMeta, Entry, full_entry, new_position
+from feedmap._sources import PeekableStream, Readable
 from feedmap._urls import is_absolute_url
 from feedmap._xml import IMAGE_NS, SITEMAP_NAMESPACES, SITEMAP_NS, XHTML_NS, CleaningStream, line_of, make_iterparse
-from feedmap.context import Context
-from feedmap.errors import Reporter
 from feedmap.formats._fields import read_lastmod, read_loc
 from feedmap.formats.sitemap import duplicate, entry_from_element, holds_markup
-from feedmap.model import DocKind, DocMeta, Entry, full_entry, new_position
-from feedmap.sources import PeekableStream, Readable
 
 __all__ = [
     "CORE_NAMESPACES",

@@ -16,11 +16,11 @@ from __future__ import annotations
 import decimal
 import re
 
+from feedmap._context import Context
 from feedmap._dates import W3CDate, parse_lenient
+from feedmap._model import ChangeFreq
 from feedmap._transform_checks import relative_reference, resolve
 from feedmap._urls import check_loc
-from feedmap.context import Context
-from feedmap.model import ChangeFreq
 
 __all__ = ["PLAIN_PRIORITIES", "read_changefreq", "read_lastmod", "read_loc", "read_priority", "strip_value"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import BinaryIO
 
+from feedmap._context import Context
 from feedmap._urls import encode_url, is_uri, not_in_iris
-from feedmap.context import Context
 
 __all__ = ["MAX_BYTES", "MAX_URLS", "SizeWatch", "encoded_url", "output_url", "write_blocks"]
 

@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterator
 from typing import BinaryIO
 from urllib.parse import urlsplit
 
-from feedmap.context import Context
-from feedmap.model import Document, Entry
+from feedmap._context import Context
+from feedmap._model import Document, Entry
 
 __all__ = ["ChannelInfo", "Namespaces", "channel_info", "peek_first", "plain_text_of", "site_of", "write_channel"]
 

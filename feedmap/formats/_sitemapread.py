@@ -17,17 +17,17 @@ from typing import Any
 
 from lxml import etree
 
+from feedmap._context import Context
 from feedmap._dates import W3CDate
+from feedmap._errors import ReadError
+from feedmap._model import ChangeFreq, Entry, new_entry, new_position
+from feedmap._sources import Source
 from feedmap._urls import check_loc, is_absolute_url
 from feedmap._xml import SITEMAP_NAMESPACES, SITEMAP_NS, RootInfo, iter_elements, line_of
-from feedmap.context import Context
-from feedmap.errors import ReadError
 from feedmap.formats._elements import duplicate, holds_markup, serialize_element
 from feedmap.formats._ext import EntryFields, ReadHook, hooks
 from feedmap.formats._fields import PLAIN_PRIORITIES, read_changefreq, read_lastmod, read_loc, read_priority
 from feedmap.formats._output import MAX_URLS
-from feedmap.model import ChangeFreq, Entry, new_entry, new_position
-from feedmap.sources import Source
 
 __all__ = ["MAX_IMAGES", "check_root", "entry_from_element", "iter_entries"]
 

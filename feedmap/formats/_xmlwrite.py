@@ -14,11 +14,11 @@ from __future__ import annotations
 import decimal
 import math
 
+from feedmap._context import Context
+from feedmap._model import Entry
 from feedmap._xml import IMAGE_NS, SITEMAP_NS, XHTML_NS, XSI_NS, escape_attribute, escape_text, unwritable
-from feedmap.context import Context
 from feedmap.formats._extras import xml_extra
 from feedmap.formats._output import output_url
-from feedmap.model import Entry
 
 __all__ = [
     "PRIORITY_PLACES",

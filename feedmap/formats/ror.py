@@ -30,7 +30,23 @@ from typing import BinaryIO
 
 from lxml import etree
 
+from feedmap._context import Context
 from feedmap._dates import from_rfc822, to_rfc822
+from feedmap._errors import ReadError, Reporter
+from feedmap._model import (
+    ENTRY_FIELDS,
+    Alternate,
+    ChangeFreq,
+    DocKind,
+    DocMeta,
+    Document,
+    Entry,
+    Image,
+    full_entry,
+    new_position,
+)
+from feedmap._registry import FormatSpec
+from feedmap._sources import Source
 from feedmap._xml import (
     IMAGE_NS,
     SITEMAP_NAMESPACES,
@@ -41,8 +57,6 @@ from feedmap._xml import (
     peek_cleaned,
     peek_root,
 )
-from feedmap.context import Context
-from feedmap.errors import ReadError, Reporter
 from feedmap.formats._extras import TEXT_NAME, xml_extra
 from feedmap.formats._feedstream import real_title
 from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc, read_priority
@@ -59,20 +73,6 @@ from feedmap.formats.sitemap import (
     serialize_element,
     text_of,
 )
-from feedmap.model import (
-    ENTRY_FIELDS,
-    Alternate,
-    ChangeFreq,
-    DocKind,
-    DocMeta,
-    Document,
-    Entry,
-    Image,
-    full_entry,
-    new_position,
-)
-from feedmap.registry import FormatSpec
-from feedmap.sources import Source
 
 __all__ = ["FORMAT", "ROR_NAMESPACES", "ROR_NS", "read", "write"]
 

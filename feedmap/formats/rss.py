@@ -35,10 +35,13 @@ from typing import Any, BinaryIO
 
 from lxml import etree
 
+from feedmap._context import Context
 from feedmap._dates import W3CDate, from_rfc822, to_rfc822
+from feedmap._errors import ReadError
+from feedmap._model import ENTRY_FIELDS, DocKind, DocMeta, Document, Entry, full_entry, new_position
+from feedmap._registry import FormatSpec
+from feedmap._sources import PeekableStream, Readable, Source
 from feedmap._xml import IMAGE_NS, SITEMAP_NS, XHTML_NS, line_of, peek_root
-from feedmap.context import Context
-from feedmap.errors import ReadError
 from feedmap.formats._feedstream import (
     ATOM03_NS,
     CORE_NAMESPACES,
@@ -63,9 +66,6 @@ from feedmap.formats.sitemap import (
     text_of,
     xml_extras,
 )
-from feedmap.model import ENTRY_FIELDS, DocKind, DocMeta, Document, Entry, full_entry, new_position
-from feedmap.registry import FormatSpec
-from feedmap.sources import PeekableStream, Readable, Source
 
 __all__ = ["FORMAT", "read", "write"]
 

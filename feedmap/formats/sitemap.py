@@ -20,9 +20,12 @@ from __future__ import annotations
 
 from typing import BinaryIO
 
-from feedmap import registry
+from feedmap import _registry as registry
+from feedmap._context import Context
+from feedmap._model import DocKind, DocMeta, Document, Entry
+from feedmap._registry import FormatSpec
+from feedmap._sources import Source
 from feedmap._xml import escape_text, peek_root
-from feedmap.context import Context
 from feedmap.formats._elements import duplicate, holds_markup, serialize_element
 from feedmap.formats._ext import Hooks, hooks, report_broken
 from feedmap.formats._ext.hreflang import alternate_elements
@@ -40,9 +43,6 @@ from feedmap.formats._xmlwrite import (
     text_of,
     xml_extras,
 )
-from feedmap.model import DocKind, DocMeta, Document, Entry
-from feedmap.registry import FormatSpec
-from feedmap.sources import Source
 
 __all__ = ["FORMAT", "read", "write"]
 # re-exported for feed modules until they import formats/_xmlwrite / _ext directly

@@ -5,7 +5,7 @@ and an optional ``lastmod``; an index lists at most 50,000 sitemaps.
 
 Reading yields the index's own entries (loc, lastmod), as a document of kind ``index``.  Following the
 children (``--map PREFIX=DIR``, ``file:`` URLs, nested indexes up to a depth cap, loops, scope) is not this
-module's: it is a step of its own (:mod:`feedmap.follow`) that the API runs on an index unless
+module's: it is a step of its own (:mod:`feedmap._follow`) that the API runs on an index unless
 ``--no-follow``.
 
 Writing emits an index with one ``<sitemap>`` per entry (loc and lastmod; other fields are dropped with
@@ -16,14 +16,14 @@ from __future__ import annotations
 
 from typing import BinaryIO
 
+from feedmap._context import Context
+from feedmap._model import DocKind, DocMeta, Document, Entry
+from feedmap._registry import FormatSpec
+from feedmap._sources import Source
 from feedmap._xml import peek_root
-from feedmap.context import Context
 from feedmap.formats._output import SizeWatch, write_blocks
 from feedmap.formats._sitemapread import check_root, iter_entries
 from feedmap.formats._xmlwrite import loc_text, root_open_tag, xml_extras
-from feedmap.model import DocKind, DocMeta, Document, Entry
-from feedmap.registry import FormatSpec
-from feedmap.sources import Source
 
 __all__ = ["FORMAT", "read", "write"]
 

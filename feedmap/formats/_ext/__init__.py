@@ -24,10 +24,10 @@ from typing import Literal, Protocol
 
 from lxml import etree
 
+from feedmap._context import Context
+from feedmap._errors import FeedmapError
+from feedmap._model import Alternate, Entry, Image
 from feedmap._xml import line_of, local_name
-from feedmap.context import Context
-from feedmap.errors import FeedmapError
-from feedmap.model import Alternate, Entry, Image
 
 __all__ = [
     "ENTRY_POINT_GROUP",

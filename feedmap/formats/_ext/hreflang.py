@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from lxml import etree
 
+from feedmap._context import Context
+from feedmap._model import Alternate, Entry
 from feedmap._xml import XHTML_NS
-from feedmap.context import Context
 from feedmap.formats._ext import Extension, Fields
 from feedmap.formats._output import output_url
 from feedmap.formats._xmlwrite import attribute_of
-from feedmap.model import Alternate, Entry
 
 __all__ = ["EXTENSION", "alternate_elements", "read"]
 

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from lxml import etree
 
+from feedmap._context import Context
+from feedmap._model import Entry, Image, blank_image
 from feedmap._xml import IMAGE_NS, line_of
-from feedmap.context import Context
 from feedmap.formats._elements import duplicate, holds_markup
 from feedmap.formats._ext import EntryFields, Extension, Fields
 from feedmap.formats._fields import strip_value
 from feedmap.formats._output import output_url
 from feedmap.formats._xmlwrite import text_of
-from feedmap.model import Entry, Image, blank_image
 
 __all__ = ["EXTENSION", "image_elements", "read", "read_image"]
 

@@ -1,6 +1,6 @@
 """What a reader or writer is told besides its input: options, where diagnostics go, and the source.
 
-Readers and writers take ``ctx: Context`` (the format contract, :class:`feedmap.registry.Reader`); the
+Readers and writers take ``ctx: Context`` (the format contract, :class:`feedmap._registry.Reader`); the
 fields they do not need they ignore, so a new option never changes the format contract.
 """
 
@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Protocol, TypeVar, cast
 
 from feedmap._dates import W3CDate
+from feedmap._errors import DiagnosticHandler, Reporter
 from feedmap._follow_rules import loop_key
 from feedmap._http_settings import DEADLINE_FACTOR, DEFAULT_USER_AGENT, HttpSettings
 from feedmap._limits import DEFAULT_MAX_BYTES
-from feedmap.errors import DiagnosticHandler, Reporter
 
 __all__ = [
     "DEADLINE_FACTOR",
@@ -110,7 +110,7 @@ _Kept = TypeVar("_Kept", bound=Closable)
 
 class Shared:
     """What every context of one run shares, made on first use: the download threads, and the resources
-    of the layers above, one of each kind per run (the HTTP fetcher: :func:`feedmap.http.shared_fetcher`).
+    of the layers above, one of each kind per run (the HTTP fetcher: :func:`feedmap._http.shared_fetcher`).
 
     Thread-safe: the threads of a run ask for the same pool and the same resources at once.
     """

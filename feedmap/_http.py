@@ -37,8 +37,8 @@ the robots.txt policy; the parts live in private modules: sending, retrying, red
 stream in :mod:`feedmap._http_send` (loaded with httpx on the first request, so that starting feedmap
 does not pay for it), the deadline in :mod:`feedmap._http_deadline`, the cache in :mod:`feedmap._http_cache`
 (loaded when a cache directory is given).  The settings are :class:`feedmap._http_settings.HttpSettings`
-(carried by :class:`feedmap.context.Options`); a run's one fetcher is kept in its
-:class:`feedmap.context.Shared` (:func:`shared_fetcher`), so the context needs nothing of this module.
+(carried by :class:`feedmap._context.Options`); a run's one fetcher is kept in its
+:class:`feedmap._context.Shared` (:func:`shared_fetcher`), so the context needs nothing of this module.
 """
 
 from __future__ import annotations
@@ -52,11 +52,11 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
+from feedmap._context import Shared
+from feedmap._errors import FetchError
 from feedmap._gzip import Readable
 from feedmap._http_settings import DEFAULT_USER_AGENT, HttpSettings
 from feedmap._urls import origin
-from feedmap.context import Shared
-from feedmap.errors import FetchError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -321,7 +321,7 @@ class Fetcher:
 
 def shared_fetcher(shared: Shared, settings: HttpSettings) -> Fetcher:
     """The one fetcher of a run: made with ``settings`` when first asked for (from any thread), then shared
-    by every context and thread of the run, and closed with it (:meth:`feedmap.context.Shared.close`)."""
+    by every context and thread of the run, and closed with it (:meth:`feedmap._context.Shared.close`)."""
     return shared.keep(Fetcher, lambda: Fetcher(settings))
 
 

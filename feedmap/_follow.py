@@ -7,22 +7,22 @@ an index as a document of kind ``index`` whose entries are its children (loc, la
 :mod:`feedmap._follow_rules`; this module applies them, downloads the children and walks the tree.
 
 * **Local children**: a child is read from disk when its URL starts with a ``--map PREFIX=DIR`` prefix (a
-  static-site build directory) or is a ``file:`` URL (:func:`feedmap.locate.local_path`: inside the
+  static-site build directory) or is a ``file:`` URL (:func:`feedmap._locate.local_path`: inside the
   directory, a regular file, no NUL); a child that cannot be read is reported with its URL and the rest
   goes on.
-* **The follow filter** (``--since``, :attr:`~feedmap.context.Options.follow_child`): a child it leaves
+* **The follow filter** (``--since``, :attr:`~feedmap._context.Options.follow_child`): a child it leaves
   out is reported (``child-skipped``) and is no failure.
 * **Scope**: a child of a fetched index must have the index's scheme, host and port (``child-off-site``),
   and so must every redirect it answers with: each hop is checked before it is requested
-  (:meth:`feedmap.http.Fetcher.open`, ``redirect_rule``).
+  (:meth:`feedmap._http.Fetcher.open`, ``redirect_rule``).
 * **Relative children**: resolved against the index's own URL (``relative-url-resolved``); when the index
   has no URL (a local file), reported (``child-not-read``) and not read.
 * **Downloads**: up to ``concurrency`` children download ahead of the one being read, on the run's one
-  pool of threads (:meth:`feedmap.context.Shared.pool`), each into a spooled temporary file capped at
+  pool of threads (:meth:`feedmap._context.Shared.pool`), each into a spooled temporary file capped at
   ``--max-bytes``.
 * **Nothing read**: when the index names children and not one of them could be read (every one failed
   or was refused; a loop back to an index being read is no failure), reading ends with a
-  :class:`~feedmap.errors.ReadError` (``no-child-read``), so the CLI exits 1 instead of writing an empty
+  :class:`~feedmap._errors.ReadError` (``no-child-read``), so the CLI exits 1 instead of writing an empty
   output.  Children left out by the follow filter are not failures.
 * **Depth**: the walk keeps one explicit stack of the indexes being read (:class:`_Following`), not one
   generator per level, so a deep chain under a large ``max_depth`` costs no Python stack; nesting deeper
@@ -41,12 +41,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from feedmap._context import Context
+from feedmap._errors import FeedmapError, FetchError, ReadError, SourceError, StrictError, UnknownFormatError, reason_of
 from feedmap._follow_rules import child_refusal, child_url, loop_key, resolved_message, same_site_rule
-from feedmap.context import Context
-from feedmap.errors import FeedmapError, FetchError, ReadError, SourceError, StrictError, UnknownFormatError, reason_of
-from feedmap.http import shared_fetcher
-from feedmap.locate import MapEscapeError, local_path
-from feedmap.model import DocKind, Document, Entry
+from feedmap._http import shared_fetcher
+from feedmap._locate import MapEscapeError, local_path
+from feedmap._model import DocKind, Document, Entry
 
 __all__ = [
     "FOLLOWED_FORMATS",

@@ -12,7 +12,7 @@ module is imported when an input is detected: keep it light).  :func:`register` 
 lazy registration made in code.
 
 Resolution order for an input: the explicit format name (or one of its media types), then the content
-(gzip magic bytes are handled by :mod:`feedmap.sources`; here, by :mod:`feedmap._detection`, the root
+(gzip magic bytes are handled by :mod:`feedmap._sources`; here, by :mod:`feedmap._detection`, the root
 element and declared namespaces of XML, a JSON object per line, or lines of URLs), then the file
 extension, then :class:`UnknownFormatError`.
 """
@@ -27,11 +27,11 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
+from feedmap._context import Context
 from feedmap._detection import BUILTINS, Detection, Sniffed, looks_like_html, sniff
-from feedmap.context import Context
-from feedmap.errors import FormatError, UnknownFormatError
-from feedmap.model import Document
-from feedmap.sources import Source
+from feedmap._errors import FormatError, UnknownFormatError
+from feedmap._model import Document
+from feedmap._sources import Source
 
 __all__ = [
     "ENTRY_POINT_GROUP",

@@ -5,20 +5,20 @@ Where the rules come from:
 * **The sitemap index** (sitemaps.org protocol, "Using Sitemap index files",
   https://www.sitemaps.org/protocol.html#index): an index lists sitemaps (``<sitemap><loc>``).  The protocol
   does not nest indexes, but real sites do, so a child index is read too, as
-  :mod:`feedmap.follow` follows it.  A node counts its document's own entries: URLs (feed
+  :mod:`feedmap._follow` follows it.  A node counts its document's own entries: URLs (feed
   items) for a urlset, feed or text sitemap, child sitemaps for an index.
 * **Scope** (sitemaps.org: an index lists only sitemaps "found on the same site as the Sitemap index
   file"): a child must have its index's scheme, host and port, else it is not read
   (``child-off-site``).  The index's site is that of the URL it was found at after redirects:
   an index asked for at ``http://example.com/old.xml`` and served from ``https://example.com/index.xml``
-  has the children of ``https://example.com``, as in :mod:`feedmap.follow`.  A child's own
+  has the children of ``https://example.com``, as in :mod:`feedmap._follow`.  A child's own
   redirects must stay on its index's site too (checked before each hop is requested: ``child-off-site``).
 * **Following**: each sitemap is read without following (``follow=False``), an index's children are then
   read concurrently (one pool, ``concurrency`` at once), level by level, under the rules of index following:
   an index already being read is a loop (``index-loop``), nesting deeper than ``max_depth`` stops
   (``index-too-deep``).  A child that fails becomes a node with an error code and the rest goes on.
 
-Sitemaps are opened as :mod:`feedmap.discover` opens them, so ``--map PREFIX=DIR`` applies.  Nothing here
+Sitemaps are opened as :mod:`feedmap._discover` opens them, so ``--map PREFIX=DIR`` applies.  Nothing here
 prints or exits.
 """
 
@@ -29,11 +29,11 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from feedmap import registry
-from feedmap.context import Context, Options, Shared, reporter_for
-from feedmap.discover import error_code, open_url
-from feedmap.errors import Diagnostic, DiagnosticHandler, FeedmapError, Reporter, reason_of
-from feedmap.follow import child_refusal, child_url, loop_key, resolved_message, same_site_rule
+from feedmap import _registry as registry
+from feedmap._context import Context, Options, Shared, reporter_for
+from feedmap._discover import error_code, open_url
+from feedmap._errors import Diagnostic, DiagnosticHandler, FeedmapError, Reporter, reason_of
+from feedmap._follow import child_refusal, child_url, loop_key, resolved_message, same_site_rule
 
 __all__ = ["SitemapNode", "sitemap_tree", "sitemap_trees"]
 
@@ -79,7 +79,7 @@ class SitemapNode:
         """This node and its descendants, depth first, each with its depth (0 for this node).
 
         An explicit stack, not a generator per level: a tree as deep as ``max_depth`` allows costs no
-        Python stack (as following an index does not, see :mod:`feedmap.follow`).
+        Python stack (as following an index does not, see :mod:`feedmap._follow`).
         """
         stack = [(depth, self)]
         while stack:
@@ -169,7 +169,7 @@ def sitemap_trees(
 ) -> list[SitemapNode]:
     """The tree of each sitemap of ``urls``, read with one HTTP client and one pool of threads.
 
-    The settings that apply are in ``options`` (:class:`~feedmap.context.Options`): ``concurrency``
+    The settings that apply are in ``options`` (:class:`~feedmap._context.Options`): ``concurrency``
     (threads of the pool), ``max_depth``, ``max_bytes``, ``http``, ``maps``, ``strict``; each sitemap is
     read without following (``follow`` is ignored).  Sitemaps are read level by level: the roots, then
     every child of the indexes among them at once, and so on.  A sitemap that cannot be read is a node
