@@ -45,15 +45,17 @@ from feedmap.context import Context
 from feedmap.errors import Reporter
 from feedmap.formats._fields import read_lastmod, read_loc
 from feedmap.formats.sitemap import duplicate, entry_from_element, holds_markup
-from feedmap.model import DocKind, DocMeta, Entry, full_entry, new_position
+from feedmap.model import Alternate, DocKind, DocMeta, Entry, full_entry, new_position
 from feedmap.sources import PeekableStream, Readable
 
 __all__ = [
     "CORE_NAMESPACES",
     "FeedItems",
     "ReferenceRepairs",
+    "channel_date",
     "describe_item",
     "feed_date",
+    "hreflang_alternate",
     "link_relation",
     "real_title",
     "replace_surrogate_refs",
@@ -326,6 +328,8 @@ class _Fields:
     dates: dict[str, tuple[str, str, int]] = field(default_factory=dict)
     tags: list[tuple[str, str | None, str | None]] = field(default_factory=list)
     extensions: list[etree._Element] = field(default_factory=list)
+    #: hreflang alternates an RSS item carries as ``atom:link rel="alternate" hreflang`` (as feedmap writes them)
+    alternates: list[Alternate] = field(default_factory=list)
     #: URL and date elements that hold more than text (an element, an unexpanded entity): not read, reported.
     not_text: list[etree._Element] = field(default_factory=list)
 
@@ -610,6 +614,26 @@ def _report_repeated(
         )
 
 
+_ATOM_LINK = f"{{{ATOM_NS}}}link"
+
+
+def hreflang_alternate(child: etree._Element) -> Alternate | None:
+    """An ``atom:link rel="alternate"`` with ``hreflang`` and ``href`` in an RSS item: a sitemap's hreflang
+    alternate, as the ``rss`` and ``ror`` writers put it (the ``xhtml:link`` of a sitemap, RFC 4287 §4.2.7)."""
+    hreflang = (child.get("hreflang") or "").strip()
+    href = (child.get("href") or "").strip()
+    if not hreflang or not href or link_relation(child.get("rel")) != "alternate":
+        return None
+    return Alternate(hreflang=hreflang, href=href)
+
+
+def _hreflang_alternate(child: etree._Element, fields: _Fields) -> bool:
+    alternate = hreflang_alternate(child)
+    if alternate is not None:
+        fields.alternates.append(alternate)
+    return alternate is not None
+
+
 def item_entry(
     element: etree._Element,
     index: int,
@@ -631,6 +655,8 @@ def item_entry(
     for child in element:
         tag = child.tag
         if not isinstance(tag, str):
+            continue
+        if not atom and tag == _ATOM_LINK and _hreflang_alternate(child, fields):
             continue
         handler, extension = _dispatch(tag)
         if handler is not None:
@@ -675,10 +701,26 @@ def item_entry(
         tuple(term.strip() for term, _, _ in fields.tags if term.strip()),
         None,
         extra.images if extra is not None else (),
-        extra.alternates if extra is not None else (),
+        (extra.alternates if extra is not None else ()) + tuple(fields.alternates),
         extra.extras if extra is not None else {},
         new_position(ctx.name, line),
     )
+
+
+#: A channel's (feed's) last update: RSS 2.0 ``lastBuildDate``, Atom ``updated``, Atom 0.3 ``modified``, and
+#: ``dc:date`` / ``dcterms:modified`` (feedparser's ``updated``).
+_CHANNEL_UPDATED = frozenset({"lastBuildDate", "updated", "modified"})
+_CHANNEL_DATES = frozenset({(DC_NS, "date"), (DCTERMS_NS, "modified")})
+
+
+def channel_date(text: str) -> W3CDate | None:
+    """A channel's date, W3C or RFC 822, as written; None when it is neither (the channel date is not
+    essential: it is left out of what is written)."""
+    text = text.strip()
+    try:
+        return W3CDate(text)
+    except ValueError:
+        return from_rfc822(text)
 
 
 def _channel_meta(container: etree._Element, meta: DocMeta) -> None:
@@ -687,6 +729,11 @@ def _channel_meta(container: etree._Element, meta: DocMeta) -> None:
         if not isinstance(child.tag, str):
             continue
         namespace, local = _qname(child.tag)
+        if (namespace, local) in _CHANNEL_DATES or (namespace in CORE_NAMESPACES and local in _CHANNEL_UPDATED):
+            updated = channel_date(child.text or "") if len(child) == 0 else None
+            if updated is not None:
+                meta.updated = updated  # the last one written counts, as in feedparser
+            continue
         if namespace not in CORE_NAMESPACES and not (namespace == DC_NS and local in ("title", "description")):
             continue
         if local == "title" and meta.title is None:

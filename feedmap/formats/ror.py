@@ -18,7 +18,8 @@ once with a warning; URLs are never touched.
 Writing emits the sitemap shape real generators use (Joomla RSSeo, Laravel sitemap, A1): the channel,
 the header item, then one item per entry with ``title``, ``link``, ``guid``, ``description``,
 ``ror:keywords``, ``ror:updated`` plus ``pubDate``, ``ror:updatePeriod``, ``ror:type``, ``ror:resourceOf``,
-``sitemap:priority`` and ``image:image``.
+``sitemap:priority``, ``image:image`` and hreflang alternates (``atom:link rel="alternate" hreflang``, before
+``title``; ``xhtml:link`` is read too).  The channel's ``lastBuildDate`` is read and written.
 """
 
 from __future__ import annotations
@@ -44,12 +45,12 @@ from feedmap._xml import (
 from feedmap.context import Context
 from feedmap.errors import ReadError, Reporter
 from feedmap.formats._extras import TEXT_NAME, xml_extra
-from feedmap.formats._feedstream import real_title
+from feedmap.formats._feedhtml import description_html
+from feedmap.formats._feedstream import channel_date, hreflang_alternate, real_title
 from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc, read_priority
 from feedmap.formats._rsswrite import ATOM_NS, Namespaces, plain_text_of, write_channel
 from feedmap.formats.rss import item_core
 from feedmap.formats.sitemap import (
-    alternate_elements,
     duplicate,
     format_priority,
     holds_markup,
@@ -167,6 +168,8 @@ def _gather(element: etree._Element, ctx: Context, offset: int) -> _Item:
             image = read_image(child, ctx, offset)
             if image is not None:
                 item.images.append(image)
+        elif namespace == ATOM_NS and local == "link" and (alternate := hreflang_alternate(child)) is not None:
+            item.alternates.append(alternate)
         elif namespace == XHTML_NS and local == "link" and child.get("hreflang") and child.get("href"):
             alternates_href = child.get("href", "").strip()
             item.alternates.append(Alternate(hreflang=child.get("hreflang", "").strip(), href=alternates_href))
@@ -317,7 +320,10 @@ def _channel_meta(source: Source, ctx: Context) -> DocMeta:
                 _header_into(meta, first)
             break
         parent = element.getparent()
-        if parent is not None and parent.tag == "channel" and element.tag in ("title", "link", "description"):
+        if parent is not None and parent.tag == "channel" and element.tag == "lastBuildDate":
+            if meta.updated is None and len(element) == 0:
+                meta.updated = channel_date(element.text or "")
+        elif parent is not None and parent.tag == "channel" and element.tag in ("title", "link", "description"):
             text = _text(element.text, f"channel {element.tag}", ctx, line_of(element))
             if text and getattr(meta, element.tag) is None:
                 setattr(meta, element.tag, text)
@@ -344,7 +350,7 @@ def _ror(name: str, value: str, loc: str, ctx: Context) -> str:
 
 def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces) -> str:
     loc = entry.loc
-    parts = item_core(entry, ctx)
+    parts = item_core(entry, ctx, namespaces)
     if entry.lastmod is not None:
         parts += ["<pubDate>", to_rfc822(entry.lastmod), "</pubDate>"]  # ror:updated keeps the exact text
     if entry.keywords:
@@ -373,8 +379,6 @@ def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces)
             parts += [f"<sitemap:priority{namespaces.declare('sitemap')}>", priority, "</sitemap:priority>"]
     if entry.images:
         parts += image_elements(entry, ctx, namespaces.declare("image"))
-    if entry.alternates:
-        parts += alternate_elements(entry, ctx, namespaces.declare("xhtml"))
     for key, value in extras.items():
         if key.startswith("{"):
             if rdf_only(key, value, loc, ctx):
@@ -411,7 +415,7 @@ def _header_item(doc: Document, link: str, title: str, ctx: Context) -> str:
         "#ror-sitemap</guid>",
     ]
     if "header:description" in extras:
-        description = text_of(extras["header:description"], "description", _HEADER, ctx)
+        description = text_of(description_html(extras["header:description"], _HEADER, ctx), "description", _HEADER, ctx)
         parts += ["<description>", description, "</description>"]
     parts.append(_ror("about", extras.get("ror:about", "sitemap"), _HEADER, ctx))
     parts.append(_ror("type", extras.get("ror:type", "SiteMap"), _HEADER, ctx))
@@ -426,7 +430,7 @@ def _header_item(doc: Document, link: str, title: str, ctx: Context) -> str:
 
 
 #: Every namespace a ROR document may use, by prefix: ``ror`` always, the others only when used.
-NAMESPACES = {"ror": ROR_NS, "sitemap": SITEMAP_NS, "image": IMAGE_NS, "xhtml": XHTML_NS, "atom": ATOM_NS}
+NAMESPACES = {"ror": ROR_NS, "sitemap": SITEMAP_NS, "image": IMAGE_NS, "atom": ATOM_NS}
 
 
 def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:

@@ -19,8 +19,11 @@ feedparser rewrites entity-like text in links (``?a=1&amp;b=2`` keeps ``&amp;``,
 ``;``); where the text as written is found, it is used instead.
 
 Items without a usable URL are skipped with a warning naming the item.  Extension elements feedmap writes
-into RSS (``sitemap:changefreq``, ``sitemap:priority``, ``image:image``, ``xhtml:link``) are read back by
-namespace URI, so ``sitemap -> rss -> sitemap`` keeps them.
+into RSS (``sitemap:changefreq``, ``sitemap:priority``, ``image:image``, hreflang alternates as ``atom:link
+rel="alternate" hreflang``; ``xhtml:link`` is read too) are read back by namespace URI, so ``sitemap -> rss
+-> sitemap`` keeps them.  The channel's ``lastBuildDate`` (Atom: the feed's ``updated``) is kept
+(``DocMeta.updated``) and written back.  Titles are written as plain text, descriptions as sanitized HTML
+(:mod:`feedmap.formats._feedhtml`).
 """
 
 from __future__ import annotations
@@ -36,15 +39,17 @@ from typing import Any, BinaryIO
 from lxml import etree
 
 from feedmap._dates import W3CDate, from_rfc822, to_rfc822
-from feedmap._xml import IMAGE_NS, SITEMAP_NS, XHTML_NS, line_of, peek_root
+from feedmap._xml import IMAGE_NS, SITEMAP_NS, line_of, peek_root
 from feedmap.context import Context
 from feedmap.errors import ReadError
+from feedmap.formats._feedhtml import description_html
 from feedmap.formats._feedstream import (
     ATOM03_NS,
     CORE_NAMESPACES,
     RDF_NS,
     FeedItems,
     ReferenceRepairs,
+    channel_date,
     describe_item,
     feed_date,
     item_entry,
@@ -54,9 +59,8 @@ from feedmap.formats._feedstream import (
     replace_surrogate_refs,
 )
 from feedmap.formats._fields import read_loc
-from feedmap.formats._rsswrite import ATOM_NS, DC_NS, Namespaces, plain_text_of, write_channel
+from feedmap.formats._rsswrite import ATOM_NS, DC_NS, Namespaces, alternate_links, plain_text_of, write_channel
 from feedmap.formats.sitemap import (
-    alternate_elements,
     format_priority,
     image_elements,
     loc_text,
@@ -254,6 +258,7 @@ def _read_with_feedparser(
         title=_feed_title(feed) or None,
         link=(_atom_link(feed) if atom else feed.get("link")) or None,
         description=_feed_description(feed, atom) or None,
+        updated=channel_date(str(dict.get(feed, "updated") or "")),
     )
     return Document(meta, _entries(parsed, ctx, _raw_links(parsed, data)), diagnostics=ctx.reporter.diagnostics)
 
@@ -338,10 +343,15 @@ def read(source: Source, *, ctx: Context) -> Document:
 # ----------------------------------------------------------------------------------------------- writing
 
 
-def item_core(entry: Entry, ctx: Context) -> list[str]:
-    """title, link, guid and description of an RSS 2.0 item (the start tag included)."""
+def item_core(entry: Entry, ctx: Context, namespaces: Namespaces) -> list[str]:
+    """hreflang alternates, title, link, guid and description of an RSS 2.0 item (the start tag included).
+
+    The alternates (``atom:link rel="alternate"``) come before ``<link>``: feedparser takes the last
+    alternate link of an HTML type as the item's link, so ``<link>`` must come after them to stay it."""
     loc = loc_text(entry, ctx)
     parts: list[str] = ["<item>"]
+    if entry.alternates:
+        parts += alternate_links(entry, ctx, namespaces.declare("atom"))
     title = entry.title
     if title is None and entry.description is None:
         title = entry.loc
@@ -349,7 +359,8 @@ def item_core(entry: Entry, ctx: Context) -> list[str]:
         parts += ["<title>", plain_text_of(title, "title", entry.loc, ctx), "</title>"]
     parts += ["<link>", loc, '</link><guid isPermaLink="true">', loc, "</guid>"]
     if entry.description is not None:
-        parts += ["<description>", text_of(entry.description, "description", entry.loc, ctx), "</description>"]
+        description = description_html(entry.description, entry.loc, ctx)
+        parts += ["<description>", text_of(description, "description", entry.loc, ctx), "</description>"]
     return parts
 
 
@@ -365,7 +376,7 @@ def exact_rfc822(lastmod: W3CDate) -> str | None:
 
 
 def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces) -> str:
-    parts = item_core(entry, ctx)
+    parts = item_core(entry, ctx, namespaces)
     for keyword in entry.keywords:
         parts += ["<category>", text_of(keyword, "keyword", entry.loc, ctx), "</category>"]
     if entry.lastmod is not None:
@@ -384,8 +395,6 @@ def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces)
             parts += [f"<sitemap:priority{namespaces.declare('sitemap')}>", priority, "</sitemap:priority>"]
     if entry.images:
         parts += image_elements(entry, ctx, namespaces.declare("image"))
-    if entry.alternates:
-        parts += alternate_elements(entry, ctx, namespaces.declare("xhtml"))
     if entry.extras:
         parts += xml_extras(entry, dropped, ctx, {}, default_namespace=False)
     parts.append("</item>\n")
@@ -393,7 +402,7 @@ def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces)
 
 
 #: Every namespace an RSS item may use, by prefix (declared only when used).
-RSS_NAMESPACES = {"atom": ATOM_NS, "dc": DC_NS, "sitemap": SITEMAP_NS, "image": IMAGE_NS, "xhtml": XHTML_NS}
+RSS_NAMESPACES = {"atom": ATOM_NS, "dc": DC_NS, "sitemap": SITEMAP_NS, "image": IMAGE_NS}
 
 
 def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
