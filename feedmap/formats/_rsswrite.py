@@ -22,8 +22,8 @@ from urllib.parse import urlsplit
 
 from feedmap._dates import W3CDate, to_rfc822
 from feedmap.context import Context
-from feedmap.formats._feedhtml import plain_text
-from feedmap.formats.sitemap import SizeWatch, attribute_of, output_url, text_of, write_blocks
+from feedmap.formats._feedhtml import description_html, plain_text
+from feedmap.formats.sitemap import SizeWatch, attribute_of, loc_text, output_url, text_of, write_blocks
 from feedmap.model import Document, Entry
 
 __all__ = [
@@ -31,14 +31,13 @@ __all__ = [
     "Namespaces",
     "alternate_links",
     "channel_info",
+    "item_core",
     "peek_first",
     "plain_text_of",
     "site_of",
     "write_channel",
 ]
 
-ATOM_NS = "http://www.w3.org/2005/Atom"
-DC_NS = "http://purl.org/dc/elements/1.1/"
 _CHANNEL = "the channel"
 #: Items rendered before the root element is written (their namespaces are declared on it).
 FIRST_BATCH = 512
@@ -133,6 +132,27 @@ def alternate_links(entry: Entry, ctx: Context, xmlns: str = "") -> list[str]:
             attribute_of(output_url(alternate.href, ctx), "alternate href", loc, ctx),
             '"/>',
         ]
+    return parts
+
+
+def item_core(entry: Entry, ctx: Context, namespaces: Namespaces) -> list[str]:
+    """hreflang alternates, title, link, guid and description of an RSS 2.0 item (the start tag included).
+
+    The alternates (``atom:link rel="alternate"``) come before ``<link>``: feedparser takes the last
+    alternate link of an HTML type as the item's link, so ``<link>`` must come after them to stay it."""
+    loc = loc_text(entry, ctx)
+    parts: list[str] = ["<item>"]
+    if entry.alternates:
+        parts += alternate_links(entry, ctx, namespaces.declare("atom"))
+    title = entry.title
+    if title is None and entry.description is None:
+        title = entry.loc
+    if title is not None:
+        parts += ["<title>", plain_text_of(title, "title", entry.loc, ctx), "</title>"]
+    parts += ["<link>", loc, '</link><guid isPermaLink="true">', loc, "</guid>"]
+    if entry.description is not None:
+        description = description_html(entry.description, entry.loc, ctx)
+        parts += ["<description>", text_of(description, "description", entry.loc, ctx), "</description>"]
     return parts
 
 
