@@ -15,6 +15,8 @@ from collections.abc import Callable
 from feedmap.errors import Reporter
 from feedmap.sources import Readable
 
+__all__ = ["ReferenceRepairs", "replace_surrogate_refs"]
+
 #: ``&#...;`` naming a UTF-16 surrogate (U+D800..U+DFFF, decimal 55296..57343): no XML character.
 _SURROGATE_REF = re.compile(
     rb"&#(?:[xX]0*[dD][89a-fA-F][0-9a-fA-F]{2}|0*(?:5529[6-9]|55[3-9][0-9]{2}|56[0-9]{3}|57[0-2][0-9]{2}|573[0-3][0-9]|5734[0-3]));"

@@ -24,6 +24,40 @@ from feedmap.context import Context
 from feedmap.formats._fields import read_lastmod
 from feedmap.model import Alternate
 
+__all__ = [
+    "ATOM03_NS",
+    "ATOM_LINK",
+    "ATOM_NS",
+    "CONTENT_NS",
+    "CORE_NAMESPACES",
+    "DCTERMS_NS",
+    "DC_NS",
+    "EXTENSION_NAMESPACES",
+    "FEED_NAMESPACES",
+    "IANA_RELATIONS",
+    "ITUNES_NS",
+    "MEDIA_NAMESPACES",
+    "NEWS_NS",
+    "RDF_NS",
+    "RSS090_NS",
+    "RSS10_NS",
+    "TEXT_TYPES",
+    "VIDEO_NS",
+    "channel_date",
+    "content_text",
+    "describe_item",
+    "element_text",
+    "escape_markup",
+    "feed_date",
+    "hreflang_alternate",
+    "link_relation",
+    "plain_title",
+    "qname",
+    "real_title",
+    "resolved",
+    "title_text",
+]
+
 RSS10_NS = "http://purl.org/rss/1.0/"
 RSS090_NS = "http://my.netscape.com/rdf/simple/0.9/"
 RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
@@ -58,8 +92,8 @@ EXTENSION_NAMESPACES = frozenset({*SITEMAP_NAMESPACES - {""}, IMAGE_NS, XHTML_NS
 
 #: Namespaces whose elements map to entry fields or are feed vocabulary (never kept as extras).
 FEED_NAMESPACES = frozenset({*CORE_NAMESPACES, RDF_NS, DC_NS, DCTERMS_NS, CONTENT_NS})
-HTML_TYPES = frozenset({"text/html", "application/xhtml+xml", "html", "xhtml"})
-TEXT_TYPES = frozenset({"text/plain", "text", *HTML_TYPES})
+_HTML_TYPES = frozenset({"text/html", "application/xhtml+xml", "html", "xhtml"})
+TEXT_TYPES = frozenset({"text/plain", "text", *_HTML_TYPES})
 
 
 def real_title(title: str | None, *locs: str) -> str | None:
