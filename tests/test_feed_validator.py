@@ -238,8 +238,8 @@ def test_written_feeds_pass_the_w3c_feed_validator(corpus_dir: Path) -> None:
     assert not beyond, beyond
 
 
-#: What still remains in the full run (858 valid test feeds + 554 corpus files, each to rss and ror: 4 events
-#: over 2,594 outputs), by event class, the most per target; each is the input's data kept as it is:
+#: What still remains in the full run (858 valid test feeds + 554 corpus files, each to rss and ror: 8 events
+#: over 2,594 outputs, 4 per target), by event class, the most per target; each is the input's data kept as it is:
 #:
 #: * MisplacedXHTMLContent (``sitemapjs/alltags*.xml``, ``sitemapjs/bad-tag-sitemap.xml``): a sitemap's
 #:   ``xhtml:link`` that is no hreflang alternate (``rel="amphtml"``, an ``android-app:`` alternate without
