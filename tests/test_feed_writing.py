@@ -219,8 +219,21 @@ def test_an_item_title_with_html_markup_is_written_as_text(target: str) -> None:
 
 
 @pytest.mark.parametrize("target", FEEDS)
-@pytest.mark.parametrize("title", ["a < b && c > d", "Use the <br> tag", "Tom &amp; Jerry", "</notatag>"])
-def test_a_title_without_html_end_tags_is_written_as_it_is(title: str, target: str) -> None:
+def test_a_character_xml_cannot_hold_in_markup_is_reported_not_a_failure(target: str) -> None:
+    """The HTML parsers cannot take a lone surrogate: it is dropped and reported before they run."""
+    entry = Entry(loc="https://www.example.com/a", title="A\ud800 <b>b</b>", description="<svg></svg>\ud800d\x01")
+    out, diagnostics = write([entry], target)
+    (item,) = pages(out)
+    assert (item.findtext("title"), item.findtext("description")) == ("A b", "d")
+    dropped = [d.message for d in diagnostics if d.code == "character-dropped"]
+    assert len(dropped) == 2 and "U+D800" in dropped[0] and "U+0001" in dropped[1]
+
+
+@pytest.mark.parametrize("target", FEEDS)
+@pytest.mark.parametrize(
+    "title", ["a < b && c > d", "Use the <br> tag", "Tom &amp; Jerry", "</notatag>", "<b></b>", "<p> </p>"]
+)
+def test_a_title_without_html_markup_holding_text_is_written_as_it_is(title: str, target: str) -> None:
     out, diagnostics = write([Entry(loc="https://www.example.com/a", title=title)], target)
     (item,) = pages(out)
     assert item.findtext("title") == title

@@ -24,7 +24,9 @@ import nh3
 from lxml import etree
 from lxml.html import defs
 
+from feedmap._xml import unwritable
 from feedmap.context import Context
+from feedmap.formats.sitemap import report_unwritable
 
 __all__ = ["description_html", "plain_text"]
 
@@ -76,11 +78,22 @@ def _attributes(tag: str, element: lxml.html.HtmlElement) -> Iterator[str]:
                 yield f"{tag}@{name}={scheme[1]}:"
 
 
+def _writable(value: str, what: str, loc: str, ctx: Context) -> str:
+    """``value`` without the characters XML cannot hold (reported as the XML writers report them), before
+    it is parsed: the parsers cannot take a lone surrogate, and would drop a control character unreported."""
+    lost = unwritable(value)
+    if not lost:
+        return value
+    report_unwritable(value, what, loc, ctx)
+    return "".join(char for char in value if char not in set(lost))
+
+
 def description_html(value: str, loc: str, ctx: Context) -> str:
     """``value`` as the HTML an item description may hold: sanitized when it holds what HTML descriptions
     must not (reported: ``html-sanitized``), else as it is."""
     if "<" not in value:
         return value
+    value = _writable(value, "description", loc, ctx)
     removed = _disallowed(value)
     if not removed:  # written as it is, so it reads back as it is (ammonia would respell ``&`` as ``&amp;``)
         return value
@@ -92,13 +105,17 @@ def description_html(value: str, loc: str, ctx: Context) -> str:
 
 
 def plain_text(value: str, what: str, loc: str, ctx: Context) -> str:
-    """``value`` as plain text: when it holds an HTML end tag, its text content (reported: ``markup-in-text``)."""
+    """``value`` as plain text: when it holds an HTML end tag, its text content (reported: ``markup-in-text``);
+    markup with no text at all (``<b></b>``) is kept as written rather than leave the element empty."""
     if "</" not in value or not any(tag.lower() in _HTML_TAGS for tag in _END_TAG.findall(value)):
         return value
+    value = _writable(value, what, loc, ctx)
     try:
         root = lxml.html.fragment_fromstring(value, create_parent="div")
     except (etree.LxmlError, ValueError):
         return value
     text = " ".join(root.text_content().split())
+    if not text:
+        return value
     ctx.warning("markup-in-text", f"{what} of {loc} holds HTML markup; written as its text {text[:60]!r}")
     return text
