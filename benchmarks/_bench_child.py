@@ -2,7 +2,7 @@
 time and peak RSS are the case's own, not the benchmark driver's).
 
     python benchmarks/_bench_child.py raw REPORT OUT FILE...         (a) plain lxml iterparse -> text
-    python benchmarks/_bench_child.py api-text REPORT OUT FILE...    (c) feedmap.api.convert(..., to="text")
+    python benchmarks/_bench_child.py api-text REPORT OUT FILE...    (c) feedmap._api.convert(..., to="text")
 
 REPORT receives a JSON object: in-process work time, entries, diagnostics.
 """
@@ -88,9 +88,9 @@ def child_raw(out: str, files: Sequence[str]) -> dict[str, Any]:
 
 
 def child_api(out: str, files: Sequence[str], to: str = "text") -> dict[str, Any]:
-    """(c) The library path: ``feedmap.api.convert([...], out, to=...)``."""
+    """(c) The library path: ``feedmap._api.convert([...], out, to=...)``."""
     started = time.perf_counter()
-    from feedmap import api
+    from feedmap import _api as api
 
     imported = time.perf_counter()
     summary = api.convert(list(files), out, to=to)

@@ -7,7 +7,7 @@ and measures, each run in a fresh subprocess so that peak RSS belongs to one mea
   (a) raw  -- a plain ``lxml.etree.iterparse`` loop extracting loc, lastmod, changefreq, priority, image
               locs and captions, clearing elements as it goes, writing the locs to a file;
   (b) cli  -- ``python -m feedmap convert FILES... -t text -o OUT``;
-  (c) api  -- ``feedmap.api.convert([...], OUT, to="text")``;
+  (c) api  -- ``feedmap._api.convert([...], OUT, to="text")``;
   (d) cli  -- ``-t jsonl`` and ``-t sitemap`` (for information; ``--no-extra`` skips them);
   (e) cli  -- ``-t text`` on 1 file, to show that peak RSS does not grow with the number of files.
 
@@ -495,7 +495,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     cases = [
         Case("raw", "(a) raw lxml iterparse -> text", "raw", files),
         Case("cli_text", "(b) python -m feedmap convert -t text", "cli-text", files),
-        Case("api_text", "(c) feedmap.api.convert(to='text')", "api-text", files),
+        Case("api_text", "(c) feedmap._api.convert(to='text')", "api-text", files),
     ]
     if not args.no_extra:
         cases += [

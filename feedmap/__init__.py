@@ -1,7 +1,7 @@
 """feedmap: convert between XML sitemaps, sitemap indexes, text sitemaps, feeds and JSON lines.
 
 One intermediate representation (:class:`Document` of :class:`Entry`) sits between pluggable readers and
-writers (see :mod:`feedmap.registry`).  Reading streams: memory does not grow with the number of URLs.
+writers (see :mod:`feedmap._registry`).  Reading streams: memory does not grow with the number of URLs.
 The steps between them (relative URLs, repeated URLs, ...) are functions of :mod:`feedmap.transforms`.
 
 >>> import feedmap
@@ -11,9 +11,9 @@ The steps between them (relative URLs, repeated URLs, ...) are functions of :mod
 
 from feedmap import transforms
 from feedmap._dates import Precision, W3CDate
-from feedmap.api import Summary, convert, read, write
-from feedmap.context import HttpSettings, Options
-from feedmap.errors import (
+from feedmap._api import Summary, convert, read, write
+from feedmap._context import HttpSettings, Options
+from feedmap._errors import (
     Diagnostic,
     FeedmapError,
     FormatError,
@@ -26,8 +26,8 @@ from feedmap.errors import (
     UnknownFormatError,
     WriteError,
 )
-from feedmap.model import Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, Position
-from feedmap.registry import FormatSpec, register
+from feedmap._model import Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, Position
+from feedmap._registry import FormatSpec, register
 
 __version__ = "0.1.0"
 

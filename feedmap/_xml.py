@@ -44,8 +44,8 @@ from typing import Protocol
 import webencodings
 from lxml import etree
 
-from feedmap.errors import Reporter
-from feedmap.sources import PeekableStream
+from feedmap._errors import Reporter
+from feedmap._sources import PeekableStream
 
 __all__ = [
     "IMAGE_NS",

@@ -1,16 +1,16 @@
 """Conversion steps as public transforms: entries in, entries out, diagnostics reported.
 
 :func:`feedmap.convert` and :func:`feedmap.write` run these between reader and writer (see
-:func:`feedmap.converters.plan`); a library user can run them on any stream of entries::
+:func:`feedmap._converters.plan`); a library user can run them on any stream of entries::
 
     with feedmap.read("feed.xml") as doc:
         entries = feedmap.transforms.merge_duplicates(doc.entries, on_diagnostic=print)
         feedmap.write(entries, "out.xml", format="sitemap")
 
-Each public function takes an iterable of :class:`~feedmap.model.Entry` (or a
-:class:`~feedmap.model.Document`: a Document comes back, same metadata, its diagnostics list extended) and
+Each public function takes an iterable of :class:`~feedmap._model.Entry` (or a
+:class:`~feedmap._model.Document`: a Document comes back, same metadata, its diagnostics list extended) and
 streams the result.  Diagnostics go to ``reporter`` or ``on_diagnostic``; ``strict`` raises
-:class:`~feedmap.errors.StrictError` at the first warning.
+:class:`~feedmap._errors.StrictError` at the first warning.
 
 * :func:`resolve_relative`: a relative ``loc`` (RFC 3986 §4.2 relative reference) resolved against a base
   URL (RFC 3986 §5.2), INFO ``relative-url-resolved``; without a base, WARNING ``relative-url``, kept.
@@ -47,9 +47,9 @@ from urllib.parse import urljoin, urlsplit
 
 from feedmap._dates import W3CDate
 from feedmap._urls import check_loc, encode_url, is_absolute_url, is_uri
-from feedmap.context import Context, Options
-from feedmap.errors import Diagnostic, Reporter
-from feedmap.model import Document, Entry, Position, new_entry
+from feedmap._context import Context, Options
+from feedmap._errors import Diagnostic, Reporter
+from feedmap._model import Document, Entry, Position, new_entry
 
 __all__ = [
     "check_values",

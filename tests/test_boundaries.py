@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 import feedmap
 from feedmap._dates import _COMMON, _W3C, W3CDate, _common_form, _valid, parse_lenient
 from feedmap._urls import encode_url, origin, same_site
-from feedmap.context import Context
-from feedmap.errors import Level, Reporter
+from feedmap._context import Context
+from feedmap._errors import Level, Reporter
 from feedmap.formats._fields import PLAIN_PRIORITIES, read_priority
 
 # ------------------------------------------------------------------------------------------------ dates

@@ -38,10 +38,10 @@ from lxml import etree
 import feedmap
 from feedmap import Entry, FeedmapError
 from feedmap.cli import main
-from feedmap.context import Context
-from feedmap.errors import Diagnostic, Level, Reporter
+from feedmap._context import Context
+from feedmap._errors import Diagnostic, Level, Reporter
 from feedmap.formats import _feedparsed
-from feedmap.model import DocMeta
+from feedmap._model import DocMeta
 
 ROR_NAMESPACES = ("http://rorweb.com/0.1/", "http://www.rorweb.com/0.1/")
 ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#\s]+")

@@ -1,4 +1,4 @@
-"""``feedmap discover``, :mod:`feedmap.discover` (robots.txt, the usual locations), :mod:`feedmap.sitemaptree`.
+"""``feedmap discover``, :mod:`feedmap._discover` (robots.txt, the usual locations), :mod:`feedmap._sitemaptree`.
 
 Everything runs against the real local server of ``tests/localsite.py`` (the ``web`` fixture), or against a
 ``--map`` build directory with no server at all.  "Another site" is ``http://localhost:PORT`` seen from
@@ -16,10 +16,10 @@ import pytest
 from localsite import LocalSite
 
 from feedmap.cli import main
-from feedmap.context import HttpSettings
-from feedmap.discover import discover, find_sitemaps, site_root
-from feedmap.errors import Diagnostic, FetchError, Level, SourceError
-from feedmap.sitemaptree import sitemap_tree, sitemap_trees
+from feedmap._context import HttpSettings
+from feedmap._discover import discover, find_sitemaps, site_root
+from feedmap._errors import Diagnostic, FetchError, Level, SourceError
+from feedmap._sitemaptree import sitemap_tree, sitemap_trees
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 #: No retries, short timeouts: a failure shows at once.

@@ -1,4 +1,4 @@
-"""Page enrichment (``--enrich``, ``feedmap.converters.enrich``) against a real HTTP server on 127.0.0.1.
+"""Page enrichment (``--enrich``, ``feedmap._converters.enrich``) against a real HTTP server on 127.0.0.1.
 
 Covers: title/description/keywords carried (also into ROR RSS through the CLI); empty fields filled and
 existing ones kept unless overwrite; charsets (HTTP header, meta, windows-1252 fallback, UTF-8 BOM, and
@@ -30,10 +30,10 @@ import feedmap
 from feedmap import Entry
 from feedmap.cli import main
 from feedmap.cli._common import Progress
-from feedmap.context import HttpSettings
-from feedmap.converters.enrich import enrich
-from feedmap.errors import Diagnostic, Reporter, StrictError
-from feedmap.model import DocKind, DocMeta, Document, Position
+from feedmap._context import HttpSettings
+from feedmap._converters.enrich import enrich
+from feedmap._errors import Diagnostic, Reporter, StrictError
+from feedmap._model import DocKind, DocMeta, Document, Position
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 ROR = "http://rorweb.com/0.1/"

@@ -23,9 +23,9 @@ from localsite import LocalSite
 import feedmap
 from feedmap import W3CDate
 from feedmap.cli import main
-from feedmap.context import HttpSettings, Options
-from feedmap.errors import Diagnostic, Level, ReadError, Reporter
-from feedmap.sitemaptree import sitemap_tree
+from feedmap._context import HttpSettings, Options
+from feedmap._errors import Diagnostic, Level, ReadError, Reporter
+from feedmap._sitemaptree import sitemap_tree
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 FAST = HttpSettings(connect_timeout=2.0, read_timeout=3.0, deadline=10.0, retries=1, backoff=0.01)

@@ -1,6 +1,6 @@
 """Fetching over HTTP (issue 4, points 1 and 6) against a real server on 127.0.0.1 (``tests/localsite.py``).
 
-What :mod:`feedmap.http` promises, each checked on the wire: the ``User-Agent`` (default and overridden) and
+What :mod:`feedmap._http` promises, each checked on the wire: the ``User-Agent`` (default and overridden) and
 ``Accept-Encoding: gzip``; ``Content-Encoding: gzip`` decoded and a gzip *file* recognised by its magic bytes;
 retries on 503/429 honouring ``Retry-After`` (RFC 9110 §10.2.3) and giving up when it asks too much; the
 redirect limit; the size cap enforced from ``Content-Length`` and while streaming (a content-encoding bomb);
@@ -27,9 +27,9 @@ from localsite import LocalSite, Responder, Route
 
 import feedmap
 from feedmap.cli import main
-from feedmap.context import DEFAULT_USER_AGENT, HttpSettings, Options
-from feedmap.errors import FeedmapError, FetchError, LimitError, Reporter
-from feedmap.http import Fetcher
+from feedmap._context import DEFAULT_USER_AGENT, HttpSettings, Options
+from feedmap._errors import FeedmapError, FetchError, LimitError, Reporter
+from feedmap._http import Fetcher
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 LOCS = ["https://www.example.com/", "https://www.example.com/a", "https://www.example.com/b"]
@@ -633,7 +633,7 @@ def test_convert_failing_after_a_fetch_leaves_no_socket_open(web: LocalSite, tmp
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            feedmap.api.convert(url, tmp_path / "out.txt", "text", options=Options(http=FAST))
+            feedmap._api.convert(url, tmp_path / "out.txt", "text", options=Options(http=FAST))
         except FeedmapError as exc:
             failed = type(exc).__name__
         else:

@@ -11,8 +11,8 @@ import pytest
 
 import feedmap
 from feedmap import Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, W3CDate
-from feedmap.context import Options
-from feedmap.errors import Diagnostic, Reporter
+from feedmap._context import Options
+from feedmap._errors import Diagnostic, Reporter
 
 
 def read(data: bytes, format: str | None = "jsonl") -> tuple[list[Entry], list[Diagnostic], DocMeta]:

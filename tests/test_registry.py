@@ -1,4 +1,4 @@
-"""feedmap.registry: recognising formats (content first, file extension second), names, registration,
+"""feedmap._registry: recognising formats (content first, file extension second), names, registration,
 and third-party formats through the ``feedmap.formats`` entry-point group."""
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from typing import BinaryIO
 import pytest
 
 import feedmap
-from feedmap import registry
-from feedmap.context import Context
-from feedmap.errors import FormatError, Reporter, UnknownFormatError
-from feedmap.model import DocMeta, Document, Entry
-from feedmap.registry import FormatSpec, Sniffed, detect, sniff
-from feedmap.sources import PeekableStream, Source, open_source
+from feedmap import _registry as registry
+from feedmap._context import Context
+from feedmap._errors import FormatError, Reporter, UnknownFormatError
+from feedmap._model import DocMeta, Document, Entry
+from feedmap._registry import FormatSpec, Sniffed, detect, sniff
+from feedmap._sources import PeekableStream, Source, open_source
 
 NS09 = "http://www.sitemaps.org/schemas/sitemap/0.9"
 URL = b"<url><loc>http://e.com/</loc></url>"
@@ -412,8 +412,8 @@ def plugin_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_regist
 
 
 _DEMO_MODULE = """
-    from feedmap.model import DocMeta, Document, Entry
-    from feedmap.registry import FormatSpec
+    from feedmap._model import DocMeta, Document, Entry
+    from feedmap._registry import FormatSpec
 
 
     def read(source, *, ctx):
@@ -478,7 +478,7 @@ def test_broken_entry_point_keeps_its_reason_and_is_listed(plugin_path: Path) ->
 _RACE = """
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from feedmap import registry
+from feedmap import _registry as registry
 barrier = threading.Barrier(8)
 def load(_):
     barrier.wait()

@@ -31,9 +31,9 @@ from test_roundtrip import ROR_TEXT, entries_for
 import feedmap
 from feedmap import ChangeFreq, Entry, Image, W3CDate
 from feedmap.cli import main
-from feedmap.errors import Diagnostic, Level, ReadError, Reporter
-from feedmap.model import Alternate, DocMeta
-from feedmap.registry import get
+from feedmap._errors import Diagnostic, Level, ReadError, Reporter
+from feedmap._model import Alternate, DocMeta
+from feedmap._registry import get
 
 ROR = "http://rorweb.com/0.1/"
 ROR_WWW = "http://www.rorweb.com/0.1/"

@@ -21,10 +21,10 @@ from lxml import etree
 
 import feedmap
 from feedmap import Alternate, ChangeFreq, Entry, Image, W3CDate
-from feedmap.errors import Reporter
+from feedmap._errors import Reporter
 from feedmap.formats.sitemap import PRIORITY_PLACES
-from feedmap.model import ENTRY_FIELDS
-from feedmap.registry import FormatSpec, all_formats
+from feedmap._model import ENTRY_FIELDS
+from feedmap._registry import FormatSpec, all_formats
 
 #: Formats whose extras are XML: only ``{namespace}local`` keys survive; every other format keeps all.
 XML_FORMATS = frozenset({"sitemap", "sitemapindex", "rss", "ror"})

@@ -32,9 +32,9 @@ import feedmap
 from feedmap import ChangeFreq, Entry, Image, W3CDate
 from feedmap._urls import encode_url
 from feedmap.cli import main
-from feedmap.errors import Diagnostic, Level, ReadError, Reporter, StrictError
-from feedmap.model import DocKind, DocMeta
-from feedmap.registry import get
+from feedmap._errors import Diagnostic, Level, ReadError, Reporter, StrictError
+from feedmap._model import DocKind, DocMeta
+from feedmap._registry import get
 
 ATOM = "http://www.w3.org/2005/Atom"
 

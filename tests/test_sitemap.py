@@ -10,8 +10,8 @@ from lxml import etree
 
 import feedmap
 from feedmap import ChangeFreq, Entry, Image, W3CDate
-from feedmap.errors import Diagnostic, Level, Reporter
-from feedmap.model import Alternate, DocKind
+from feedmap._errors import Diagnostic, Level, Reporter
+from feedmap._model import Alternate, DocKind
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 IMAGE = "http://www.google.com/schemas/sitemap-image/1.1"

@@ -13,10 +13,10 @@ from lxml import etree
 
 import feedmap
 from feedmap import Entry, W3CDate
-from feedmap.context import Options
-from feedmap.errors import Diagnostic, Level, ReadError, Reporter
-from feedmap.locate import is_mapped, local_path
-from feedmap.model import DocKind
+from feedmap._context import Options
+from feedmap._errors import Diagnostic, Level, ReadError, Reporter
+from feedmap._locate import is_mapped, local_path
+from feedmap._model import DocKind
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 SITE = "https://www.example.com/"

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import feedmap
 from feedmap import Entry, W3CDate
 from feedmap.cli import main
-from feedmap.errors import Diagnostic, Level, Reporter
+from feedmap._errors import Diagnostic, Level, Reporter
 from feedmap.formats._lines import bounded_lines
 
 

@@ -25,7 +25,7 @@ import pytest
 import feedmap
 from feedmap import ChangeFreq, Entry, W3CDate
 from feedmap.cli import main
-from feedmap.errors import Diagnostic, LimitError, UnknownFormatError
+from feedmap._errors import Diagnostic, LimitError, UnknownFormatError
 from feedmap.transforms import (
     check_values,
     keep_absolute,
@@ -462,7 +462,7 @@ def test_the_cli_resolves_a_local_sitemap_against_base_url(tmp_path: Path, capsy
 
 def test_full_entry_equals_the_keyword_constructor() -> None:
     """What readers build without the coercion is what ``Entry(...)`` builds (and passes its fast check)."""
-    from feedmap.model import full_entry
+    from feedmap._model import full_entry
 
     values = {
         "loc": "https://e.example/",

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import feedmap
 from feedmap._urls import MAX_LOC_LENGTH, check_loc, encode_url, is_absolute_url, same_site
-from feedmap.errors import Reporter
+from feedmap._errors import Reporter
 
 
 def _url_of_length(length: int) -> str:

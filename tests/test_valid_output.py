@@ -16,8 +16,8 @@ from lxml import etree
 import feedmap
 from feedmap import Entry
 from feedmap.cli import main
-from feedmap.context import Options
-from feedmap.errors import Diagnostic, Level, Reporter
+from feedmap._context import Options
+from feedmap._errors import Diagnostic, Level, Reporter
 
 IRI = "http://www.example.com/ümlat.html&q=name"
 URI = "http://www.example.com/%C3%BCmlat.html&q=name"

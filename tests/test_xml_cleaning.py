@@ -17,9 +17,9 @@ from lxml import etree
 
 import feedmap
 from feedmap._xml import CleaningStream, escape_attribute, escape_text, unwritable
-from feedmap.errors import Diagnostic, Reporter
-from feedmap.model import Entry
-from feedmap.sources import PeekableStream
+from feedmap._errors import Diagnostic, Reporter
+from feedmap._model import Entry
+from feedmap._sources import PeekableStream
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 HEADER = b'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="' + NS.encode() + b'">\n'

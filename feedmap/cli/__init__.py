@@ -25,11 +25,11 @@ from types import FrameType
 from typing import NoReturn
 from urllib.parse import urlsplit
 
-from feedmap import __version__, registry
+from feedmap import __version__, _registry as registry
 from feedmap.cli import convert, discover, formats, info
 from feedmap.cli._advice import advice_for
-from feedmap.errors import FeedmapError, FormatError, ReadError, SourceError, UnknownFormatError, WriteError
-from feedmap.sinks import GuardedOutput
+from feedmap._errors import FeedmapError, FormatError, ReadError, SourceError, UnknownFormatError, WriteError
+from feedmap._sinks import GuardedOutput
 
 __all__ = ["Terminated", "build_parser", "console", "main"]
 

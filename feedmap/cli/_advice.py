@@ -7,7 +7,7 @@ changes the outcome, chosen by the error's or diagnostic's ``code``.
 
 from __future__ import annotations
 
-from feedmap.errors import Diagnostic, FeedmapError, UnknownFormatError
+from feedmap._errors import Diagnostic, FeedmapError, UnknownFormatError
 
 __all__ = ["ADVICE", "advice_for", "with_advice"]
 

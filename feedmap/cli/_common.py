@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from feedmap._dates import W3CDate
 from feedmap.cli._advice import with_advice
-from feedmap.errors import Diagnostic, Level
+from feedmap._errors import Diagnostic, Level
 
 if TYPE_CHECKING:
-    from feedmap.context import FollowPredicate, HttpSettings, Options
+    from feedmap._context import FollowPredicate, HttpSettings, Options
 
 __all__ = [
     "DiagnosticPrinter",
@@ -179,8 +179,8 @@ class Progress:
 
 def add_reading_options(parser: argparse.ArgumentParser, *, no_follow_help: str) -> None:
     """INPUT..., -f, --strict, --max-bytes, --no-follow and --map: what every reading command takes."""
-    from feedmap.context import DEFAULT_MAX_DEPTH, DEFAULT_MAX_LINE_BYTES
-    from feedmap.sources import DEFAULT_MAX_BYTES
+    from feedmap._context import DEFAULT_MAX_DEPTH, DEFAULT_MAX_LINE_BYTES
+    from feedmap._sources import DEFAULT_MAX_BYTES
 
     parser.add_argument(
         "inputs", nargs="+", metavar="INPUT", help="a file path, an http(s) URL, or - for standard input"
@@ -245,7 +245,7 @@ def add_map_option(parser: argparse.ArgumentParser, example: str) -> None:
 
 def add_http_options(parser: argparse.ArgumentParser) -> None:
     """How URLs are fetched: the options of every command that may read over HTTP."""
-    from feedmap.context import DEADLINE_FACTOR, DEFAULT_CONCURRENCY, DEFAULT_USER_AGENT
+    from feedmap._context import DEADLINE_FACTOR, DEFAULT_CONCURRENCY, DEFAULT_USER_AGENT
 
     web = parser.add_argument_group("fetching over HTTP")
     web.add_argument(
@@ -300,7 +300,7 @@ def add_http_options(parser: argparse.ArgumentParser) -> None:
 
 def http_settings(args: argparse.Namespace) -> HttpSettings:
     """The HttpSettings the options of :func:`add_http_options` ask for."""
-    from feedmap.context import HttpSettings
+    from feedmap._context import HttpSettings
 
     return HttpSettings(
         user_agent=args.user_agent,
@@ -366,7 +366,7 @@ non_negative_float = _number(float, 0, True)
 
 def reading_options(args: argparse.Namespace, **more: Any) -> Options:
     """Options from :func:`add_reading_options`' flags (plus ``more``, a command's own)."""
-    from feedmap.context import Options
+    from feedmap._context import Options
 
     return Options(
         strict=args.strict,

@@ -8,13 +8,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from feedmap import api, registry
+from feedmap import _api as api, _registry as registry
 from feedmap._wording import counted
 from feedmap.cli._common import DiagnosticPrinter, Progress, add_reading_options, reading_options
-from feedmap.converters import enrich
-from feedmap.converters.kinds import xml_for_kind
-from feedmap.errors import Diagnostic, FormatError, Reporter
-from feedmap.model import DocKind
+from feedmap._converters import enrich
+from feedmap._converters.kinds import xml_for_kind
+from feedmap._errors import Diagnostic, FormatError, Reporter
+from feedmap._model import DocKind
 
 __all__ = ["add_parser", "run"]
 

@@ -6,8 +6,8 @@ import argparse
 import json
 from typing import Any
 
-from feedmap import registry
-from feedmap.model import ENTRY_FIELDS
+from feedmap import _registry as registry
+from feedmap._model import ENTRY_FIELDS
 
 __all__ = ["add_parser", "run"]
 

@@ -7,12 +7,12 @@ import json
 import sys
 from typing import Any
 
-from feedmap import api
+from feedmap import _api as api
 from feedmap._dates import W3CDate
 from feedmap._wording import counted
 from feedmap.cli._common import DiagnosticPrinter, add_reading_options, follow_since, http_settings
-from feedmap.errors import Level, Reporter
-from feedmap.model import DocKind
+from feedmap._errors import Level, Reporter
+from feedmap._model import DocKind
 
 __all__ = ["add_parser", "describe", "run"]
 

@@ -1,7 +1,7 @@
 """Checking XML extras before they are written, and making them fit the element they are written into.
 
 An ``Entry.extras`` value under a Clark key ``{namespace}local`` is re-emitted verbatim by the XML writers
-(see :mod:`feedmap.model`), so it must be markup that cannot break out of its place: one or more
+(see :mod:`feedmap._model`), so it must be markup that cannot break out of its place: one or more
 well-formed elements (XML 1.0 §2.1 ``element``), each named by the key, with every prefix they use declared
 on themselves (Namespaces in XML 1.0 §5, "Namespace constraint: Prefix Declared"), and nothing else between
 them.  The value is parsed as the content of a wrapper element by a parser that loads no DTD, resolves no
@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from lxml import etree
 
 from feedmap._xml import SITEMAP_NAMESPACES
-from feedmap.context import Context
+from feedmap._context import Context
 
 __all__ = ["TEXT_NAME", "extra_problem", "unqualified", "valid_extras", "xml_extra"]
 

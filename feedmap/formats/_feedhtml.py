@@ -25,7 +25,7 @@ from lxml import etree
 from lxml.html import defs
 
 from feedmap._xml import unwritable
-from feedmap.context import Context
+from feedmap._context import Context
 from feedmap.formats.sitemap import report_unwritable
 
 __all__ = ["description_html", "plain_text"]

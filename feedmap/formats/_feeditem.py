@@ -31,7 +31,7 @@ from lxml import etree
 
 from feedmap._dates import W3CDate
 from feedmap._xml import SITEMAP_NAMESPACES, SITEMAP_NS, line_of
-from feedmap.context import Context
+from feedmap._context import Context
 from feedmap.formats._feedvocab import (
     ATOM_LINK,
     CONTENT_NS,
@@ -56,7 +56,7 @@ from feedmap.formats._feedvocab import (
 )
 from feedmap.formats._fields import read_loc
 from feedmap.formats.sitemap import duplicate, entry_from_element, holds_markup
-from feedmap.model import Alternate, Entry, full_entry, new_position
+from feedmap._model import Alternate, Entry, full_entry, new_position
 
 __all__ = ["item_entry"]
 

@@ -17,12 +17,12 @@ from typing import Any
 
 from lxml import etree
 
-from feedmap.context import Context
-from feedmap.errors import ReadError
+from feedmap._context import Context
+from feedmap._errors import ReadError
 from feedmap.formats._feedrepair import replace_surrogate_refs
 from feedmap.formats._feedvocab import channel_date, describe_item, feed_date, link_relation, plain_title, real_title
 from feedmap.formats._fields import read_loc
-from feedmap.model import DocKind, DocMeta, Document, Entry, full_entry, new_position
+from feedmap._model import DocKind, DocMeta, Document, Entry, full_entry, new_position
 
 __all__ = ["feedparse", "parsed_entries", "raw_links", "read_with_feedparser"]
 

@@ -12,8 +12,8 @@ import html.entities
 import re
 from collections.abc import Callable
 
-from feedmap.errors import Reporter
-from feedmap.sources import Readable
+from feedmap._errors import Reporter
+from feedmap._sources import Readable
 
 __all__ = ["ReferenceRepairs", "replace_surrogate_refs"]
 

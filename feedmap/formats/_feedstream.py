@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from lxml import etree
 
 from feedmap._xml import CleaningStream, line_of, make_iterparse
-from feedmap.context import Context
+from feedmap._context import Context
 from feedmap.formats._feedvocab import (
     CORE_NAMESPACES,
     DC_NS,
@@ -26,8 +26,8 @@ from feedmap.formats._feedvocab import (
     resolved,
     title_text,
 )
-from feedmap.model import DocKind, DocMeta
-from feedmap.sources import PeekableStream
+from feedmap._model import DocKind, DocMeta
+from feedmap._sources import PeekableStream
 
 __all__ = ["FeedItems"]
 

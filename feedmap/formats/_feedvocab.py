@@ -20,9 +20,9 @@ from lxml import etree
 from feedmap._dates import W3CDate, from_rfc822
 from feedmap._urls import is_absolute_url
 from feedmap._xml import IMAGE_NS, SITEMAP_NAMESPACES, XHTML_NS
-from feedmap.context import Context
+from feedmap._context import Context
 from feedmap.formats._fields import read_lastmod
-from feedmap.model import Alternate
+from feedmap._model import Alternate
 
 __all__ = [
     "ATOM03_NS",

@@ -18,8 +18,8 @@ import re
 
 from feedmap._dates import W3CDate, parse_lenient
 from feedmap._urls import check_loc
-from feedmap.context import Context
-from feedmap.model import ChangeFreq
+from feedmap._context import Context
+from feedmap._model import ChangeFreq
 from feedmap.transforms import relative_reference, resolve
 
 __all__ = ["PLAIN_PRIORITIES", "read_changefreq", "read_lastmod", "read_loc", "read_priority", "strip_value"]

@@ -25,13 +25,13 @@ from feedmap._xml import (
     namespace_of,
     peek_cleaned,
 )
-from feedmap.context import Context
-from feedmap.errors import Reporter
+from feedmap._context import Context
+from feedmap._errors import Reporter
 from feedmap.formats._feedvocab import ATOM_NS, channel_date, hreflang_alternate, real_title
 from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc, read_priority
 from feedmap.formats.sitemap import duplicate, holds_markup, read_image, serialize_element
-from feedmap.model import Alternate, ChangeFreq, DocKind, DocMeta, Entry, Image, full_entry, new_position
-from feedmap.sources import Source
+from feedmap._model import Alternate, ChangeFreq, DocKind, DocMeta, Entry, Image, full_entry, new_position
+from feedmap._sources import Source
 
 __all__ = ["ROR_NAMESPACES", "ROR_NS", "channel_meta", "ror_items"]
 

@@ -21,10 +21,10 @@ from typing import BinaryIO
 from urllib.parse import urlsplit
 
 from feedmap._dates import W3CDate, to_rfc822
-from feedmap.context import Context
+from feedmap._context import Context
 from feedmap.formats._feedhtml import description_html, plain_text
 from feedmap.formats.sitemap import SizeWatch, attribute_of, loc_text, output_url, text_of, write_blocks
-from feedmap.model import Document, Entry
+from feedmap._model import Document, Entry
 
 __all__ = [
     "ChannelInfo",

@@ -18,12 +18,12 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any, BinaryIO
 
-from feedmap.context import Context
-from feedmap.errors import ReadError
+from feedmap._context import Context
+from feedmap._errors import ReadError
 from feedmap.formats._extras import valid_extras
 from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc
 from feedmap.formats._lines import bounded_lines, too_long
-from feedmap.model import (
+from feedmap._model import (
     ENTRY_FIELDS,
     Alternate,
     DocKind,
@@ -34,8 +34,8 @@ from feedmap.model import (
     full_entry,
     new_position,
 )
-from feedmap.registry import FormatSpec
-from feedmap.sources import Source
+from feedmap._registry import FormatSpec
+from feedmap._sources import Source
 
 __all__ = ["FORMAT", "entry_to_json", "read", "write"]
 

@@ -28,17 +28,17 @@ from typing import BinaryIO
 
 from feedmap._dates import to_rfc822
 from feedmap._xml import IMAGE_NS, SITEMAP_NS, peek_root
-from feedmap.context import Context
-from feedmap.errors import ReadError
+from feedmap._context import Context
+from feedmap._errors import ReadError
 from feedmap.formats._extras import TEXT_NAME, xml_extra
 from feedmap.formats._feedhtml import description_html
 from feedmap.formats._feedvocab import ATOM_NS
 from feedmap.formats._rorread import ROR_NAMESPACES, ROR_NS, channel_meta, ror_items
 from feedmap.formats._rsswrite import Namespaces, item_core, plain_text_of, write_channel
 from feedmap.formats.sitemap import format_priority, image_elements, rdf_only, text_of
-from feedmap.model import ENTRY_FIELDS, Document, Entry
-from feedmap.registry import FormatSpec
-from feedmap.sources import Source
+from feedmap._model import ENTRY_FIELDS, Document, Entry
+from feedmap._registry import FormatSpec
+from feedmap._sources import Source
 
 __all__ = ["FORMAT", "ROR_NAMESPACES", "ROR_NS", "read", "write"]
 

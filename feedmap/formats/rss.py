@@ -38,7 +38,7 @@ from lxml import etree
 
 from feedmap._dates import W3CDate, from_rfc822, to_rfc822
 from feedmap._xml import IMAGE_NS, SITEMAP_NS, line_of, peek_root
-from feedmap.context import Context
+from feedmap._context import Context
 from feedmap.formats._feeditem import item_entry
 from feedmap.formats._feedparsed import feedparse, parsed_entries, raw_links, read_with_feedparser
 from feedmap.formats._feedrepair import ReferenceRepairs, replace_surrogate_refs
@@ -46,9 +46,9 @@ from feedmap.formats._feedstream import FeedItems
 from feedmap.formats._feedvocab import ATOM03_NS, ATOM_NS, CORE_NAMESPACES, DC_NS, RDF_NS
 from feedmap.formats._rsswrite import Namespaces, item_core, write_channel
 from feedmap.formats.sitemap import format_priority, image_elements, text_of, xml_extras
-from feedmap.model import ENTRY_FIELDS, Document, Entry
-from feedmap.registry import FormatSpec
-from feedmap.sources import PeekableStream, Readable, Source
+from feedmap._model import ENTRY_FIELDS, Document, Entry
+from feedmap._registry import FormatSpec
+from feedmap._sources import PeekableStream, Readable, Source
 
 __all__ = ["FORMAT", "read", "write"]
 

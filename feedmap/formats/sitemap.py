@@ -50,8 +50,8 @@ from feedmap._xml import (
     peek_root,
     unwritable,
 )
-from feedmap.context import Context
-from feedmap.errors import ReadError
+from feedmap._context import Context
+from feedmap._errors import ReadError
 from feedmap.formats._extras import xml_extra
 from feedmap.formats._fields import (
     PLAIN_PRIORITIES,
@@ -61,7 +61,7 @@ from feedmap.formats._fields import (
     read_priority,
     strip_value,
 )
-from feedmap.model import (
+from feedmap._model import (
     Alternate,
     ChangeFreq,
     DocKind,
@@ -73,8 +73,8 @@ from feedmap.model import (
     new_entry,
     new_position,
 )
-from feedmap.registry import FormatSpec
-from feedmap.sources import Source
+from feedmap._registry import FormatSpec
+from feedmap._sources import Source
 
 __all__ = [
     "FORMAT",

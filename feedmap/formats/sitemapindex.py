@@ -5,14 +5,14 @@ and an optional ``lastmod``; an index lists at most 50,000 sitemaps.
 
 Reading follows the children by default and yields their entries, one child after another (streaming).
 A child is read from disk when its URL starts with a ``--map PREFIX=DIR`` prefix (a static-site build
-directory) or is a ``file:`` URL (:func:`feedmap.locate.local_path`: inside the directory, a regular file,
+directory) or is a ``file:`` URL (:func:`feedmap._locate.local_path`: inside the directory, a regular file,
 no NUL); nested indexes are followed up to a depth cap, and a loop is reported and not followed.  A child
 that cannot be read is reported with its URL and the rest goes on.  With ``follow=False``
 (``--no-follow``) the index's own entries (loc, lastmod) are yielded.
 
 * **Scope** (sitemaps.org "Sitemap file location"): a child of a fetched index must have the index's
   scheme, host and port (``child-off-site``), and so must every redirect it answers with: each hop is
-  checked before it is requested (:meth:`feedmap.http.Fetcher.open`, ``redirect_rule``).
+  checked before it is requested (:meth:`feedmap._http.Fetcher.open`, ``redirect_rule``).
 * **Loops**: an index is known by its resolved path, or by its URL normalised as RFC 3986 §6.2.2 says
   (case of scheme and host, default port, percent-encoding, dot segments of §5.2.4), so ``/./index.xml``
   is the index itself.
@@ -21,7 +21,7 @@ that cannot be read is reported with its URL and the rest goes on.  With ``follo
   it is reported (``child-not-read``) and not read.
 * **Nothing read**: when the index names children and not one of them could be read (every one failed
   or was refused; a loop back to an index being read is no failure), reading ends with a
-  :class:`~feedmap.errors.ReadError` (``no-child-read``), so the CLI exits 1 instead of writing an empty
+  :class:`~feedmap._errors.ReadError` (``no-child-read``), so the CLI exits 1 instead of writing an empty
   output.  Children left out by the follow filter (``--since``) are not failures.
 * **Depth**: the walk keeps one explicit stack of the indexes being read (:class:`_Following`), not one
   generator per level, so a deep chain under a large ``max_depth`` costs no Python stack.
@@ -46,8 +46,8 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from feedmap._urls import is_http_url, same_site
 from feedmap._xml import peek_root
-from feedmap.context import Context
-from feedmap.errors import (
+from feedmap._context import Context
+from feedmap._errors import (
     FeedmapError,
     FetchError,
     ReadError,
@@ -65,10 +65,10 @@ from feedmap.formats.sitemap import (
     write_blocks,
     xml_extras,
 )
-from feedmap.locate import MapEscapeError, local_path
-from feedmap.model import DocKind, DocMeta, Document, Entry
-from feedmap.registry import FormatSpec
-from feedmap.sources import Source
+from feedmap._locate import MapEscapeError, local_path
+from feedmap._model import DocKind, DocMeta, Document, Entry
+from feedmap._registry import FormatSpec
+from feedmap._sources import Source
 
 __all__ = ["FORMAT", "child_refusal", "child_url", "loop_key", "read", "resolved_message", "same_site_rule", "write"]
 
@@ -372,7 +372,7 @@ def _check_something_read(root: _Level) -> None:
 
 
 def _open_child(child: _Child, ctx: Context) -> tuple[Document, contextlib.ExitStack]:
-    from feedmap.api import start_document
+    from feedmap._api import start_document
 
     stack = contextlib.ExitStack()
     try:

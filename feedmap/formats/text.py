@@ -8,7 +8,7 @@ UTF-8 is read as Windows-1252 with a warning (never silently).  Only ``loc`` sur
 CSV is not a text sitemap: a line holding a URL followed by comma-separated fields
 (``https://e.com/a,2024-01-01``: a date, another URL or a changefreq after a comma; a number or a quoted
 text after a comma and a blank) is not read as one URL with a comma in it.  When such a line comes
-before any URL, the input is a CSV file: reading stops with a :class:`~feedmap.errors.ReadError`
+before any URL, the input is a CSV file: reading stops with a :class:`~feedmap._errors.ReadError`
 (``csv-input``, exit 1) saying so; after URLs, the line is skipped with a ``csv-line`` warning.  A URL
 that really holds such a comma can write it as ``%2C``.
 """
@@ -20,13 +20,13 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from feedmap._urls import check_loc, is_absolute_url
-from feedmap.context import Context
-from feedmap.errors import ReadError
+from feedmap._context import Context
+from feedmap._errors import ReadError
 from feedmap.formats._lines import bounded_lines, too_long
 from feedmap.formats.sitemap import MAX_BYTES, MAX_URLS, encoded_url
-from feedmap.model import DocKind, DocMeta, Document, Entry, new_entry, new_position
-from feedmap.registry import FormatSpec
-from feedmap.sources import Source
+from feedmap._model import DocKind, DocMeta, Document, Entry, new_entry, new_position
+from feedmap._registry import FormatSpec
+from feedmap._sources import Source
 
 __all__ = ["FORMAT", "read", "write"]
 

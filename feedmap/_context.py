@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from feedmap._dates import W3CDate
-from feedmap.errors import Reporter
-from feedmap.sources import DEFAULT_MAX_BYTES
+from feedmap._errors import Reporter
+from feedmap._sources import DEFAULT_MAX_BYTES
 
 if TYPE_CHECKING:  # httpx is imported only when something is fetched
-    from feedmap.http import Fetcher
+    from feedmap._http import Fetcher
 
 __all__ = [
     "DEADLINE_FACTOR",
@@ -54,7 +54,7 @@ FollowPredicate = Callable[[str, "W3CDate | None"], bool]
 class HttpSettings:
     """How to fetch (``--user-agent``, ``--timeout``, ``--deadline``, ``--retries``, ``--delay``, ``--cache``).
 
-    See feedmap.http.
+    See feedmap._http.
     """
 
     user_agent: str = DEFAULT_USER_AGENT
@@ -140,7 +140,7 @@ class Shared:
     def fetcher(self, settings: HttpSettings) -> Fetcher:
         with self._lock:
             if self._fetcher is None:
-                from feedmap.http import Fetcher
+                from feedmap._http import Fetcher
 
                 self._fetcher = Fetcher(settings)
             return self._fetcher

@@ -11,8 +11,8 @@ own entries as a sitemap index, pages as a urlset).
 
 from __future__ import annotations
 
-from feedmap.context import Context
-from feedmap.model import DocKind
+from feedmap._context import Context
+from feedmap._model import DocKind
 
 __all__ = ["WRITTEN_KIND", "report_kind_change", "xml_for_kind"]
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from feedmap._wording import counted
-from feedmap.context import Context
-from feedmap.model import DocKind, Document, Entry
+from feedmap._context import Context
+from feedmap._model import DocKind, Document, Entry
 
 __all__ = ["sitemap_to_ror"]
 

@@ -5,15 +5,15 @@ merged by ``loc`` keeping the first occurrence's position and the entry with the
 (:func:`feedmap.transforms.merge_duplicates`: INFO ``duplicate-loc`` per repeated URL, INFO
 ``duplicates-merged`` with the total; kept entries spill to a temporary file).  :func:`feedmap.convert`
 and :func:`feedmap.write` no longer call this step: they merge repeated URLs for every target but JSON
-lines, whatever the inputs (see :func:`feedmap.converters.plan`); it stays for code that calls it.
+lines, whatever the inputs (see :func:`feedmap._converters.plan`); it stays for code that calls it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from feedmap.context import Context
-from feedmap.model import DocKind, Document, Entry
+from feedmap._context import Context
+from feedmap._model import DocKind, Document, Entry
 from feedmap.transforms import merged_entries
 
 __all__ = ["dedupe_newest", "feed_to_sitemap"]

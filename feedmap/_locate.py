@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from feedmap.errors import SourceError
+from feedmap._errors import SourceError
 
 __all__ = ["MapEscapeError", "is_mapped", "local_path"]
 

@@ -10,23 +10,23 @@
   (:func:`feedmap.transforms.report_duplicates`).  This does not depend on the kind of the inputs or their
   order;
 * a feed written as a sitemap, index or text sitemap becomes a urlset (:func:`as_urlset`);
-* with ``enrich=True`` (``--enrich``), :func:`~feedmap.converters.enrich.enrich_step` fills titles,
+* with ``enrich=True`` (``--enrich``), :func:`~feedmap._converters.enrich.enrich_step` fills titles,
   descriptions and keywords from the pages (after deduplication, so each URL is fetched once; before
   :func:`sitemap_to_ror`, which counts the entries still without a title);
 * anything that is not already ROR written as ROR goes through :func:`sitemap_to_ror`.
 
-The library function for enrichment outside a conversion is :func:`feedmap.converters.enrich.enrich`.
+The library function for enrichment outside a conversion is :func:`feedmap._converters.enrich.enrich`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from feedmap.context import Context
-from feedmap.converters.enrich import enrich_step
-from feedmap.converters.feed_to_sitemap import feed_to_sitemap
-from feedmap.converters.sitemap_to_ror import sitemap_to_ror
-from feedmap.model import DocKind, Document
+from feedmap._context import Context
+from feedmap._converters.enrich import enrich_step
+from feedmap._converters.feed_to_sitemap import feed_to_sitemap
+from feedmap._converters.sitemap_to_ror import sitemap_to_ror
+from feedmap._model import DocKind, Document
 from feedmap.transforms import absolute_step, check_step, merge_step, report_step, unique_step
 
 __all__ = ["Step", "as_urlset", "enrich_step", "feed_to_sitemap", "plan", "sitemap_to_ror"]

@@ -7,17 +7,17 @@ Where the rules come from:
   of the ``User-agent`` groups.  A line may point to another site (cross-submission; PROTOCOL.md "Scope"),
   so those URLs are listed as written, not checked.  A relative line (not allowed, but seen) is resolved
   against robots.txt's URL and noted.  The file is parsed with the same parser as the robots.txt policy
-  (:class:`feedmap.http.RobotsPolicy`, Protego), at most its first 500 KiB (RFC 9309 §2.5; a longer file is
+  (:class:`feedmap._http.RobotsPolicy`, Protego), at most its first 500 KiB (RFC 9309 §2.5; a longer file is
   read that far, INFO ``robots-truncated``).
 * **The usual locations**: only when robots.txt names no sitemap (or is missing), ``SITE/sitemap.xml`` then
   ``SITE/sitemap_index.xml`` are tried; each is taken when it answers 2xx and feedmap's sniffing
-  (:func:`feedmap.registry.detect`) reads it as a sitemap, a sitemap index, a feed or a text sitemap.  An
+  (:func:`feedmap._registry.detect`) reads it as a sitemap, a sitemap index, a feed or a text sitemap.  An
   HTML page answering 200 (a "soft 404") is not a sitemap.  A redirect is followed and the final URL listed.
 * **The site**: ``SITE`` is the origin of the URL given: ``example.com`` means ``https://example.com/``
   (https when no scheme is written), and ``https://example.com/blog/`` means ``https://example.com/``,
   since robots.txt and the usual locations live at the root of a site.
 
-The tree of the sitemaps found, with their entry counts, is :mod:`feedmap.sitemaptree`; it reads each
+The tree of the sitemaps found, with their entry counts, is :mod:`feedmap._sitemaptree`; it reads each
 sitemap the way this module does (:func:`open_url`, :func:`error_code`).  ``--map PREFIX=DIR`` applies to
 everything read here (robots.txt too), so a static-site build directory can be checked before it is
 deployed.  Nothing here prints or exits.
@@ -33,10 +33,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
-from feedmap import registry
+from feedmap import _registry as registry
 from feedmap._urls import is_absolute_url, is_http_url
-from feedmap.context import HttpSettings, Options, Shared
-from feedmap.errors import (
+from feedmap._context import HttpSettings, Options, Shared
+from feedmap._errors import (
     DiagnosticHandler,
     FeedmapError,
     FetchError,
@@ -46,11 +46,11 @@ from feedmap.errors import (
     SourceError,
     reason_of,
 )
-from feedmap.locate import MapEscapeError, local_path
-from feedmap.sources import DEFAULT_MAX_BYTES, Source, open_source
+from feedmap._locate import MapEscapeError, local_path
+from feedmap._sources import DEFAULT_MAX_BYTES, Source, open_source
 
 if TYPE_CHECKING:
-    from feedmap.http import RedirectRule
+    from feedmap._http import RedirectRule
 
 __all__ = [
     "FALLBACK_PATHS",
@@ -106,10 +106,10 @@ def open_url(
     max_bytes: int,
     redirect_rule: RedirectRule | None = None,
 ) -> Iterator[Source]:
-    """Open ``url`` from its ``--map`` directory or the network (:func:`feedmap.sources.open_source`).
+    """Open ``url`` from its ``--map`` directory or the network (:func:`feedmap._sources.open_source`).
 
     The source's ``url`` is where it was found (after redirects; ``redirect_rule`` may refuse a hop, see
-    :meth:`feedmap.http.Fetcher.open`).  Raises :class:`FetchError` (a missing mapped file is
+    :meth:`feedmap._http.Fetcher.open`).  Raises :class:`FetchError` (a missing mapped file is
     ``file-missing``), :class:`MapEscapeError`, :class:`SourceError` or :class:`LimitError`.
     """
     path = local_path(url, options.maps)
@@ -188,7 +188,7 @@ class Discovery:
 
 def _robots(site: str, result: Discovery, options: Options, shared: Shared, reporter: Reporter) -> list[str]:
     """The sitemap URLs robots.txt names (resolved, http(s) only), recording the probe."""
-    from feedmap.http import ROBOTS_MAX_BYTES, UNCAPPED, RobotsPolicy, read_head, robots_cut_note
+    from feedmap._http import ROBOTS_MAX_BYTES, UNCAPPED, RobotsPolicy, read_head, robots_cut_note
 
     robots_url = urljoin(site, "/robots.txt")
     try:

@@ -4,11 +4,11 @@
   bytes.  Compression is recognised by the gzip magic bytes (RFC 1952: ``1f 8b``), never by the file name
   (real ``.xml.gz`` files are often not compressed, and compressed files are often not named ``.gz``).
 * Decompressed input is capped (default 100 MiB) while it is read, so a decompression bomb stops with
-  :class:`~feedmap.errors.LimitError` after at most the cap, not after filling memory or disk; NUL
+  :class:`~feedmap._errors.LimitError` after at most the cap, not after filling memory or disk; NUL
   padding after gzip data and optional gzip header fields count against the cap too.
 * gzip damage (RFC 1952: a bad CRC32 or ISIZE, garbage after a member, a cut stream) is a warning
   (``corrupt-gzip``, ``truncated-gzip``) reported after everything inflated before it was used.
-* Outputs are opened by :mod:`feedmap.sinks` (:func:`open_sink` is re-exported here).
+* Outputs are opened by :mod:`feedmap._sinks` (:func:`open_sink` is re-exported here).
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol, Union
 
-from feedmap.errors import LimitError, Reporter, SourceError
-from feedmap.sinks import SinkLike, open_sink  # outputs: kept importable from here
+from feedmap._errors import LimitError, Reporter, SourceError
+from feedmap._sinks import SinkLike, open_sink  # outputs: kept importable from here
 
 if TYPE_CHECKING:  # httpx is imported only when something is fetched
-    from feedmap.http import Fetcher
+    from feedmap._http import Fetcher
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -347,12 +347,12 @@ def open_source(
 
     An http(s) URL is fetched with ``fetcher`` (a temporary one when None), unless ``maps`` (``--map``
     prefixes) say it is read from a local directory; a ``file:`` URL is read as a path.  ``redirect_rule``
-    is handed to :meth:`feedmap.http.Fetcher.open`.
+    is handed to :meth:`feedmap._http.Fetcher.open`.
     """
     with contextlib.ExitStack() as stack:
         url: str | None = None
         if isinstance(source, str) and is_url(source):
-            from feedmap.locate import local_path
+            from feedmap._locate import local_path
 
             url = source
             local = local_path(source, maps)
@@ -361,7 +361,7 @@ def open_source(
                 name = name if name and name != url else str(local)
             else:
                 if fetcher is None:
-                    from feedmap.http import Fetcher
+                    from feedmap._http import Fetcher
 
                     fetcher = stack.enter_context(Fetcher())
                 fetched = stack.enter_context(fetcher.open(source, max_bytes=max_bytes, redirect_rule=redirect_rule))

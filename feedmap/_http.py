@@ -11,7 +11,7 @@ What it implements, and where the rules come from:
   index's site) *before* it is requested, else the fetch fails with ``redirect-refused``.
 * **Size caps while streaming**: a ``Content-Length`` above the cap fails before the body is read; the
   body is counted as it arrives, before and after content decoding, and reading stops at the cap.
-  ``Content-Encoding: gzip`` (RFC 9110 §8.4.1.3) is decoded here with :class:`feedmap.sources.GzipReader`,
+  ``Content-Encoding: gzip`` (RFC 9110 §8.4.1.3) is decoded here with :class:`feedmap._sources.GzipReader`,
   which inflates a bounded amount per call, so a compression bomb never sits in memory.  Only gzip is
   asked for (``Accept-Encoding: gzip``).
 * **Timeouts**: connect and read timeouts per socket operation, and one deadline for the whole request
@@ -58,9 +58,9 @@ import httpx
 from protego import Protego
 
 from feedmap._urls import is_http_url, origin
-from feedmap.context import DEFAULT_USER_AGENT, HttpSettings
-from feedmap.errors import FetchError, LimitError, SourceError
-from feedmap.sources import GzipReader
+from feedmap._context import DEFAULT_USER_AGENT, HttpSettings
+from feedmap._errors import FetchError, LimitError, SourceError
+from feedmap._sources import GzipReader
 
 __all__ = [
     "DEFAULT_USER_AGENT",

@@ -13,7 +13,7 @@ What is at the path decides how it is written (POSIX ``rename(2)`` and ``open(2)
   ``/dev/stdout``, a shell's ``>(...)``) is written straight through: no temporary file, no rename, as
   ``cat > PATH`` would.  Such an output cannot be atomic.
 
-Every failure to open or write an output is a :class:`~feedmap.errors.SourceError` naming it and saying
+Every failure to open or write an output is a :class:`~feedmap._errors.SourceError` naming it and saying
 what to do (a full disk included), except a broken pipe: that stays :class:`BrokenPipeError`, as the
 reader going away is not an error of the document (the command line stops quietly).
 """
@@ -31,7 +31,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, BinaryIO, Union
 
-from feedmap.errors import SourceError
+from feedmap._errors import SourceError
 
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer

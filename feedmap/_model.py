@@ -29,7 +29,7 @@ from types import TracebackType
 from typing import NamedTuple
 
 from feedmap._dates import W3CDate
-from feedmap.errors import Diagnostic
+from feedmap._errors import Diagnostic
 
 __all__ = [
     "Alternate",

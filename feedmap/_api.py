@@ -1,8 +1,8 @@
 """The library API: :func:`read`, :func:`write`, :func:`convert`.
 
-A run is: open the source (:mod:`feedmap.sources`), resolve its format (:mod:`feedmap.registry`), read a
-streaming :class:`~feedmap.model.Document`, and hand it to a writer that writes while entries arrive.
-Diagnostics go to a :class:`~feedmap.errors.Reporter`; pass ``on_diagnostic`` to see them as they come.
+A run is: open the source (:mod:`feedmap._sources`), resolve its format (:mod:`feedmap._registry`), read a
+streaming :class:`~feedmap._model.Document`, and hand it to a writer that writes while entries arrive.
+Diagnostics go to a :class:`~feedmap._errors.Reporter`; pass ``on_diagnostic`` to see them as they come.
 Nothing here prints or exits.
 """
 
@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from feedmap import converters, registry
-from feedmap.context import (
+from feedmap import _converters as converters, _registry as registry
+from feedmap._context import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_LINE_BYTES,
@@ -24,12 +24,12 @@ from feedmap.context import (
     HttpSettings,
     Options,
 )
-from feedmap.converters.kinds import report_kind_change
-from feedmap.errors import Diagnostic, FormatError, Reporter
-from feedmap.model import ENTRY_FIELDS, DocKind, Document, Entry
-from feedmap.registry import FormatSpec
-from feedmap.sinks import gzip_named, gzipped
-from feedmap.sources import (
+from feedmap._converters.kinds import report_kind_change
+from feedmap._errors import Diagnostic, FormatError, Reporter
+from feedmap._model import ENTRY_FIELDS, DocKind, Document, Entry
+from feedmap._registry import FormatSpec
+from feedmap._sinks import gzip_named, gzipped
+from feedmap._sources import (
     DEFAULT_MAX_BYTES,
     SinkLike,
     Source,
@@ -261,7 +261,7 @@ def write(
 ) -> Summary:
     """Write a document (or any iterable of entries) to a path, ``"-"``/None for stdout, or a binary file.
 
-    The document goes through the same steps as in :func:`convert` (see :func:`feedmap.converters.plan`):
+    The document goes through the same steps as in :func:`convert` (see :func:`feedmap._converters.plan`):
     entries without an absolute URL are left out of XML formats, repeated URLs are reported and, for every
     format but JSON lines, merged (newest lastmod kept), a feed written as a sitemap becomes a urlset.
     Entries no feedmap reader produced (an iterable, or a Document built in code) are first checked as a
@@ -269,8 +269,8 @@ def write(
 
     A regular file (or a new path) is written atomically: to a temporary file renamed over it when
     everything was written; a symbolic link's target is replaced; a device, a FIFO or ``/dev/fd/N`` is
-    written straight through (see :mod:`feedmap.sinks`).  An output that cannot be opened or written (a
-    directory, a full disk) raises :class:`~feedmap.errors.SourceError`.
+    written straight through (see :mod:`feedmap._sinks`).  An output that cannot be opened or written (a
+    directory, a full disk) raises :class:`~feedmap._errors.SourceError`.
     """
     spec = _writer_spec(format)
     document = doc if isinstance(doc, Document) else Document(entries=doc)
@@ -318,13 +318,13 @@ def convert(
 ) -> Summary:
     """Read ``src`` (one source or several, concatenated) and write it to ``dst`` in format ``to``.
 
-    Between reader and writer run the steps of :func:`feedmap.converters.plan` (the transforms of
+    Between reader and writer run the steps of :func:`feedmap._converters.plan` (the transforms of
     :mod:`feedmap.transforms`: relative URLs left out of XML formats, repeated URLs merged, a feed made a
     urlset, pages enriched with ``options.enrich``, ROR channel derived).  ``wrap``, if given, is a last
     step: a function from the entry stream to an entry stream, applied after those steps and before the
     writer (a filter, a transform, a progress counter); the entries it yields are written as they are.
     ``to`` names the format written, or is a function choosing it from the kind of entries read
-    (:func:`feedmap.converters.kinds.xml_for_kind`).  Writing entries as another kind (an index's own
+    (:func:`feedmap._converters.kinds.xml_for_kind`).  Writing entries as another kind (an index's own
     entries as pages, pages as an index) is reported (``kind-changed``).
     """
     options = options or Options()

@@ -12,14 +12,14 @@ How pages are read:
   from elsewhere must not make us read local files): a directory stands
   for its ``index.html``, and ``/about`` for ``about.html`` when there is no ``about`` file (the pretty
   URLs static hosts serve); the file finally chosen must be a regular file inside the directory
-  (:func:`feedmap.locate.local_path`).  No robots.txt and no network for these.
-* Any other http(s) URL is fetched with the run's :class:`~feedmap.http.Fetcher` (timeouts, retries,
+  (:func:`feedmap._locate.local_path`).  No robots.txt and no network for these.
+* Any other http(s) URL is fetched with the run's :class:`~feedmap._http.Fetcher` (timeouts, retries,
   redirects, ``--delay`` between requests to one host) unless the site's robots.txt (RFC 9309) disallows
   it for our user agent: then the entry is kept as it is (WARNING ``robots-disallowed``).  A redirect
   is followed only when the robots.txt of its target's site allows the target too (checked before the
   hop is requested).  A robots.txt longer than 500 KiB is read in part (RFC 9309 §2.5): INFO
   ``robots-truncated``, once per site.
-* A page larger than the cap (:data:`~feedmap.context.DEFAULT_PAGE_MAX_BYTES`, and never more than
+* A page larger than the cap (:data:`~feedmap._context.DEFAULT_PAGE_MAX_BYTES`, and never more than
   ``max_bytes``) or that cannot be fetched (404, timeout, ...) is reported once with its URL (WARNING
   ``enrich-failed``); a response that is not HTML by its ``Content-Type`` (or a mapped file by its
   extension) is reported as ``not-html``.  The entry is kept, unenriched, either way.
@@ -27,7 +27,7 @@ How pages are read:
 Concurrency: ``concurrency`` pages are read at once on the run's thread pool; at most twice that many
 entries wait in a window, so memory stays flat however many URLs stream through, and entries come out
 in the order they went in.  Diagnostics are reported from the consuming thread (the
-:class:`~feedmap.errors.Reporter` is not thread-safe), at the entry's own source and line when it has one.
+:class:`~feedmap._errors.Reporter` is not thread-safe), at the entry's own source and line when it has one.
 An entry that already has all three fields is not fetched unless ``overwrite`` is set.
 """
 
@@ -43,13 +43,13 @@ from typing import TYPE_CHECKING, overload
 
 from feedmap._html import PageMeta, page_meta
 from feedmap._urls import is_http_url
-from feedmap.context import DEFAULT_CONCURRENCY, DEFAULT_PAGE_MAX_BYTES, Context, HttpSettings, Options
-from feedmap.errors import Diagnostic, FeedmapError, FetchError, LimitError, Reporter, SourceError
-from feedmap.locate import is_mapped, local_path
-from feedmap.model import Document, Entry
+from feedmap._context import DEFAULT_CONCURRENCY, DEFAULT_PAGE_MAX_BYTES, Context, HttpSettings, Options
+from feedmap._errors import Diagnostic, FeedmapError, FetchError, LimitError, Reporter, SourceError
+from feedmap._locate import is_mapped, local_path
+from feedmap._model import Document, Entry
 
 if TYPE_CHECKING:
-    from feedmap.http import Fetcher, RobotsPolicy
+    from feedmap._http import Fetcher, RobotsPolicy
 
 __all__ = ["FAILURE_CODES", "HTML_TYPES", "enrich", "enrich_entries", "enrich_step"]
 
@@ -201,7 +201,7 @@ def enrich_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
 
 
 def enrich_step(doc: Document, ctx: Context) -> Document:
-    """The post-read step of ``convert`` when ``Options.enrich`` is set (see :func:`feedmap.converters.plan`)."""
+    """The post-read step of ``convert`` when ``Options.enrich`` is set (see :func:`feedmap._converters.plan`)."""
     result = Document(doc.meta, enrich_entries(doc.entries, ctx), diagnostics=doc.diagnostics)
     result.format = doc.format
     return result
@@ -259,13 +259,13 @@ def enrich(
 ) -> Document | Iterator[Entry]:
     """Fill the title, description and keywords of each entry from its page; streams, order kept.
 
-    ``source`` is a :class:`~feedmap.model.Document` (a Document comes back, same metadata, and the
+    ``source`` is a :class:`~feedmap._model.Document` (a Document comes back, same metadata, and the
     enrichment diagnostics join its ``diagnostics`` list unless a ``reporter`` is given) or any iterable of
     entries (an iterator comes back).  ``concurrency`` pages are read at once; ``overwrite`` replaces values
     an entry already has; ``maps`` pairs ``(url_prefix, directory)`` read from disk instead of the network;
     ``http`` says how to fetch (user agent, timeouts, retries, ``host_delay``); ``max_bytes`` caps each page.
     Failures are diagnostics (``enrich-failed``, ``not-html``, ``robots-disallowed``), the entry kept as it
-    was; with ``strict`` the first one raises :class:`~feedmap.errors.StrictError`.  The HTTP client and
+    was; with ``strict`` the first one raises :class:`~feedmap._errors.StrictError`.  The HTTP client and
     threads are released when the result is exhausted or closed (``Document.close()``).
     """
     if reporter is None:

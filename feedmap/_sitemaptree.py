@@ -18,7 +18,7 @@ Where the rules come from:
   an index already being read is a loop (``index-loop``), nesting deeper than ``max_depth`` stops
   (``index-too-deep``).  A child that fails becomes a node with an error code and the rest goes on.
 
-Sitemaps are opened as :mod:`feedmap.discover` opens them, so ``--map PREFIX=DIR`` applies.  Nothing here
+Sitemaps are opened as :mod:`feedmap._discover` opens them, so ``--map PREFIX=DIR`` applies.  Nothing here
 prints or exits.
 """
 
@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from feedmap import registry
-from feedmap.context import DEFAULT_CONCURRENCY, DEFAULT_MAX_DEPTH, Context, HttpSettings, Options, Shared
-from feedmap.discover import error_code, open_url
-from feedmap.errors import Diagnostic, DiagnosticHandler, FeedmapError, Reporter, reason_of
+from feedmap import _registry as registry
+from feedmap._context import DEFAULT_CONCURRENCY, DEFAULT_MAX_DEPTH, Context, HttpSettings, Options, Shared
+from feedmap._discover import error_code, open_url
+from feedmap._errors import Diagnostic, DiagnosticHandler, FeedmapError, Reporter, reason_of
 from feedmap.formats.sitemapindex import child_refusal, child_url, loop_key, resolved_message, same_site_rule
-from feedmap.sources import DEFAULT_MAX_BYTES
+from feedmap._sources import DEFAULT_MAX_BYTES
 
 __all__ = ["SitemapNode", "sitemap_tree", "sitemap_trees"]
 

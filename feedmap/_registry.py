@@ -5,7 +5,7 @@ plugin registry does), so importing feedmap loads no format module it does not u
 join through the entry-point group ``feedmap.formats``; each entry point names a :class:`FormatSpec`.
 
 Resolution order for an input (DESIGN.md): the explicit format name, then the content (gzip magic bytes
-are handled by :mod:`feedmap.sources`; here the root element and declared namespaces of XML, a JSON
+are handled by :mod:`feedmap._sources`; here the root element and declared namespaces of XML, a JSON
 object per line, or lines of URLs), then the file extension, then :class:`UnknownFormatError`.
 """
 
@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import BinaryIO, Protocol
 
 from feedmap._xml import RootInfo, guess_encoding, peek_root
-from feedmap.context import Context
-from feedmap.errors import FormatError, UnknownFormatError
-from feedmap.model import Document
-from feedmap.sources import PeekableStream, Source
+from feedmap._context import Context
+from feedmap._errors import FormatError, UnknownFormatError
+from feedmap._model import Document
+from feedmap._sources import PeekableStream, Source
 
 __all__ = [
     "ENTRY_POINT_GROUP",
