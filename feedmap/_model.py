@@ -295,22 +295,29 @@ ENTRY_FIELDS: tuple[str, ...] = (
 
 @dataclass(slots=True, kw_only=True)
 class DocMeta:
-    """Document-level metadata: the kind, and a feed channel's title, link and description."""
+    """Document-level metadata: the kind, and a feed channel's title, link, description and last update
+    (RSS ``lastBuildDate``, Atom feed ``updated``)."""
 
     kind: DocKind = DocKind.URLSET
     title: str | None = None
     link: str | None = None
     description: str | None = None
     extras: dict[str, str] = field(default_factory=dict)
+    updated: W3CDate | None = None
 
     def as_kind(self, kind: DocKind) -> DocMeta:
         """A copy of this metadata for a document of another kind (a feed turned into a urlset, ...)."""
         return DocMeta(
-            kind=kind, title=self.title, link=self.link, description=self.description, extras=dict(self.extras)
+            kind=kind,
+            title=self.title,
+            link=self.link,
+            description=self.description,
+            extras=dict(self.extras),
+            updated=self.updated,
         )
 
     def is_empty(self) -> bool:
-        """True when nothing but the kind is set."""
+        """True when nothing but the kind (and the last update, which jsonl does not carry) is set."""
         return not (self.title or self.link or self.description or self.extras)
 
 

@@ -41,7 +41,7 @@ from feedmap._context import Context
 from feedmap._errors import Diagnostic, Level, Reporter
 from feedmap._model import DocMeta
 from feedmap.cli import main
-from feedmap.formats import rss
+from feedmap.formats import _feedparsed
 
 ROR_NAMESPACES = ("http://rorweb.com/0.1/", "http://www.rorweb.com/0.1/")
 ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#\s]+")
@@ -197,7 +197,7 @@ def both_paths(data: bytes) -> tuple[tuple[DocMeta, list[tuple[Any, ...]]], tupl
     """(meta, compared fields of each entry) read by the streaming path and by the feedparser path."""
     with feedmap.read(io.BytesIO(data), format="rss", reporter=Reporter()) as doc:
         streamed = (doc.meta, [tuple(getattr(entry, name) for name in COMPARED_FIELDS) for entry in doc])
-    with rss._read_with_feedparser(data, Context(reporter=Reporter(), name="feed")) as doc:
+    with _feedparsed.read_with_feedparser(data, Context(reporter=Reporter(), name="feed")) as doc:
         parsed = (doc.meta, [tuple(getattr(entry, name) for name in COMPARED_FIELDS) for entry in doc])
     return streamed, parsed
 

@@ -40,6 +40,7 @@ ROR_WWW = "http://www.rorweb.com/0.1/"
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 IMAGE = "http://www.google.com/schemas/sitemap-image/1.1"
 XHTML = "http://www.w3.org/1999/xhtml"
+ATOM = "http://www.w3.org/2005/Atom"
 
 HEADER = "<item><title>ROR Sitemap</title><link>https://www.example.com/</link>"
 HEADER += "<ror:about>sitemap</ror:about><ror:type>SiteMap</ror:type></item>"
@@ -498,6 +499,7 @@ def test_written_structure_header_then_entries_in_order() -> None:
     assert (ror_text(header, "about"), ror_text(header, "type")) == ("sitemap", "SiteMap")
     assert header.findtext("link") == channel.findtext("link") == "https://www.example.com/"
     assert [etree.QName(child).text for child in full] == [
+        f"{{{ATOM}}}link",  # hreflang alternates first: feedparser would take the last as the item's link
         "title",
         "link",
         "guid",
@@ -510,7 +512,6 @@ def test_written_structure_header_then_entries_in_order() -> None:
         f"{{{ROR}}}resourceOf",
         f"{{{SM}}}priority",
         f"{{{IMAGE}}}image",
-        f"{{{XHTML}}}link",
         f"{{{ROR}}}sortOrder",
     ]
     assert full.findtext("link") == full.findtext("guid") == FULL.loc

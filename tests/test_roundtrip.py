@@ -71,8 +71,12 @@ FEED_TEXT: st.SearchStrategy[str] = (
 )
 
 #: Text the ror reader keeps exactly: it undoes double escaping (text that still looks like an entity
-#: reference after parsing is unescaped once, with a warning), so no entity-like text here.
-ROR_TEXT: st.SearchStrategy[str] = XML_TEXT.filter(lambda text: re.search(r"&(?:#?\w+);", text) is None)
+#: reference after parsing is unescaped once, with a warning), so no entity-like text here; and no
+#: markup: the writer keeps titles plain text and descriptions HTML an RSS description may hold (a tag HTML
+#: does not allow is removed, html-sanitized; markup in a title is written as its text, markup-in-text).
+ROR_TEXT: st.SearchStrategy[str] = XML_TEXT.filter(
+    lambda text: re.search(r"&(?:#?\w+);", text) is None and re.search(r"<[A-Za-z/]", text) is None
+)
 
 #: Any Unicode string (no lone surrogates, which UTF-8 cannot carry).
 ANY_TEXT: st.SearchStrategy[str] = st.text(alphabet=st.characters(codec="utf-8"), max_size=20)

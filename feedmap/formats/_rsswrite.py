@@ -2,11 +2,12 @@
 
 Spec: RSS 2.0.11 (https://www.rssboard.org/rss-specification) and the RSS Best Practices Profile:
 ``<rss version="2.0">`` with one ``<channel>`` whose ``title``, ``link`` and ``description`` are present and
-non-empty; each item has a ``title`` or a ``description``; ``guid`` is the item's permalink; dates are
+non-empty (plain text: markup in them is written as its text); ``lastBuildDate`` when the channel's last
+update is known; each item has a ``title`` or a ``description``; ``guid`` is the item's permalink; dates are
 RFC 822 with four-digit years (:func:`email.utils.format_datetime`, never the locale); ``atom:link
 rel="self"`` names the feed's own URL when it is known.  Extension elements (the sitemap namespace for
 ``changefreq``/``priority``, Dublin Core ``dc:date`` for a lastmod RFC 822 cannot hold exactly, the Google
-image namespace for images, XHTML for hreflang links) live in namespaces declared only when used (an unused
+image namespace for images, Atom ``link`` for hreflang alternates) live in namespaces declared only when used (an unused
 declaration is a W3C Feed Validator warning): the writer still streams, so it renders the first batch of
 items before the root, declares there the namespaces that batch uses, and declares a namespace first used
 by a later item on that item's element (:class:`Namespaces`).
@@ -20,12 +21,24 @@ from typing import BinaryIO
 from urllib.parse import urlsplit
 
 from feedmap._context import Context
+from feedmap._dates import W3CDate, to_rfc822
 from feedmap._model import Document, Entry
+from feedmap.formats._feedhtml import description_html, plain_text
+from feedmap.formats._output import SizeWatch, output_url, write_blocks
+from feedmap.formats._xmlwrite import attribute_of, loc_text, text_of
 
-__all__ = ["ChannelInfo", "Namespaces", "channel_info", "peek_first", "plain_text_of", "site_of", "write_channel"]
+__all__ = [
+    "ChannelInfo",
+    "Namespaces",
+    "alternate_links",
+    "channel_info",
+    "item_core",
+    "peek_first",
+    "plain_text_of",
+    "site_of",
+    "write_channel",
+]
 
-ATOM_NS = "http://www.w3.org/2005/Atom"
-DC_NS = "http://purl.org/dc/elements/1.1/"
 _CHANNEL = "the channel"
 #: Items rendered before the root element is written (their namespaces are declared on it).
 FIRST_BATCH = 512
@@ -57,16 +70,17 @@ class Namespaces:
 class ChannelInfo:
     """Channel title, link and description: options first, then the document, then derived defaults."""
 
-    def __init__(self, title: str, link: str, description: str, self_url: str | None) -> None:
+    def __init__(
+        self, title: str, link: str, description: str, self_url: str | None, updated: W3CDate | None = None
+    ) -> None:
         self.title = title
         self.link = link
         self.description = description
         self.self_url = self_url
+        self.updated = updated
 
     def elements(self, ctx: Context, namespaces: Namespaces) -> str:
         """The channel's title, link, description and ``atom:link``; characters XML cannot hold are reported."""
-        from feedmap.formats.sitemap import attribute_of, text_of
-
         parts = [
             "<title>",
             plain_text_of(self.title, "title", _CHANNEL, ctx),
@@ -76,6 +90,9 @@ class ChannelInfo:
             plain_text_of(self.description, "description", _CHANNEL, ctx),
             "</description>",
         ]
+        build_date = _rfc822(self.updated) if self.updated is not None else None
+        if build_date is not None:
+            parts += ["<lastBuildDate>", build_date, "</lastBuildDate>"]
         if self.self_url:
             self_url = attribute_of(self.self_url, "atom:link href", _CHANNEL, ctx)
             atom = namespaces.declare("atom")
@@ -83,17 +100,61 @@ class ChannelInfo:
         return "".join(parts)
 
 
+def _rfc822(value: W3CDate) -> str | None:
+    """A date as RSS 2.0 writes it (RFC 822), or None for one that has no such form (a year beyond 9999)."""
+    try:
+        return to_rfc822(value)
+    except (ValueError, OverflowError):
+        return None
+
+
 def plain_text_of(value: str, what: str, loc: str, ctx: Context) -> str:
     """``value`` escaped for an element that holds plain text (a title, the channel description): ``&`` and
     ``<`` as the hexadecimal references ``&#x26;`` and ``&#x3C;``, as the RSS Best Practices Profile asks
     ("Encoding & and <"), so that no reader, nor the W3C validator (``ContainsHTML``, ``CharacterData``),
     takes a ``&lang`` or a ``<blink>`` in the text for HTML."""
-    from feedmap.formats.sitemap import text_of
-
-    text = text_of(value, what, loc, ctx)
+    text = text_of(plain_text(value, what, loc, ctx), what, loc, ctx)
     if "&" not in text:
         return text
     return text.replace("&amp;", "&#x26;").replace("&lt;", "&#x3C;")
+
+
+def alternate_links(entry: Entry, ctx: Context, xmlns: str = "") -> list[str]:
+    """The entry's hreflang alternates as ``atom:link rel="alternate"`` elements (RFC 4287 §4.2.7: the Atom
+    namespace is valid in RSS 2.0, where ``xhtml:link`` is the validator's ``MisplacedXHTMLContent``);
+    ``xmlns``: the declaration for their start tags (:meth:`Namespaces.declare`)."""
+    parts: list[str] = []
+    loc = entry.loc
+    for alternate in entry.alternates:
+        parts += [
+            f'<atom:link{xmlns} rel="alternate" hreflang="',
+            attribute_of(alternate.hreflang, "hreflang", loc, ctx),
+            '" href="',
+            attribute_of(output_url(alternate.href, ctx), "alternate href", loc, ctx),
+            '"/>',
+        ]
+    return parts
+
+
+def item_core(entry: Entry, ctx: Context, namespaces: Namespaces) -> list[str]:
+    """hreflang alternates, title, link, guid and description of an RSS 2.0 item (the start tag included).
+
+    The alternates (``atom:link rel="alternate"``) come before ``<link>``: feedparser takes the last
+    alternate link of an HTML type as the item's link, so ``<link>`` must come after them to stay it."""
+    loc = loc_text(entry, ctx)
+    parts: list[str] = ["<item>"]
+    if entry.alternates:
+        parts += alternate_links(entry, ctx, namespaces.declare("atom"))
+    title = entry.title
+    if title is None and entry.description is None:
+        title = entry.loc
+    if title is not None:
+        parts += ["<title>", plain_text_of(title, "title", entry.loc, ctx), "</title>"]
+    parts += ["<link>", loc, '</link><guid isPermaLink="true">', loc, "</guid>"]
+    if entry.description is not None:
+        description = description_html(entry.description, entry.loc, ctx)
+        parts += ["<description>", text_of(description, "description", entry.loc, ctx), "</description>"]
+    return parts
 
 
 def site_of(url: str) -> str | None:
@@ -126,10 +187,8 @@ def channel_info(doc: Document, first: Entry | None, ctx: Context, *, title_pref
     title = options.channel_title or doc.meta.title or f"{title_prefix} {link}"
     description = options.channel_description or doc.meta.description or f"{title_prefix} {link}"
     # The channel link and the self URL are URIs like every item link (an IRI is the validator's UriNotIri).
-    from feedmap.formats.sitemap import output_url
-
     self_url = output_url(options.self_url, ctx) if options.self_url else None
-    return ChannelInfo(title, output_url(link, ctx), description, self_url)
+    return ChannelInfo(title, output_url(link, ctx), description, self_url, doc.meta.updated)
 
 
 def write_channel(
@@ -148,8 +207,6 @@ def write_channel(
     its namespaces through ``namespaces``; ``after_channel`` renders what comes between the channel elements
     and the items (ROR's header item).
     """
-    from feedmap.formats.sitemap import SizeWatch, write_blocks
-
     first, entries = peek_first(doc)
     channel = channel_info(doc, first, ctx, title_prefix=title_prefix)
     head = f"<channel>{channel.elements(ctx, namespaces)}\n{after_channel(channel)}"

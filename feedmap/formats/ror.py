@@ -1,6 +1,6 @@
 """``ror``: RSS 2.0 carrying ROR ("Resources of a Resource", http://rorweb.com/0.1/) elements.
 
-ROR in RSS 2.0 (rorweb.com, dormant since about 2006; PROTOCOL.md, "ROR"): each object is an ``<item>``;
+ROR in RSS 2.0 (rorweb.com, dormant since about 2006): each object is an ``<item>``;
 RSS ``title``, ``link`` and ``description`` keep their meaning and ROR properties are ``ror:*`` children.
 
 Reading uses lxml by namespace URI — ``http://rorweb.com/0.1/`` and the ``www.`` variant, any prefix —
@@ -18,310 +18,30 @@ once with a warning; URLs are never touched.
 Writing emits the sitemap shape real generators use (Joomla RSSeo, Laravel sitemap, A1): the channel,
 the header item, then one item per entry with ``title``, ``link``, ``guid``, ``description``,
 ``ror:keywords``, ``ror:updated`` plus ``pubDate``, ``ror:updatePeriod``, ``ror:type``, ``ror:resourceOf``,
-``sitemap:priority`` and ``image:image``.
+``sitemap:priority``, ``image:image`` and hreflang alternates (``atom:link rel="alternate" hreflang``, before
+``title``; ``xhtml:link`` is read too).  The channel's ``lastBuildDate`` is read and written.
 """
 
 from __future__ import annotations
 
-import html
-import re
-from collections.abc import Iterator
 from typing import BinaryIO
 
-from lxml import etree
-
 from feedmap._context import Context
-from feedmap._dates import from_rfc822, to_rfc822
-from feedmap._errors import ReadError, Reporter
-from feedmap._model import (
-    ENTRY_FIELDS,
-    Alternate,
-    ChangeFreq,
-    DocKind,
-    DocMeta,
-    Document,
-    Entry,
-    Image,
-    full_entry,
-    new_position,
-)
+from feedmap._dates import to_rfc822
+from feedmap._errors import ReadError
+from feedmap._model import ENTRY_FIELDS, Document, Entry
 from feedmap._registry import FormatSpec
 from feedmap._sources import Source
-from feedmap._xml import (
-    IMAGE_NS,
-    SITEMAP_NAMESPACES,
-    SITEMAP_NS,
-    XHTML_NS,
-    iter_elements,
-    line_of,
-    peek_cleaned,
-    peek_root,
-)
+from feedmap._xml import IMAGE_NS, SITEMAP_NS, peek_root
+from feedmap.formats._ext.image import image_elements
 from feedmap.formats._extras import TEXT_NAME, xml_extra
-from feedmap.formats._feedstream import real_title
-from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc, read_priority
-from feedmap.formats._rsswrite import ATOM_NS, Namespaces, plain_text_of, write_channel
-from feedmap.formats.rss import item_core
-from feedmap.formats.sitemap import (
-    alternate_elements,
-    duplicate,
-    format_priority,
-    holds_markup,
-    image_elements,
-    rdf_only,
-    read_image,
-    serialize_element,
-    text_of,
-)
+from feedmap.formats._feedhtml import description_html
+from feedmap.formats._feedvocab import ATOM_NS
+from feedmap.formats._rorread import ROR_NAMESPACES, ROR_NS, channel_meta, ror_items
+from feedmap.formats._rsswrite import Namespaces, item_core, plain_text_of, write_channel
+from feedmap.formats._xmlwrite import format_priority, rdf_only, text_of
 
 __all__ = ["FORMAT", "ROR_NAMESPACES", "ROR_NS", "read", "write"]
-
-ROR_NS = "http://rorweb.com/0.1/"
-ROR_NAMESPACES = frozenset({ROR_NS, "http://www.rorweb.com/0.1/", "http://rorweb.com/0.1", "http://www.rorweb.com/0.1"})
-
-_PERIODS: dict[str, ChangeFreq] = {member.value: member for member in ChangeFreq}
-_PERIODS.update(
-    {
-        "hour": ChangeFreq.HOURLY,
-        "day": ChangeFreq.DAILY,
-        "week": ChangeFreq.WEEKLY,
-        "month": ChangeFreq.MONTHLY,
-        "year": ChangeFreq.YEARLY,
-    }
-)
-_ESCAPED = re.compile(r"&(?:amp|lt|gt|quot|apos|#[0-9]{1,7}|#x[0-9A-Fa-f]{1,6});")
-_HEADER_TYPES = frozenset({"sitemap", "main"})
-
-
-def _namespace(tag: str) -> str:
-    return tag[1 : tag.index("}")] if tag.startswith("{") else ""
-
-
-def _local(tag: str) -> str:
-    return tag[tag.index("}") + 1 :] if tag.startswith("{") else tag
-
-
-def _text(value: str | None, what: str, ctx: Context, line: int) -> str | None:
-    """Human text: blanks trimmed, double escaping undone once (reported)."""
-    if value is None:
-        return None
-    text = value.strip()
-    if not text:
-        return None
-    if _ESCAPED.search(text) is not None:
-        fixed = html.unescape(text)
-        ctx.warning("double-escaped", f"{what} was escaped twice ({text[:40]!r}); unescaped once", line)
-        text = fixed
-    return text
-
-
-class _Item:
-    """The children of one ``<item>``, gathered by namespace URI."""
-
-    def __init__(self) -> None:
-        self.plain: dict[str, tuple[str | None, int, etree._Element]] = {}
-        self.ror: dict[str, tuple[str, int]] = {}
-        self.categories: list[str] = []
-        self.images: list[Image] = []
-        self.alternates: list[Alternate] = []
-        self.extras: dict[str, str] = {}
-        self.priority: tuple[str | None, int] | None = None
-        self.changefreq: tuple[str | None, int] | None = None
-
-
-#: Item children that may come more than once (RSS 2.0 ``category``); every other one is single-valued.
-_REPEATABLE = frozenset({"category"})
-
-
-def _gather(element: etree._Element, ctx: Context, offset: int) -> _Item:
-    item = _Item()
-    seen: set[str] = set()
-    for child in element:
-        tag = child.tag
-        if not isinstance(tag, str):
-            continue
-        line = line_of(child) + offset
-        namespace = _namespace(tag)
-        local = _local(tag)
-        key = _field_key(namespace, local)
-        if key is not None:
-            if key in seen:
-                duplicate(child, element, ctx, offset)
-                continue
-            seen.add(key)
-            if len(child) and holds_markup(child, local, ctx, offset):  # an unexpanded entity, an element
-                continue
-        if namespace == "":
-            if local == "category":
-                if child.text and child.text.strip():
-                    item.categories.append(child.text.strip())
-            else:
-                item.plain[local] = (child.text, line, child)
-        elif namespace in ROR_NAMESPACES:
-            item.ror[local] = ((child.text or "").strip(), line)
-        elif namespace in SITEMAP_NAMESPACES and local == "priority":
-            item.priority = (child.text, line)
-        elif namespace in SITEMAP_NAMESPACES and local == "changefreq":
-            item.changefreq = (child.text, line)
-        elif namespace == IMAGE_NS and local == "image":
-            image = read_image(child, ctx, offset)
-            if image is not None:
-                item.images.append(image)
-        elif namespace == XHTML_NS and local == "link" and child.get("hreflang") and child.get("href"):
-            alternates_href = child.get("href", "").strip()
-            item.alternates.append(Alternate(hreflang=child.get("hreflang", "").strip(), href=alternates_href))
-        else:
-            item.extras[tag] = item.extras.get(tag, "") + serialize_element(child)
-    return item
-
-
-def _field_key(namespace: str, local: str) -> str | None:
-    """The single-valued field a child fills (RSS, ``ror:*``, ``sitemap:priority``/``changefreq``), or None."""
-    if namespace == "":
-        return None if local in _REPEATABLE else local
-    if namespace in ROR_NAMESPACES:
-        return "ror:" + local
-    if namespace in SITEMAP_NAMESPACES and local in ("priority", "changefreq"):
-        return "sitemap:" + local
-    return None
-
-
-def _is_header(item: _Item) -> bool:
-    """``ror:about`` = sitemap, or ``ror:type`` SiteMap/Main, on an item that is no page of the sitemap.
-
-    Pages carry ``ror:resourceOf`` (feedmap always writes it), so a page typed "Main" (or one whose extras
-    hold ``ror:about``) stays a page: a round trip neither gains nor loses entries.
-    """
-    about = item.ror.get("about", ("", 0))[0].lower()
-    kind = item.ror.get("type", ("", 0))[0].lower()
-    return (about == "sitemap" or kind in _HEADER_TYPES) and "resourceOf" not in item.ror
-
-
-def _loc(item: _Item, ctx: Context, line: int) -> str | None:
-    link = item.plain.get("link")
-    if link is not None and link[0] and link[0].strip():
-        return read_loc(link[0], ctx, link[1], what="link")
-    guid = item.plain.get("guid")
-    if guid is not None and guid[0] and guid[0].strip() and guid[2].get("isPermaLink", "true").lower() != "false":
-        return read_loc(guid[0], ctx, guid[1], what="guid")
-    ctx.warning("missing-loc", "item without <link> or permalink <guid> is skipped", line)
-    return None
-
-
-def _entry(item: _Item, ctx: Context, line: int) -> Entry | None:
-    loc = _loc(item, ctx, line)
-    if loc is None:
-        return None
-    extras: dict[str, str] = {}
-    lastmod = None
-    updated = item.ror.pop("updated", None)
-    if updated is not None and updated[0]:
-        lastmod = read_lastmod(updated[0], ctx, updated[1], what="ror:updated")
-    pub = item.plain.get("pubDate")
-    if lastmod is None and pub is not None and pub[0] and pub[0].strip():
-        lastmod = from_rfc822(pub[0]) or read_lastmod(pub[0], ctx, pub[1], what="pubDate")
-    changefreq = None
-    period = item.ror.pop("updatePeriod", None)
-    if period is not None:
-        changefreq = _PERIODS.get(period[0].lower())
-        if changefreq is not None and period[0] not in _PERIODS:
-            ctx.warning(
-                "changefreq-case",
-                f"ror:updatePeriod {period[0]!r} read as {changefreq.value!r} (the values are lower case)",
-                period[1],
-            )
-        if changefreq is None:
-            extras["ror:updatePeriod"] = period[0]
-            if period[0]:
-                ctx.warning(
-                    "invalid-changefreq",
-                    f"ror:updatePeriod {period[0]!r} is not a known period; kept in extras",
-                    period[1],
-                )
-    elif item.changefreq is not None:
-        changefreq = read_changefreq(item.changefreq[0], ctx, item.changefreq[1])
-    priority = read_priority(item.priority[0], ctx, item.priority[1]) if item.priority is not None else None
-    keywords_text = item.ror.pop("keywords", None)
-    keywords: tuple[str, ...] = ()
-    if keywords_text is not None and keywords_text[0]:
-        cleaned = _text(keywords_text[0], "ror:keywords", ctx, keywords_text[1]) or ""
-        keywords = tuple(part.strip() for part in cleaned.split(",") if part.strip())
-    entry_type = item.ror.pop("type", None)
-    resource_of = item.ror.get("resourceOf")
-    if resource_of is not None and resource_of[0] == "sitemap":
-        del item.ror["resourceOf"]
-    for name, (value, _line) in item.ror.items():
-        extras[f"ror:{name}"] = value
-    extras.update(item.extras)
-    title = item.plain.get("title")
-    description = item.plain.get("description")
-    return full_entry(  # Entry(...) without its coercion: every value below has its type already
-        loc,
-        lastmod,
-        changefreq,
-        priority,
-        real_title(_text(title[0], "title", ctx, title[1]) if title is not None else None, loc),
-        _text(description[0], "description", ctx, description[1]) if description is not None else None,
-        keywords or tuple(item.categories),
-        entry_type[0] if entry_type is not None and entry_type[0] else None,
-        tuple(item.images),
-        tuple(item.alternates),
-        extras,
-        new_position(ctx.name, line),
-    )
-
-
-def _header_into(meta: DocMeta, item: _Item) -> None:
-    for name, (ror_value, _line) in item.ror.items():
-        meta.extras[f"ror:{name}"] = ror_value
-    for name in ("title", "link", "description"):
-        found = item.plain.get(name)
-        text = found[0].strip() if found is not None and found[0] else None
-        if text and text != getattr(meta, name):
-            meta.extras[f"header:{name}"] = text
-
-
-def _items(source: Source, meta: DocMeta, ctx: Context) -> Iterator[Entry]:
-    for element, offset in iter_elements(
-        source.stream, ["item"], reporter=ctx.reporter, name=ctx.name, report_unknown=False
-    ):
-        line = line_of(element) + offset
-        item = _gather(element, ctx, offset)
-        if _is_header(item):
-            _header_into(meta, item)
-            continue
-        entry = _entry(item, ctx, line)
-        if entry is not None:
-            yield entry
-
-
-def _channel_meta(source: Source, ctx: Context) -> DocMeta:
-    """Channel title, link and description from the head of the document (before the items), and the
-    header item when it comes first: the metadata is complete before any entry is read, so a writer that
-    writes metadata first (jsonl's header line) sees it.  The items are read (and reported) again later.
-    """
-    meta = DocMeta(kind=DocKind.FEED)
-    head = peek_cleaned(source.stream, 256 * 1024)
-    parser = etree.XMLPullParser(events=("end",), resolve_entities=False, no_network=True, load_dtd=False, recover=True)
-    try:
-        parser.feed(head)
-        events = list(parser.read_events())
-    except (etree.XMLSyntaxError, UnicodeDecodeError):  # the items are read (and the problem reported) later
-        return meta
-    for _event, element in events:
-        if not isinstance(element, etree._Element) or not isinstance(element.tag, str):
-            continue
-        if element.tag == "item":
-            first = _gather(element, Context(reporter=Reporter(), options=ctx.options, name=ctx.name), 0)
-            if _is_header(first):
-                _header_into(meta, first)
-            break
-        parent = element.getparent()
-        if parent is not None and parent.tag == "channel" and element.tag in ("title", "link", "description"):
-            text = _text(element.text, f"channel {element.tag}", ctx, line_of(element))
-            if text and getattr(meta, element.tag) is None:
-                setattr(meta, element.tag, text)
-    return meta
 
 
 def read(source: Source, *, ctx: Context) -> Document:
@@ -331,11 +51,8 @@ def read(source: Source, *, ctx: Context) -> Document:
         raise ReadError(f"a ROR document is RSS 2.0 (<rss>); found {found}", source=ctx.name, code="wrong-root")
     if not root.namespaces & ROR_NAMESPACES:
         ctx.warning("no-ror-namespace", f"the document does not declare the ROR namespace {ROR_NS}")
-    meta = _channel_meta(source, ctx)
-    return Document(meta, _items(source, meta, ctx), diagnostics=ctx.reporter.diagnostics)
-
-
-# ----------------------------------------------------------------------------------------------- writing
+    meta = channel_meta(source, ctx)
+    return Document(meta, ror_items(source, meta, ctx), diagnostics=ctx.reporter.diagnostics)
 
 
 def _ror(name: str, value: str, loc: str, ctx: Context) -> str:
@@ -344,7 +61,25 @@ def _ror(name: str, value: str, loc: str, ctx: Context) -> str:
 
 def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces) -> str:
     loc = entry.loc
-    parts = item_core(entry, ctx)
+    parts = item_core(entry, ctx, namespaces)
+    parts += _ror_fields(entry, ctx)
+    extras = dict(entry.extras)
+    parts.append(_ror("resourceOf", extras.pop("ror:resourceOf", "sitemap"), loc, ctx))
+    if entry.priority is not None:
+        priority = format_priority(entry.priority, ctx, loc)
+        if priority is not None:
+            parts += [f"<sitemap:priority{namespaces.declare('sitemap')}>", priority, "</sitemap:priority>"]
+    if entry.images:
+        parts += image_elements(entry, ctx, namespaces.declare("image"))
+    parts += _extras(entry, extras, dropped, ctx)
+    parts.append("</item>\n")
+    return "".join(parts)
+
+
+def _ror_fields(entry: Entry, ctx: Context) -> list[str]:
+    """``pubDate`` and the ``ror:*`` elements of the entry's fields."""
+    loc = entry.loc
+    parts: list[str] = []
     if entry.lastmod is not None:
         parts += ["<pubDate>", to_rfc822(entry.lastmod), "</pubDate>"]  # ror:updated keeps the exact text
     if entry.keywords:
@@ -355,8 +90,13 @@ def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces)
         parts.append(_ror("updatePeriod", entry.changefreq.value, loc, ctx))
     if entry.type is not None:
         parts.append(_ror("type", entry.type, loc, ctx))
-    extras = dict(entry.extras)
-    parts.append(_ror("resourceOf", extras.pop("ror:resourceOf", "sitemap"), loc, ctx))
+    return parts
+
+
+def _extras(entry: Entry, extras: dict[str, str], dropped: set[str], ctx: Context) -> list[str]:
+    """The extras ROR can hold: XML elements (written as they are) and ``ror:NAME`` text; the others are
+    reported once each (``dropped`` collects them) and left out."""
+    loc = entry.loc
     written = {
         name
         for name, value in (
@@ -367,14 +107,7 @@ def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces)
         )
         if value
     }
-    if entry.priority is not None:
-        priority = format_priority(entry.priority, ctx, loc)
-        if priority is not None:
-            parts += [f"<sitemap:priority{namespaces.declare('sitemap')}>", priority, "</sitemap:priority>"]
-    if entry.images:
-        parts += image_elements(entry, ctx, namespaces.declare("image"))
-    if entry.alternates:
-        parts += alternate_elements(entry, ctx, namespaces.declare("xhtml"))
+    parts: list[str] = []
     for key, value in extras.items():
         if key.startswith("{"):
             if rdf_only(key, value, loc, ctx):
@@ -390,8 +123,7 @@ def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces)
         elif key not in dropped:
             dropped.add(key)
             ctx.info("field-dropped", f"extra {key!r} has no place in ROR and is not written")
-    parts.append("</item>\n")
-    return "".join(parts)
+    return parts
 
 
 _HEADER = "the ROR header item"
@@ -411,7 +143,7 @@ def _header_item(doc: Document, link: str, title: str, ctx: Context) -> str:
         "#ror-sitemap</guid>",
     ]
     if "header:description" in extras:
-        description = text_of(extras["header:description"], "description", _HEADER, ctx)
+        description = text_of(description_html(extras["header:description"], _HEADER, ctx), "description", _HEADER, ctx)
         parts += ["<description>", description, "</description>"]
     parts.append(_ror("about", extras.get("ror:about", "sitemap"), _HEADER, ctx))
     parts.append(_ror("type", extras.get("ror:type", "SiteMap"), _HEADER, ctx))
@@ -426,7 +158,7 @@ def _header_item(doc: Document, link: str, title: str, ctx: Context) -> str:
 
 
 #: Every namespace a ROR document may use, by prefix: ``ror`` always, the others only when used.
-NAMESPACES = {"ror": ROR_NS, "sitemap": SITEMAP_NS, "image": IMAGE_NS, "xhtml": XHTML_NS, "atom": ATOM_NS}
+NAMESPACES = {"ror": ROR_NS, "sitemap": SITEMAP_NS, "image": IMAGE_NS, "atom": ATOM_NS}
 
 
 def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:

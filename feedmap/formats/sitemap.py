@@ -26,44 +26,18 @@ from feedmap._model import DocKind, DocMeta, Document, Entry
 from feedmap._registry import FormatSpec
 from feedmap._sources import Source
 from feedmap._xml import escape_text, peek_root
-from feedmap.formats._elements import duplicate, holds_markup, serialize_element
 from feedmap.formats._ext import Hooks, hooks, report_broken
-from feedmap.formats._ext.hreflang import alternate_elements
-from feedmap.formats._ext.image import image_elements, read_image
 from feedmap.formats._output import SizeWatch, output_url, write_blocks
-from feedmap.formats._sitemapread import check_root, entry_from_element, iter_entries
+from feedmap.formats._sitemapread import check_root, iter_entries
 from feedmap.formats._xmlwrite import (
     ROOT_NAMESPACES,
-    attribute_of,
     format_priority,
-    loc_text,
-    rdf_only,
     report_unwritable,
     root_open_tag,
-    text_of,
     xml_extras,
 )
 
 __all__ = ["FORMAT", "read", "write"]
-# re-exported for feed modules until they import formats/_xmlwrite / _ext directly
-__all__ += [
-    "SizeWatch",
-    "alternate_elements",
-    "attribute_of",
-    "duplicate",
-    "entry_from_element",
-    "format_priority",
-    "holds_markup",
-    "image_elements",
-    "loc_text",
-    "output_url",
-    "rdf_only",
-    "read_image",
-    "serialize_element",
-    "text_of",
-    "write_blocks",
-    "xml_extras",
-]
 
 
 def read(source: Source, *, ctx: Context) -> Document:
