@@ -1,4 +1,5 @@
-"""The package stays ruff-clean and mypy --strict clean (the checks pyproject.toml configures)."""
+"""The package stays ruff-clean (complexity 15 at most), mypy --strict clean, in modules of 400 lines at most,
+and keeps the architecture that pyproject.toml declares as import-linter contracts."""
 
 from __future__ import annotations
 
@@ -25,4 +26,25 @@ def test_ruff_is_clean() -> None:
 
 def test_mypy_strict_is_clean() -> None:
     result = _run("mypy", "--strict", "feedmap")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+MAX_MODULE_LINES = 400
+
+
+def test_no_module_is_over_400_lines() -> None:
+    """Small modules with one job each: none of the package's modules passes 400 lines."""
+    long = {
+        str(path.relative_to(ROOT)): count
+        for path in sorted((ROOT / "feedmap").rglob("*.py"))
+        if (count := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert not long, f"modules over {MAX_MODULE_LINES} lines (split them by job): {long}"
+
+
+def test_the_import_contracts_hold() -> None:
+    """The architecture in ``.importlinter`` (layers, formats independent of each other, nothing outside
+    ``feedmap.cli`` importing it) holds, imports made inside functions included."""
+    script = "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
