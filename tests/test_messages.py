@@ -4,12 +4,14 @@ the CLI adds the flag to use, chosen by the code, and prints exactly what it pri
 from __future__ import annotations
 
 import io
+import json
 import re
 from pathlib import Path
 
 import pytest
 
 import feedmap
+from feedmap import _registry as registry
 from feedmap._errors import UnknownFormatError
 from feedmap.cli import main
 
@@ -114,3 +116,19 @@ def test_another_wrong_root_gets_no_discover_advice(tmp_path: Path, capsys: pyte
     source.write_bytes(b'<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"/>\n')
     assert main(["convert", str(source), "-f", "sitemap", "-t", "text"]) == 1
     assert capsys.readouterr().err == f"{source}:2: error[wrong-root]: the root element is <svg>, not <urlset>\n"
+
+
+INDEX_NOTE = "reading follows children (--map PREFIX=DIR, file: URLs) unless --no-follow"
+
+
+@pytest.mark.parametrize("name", ["sitemap", "sitemapindex", "text", "jsonl"])
+def test_format_descriptions_name_no_flag(name: str) -> None:
+    assert FLAG.search(registry.get(name).description) is None
+
+
+def test_feedmap_formats_says_the_index_notes_with_their_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["formats"]) == 0
+    assert f"\n{'':<13} {INDEX_NOTE}\n" in capsys.readouterr().out
+    assert main(["formats", "--json"]) == 0
+    rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)}
+    assert rows["sitemapindex"]["notes"] == INDEX_NOTE
