@@ -65,5 +65,5 @@ FORMAT = FormatSpec(
     reader=read,
     writer=write,
     fields=frozenset({"loc", "lastmod", "extras"}),
-    description="reading follows children (--map PREFIX=DIR, file: URLs) unless --no-follow",
+    description="reading follows children (mapped URL prefixes, file: URLs) unless following is off",
 )
