@@ -115,3 +115,36 @@ def test_the_web_functions_take_options_as_read_does(call: object) -> None:
     assert parameters["options"].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
     assert parameters["on_diagnostic"].kind is inspect.Parameter.KEYWORD_ONLY
     assert parameters["reporter"].kind is inspect.Parameter.KEYWORD_ONLY
+
+
+def test_every_public_transform_is_documented() -> None:
+    """The ``feedmap.transforms`` bullet names each function the module exports."""
+    section = _section("Library API")
+    bullet = section[section.index("* `feedmap.transforms`") :].split("\n* ", 1)[0]
+    assert sorted(name for name in feedmap.transforms.__all__ if f"`{name}" not in bullet) == []
+
+
+def _signature_lines() -> dict[str, str]:
+    """``NAME(...)`` as each bullet of the API section writes a function's call."""
+    section = _section("Library API")
+    calls = re.findall(r"^\* `feedmap\.(\w+)(\(.*?\))(?: -> [^`]+)?`", section, re.MULTILINE | re.DOTALL)
+    return {name: arguments for name, arguments in calls}
+
+
+def test_documented_signatures_are_the_real_ones() -> None:
+    """Each ``feedmap.f(...)`` the README shows has the parameter names and defaults of ``f``."""
+    documented = _signature_lines()
+    assert {"read", "write", "convert", "enrich", "find_sitemaps", "sitemap_tree", "register"} <= set(documented)
+    for name, arguments in documented.items():
+        assert " ".join(arguments.split()) == _unannotated(getattr(feedmap, name)), name
+
+
+def _unannotated(function: object) -> str:
+    """``(a, b=None, *, c=None)``: a function's parameters as the README writes them, without annotations."""
+    parts: list[str] = []
+    for parameter in inspect.signature(function).parameters.values():  # type: ignore[arg-type]
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY and "*" not in parts:
+            parts.append("*")
+        default = "" if parameter.default is inspect.Parameter.empty else f"={parameter.default!r}"
+        parts.append(f"{parameter.name}{default}")
+    return f"({', '.join(parts)})"
