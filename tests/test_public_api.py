@@ -7,14 +7,17 @@ from __future__ import annotations
 import inspect
 import io
 import re
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from localsite import LocalSite
 
 import feedmap
 from feedmap import _registry as registry
+from feedmap._xml import SITEMAP_NS
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "sitemap" / "basic.xml"
@@ -148,3 +151,32 @@ def _unannotated(function: object) -> str:
         default = "" if parameter.default is inspect.Parameter.empty else f"={parameter.default!r}"
         parts.append(f"{parameter.name}{default}")
     return f"({', '.join(parts)})"
+
+
+def test_the_readme_library_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, web: LocalSite) -> None:
+    """The API section's example, run as written on the samples, its remote index served by a local site."""
+    example = _code_blocks(_section("Library API"), "python")[0]
+    samples = SAMPLE.parent.parent
+    (tmp_path / "samples" / "sitemap").mkdir(parents=True)
+    shutil.copy(SAMPLE, tmp_path / "samples" / "sitemap" / "basic.xml")
+    shutil.copy(SAMPLE, tmp_path / "a.xml")
+    shutil.copy(samples / "rss" / "feed.xml", tmp_path / "feed.xml")
+    (tmp_path / "b.txt").write_text("https://e.com/b1\nhttps://e.com/b2\n", encoding="utf-8")
+    page = web.add("/page.html", "<html><head><title>Page one</title></head></html>", content_type="text/html")
+    child = web.add("/pages.xml", f'<urlset xmlns="{SITEMAP_NS}"><url><loc>{page}</loc></url></urlset>')
+    old = web.add("/old.xml", f'<urlset xmlns="{SITEMAP_NS}"><url><loc>{web.url("/old")}</loc></url></urlset>')
+    web.add(
+        "/sitemap_index.xml",
+        f'<sitemapindex xmlns="{SITEMAP_NS}"><sitemap><loc>{child}</loc><lastmod>2026-01-02</lastmod></sitemap>'
+        f"<sitemap><loc>{old}</loc><lastmod>2020-01-02</lastmod></sitemap></sitemapindex>",
+    )
+    assert example.count("https://example.com/sitemap_index.xml") == 1
+    monkeypatch.chdir(tmp_path)
+    code = example.replace("https://example.com/sitemap_index.xml", web.url("/sitemap_index.xml"))
+    exec(compile(code, "README.md", "exec"), {})
+    assert len((tmp_path / "recent.jsonl").read_text(encoding="utf-8").splitlines()) == 3
+    assert "<title>Page one</title>" in (tmp_path / "ror.xml").read_text(encoding="utf-8")
+    assert web.hits("/old.xml") == 0  # the follow filter left the old child out
+    with feedmap.read(tmp_path / "all.xml") as written, feedmap.read(SAMPLE) as sample:
+        locs = {entry.loc for entry in written.entries}
+        assert {entry.loc for entry in sample.entries} < locs  # and the feed's
