@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as _dt
 import enum
 import re
-from email.utils import format_datetime
+from email.utils import format_datetime, parsedate_to_datetime
 
 __all__ = ["Precision", "W3CDate", "from_rfc822", "parse_lenient", "to_rfc822"]
 
@@ -272,7 +272,7 @@ def _near_miss(text: str) -> str | None:
 
 
 def _with_dateutil(text: str) -> str | None:
-    from dateutil import parser as du_parser
+    from dateutil import parser as du_parser  # slow to import; only a date that is not W3C-DTF needs it
 
     try:
         parsed = du_parser.parse(text, default=_dt.datetime(1, 1, 1))
@@ -326,8 +326,6 @@ def parse_lenient(text: str) -> tuple[W3CDate | None, str | None]:
 
 def from_rfc822(text: str) -> W3CDate | None:
     """An RFC 822 / RFC 1123 date (RSS ``pubDate``) as a W3C value with the same offset; None if not one."""
-    from email.utils import parsedate_to_datetime
-
     try:
         moment = parsedate_to_datetime(text.strip())
     except (TypeError, ValueError, IndexError):

@@ -19,7 +19,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -453,6 +453,7 @@ def test_window_is_bounded_and_streams(web: LocalSite) -> None:
             yield Entry(loc=loc)
 
     stream = enrich(source(), Options(concurrency=2, http=SURE))
+    assert isinstance(stream, Generator)  # entries in, a generator out: it can be closed early
     first = next(stream)
     assert first.title == "Page 0"
     assert pulled <= 2 * 2 + 1
@@ -463,6 +464,7 @@ def test_closing_early_does_not_wait_for_pages_in_flight(web: LocalSite) -> None
     first = add_page(web, "/first", "First")
     slow = [add_page(web, f"/slow{i}", f"Slow {i}", held=True) for i in range(4)]
     stream = enrich([Entry(loc=loc) for loc in [first, *slow]], Options(concurrency=4, http=SURE))
+    assert isinstance(stream, Generator)
     assert next(stream).title == "First"
     assert web.wait_in_flight(3, "/slow")  # the window holds the first and three slow pages
     stream.close()

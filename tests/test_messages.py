@@ -4,12 +4,14 @@ the CLI adds the flag to use, chosen by the code, and prints exactly what it pri
 from __future__ import annotations
 
 import io
+import json
 import re
 from pathlib import Path
 
 import pytest
 
 import feedmap
+from feedmap import _registry as registry
 from feedmap._errors import UnknownFormatError
 from feedmap.cli import main
 
@@ -86,3 +88,47 @@ def test_info_honours_max_line_bytes(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["info", str(source), "--max-line-bytes", "10"]) == 0
     err = capsys.readouterr().err
     assert f"{source}:1: warning[line-too-long]: line longer than 10 bytes; skipped; --max-line-bytes raises" in err
+
+
+HTML_PAGE = b"<!DOCTYPE html>\n<html><head><title>Home</title></head><body></body></html>\n"
+
+
+@pytest.mark.parametrize(("format", "root"), [("sitemap", "urlset"), ("sitemapindex", "sitemapindex")])
+def test_an_html_page_read_as_a_sitemap_names_discover_on_the_command_line_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], format: str, root: str
+) -> None:
+    """The library says what is wrong (the root element); the CLI adds how to find the site's sitemaps."""
+    source = tmp_path / "page.html"
+    source.write_bytes(HTML_PAGE)
+    with pytest.raises(feedmap.ReadError) as caught, feedmap.read(source, format) as doc:
+        list(doc.entries)
+    assert caught.value.code == "wrong-root"
+    assert caught.value.bare_message == f"the root element is <html>, not <{root}>"
+    assert main(["convert", str(source), "-f", format, "-t", "text"]) == 1
+    assert capsys.readouterr().err == (
+        f"{source}:2: error[wrong-root]: the root element is <html>, not <{root}> (an HTML page: "
+        "`feedmap discover SITE-URL` finds a site's sitemaps)\n"
+    )
+
+
+def test_another_wrong_root_gets_no_discover_advice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "a.xml"
+    source.write_bytes(b'<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"/>\n')
+    assert main(["convert", str(source), "-f", "sitemap", "-t", "text"]) == 1
+    assert capsys.readouterr().err == f"{source}:2: error[wrong-root]: the root element is <svg>, not <urlset>\n"
+
+
+INDEX_NOTE = "reading follows children (--map PREFIX=DIR, file: URLs) unless --no-follow"
+
+
+@pytest.mark.parametrize("name", ["sitemap", "sitemapindex", "text", "jsonl"])
+def test_format_descriptions_name_no_flag(name: str) -> None:
+    assert FLAG.search(registry.get(name).description) is None
+
+
+def test_feedmap_formats_says_the_index_notes_with_their_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["formats"]) == 0
+    assert f"\n{'':<13} {INDEX_NOTE}\n" in capsys.readouterr().out
+    assert main(["formats", "--json"]) == 0
+    rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)}
+    assert rows["sitemapindex"]["notes"] == INDEX_NOTE

@@ -7,14 +7,17 @@ from __future__ import annotations
 import inspect
 import io
 import re
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from localsite import LocalSite
 
 import feedmap
 from feedmap import _registry as registry
+from feedmap._xml import SITEMAP_NS
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "sitemap" / "basic.xml"
@@ -115,3 +118,65 @@ def test_the_web_functions_take_options_as_read_does(call: object) -> None:
     assert parameters["options"].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
     assert parameters["on_diagnostic"].kind is inspect.Parameter.KEYWORD_ONLY
     assert parameters["reporter"].kind is inspect.Parameter.KEYWORD_ONLY
+
+
+def test_every_public_transform_is_documented() -> None:
+    """The ``feedmap.transforms`` bullet names each function the module exports."""
+    section = _section("Library API")
+    bullet = section[section.index("* `feedmap.transforms`") :].split("\n* ", 1)[0]
+    assert sorted(name for name in feedmap.transforms.__all__ if f"`{name}" not in bullet) == []
+
+
+def _signature_lines() -> dict[str, str]:
+    """``NAME(...)`` as each bullet of the API section writes a function's call."""
+    section = _section("Library API")
+    calls = re.findall(r"^\* `feedmap\.(\w+)(\(.*?\))(?: -> [^`]+)?`", section, re.MULTILINE | re.DOTALL)
+    return {name: arguments for name, arguments in calls}
+
+
+def test_documented_signatures_are_the_real_ones() -> None:
+    """Each ``feedmap.f(...)`` the README shows has the parameter names and defaults of ``f``."""
+    documented = _signature_lines()
+    assert {"read", "write", "convert", "enrich", "find_sitemaps", "sitemap_tree", "register"} <= set(documented)
+    for name, arguments in documented.items():
+        assert " ".join(arguments.split()) == _unannotated(getattr(feedmap, name)), name
+
+
+def _unannotated(function: object) -> str:
+    """``(a, b=None, *, c=None)``: a function's parameters as the README writes them, without annotations."""
+    parts: list[str] = []
+    for parameter in inspect.signature(function).parameters.values():  # type: ignore[arg-type]
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY and "*" not in parts:
+            parts.append("*")
+        default = "" if parameter.default is inspect.Parameter.empty else f"={parameter.default!r}"
+        parts.append(f"{parameter.name}{default}")
+    return f"({', '.join(parts)})"
+
+
+def test_the_readme_library_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, web: LocalSite) -> None:
+    """The API section's example, run as written on the samples, its remote index served by a local site."""
+    example = _code_blocks(_section("Library API"), "python")[0]
+    samples = SAMPLE.parent.parent
+    (tmp_path / "samples" / "sitemap").mkdir(parents=True)
+    shutil.copy(SAMPLE, tmp_path / "samples" / "sitemap" / "basic.xml")
+    shutil.copy(SAMPLE, tmp_path / "a.xml")
+    shutil.copy(samples / "rss" / "feed.xml", tmp_path / "feed.xml")
+    (tmp_path / "b.txt").write_text("https://e.com/b1\nhttps://e.com/b2\n", encoding="utf-8")
+    page = web.add("/page.html", "<html><head><title>Page one</title></head></html>", content_type="text/html")
+    child = web.add("/pages.xml", f'<urlset xmlns="{SITEMAP_NS}"><url><loc>{page}</loc></url></urlset>')
+    old = web.add("/old.xml", f'<urlset xmlns="{SITEMAP_NS}"><url><loc>{web.url("/old")}</loc></url></urlset>')
+    web.add(
+        "/sitemap_index.xml",
+        f'<sitemapindex xmlns="{SITEMAP_NS}"><sitemap><loc>{child}</loc><lastmod>2026-01-02</lastmod></sitemap>'
+        f"<sitemap><loc>{old}</loc><lastmod>2020-01-02</lastmod></sitemap></sitemapindex>",
+    )
+    assert example.count("https://example.com/sitemap_index.xml") == 1
+    monkeypatch.chdir(tmp_path)
+    code = example.replace("https://example.com/sitemap_index.xml", web.url("/sitemap_index.xml"))
+    exec(compile(code, "README.md", "exec"), {})
+    assert len((tmp_path / "recent.jsonl").read_text(encoding="utf-8").splitlines()) == 3
+    assert "<title>Page one</title>" in (tmp_path / "ror.xml").read_text(encoding="utf-8")
+    assert web.hits("/old.xml") == 0  # the follow filter left the old child out
+    with feedmap.read(tmp_path / "all.xml") as written, feedmap.read(SAMPLE) as sample:
+        locs = {entry.loc for entry in written.entries}
+        assert {entry.loc for entry in sample.entries} < locs  # and the feed's

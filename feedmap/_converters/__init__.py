@@ -15,7 +15,7 @@
   :func:`sitemap_to_ror`, which counts the entries still without a title);
 * anything that is not already ROR written as ROR goes through :func:`sitemap_to_ror`.
 
-The library function for enrichment outside a conversion is :func:`feedmap._converters.enrich.enrich`.
+The library function for enrichment outside a conversion is :func:`feedmap.enrich`.
 """
 
 from __future__ import annotations

@@ -33,11 +33,18 @@ _KIND_ADVICE = {
 }
 
 
-def _completion(diagnostic: Diagnostic) -> str:
+#: ``wrong-root``: an HTML page read as a sitemap (the format named) is told how to find the site's sitemaps.
+_HTML_ROOT = "the root element is <html>,"
+_HTML_ADVICE = " (an HTML page: `feedmap discover SITE-URL` finds a site's sitemaps)"
+
+
+def _completion(code: str, message: str) -> str:
     """Command-line advice that belongs inside the message (empty for most codes)."""
-    if diagnostic.code != "kind-changed":
+    if code == "wrong-root":
+        return _HTML_ADVICE if message.startswith(_HTML_ROOT) else ""
+    if code != "kind-changed":
         return ""
-    return next((advice for end, advice in _KIND_ADVICE.items() if diagnostic.message.endswith(end)), "")
+    return next((advice for end, advice in _KIND_ADVICE.items() if message.endswith(end)), "")
 
 
 def advice_for(exc: FeedmapError) -> str:
@@ -48,14 +55,16 @@ def advice_for(exc: FeedmapError) -> str:
 
 def with_advice(diagnostic: Diagnostic) -> str:
     """A diagnostic as printed by the CLI: ``file:line: level[code]: message`` and the flag advice."""
-    return f"{diagnostic}{_completion(diagnostic)}{ADVICE.get(diagnostic.code, '')}"
+    return f"{diagnostic}{_completion(diagnostic.code, diagnostic.message)}{ADVICE.get(diagnostic.code, '')}"
 
 
 def read_error(exc: ReadError) -> str:
     """A ReadError's message without its source, with the flag advice (``--strict`` stopping on a warning)."""
-    if isinstance(exc, StrictError) and (completion := _completion(exc.diagnostic)):
-        return f"{strict_message(exc.diagnostic.message + completion)}{advice_for(exc)}"
-    return f"{exc.bare_message}{advice_for(exc)}"
+    if isinstance(exc, StrictError):
+        if completion := _completion(exc.diagnostic.code, exc.diagnostic.message):
+            return f"{strict_message(exc.diagnostic.message + completion)}{advice_for(exc)}"
+        return f"{exc.bare_message}{advice_for(exc)}"
+    return f"{exc.bare_message}{_completion(exc.code, exc.bare_message)}{advice_for(exc)}"
 
 
 #: What to do with an HTML page given where a sitemap or feed was expected.

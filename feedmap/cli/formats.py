@@ -34,6 +34,13 @@ def add_parser(subparsers: Any) -> None:
 
 _FIELD_ORDER = ENTRY_FIELDS
 
+#: A built-in format's description (the library's words) as the command line says it: with its flags.
+_NOTES = {
+    "reading follows children (mapped URL prefixes, file: URLs) unless following is off": (
+        "reading follows children (--map PREFIX=DIR, file: URLs) unless --no-follow"
+    ),
+}
+
 
 def run(args: argparse.Namespace) -> int:
     specs = registry.all_formats()
@@ -48,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
                 "write": spec.writer is not None,
                 "extensions": list(spec.extensions),
                 "fields": fields,
-                "notes": spec.description,
+                "notes": _NOTES.get(spec.description, spec.description),
             }
         )
     broken = registry.broken_formats()

@@ -40,9 +40,8 @@ def check_root(root: RootInfo | None, expected: str, ctx: Context) -> str:
     if root is None:
         raise ReadError("not an XML document (no root element found)", source=ctx.name, code="not-xml")
     if root.local != expected:
-        page = " (an HTML page: `feedmap discover SITE-URL` finds a site's sitemaps)" if root.local == "html" else ""
         raise ReadError(
-            f"the root element is <{root.local}>, not <{expected}>{page}",
+            f"the root element is <{root.local}>, not <{expected}>",
             source=ctx.name,
             line=root.line,
             code="wrong-root",

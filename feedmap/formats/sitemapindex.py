@@ -4,9 +4,9 @@ Spec: https://www.sitemaps.org/protocol.html#index (XSD siteindex.xsd): each ``<
 and an optional ``lastmod``; an index lists at most 50,000 sitemaps.
 
 Reading yields the index's own entries (loc, lastmod), as a document of kind ``index``.  Following the
-children (``--map PREFIX=DIR``, ``file:`` URLs, nested indexes up to a depth cap, loops, scope) is not this
+children (mapped URL prefixes, ``file:`` URLs, nested indexes up to a depth cap, loops, scope) is not this
 module's: it is a step of its own (:mod:`feedmap._follow`) that the API runs on an index unless
-``--no-follow``.
+``Options.follow`` is False.
 
 Writing emits an index with one ``<sitemap>`` per entry (loc and lastmod; other fields are dropped with
 an INFO diagnostic).  Writers never nest indexes.
@@ -65,5 +65,5 @@ FORMAT = FormatSpec(
     reader=read,
     writer=write,
     fields=frozenset({"loc", "lastmod", "extras"}),
-    description="reading follows children (--map PREFIX=DIR, file: URLs) unless --no-follow",
+    description="reading follows children (mapped URL prefixes, file: URLs) unless following is off",
 )
