@@ -119,9 +119,13 @@ def test_another_wrong_root_gets_no_discover_advice(tmp_path: Path, capsys: pyte
 
 
 INDEX_NOTE = "reading follows children (--map PREFIX=DIR, file: URLs) unless --no-follow"
+RSS_NOTE = (
+    "loc from link / permalink guid / Atom alternate; lastmod keeps its offset; --title --link --description "
+    "--self-url for the channel"
+)
 
 
-@pytest.mark.parametrize("name", ["sitemap", "sitemapindex", "text", "jsonl"])
+@pytest.mark.parametrize("name", ["sitemap", "sitemapindex", "text", "jsonl", "rss", "ror"])
 def test_format_descriptions_name_no_flag(name: str) -> None:
     assert FLAG.search(registry.get(name).description) is None
 
@@ -132,3 +136,4 @@ def test_feedmap_formats_says_the_index_notes_with_their_flags(capsys: pytest.Ca
     assert main(["formats", "--json"]) == 0
     rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)}
     assert rows["sitemapindex"]["notes"] == INDEX_NOTE
+    assert rows["rss"]["notes"] == RSS_NOTE

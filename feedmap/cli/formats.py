@@ -39,6 +39,11 @@ _NOTES = {
     "reading follows children (mapped URL prefixes, file: URLs) unless following is off": (
         "reading follows children (--map PREFIX=DIR, file: URLs) unless --no-follow"
     ),
+    "loc from link / permalink guid / Atom alternate; lastmod keeps its offset; the channel's title, link, "
+    "description and self URL from the options": (
+        "loc from link / permalink guid / Atom alternate; lastmod keeps its offset; --title --link "
+        "--description --self-url for the channel"
+    ),
 }
 
 

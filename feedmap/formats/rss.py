@@ -214,6 +214,6 @@ FORMAT = FormatSpec(
     reader=read,
     writer=write,
     fields=frozenset(ENTRY_FIELDS) - {"type"},
-    description="loc from link / permalink guid / Atom alternate; lastmod keeps its offset; --title --link "
-    "--description --self-url for the channel",
+    description="loc from link / permalink guid / Atom alternate; lastmod keeps its offset; the channel's "
+    "title, link, description and self URL from the options",
 )
