@@ -9,8 +9,10 @@
 
 Each public function takes an iterable of :class:`~feedmap._model.Entry` (or a
 :class:`~feedmap._model.Document`: a Document comes back, same metadata, its diagnostics list extended) and
-streams the result.  Diagnostics go to ``reporter`` or ``on_diagnostic``; ``strict`` raises
-:class:`~feedmap._errors.StrictError` at the first warning.
+streams the result.  They are called as :func:`feedmap.read` is: ``f(entries, options=None, *,
+on_diagnostic=None, reporter=None)``; diagnostics go to ``reporter`` or ``on_diagnostic``; ``options.strict``
+raises :class:`~feedmap._errors.StrictError` at the first warning; :func:`resolve_relative` resolves against
+``options.base_url``.
 
 * :func:`resolve_relative`: a relative ``loc`` (RFC 3986 §4.2 relative reference) resolved against a base
   URL (RFC 3986 §5.2), INFO ``relative-url-resolved``; without a base, WARNING ``relative-url``, kept.
@@ -41,7 +43,7 @@ import functools
 from collections.abc import Callable, Iterable, Iterator
 from typing import Concatenate, ParamSpec, Protocol, cast, overload
 
-from feedmap._context import Context, Options
+from feedmap._context import Context, Options, reporter_for
 from feedmap._errors import Diagnostic, Reporter
 from feedmap._model import Document, Entry
 from feedmap._transform_checks import absolute_entries, checked_entries, relative_reference, resolve_entries
@@ -84,27 +86,26 @@ def _transform(
     return cast("_Transform[_P]", function)
 
 
-def _context(reporter: Reporter | None, on_diagnostic: DiagnosticHandler | None, strict: bool) -> Context:
-    return Context(reporter=reporter or Reporter(strict=strict, handler=on_diagnostic), options=Options(strict=strict))
-
-
 def _apply(
     source: Document | Iterable[Entry],
     step: Callable[[Iterable[Entry], Context], Iterator[Entry]],
-    reporter: Reporter | None,
+    options: Options | None,
     on_diagnostic: DiagnosticHandler | None,
-    strict: bool,
+    reporter: Reporter | None,
 ) -> Document | Iterator[Entry]:
+    """Run ``step`` as every transform does: the options' ``strict``, the diagnostics to ``reporter`` or
+    ``on_diagnostic`` (for a Document, also appended to its own list)."""
+    options = options or Options()
     if isinstance(source, Document):
         if reporter is None:
-            reporter = Reporter(strict=strict, handler=on_diagnostic)
+            reporter = reporter_for(options, None, on_diagnostic)
             reporter.diagnostics = source.diagnostics
-        entries = step(source.entries, _context(reporter, None, strict))
+        entries = step(source.entries, Context(reporter=reporter, options=options))
         result = Document(source.meta, entries, diagnostics=reporter.diagnostics)
         result.format = source.format
         result.closers.append(source.close)
         return result
-    return step(source, _context(reporter, on_diagnostic, strict))
+    return step(source, Context(reporter=reporter_for(options, reporter, on_diagnostic), options=options))
 
 
 # --- the transforms -----------------------------------------------------------------------------------
@@ -113,76 +114,76 @@ def _apply(
 @_transform
 def resolve_relative(
     source: Document | Iterable[Entry],
-    base: str | None = None,
+    options: Options | None = None,
     *,
-    reporter: Reporter | None = None,
     on_diagnostic: DiagnosticHandler | None = None,
-    strict: bool = False,
+    reporter: Reporter | None = None,
 ) -> Document | Iterator[Entry]:
-    """Each relative loc resolved against ``base`` (INFO ``relative-url-resolved``).
+    """Each relative loc resolved against ``options.base_url`` (INFO ``relative-url-resolved``).
 
-    For a Document, ``base`` defaults to its channel link.  Without a base a relative loc is kept and
+    For a Document, the base defaults to its channel link.  Without a base a relative loc is kept and
     reported (WARNING ``relative-url``); :func:`keep_absolute` leaves such entries out.
     """
+    base = options.base_url if options is not None else None
     if base is None and isinstance(source, Document):
         base = source.meta.link if source.meta.link and is_absolute_url(source.meta.link) else None
-    return _apply(source, lambda entries, ctx: resolve_entries(entries, ctx, base), reporter, on_diagnostic, strict)
+    return _apply(source, lambda entries, ctx: resolve_entries(entries, ctx, base), options, on_diagnostic, reporter)
 
 
 @_transform
 def keep_absolute(
     source: Document | Iterable[Entry],
+    options: Options | None = None,
     *,
-    reporter: Reporter | None = None,
     on_diagnostic: DiagnosticHandler | None = None,
-    strict: bool = False,
+    reporter: Reporter | None = None,
 ) -> Document | Iterator[Entry]:
     """The entries whose loc is an absolute URL; the others left out (one WARNING ``relative-url-left-out``)."""
-    return _apply(source, absolute_entries, reporter, on_diagnostic, strict)
+    return _apply(source, absolute_entries, options, on_diagnostic, reporter)
 
 
 @_transform
 def check_values(
     source: Document | Iterable[Entry],
+    options: Options | None = None,
     *,
-    reporter: Reporter | None = None,
     on_diagnostic: DiagnosticHandler | None = None,
-    strict: bool = False,
+    reporter: Reporter | None = None,
 ) -> Document | Iterator[Entry]:
     """The checks readers make, on entries built in code: ``invalid-loc``, ``relative-url`` (kept), and
     ``invalid-priority`` (outside 0.0-1.0: clamped; not a number: dropped).
 
     :func:`feedmap.write` runs it on entries no feedmap reader produced.
     """
-    return _apply(source, checked_entries, reporter, on_diagnostic, strict)
+    return _apply(source, checked_entries, options, on_diagnostic, reporter)
 
 
 @_transform
 def merge_duplicates(
     source: Document | Iterable[Entry],
+    options: Options | None = None,
     *,
-    reporter: Reporter | None = None,
     on_diagnostic: DiagnosticHandler | None = None,
-    strict: bool = False,
+    reporter: Reporter | None = None,
 ) -> Document | Iterator[Entry]:
     """Each loc once, in first-seen order, the entry with the newest lastmod kept.
 
     Reports INFO ``duplicate-loc`` per repeated loc (its count, at its first occurrence) and INFO
     ``duplicates-merged`` with the number merged.  Nothing comes out before the input is exhausted.
     """
-    return _apply(source, merged_entries, reporter, on_diagnostic, strict)
+    return _apply(source, merged_entries, options, on_diagnostic, reporter)
 
 
 @_transform
 def report_duplicates(
     source: Document | Iterable[Entry],
+    options: Options | None = None,
     *,
-    reporter: Reporter | None = None,
     on_diagnostic: DiagnosticHandler | None = None,
-    strict: bool = False,
+    reporter: Reporter | None = None,
 ) -> Document | Iterator[Entry]:
     """The entries unchanged and streamed; INFO ``duplicate-loc`` per repeated loc at the end."""
-    return _apply(source, reported_entries, reporter, on_diagnostic, strict)
+    return _apply(source, reported_entries, options, on_diagnostic, reporter)
 
 
 # --- the same, as conversion steps (Document, Context) -> Document ----------------------------------------

@@ -109,8 +109,12 @@ def test_the_readme_third_party_format_works_through_its_entry_point(readme_form
     assert "tsv" in registry.readable_names()
 
 
-@pytest.mark.parametrize("call", [feedmap.enrich, feedmap.find_sitemaps, feedmap.sitemap_tree])
-def test_the_web_functions_take_options_as_read_does(call: object) -> None:
+_TRANSFORMS = [getattr(feedmap.transforms, name) for name in ("resolve_relative", "keep_absolute", "check_values",
+                                                                "merge_duplicates", "report_duplicates")]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", [feedmap.enrich, feedmap.find_sitemaps, feedmap.sitemap_tree, *_TRANSFORMS])
+def test_the_web_functions_and_transforms_take_options_as_read_does(call: object) -> None:
     """The same style beyond read/write/convert: the data, one Options, then where diagnostics go."""
     parameters = inspect.signature(call).parameters  # type: ignore[arg-type]
     assert list(parameters)[1:] == ["options", "on_diagnostic", "reporter"]

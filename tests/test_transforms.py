@@ -133,7 +133,8 @@ def test_the_cli_resolves_the_feed_link_and_writes_no_relative_loc(
 def test_resolve_relative_and_keep_absolute_as_functions() -> None:
     entries = [Entry(loc="/a"), Entry(loc="https://x.example/b"), Entry(loc="c d")]
     seen: list[Diagnostic] = []
-    resolved = list(resolve_relative(entries, "https://x.example/dir/", on_diagnostic=seen.append))
+    base = feedmap.Options(base_url="https://x.example/dir/")
+    resolved = list(resolve_relative(entries, base, on_diagnostic=seen.append))
     assert [entry.loc for entry in resolved] == ["https://x.example/a", "https://x.example/b", "c d"]
     assert codes(seen) == ["relative-url-resolved"]
     seen.clear()
