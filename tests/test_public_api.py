@@ -184,3 +184,10 @@ def test_the_readme_library_example_runs(tmp_path: Path, monkeypatch: pytest.Mon
     with feedmap.read(tmp_path / "all.xml") as written, feedmap.read(SAMPLE) as sample:
         locs = {entry.loc for entry in written.entries}
         assert {entry.loc for entry in sample.entries} < locs  # and the feed's
+
+
+def test_options_given_where_the_format_goes_is_a_clear_type_error() -> None:
+    with pytest.raises(TypeError, match="options="):
+        feedmap.read(SAMPLE, feedmap.Options())  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="options="):
+        feedmap.write([feedmap.Entry(loc="https://e.com/")], io.BytesIO(), feedmap.Options())  # type: ignore[arg-type]
