@@ -15,6 +15,7 @@ import io
 from collections.abc import Iterable
 
 import feedparser
+import lxml.html
 import pytest
 from lxml import etree
 
@@ -285,9 +286,64 @@ def test_what_is_not_html_is_removed_from_descriptions(
 
 @pytest.mark.parametrize("target", FEEDS)
 @pytest.mark.parametrize(
-    "description", [ORDINARY_HTML, "Tom & Jerry", "a < b", "Paws&Toebeans", "plain", "<b>unclosed", "<!-- c -->"]
+    "description",
+    [
+        *(ORDINARY_HTML, "Tom & Jerry", "a < b", "Tom &amp; Jerry", "&copyright", "&hellip; &#38; &#x26;"),
+        *("plain", "<b>unclosed", "<!-- c -->"),
+    ],
 )
 def test_ordinary_html_and_text_descriptions_are_written_as_they_are(description: str, target: str) -> None:
     written, diagnostics = description_of(description, target)
     assert written == description
     assert "html-sanitized" not in codes(diagnostics)
+
+
+@pytest.mark.parametrize("target", FEEDS)
+@pytest.mark.parametrize(
+    ("description", "expected"),
+    [
+        ("Paws&Toebeans", "Paws&amp;Toebeans"),  # the validator's NotHtml (html5lib: a named entity expected)
+        ("<p>Paws&Toebeans &amp; co</p>", "<p>Paws&amp;Toebeans &amp; co</p>"),
+        ('<a href="https://e.com/?a=1&b=2">l</a>', '<a href="https://e.com/?a=1&amp;b=2">l</a>'),
+        ("&hellipx; &#x; &#; &1st", "&amp;hellipx; &amp;#x; &amp;#; &amp;1st"),
+    ],
+)
+def test_an_ampersand_that_starts_no_character_reference_is_written_as_amp(
+    description: str, expected: str, target: str
+) -> None:
+    """Read as HTML, ``&amp;`` is the text ``&`` that the bare ``&`` also is (HTML standard, "named character
+    reference state"): the same description, without the parse error a strict HTML parser reports."""
+    written, diagnostics = description_of(description, target)
+    assert written == expected
+    assert lxml.html.fragment_fromstring(written, create_parent="div").text_content() == (
+        lxml.html.fragment_fromstring(description, create_parent="div").text_content()
+    )
+    assert "html-sanitized" not in codes(diagnostics)
+
+
+# ---------------------------------------------------------------------------- XHTML elements that are no alternates
+
+SITEMAP_OTHER_LINKS = f"""<?xml version="1.0"?>
+<urlset xmlns="{SM}" xmlns:xhtml="{XHTML}">
+<url><loc>https://www.example.com/en/p</loc>
+<xhtml:link rel="alternate" hreflang="de" href="https://www.example.com/de/p"/>
+<xhtml:link rel="amphtml" href="https://www.example.com/amp/p"/>
+<xhtml:link rel="alternate" href="android-app://com.example/p"/></url>
+</urlset>
+""".encode()
+
+
+@pytest.mark.parametrize("target", FEEDS)
+def test_xhtml_elements_that_are_no_alternates_are_left_out_of_feed_items(target: str) -> None:
+    """An ``xhtml:link`` that is no hreflang alternate is kept verbatim (an extra); an RSS item cannot hold
+    XHTML (the validator's ``MisplacedXHTMLContent``), so it is left out, reported once each."""
+    out, diagnostics = convert(SITEMAP_OTHER_LINKS, target)
+    (item,) = pages(out)
+    assert [element for element in item.iter() if str(element.tag).startswith(f"{{{XHTML}}}")] == []
+    assert XHTML.encode() not in out
+    dropped = [d for d in diagnostics if d.code == "extra-dropped"]
+    assert len(dropped) == 1 and "XHTML" in dropped[0].message  # one extra holds both links
+    _, entries = read(out, target)
+    assert [(entry.alternates, entry.extras) for entry in entries] == [
+        ((Alternate(hreflang="de", href="https://www.example.com/de/p"),), {})
+    ]
