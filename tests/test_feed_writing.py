@@ -347,3 +347,22 @@ def test_xhtml_elements_that_are_no_alternates_are_left_out_of_feed_items(target
     assert [(entry.alternates, entry.extras) for entry in entries] == [
         ((Alternate(hreflang="de", href="https://www.example.com/de/p"),), {})
     ]
+
+
+@pytest.mark.parametrize("target", FEEDS)
+def test_an_xhtml_link_of_another_relation_is_no_alternate_in_feed_items(target: str) -> None:
+    """Only ``rel="alternate"`` makes an hreflang alternate (Google's localized versions); the ror reader
+    took any ``xhtml:link`` with ``hreflang`` for one, so ``ror -> sitemap`` turned an AMP page into the
+    English version.  Both feed readers read it through the hreflang extension now: kept as it is."""
+    ror = ' xmlns:ror="http://rorweb.com/0.1/"' if target == "ror" else ""
+    amp = '<xhtml:link rel="amphtml" hreflang="en" href="https://www.example.com/amp/p"/>'
+    data = (
+        f'<rss version="2.0" xmlns:xhtml="{XHTML}"{ror}><channel><title>T</title>'
+        "<link>https://www.example.com/</link><description>D</description><item>"
+        f"<link>https://www.example.com/en/p</link>{amp}</item></channel></rss>"
+    ).encode()
+    _, entries = read(data, target)
+    assert [(entry.alternates, list(entry.extras)) for entry in entries] == [((), [f"{{{XHTML}}}link"])]
+    out, _ = convert(data, "sitemap", target)
+    (link,) = etree.fromstring(out).iter(f"{{{XHTML}}}link")
+    assert (link.get("rel"), link.get("hreflang")) == ("amphtml", "en")
