@@ -16,8 +16,8 @@ from lxml import etree
 
 from feedmap._context import Context
 from feedmap._model import ChangeFreq
-from feedmap._xml import SITEMAP_NAMESPACES, line_of
-from feedmap.formats._elements import duplicate, holds_markup, serialize_element
+from feedmap._xml import SITEMAP_NAMESPACES, line_of, local_name
+from feedmap.formats._elements import holds_markup, serialize_element
 from feedmap.formats._ext import EntryFields, ReadHook, hooks
 from feedmap.formats._feedlinks import ATOM_NS
 from feedmap.formats._fields import read_changefreq, read_priority
@@ -75,8 +75,9 @@ def read_extension(
 def _sitemap_field(
     child: etree._Element, local: str, item: etree._Element, into: ItemExtensions, ctx: Context, offset: int
 ) -> None:
-    if local in into.seen:
-        duplicate(child, item, ctx, offset)
+    if local in into.seen:  # named as the sitemap field it fills, whatever its prefix
+        where = f"<{local_name(str(item.tag))}>" + (f" at line {line_of(item) + offset}" if line_of(item) else "")
+        ctx.warning("duplicate-element", f"a second <{local}> in {where}; the first is kept", line_of(child) + offset)
         return
     into.seen.add(local)
     if holds_markup(child, local, ctx, offset):
