@@ -26,7 +26,6 @@ from feedmap.formats._fields import read_lastmod
 
 __all__ = [
     "ATOM03_NS",
-    "ATOM_LINK",
     "ATOM_NS",
     "CONTENT_NS",
     "CORE_NAMESPACES",
@@ -209,9 +208,6 @@ def plain_title(text: str, kind: str) -> str:
     except (etree.LxmlError, ValueError):
         return text
     return " ".join(fragment.text_content().split())
-
-
-ATOM_LINK = f"{{{ATOM_NS}}}link"
 
 
 def channel_date(text: str) -> W3CDate | None:
