@@ -366,3 +366,30 @@ def test_an_xhtml_link_of_another_relation_is_no_alternate_in_feed_items(target:
     out, _ = convert(data, "sitemap", target)
     (link,) = etree.fromstring(out).iter(f"{{{XHTML}}}link")
     assert (link.get("rel"), link.get("hreflang")) == ("amphtml", "en")
+
+
+def test_an_atom_entry_link_with_hreflang_stays_the_entry_link() -> None:
+    """In an Atom feed, Atom elements are the entry's own: the hreflang extension's ``atom:link`` hook (for
+    RSS items) does not take an entry's only link for an alternate."""
+    data = (
+        f'<feed xmlns="{ATOM}"><title>T</title><id>urn:f</id><updated>2024-01-01T00:00:00Z</updated>'
+        '<entry><title>E</title><id>urn:e</id><link rel="alternate" hreflang="de" href="https://www.example.com/de"/>'
+        "</entry></feed>"
+    ).encode()
+    _, entries = read(data, "rss")
+    assert [(entry.loc, entry.alternates) for entry in entries] == [("https://www.example.com/de", ())]
+
+
+@pytest.mark.parametrize("local", ["loc", "lastmod", "other"])
+def test_a_sitemap_element_that_is_no_field_of_a_feed_item_is_reported_and_kept(local: str) -> None:
+    data = (
+        f'<rss version="2.0" xmlns:sitemap="{SM}"><channel><title>T</title><link>https://www.example.com/</link>'
+        f"<description>D</description><item><link>https://www.example.com/a</link>"
+        f"<sitemap:changefreq>daily</sitemap:changefreq><sitemap:{local}>x</sitemap:{local}></item></channel></rss>"
+    ).encode()
+    reporter = Reporter()
+    with feedmap.read(io.BytesIO(data), format="rss", reporter=reporter) as doc:
+        (entry,) = doc
+    assert entry.changefreq is not None and entry.changefreq.value == "daily"
+    assert list(entry.extras) == [f"{{{SM}}}{local}"]
+    assert [(d.code, d.line) for d in reporter.diagnostics] == [("unknown-element", 1)]
