@@ -295,3 +295,11 @@ def test_the_hreflang_extension_writes_atom_links_first_in_feed_items() -> None:
         table = hooks(fmt)
         assert table.lead == () and [step.prefix for step in table.tail] == ["image", "xhtml"]
         assert "{http://www.w3.org/2005/Atom}link" not in table.read
+
+
+def test_a_read_only_extension_keeps_its_namespace_on_the_sitemap_root(plugins: Path) -> None:
+    """Only the read-only variants of the built-ins (hreflang's xhtml:link in feeds) declare nothing."""
+    install(plugins, RATING.replace("read=read, write=write", "read=read"))
+    assert hooks("sitemap").namespaces["ex"] == EX
+    data, _ = write([Entry(loc="https://e.com/a")])
+    assert etree.fromstring(data).nsmap["ex"] == EX

@@ -150,7 +150,7 @@ class Hooks:
     read: dict[str, ReadHook] = field(default_factory=dict)
     #: (Entry field, write hook), built-ins first.
     write: tuple[tuple[str, WriteHook], ...] = ()
-    #: Prefix -> namespace of every extension the format writes.
+    #: Prefix -> namespace of every extension the format uses (but a variant that only reads).
     namespaces: dict[str, str] = field(default_factory=dict)
     #: Text extras the write hooks write.
     keys: frozenset[str] = frozenset()
@@ -191,18 +191,22 @@ def hooks(fmt: str) -> Hooks:
     """The hooks format ``fmt`` reads and writes through (computed once per format)."""
     table = _registry.tables.get(fmt)
     if table is None:
-        table = _table(fmt, [part for ext in extensions() for part in ext.parts if fmt in part.formats])
+        loaded = extensions()
+        table = _table(fmt, [part for ext in loaded for part in ext.parts if fmt in part.formats], loaded)
         _registry.tables[fmt] = table
     return table
 
 
-def _table(fmt: str, chosen: list[Extension]) -> Hooks:
+def _table(fmt: str, chosen: list[Extension], loaded: list[Extension]) -> Hooks:
+    """The hooks of the ``chosen`` extensions and variants (those of ``loaded`` that serve ``fmt``)."""
     writers = [(ext, WriteStep(ext.field, ext.prefix, ext.write)) for ext in chosen if ext.write is not None]
     leads = fmt in _LEADING_FORMATS
+    bases = {id(ext) for ext in loaded}
     return Hooks(
         read={tag: ext.read for ext in chosen if ext.read is not None for tag in ext.tags},
         write=tuple((step.field, step.hook) for _, step in writers),
-        namespaces={ext.prefix: ext.namespace for ext, _ in writers},
+        # a variant that only reads (hreflang's xhtml:link in feeds) has nothing to declare
+        namespaces={ext.prefix: ext.namespace for ext in chosen if id(ext) in bases or ext.write is not None},
         keys=frozenset(key for ext in chosen for key in ext.keys),
         lead=tuple(step for ext, step in writers if leads and ext.leading),
         tail=tuple(step for ext, step in writers if not (leads and ext.leading)),
