@@ -208,3 +208,98 @@ def test_the_builtin_hooks_serve_every_xml_format() -> None:
         assert table.namespaces["image"] == image[1:].split("}")[0]
     assert hooks("text") == _ext.Hooks()
     assert isinstance(_ext.extensions()[0], Extension)
+
+
+# ------------------------------------------------------------------------------------------------------ feeds
+
+FEEDS = ("rss", "ror")
+
+
+def convert(data: bytes, target: str, source: str | None = None) -> tuple[bytes, list[Diagnostic]]:
+    sink = io.BytesIO()
+    reporter = Reporter()
+    feedmap.convert(io.BytesIO(data), sink, target, source_format=source, reporter=reporter)
+    # ror notes a page without a title (which has none in a sitemap): not what these tests are about
+    return sink.getvalue(), [d for d in reporter.diagnostics if d.code != "title-missing"]
+
+
+def feed_items(data: bytes) -> list[etree._Element]:
+    """The items of a written feed that are pages (not ROR's header item)."""
+    return [item for item in etree.fromstring(data).iter("item") if "#ror-sitemap" not in item.findtext("guid", "")]
+
+
+@pytest.mark.parametrize("target", FEEDS)
+def test_a_third_party_extension_goes_through_feeds_and_back(plugins: Path, target: str) -> None:
+    """sitemap -> rss / ror -> sitemap keeps what the extension read: the feed writers run its write hook
+    (declaring its namespace) and the feed readers its read hook."""
+    install(plugins, RATING)
+    feed, diagnostics = convert(RATED, target)
+    assert codes(diagnostics) == []  # no field-dropped: the hook writes extras["ex:rating"]
+    root = etree.fromstring(feed)
+    assert root.nsmap["ex"] == EX  # used by the first items: declared on the root
+    (item,) = feed_items(feed)
+    assert [child.text for child in item.iter(f"{{{EX}}}rating")] == ["4"]
+    with feedmap.read(io.BytesIO(feed), format=target) as doc:
+        assert [entry.extras.get("ex:rating") for entry in doc] == ["4"]
+    back, diagnostics = convert(feed, "sitemap", target)
+    assert codes(diagnostics) == []
+    assert read(back)[0][0].extras == {"ex:rating": "4"}
+
+
+@pytest.mark.parametrize("target", FEEDS)
+def test_a_feed_declares_an_extension_namespace_only_where_it_is_used(plugins: Path, target: str) -> None:
+    install(plugins, RATING)
+    other = {"{urn:x}y": '<x:y xmlns:x="urn:x"/>'}
+    entries = [Entry(loc=f"https://e.com/{number}", extras=other) for number in range(600)]
+    entries.append(Entry(loc="https://e.com/rated", extras={"ex:rating": "5"}))
+    sink = io.BytesIO()
+    feedmap.write(entries, sink, target)
+    root = etree.fromstring(sink.getvalue())
+    assert "ex" not in root.nsmap  # the first items (the root's batch) have extras, but no rating
+    rated = feed_items(sink.getvalue())[-1]
+    assert rated.find(f"{{{EX}}}rating") is not None
+    assert f'<ex:rating xmlns:ex="{EX}">5</ex:rating>'.encode() in sink.getvalue()
+
+
+@pytest.mark.parametrize("source", FEEDS)
+def test_a_broken_extension_is_reported_by_the_feed_formats_too(plugins: Path, source: str) -> None:
+    install(plugins, "raise RuntimeError('boom')\n")
+    feed, diagnostics = convert(RATED, source)
+    assert codes(diagnostics) == ["extension-broken", "extension-broken"]  # the sitemap read, the feed written
+    reporter = Reporter()
+    with feedmap.read(io.BytesIO(feed), format=source, reporter=reporter) as doc:
+        (entry,) = doc
+    assert codes(reporter.diagnostics) == ["extension-broken"]
+    assert entry.extras == {f"{{{EX}}}rating": f'<ex:rating xmlns:ex="{EX}">4</ex:rating>'}  # kept verbatim
+
+
+@pytest.mark.parametrize(
+    ("prefix", "namespace"), [("atom", EX), ("dc", EX), ("ror", EX), ("xhtml", EX)], ids=lambda value: value
+)
+def test_an_extension_may_not_take_a_prefix_the_writers_use_for_another_namespace(
+    plugins: Path, prefix: str, namespace: str
+) -> None:
+    install(plugins, RATING.replace('prefix="ex"', f'prefix="{prefix}"'))
+    assert [ext.name for ext in _ext.extensions()] == ["image", "hreflang"]
+    assert f"uses the prefix {prefix!r}" in _ext.broken_extensions()["rating"]
+
+
+def test_the_hreflang_extension_writes_atom_links_first_in_feed_items() -> None:
+    for fmt in FEEDS:
+        table = hooks(fmt)
+        assert [(step.field, step.prefix) for step in table.lead] == [("alternates", "atom")]
+        assert [(step.field, step.prefix) for step in table.tail] == [("images", "image")]
+        assert "{http://www.w3.org/2005/Atom}link" in table.read
+        assert "xhtml" not in table.namespaces  # read there, never written
+    for fmt in ("sitemap", "sitemapindex"):
+        table = hooks(fmt)
+        assert table.lead == () and [step.prefix for step in table.tail] == ["image", "xhtml"]
+        assert "{http://www.w3.org/2005/Atom}link" not in table.read
+
+
+def test_a_read_only_extension_keeps_its_namespace_on_the_sitemap_root(plugins: Path) -> None:
+    """Only the read-only variants of the built-ins (hreflang's xhtml:link in feeds) declare nothing."""
+    install(plugins, RATING.replace("read=read, write=write", "read=read"))
+    assert hooks("sitemap").namespaces["ex"] == EX
+    data, _ = write([Entry(loc="https://e.com/a")])
+    assert etree.fromstring(data).nsmap["ex"] == EX

@@ -15,6 +15,7 @@ import io
 from collections.abc import Iterable
 
 import feedparser
+import lxml.html
 import pytest
 from lxml import etree
 
@@ -285,9 +286,110 @@ def test_what_is_not_html_is_removed_from_descriptions(
 
 @pytest.mark.parametrize("target", FEEDS)
 @pytest.mark.parametrize(
-    "description", [ORDINARY_HTML, "Tom & Jerry", "a < b", "Paws&Toebeans", "plain", "<b>unclosed", "<!-- c -->"]
+    "description",
+    [
+        *(ORDINARY_HTML, "Tom & Jerry", "a < b", "Tom &amp; Jerry", "&copyright", "&hellip; &#38; &#x26;"),
+        *("plain", "<b>unclosed", "<!-- c -->"),
+    ],
 )
 def test_ordinary_html_and_text_descriptions_are_written_as_they_are(description: str, target: str) -> None:
     written, diagnostics = description_of(description, target)
     assert written == description
     assert "html-sanitized" not in codes(diagnostics)
+
+
+@pytest.mark.parametrize("target", FEEDS)
+@pytest.mark.parametrize(
+    ("description", "expected"),
+    [
+        ("Paws&Toebeans", "Paws&amp;Toebeans"),  # the validator's NotHtml (html5lib: a named entity expected)
+        ("<p>Paws&Toebeans &amp; co</p>", "<p>Paws&amp;Toebeans &amp; co</p>"),
+        ('<a href="https://e.com/?a=1&b=2">l</a>', '<a href="https://e.com/?a=1&amp;b=2">l</a>'),
+        ("&hellipx; &#x; &#; &1st", "&amp;hellipx; &amp;#x; &amp;#; &amp;1st"),
+    ],
+)
+def test_an_ampersand_that_starts_no_character_reference_is_written_as_amp(
+    description: str, expected: str, target: str
+) -> None:
+    """Read as HTML, ``&amp;`` is the text ``&`` that the bare ``&`` also is (HTML standard, "named character
+    reference state"): the same description, without the parse error a strict HTML parser reports."""
+    written, diagnostics = description_of(description, target)
+    assert written == expected
+    assert lxml.html.fragment_fromstring(written, create_parent="div").text_content() == (
+        lxml.html.fragment_fromstring(description, create_parent="div").text_content()
+    )
+    assert "html-sanitized" not in codes(diagnostics)
+
+
+# ---------------------------------------------------------------------------- XHTML elements that are no alternates
+
+SITEMAP_OTHER_LINKS = f"""<?xml version="1.0"?>
+<urlset xmlns="{SM}" xmlns:xhtml="{XHTML}">
+<url><loc>https://www.example.com/en/p</loc>
+<xhtml:link rel="alternate" hreflang="de" href="https://www.example.com/de/p"/>
+<xhtml:link rel="amphtml" href="https://www.example.com/amp/p"/>
+<xhtml:link rel="alternate" href="android-app://com.example/p"/></url>
+</urlset>
+""".encode()
+
+
+@pytest.mark.parametrize("target", FEEDS)
+def test_xhtml_elements_that_are_no_alternates_are_left_out_of_feed_items(target: str) -> None:
+    """An ``xhtml:link`` that is no hreflang alternate is kept verbatim (an extra); an RSS item cannot hold
+    XHTML (the validator's ``MisplacedXHTMLContent``), so it is left out, reported once each."""
+    out, diagnostics = convert(SITEMAP_OTHER_LINKS, target)
+    (item,) = pages(out)
+    assert [element for element in item.iter() if str(element.tag).startswith(f"{{{XHTML}}}")] == []
+    assert XHTML.encode() not in out
+    dropped = [d for d in diagnostics if d.code == "extra-dropped"]
+    assert len(dropped) == 1 and "XHTML" in dropped[0].message  # one extra holds both links
+    _, entries = read(out, target)
+    assert [(entry.alternates, entry.extras) for entry in entries] == [
+        ((Alternate(hreflang="de", href="https://www.example.com/de/p"),), {})
+    ]
+
+
+@pytest.mark.parametrize("target", FEEDS)
+def test_an_xhtml_link_of_another_relation_is_no_alternate_in_feed_items(target: str) -> None:
+    """Only ``rel="alternate"`` makes an hreflang alternate (Google's localized versions); the ror reader
+    took any ``xhtml:link`` with ``hreflang`` for one, so ``ror -> sitemap`` turned an AMP page into the
+    English version.  Both feed readers read it through the hreflang extension now: kept as it is."""
+    ror = ' xmlns:ror="http://rorweb.com/0.1/"' if target == "ror" else ""
+    amp = '<xhtml:link rel="amphtml" hreflang="en" href="https://www.example.com/amp/p"/>'
+    data = (
+        f'<rss version="2.0" xmlns:xhtml="{XHTML}"{ror}><channel><title>T</title>'
+        "<link>https://www.example.com/</link><description>D</description><item>"
+        f"<link>https://www.example.com/en/p</link>{amp}</item></channel></rss>"
+    ).encode()
+    _, entries = read(data, target)
+    assert [(entry.alternates, list(entry.extras)) for entry in entries] == [((), [f"{{{XHTML}}}link"])]
+    out, _ = convert(data, "sitemap", target)
+    (link,) = etree.fromstring(out).iter(f"{{{XHTML}}}link")
+    assert (link.get("rel"), link.get("hreflang")) == ("amphtml", "en")
+
+
+def test_an_atom_entry_link_with_hreflang_stays_the_entry_link() -> None:
+    """In an Atom feed, Atom elements are the entry's own: the hreflang extension's ``atom:link`` hook (for
+    RSS items) does not take an entry's only link for an alternate."""
+    data = (
+        f'<feed xmlns="{ATOM}"><title>T</title><id>urn:f</id><updated>2024-01-01T00:00:00Z</updated>'
+        '<entry><title>E</title><id>urn:e</id><link rel="alternate" hreflang="de" href="https://www.example.com/de"/>'
+        "</entry></feed>"
+    ).encode()
+    _, entries = read(data, "rss")
+    assert [(entry.loc, entry.alternates) for entry in entries] == [("https://www.example.com/de", ())]
+
+
+@pytest.mark.parametrize("local", ["loc", "lastmod", "other"])
+def test_a_sitemap_element_that_is_no_field_of_a_feed_item_is_reported_and_kept(local: str) -> None:
+    data = (
+        f'<rss version="2.0" xmlns:sitemap="{SM}"><channel><title>T</title><link>https://www.example.com/</link>'
+        f"<description>D</description><item><link>https://www.example.com/a</link>"
+        f"<sitemap:changefreq>daily</sitemap:changefreq><sitemap:{local}>x</sitemap:{local}></item></channel></rss>"
+    ).encode()
+    reporter = Reporter()
+    with feedmap.read(io.BytesIO(data), format="rss", reporter=reporter) as doc:
+        (entry,) = doc
+    assert entry.changefreq is not None and entry.changefreq.value == "daily"
+    assert list(entry.extras) == [f"{{{SM}}}{local}"]
+    assert [(d.code, d.line) for d in reporter.diagnostics] == [("unknown-element", 1)]

@@ -9,13 +9,17 @@ element HTML does not define in a description, ``ContainsHTML``: an HTML end tag
   sanitizer (the ``nh3`` binding) makes of it: paragraphs, links, images, emphasis, lists, tables ... stay,
   everything else is removed (MathML, SVG, ``<script>``, unknown elements, event handler attributes) and
   reported (``html-sanitized``).  A description with nothing to remove is written as it is (the text read
-  back is the text written), even where the sanitizer would spell it differently (``&`` as ``&amp;``).
+  back is the text written), even where the sanitizer would spell it differently (``&`` as ``&amp;``),
+  but for an ``&`` before a letter, a digit or ``#`` that starts no character reference (``Paws&Toebeans``):
+  the same text in HTML (the HTML standard's "named character reference state"), yet a parse error to a
+  strict HTML parser (the validator's ``NotHtml``), so it is written ``&amp;``.
 * A title (or channel description) holding an HTML end tag (``</b>``) is written as its text content
   (``markup-in-text``), read with :mod:`lxml.html`.
 """
 
 from __future__ import annotations
 
+import html.entities
 import re
 from collections.abc import Iterator
 
@@ -88,15 +92,43 @@ def _writable(value: str, what: str, loc: str, ctx: Context) -> str:
     return "".join(char for char in value if char not in set(lost))
 
 
+#: An ``&`` before what could start a character reference (a letter, a digit, ``#``), and what follows it.
+_AMPERSAND = re.compile(r"&(?=[A-Za-z0-9#])([A-Za-z0-9]{1,32};?|#[xX][0-9A-Fa-f]|#[0-9]|)")
+#: The names of HTML's named character references, with and without their ``;`` (the legacy ones).
+_NAMED = frozenset(html.entities.html5)
+_LONGEST_NAME = max(len(name) for name in _NAMED)
+
+
+def _spelled(match: re.Match[str]) -> str:
+    following = match[1]
+    if not following:
+        return "&amp;"  # ``&#`` before no digit
+    if following.startswith("#"):
+        return match[0]  # a numeric character reference
+    if any(following[:size] in _NAMED for size in range(min(len(following), _LONGEST_NAME), 1, -1)):
+        return match[0]  # a named one (HTML reads the longest name it knows: ``&copy`` in ``&copyright``)
+    return "&amp;" + following
+
+
+def unambiguous_ampersands(value: str) -> str:
+    """``value`` with each ``&`` that is followed by a letter, a digit or ``#`` but starts no character
+    reference (``Paws&Toebeans``) written ``&amp;``: the same text for an HTML reader (the HTML standard
+    reads such an ``&`` as itself), and no parse error for a strict one (the W3C validator's ``NotHtml``)."""
+    if "&" not in value:
+        return value
+    return _AMPERSAND.sub(_spelled, value)
+
+
 def description_html(value: str, loc: str, ctx: Context) -> str:
     """``value`` as the HTML an item description may hold: sanitized when it holds what HTML descriptions
-    must not (reported: ``html-sanitized``), else as it is."""
+    must not (reported: ``html-sanitized``), else as it is but for an ampersand a strict HTML parser could
+    take for a character reference (:func:`unambiguous_ampersands`)."""
     if "<" not in value:
-        return value
+        return unambiguous_ampersands(value)
     value = _writable(value, "description", loc, ctx)
     removed = _disallowed(value)
     if not removed:  # written as it is, so it reads back as it is (ammonia would respell ``&`` as ``&amp;``)
-        return value
+        return unambiguous_ampersands(value)
     ctx.warning(
         "html-sanitized",
         f"description of {loc}: {', '.join(removed)} removed (not HTML an RSS description may safely hold)",

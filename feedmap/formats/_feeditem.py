@@ -12,9 +12,10 @@ Media RSS keywords; the mapping to entries is the one feedparser gives, with the
   ``published`` / ``issued`` / ``dcterms:issued``, else ``created``, read as written (offset kept);
 * ``title`` (or ``dc:title``), ``description`` (``description`` / ``summary`` / ``dc:description``, else the
   ``content`` of a text or HTML type), ``keywords`` (``category``, ``dc:subject``, ``itunes:keywords``...);
-* hreflang alternates written as ``atom:link rel="alternate" hreflang`` in an RSS item;
-* sitemap extensions (``sitemap:changefreq``, ``sitemap:priority``, ``image:image``, ``xhtml:link``) and
-  elements of namespaces feeds do not define are read as in a sitemap ``<url>`` (extras keep the rest).
+* elements an extension claims (:mod:`feedmap.formats._ext`: ``image:image``, hreflang alternates as
+  ``atom:link rel="alternate" hreflang`` in an RSS item or as ``xhtml:link``, third-party ones) are read
+  by its read hook; ``sitemap:changefreq`` and ``sitemap:priority`` (as feedmap writes them) fill the
+  entry's fields; other elements of namespaces feeds do not define are kept verbatim in extras.
 
 A link, guid or date holding an element or an unexpanded entity reference is not read (reported): lxml's
 ``.text`` stops there, and a URL cut short is a changed URL.
@@ -22,20 +23,20 @@ A link, guid or date holding an element or an unexpanded entity reference is not
 
 from __future__ import annotations
 
-import copy
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from lxml import etree
 
 from feedmap._context import Context
 from feedmap._dates import W3CDate
-from feedmap._model import Alternate, Entry, full_entry, new_position
-from feedmap._xml import SITEMAP_NAMESPACES, SITEMAP_NS, line_of
+from feedmap._model import Entry, full_entry, new_position
+from feedmap._xml import line_of
 from feedmap.formats._elements import duplicate, holds_markup
+from feedmap.formats._ext import ReadHook
+from feedmap.formats._feedext import ItemExtensions, read_extension
 from feedmap.formats._feedvocab import (
-    ATOM_LINK,
     CONTENT_NS,
     CORE_NAMESPACES,
     DC_NS,
@@ -49,7 +50,6 @@ from feedmap.formats._feedvocab import (
     describe_item,
     element_text,
     feed_date,
-    hreflang_alternate,
     link_relation,
     qname,
     real_title,
@@ -57,7 +57,6 @@ from feedmap.formats._feedvocab import (
     title_text,
 )
 from feedmap.formats._fields import read_loc
-from feedmap.formats._sitemapread import entry_from_element
 
 __all__ = ["item_entry"]
 
@@ -78,9 +77,8 @@ class _Fields:
     #: key (updated, published, created) -> (text, the element's name as written, its line)
     dates: dict[str, tuple[str, str, int]] = field(default_factory=dict)
     tags: list[tuple[str, str | None, str | None]] = field(default_factory=list)
-    extensions: list[etree._Element] = field(default_factory=list)
-    #: hreflang alternates an RSS item carries as ``atom:link rel="alternate" hreflang`` (as feedmap writes them)
-    alternates: list[Alternate] = field(default_factory=list)
+    #: what the extensions and the sitemap fields hold (:mod:`feedmap.formats._feedext`)
+    ext: ItemExtensions = field(default_factory=ItemExtensions)
     #: URL and date elements that hold more than text (an element, an unexpanded entity): not read, reported.
     not_text: list[etree._Element] = field(default_factory=list)
 
@@ -232,21 +230,6 @@ def _content_type(kind: str) -> str:
     return {"text": "text/plain", "html": "text/html", "xhtml": "application/xhtml+xml"}.get(kind, kind)
 
 
-def _holder(extensions: list[etree._Element], ctx: Context) -> Entry | None:
-    """The sitemap extensions of an item, read as a sitemap ``<url>`` would be."""
-    if not extensions:
-        return None
-    holder = etree.Element(f"{{{SITEMAP_NS}}}url")
-    etree.SubElement(holder, f"{{{SITEMAP_NS}}}loc").text = "http://placeholder.invalid/"
-    for child in extensions:
-        clone = copy.deepcopy(child)
-        namespace = qname(clone.tag)[0]
-        if namespace in SITEMAP_NAMESPACES and namespace != SITEMAP_NS:
-            clone.tag = f"{{{SITEMAP_NS}}}{qname(clone.tag)[1]}"
-        holder.append(clone)
-    return entry_from_element(holder, SITEMAP_NS, ctx)
-
-
 #: Elements an item or entry holds once (RSS 2.0 item elements, RFC 4287 §4.1.2): a second one is reported.
 _SINGLE = frozenset({"title", "description", "summary", "content", "guid", "pubDate", "updated", "published"})
 
@@ -278,13 +261,6 @@ def _report_repeated(
         )
 
 
-def _hreflang_alternate(child: etree._Element, fields: _Fields) -> bool:
-    alternate = hreflang_alternate(child)
-    if alternate is not None:
-        fields.alternates.append(alternate)
-    return alternate is not None
-
-
 def item_entry(
     element: etree._Element,
     index: int,
@@ -292,15 +268,18 @@ def item_entry(
     ctx: Context,
     offset: int = 0,
     channel_link: str | None = None,
+    *,
+    claims: Mapping[str, ReadHook],
 ) -> Entry | None:
     """The entry of one ``<item>`` / ``<entry>``; None (reported) when it has no usable URL.
 
-    ``offset`` is added to lxml's line numbers (lines the cleaner removed before the parsed text).  A
-    relative URL is resolved against the item's ``xml:base``, else the feed's own URL, else
+    ``claims``: the extensions' read hooks (:func:`item_claims`; an Atom feed's leave its Atom elements
+    alone).  ``offset`` is added to lxml's line numbers (lines the cleaner removed before the parsed text).
+    A relative URL is resolved against the item's ``xml:base``, else the feed's own URL, else
     ``channel_link`` (see :func:`~feedmap.formats._fields.read_loc`).
     """
     line = line_of(element) + offset if line_of(element) else 0
-    fields, repeated = _read_children(element, atom)
+    fields, repeated = _read_children(element, claims, ctx, offset)
     for child in fields.not_text:
         holds_markup(child, qname(child.tag)[1], ctx, offset)
     title = fields.title or None
@@ -317,26 +296,28 @@ def item_entry(
         return None
     title = real_title(title, loc_text, loc)
     lastmod = _lastmod(fields, ctx, offset, line)
-    extra = _holder(fields.extensions, ctx)
+    gathered = fields.ext.check(ctx, line)
     return full_entry(  # Entry(...) without its coercion: every value below has its type already
         loc,
         lastmod,
-        extra.changefreq if extra is not None else None,
-        extra.priority if extra is not None else None,
+        fields.ext.changefreq,
+        fields.ext.priority,
         title,
         fields.summary or fields.content or None,
         tuple(term.strip() for term, _, _ in fields.tags if term.strip()),
         None,
-        extra.images if extra is not None else (),
-        (extra.alternates if extra is not None else ()) + tuple(fields.alternates),
-        extra.extras if extra is not None else {},
+        tuple(gathered.images),
+        tuple(gathered.alternates),
+        gathered.extras,
         new_position(ctx.name, line),
     )
 
 
-def _read_children(element: etree._Element, atom: bool) -> tuple[_Fields, list[etree._Element]]:
-    """What an item's children hold, each read by the handler of its tag (:func:`_dispatch`), and the
-    children that repeat one that may come once."""
+def _read_children(
+    element: etree._Element, claims: Mapping[str, ReadHook], ctx: Context, offset: int
+) -> tuple[_Fields, list[etree._Element]]:
+    """What an item's children hold, each read by the extension that claims it, else by the handler of its
+    tag (:func:`_dispatch`), and the children that repeat one that may come once."""
     fields = _Fields()
     seen: set[object] = set()
     repeated: list[etree._Element] = []
@@ -344,7 +325,8 @@ def _read_children(element: etree._Element, atom: bool) -> tuple[_Fields, list[e
         tag = child.tag
         if not isinstance(tag, str):
             continue
-        if not atom and tag == ATOM_LINK and _hreflang_alternate(child, fields):
+        hook = claims.get(tag)
+        if hook is not None and hook(child, fields.ext.fields, ctx, offset):
             continue
         handler, extension = _dispatch(tag)
         if handler is not None:
@@ -355,7 +337,7 @@ def _read_children(element: etree._Element, atom: bool) -> tuple[_Fields, list[e
                 seen.add(key)
             handler(child, fields)
         if extension:
-            fields.extensions.append(child)
+            read_extension(child, tag, element, fields.ext, ctx, offset)
     return fields, repeated
 
 

@@ -19,14 +19,13 @@ from lxml import etree
 
 from feedmap._context import Context
 from feedmap._dates import W3CDate, from_rfc822
-from feedmap._model import Alternate
 from feedmap._urls import is_absolute_url
 from feedmap._xml import IMAGE_NS, SITEMAP_NAMESPACES, XHTML_NS
+from feedmap.formats._feedlinks import ATOM_NS, IANA_RELATIONS, link_relation
 from feedmap.formats._fields import read_lastmod
 
 __all__ = [
     "ATOM03_NS",
-    "ATOM_LINK",
     "ATOM_NS",
     "CONTENT_NS",
     "CORE_NAMESPACES",
@@ -49,7 +48,6 @@ __all__ = [
     "element_text",
     "escape_markup",
     "feed_date",
-    "hreflang_alternate",
     "link_relation",
     "plain_title",
     "qname",
@@ -61,7 +59,6 @@ __all__ = [
 RSS10_NS = "http://purl.org/rss/1.0/"
 RSS090_NS = "http://my.netscape.com/rdf/simple/0.9/"
 RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-ATOM_NS = "http://www.w3.org/2005/Atom"
 ATOM03_NS = "http://purl.org/atom/ns#"
 DC_NS = "http://purl.org/dc/elements/1.1/"
 DCTERMS_NS = "http://purl.org/dc/terms/"
@@ -121,20 +118,6 @@ def feed_date(text: str, key: str, ctx: Context, line: int = 0) -> W3CDate | Non
         except ValueError:
             pass
     return from_rfc822(text) or read_lastmod(text, ctx, line, what=key)
-
-
-#: RFC 4287 4.2.7.2: a link relation may be written as the IANA registry's URI of a registered name.
-IANA_RELATIONS = "http://www.iana.org/assignments/relation/"
-
-
-def link_relation(rel: str | None) -> str:
-    """The relation of an Atom link: ``alternate`` when none is given, an IANA URI as its short name."""
-    rel = (rel or "").strip()
-    if not rel:
-        return "alternate"
-    if rel.startswith(IANA_RELATIONS) and rel[len(IANA_RELATIONS) :]:
-        return rel[len(IANA_RELATIONS) :]
-    return rel
 
 
 def qname(tag: str) -> tuple[str, str]:
@@ -225,19 +208,6 @@ def plain_title(text: str, kind: str) -> str:
     except (etree.LxmlError, ValueError):
         return text
     return " ".join(fragment.text_content().split())
-
-
-ATOM_LINK = f"{{{ATOM_NS}}}link"
-
-
-def hreflang_alternate(child: etree._Element) -> Alternate | None:
-    """An ``atom:link rel="alternate"`` with ``hreflang`` and ``href`` in an RSS item: a sitemap's hreflang
-    alternate, as the ``rss`` and ``ror`` writers put it (the ``xhtml:link`` of a sitemap, RFC 4287 §4.2.7)."""
-    hreflang = (child.get("hreflang") or "").strip()
-    href = (child.get("href") or "").strip()
-    if not hreflang or not href or link_relation(child.get("rel")) != "alternate":
-        return None
-    return Alternate(hreflang=hreflang, href=href)
 
 
 def channel_date(text: str) -> W3CDate | None:

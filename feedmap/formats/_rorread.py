@@ -2,15 +2,16 @@
 
 Spec: ROR in RSS 2.0 (rorweb.com, the ``ror:*`` elements) over RSS 2.0
 (https://www.rssboard.org/rss-specification); the mapping is described in :mod:`feedmap.formats.ror`.
-Each item's children are gathered by namespace URI (a dispatch table per namespace), then turned into an
-entry, or into document metadata for the header item.
+Each item's children are gathered by namespace URI (a dispatch table per namespace), elements an extension
+claims (:mod:`feedmap.formats._ext`: images, hreflang alternates as ``atom:link`` or ``xhtml:link``,
+third-party ones) by its read hook, then turned into an entry, or into document metadata for the header item.
 """
 
 from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 from lxml import etree
 
@@ -20,9 +21,7 @@ from feedmap._errors import Reporter
 from feedmap._model import Alternate, ChangeFreq, DocKind, DocMeta, Entry, Image, full_entry, new_position
 from feedmap._sources import Source
 from feedmap._xml import (
-    IMAGE_NS,
     SITEMAP_NAMESPACES,
-    XHTML_NS,
     iter_elements,
     line_of,
     local_name,
@@ -30,8 +29,8 @@ from feedmap._xml import (
     peek_cleaned,
 )
 from feedmap.formats._elements import duplicate, holds_markup, serialize_element
-from feedmap.formats._ext.image import read_image
-from feedmap.formats._feedvocab import ATOM_NS, channel_date, hreflang_alternate, real_title
+from feedmap.formats._ext import ReadHook, hooks
+from feedmap.formats._feedvocab import channel_date, real_title
 from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc, read_priority
 
 __all__ = ["ROR_NAMESPACES", "ROR_NS", "channel_meta", "ror_items"]
@@ -86,14 +85,18 @@ class _Item:
 _REPEATABLE = frozenset({"category"})
 
 
-def _gather(element: etree._Element, ctx: Context, offset: int) -> _Item:
-    """The children of an ``<item>``, each read by the reader of its namespace (:data:`_READERS`); what no
-    reader takes is kept verbatim in extras."""
+def _gather(element: etree._Element, ctx: Context, offset: int, claims: Mapping[str, ReadHook]) -> _Item:
+    """The children of an ``<item>``, each read by the extension that claims it (``claims``: the ``ror``
+    format's read hooks by tag), else by the reader of its namespace (:data:`_READERS`); what none takes is
+    kept verbatim in extras."""
     item = _Item()
     seen: set[str] = set()
     for child in element:
         tag = child.tag
         if not isinstance(tag, str) or not _readable(child, element, tag, seen, ctx, offset):
+            continue
+        hook = claims.get(tag)
+        if hook is not None and hook(child, item, ctx, offset):
             continue
         reader = _READERS.get(namespace_of(tag))
         if reader is None or not reader(item, child, local_name(tag), line_of(child) + offset, ctx, offset):
@@ -145,38 +148,9 @@ def _sitemap_child(item: _Item, child: etree._Element, local: str, line: int, ct
     return True
 
 
-def _image_child(item: _Item, child: etree._Element, local: str, line: int, ctx: Context, offset: int) -> bool:
-    if local != "image":
-        return False
-    image = read_image(child, ctx, offset)
-    if image is not None:
-        item.images.append(image)
-    return True
-
-
-def _atom_child(item: _Item, child: etree._Element, local: str, line: int, ctx: Context, offset: int) -> bool:
-    """An hreflang alternate written as ``atom:link rel="alternate" hreflang``."""
-    alternate = hreflang_alternate(child) if local == "link" else None
-    if alternate is not None:
-        item.alternates.append(alternate)
-    return alternate is not None
-
-
-def _xhtml_child(item: _Item, child: etree._Element, local: str, line: int, ctx: Context, offset: int) -> bool:
-    """An hreflang alternate written as ``xhtml:link`` (as a sitemap writes it)."""
-    if local != "link" or not child.get("hreflang") or not child.get("href"):
-        return False
-    alternates_href = child.get("href", "").strip()
-    item.alternates.append(Alternate(hreflang=child.get("hreflang", "").strip(), href=alternates_href))
-    return True
-
-
 _READERS: dict[str, Reader] = {
     **dict.fromkeys(ROR_NAMESPACES, _ror_child),
     **dict.fromkeys(SITEMAP_NAMESPACES - {""}, _sitemap_child),
-    IMAGE_NS: _image_child,
-    ATOM_NS: _atom_child,
-    XHTML_NS: _xhtml_child,
     "": _plain,
 }
 
@@ -303,11 +277,12 @@ def _header_into(meta: DocMeta, item: _Item) -> None:
 
 
 def ror_items(source: Source, meta: DocMeta, ctx: Context) -> Iterator[Entry]:
+    claims = hooks("ror").read
     for element, offset in iter_elements(
         source.stream, ["item"], reporter=ctx.reporter, name=ctx.name, report_unknown=False
     ):
         line = line_of(element) + offset
-        item = _gather(element, ctx, offset)
+        item = _gather(element, ctx, offset, claims)
         if _is_header(item):
             _header_into(meta, item)
             continue
@@ -333,7 +308,8 @@ def channel_meta(source: Source, ctx: Context) -> DocMeta:
         if not isinstance(element, etree._Element) or not isinstance(element.tag, str):
             continue
         if element.tag == "item":
-            first = _gather(element, Context(reporter=Reporter(), options=ctx.options, name=ctx.name), 0)
+            quiet = Context(reporter=Reporter(), options=ctx.options, name=ctx.name)
+            first = _gather(element, quiet, 0, hooks("ror").read)
             if _is_header(first):
                 _header_into(meta, first)
             break

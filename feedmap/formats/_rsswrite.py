@@ -7,10 +7,12 @@ update is known; each item has a ``title`` or a ``description``; ``guid`` is the
 RFC 822 with four-digit years (:func:`email.utils.format_datetime`, never the locale); ``atom:link
 rel="self"`` names the feed's own URL when it is known.  Extension elements (the sitemap namespace for
 ``changefreq``/``priority``, Dublin Core ``dc:date`` for a lastmod RFC 822 cannot hold exactly, the Google
-image namespace for images, Atom ``link`` for hreflang alternates) live in namespaces declared only when used (an unused
-declaration is a W3C Feed Validator warning): the writer still streams, so it renders the first batch of
-items before the root, declares there the namespaces that batch uses, and declares a namespace first used
-by a later item on that item's element (:class:`Namespaces`).
+image namespace for images, Atom ``link`` for hreflang alternates, third-party extensions' namespaces) live
+in namespaces declared only when used (an unused declaration is a W3C Feed Validator warning): the writer
+still streams, so it renders the first batch of items before the root, declares there the namespaces that
+batch uses, and declares a namespace first used by a later item on that item's element (:class:`Namespaces`).
+Images, alternates and third-party extension elements are written by the extensions' write hooks
+(:mod:`feedmap.formats._ext`, :func:`extension_elements`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from urllib.parse import urlsplit
 from feedmap._context import Context
 from feedmap._dates import W3CDate, to_rfc822
 from feedmap._model import Document, Entry
+from feedmap.formats._ext import Hooks, WriteStep
 from feedmap.formats._feedhtml import description_html, plain_text
 from feedmap.formats._output import SizeWatch, output_url, write_blocks
 from feedmap.formats._xmlwrite import attribute_of, loc_text, text_of
@@ -30,8 +33,8 @@ from feedmap.formats._xmlwrite import attribute_of, loc_text, text_of
 __all__ = [
     "ChannelInfo",
     "Namespaces",
-    "alternate_links",
     "channel_info",
+    "extension_elements",
     "item_core",
     "peek_first",
     "plain_text_of",
@@ -48,18 +51,27 @@ class Namespaces:
     """The namespace declarations of a streamed feed: on the root for what the first items use, else on
     the element.  ``declare(prefix)`` is what an element of that prefix needs in its start tag."""
 
-    def __init__(self, known: dict[str, str], always: tuple[str, ...] = ()) -> None:
-        self.known = known
+    def __init__(self, known: dict[str, str], always: tuple[str, ...] = (), hooks: Hooks | None = None) -> None:
+        # the extensions' namespaces after the format's own (the root declares them in this order)
+        extensions = hooks.namespaces if hooks is not None else {}
+        self.known = {**known, **{prefix: uri for prefix, uri in extensions.items() if prefix not in known}}
         self.used: set[str] = set(always)
         self.root: frozenset[str] | None = None  # None while the root's declarations are being gathered
 
     def declare(self, prefix: str) -> str:
-        if self.root is None:
-            self.used.add(prefix)
-            return ""
-        if prefix in self.root:
+        self.use(prefix)
+        return self.xmlns(prefix)
+
+    def xmlns(self, prefix: str) -> str:
+        """The declaration an element of ``prefix`` needs in its start tag (without noting it as used)."""
+        if self.root is None or prefix in self.root:
             return ""
         return f' xmlns:{prefix}="{self.known[prefix]}"'
+
+    def use(self, prefix: str) -> None:
+        """Note ``prefix`` as used (declared on the root while the first batch is rendered)."""
+        if self.root is None:
+            self.used.add(prefix)
 
     def close_root(self) -> str:
         """The root's declarations (those used so far, in a fixed order); later uses declare on the element."""
@@ -119,32 +131,30 @@ def plain_text_of(value: str, what: str, loc: str, ctx: Context) -> str:
     return text.replace("&amp;", "&#x26;").replace("&lt;", "&#x3C;")
 
 
-def alternate_links(entry: Entry, ctx: Context, xmlns: str = "") -> list[str]:
-    """The entry's hreflang alternates as ``atom:link rel="alternate"`` elements (RFC 4287 §4.2.7: the Atom
-    namespace is valid in RSS 2.0, where ``xhtml:link`` is the validator's ``MisplacedXHTMLContent``);
-    ``xmlns``: the declaration for their start tags (:meth:`Namespaces.declare`)."""
+def extension_elements(entry: Entry, ctx: Context, namespaces: Namespaces, steps: tuple[WriteStep, ...]) -> list[str]:
+    """The elements the extensions' write hooks give for the entry, each namespace declared only when a hook
+    wrote something (:class:`Namespaces`)."""
     parts: list[str] = []
-    loc = entry.loc
-    for alternate in entry.alternates:
-        parts += [
-            f'<atom:link{xmlns} rel="alternate" hreflang="',
-            attribute_of(alternate.hreflang, "hreflang", loc, ctx),
-            '" href="',
-            attribute_of(output_url(alternate.href, ctx), "alternate href", loc, ctx),
-            '"/>',
-        ]
+    for step in steps:
+        if getattr(entry, step.field):
+            written = step.hook(entry, ctx, namespaces.xmlns(step.prefix))
+            if written:
+                namespaces.use(step.prefix)
+                parts += written
     return parts
 
 
-def item_core(entry: Entry, ctx: Context, namespaces: Namespaces) -> list[str]:
-    """hreflang alternates, title, link, guid and description of an RSS 2.0 item (the start tag included).
+def item_core(entry: Entry, ctx: Context, namespaces: Namespaces, hooks: Hooks) -> list[str]:
+    """The leading extension elements, title, link, guid and description of an RSS 2.0 item (the start tag
+    included).
 
-    The alternates (``atom:link rel="alternate"``) come before ``<link>``: feedparser takes the last
-    alternate link of an HTML type as the item's link, so ``<link>`` must come after them to stay it."""
+    The leading elements (hreflang alternates as ``atom:link rel="alternate"``) come before ``<link>``:
+    feedparser takes the last alternate link of an HTML type as the item's link, so ``<link>`` must come
+    after them to stay it."""
     loc = loc_text(entry, ctx)
     parts: list[str] = ["<item>"]
-    if entry.alternates:
-        parts += alternate_links(entry, ctx, namespaces.declare("atom"))
+    if hooks.lead:
+        parts += extension_elements(entry, ctx, namespaces, hooks.lead)
     title = entry.title
     if title is None and entry.description is None:
         title = entry.loc

@@ -8,18 +8,21 @@ never feedparser, which renames ``ror:*`` after the document's prefix and loses 
 with attributes.  Mapping: ``link`` (else a permalink ``guid``) -> loc; ``ror:updated`` (W3C, exact) wins
 over ``pubDate`` for lastmod; ``ror:updatePeriod`` -> changefreq (``day`` -> ``daily`` ...);
 ``ror:keywords`` split on commas; ``ror:type`` -> type; ``sitemap:priority`` -> priority (written by
-feedmap to keep priority losslessly); ``image:image`` -> images; every other ``ror:*`` (``sortOrder``,
-``about``, ``seeAlso``, ``descLong``, ...) -> ``extras["ror:NAME"]``; other foreign elements -> extras
-verbatim.  The header item (``ror:about`` = sitemap, or ``ror:type`` SiteMap/Main) describes the document:
-it becomes document metadata, never an entry.  A single-valued child given twice (every one but RSS
-``category``) is reported and its first value kept.  Text that was escaped twice (``&amp;amp;``) is unescaped
-once with a warning; URLs are never touched.
+feedmap to keep priority losslessly); elements an extension claims (:mod:`feedmap.formats._ext`:
+``image:image`` -> images, hreflang alternates, third-party ones) through its read hook; every other
+``ror:*`` (``sortOrder``, ``about``, ``seeAlso``, ``descLong``, ...) -> ``extras["ror:NAME"]``; other
+foreign elements -> extras verbatim.  The header item (``ror:about`` = sitemap, or ``ror:type``
+SiteMap/Main) describes the document: it becomes document metadata, never an entry.  A single-valued child
+given twice (every one but RSS ``category``) is reported and its first value kept.  Text that was escaped
+twice (``&amp;amp;``) is unescaped once with a warning; URLs are never touched.
 
 Writing emits the sitemap shape real generators use (Joomla RSSeo, Laravel sitemap, A1): the channel,
 the header item, then one item per entry with ``title``, ``link``, ``guid``, ``description``,
 ``ror:keywords``, ``ror:updated`` plus ``pubDate``, ``ror:updatePeriod``, ``ror:type``, ``ror:resourceOf``,
-``sitemap:priority``, ``image:image`` and hreflang alternates (``atom:link rel="alternate" hreflang``, before
-``title``; ``xhtml:link`` is read too).  The channel's ``lastBuildDate`` is read and written.
+``sitemap:priority`` and the extensions' elements, written by their write hooks: ``image:image``, hreflang
+alternates (``atom:link rel="alternate" hreflang``, before ``title``; ``xhtml:link`` is read too),
+third-party ones.  XML extras an RSS 2.0 item cannot hold (RDF, Atom, XHTML markup) are left out
+(``extra-dropped``).  The channel's ``lastBuildDate`` is read and written.
 """
 
 from __future__ import annotations
@@ -33,18 +36,19 @@ from feedmap._model import ENTRY_FIELDS, Document, Entry
 from feedmap._registry import FormatSpec
 from feedmap._sources import Source
 from feedmap._xml import IMAGE_NS, SITEMAP_NS, peek_root
-from feedmap.formats._ext.image import image_elements
+from feedmap.formats._ext import Hooks, hooks, report_broken
 from feedmap.formats._extras import TEXT_NAME, xml_extra
 from feedmap.formats._feedhtml import description_html
 from feedmap.formats._feedvocab import ATOM_NS
 from feedmap.formats._rorread import ROR_NAMESPACES, ROR_NS, channel_meta, ror_items
-from feedmap.formats._rsswrite import Namespaces, item_core, plain_text_of, write_channel
+from feedmap.formats._rsswrite import Namespaces, extension_elements, item_core, plain_text_of, write_channel
 from feedmap.formats._xmlwrite import format_priority, rdf_only, text_of
 
 __all__ = ["FORMAT", "ROR_NAMESPACES", "ROR_NS", "read", "write"]
 
 
 def read(source: Source, *, ctx: Context) -> Document:
+    report_broken(ctx)
     root = peek_root(source.stream)
     if root is None or root.local != "rss":
         found = f"<{root.local}>" if root is not None else "no XML root element"
@@ -59,9 +63,9 @@ def _ror(name: str, value: str, loc: str, ctx: Context) -> str:
     return f"<ror:{name}>{text_of(value, f'ror:{name}', loc, ctx)}</ror:{name}>"
 
 
-def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces) -> str:
+def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces, table: Hooks) -> str:
     loc = entry.loc
-    parts = item_core(entry, ctx, namespaces)
+    parts = item_core(entry, ctx, namespaces, table)
     parts += _ror_fields(entry, ctx)
     extras = dict(entry.extras)
     parts.append(_ror("resourceOf", extras.pop("ror:resourceOf", "sitemap"), loc, ctx))
@@ -69,9 +73,8 @@ def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces)
         priority = format_priority(entry.priority, ctx, loc)
         if priority is not None:
             parts += [f"<sitemap:priority{namespaces.declare('sitemap')}>", priority, "</sitemap:priority>"]
-    if entry.images:
-        parts += image_elements(entry, ctx, namespaces.declare("image"))
-    parts += _extras(entry, extras, dropped, ctx)
+    parts += extension_elements(entry, ctx, namespaces, table.tail)  # images, third-party extensions
+    parts += _extras(entry, extras, dropped, ctx, table.keys)
     parts.append("</item>\n")
     return "".join(parts)
 
@@ -93,9 +96,11 @@ def _ror_fields(entry: Entry, ctx: Context) -> list[str]:
     return parts
 
 
-def _extras(entry: Entry, extras: dict[str, str], dropped: set[str], ctx: Context) -> list[str]:
+def _extras(
+    entry: Entry, extras: dict[str, str], dropped: set[str], ctx: Context, claimed: frozenset[str]
+) -> list[str]:
     """The extras ROR can hold: XML elements (written as they are) and ``ror:NAME`` text; the others are
-    reported once each (``dropped`` collects them) and left out."""
+    reported once each (``dropped`` collects them) and left out, but for those an extension writes (``claimed``)."""
     loc = entry.loc
     written = {
         name
@@ -120,7 +125,7 @@ def _extras(entry: Entry, extras: dict[str, str], dropped: set[str], ctx: Contex
                 ctx.warning("invalid-extra", f"extra {key!r} of {loc} repeats a field of the entry; not written")
                 continue
             parts.append(_ror(key[4:], value, loc, ctx))
-        elif key not in dropped:
+        elif key not in dropped and key not in claimed:
             dropped.add(key)
             ctx.info("field-dropped", f"extra {key!r} has no place in ROR and is not written")
     return parts
@@ -162,14 +167,16 @@ NAMESPACES = {"ror": ROR_NS, "sitemap": SITEMAP_NS, "image": IMAGE_NS, "atom": A
 
 
 def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
-    namespaces = Namespaces(NAMESPACES, always=("ror",))
+    report_broken(ctx)
+    table = hooks("ror")
+    namespaces = Namespaces(NAMESPACES, always=("ror",), hooks=table)
     return write_channel(
         doc,
         sink,
         ctx,
         namespaces=namespaces,
         title_prefix="ROR Sitemap for",
-        item=lambda entry, dropped: _item(entry, ctx, dropped, namespaces),
+        item=lambda entry, dropped: _item(entry, ctx, dropped, namespaces, table),
         after_channel=lambda channel: _header_item(doc, channel.link, channel.title, ctx),
     )
 

@@ -20,9 +20,11 @@ feedparser rewrites entity-like text in links (``?a=1&amp;b=2`` keeps ``&amp;``,
 ``;``); where the text as written is found, it is used instead.
 
 Items without a usable URL are skipped with a warning naming the item.  Extension elements feedmap writes
-into RSS (``sitemap:changefreq``, ``sitemap:priority``, ``image:image``, hreflang alternates as ``atom:link
-rel="alternate" hreflang``; ``xhtml:link`` is read too) are read back by namespace URI, so ``sitemap -> rss
--> sitemap`` keeps them.  The channel's ``lastBuildDate`` (Atom: the feed's ``updated``) is kept
+into RSS (``sitemap:changefreq``, ``sitemap:priority``; through the extensions' hooks,
+:mod:`feedmap.formats._ext`: ``image:image``, hreflang alternates as ``atom:link rel="alternate" hreflang``
+(``xhtml:link`` is read too), third-party ones) are read back by namespace URI, so ``sitemap -> rss ->
+sitemap`` keeps them; XML extras an RSS 2.0 item cannot hold (RDF, Atom, XHTML markup) are left out
+(``extra-dropped``).  The channel's ``lastBuildDate`` (Atom: the feed's ``updated``) is kept
 (``DocMeta.updated``) and written back.  Titles are written as plain text, descriptions as sanitized HTML
 (:mod:`feedmap.formats._feedhtml`).
 """
@@ -42,13 +44,14 @@ from feedmap._model import ENTRY_FIELDS, Document, Entry
 from feedmap._registry import FormatSpec
 from feedmap._sources import PeekableStream, Readable, Source
 from feedmap._xml import IMAGE_NS, SITEMAP_NS, line_of, peek_root
-from feedmap.formats._ext.image import image_elements
+from feedmap.formats._ext import Hooks, hooks, report_broken
+from feedmap.formats._feedext import item_claims
 from feedmap.formats._feeditem import item_entry
 from feedmap.formats._feedparsed import feedparse, parsed_entries, raw_links, read_with_feedparser
 from feedmap.formats._feedrepair import ReferenceRepairs, replace_surrogate_refs
 from feedmap.formats._feedstream import FeedItems
 from feedmap.formats._feedvocab import ATOM03_NS, ATOM_NS, CORE_NAMESPACES, DC_NS, RDF_NS
-from feedmap.formats._rsswrite import Namespaces, item_core, write_channel
+from feedmap.formats._rsswrite import Namespaces, extension_elements, item_core, write_channel
 from feedmap.formats._xmlwrite import format_priority, text_of, xml_extras
 
 __all__ = ["FORMAT", "read", "write"]
@@ -107,11 +110,18 @@ def _streamed(
     fallback: _Fallback,
     ctx: Context,
 ) -> Iterator[Entry]:
+    claims = item_claims(items.atom)
     try:
         element = first
         while element is not None:
             entry = item_entry(
-                element, items.items, items.atom, ctx, items.line(element) - line_of(element), items.meta.link
+                element,
+                items.items,
+                items.atom,
+                ctx,
+                items.line(element) - line_of(element),
+                items.meta.link,
+                claims=claims,
             )
             if entry is not None:
                 yield entry
@@ -128,6 +138,7 @@ def _streamed(
 
 
 def read(source: Source, *, ctx: Context) -> Document:
+    report_broken(ctx)
     recorder = _Recorder(source.stream)
     peeked = PeekableStream(recorder)
     atom = _streamable(source.stream)  # the root sniffing found, kept on the stream: not parsed again
@@ -163,8 +174,8 @@ def exact_rfc822(lastmod: W3CDate) -> str | None:
     return text if back is not None and back.text == lastmod.text else None
 
 
-def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces) -> str:
-    parts = item_core(entry, ctx, namespaces)
+def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces, table: Hooks) -> str:
+    parts = item_core(entry, ctx, namespaces, table)
     for keyword in entry.keywords:
         parts += ["<category>", text_of(keyword, "keyword", entry.loc, ctx), "</category>"]
     if entry.lastmod is not None:
@@ -181,10 +192,9 @@ def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces)
         priority = format_priority(entry.priority, ctx, entry.loc)
         if priority is not None:
             parts += [f"<sitemap:priority{namespaces.declare('sitemap')}>", priority, "</sitemap:priority>"]
-    if entry.images:
-        parts += image_elements(entry, ctx, namespaces.declare("image"))
+    parts += extension_elements(entry, ctx, namespaces, table.tail)  # images, third-party extensions
     if entry.extras:
-        parts += xml_extras(entry, dropped, ctx, {}, default_namespace=False)
+        parts += xml_extras(entry, dropped, ctx, {}, default_namespace=False, claimed=table.keys)
     parts.append("</item>\n")
     return "".join(parts)
 
@@ -194,14 +204,16 @@ RSS_NAMESPACES = {"atom": ATOM_NS, "dc": DC_NS, "sitemap": SITEMAP_NS, "image": 
 
 
 def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
-    namespaces = Namespaces(RSS_NAMESPACES)
+    report_broken(ctx)
+    table = hooks("rss")
+    namespaces = Namespaces(RSS_NAMESPACES, hooks=table)
     return write_channel(
         doc,
         sink,
         ctx,
         namespaces=namespaces,
         title_prefix="Pages of",
-        item=lambda entry, dropped: _item(entry, ctx, dropped, namespaces),
+        item=lambda entry, dropped: _item(entry, ctx, dropped, namespaces, table),
     )
 
 

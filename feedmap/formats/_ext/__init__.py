@@ -2,10 +2,14 @@
 
 An :class:`Extension` claims elements of one namespace (Namespaces in XML 1.0,
 https://www.w3.org/TR/xml-names/) and has a read hook (one element -> the IR field it fills) and a write
-hook (an entry -> the elements, as text).  The sitemap family reads and writes through them; built in are
-Google image sitemaps (:mod:`.image`) and hreflang alternates (:mod:`.hreflang`).  Third-party extensions
-join through the entry-point group ``feedmap.extensions`` (the entry points specification,
-https://packaging.python.org/en/latest/specifications/entry-points/), each naming an :class:`Extension`.
+hook (an entry -> the elements, as text).  Every XML format (sitemap, index, RSS, ROR) reads and writes
+through them; built in are Google image sitemaps (:mod:`.image`) and hreflang alternates (:mod:`.hreflang`).
+Where a format needs another element for the same field, the extension holds a *variant* for those formats
+(hreflang: ``xhtml:link`` in sitemaps, ``atom:link`` in feeds, where the W3C Feed Validator calls
+``xhtml:link`` misplaced); a variant may be *leading*: its elements open a feed item, before the item's own.
+Third-party extensions join through the entry-point group ``feedmap.extensions`` (the entry points
+specification, https://packaging.python.org/en/latest/specifications/entry-points/), each naming an
+:class:`Extension`.
 They are loaded once, on first use; one that cannot be loaded, or whose hook fails, is reported
 (``extension-broken``, ``extension-failed``) and its elements are kept verbatim as XML extras, as without it.
 
@@ -27,7 +31,7 @@ from lxml import etree
 from feedmap._context import Context
 from feedmap._errors import FeedmapError
 from feedmap._model import Alternate, Entry, Image
-from feedmap._xml import line_of, local_name
+from feedmap._xml import SITEMAP_NS, XSI_NS, line_of, local_name
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -38,6 +42,7 @@ __all__ = [
     "Hooks",
     "ReadHook",
     "WriteHook",
+    "WriteStep",
     "broken_extensions",
     "extensions",
     "hooks",
@@ -48,6 +53,9 @@ ENTRY_POINT_GROUP = "feedmap.extensions"
 #: The formats whose readers and writers may use extensions.
 XML_FORMATS = frozenset({"sitemap", "sitemapindex", "rss", "ror"})
 _BUILTINS = ("feedmap.formats._ext.image:EXTENSION", "feedmap.formats._ext.hreflang:EXTENSION")
+#: The formats whose writers place leading elements first in an entry (elsewhere they follow the others:
+#: a sitemap's ``<url>`` starts with ``<loc>``, as its XSD's sequence has it).
+_LEADING_FORMATS = frozenset({"rss", "ror"})
 
 
 class Fields(Protocol):
@@ -100,6 +108,15 @@ class Extension:
     read: ReadHook | None = None
     write: WriteHook | None = None
     formats: frozenset[str] = XML_FORMATS
+    #: Its elements come first in an entry, before the format's own (feeds only; see :data:`_LEADING_FORMATS`).
+    leading: bool = False
+    #: The same field in other elements for other formats (each an extension of its own namespace).
+    variants: tuple[Extension, ...] = ()
+
+    @property
+    def parts(self) -> tuple[Extension, ...]:
+        """The extension and its variants."""
+        return (self, *self.variants)
 
     @property
     def tags(self) -> frozenset[str]:
@@ -115,6 +132,17 @@ class Extension:
 
 
 @dataclass(frozen=True, slots=True)
+class WriteStep:
+    """One write hook as a writer that declares namespaces where they are used (the feeds) runs it."""
+
+    #: The Entry field it writes (run only where the entry's is not empty).
+    field: str
+    #: The prefix its elements use (the declaration it is given is for this one).
+    prefix: str
+    hook: WriteHook
+
+
+@dataclass(frozen=True, slots=True)
 class Hooks:
     """The extensions of one format, as its reader and writer use them."""
 
@@ -122,10 +150,13 @@ class Hooks:
     read: dict[str, ReadHook] = field(default_factory=dict)
     #: (Entry field, write hook), built-ins first.
     write: tuple[tuple[str, WriteHook], ...] = ()
-    #: Prefix -> namespace of every extension the format writes.
+    #: Prefix -> namespace of every extension the format uses (but a variant that only reads).
     namespaces: dict[str, str] = field(default_factory=dict)
     #: Text extras the write hooks write.
     keys: frozenset[str] = frozenset()
+    #: The write hooks whose elements open an entry (leading), then the others, with their prefixes.
+    lead: tuple[WriteStep, ...] = ()
+    tail: tuple[WriteStep, ...] = ()
 
 
 class _Registry:
@@ -160,15 +191,26 @@ def hooks(fmt: str) -> Hooks:
     """The hooks format ``fmt`` reads and writes through (computed once per format)."""
     table = _registry.tables.get(fmt)
     if table is None:
-        chosen = [ext for ext in extensions() if fmt in ext.formats]
-        table = Hooks(
-            read={tag: ext.read for ext in chosen if ext.read is not None for tag in ext.tags},
-            write=tuple((ext.field, ext.write) for ext in chosen if ext.write is not None),
-            namespaces={ext.prefix: ext.namespace for ext in chosen},
-            keys=frozenset(key for ext in chosen for key in ext.keys),
-        )
+        loaded = extensions()
+        table = _table(fmt, [part for ext in loaded for part in ext.parts if fmt in part.formats], loaded)
         _registry.tables[fmt] = table
     return table
+
+
+def _table(fmt: str, chosen: list[Extension], loaded: list[Extension]) -> Hooks:
+    """The hooks of the ``chosen`` extensions and variants (those of ``loaded`` that serve ``fmt``)."""
+    writers = [(ext, WriteStep(ext.field, ext.prefix, ext.write)) for ext in chosen if ext.write is not None]
+    leads = fmt in _LEADING_FORMATS
+    bases = {id(ext) for ext in loaded}
+    return Hooks(
+        read={tag: ext.read for ext in chosen if ext.read is not None for tag in ext.tags},
+        write=tuple((step.field, step.hook) for _, step in writers),
+        # a variant that only reads (hreflang's xhtml:link in feeds) has nothing to declare
+        namespaces={ext.prefix: ext.namespace for ext in chosen if id(ext) in bases or ext.write is not None},
+        keys=frozenset(key for ext in chosen for key in ext.keys),
+        lead=tuple(step for ext, step in writers if leads and ext.leading),
+        tail=tuple(step for ext, step in writers if not (leads and ext.leading)),
+    )
 
 
 def report_broken(ctx: Context) -> None:
@@ -205,18 +247,44 @@ def _builtin(path: str) -> Extension:
     return extension
 
 
+#: Prefixes feedmap's writers declare themselves (sitemap roots, feed items), with their namespaces: an
+#: extension may use one only for the same namespace.
+_WRITER_PREFIXES = {
+    "xsi": XSI_NS,
+    "news": "http://www.google.com/schemas/sitemap-news/0.9",
+    "video": "http://www.google.com/schemas/sitemap-video/1.1",
+    "sitemap": SITEMAP_NS,
+    "atom": "http://www.w3.org/2005/Atom",
+    "dc": "http://purl.org/dc/elements/1.1/",
+    "ror": "http://rorweb.com/0.1/",
+}
+
+
 def _problem(candidate: object, loaded: list[Extension]) -> str | None:
     """Why a third-party candidate cannot be used beside the ``loaded`` extensions, or None."""
     if not isinstance(candidate, Extension):
         return f"is not a feedmap Extension but {type(candidate).__name__}"
-    if candidate.field not in ("images", "alternates", "extras"):
-        return f"fills the unknown field {candidate.field!r}"
+    for part in candidate.parts:
+        if part.field not in ("images", "alternates", "extras"):
+            return f"fills the unknown field {part.field!r}"
+        if _WRITER_PREFIXES.get(part.prefix, part.namespace) != part.namespace:
+            return f"uses the prefix {part.prefix!r}, which feedmap writes for {_WRITER_PREFIXES[part.prefix]}"
     for other in loaded:
         if other.name == candidate.name:
             return f"has the name of the extension {other.name!r}"
-        if other.prefix == candidate.prefix and other.namespace != candidate.namespace:
-            return f"uses the prefix {candidate.prefix!r} of the extension {other.name!r}"
-        if other.tags & candidate.tags:
+        for mine in candidate.parts:
+            problem = _clash(mine, other)
+            if problem is not None:
+                return problem
+    return None
+
+
+def _clash(part: Extension, other: Extension) -> str | None:
+    """How ``part`` (of a candidate) clashes with the loaded extension ``other`` or its variants, or None."""
+    for theirs in other.parts:
+        if theirs.prefix == part.prefix and theirs.namespace != part.namespace:
+            return f"uses the prefix {part.prefix!r} of the extension {other.name!r}"
+        if theirs.tags & part.tags:
             return f"claims elements of the extension {other.name!r}"
     return None
 
@@ -228,6 +296,7 @@ def _guarded(extension: Extension) -> Extension:
         extension,
         read=None if read is None else _safe_read(extension, read),
         write=None if write is None else _safe_write(extension, write),
+        variants=tuple(_guarded(variant) for variant in extension.variants),
     )
 
 

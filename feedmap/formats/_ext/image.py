@@ -13,15 +13,15 @@ from __future__ import annotations
 from lxml import etree
 
 from feedmap._context import Context
-from feedmap._model import Entry, Image, blank_image
+from feedmap._model import Entry, blank_image
 from feedmap._xml import IMAGE_NS, line_of
 from feedmap.formats._elements import duplicate, holds_markup
-from feedmap.formats._ext import EntryFields, Extension, Fields
+from feedmap.formats._ext import Extension, Fields
 from feedmap.formats._fields import strip_value
 from feedmap.formats._output import output_url
 from feedmap.formats._xmlwrite import text_of
 
-__all__ = ["EXTENSION", "image_elements", "read", "read_image"]
+__all__ = ["EXTENSION", "image_elements", "read"]
 
 _IMAGE_FIELDS = {
     f"{{{IMAGE_NS}}}loc": "loc",
@@ -64,13 +64,6 @@ def read(element: etree._Element, into: Fields, ctx: Context, offset: int) -> bo
     else:
         into.images.append(image)
     return True
-
-
-def read_image(element: etree._Element, ctx: Context, offset: int) -> Image | None:
-    """The image an ``<image:image>`` describes, or None (reported) when it has no loc."""
-    into = EntryFields()
-    read(element, into, ctx, offset)
-    return into.images[0] if into.images else None
 
 
 def image_elements(entry: Entry, ctx: Context, xmlns: str = "") -> list[str]:
