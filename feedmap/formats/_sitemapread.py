@@ -141,6 +141,9 @@ def entry_from_element(
                 if not index:
                     return None  # never a URL with a piece missing
                 continue
+            if not index:
+                values[0] = child  # the loc, read at the end (a call saved on the hot path)
+                continue
             fast = _PLAIN_VALUES[index].get(child.text)  # type: ignore[arg-type]
             values[index] = fast if fast is not None else _FIELD_READERS[index](child, ctx, offset)
     line = line_of(element) + offset
