@@ -688,3 +688,33 @@ def test_a_ror_text_extra_repeating_a_field_of_the_entry_is_not_written_twice() 
     assert [child.text for child in item.iter(f"{{{ROR}}}about")] == ["page"]
     assert codes(diagnostics).count("invalid-extra") == 2
     assert [(e.changefreq, e.extras.get("ror:about")) for e in read(data)[1]] == [(ChangeFreq.DAILY, "page")]
+
+
+def _ror_of(entries: list[Entry]) -> bytes:
+    sink = io.BytesIO()
+    feedmap.write(entries, sink, "ror")
+    return sink.getvalue()
+
+
+def test_feedmaps_own_text_holding_an_escape_reads_back_as_written_strictly() -> None:
+    """Text that holds ``&amp;`` is written ``&amp;amp;``; in feedmap's own output (its ``<generator>``) that is
+    the text escaped once, read back as written even under strict, not undone as wild double escaping."""
+    entries = [
+        Entry(loc="https://e.com/a", title="Tom &amp; Jerry", description="&#65; &lt;b&gt;", keywords=("R&amp;D",))
+    ]
+    data = _ror_of(entries)
+    assert b"<generator>feedmap</generator>" in data
+    with feedmap.read(io.BytesIO(data), "ror", feedmap.Options(strict=True)) as doc:
+        (entry,) = list(doc)
+    assert (entry.title, entry.description, entry.keywords) == ("Tom &amp; Jerry", "&#65; &lt;b&gt;", ("R&amp;D",))
+
+
+def test_the_same_text_from_another_generator_is_undone_as_double_escaping() -> None:
+    data = _ror_of([Entry(loc="https://e.com/a", title="Tom &amp; Jerry")])
+    reporter = Reporter()
+    for other in (b"<generator>Joomla RSSeo</generator>", b""):
+        with feedmap.read(io.BytesIO(data.replace(b"<generator>feedmap</generator>", other)), "ror",
+                          reporter=reporter) as doc:  # fmt: skip
+            (entry,) = list(doc)
+        assert entry.title == "Tom & Jerry"
+    assert [d.code for d in reporter.diagnostics if d.level >= Level.WARNING] == ["double-escaped"] * 2

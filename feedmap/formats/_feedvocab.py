@@ -33,6 +33,7 @@ __all__ = [
     "DC_NS",
     "EXTENSION_NAMESPACES",
     "FEED_NAMESPACES",
+    "GENERATOR",
     "IANA_RELATIONS",
     "ITUNES_NS",
     "MEDIA_NAMESPACES",
@@ -55,6 +56,10 @@ __all__ = [
     "resolved",
     "title_text",
 ]
+
+#: What feedmap writes in a channel's ``<generator>`` (RSS 2.0): a ROR reader undoes double escaping in
+#: anyone's output but feedmap's own, where ``&amp;amp;`` is the text ``&amp;`` escaped once.
+GENERATOR = "feedmap"
 
 RSS10_NS = "http://purl.org/rss/1.0/"
 RSS090_NS = "http://my.netscape.com/rdf/simple/0.9/"

@@ -30,7 +30,7 @@ from feedmap._xml import (
 )
 from feedmap.formats._elements import duplicate, holds_markup, serialize_element
 from feedmap.formats._ext import ReadHook, hooks
-from feedmap.formats._feedvocab import channel_date, real_title
+from feedmap.formats._feedvocab import GENERATOR, channel_date, real_title
 from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc, read_priority
 
 __all__ = ["ROR_NAMESPACES", "ROR_NS", "channel_meta", "ror_items"]
@@ -53,14 +53,15 @@ _ESCAPED = re.compile(r"&(?:amp|lt|gt|quot|apos|#[0-9]{1,7}|#x[0-9A-Fa-f]{1,6});
 _HEADER_TYPES = frozenset({"sitemap", "main"})
 
 
-def _text(value: str | None, what: str, ctx: Context, line: int) -> str | None:
-    """Human text: blanks trimmed, double escaping undone once (reported)."""
+def _text(value: str | None, what: str, ctx: Context, line: int, repair: bool = True) -> str | None:
+    """Human text: blanks trimmed, double escaping undone once (reported) unless ``repair`` is off (feedmap's
+    own output, whose ``&amp;`` is an ampersand written once)."""
     if value is None:
         return None
     text = value.strip()
     if not text:
         return None
-    if _ESCAPED.search(text) is not None:
+    if repair and _ESCAPED.search(text) is not None:
         fixed = html.unescape(text)
         ctx.warning("double-escaped", f"{what} was escaped twice ({text[:40]!r}); unescaped once", line)
         text = fixed
@@ -188,7 +189,7 @@ def _loc(item: _Item, ctx: Context, line: int) -> str | None:
     return None
 
 
-def _entry(item: _Item, ctx: Context, line: int) -> Entry | None:
+def _entry(item: _Item, ctx: Context, line: int, repair: bool) -> Entry | None:
     loc = _loc(item, ctx, line)
     if loc is None:
         return None
@@ -196,7 +197,7 @@ def _entry(item: _Item, ctx: Context, line: int) -> Entry | None:
     lastmod = _lastmod(item, ctx)
     changefreq = _changefreq(item, ctx, extras)
     priority = read_priority(item.priority[0], ctx, item.priority[1]) if item.priority is not None else None
-    keywords = _keywords(item, ctx)
+    keywords = _keywords(item, ctx, repair)
     entry_type = item.ror.pop("type", None)
     resource_of = item.ror.get("resourceOf")
     if resource_of is not None and resource_of[0] == "sitemap":
@@ -211,8 +212,8 @@ def _entry(item: _Item, ctx: Context, line: int) -> Entry | None:
         lastmod,
         changefreq,
         priority,
-        real_title(_text(title[0], "title", ctx, title[1]) if title is not None else None, loc),
-        _text(description[0], "description", ctx, description[1]) if description is not None else None,
+        real_title(_text(title[0], "title", ctx, title[1], repair) if title is not None else None, loc),
+        _text(description[0], "description", ctx, description[1], repair) if description is not None else None,
         keywords or tuple(item.categories),
         entry_type[0] if entry_type is not None and entry_type[0] else None,
         tuple(item.images),
@@ -257,12 +258,12 @@ def _changefreq(item: _Item, ctx: Context, extras: dict[str, str]) -> ChangeFreq
     return changefreq
 
 
-def _keywords(item: _Item, ctx: Context) -> tuple[str, ...]:
+def _keywords(item: _Item, ctx: Context, repair: bool) -> tuple[str, ...]:
     """``ror:keywords``, split on commas."""
     keywords_text = item.ror.pop("keywords", None)
     if keywords_text is None or not keywords_text[0]:
         return ()
-    cleaned = _text(keywords_text[0], "ror:keywords", ctx, keywords_text[1]) or ""
+    cleaned = _text(keywords_text[0], "ror:keywords", ctx, keywords_text[1], repair) or ""
     return tuple(part.strip() for part in cleaned.split(",") if part.strip())
 
 
@@ -276,7 +277,9 @@ def _header_into(meta: DocMeta, item: _Item) -> None:
             meta.extras[f"header:{name}"] = text
 
 
-def ror_items(source: Source, meta: DocMeta, ctx: Context) -> Iterator[Entry]:
+def ror_items(source: Source, meta: DocMeta, ctx: Context, *, repair: bool = True) -> Iterator[Entry]:
+    """The entries of the items (the header item's values go into ``meta``); ``repair``: undo double
+    escaping (off for feedmap's own output, see :func:`channel_meta`)."""
     claims = hooks("ror").read
     for element, offset in iter_elements(
         source.stream, ["item"], reporter=ctx.reporter, name=ctx.name, report_unknown=False
@@ -286,28 +289,35 @@ def ror_items(source: Source, meta: DocMeta, ctx: Context) -> Iterator[Entry]:
         if _is_header(item):
             _header_into(meta, item)
             continue
-        entry = _entry(item, ctx, line)
+        entry = _entry(item, ctx, line, repair)
         if entry is not None:
             yield entry
 
 
-def channel_meta(source: Source, ctx: Context) -> DocMeta:
+def channel_meta(source: Source, ctx: Context) -> tuple[DocMeta, bool]:
     """Channel title, link and description from the head of the document (before the items), and the
     header item when it comes first: the metadata is complete before any entry is read, so a writer that
     writes metadata first (jsonl's header line) sees it.  The items are read (and reported) again later.
+
+    Also whether text needs double escaping undone: not in feedmap's own output (``<generator>``
+    :data:`GENERATOR`), where ``&amp;amp;`` is the escaped text ``&amp;``, not an ampersand escaped twice.
     """
     meta = DocMeta(kind=DocKind.FEED)
+    texts: list[tuple[str, str | None, int]] = []
     head = peek_cleaned(source.stream, 256 * 1024)
     parser = etree.XMLPullParser(events=("end",), resolve_entities=False, no_network=True, load_dtd=False, recover=True)
     try:
         parser.feed(head)
         events = list(parser.read_events())
     except (etree.XMLSyntaxError, UnicodeDecodeError):  # the items are read (and the problem reported) later
-        return meta
+        return meta, True
+    repair = True
     for _event, element in events:
         if not isinstance(element, etree._Element) or not isinstance(element.tag, str):
             continue
         if element.tag == "item":
+            _channel_texts(meta, texts, ctx, repair)
+            texts = []
             quiet = Context(reporter=Reporter(), options=ctx.options, name=ctx.name)
             first = _gather(element, quiet, 0, hooks("ror").read)
             if _is_header(first):
@@ -318,7 +328,17 @@ def channel_meta(source: Source, ctx: Context) -> DocMeta:
             if meta.updated is None and len(element) == 0:
                 meta.updated = channel_date(element.text or "")
         elif parent is not None and parent.tag == "channel" and element.tag in ("title", "link", "description"):
-            text = _text(element.text, f"channel {element.tag}", ctx, line_of(element))
-            if text and getattr(meta, element.tag) is None:
-                setattr(meta, element.tag, text)
-    return meta
+            texts.append((element.tag, element.text, line_of(element)))
+        elif parent is not None and parent.tag == "channel" and element.tag == "generator":
+            repair = (element.text or "").strip() != GENERATOR
+    _channel_texts(meta, texts, ctx, repair)
+    return meta, repair
+
+
+def _channel_texts(meta: DocMeta, texts: list[tuple[str, str | None, int]], ctx: Context, repair: bool) -> None:
+    """The channel's title, link and description into ``meta`` (the first of each), read once ``repair``
+    is known (feedmap's ``<generator>`` follows them)."""
+    for tag, value, line in texts:
+        text = _text(value, f"channel {tag}", ctx, line, repair)
+        if text and getattr(meta, tag) is None:
+            setattr(meta, tag, text)

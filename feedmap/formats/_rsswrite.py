@@ -27,6 +27,7 @@ from feedmap._dates import W3CDate, to_rfc822
 from feedmap._model import Document, Entry
 from feedmap.formats._ext import Hooks, WriteStep
 from feedmap.formats._feedhtml import description_html, plain_text
+from feedmap.formats._feedvocab import GENERATOR
 from feedmap.formats._output import SizeWatch, output_url, write_blocks
 from feedmap.formats._xmlwrite import attribute_of, loc_text, text_of
 
@@ -100,7 +101,9 @@ class ChannelInfo:
             text_of(self.link, "link", _CHANNEL, ctx),
             "</link><description>",
             plain_text_of(self.description, "description", _CHANNEL, ctx),
-            "</description>",
+            "</description><generator>",
+            GENERATOR,
+            "</generator>",
         ]
         build_date = _rfc822(self.updated) if self.updated is not None else None
         if build_date is not None:

@@ -55,8 +55,8 @@ def read(source: Source, *, ctx: Context) -> Document:
         raise ReadError(f"a ROR document is RSS 2.0 (<rss>); found {found}", source=ctx.name, code="wrong-root")
     if not root.namespaces & ROR_NAMESPACES:
         ctx.warning("no-ror-namespace", f"the document does not declare the ROR namespace {ROR_NS}")
-    meta = channel_meta(source, ctx)
-    return Document(meta, ror_items(source, meta, ctx), diagnostics=ctx.reporter.diagnostics)
+    meta, repair = channel_meta(source, ctx)
+    return Document(meta, ror_items(source, meta, ctx, repair=repair), diagnostics=ctx.reporter.diagnostics)
 
 
 def _ror(name: str, value: str, loc: str, ctx: Context) -> str:
