@@ -31,10 +31,10 @@ from feedmap._errors import (
     UnknownFormatError,
     WriteError,
 )
+from feedmap._formats._ext import Extension
 from feedmap._model import Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, Position
 from feedmap._registry import Detection, FormatSpec, register
 from feedmap._sitemaptree import SitemapNode, sitemap_tree
-from feedmap.formats._ext import Extension
 
 __version__ = "0.1.0"
 

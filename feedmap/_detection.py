@@ -64,19 +64,19 @@ _ROR_NAMESPACES = frozenset(
 #: which a test checks) so that detection imports none of them.
 BUILTINS: dict[str, tuple[str, Detection]] = {
     "sitemap": (
-        "feedmap.formats.sitemap:FORMAT",
+        "feedmap._formats.sitemap:FORMAT",
         Detection(extensions=(".xml",), roots=((_ANY, "urlset"),), priority=10),
     ),
     "sitemapindex": (
-        "feedmap.formats.sitemapindex:FORMAT",
+        "feedmap._formats.sitemapindex:FORMAT",
         Detection(roots=((_ANY, "sitemapindex"),), priority=10),
     ),
     "text": (
-        "feedmap.formats.text:FORMAT",
+        "feedmap._formats.text:FORMAT",
         Detection(extensions=(".txt",), content="text", media_types=("text/plain",)),
     ),
     "jsonl": (
-        "feedmap.formats.jsonl:FORMAT",
+        "feedmap._formats.jsonl:FORMAT",
         Detection(
             extensions=(".jsonl", ".ndjson"),
             content="json",
@@ -84,7 +84,7 @@ BUILTINS: dict[str, tuple[str, Detection]] = {
         ),
     ),
     "rss": (
-        "feedmap.formats.rss:FORMAT",
+        "feedmap._formats.rss:FORMAT",
         Detection(
             extensions=(".rss", ".atom"),
             roots=((_ANY, "rss"), (_RDF_NS, "RDF"), (_ANY, "feed")),
@@ -93,7 +93,7 @@ BUILTINS: dict[str, tuple[str, Detection]] = {
         ),
     ),
     "ror": (
-        "feedmap.formats.ror:FORMAT",
+        "feedmap._formats.ror:FORMAT",
         Detection(extensions=(".ror",), roots=((_ANY, "rss"),), requires_namespaces=_ROR_NAMESPACES, priority=20),
     ),
 }

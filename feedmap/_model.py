@@ -13,7 +13,7 @@ precision as written.  Absent values stay absent: a missing priority is ``None``
 
 * ``"{namespace-uri}local"`` (Clark notation): the value is the serialized XML of that foreign element
   (or of several of them, concatenated), re-emitted verbatim by XML writers once it is checked to be just
-  that (:mod:`feedmap.formats._extras`: a value that is not is dropped with ``invalid-extra``);
+  that (:mod:`feedmap._formats._extras`: a value that is not is dropped with ``invalid-extra``);
 * ``"prefix:name"`` (for example ``"ror:sortOrder"``): the value is plain text.
 """
 

@@ -1,6 +1,6 @@
 """The format registry: what each format is, how to find it by name, and how to recognise it by content.
 
-Built-in formats are registered as lazy dotted paths (``"feedmap.formats.sitemap:FORMAT"``, as rdflib's
+Built-in formats are registered as lazy dotted paths (``"feedmap._formats.sitemap:FORMAT"``, as rdflib's
 plugin registry does) together with what recognising them needs (:class:`Detection`: root elements,
 required namespaces, content kind, file extensions, media types, priority), so detecting a format imports
 no format module: only the one chosen is loaded.  The head of the input is parsed once: what

@@ -7,7 +7,7 @@
   (``_W3C`` + ``_valid``): a hypothesis property checks it on date-like strings.
 * URLs (feedmap._urls): RFC 3986 §3.4/§3.5 allow ``?`` and ``/`` in a query and a fragment; §6.2.3 makes an
   empty or default port the same as none, and scheme and host case-insensitive (the site of a URL).
-* priorities (feedmap.formats._fields): an ``xsd:decimal`` from 0.0 to 1.0, both ends included.
+* priorities (feedmap._formats._fields): an ``xsd:decimal`` from 0.0 to 1.0, both ends included.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import feedmap
 from feedmap._context import Context
 from feedmap._dates import _COMMON, _W3C, W3CDate, _common_form, _valid, parse_lenient
 from feedmap._errors import Level, Reporter
+from feedmap._formats._fields import PLAIN_PRIORITIES, read_priority
 from feedmap._urls import encode_url, origin, same_site
-from feedmap.formats._fields import PLAIN_PRIORITIES, read_priority
 
 # ------------------------------------------------------------------------------------------------ dates
 

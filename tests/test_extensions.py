@@ -1,4 +1,4 @@
-"""feedmap.formats._ext: the extension hooks the XML formats read and write through, and third-party
+"""feedmap._formats._ext: the extension hooks the XML formats read and write through, and third-party
 extensions from the ``feedmap.extensions`` entry-point group (a real distribution put on ``sys.path``)."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import feedmap
 from feedmap import Entry
 from feedmap._context import Context
 from feedmap._errors import Diagnostic, Reporter, StrictError
-from feedmap.formats import _ext
-from feedmap.formats._ext import Extension, hooks
+from feedmap._formats import _ext
+from feedmap._formats._ext import Extension, hooks
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 EX = "http://example.com/ns/rating"

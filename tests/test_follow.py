@@ -15,9 +15,9 @@ import feedmap
 from feedmap._context import Context, Options
 from feedmap._errors import Reporter
 from feedmap._follow import follow_index
+from feedmap._formats import sitemapindex
 from feedmap._model import DocKind, DocMeta, Document, Entry, Position
 from feedmap._sources import open_source
-from feedmap.formats import sitemapindex
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 

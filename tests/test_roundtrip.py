@@ -22,9 +22,10 @@ from lxml import etree
 import feedmap
 from feedmap import Alternate, ChangeFreq, Entry, Image, W3CDate
 from feedmap._errors import Reporter
+from feedmap._formats._feedhtml import unambiguous_ampersands
+from feedmap._formats._xmlwrite import PRIORITY_PLACES
 from feedmap._model import ENTRY_FIELDS
 from feedmap._registry import FormatSpec, all_formats
-from feedmap.formats._xmlwrite import PRIORITY_PLACES
 
 #: Formats whose extras are XML: only ``{namespace}local`` keys survive; every other format keeps all.
 XML_FORMATS = frozenset({"sitemap", "sitemapindex", "rss", "ror"})
@@ -214,7 +215,14 @@ def project(entry: Entry, spec: FormatSpec) -> Entry:
     changes: dict[str, object] = {name: _DEFAULTS[name] for name in ENTRY_FIELDS if name not in spec.fields}
     if "extras" in spec.fields and spec.name in XML_FORMATS:
         changes["extras"] = {key: value for key, value in entry.extras.items() if key.startswith("{")}
+    if spec.name in FEED_FORMATS and "description" in spec.fields and entry.description is not None:
+        # a feed description is HTML: an ``&`` that starts no reference is written (and read back) ``&amp;``
+        changes["description"] = unambiguous_ampersands(entry.description)
     return dataclasses.replace(entry, **changes)  # type: ignore[arg-type]
+
+
+#: The formats whose description is HTML.
+FEED_FORMATS = frozenset({"rss", "ror"})
 
 
 def write_then_read(entries: Sequence[Entry], spec: FormatSpec) -> list[Entry]:

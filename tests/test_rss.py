@@ -803,7 +803,7 @@ class _Trickle:
 
 
 def test_reference_repairs_hold_across_any_read_boundary() -> None:
-    from feedmap.formats._feedrepair import ReferenceRepairs
+    from feedmap._formats._feedrepair import ReferenceRepairs
 
     text = b"<a>x&#xD800;y&nbsp;<![CDATA[&nbsp;&#xD800;]]]]>&eacute;&amp;&#55296;&#1234;&unknown;</a>\n" * 40
     expected = b"<a>x&#xFFFD;y&#160;<![CDATA[&nbsp;&#xD800;]]]]>&#233;&amp;&#xFFFD;&#1234;&unknown;</a>\n" * 40
@@ -894,7 +894,7 @@ def test_distinct_alternates_and_repeatable_elements_are_not_duplicates() -> Non
 def test_reference_repairs_count_lines_once_across_sections_and_matches() -> None:
     """Lines were counted from the start of the chunk for each CDATA-separated segment and each match (quadratic
     in a large read: 3.2 MB of surrogate references read in 1 MiB chunks took 51 s); counted incrementally now."""
-    from feedmap.formats._feedrepair import ReferenceRepairs
+    from feedmap._formats._feedrepair import ReferenceRepairs
 
     text = b"".join(b"<![CDATA[\n]]>&#xD800;\n&nbsp;&#55296;\n" if i % 2 else b"&eacute;\n" for i in range(200))
     reporter = Reporter()

@@ -293,7 +293,7 @@ def test_atom_markup_subtitles_become_plain_channel_descriptions(tmp_path: Path,
         list(doc)
     import feedparser
 
-    from feedmap.formats._feedparsed import _feed_description
+    from feedmap._formats._feedparsed import _feed_description
 
     parsed = feedparser.parse(text.encode(), sanitize_html=False, resolve_relative_uris=False)
     assert _feed_description(parsed.feed, atom=True) == "A lot of effort"

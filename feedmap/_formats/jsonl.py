@@ -20,6 +20,9 @@ from typing import Any, BinaryIO
 
 from feedmap._context import Context
 from feedmap._errors import ReadError
+from feedmap._formats._extras import valid_extras
+from feedmap._formats._fields import read_changefreq, read_lastmod, read_loc
+from feedmap._formats._lines import bounded_lines, too_long
 from feedmap._model import (
     ENTRY_FIELDS,
     Alternate,
@@ -33,9 +36,6 @@ from feedmap._model import (
 )
 from feedmap._registry import FormatSpec
 from feedmap._sources import Source
-from feedmap.formats._extras import valid_extras
-from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc
-from feedmap.formats._lines import bounded_lines, too_long
 
 __all__ = ["FORMAT", "entry_to_json", "read", "write"]
 

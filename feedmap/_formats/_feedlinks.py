@@ -2,8 +2,8 @@
 
 Spec: Atom 1.0 (RFC 4287): the namespace ``http://www.w3.org/2005/Atom`` and ``atom:link`` relations
 (§4.2.7.2: ``alternate`` when none is given; a registered name may be written as the IANA registry's URI).
-Shared by the feed readers (:mod:`feedmap.formats._feedvocab`) and the hreflang extension's feed variant
-(:mod:`feedmap.formats._ext.hreflang`), which sitemap reading loads too: it stays free of HTML parsing.
+Shared by the feed readers (:mod:`feedmap._formats._feedvocab`) and the hreflang extension's feed variant
+(:mod:`feedmap._formats._ext.hreflang`), which sitemap reading loads too: it stays free of HTML parsing.
 """
 
 from __future__ import annotations

@@ -18,12 +18,12 @@ from __future__ import annotations
 from lxml import etree
 
 from feedmap._context import Context
+from feedmap._formats._ext import Extension, Fields
+from feedmap._formats._feedlinks import ATOM_NS, link_relation
+from feedmap._formats._output import output_url
+from feedmap._formats._xmlwrite import attribute_of
 from feedmap._model import Alternate, Entry
 from feedmap._xml import XHTML_NS
-from feedmap.formats._ext import Extension, Fields
-from feedmap.formats._feedlinks import ATOM_NS, link_relation
-from feedmap.formats._output import output_url
-from feedmap.formats._xmlwrite import attribute_of
 
 __all__ = ["EXTENSION", "alternate_elements", "atom_link_elements", "read", "read_atom_link"]
 

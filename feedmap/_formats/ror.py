@@ -8,7 +8,7 @@ never feedparser, which renames ``ror:*`` after the document's prefix and loses 
 with attributes.  Mapping: ``link`` (else a permalink ``guid``) -> loc; ``ror:updated`` (W3C, exact) wins
 over ``pubDate`` for lastmod; ``ror:updatePeriod`` -> changefreq (``day`` -> ``daily`` ...);
 ``ror:keywords`` split on commas; ``ror:type`` -> type; ``sitemap:priority`` -> priority (written by
-feedmap to keep priority losslessly); elements an extension claims (:mod:`feedmap.formats._ext`:
+feedmap to keep priority losslessly); elements an extension claims (:mod:`feedmap._formats._ext`:
 ``image:image`` -> images, hreflang alternates, third-party ones) through its read hook; every other
 ``ror:*`` (``sortOrder``, ``about``, ``seeAlso``, ``descLong``, ...) -> ``extras["ror:NAME"]``; other
 foreign elements -> extras verbatim.  The header item (``ror:about`` = sitemap, or ``ror:type``
@@ -32,17 +32,17 @@ from typing import BinaryIO
 from feedmap._context import Context
 from feedmap._dates import to_rfc822
 from feedmap._errors import ReadError
+from feedmap._formats._ext import Hooks, hooks, report_broken
+from feedmap._formats._extras import TEXT_NAME, xml_extra
+from feedmap._formats._feedhtml import description_html
+from feedmap._formats._feedvocab import ATOM_NS
+from feedmap._formats._rorread import ROR_NAMESPACES, ROR_NS, channel_meta, ror_items
+from feedmap._formats._rsswrite import Namespaces, extension_elements, item_core, plain_text_of, write_channel
+from feedmap._formats._xmlwrite import format_priority, rdf_only, text_of
 from feedmap._model import ENTRY_FIELDS, Document, Entry
 from feedmap._registry import FormatSpec
 from feedmap._sources import Source
 from feedmap._xml import IMAGE_NS, SITEMAP_NS, peek_root
-from feedmap.formats._ext import Hooks, hooks, report_broken
-from feedmap.formats._extras import TEXT_NAME, xml_extra
-from feedmap.formats._feedhtml import description_html
-from feedmap.formats._feedvocab import ATOM_NS
-from feedmap.formats._rorread import ROR_NAMESPACES, ROR_NS, channel_meta, ror_items
-from feedmap.formats._rsswrite import Namespaces, extension_elements, item_core, plain_text_of, write_channel
-from feedmap.formats._xmlwrite import format_priority, rdf_only, text_of
 
 __all__ = ["FORMAT", "ROR_NAMESPACES", "ROR_NS", "read", "write"]
 

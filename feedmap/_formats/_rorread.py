@@ -1,9 +1,9 @@
 """Reading ROR ("Resources of a Resource", http://rorweb.com/0.1/) items from RSS 2.0, with lxml.
 
 Spec: ROR in RSS 2.0 (rorweb.com, the ``ror:*`` elements) over RSS 2.0
-(https://www.rssboard.org/rss-specification); the mapping is described in :mod:`feedmap.formats.ror`.
+(https://www.rssboard.org/rss-specification); the mapping is described in :mod:`feedmap._formats.ror`.
 Each item's children are gathered by namespace URI (a dispatch table per namespace), elements an extension
-claims (:mod:`feedmap.formats._ext`: images, hreflang alternates as ``atom:link`` or ``xhtml:link``,
+claims (:mod:`feedmap._formats._ext`: images, hreflang alternates as ``atom:link`` or ``xhtml:link``,
 third-party ones) by its read hook, then turned into an entry, or into document metadata for the header item.
 """
 
@@ -18,6 +18,10 @@ from lxml import etree
 from feedmap._context import Context
 from feedmap._dates import W3CDate, from_rfc822
 from feedmap._errors import Reporter
+from feedmap._formats._elements import duplicate, holds_markup, serialize_element
+from feedmap._formats._ext import ReadHook, hooks
+from feedmap._formats._feedvocab import GENERATOR, channel_date, real_title
+from feedmap._formats._fields import read_changefreq, read_lastmod, read_loc, read_priority
 from feedmap._model import Alternate, ChangeFreq, DocKind, DocMeta, Entry, Image, full_entry, new_position
 from feedmap._sources import Source
 from feedmap._xml import (
@@ -28,10 +32,6 @@ from feedmap._xml import (
     namespace_of,
     peek_cleaned,
 )
-from feedmap.formats._elements import duplicate, holds_markup, serialize_element
-from feedmap.formats._ext import ReadHook, hooks
-from feedmap.formats._feedvocab import GENERATOR, channel_date, real_title
-from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc, read_priority
 
 __all__ = ["ROR_NAMESPACES", "ROR_NS", "channel_meta", "ror_items"]
 

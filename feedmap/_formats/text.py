@@ -21,12 +21,12 @@ from typing import BinaryIO
 
 from feedmap._context import Context
 from feedmap._errors import ReadError
+from feedmap._formats._lines import bounded_lines, too_long
+from feedmap._formats._output import MAX_BYTES, MAX_URLS, encoded_url
 from feedmap._model import DocKind, DocMeta, Document, Entry, new_entry, new_position
 from feedmap._registry import FormatSpec
 from feedmap._sources import Source
 from feedmap._urls import check_loc, is_absolute_url
-from feedmap.formats._lines import bounded_lines, too_long
-from feedmap.formats._output import MAX_BYTES, MAX_URLS, encoded_url
 
 __all__ = ["FORMAT", "read", "write"]
 

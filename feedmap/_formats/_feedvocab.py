@@ -19,10 +19,10 @@ from lxml import etree
 
 from feedmap._context import Context
 from feedmap._dates import W3CDate, from_rfc822
+from feedmap._formats._feedlinks import ATOM_NS, IANA_RELATIONS, link_relation
+from feedmap._formats._fields import read_lastmod
 from feedmap._urls import is_absolute_url
 from feedmap._xml import IMAGE_NS, SITEMAP_NAMESPACES, XHTML_NS
-from feedmap.formats._feedlinks import ATOM_NS, IANA_RELATIONS, link_relation
-from feedmap.formats._fields import read_lastmod
 
 __all__ = [
     "ATOM03_NS",

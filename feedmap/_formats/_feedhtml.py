@@ -29,8 +29,8 @@ from lxml import etree
 from lxml.html import defs
 
 from feedmap._context import Context
+from feedmap._formats._xmlwrite import report_unwritable
 from feedmap._xml import unwritable
-from feedmap.formats._xmlwrite import report_unwritable
 
 __all__ = ["description_html", "plain_text"]
 

@@ -3,15 +3,15 @@
 Spec: https://www.sitemaps.org/protocol.html (XSD http://www.sitemaps.org/schemas/sitemap/0.9/sitemap.xsd),
 Google image sitemaps (namespace ``http://www.google.com/schemas/sitemap-image/1.1``) and hreflang
 alternates (``<xhtml:link rel="alternate" hreflang=".." href=".."/>``), both read and written through the
-extension hooks of :mod:`feedmap.formats._ext` (as third-party extensions are).
+extension hooks of :mod:`feedmap._formats._ext` (as third-party extensions are).
 
-Reading streams with ``iterparse`` (:mod:`feedmap.formats._sitemapread`): any prefix, children in any
+Reading streams with ``iterparse`` (:mod:`feedmap._formats._sitemapread`): any prefix, children in any
 order, elements of other namespaces (news, video, ...) kept verbatim in ``Entry.extras`` under their Clark
 name.  A sitemap index given as a sitemap is read as the index it is (``read-as-index``).
 
 Writing emits UTF-8 with nothing before ``<?xml``, children in XSD order (``loc, lastmod, changefreq,
 priority``, then extensions; image children ``loc, caption, geo_location, title, license``) and every
-namespace declared once on the root (:mod:`feedmap.formats._xmlwrite`: what XML 1.0 cannot hold is dropped
+namespace declared once on the root (:mod:`feedmap._formats._xmlwrite`: what XML 1.0 cannot hold is dropped
 and reported, ``character-dropped``; an extra is written only when it is well-formed elements named by its
 key, ``invalid-extra``; a priority is a short ``xsd:decimal``).
 """
@@ -22,20 +22,20 @@ from typing import BinaryIO
 
 from feedmap import _registry as registry
 from feedmap._context import Context
-from feedmap._model import DocKind, DocMeta, Document, Entry
-from feedmap._registry import FormatSpec
-from feedmap._sources import Source
-from feedmap._xml import escape_text, peek_root
-from feedmap.formats._ext import Hooks, hooks, report_broken
-from feedmap.formats._output import SizeWatch, output_url, write_blocks
-from feedmap.formats._sitemapread import check_root, iter_entries
-from feedmap.formats._xmlwrite import (
+from feedmap._formats._ext import Hooks, hooks, report_broken
+from feedmap._formats._output import SizeWatch, output_url, write_blocks
+from feedmap._formats._sitemapread import check_root, iter_entries
+from feedmap._formats._xmlwrite import (
     ROOT_NAMESPACES,
     format_priority,
     report_unwritable,
     root_open_tag,
     xml_extras,
 )
+from feedmap._model import DocKind, DocMeta, Document, Entry
+from feedmap._registry import FormatSpec
+from feedmap._sources import Source
+from feedmap._xml import escape_text, peek_root
 
 __all__ = ["FORMAT", "read", "write"]
 

@@ -17,13 +17,13 @@ from __future__ import annotations
 from typing import BinaryIO
 
 from feedmap._context import Context
+from feedmap._formats._output import SizeWatch, write_blocks
+from feedmap._formats._sitemapread import check_root, iter_entries
+from feedmap._formats._xmlwrite import loc_text, root_open_tag, xml_extras
 from feedmap._model import DocKind, DocMeta, Document, Entry
 from feedmap._registry import FormatSpec
 from feedmap._sources import Source
 from feedmap._xml import peek_root
-from feedmap.formats._output import SizeWatch, write_blocks
-from feedmap.formats._sitemapread import check_root, iter_entries
-from feedmap.formats._xmlwrite import loc_text, root_open_tag, xml_extras
 
 __all__ = ["FORMAT", "read", "write"]
 

@@ -3,7 +3,7 @@
 Specs: RSS 2.0 (https://www.rssboard.org/rss-specification), RSS 1.0 (https://web.resource.org/rss/1.0/spec),
 Atom 1.0 (RFC 4287 §4.1.2) and Atom 0.3, with Dublin Core, ``dcterms``, ``content:encoded``, iTunes and
 Media RSS keywords; the mapping to entries is the one feedparser gives, with the corrections (see
-:mod:`feedmap.formats.rss`):
+:mod:`feedmap._formats.rss`):
 
 * ``loc``: RSS ``<link>`` text, else a link with ``href`` (Atom ``link[@rel=alternate or no rel]``, the
   last of HTML type, else the first), else a permalink ``<guid>`` (``isPermaLink`` defaults to true).  In
@@ -12,7 +12,7 @@ Media RSS keywords; the mapping to entries is the one feedparser gives, with the
   ``published`` / ``issued`` / ``dcterms:issued``, else ``created``, read as written (offset kept);
 * ``title`` (or ``dc:title``), ``description`` (``description`` / ``summary`` / ``dc:description``, else the
   ``content`` of a text or HTML type), ``keywords`` (``category``, ``dc:subject``, ``itunes:keywords``...);
-* elements an extension claims (:mod:`feedmap.formats._ext`: ``image:image``, hreflang alternates as
+* elements an extension claims (:mod:`feedmap._formats._ext`: ``image:image``, hreflang alternates as
   ``atom:link rel="alternate" hreflang`` in an RSS item or as ``xhtml:link``, third-party ones) are read
   by its read hook; ``sitemap:changefreq`` and ``sitemap:priority`` (as feedmap writes them) fill the
   entry's fields; other elements of namespaces feeds do not define are kept verbatim in extras.
@@ -31,12 +31,10 @@ from lxml import etree
 
 from feedmap._context import Context
 from feedmap._dates import W3CDate
-from feedmap._model import Entry, full_entry, new_position
-from feedmap._xml import line_of
-from feedmap.formats._elements import duplicate, holds_markup
-from feedmap.formats._ext import ReadHook
-from feedmap.formats._feedext import ItemExtensions, read_extension
-from feedmap.formats._feedvocab import (
+from feedmap._formats._elements import duplicate, holds_markup
+from feedmap._formats._ext import ReadHook
+from feedmap._formats._feedext import ItemExtensions, read_extension
+from feedmap._formats._feedvocab import (
     CONTENT_NS,
     CORE_NAMESPACES,
     DC_NS,
@@ -56,7 +54,9 @@ from feedmap.formats._feedvocab import (
     resolved,
     title_text,
 )
-from feedmap.formats._fields import read_loc
+from feedmap._formats._fields import read_loc
+from feedmap._model import Entry, full_entry, new_position
+from feedmap._xml import line_of
 
 __all__ = ["item_entry"]
 
@@ -77,7 +77,7 @@ class _Fields:
     #: key (updated, published, created) -> (text, the element's name as written, its line)
     dates: dict[str, tuple[str, str, int]] = field(default_factory=dict)
     tags: list[tuple[str, str | None, str | None]] = field(default_factory=list)
-    #: what the extensions and the sitemap fields hold (:mod:`feedmap.formats._feedext`)
+    #: what the extensions and the sitemap fields hold (:mod:`feedmap._formats._feedext`)
     ext: ItemExtensions = field(default_factory=ItemExtensions)
     #: URL and date elements that hold more than text (an element, an unexpanded entity): not read, reported.
     not_text: list[etree._Element] = field(default_factory=list)
@@ -276,7 +276,7 @@ def item_entry(
     ``claims``: the extensions' read hooks (:func:`item_claims`; an Atom feed's leave its Atom elements
     alone).  ``offset`` is added to lxml's line numbers (lines the cleaner removed before the parsed text).
     A relative URL is resolved against the item's ``xml:base``, else the feed's own URL, else
-    ``channel_link`` (see :func:`~feedmap.formats._fields.read_loc`).
+    ``channel_link`` (see :func:`~feedmap._formats._fields.read_loc`).
     """
     line = line_of(element) + offset if line_of(element) else 0
     fields, repeated = _read_children(element, claims, ctx, offset)

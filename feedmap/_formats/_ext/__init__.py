@@ -52,7 +52,7 @@ __all__ = [
 ENTRY_POINT_GROUP = "feedmap.extensions"
 #: The formats whose readers and writers may use extensions.
 XML_FORMATS = frozenset({"sitemap", "sitemapindex", "rss", "ror"})
-_BUILTINS = ("feedmap.formats._ext.image:EXTENSION", "feedmap.formats._ext.hreflang:EXTENSION")
+_BUILTINS = ("feedmap._formats._ext.image:EXTENSION", "feedmap._formats._ext.hreflang:EXTENSION")
 #: The formats whose writers place leading elements first in an entry (elsewhere they follow the others:
 #: a sitemap's ``<url>`` starts with ``<loc>``, as its XSD's sequence has it).
 _LEADING_FORMATS = frozenset({"rss", "ror"})

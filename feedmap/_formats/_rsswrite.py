@@ -12,7 +12,7 @@ in namespaces declared only when used (an unused declaration is a W3C Feed Valid
 still streams, so it renders the first batch of items before the root, declares there the namespaces that
 batch uses, and declares a namespace first used by a later item on that item's element (:class:`Namespaces`).
 Images, alternates and third-party extension elements are written by the extensions' write hooks
-(:mod:`feedmap.formats._ext`, :func:`extension_elements`).
+(:mod:`feedmap._formats._ext`, :func:`extension_elements`).
 """
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ from urllib.parse import urlsplit
 
 from feedmap._context import Context
 from feedmap._dates import W3CDate, to_rfc822
+from feedmap._formats._ext import Hooks, WriteStep
+from feedmap._formats._feedhtml import description_html, plain_text
+from feedmap._formats._feedvocab import GENERATOR
+from feedmap._formats._output import SizeWatch, output_url, write_blocks
+from feedmap._formats._xmlwrite import attribute_of, loc_text, text_of
 from feedmap._model import Document, Entry
-from feedmap.formats._ext import Hooks, WriteStep
-from feedmap.formats._feedhtml import description_html, plain_text
-from feedmap.formats._feedvocab import GENERATOR
-from feedmap.formats._output import SizeWatch, output_url, write_blocks
-from feedmap.formats._xmlwrite import attribute_of, loc_text, text_of
 
 __all__ = [
     "ChannelInfo",

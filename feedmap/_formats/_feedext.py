@@ -1,6 +1,6 @@
 """The extension elements of a feed item (RSS ``<item>``, Atom ``<entry>``): what no feed vocabulary defines.
 
-Specs: the extensions of :mod:`feedmap.formats._ext` (Google image sitemaps, hreflang alternates,
+Specs: the extensions of :mod:`feedmap._formats._ext` (Google image sitemaps, hreflang alternates,
 third-party ones), read by their read hooks; the sitemaps.org 0.9 ``changefreq`` and ``priority``
 (https://www.sitemaps.org/protocol.html), which the ``rss`` and ``ror`` writers put into items as
 ``sitemap:changefreq`` / ``sitemap:priority``: read into the entry's fields, a second one reported
@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from feedmap._context import Context
+from feedmap._formats._elements import holds_markup, serialize_element
+from feedmap._formats._ext import EntryFields, ReadHook, hooks
+from feedmap._formats._feedlinks import ATOM_NS
+from feedmap._formats._fields import read_changefreq, read_priority
+from feedmap._formats._sitemapread import MAX_IMAGES
 from feedmap._model import ChangeFreq
 from feedmap._xml import SITEMAP_NAMESPACES, line_of, local_name
-from feedmap.formats._elements import holds_markup, serialize_element
-from feedmap.formats._ext import EntryFields, ReadHook, hooks
-from feedmap.formats._feedlinks import ATOM_NS
-from feedmap.formats._fields import read_changefreq, read_priority
-from feedmap.formats._sitemapread import MAX_IMAGES
 
 __all__ = ["ItemExtensions", "item_claims", "read_extension"]
 

@@ -4,7 +4,7 @@ Specs: RSS 2.0 (https://www.rssboard.org/rss-specification: the ``<channel>``), 
 (https://web.resource.org/rss/1.0/spec: the ``<channel>`` beside the items) and Atom (RFC 4287 §4.1.1:
 the ``<feed>``).  Items are found with the hardened ``iterparse`` of :mod:`feedmap._xml` over
 :class:`~feedmap._xml.CleaningStream` (its lenient repairs reported), each cleared once read, so memory
-stays flat however long the feed; each is read by :func:`~feedmap.formats._feeditem.item_entry`.  The
+stays flat however long the feed; each is read by :func:`~feedmap._formats._feeditem.item_entry`.  The
 channel's title, link, description and last update are read around the first item and at the end.
 """
 
@@ -15,10 +15,7 @@ from collections.abc import Iterator
 from lxml import etree
 
 from feedmap._context import Context
-from feedmap._model import DocKind, DocMeta
-from feedmap._sources import PeekableStream
-from feedmap._xml import CleaningStream, line_of, make_iterparse
-from feedmap.formats._feedvocab import (
+from feedmap._formats._feedvocab import (
     CORE_NAMESPACES,
     DC_NS,
     DCTERMS_NS,
@@ -28,6 +25,9 @@ from feedmap.formats._feedvocab import (
     resolved,
     title_text,
 )
+from feedmap._model import DocKind, DocMeta
+from feedmap._sources import PeekableStream
+from feedmap._xml import CleaningStream, line_of, make_iterparse
 
 __all__ = ["FeedItems"]
 

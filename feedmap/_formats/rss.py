@@ -8,9 +8,9 @@ sitemaps.org ("Other formats") accepts RSS 2.0 and Atom as sitemaps; an item is 
   read from the text as written so its offset and precision are kept;
 * ``title``, ``description`` (summary) and ``keywords`` (category terms).
 
-Reading streams (:mod:`feedmap.formats._feedstream`, items by :mod:`~feedmap.formats._feeditem`): a
+Reading streams (:mod:`feedmap._formats._feedstream`, items by :mod:`~feedmap._formats._feeditem`): a
 well-formed feed is read item by item with lxml, memory flat whatever its size.  feedparser reads what lxml
-cannot (:mod:`feedmap.formats._feedparsed`): a document whose root is no RSS, RDF or Atom root, or one that
+cannot (:mod:`feedmap._formats._feedparsed`): a document whose root is no RSS, RDF or Atom root, or one that
 is not well-formed (beyond the repairs :class:`~feedmap._xml.CleaningStream`
 reports).  The input is recorded as it streams (in a spooled temporary file), so that when the XML breaks
 off after some items, feedparser reads the whole (capped) input and the items after those already given
@@ -21,12 +21,12 @@ feedparser rewrites entity-like text in links (``?a=1&amp;b=2`` keeps ``&amp;``,
 
 Items without a usable URL are skipped with a warning naming the item.  Extension elements feedmap writes
 into RSS (``sitemap:changefreq``, ``sitemap:priority``; through the extensions' hooks,
-:mod:`feedmap.formats._ext`: ``image:image``, hreflang alternates as ``atom:link rel="alternate" hreflang``
+:mod:`feedmap._formats._ext`: ``image:image``, hreflang alternates as ``atom:link rel="alternate" hreflang``
 (``xhtml:link`` is read too), third-party ones) are read back by namespace URI, so ``sitemap -> rss ->
 sitemap`` keeps them; XML extras an RSS 2.0 item cannot hold (RDF, Atom, XHTML markup) are left out
 (``extra-dropped``).  The channel's ``lastBuildDate`` (Atom: the feed's ``updated``) is kept
 (``DocMeta.updated``) and written back.  Titles are written as plain text, descriptions as sanitized HTML
-(:mod:`feedmap.formats._feedhtml`).
+(:mod:`feedmap._formats._feedhtml`).
 """
 
 from __future__ import annotations
@@ -40,19 +40,19 @@ from lxml import etree
 
 from feedmap._context import Context
 from feedmap._dates import W3CDate, from_rfc822, to_rfc822
+from feedmap._formats._ext import Hooks, hooks, report_broken
+from feedmap._formats._feedext import item_claims
+from feedmap._formats._feeditem import item_entry
+from feedmap._formats._feedparsed import feedparse, parsed_entries, raw_links, read_with_feedparser
+from feedmap._formats._feedrepair import ReferenceRepairs, replace_surrogate_refs
+from feedmap._formats._feedstream import FeedItems
+from feedmap._formats._feedvocab import ATOM03_NS, ATOM_NS, CORE_NAMESPACES, DC_NS, RDF_NS
+from feedmap._formats._rsswrite import Namespaces, extension_elements, item_core, write_channel
+from feedmap._formats._xmlwrite import format_priority, text_of, xml_extras
 from feedmap._model import ENTRY_FIELDS, Document, Entry
 from feedmap._registry import FormatSpec
 from feedmap._sources import PeekableStream, Readable, Source
 from feedmap._xml import IMAGE_NS, SITEMAP_NS, line_of, peek_root
-from feedmap.formats._ext import Hooks, hooks, report_broken
-from feedmap.formats._feedext import item_claims
-from feedmap.formats._feeditem import item_entry
-from feedmap.formats._feedparsed import feedparse, parsed_entries, raw_links, read_with_feedparser
-from feedmap.formats._feedrepair import ReferenceRepairs, replace_surrogate_refs
-from feedmap.formats._feedstream import FeedItems
-from feedmap.formats._feedvocab import ATOM03_NS, ATOM_NS, CORE_NAMESPACES, DC_NS, RDF_NS
-from feedmap.formats._rsswrite import Namespaces, extension_elements, item_core, write_channel
-from feedmap.formats._xmlwrite import format_priority, text_of, xml_extras
 
 __all__ = ["FORMAT", "read", "write"]
 

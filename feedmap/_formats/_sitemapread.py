@@ -5,7 +5,7 @@ and siteindex.xsd).  Namespace URIs are matched, never prefixes: the 0.9 namespa
 trailing-slash variants, Google's 0.84 and no namespace at all are read as 0.9; any other namespace on the
 root is read with a warning.  Children are accepted in any order; a single-valued child given twice is
 reported and its first value kept.  Elements an extension claims (images, hreflang alternates, third-party
-ones: :mod:`feedmap.formats._ext`) go through its read hook; other elements are kept verbatim in
+ones: :mod:`feedmap._formats._ext`) go through its read hook; other elements are kept verbatim in
 ``Entry.extras`` under their Clark name.
 """
 
@@ -20,14 +20,14 @@ from lxml import etree
 from feedmap._context import Context
 from feedmap._dates import W3CDate
 from feedmap._errors import ReadError
+from feedmap._formats._elements import duplicate, holds_markup, serialize_element
+from feedmap._formats._ext import EntryFields, ReadHook, hooks
+from feedmap._formats._fields import PLAIN_PRIORITIES, read_changefreq, read_lastmod, read_loc, read_priority
+from feedmap._formats._output import MAX_URLS
 from feedmap._model import ChangeFreq, Entry, new_entry, new_position
 from feedmap._sources import Source
 from feedmap._urls import check_loc, is_absolute_url
 from feedmap._xml import SITEMAP_NAMESPACES, SITEMAP_NS, RootInfo, iter_elements, line_of
-from feedmap.formats._elements import duplicate, holds_markup, serialize_element
-from feedmap.formats._ext import EntryFields, ReadHook, hooks
-from feedmap.formats._fields import PLAIN_PRIORITIES, read_changefreq, read_lastmod, read_loc, read_priority
-from feedmap.formats._output import MAX_URLS
 
 __all__ = ["MAX_IMAGES", "check_root", "entry_from_element", "iter_entries"]
 

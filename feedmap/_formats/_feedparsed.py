@@ -1,7 +1,7 @@
 """The feedparser path of the ``rss`` reader: a feed lxml cannot read (not well-formed, or no RSS/Atom root).
 
 Spec: what feedparser (https://feedparser.readthedocs.io) reads of RSS 0.9x/1.0/2.0 and Atom 0.3/1.0,
-mapped to entries as the streaming path maps them (:mod:`feedmap.formats._feeditem`).  A malformed feed
+mapped to entries as the streaming path maps them (:mod:`feedmap._formats._feeditem`).  A malformed feed
 gives one ``malformed-feed`` warning; every URL feedparser's recovery gives that the feed does not hold as
 written is reported (``feed-recovered-url``): feedparser rewrites entity-like text in links (``?a=1&amp;b=2``
 keeps ``&amp;``, ``&host;`` loses its ``;``); where the text as written is found, it is used instead.
@@ -19,10 +19,10 @@ from lxml import etree
 
 from feedmap._context import Context
 from feedmap._errors import ReadError
+from feedmap._formats._feedrepair import replace_surrogate_refs
+from feedmap._formats._feedvocab import channel_date, describe_item, feed_date, link_relation, plain_title, real_title
+from feedmap._formats._fields import read_loc
 from feedmap._model import DocKind, DocMeta, Document, Entry, full_entry, new_position
-from feedmap.formats._feedrepair import replace_surrogate_refs
-from feedmap.formats._feedvocab import channel_date, describe_item, feed_date, link_relation, plain_title, real_title
-from feedmap.formats._fields import read_loc
 
 __all__ = ["feedparse", "parsed_entries", "raw_links", "read_with_feedparser"]
 

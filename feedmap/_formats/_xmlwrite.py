@@ -5,7 +5,7 @@ surrogates) is dropped and reported (``character-dropped``); text and attributes
 :func:`feedmap._xml.escape_text` / :func:`~feedmap._xml.escape_attribute`.  Output is string building
 through one escaping function, which measured 3x faster than ``lxml.etree.xmlfile``; the tests parse every
 output back to prove it well-formed.  A priority is a short ``xsd:decimal`` (XML Schema Part 2 §3.2.3); an
-extra is written only when it is well-formed elements named by its key (:mod:`feedmap.formats._extras`).
+extra is written only when it is well-formed elements named by its key (:mod:`feedmap._formats._extras`).
 Root tags follow the sitemaps.org 0.9 schemas (https://www.sitemaps.org/protocol.html).
 """
 
@@ -15,10 +15,10 @@ import decimal
 import math
 
 from feedmap._context import Context
+from feedmap._formats._extras import xml_extra
+from feedmap._formats._output import output_url
 from feedmap._model import Entry
 from feedmap._xml import IMAGE_NS, SITEMAP_NS, XHTML_NS, XSI_NS, escape_attribute, escape_text, unwritable
-from feedmap.formats._extras import xml_extra
-from feedmap.formats._output import output_url
 
 __all__ = [
     "PRIORITY_PLACES",
@@ -114,10 +114,10 @@ def xml_extras(
     default_namespace: bool = True,
     claimed: frozenset[str] = frozenset(),
 ) -> list[str]:
-    """The XML extras of an entry, each checked (:mod:`feedmap.formats._extras`): one that is not well-formed
+    """The XML extras of an entry, each checked (:mod:`feedmap._formats._extras`): one that is not well-formed
     elements named by its key is dropped with ``invalid-extra``.  Text extras cannot be held in XML and are
     reported once (``dropped`` collects their keys), except those in ``claimed``, which an extension's write
-    hook writes (:mod:`feedmap.formats._ext`).  ``default_namespace``: the element they go into has one.
+    hook writes (:mod:`feedmap._formats._ext`).  ``default_namespace``: the element they go into has one.
     """
     out: list[str] = []
     for key, value in entry.extras.items():

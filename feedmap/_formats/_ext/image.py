@@ -13,13 +13,13 @@ from __future__ import annotations
 from lxml import etree
 
 from feedmap._context import Context
+from feedmap._formats._elements import duplicate, holds_markup
+from feedmap._formats._ext import Extension, Fields
+from feedmap._formats._fields import strip_value
+from feedmap._formats._output import output_url
+from feedmap._formats._xmlwrite import text_of
 from feedmap._model import Entry, blank_image
 from feedmap._xml import IMAGE_NS, line_of
-from feedmap.formats._elements import duplicate, holds_markup
-from feedmap.formats._ext import Extension, Fields
-from feedmap.formats._fields import strip_value
-from feedmap.formats._output import output_url
-from feedmap.formats._xmlwrite import text_of
 
 __all__ = ["EXTENSION", "image_elements", "read"]
 
