@@ -85,10 +85,30 @@ class Options:
     overwrite: bool = False
     #: With ``enrich``: the largest page read (the smaller of this and ``max_bytes``).
     page_max_bytes: int = DEFAULT_PAGE_MAX_BYTES
+    #: ``--since`` / ``--until``: keep entries whose lastmod is within these bounds, each inclusive over its
+    #: whole period (a W3CDate, or its text); entries without a lastmod are kept unless ``require_lastmod``.
+    since: W3CDate | None = None
+    until: W3CDate | None = None
+    #: ``--require-lastmod``: leave out entries without a lastmod.
+    require_lastmod: bool = False
+    #: ``--include`` / ``--exclude``: regular expressions searched (``re.search``) in each loc; an entry is kept
+    #: when it matches one of ``include`` (if any) and none of ``exclude``.
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    #: ``--limit``: write only the first N entries (after the filters); None writes them all.
+    limit: int | None = None
 
     def __post_init__(self) -> None:
         # ``maps`` may be given as any sequence of (prefix, str or Path) pairs: kept as a tuple of Paths
         object.__setattr__(self, "maps", tuple((prefix, Path(directory)) for prefix, directory in self.maps))
+        # dates may be given as text, patterns as one string or any sequence of strings
+        for name in ("since", "until"):
+            value = getattr(self, name)
+            if isinstance(value, str):
+                object.__setattr__(self, name, W3CDate.parse(value))
+        for name in ("include", "exclude"):
+            value = getattr(self, name)
+            object.__setattr__(self, name, (value,) if isinstance(value, str) else tuple(value))
 
 
 def reporter_for(options: Options, reporter: Reporter | None, on_diagnostic: DiagnosticHandler | None) -> Reporter:
