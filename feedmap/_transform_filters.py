@@ -93,22 +93,24 @@ def _reason(entry: Entry, ctx: Context, include: Sequence[re.Pattern[str]], excl
 def filtered_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
     """The entries the options' ``since``, ``until``, ``require_lastmod``, ``include`` and ``exclude`` keep.
 
-    At the end: INFO ``no-lastmod-kept`` (entries without a lastmod kept by a date filter) and INFO
-    ``entries-filtered`` (how many each filter left out), each once.
+    At the end (or when closed before it): INFO ``no-lastmod-kept`` (entries without a lastmod kept by a
+    date filter) and INFO ``entries-filtered`` (how many each filter left out), each once.
     """
     options = ctx.options
     include, exclude = compile_patterns(options.include), compile_patterns(options.exclude)
     dated = options.since is not None or options.until is not None
     left = _Left()
-    for entry in entries:
-        reason = _reason(entry, ctx, include, exclude)
-        if reason:
-            left.count(reason)
-            continue
-        if dated and entry.lastmod is None:
-            left.no_lastmod += 1
-        yield entry
-    _report(left, ctx, dated)
+    try:
+        for entry in entries:
+            reason = _reason(entry, ctx, include, exclude)
+            if reason:
+                left.count(reason)
+                continue
+            if dated and entry.lastmod is None:
+                left.no_lastmod += 1
+            yield entry
+    finally:  # also when a step after it stops reading (--limit): what was left out until then
+        _report(left, ctx, dated)
 
 
 def _report(left: _Left, ctx: Context, dated: bool) -> None:
@@ -131,9 +133,13 @@ def limited_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
     if limit <= 0:
         ctx.reporter.info("limit-reached", "no entry written (--limit 0)", ctx.name)
         return
-    for written, entry in enumerate(entries, 1):
+    source = iter(entries)
+    for written, entry in enumerate(source, 1):
         yield entry
         if written >= limit:
             message = f"stopped after {counted(limit, 'entry', 'entries')} (--limit)"
             ctx.reporter.info("limit-reached", message, ctx.name)
+            close = getattr(source, "close", None)
+            if close is not None:  # the steps before it end now (and report what they counted)
+                close()
             return
