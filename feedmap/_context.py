@@ -97,10 +97,16 @@ class Options:
     exclude: tuple[str, ...] = ()
     #: ``--limit``: write only the first N entries (after the filters); None writes them all.
     limit: int | None = None
+    #: ``--dedupe``: which entry of a repeated URL is kept, in every output: ``"first"``, ``"last"`` or
+    #: ``"newest"`` (by lastmod, ties to the first); None: each output's default (JSON lines keeps every
+    #: entry, the others keep the newest).
+    dedupe: str | None = None
 
     def __post_init__(self) -> None:
         # ``maps`` may be given as any sequence of (prefix, str or Path) pairs: kept as a tuple of Paths
         object.__setattr__(self, "maps", tuple((prefix, Path(directory)) for prefix, directory in self.maps))
+        if self.dedupe not in (None, "first", "last", "newest"):
+            raise ValueError(f"dedupe is 'first', 'last' or 'newest', not {self.dedupe!r}")
         # dates may be given as text, patterns as one string or any sequence of strings
         for name in ("since", "until"):
             value = getattr(self, name)

@@ -25,6 +25,9 @@ raises :class:`~feedmap._errors.StrictError` at the first warning; :func:`resolv
   (sitemaps.org lists a URL once; RSS 2.0 guids identify an item); INFO ``duplicate-loc`` per repeated loc
   (count and the first occurrence's line) and INFO ``duplicates-merged`` with the total.
 * :func:`report_duplicates`: the same ``duplicate-loc`` reports, entries passed on unchanged and in order.
+* :func:`dedupe`: each loc once, in first-seen order, the entry ``options.dedupe`` says kept: ``first``
+  (streamed), ``last`` or ``newest`` (by lastmod, ties to the first; the default); INFO ``duplicate-loc`` and
+  ``duplicates-merged`` as :func:`merge_duplicates`.
 * :func:`filter_entries`: the entries within ``options.since``/``options.until`` (by lastmod; both bounds
   inclusive over their whole period: a lastmod of ``2024-01-01`` is within ``since="2024-01-01T12:00:00Z"``;
   no zone means UTC), whose loc matches one of ``options.include`` and none of ``options.exclude``
@@ -54,12 +57,13 @@ from feedmap._context import Context, Options, reporter_for
 from feedmap._errors import Diagnostic, Reporter
 from feedmap._model import Document, Entry
 from feedmap._transform_checks import absolute_entries, checked_entries, relative_reference, resolve_entries
-from feedmap._transform_duplicates import merged_entries, reported_entries
+from feedmap._transform_duplicates import deduped_entries, merged_entries, reported_entries
 from feedmap._transform_filters import compile_patterns, filtered_entries, limited_entries
 from feedmap._urls import is_absolute_url
 
 __all__ = [
     "check_values",
+    "dedupe",
     "filter_entries",
     "keep_absolute",
     "limit_entries",
@@ -197,6 +201,22 @@ def report_duplicates(
 
 
 @_transform
+def dedupe(
+    source: Document | Iterable[Entry],
+    options: Options | None = None,
+    *,
+    on_diagnostic: DiagnosticHandler | None = None,
+    reporter: Reporter | None = None,
+) -> Document | Iterator[Entry]:
+    """Each loc once, in first-seen order, by ``options.dedupe``: ``"first"`` (streamed), ``"last"`` or
+    ``"newest"`` (the default: newest lastmod, ties to the first; nothing comes out before the input ends).
+
+    Reports INFO ``duplicate-loc`` per repeated loc and INFO ``duplicates-merged`` with the number merged.
+    """
+    return _apply(source, deduped_entries, options, on_diagnostic, reporter)
+
+
+@_transform
 def filter_entries(
     source: Document | Iterable[Entry],
     options: Options | None = None,
@@ -290,3 +310,8 @@ def filters_asked(options: Options) -> bool:
         or options.include
         or options.exclude
     )
+
+
+def dedupe_step(doc: Document, ctx: Context) -> Document:
+    """Each loc once by ``--dedupe`` (first, last or newest), whatever the target."""
+    return _step(doc, deduped_entries(doc.entries, ctx))

@@ -8,7 +8,8 @@
   lists each URL once: :func:`feedmap.transforms.merge_duplicates` keeps the entry with the newest lastmod
   (a text sitemap, which holds only the loc, drops the repeats as they stream by); JSON lines keeps them
   (:func:`feedmap.transforms.report_duplicates`).  This does not depend on the kind of the inputs or their
-  order;
+  order.  ``options.dedupe`` (``--dedupe first|last|newest``) chooses the entry kept instead, in every
+  target, JSON lines included (:func:`feedmap.transforms.dedupe`);
 * the entry filters the options ask for (``since``, ``until``, ``require_lastmod``, ``include``, ``exclude``:
   :func:`feedmap.transforms.filter_entries`) run first, on the entries as read; ``limit``
   (:func:`feedmap.transforms.limit_entries`) runs after deduplication, so N distinct URLs are written and
@@ -35,6 +36,7 @@ from feedmap._model import DocKind, Document
 from feedmap.transforms import (
     absolute_step,
     check_step,
+    dedupe_step,
     filter_step,
     filters_asked,
     limit_step,
@@ -75,7 +77,9 @@ def plan(
         steps.append(filter_step)
     if target in ABSOLUTE_TARGETS:
         steps.append(absolute_step(target))
-    if target == "text":
+    if options is not None and options.dedupe is not None:
+        steps.append(dedupe_step)
+    elif target == "text":
         steps.append(unique_step)
     elif target in _MERGED_TARGETS:
         steps.append(merge_step)

@@ -176,6 +176,12 @@ def _add_selection_options(parser: argparse.ArgumentParser) -> None:
         help="leave out entries whose URL matches REGEX (repeatable)",
     )
     pick.add_argument(
+        "--dedupe",
+        choices=("first", "last", "newest"),
+        help="each URL once, keeping its first entry, its last, or the one with the newest lastmod (ties to the "
+        "first), in every output format (default: JSON lines keeps repeats, the others keep the newest)",
+    )
+    pick.add_argument(
         "--limit",
         type=non_negative_int,
         metavar="N",
@@ -249,6 +255,7 @@ def run(args: argparse.Namespace) -> int:
         include=tuple(args.include),
         exclude=tuple(args.exclude),
         limit=args.limit,
+        dedupe=args.dedupe,
     )
     inputs = list(args.inputs)
     if inputs.count("-") > 1:
