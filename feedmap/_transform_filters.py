@@ -78,15 +78,15 @@ def _reason(entry: Entry, ctx: Context, include: Sequence[re.Pattern[str]], excl
     """Why ``entry`` is left out ("" when it is kept)."""
     options = ctx.options
     if include and not any(pattern.search(entry.loc) for pattern in include):
-        return "--include"
+        return "not matching include"
     if any(pattern.search(entry.loc) for pattern in exclude):
-        return "--exclude"
+        return "matching exclude"
     if entry.lastmod is None:
-        return "--require-lastmod" if options.require_lastmod else ""
+        return "without a lastmod" if options.require_lastmod else ""
     if options.since is not None and not within(entry.lastmod, options.since, None):
-        return "--since"
+        return "before the since date"
     if options.until is not None and not within(entry.lastmod, None, options.until):
-        return "--until"
+        return "after the until date"
     return ""
 
 
@@ -116,11 +116,11 @@ def filtered_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
 def _report(left: _Left, ctx: Context, dated: bool) -> None:
     if dated and left.no_lastmod:
         kept = counted(left.no_lastmod, "entry", "entries")
-        message = f"{kept} without a lastmod kept (--require-lastmod drops them)"
+        message = f"{kept} without a lastmod kept"
         ctx.reporter.info("no-lastmod-kept", message, ctx.name)
     if left.reasons:
         total = sum(left.reasons.values())
-        parts = ", ".join(f"{count} by {reason}" for reason, count in left.reasons.items())
+        parts = ", ".join(f"{count} {reason}" for reason, count in left.reasons.items())
         ctx.reporter.info("entries-filtered", f"{counted(total, 'entry', 'entries')} left out: {parts}", ctx.name)
 
 
@@ -131,13 +131,13 @@ def limited_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
         yield from entries
         return
     if limit <= 0:
-        ctx.reporter.info("limit-reached", "no entry written (--limit 0)", ctx.name)
+        ctx.reporter.info("limit-reached", "no entry written (a limit of 0)", ctx.name)
         return
     source = iter(entries)
     for written, entry in enumerate(source, 1):
         yield entry
         if written >= limit:
-            message = f"stopped after {counted(limit, 'entry', 'entries')} (--limit)"
+            message = f"stopped after {counted(limit, 'entry', 'entries')}: the limit"
             ctx.reporter.info("limit-reached", message, ctx.name)
             close = getattr(source, "close", None)
             if close is not None:  # the steps before it end now (and report what they counted)
