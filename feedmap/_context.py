@@ -87,6 +87,7 @@ class Options:
     page_max_bytes: int = DEFAULT_PAGE_MAX_BYTES
     #: ``--since`` / ``--until``: keep entries whose lastmod is within these bounds, each inclusive over its
     #: whole period (a W3CDate, or its text); entries without a lastmod are kept unless ``require_lastmod``.
+    #: ``since`` also leaves out the index children whose lastmod is before it (as ``follow_child`` does).
     since: W3CDate | None = None
     until: W3CDate | None = None
     #: ``--require-lastmod``: leave out entries without a lastmod.

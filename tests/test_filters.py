@@ -330,3 +330,23 @@ def test_options_take_dates_and_patterns_as_text() -> None:
     options = Options(since="2024-01-01", until="2024-02", include="a", exclude=["b", "c"])
     assert options.since == W3CDate("2024-01-01") and options.until == W3CDate("2024-02")
     assert options.include == ("a",) and options.exclude == ("b", "c")
+
+
+def test_options_since_skips_index_children_in_the_library(tmp_path: Path) -> None:
+    """``Options(since=...)`` does what ``--since`` does: old children not read, the entries read filtered."""
+    recent = sitemap(
+        tmp_path / "recent.xml", [("https://e.com/old", "2020-01-01"), ("https://e.com/new", "2024-07-01")]
+    )
+    index = tmp_path / "index.xml"
+    index.write_text(
+        f'<sitemapindex xmlns="{SM}">'
+        f"<sitemap><loc>{(tmp_path / 'gone.xml').as_uri()}</loc><lastmod>2001-01-01</lastmod></sitemap>"
+        f"<sitemap><loc>{recent.as_uri()}</loc><lastmod>2024-07-01</lastmod></sitemap>"
+        "</sitemapindex>",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out.txt"
+    summary = feedmap.convert(index, out, "text", Options(since="2024-06-01"))
+    assert out.read_text().split() == ["https://e.com/new"]
+    found = [d.code for d in summary.diagnostics]
+    assert "child-skipped" in found and "child-failed" not in found
