@@ -149,9 +149,9 @@ def _add_selection_options(parser: argparse.ArgumentParser) -> None:
     option: it also skips index children)."""
     pick = parser.add_argument_group(
         "selecting entries",
-        "--since and --until compare each lastmod as the period it names (2024-01-01 is a whole day, "
-        "no zone is UTC): both bounds are inclusive, so a lastmod of 2024-01-01 is within --since "
-        "2024-01-01T12:00:00Z and --until 2024-01-01",
+        "--since and --until compare each lastmod as the period it names (2024-01-01 is a whole day,\n"
+        "no zone is UTC): both bounds are inclusive, so a lastmod of 2024-01-01 is within\n"
+        "--since 2024-01-01T12:00:00Z and --until 2024-01-01",
     )
     pick.add_argument("--until", type=parse_date, metavar="DATE", help="keep entries changed at or before DATE")
     pick.add_argument(
