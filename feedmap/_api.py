@@ -325,7 +325,7 @@ def convert(
             assert not isinstance(format, str)
             spec = _writer_spec(format(doc.meta.kind))
         report_kind_change(doc.meta.kind, spec.name, ctx)
-        for step in converters.plan(doc, spec.name, enrich=ctx.options.enrich):
+        for step in converters.plan(doc, spec.name, enrich=ctx.options.enrich, options=ctx.options):
             doc = step(doc, ctx)
         if wrap is not None:
             doc = Document(doc.meta, wrap(doc.entries), diagnostics=doc.diagnostics)

@@ -85,10 +85,37 @@ class Options:
     overwrite: bool = False
     #: With ``enrich``: the largest page read (the smaller of this and ``max_bytes``).
     page_max_bytes: int = DEFAULT_PAGE_MAX_BYTES
+    #: ``--since`` / ``--until``: keep entries whose lastmod is within these bounds, each inclusive over its
+    #: whole period (a W3CDate, or its text); entries without a lastmod are kept unless ``require_lastmod``.
+    #: ``since`` also leaves out the index children whose lastmod is before it (as ``follow_child`` does).
+    since: W3CDate | None = None
+    until: W3CDate | None = None
+    #: ``--require-lastmod``: leave out entries without a lastmod.
+    require_lastmod: bool = False
+    #: ``--include`` / ``--exclude``: regular expressions searched (``re.search``) in each loc; an entry is kept
+    #: when it matches one of ``include`` (if any) and none of ``exclude``.
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    #: ``--limit``: write only the first N entries (after the filters); None writes them all.
+    limit: int | None = None
+    #: ``--dedupe``: which entry of a repeated URL is kept, in every output: ``"first"``, ``"last"`` or
+    #: ``"newest"`` (by lastmod, ties to the first); None: each output's default (JSON lines keeps every
+    #: entry, the others keep the newest).
+    dedupe: str | None = None
 
     def __post_init__(self) -> None:
         # ``maps`` may be given as any sequence of (prefix, str or Path) pairs: kept as a tuple of Paths
         object.__setattr__(self, "maps", tuple((prefix, Path(directory)) for prefix, directory in self.maps))
+        if self.dedupe not in (None, "first", "last", "newest"):
+            raise ValueError(f"dedupe is 'first', 'last' or 'newest', not {self.dedupe!r}")
+        # dates may be given as text, patterns as one string or any sequence of strings
+        for name in ("since", "until"):
+            value = getattr(self, name)
+            if isinstance(value, str):
+                object.__setattr__(self, name, W3CDate.parse(value))
+        for name in ("include", "exclude"):
+            value = getattr(self, name)
+            object.__setattr__(self, name, (value,) if isinstance(value, str) else tuple(value))
 
 
 def reporter_for(options: Options, reporter: Reporter | None, on_diagnostic: DiagnosticHandler | None) -> Reporter:

@@ -10,7 +10,8 @@ an index as a document of kind ``index`` whose entries are its children (loc, la
   static-site build directory) or is a ``file:`` URL (:func:`feedmap._locate.local_path`: inside the
   directory, a regular file, no NUL); a child that cannot be read is reported with its URL and the rest
   goes on.
-* **The follow filter** (``--since``, :attr:`~feedmap._context.Options.follow_child`): a child it leaves
+* **The follow filter** (``--since``, :attr:`~feedmap._context.Options.follow_child`,
+  :attr:`~feedmap._context.Options.since`): a child it leaves
   out is reported (``child-skipped``) and is no failure.
 * **Scope**: a child of a fetched index must have the index's scheme, host and port (``child-off-site``),
   and so must every redirect it answers with: each hop is checked before it is requested
@@ -41,12 +42,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from feedmap._context import Context
+from feedmap._context import Context, Options
 from feedmap._errors import FeedmapError, FetchError, ReadError, SourceError, StrictError, UnknownFormatError, reason_of
 from feedmap._follow_rules import child_refusal, child_url, loop_key, resolved_message, same_site_rule
 from feedmap._http import shared_fetcher
 from feedmap._locate import MapEscapeError, local_path
 from feedmap._model import DocKind, Document, Entry
+from feedmap._transform_filters import within
 
 __all__ = [
     "FOLLOWED_FORMATS",
@@ -143,11 +145,20 @@ def _absolute(loc: str, line: int, ctx: Context) -> str | None:
     return None
 
 
+def _left_out(index_entry: Entry, options: Options) -> bool:
+    """Whether the follow filter leaves a child out: ``follow_child`` says no, or its lastmod is before
+    ``since`` (the entries it holds would all be left out by the entry filter)."""
+    if options.follow_child is not None and not options.follow_child(index_entry.loc, index_entry.lastmod):
+        return True
+    lastmod = index_entry.lastmod
+    return options.since is not None and lastmod is not None and not within(lastmod, options.since, None)
+
+
 def _plan(index_entry: Entry, ctx: Context, tally: _Tally) -> _Child | None:
     """Decide how a child is read, or report why it is not (and give None)."""
     line = index_entry.origin.line if index_entry.origin else 0
     options = ctx.options
-    if options.follow_child is not None and not options.follow_child(index_entry.loc, index_entry.lastmod):
+    if _left_out(index_entry, options):
         lastmod = f" (lastmod {index_entry.lastmod})" if index_entry.lastmod is not None else ""
         ctx.info(
             "child-skipped",

@@ -20,7 +20,7 @@ from feedmap._model import Entry, Position, new_entry
 from feedmap._transform_checks import where
 from feedmap._urls import encode_url, is_uri
 
-__all__ = ["LISTED_REPEATS", "merged_entries", "newer", "reported_entries"]
+__all__ = ["DEDUPE_POLICIES", "LISTED_REPEATS", "deduped_entries", "merged_entries", "newer", "reported_entries"]
 
 #: Entries kept as they are before the spool pickles them: most documents merge without pickling (8 us an
 #: entry, written and read back) at the cost of a few megabytes.
@@ -111,6 +111,15 @@ def newer(candidate: Entry, current: Entry) -> bool:
     return candidate.lastmod.sort_key() > current.lastmod.sort_key()
 
 
+def _later(candidate: Entry, current: Entry) -> bool:
+    """Always True: the last entry of a loc replaces the one kept (``--dedupe last``)."""
+    return True
+
+
+#: ``--dedupe`` policies: which entry of a repeated loc is kept (by :func:`deduped_entries`).
+DEDUPE_POLICIES = ("first", "last", "newest")
+
+
 #: How many repeated locs are reported one by one (``duplicate-loc``); the rest are counted.
 LISTED_REPEATS = 100
 
@@ -157,8 +166,14 @@ def _as_written(ctx: Context) -> Callable[[str], str]:
     return lambda loc: loc if is_uri(loc) else encode_url(loc)
 
 
-def merged_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
-    """:func:`merge_duplicates` with a context (the step form).
+def merged_entries(
+    entries: Iterable[Entry],
+    ctx: Context,
+    replaces: Callable[[Entry, Entry], bool] = newer,
+    kept_what: str = "the newest lastmod kept",
+) -> Iterator[Entry]:
+    """:func:`merge_duplicates` with a context (the step form); ``replaces(candidate, current)``: whether a
+    repeat takes the place of the entry kept (default: when its lastmod is newer; ties to the first).
 
     Only each loc's hash and offset in the spool stay in memory; a repeated loc reads the kept entry back.
     """
@@ -183,16 +198,18 @@ def merged_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
                 kept[key] = spool.add(entry)
                 continue
             repeats.add(loc, lambda: where(current, ctx))  # noqa: B023 (called at once)
-            if newer(entry, current):
+            if replaces(entry, current):
                 kept[key] = spool.add(entry)  # an existing key keeps its place in the dict
-        repeats.report(ctx, merged="the newest lastmod kept")
+        repeats.report(ctx, merged=kept_what)
         for offset in list(kept.values()):
             yield spool.get(offset)
     finally:
         spool.close()
 
 
-def reported_entries(entries: Iterable[Entry], ctx: Context, *, drop: bool = False) -> Iterator[Entry]:
+def reported_entries(
+    entries: Iterable[Entry], ctx: Context, *, drop: bool = False, kept_what: str = "the URL written once"
+) -> Iterator[Entry]:
     """:func:`report_duplicates` with a context (the step form); ``drop``: repeats are left out as well.
 
     Dropping is right where only the loc is written (a text sitemap): the output is that of
@@ -209,4 +226,15 @@ def reported_entries(entries: Iterable[Entry], ctx: Context, *, drop: bool = Fal
         else:
             seen.add(key)
         yield entry
-    repeats.report(ctx, merged="the URL written once" if drop else "")
+    repeats.report(ctx, merged=kept_what if drop else "")
+
+
+def deduped_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
+    """Each loc once by ``ctx.options.dedupe`` (None: ``newest``), in first-seen order: ``first`` streams
+    (only a set of hashes grows), ``last`` and ``newest`` merge as :func:`merged_entries` does."""
+    policy = ctx.options.dedupe or "newest"
+    if policy == "first":
+        return reported_entries(entries, ctx, drop=True, kept_what="the first kept")
+    if policy == "last":
+        return merged_entries(entries, ctx, _later, "the last kept")
+    return merged_entries(entries, ctx)

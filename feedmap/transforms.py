@@ -25,6 +25,16 @@ raises :class:`~feedmap._errors.StrictError` at the first warning; :func:`resolv
   (sitemaps.org lists a URL once; RSS 2.0 guids identify an item); INFO ``duplicate-loc`` per repeated loc
   (count and the first occurrence's line) and INFO ``duplicates-merged`` with the total.
 * :func:`report_duplicates`: the same ``duplicate-loc`` reports, entries passed on unchanged and in order.
+* :func:`dedupe`: each loc once, in first-seen order, the entry ``options.dedupe`` says kept: ``first``
+  (streamed), ``last`` or ``newest`` (by lastmod, ties to the first; the default); INFO ``duplicate-loc`` and
+  ``duplicates-merged`` as :func:`merge_duplicates`.
+* :func:`filter_entries`: the entries within ``options.since``/``options.until`` (by lastmod; both bounds
+  inclusive over their whole period: a lastmod of ``2024-01-01`` is within ``since="2024-01-01T12:00:00Z"``;
+  no zone means UTC), whose loc matches one of ``options.include`` and none of ``options.exclude``
+  (:func:`re.search`); entries without a lastmod kept (one INFO ``no-lastmod-kept``) unless
+  ``options.require_lastmod``; one INFO ``entries-filtered`` with what each filter left out.
+* :func:`limit_entries`: the first ``options.limit`` entries; the input is not read further (INFO
+  ``limit-reached``).
 
 Memory: :func:`merge_duplicates` holds the first 10,000 entries as they are (a few megabytes), pickles the
 others into a spooled temporary file (in memory up to 4 MiB) and keeps, per distinct URL, one ``int`` key
@@ -47,12 +57,16 @@ from feedmap._context import Context, Options, reporter_for
 from feedmap._errors import Diagnostic, Reporter
 from feedmap._model import Document, Entry
 from feedmap._transform_checks import absolute_entries, checked_entries, relative_reference, resolve_entries
-from feedmap._transform_duplicates import merged_entries, reported_entries
+from feedmap._transform_duplicates import deduped_entries, merged_entries, reported_entries
+from feedmap._transform_filters import compile_patterns, filtered_entries, limited_entries
 from feedmap._urls import is_absolute_url
 
 __all__ = [
     "check_values",
+    "dedupe",
+    "filter_entries",
     "keep_absolute",
+    "limit_entries",
     "merge_duplicates",
     "relative_reference",
     "report_duplicates",
@@ -186,6 +200,57 @@ def report_duplicates(
     return _apply(source, reported_entries, options, on_diagnostic, reporter)
 
 
+@_transform
+def dedupe(
+    source: Document | Iterable[Entry],
+    options: Options | None = None,
+    *,
+    on_diagnostic: DiagnosticHandler | None = None,
+    reporter: Reporter | None = None,
+) -> Document | Iterator[Entry]:
+    """Each loc once, in first-seen order, by ``options.dedupe``: ``"first"`` (streamed), ``"last"`` or
+    ``"newest"`` (the default: newest lastmod, ties to the first; nothing comes out before the input ends).
+
+    Reports INFO ``duplicate-loc`` per repeated loc and INFO ``duplicates-merged`` with the number merged.
+    """
+    return _apply(source, deduped_entries, options, on_diagnostic, reporter)
+
+
+@_transform
+def filter_entries(
+    source: Document | Iterable[Entry],
+    options: Options | None = None,
+    *,
+    on_diagnostic: DiagnosticHandler | None = None,
+    reporter: Reporter | None = None,
+) -> Document | Iterator[Entry]:
+    """The entries ``options.since``, ``until``, ``require_lastmod``, ``include`` and ``exclude`` keep, streamed.
+
+    INFO ``no-lastmod-kept`` (entries without a lastmod kept by a date bound) and INFO ``entries-filtered``
+    (the count each filter left out) at the end.  An invalid regular expression raises :class:`re.error`.
+    """
+    if options is not None:
+        _check_patterns(options)
+    return _apply(source, filtered_entries, options, on_diagnostic, reporter)
+
+
+@_transform
+def limit_entries(
+    source: Document | Iterable[Entry],
+    options: Options | None = None,
+    *,
+    on_diagnostic: DiagnosticHandler | None = None,
+    reporter: Reporter | None = None,
+) -> Document | Iterator[Entry]:
+    """The first ``options.limit`` entries (all when None); nothing past them is read (INFO ``limit-reached``)."""
+    return _apply(source, limited_entries, options, on_diagnostic, reporter)
+
+
+def _check_patterns(options: Options) -> None:
+    """Compile the options' patterns now, so that an invalid one fails at the call, not mid-stream."""
+    compile_patterns(options.include + options.exclude)
+
+
 # --- the same, as conversion steps (Document, Context) -> Document ----------------------------------------
 
 
@@ -224,3 +289,29 @@ def absolute_step(target: str) -> Callable[[Document, Context], Document]:
 
     step.__name__ = f"absolute_step({target!r})"
     return step
+
+
+def filter_step(doc: Document, ctx: Context) -> Document:
+    """Entries left out by date and loc (``--since``, ``--until``, ``--require-lastmod``, ``--include``, ...)."""
+    return _step(doc, filtered_entries(doc.entries, ctx))
+
+
+def limit_step(doc: Document, ctx: Context) -> Document:
+    """The first ``--limit`` entries."""
+    return _step(doc, limited_entries(doc.entries, ctx))
+
+
+def filters_asked(options: Options) -> bool:
+    """Whether the options ask :func:`filter_step` for anything."""
+    return bool(
+        options.since is not None
+        or options.until is not None
+        or options.require_lastmod
+        or options.include
+        or options.exclude
+    )
+
+
+def dedupe_step(doc: Document, ctx: Context) -> Document:
+    """Each loc once by ``--dedupe`` (first, last or newest), whatever the target."""
+    return _step(doc, deduped_entries(doc.entries, ctx))

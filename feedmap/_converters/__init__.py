@@ -8,7 +8,13 @@
   lists each URL once: :func:`feedmap.transforms.merge_duplicates` keeps the entry with the newest lastmod
   (a text sitemap, which holds only the loc, drops the repeats as they stream by); JSON lines keeps them
   (:func:`feedmap.transforms.report_duplicates`).  This does not depend on the kind of the inputs or their
-  order;
+  order.  ``options.dedupe`` (``--dedupe first|last|newest``) chooses the entry kept instead, in every
+  target, JSON lines included (:func:`feedmap.transforms.dedupe`);
+* the entry filters the options ask for (``since``, ``until``, ``require_lastmod``, ``include``, ``exclude``:
+  :func:`feedmap.transforms.filter_entries`) run first, on the entries as read; ``limit``
+  (:func:`feedmap.transforms.limit_entries`) runs after deduplication, so N distinct URLs are written and
+  reading stops after them (a merged target, which reads everything to keep each URL's newest entry,
+  stops writing there);
 * a feed written as a sitemap, index or text sitemap becomes a urlset (:func:`as_urlset`);
 * with ``enrich=True`` (``--enrich``), :func:`~feedmap._converters.enrich.enrich_step` fills titles,
   descriptions and keywords from the pages (after deduplication, so each URL is fetched once; before
@@ -22,12 +28,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from feedmap._context import Context
+from feedmap._context import Context, Options
 from feedmap._converters.enrich import enrich_step
 from feedmap._converters.feed_to_sitemap import feed_to_sitemap
 from feedmap._converters.sitemap_to_ror import sitemap_to_ror
 from feedmap._model import DocKind, Document
-from feedmap.transforms import absolute_step, check_step, merge_step, report_step, unique_step
+from feedmap.transforms import (
+    absolute_step,
+    check_step,
+    dedupe_step,
+    filter_step,
+    filters_asked,
+    limit_step,
+    merge_step,
+    report_step,
+    unique_step,
+)
 
 __all__ = ["Step", "as_urlset", "enrich_step", "feed_to_sitemap", "plan", "sitemap_to_ror"]
 
@@ -47,21 +63,30 @@ def as_urlset(doc: Document, ctx: Context) -> Document:
     return result
 
 
-def plan(doc: Document, target: str, *, enrich: bool = False, check: bool = False) -> list[Step]:
+def plan(
+    doc: Document, target: str, *, enrich: bool = False, check: bool = False, options: Options | None = None
+) -> list[Step]:
     """The steps that turn ``doc`` into what format ``target`` expects, enriching pages if asked.
 
     ``check``: the document comes from no feedmap reader (entries built in code): give its values the
-    checks a reader makes first (:func:`feedmap.transforms.check_values`).
+    checks a reader makes first (:func:`feedmap.transforms.check_values`).  ``options``: the entry filters
+    and the limit it asks for are planned too.
     """
     steps: list[Step] = [check_step] if check else []
+    if options is not None and filters_asked(options):
+        steps.append(filter_step)
     if target in ABSOLUTE_TARGETS:
         steps.append(absolute_step(target))
-    if target == "text":
+    if options is not None and options.dedupe is not None:
+        steps.append(dedupe_step)
+    elif target == "text":
         steps.append(unique_step)
     elif target in _MERGED_TARGETS:
         steps.append(merge_step)
     else:  # JSON lines (and formats registered by others) keep what was read
         steps.append(report_step)
+    if options is not None and options.limit is not None:
+        steps.append(limit_step)
     if doc.meta.kind is DocKind.FEED and target in _SITEMAP_TARGETS:
         steps.append(as_urlset)
     if enrich:

@@ -22,6 +22,7 @@ ADVICE: dict[str, str] = {
     "line-too-long": "; --max-line-bytes raises the limit",
     "channel-link-missing": "; give one with --link",
     "file-missing": " (--map)",
+    "no-lastmod-kept": "; --require-lastmod leaves them out",
 }
 
 

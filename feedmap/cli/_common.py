@@ -28,6 +28,7 @@ from feedmap._context import (
 from feedmap._dates import W3CDate, parse_lenient
 from feedmap._errors import Diagnostic, Level
 from feedmap._sources import DEFAULT_MAX_BYTES
+from feedmap._transform_filters import within
 from feedmap.cli._advice import with_advice
 
 __all__ = [
@@ -230,7 +231,7 @@ def add_reading_options(parser: argparse.ArgumentParser, *, no_follow_help: str)
         type=parse_date,
         metavar="DATE",
         help="for a sitemap index: skip children whose lastmod is older than DATE (e.g. 2024-06-01); "
-        "children without a lastmod are read",
+        "children without a lastmod are read (convert also keeps only the entries changed since DATE)",
     )
     add_http_options(parser)
 
@@ -315,11 +316,11 @@ def http_settings(args: argparse.Namespace) -> HttpSettings:
 
 
 def follow_since(since: W3CDate) -> FollowPredicate:
-    """A follow predicate for ``--since``: children with no lastmod, or one at or after ``since``."""
-    threshold = since.sort_key()
+    """A follow predicate for ``--since``: children with no lastmod, or one at or after ``since`` (each date
+    a period as long as its precision: a child of ``2024-06`` is read for ``--since 2024-06-15``)."""
 
     def follow(loc: str, lastmod: W3CDate | None) -> bool:
-        return lastmod is None or lastmod.sort_key() >= threshold
+        return lastmod is None or within(lastmod, since, None)
 
     return follow
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -15,7 +16,14 @@ from feedmap._converters.kinds import xml_for_kind
 from feedmap._errors import Diagnostic, FormatError, Reporter
 from feedmap._model import DocKind
 from feedmap._wording import counted
-from feedmap.cli._common import DiagnosticPrinter, Progress, add_reading_options, reading_options
+from feedmap.cli._common import (
+    DiagnosticPrinter,
+    Progress,
+    add_reading_options,
+    non_negative_int,
+    parse_date,
+    reading_options,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -45,6 +53,9 @@ examples:
   feedmap convert sitemap_index.xml --no-follow -t jsonl       the index's own entries
   feedmap convert https://example.com/sitemap_index.xml --since 2024-06-01 -t text
                                                    children changed since June 2024, 16 fetched at once
+  feedmap convert sitemap.xml --since 2024-06-01 --until 2024-06-30 --include '/blog/' -t text
+                                                   the blog pages changed in June 2024
+  feedmap convert sitemap.xml --exclude '\\?' --limit 100 -t jsonl   the first 100 URLs without a query
   feedmap convert https://example.com/sitemap.xml --enrich -t ror -o ror.xml
                                                    a ROR feed with each page's title, description, keywords
   feedmap convert sitemap.xml --enrich --map https://example.com/=public/ -t jsonl
@@ -96,6 +107,7 @@ def add_parser(subparsers: Any) -> None:
         action="store_true",
         help="XML outputs write URLs as read, not encoded as URIs (a URL that is no URI is reported)",
     )
+    _add_selection_options(parser)
     pages = parser.add_argument_group("page enrichment")
     pages.add_argument(
         "--enrich",
@@ -121,6 +133,60 @@ def add_parser(subparsers: Any) -> None:
         "-q", "--quiet", action="store_true", help="print warnings and errors only (no notes, no progress)"
     )
     parser.set_defaults(run=run)
+
+
+def _regex(text: str) -> str:
+    """``--include`` / ``--exclude``: a valid Python regular expression (else a usage error)."""
+    try:
+        re.compile(text)
+    except re.error as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a valid regular expression: {exc}") from None
+    return text
+
+
+def _add_selection_options(parser: argparse.ArgumentParser) -> None:
+    """``--until``, ``--require-lastmod``, ``--include``, ``--exclude``, ``--limit`` (``--since`` is a reading
+    option: it also skips index children)."""
+    pick = parser.add_argument_group(
+        "selecting entries",
+        "--since and --until compare each lastmod as the period it names (2024-01-01 is a whole day,\n"
+        "no zone is UTC): both bounds are inclusive, so a lastmod of 2024-01-01 is within\n"
+        "--since 2024-01-01T12:00:00Z and --until 2024-01-01",
+    )
+    pick.add_argument("--until", type=parse_date, metavar="DATE", help="keep entries changed at or before DATE")
+    pick.add_argument(
+        "--require-lastmod",
+        action="store_true",
+        help="leave out entries without a lastmod (by default --since/--until keep them, counted in one note)",
+    )
+    pick.add_argument(
+        "--include",
+        action="append",
+        type=_regex,
+        default=[],
+        metavar="REGEX",
+        help="keep only entries whose URL matches REGEX (Python re.search; repeatable: any of them)",
+    )
+    pick.add_argument(
+        "--exclude",
+        action="append",
+        type=_regex,
+        default=[],
+        metavar="REGEX",
+        help="leave out entries whose URL matches REGEX (repeatable)",
+    )
+    pick.add_argument(
+        "--dedupe",
+        choices=("first", "last", "newest"),
+        help="each URL once, keeping its first entry, its last, or the one with the newest lastmod (ties to the "
+        "first), in every output format (default: JSON lines keeps repeats, the others keep the newest)",
+    )
+    pick.add_argument(
+        "--limit",
+        type=non_negative_int,
+        metavar="N",
+        help="write the first N entries (after the filters and deduplication); reading stops there when it can",
+    )
 
 
 #: Output extensions that name a format feedmap reads but cannot write, with what to do instead.
@@ -183,6 +249,13 @@ def run(args: argparse.Namespace) -> int:
         self_url=args.self_url,
         enrich=args.enrich,
         overwrite=args.overwrite,
+        since=args.since,
+        until=args.until,
+        require_lastmod=args.require_lastmod,
+        include=tuple(args.include),
+        exclude=tuple(args.exclude),
+        limit=args.limit,
+        dedupe=args.dedupe,
     )
     inputs = list(args.inputs)
     if inputs.count("-") > 1:
