@@ -4,6 +4,8 @@ on-disk store, exit codes of diff(1) (0 same, 1 different, 2 trouble) and the ``
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -270,3 +272,11 @@ def test_cli_over_http(capsys: pytest.CaptureFixture[str], web: LocalSite, tmp_p
     code, out, err = run(capsys, "diff", web.url("/sitemap.xml"), local)
     assert (code, out) == (1, "- https://e.com/b\n0 added, 1 removed, 0 changed, 1 unchanged\n"), err
     assert web.hits("/sitemap.xml") == 1
+
+
+def test_benchmark_runs_and_checks_its_summary() -> None:
+    """benchmarks/bench_diff.py on 2,000 URLs: the diff finds exactly the 1% of changes the generator made."""
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_diff.py"
+    done = subprocess.run([sys.executable, str(script), "--urls", "2000"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "| 2,000 |" in done.stdout and "10 added, 10 removed, 10 changed, 1,980 unchanged" in done.stdout
