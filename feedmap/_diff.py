@@ -216,6 +216,8 @@ def _run(
             db.execute("PRAGMA journal_mode = OFF")
             db.execute("PRAGMA synchronous = OFF")
             db.execute("PRAGMA temp_store = FILE")
+            # our own private file: holding its lock saves a lock and unlock per row (4 times faster)
+            db.execute("PRAGMA locking_mode = EXCLUSIVE")
             db.execute("BEGIN")
             for table, source in zip(("old", "new"), sources, strict=True):
                 with read(source, format, options, reporter=reporter) as doc:
