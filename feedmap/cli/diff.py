@@ -25,6 +25,13 @@ __all__ = ["add_parser", "change_line", "run"]
 EXIT_SAME = 0
 EXIT_DIFFERENT = 1
 
+_DESCRIPTION = """\
+Compare OLD and NEW (files, http(s) URLs or '-'; gzip recognised by content; sitemap indexes followed) by
+URL: which URLs were added, removed, or changed in lastmod, changefreq, priority, images or alternates.
+Both are streamed into a temporary database on disk (deleted afterwards), so a million URLs take little
+memory.  Exit 0 when they are the same, 1 when they differ, 2 on trouble (also --strict at a warning).
+"""
+
 _EPILOG = """\
 output (stdout), one line per URL, added and changed ones in NEW's order, then removed ones in OLD's:
   + https://example.com/new-page
@@ -35,8 +42,11 @@ images and alternates show their counts and what was added or removed (images: 1
 
 examples:
   feedmap diff old/sitemap.xml sitemap.xml                   what a regeneration changed
-  feedmap diff https://example.com/sitemap_index.xml sitemap_index.xml --map https://example.com/=public/
-                                                             the live site against a build directory
+  feedmap diff https://example.com/sitemap.xml public/sitemap.xml
+                                                             the live sitemap against a new build
+  feedmap diff old/index.xml new/index.xml --map https://example.com/=new/
+                                                             two indexes whose children --map finds
+                                                             (--map applies to both inputs)
   feedmap diff --json a.xml.gz b.xml.gz | jq -c 'select(.kind == "changed")'
   feedmap diff -q a.xml b.xml && echo same                   exit 0 same, 1 different, 2 trouble
 
@@ -48,10 +58,7 @@ def add_parser(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "diff",
         help="the URLs added, removed and changed between two inputs",
-        description="Compare OLD and NEW (files, http(s) URLs or '-'; sitemap indexes are followed) by URL: "
-        "which URLs were added, removed, or changed in lastmod, changefreq, priority, images or alternates.  "
-        "Both are streamed into a temporary database on disk (deleted afterwards), so a million URLs take "
-        "little memory.  Exit 0 when they are the same, 1 when they differ, 2 on trouble.",
+        description=_DESCRIPTION,
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -71,6 +78,9 @@ def add_parser(subparsers: Any) -> None:
         action="store_true",
         help="print no changes, only the summary (and warnings); the exit code says same or different",
     )
+    for action in parser._actions:
+        if action.dest == "strict":  # exit 1 means "different" here
+            action.help = "treat any warning as an error: exit 2 at the first problem"
     parser.set_defaults(run=run, trouble_exit=2)
 
 
