@@ -280,3 +280,26 @@ def test_benchmark_runs_and_checks_its_summary() -> None:
     done = subprocess.run([sys.executable, str(script), "--urls", "2000"], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert "| 2,000 |" in done.stdout and "10 added, 10 removed, 10 changed, 1,980 unchanged" in done.stdout
+
+
+def test_library_errors_raise_and_remove_the_store(
+    pair: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    old, _new = pair
+    with pytest.raises(feedmap.SourceError):
+        list(feedmap.diff(old, tmp_path / "missing.xml"))
+    odd = write(tmp_path / "odd.xml", urlset(url("p", "<priority>2</priority>")))
+    with pytest.raises(feedmap.StrictError) as raised:
+        list(feedmap.diff(old, odd, feedmap.Options(strict=True)))
+    assert raised.value.diagnostic.source == str(odd)
+    assert list(scratch.iterdir()) == []
+
+
+def test_source_format_names_the_format_of_both(tmp_path: Path) -> None:
+    old = write(tmp_path / "old.jsonl", '{"loc": "https://e.com/a"}\n')
+    new = write(tmp_path / "new.jsonl", '{"loc": "https://e.com/a", "priority": 0.3}\n')
+    changes = list(feedmap.diff(old, new, source_format="jsonl"))
+    assert [(c.kind, c.fields) for c in changes] == [("changed", ("priority",))]
