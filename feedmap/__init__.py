@@ -16,6 +16,7 @@ from feedmap._api import Summary, convert, read, write
 from feedmap._context import HttpSettings, Options
 from feedmap._converters.enrich import enrich
 from feedmap._dates import Precision, W3CDate
+from feedmap._diff import Change, Changes, diff
 from feedmap._discover import find_sitemaps
 from feedmap._errors import (
     Diagnostic,
@@ -40,7 +41,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Alternate",
+    "Change",
     "ChangeFreq",
+    "Changes",
     "Detection",
     "Diagnostic",
     "DocKind",
@@ -70,6 +73,7 @@ __all__ = [
     "WriteError",
     "__version__",
     "convert",
+    "diff",
     "enrich",
     "find_sitemaps",
     "read",

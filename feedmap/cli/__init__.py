@@ -27,7 +27,7 @@ from typing import NoReturn
 from feedmap import __version__
 from feedmap._errors import FeedmapError, FormatError, ReadError, SourceError, UnknownFormatError, WriteError
 from feedmap._sinks import GuardedOutput
-from feedmap.cli import convert, discover, formats, info
+from feedmap.cli import convert, diff, discover, formats, info
 from feedmap.cli._advice import advice_for, read_error, unknown_format
 
 __all__ = ["Terminated", "build_parser", "console", "main"]
@@ -47,6 +47,7 @@ examples:
   feedmap convert feed.xml -t sitemap                            a feed as a sitemap (one entry per URL)
   feedmap convert sitemap.xml -t ror --link https://example.com/  a sitemap as ROR RSS
   feedmap info sitemap.xml                                       count, lastmod range, problems
+  feedmap diff old/sitemap.xml sitemap.xml                       URLs added, removed, changed (exit 1 if any)
   feedmap discover example.com --tree                            a site's sitemaps (robots.txt) as a tree
   feedmap formats                                                what can be read and written
 
@@ -65,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"feedmap {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (convert, info, discover, formats):
+    for module in (convert, diff, info, discover, formats):
         module.add_parser(subparsers)
     return parser
 
@@ -199,25 +200,33 @@ def _run(argv: Sequence[str] | None) -> int:
         with _stdout_errors_are_messages():
             result: int = args.run(args)
         return result
-    except UnknownFormatError as exc:
+    except FeedmapError as exc:
+        code = _report(exc)
+        # a command may say that any trouble has one code (diff: 2, as diff(1), since 1 means "different")
+        trouble: int | None = getattr(args, "trouble_exit", None)
+        return code if trouble is None else trouble
+
+
+def _report(exc: FeedmapError) -> int:
+    """Print an expected error as a message; the exit code it calls for."""
+    if isinstance(exc, UnknownFormatError):
         print(unknown_format(exc), file=sys.stderr)
         return EXIT_INVALID
-    except ReadError as exc:
+    if isinstance(exc, ReadError):
         where = f"{exc.source}:{exc.line}" if exc.source and exc.line else exc.source or "feedmap"
         print(f"{where}: error[{exc.code}]: {read_error(exc)}", file=sys.stderr)
         return EXIT_INVALID
-    except WriteError as exc:
+    if isinstance(exc, WriteError):
         print(f"feedmap: error: {exc}", file=sys.stderr)
         return EXIT_INVALID
-    except FormatError as exc:
+    if isinstance(exc, FormatError):
         print(f"feedmap: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except SourceError as exc:
+    if isinstance(exc, SourceError):
         print(f"feedmap: error: {exc}{advice_for(exc)}", file=sys.stderr)
         return EXIT_USAGE
-    except FeedmapError as exc:  # pragma: no cover - every subclass is handled above
-        print(f"feedmap: error: {exc}", file=sys.stderr)
-        return EXIT_INVALID
+    print(f"feedmap: error: {exc}", file=sys.stderr)  # pragma: no cover - every subclass is handled above
+    return EXIT_INVALID  # pragma: no cover
 
 
 def console() -> NoReturn:

@@ -186,11 +186,13 @@ class Progress:
         self.clear()
 
 
-def add_reading_options(parser: argparse.ArgumentParser, *, no_follow_help: str) -> None:
-    """INPUT..., -f, --strict, --max-bytes, --no-follow and --map: what every reading command takes."""
-    parser.add_argument(
-        "inputs", nargs="+", metavar="INPUT", help="a file path, an http(s) URL, or - for standard input"
-    )
+def add_reading_options(parser: argparse.ArgumentParser, *, no_follow_help: str, inputs: bool = True) -> None:
+    """INPUT... (unless ``inputs`` is False), -f, --strict, --max-bytes, --no-follow and --map: what every
+    reading command takes."""
+    if inputs:
+        parser.add_argument(
+            "inputs", nargs="+", metavar="INPUT", help="a file path, an http(s) URL, or - for standard input"
+        )
     parser.add_argument(
         "-f", "--from", dest="source_format", metavar="FMT", help="input format (default: recognised from content)"
     )

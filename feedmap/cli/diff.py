@@ -1,0 +1,167 @@
+"""``feedmap diff OLD NEW``: the URLs added, removed and changed between two inputs, like diff(1).
+
+The comparison is :func:`feedmap._diff.diff` (by loc, on lastmod, changefreq, priority, images and
+alternates, in a temporary SQLite database on disk).  Changes go to stdout, one line each (or one JSON object
+each with ``--json``), then the summary line (``--json``: a last object of kind ``summary``); reading
+diagnostics go to stderr as ``file:line: level[code]: message``.  Exit codes are those of diff(1): 0 the
+inputs hold the same URLs with the same values, 1 they differ, 2 trouble (an input that cannot be read, a
+usage error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from feedmap._diff import Change, diff
+from feedmap._errors import FormatError, Reporter
+from feedmap._model import Alternate, Image
+from feedmap.cli._common import DiagnosticPrinter, add_reading_options, reading_options
+
+__all__ = ["add_parser", "change_line", "run"]
+
+EXIT_SAME = 0
+EXIT_DIFFERENT = 1
+
+_DESCRIPTION = """\
+Compare OLD and NEW (files, http(s) URLs or '-'; gzip recognised by content; sitemap indexes followed) by
+URL: which URLs were added, removed, or changed in lastmod, changefreq, priority, images or alternates.
+Both are streamed into a temporary database on disk (deleted afterwards), so a million URLs take little
+memory.  Exit 0 when they are the same, 1 when they differ, 2 on trouble (also --strict at a warning).
+"""
+
+_EPILOG = """\
+output (stdout), one line per URL, added and changed ones in NEW's order, then removed ones in OLD's:
+  + https://example.com/new-page
+  ~ https://example.com/about  lastmod: 2024-01-01 -> 2024-06-01; priority: 0.5 -> 0.8
+  - https://example.com/gone
+  1 added, 1 removed, 1 changed, 120 unchanged
+images and alternates show their counts and what was added or removed (images: 1 -> 2, +1 -0).
+
+examples:
+  feedmap diff old/sitemap.xml sitemap.xml                   what a regeneration changed
+  feedmap diff https://example.com/sitemap.xml public/sitemap.xml
+                                                             the live sitemap against a new build
+  feedmap diff old/index.xml new/index.xml --map https://example.com/=new/
+                                                             two indexes whose children --map finds
+                                                             (--map applies to both inputs)
+  feedmap diff --json a.xml.gz b.xml.gz | jq -c 'select(.kind == "changed")'
+  feedmap diff -q a.xml b.xml && echo same                   exit 0 same, 1 different, 2 trouble
+
+A URL listed twice in one input counts once (the newest lastmod kept, as convert merges it).
+"""
+
+
+def add_parser(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "diff",
+        help="the URLs added, removed and changed between two inputs",
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("old", metavar="OLD", help="the earlier input: a file path, an http(s) URL, or -")
+    parser.add_argument("new", metavar="NEW", help="the later input: a file path, an http(s) URL, or -")
+    add_reading_options(
+        parser,
+        inputs=False,
+        no_follow_help="for a sitemap index: compare the index's own entries (its child sitemaps), not their URLs",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object per change, then a summary object"
+    )
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print no changes, only the summary (and warnings); the exit code says same or different",
+    )
+    for action in parser._actions:
+        if action.dest == "strict":  # exit 1 means "different" here
+            action.help = "treat any warning as an error: exit 2 at the first problem"
+    parser.set_defaults(run=run, trouble_exit=2)
+
+
+def _text(value: object) -> str:
+    return "none" if value is None else str(value)
+
+
+def _listed(old: tuple[Any, ...], new: tuple[Any, ...]) -> str:
+    added = sum(1 for item in new if item not in old)
+    removed = sum(1 for item in old if item not in new)
+    return f"{len(old)} -> {len(new)}, +{added} -{removed}"
+
+
+def change_line(change: Change) -> str:
+    """The text of one change: ``+ URL``, ``- URL`` or ``~ URL  field: old -> new; ...``."""
+    if change.kind == "added":
+        return f"+ {change.loc}"
+    if change.kind == "removed":
+        return f"- {change.loc}"
+    parts = []
+    for name, (old, new) in change.values().items():
+        if name in ("images", "alternates"):
+            parts.append(f"{name}: {_listed(old, new)}")
+        else:
+            parts.append(f"{name}: {_text(old)} -> {_text(new)}")
+    return f"~ {change.loc}  {'; '.join(parts)}"
+
+
+def _json_value(value: object) -> Any:
+    if isinstance(value, tuple):
+        return [_json_value(item) for item in value]
+    if isinstance(value, Image):
+        return {name: getattr(value, name) for name in Image.__slots__ if getattr(value, name) is not None}
+    if isinstance(value, Alternate):
+        return {"hreflang": value.hreflang, "href": value.href}
+    return None if value is None else value if isinstance(value, float) else str(value)
+
+
+def change_object(change: Change) -> dict[str, Any]:
+    """One change as JSON: kind, loc, and for a changed URL the fields with their old and new values; an
+    added (removed) URL carries its new (old) values that are present."""
+    found: dict[str, Any] = {"kind": change.kind, "loc": change.loc}
+    if change.kind == "changed":
+        found["fields"] = list(change.fields)
+        values = change.values()
+        found["old"] = {name: _json_value(old) for name, (old, _new) in values.items()}
+        found["new"] = {name: _json_value(new) for name, (_old, new) in values.items()}
+        return found
+    entry = change.new if change.kind == "added" else change.old
+    side = "new" if change.kind == "added" else "old"
+    assert entry is not None
+    found[side] = {
+        name: _json_value(getattr(entry, name))
+        for name in ("lastmod", "changefreq", "priority", "images", "alternates")
+        if getattr(entry, name) not in (None, ())
+    }
+    return found
+
+
+def summary_line(counts: dict[str, int]) -> str:
+    return ", ".join(f"{counts[kind]:,} {kind}" for kind in ("added", "removed", "changed", "unchanged"))
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.old == "-" and args.new == "-":
+        raise FormatError("standard input ('-') can be read only once")
+    printer = DiagnosticPrinter(quiet=args.quiet)
+    reporter = Reporter(strict=args.strict, handler=printer)
+    options = reading_options(args)
+    with diff(args.old, args.new, options, source_format=args.source_format, reporter=reporter) as changes:
+        try:
+            for change in changes:
+                if args.quiet:
+                    continue
+                print(json.dumps(change_object(change), ensure_ascii=False) if args.json else change_line(change))
+        finally:
+            printer.finish()
+    if args.json:
+        print(json.dumps({"kind": "summary", **changes.counts}))
+    else:
+        print(summary_line(changes.counts))
+    sys.stdout.flush()
+    same = not (changes.counts["added"] or changes.counts["removed"] or changes.counts["changed"])
+    return EXIT_SAME if same else EXIT_DIFFERENT

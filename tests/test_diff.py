@@ -1,0 +1,305 @@
+"""``feedmap diff`` and ``feedmap.diff``: added, removed and changed URLs per field, order, duplicates, the
+on-disk store, exit codes of diff(1) (0 same, 1 different, 2 trouble) and the ``--json`` shape."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from localsite import LocalSite
+
+import feedmap
+from feedmap.cli import main
+
+NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+EXT = (
+    'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1" xmlns:xhtml="http://www.w3.org/1999/xhtml"'
+)
+
+
+def urlset(*urls: str) -> str:
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset {NS} {EXT}>\n' + "\n".join(urls) + "\n</urlset>\n"
+
+
+def url(loc: str, inner: str = "") -> str:
+    return f"<url><loc>https://e.com/{loc}</loc>{inner}</url>"
+
+
+def image(loc: str, caption: str = "") -> str:
+    extra = f"<image:caption>{caption}</image:caption>" if caption else ""
+    return f"<image:image><image:loc>https://e.com/{loc}</image:loc>{extra}</image:image>"
+
+
+def alternate(lang: str, loc: str) -> str:
+    return f'<xhtml:link rel="alternate" hreflang="{lang}" href="https://e.com/{loc}"/>'
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
+    code = main([str(arg) for arg in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> tuple[Path, Path]:
+    old = write(
+        tmp_path / "old.xml",
+        urlset(
+            url("same", "<lastmod>2024-01-01</lastmod>"),
+            url("gone"),
+            url("date", "<lastmod>2024-01-01</lastmod>"),
+            url("freq", "<changefreq>daily</changefreq>"),
+            url("prio", "<priority>0.5</priority>"),
+            url("img", image("a.jpg")),
+            url("alt", alternate("de", "de/alt")),
+        ),
+    )
+    new = write(
+        tmp_path / "new.xml",
+        urlset(
+            url("fresh"),
+            url("alt", alternate("de", "de/alt") + alternate("fr", "fr/alt")),
+            url("img", image("a.jpg", "a caption")),
+            url("prio", "<priority>0.8</priority>"),
+            url("freq", "<changefreq>weekly</changefreq>"),
+            url("date", "<lastmod>2024-06-01</lastmod>"),
+            url("same", "<lastmod>2024-01-01</lastmod>"),
+        ),
+    )
+    return old, new
+
+
+def test_library_diff_yields_each_kind_and_field(pair: tuple[Path, Path]) -> None:
+    old, new = pair
+    with feedmap.diff(old, new) as changes:
+        found = [(c.kind, c.loc.rsplit("/", 1)[1], c.fields) for c in changes]
+    assert found == [  # added and changed in NEW's order, then removed in OLD's
+        ("added", "fresh", ()),
+        ("changed", "alt", ("alternates",)),
+        ("changed", "img", ("images",)),
+        ("changed", "prio", ("priority",)),
+        ("changed", "freq", ("changefreq",)),
+        ("changed", "date", ("lastmod",)),
+        ("removed", "gone", ()),
+    ]
+    assert changes.counts == {"added": 1, "removed": 1, "changed": 5, "unchanged": 1}
+
+
+def test_changed_values_are_typed_old_and_new(pair: tuple[Path, Path]) -> None:
+    changes = {c.loc.rsplit("/", 1)[1]: c for c in feedmap.diff(*pair)}
+    assert changes["date"].values() == {"lastmod": (feedmap.W3CDate("2024-01-01"), feedmap.W3CDate("2024-06-01"))}
+    assert changes["freq"].values() == {"changefreq": (feedmap.ChangeFreq.DAILY, feedmap.ChangeFreq.WEEKLY)}
+    assert changes["prio"].values() == {"priority": (0.5, 0.8)}
+    (before, after) = changes["img"].values()["images"]
+    assert [i.caption for i in before] == [None] and [i.caption for i in after] == ["a caption"]
+    assert changes["alt"].new is not None and {a.hreflang for a in changes["alt"].new.alternates} == {"de", "fr"}
+    assert changes["gone"].old is not None and changes["gone"].new is None
+    assert changes["fresh"].new is not None and changes["fresh"].old is None
+
+
+def test_reordered_images_and_alternates_are_no_change(tmp_path: Path) -> None:
+    images = image("1.jpg") + image("2.jpg")
+    alternates = alternate("de", "d") + alternate("fr", "f")
+    old = write(tmp_path / "a.xml", urlset(url("p", images + alternates)))
+    reordered = alternate("fr", "f") + alternate("de", "d") + image("2.jpg") + image("1.jpg")
+    new = write(tmp_path / "b.xml", urlset(url("p", reordered)))
+    changes = feedmap.diff(old, new)
+    assert list(changes) == []
+    assert changes.counts["unchanged"] == 1
+
+
+def test_a_repeated_loc_counts_once_with_the_newest_lastmod(tmp_path: Path) -> None:
+    old = write(
+        tmp_path / "old.xml",
+        urlset(url("p", "<lastmod>2024-03-01</lastmod>"), url("p", "<lastmod>2024-01-01</lastmod>"), url("q")),
+    )
+    new = write(tmp_path / "new.xml", urlset(url("q"), url("p", "<lastmod>2024-03-01</lastmod>"), url("q")))
+    seen: list[feedmap.Diagnostic] = []
+    changes = feedmap.diff(old, new, on_diagnostic=seen.append)
+    assert list(changes) == []
+    assert changes.counts == {"added": 0, "removed": 0, "changed": 0, "unchanged": 2}
+    merged = [(d.code, d.source) for d in seen if d.code == "duplicates-merged"]
+    assert merged == [("duplicates-merged", str(old)), ("duplicates-merged", str(new))]
+
+
+def test_the_store_is_a_file_on_disk_removed_at_the_end(
+    pair: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    changes = feedmap.diff(*pair)
+    next(changes)
+    stores = list(scratch.glob("feedmap-diff-*/*.sqlite3"))
+    assert len(stores) == 1 and stores[0].stat().st_size > 0
+    changes.close()
+    assert list(scratch.iterdir()) == []
+    for _ in feedmap.diff(*pair):  # exhausted: removed too
+        pass
+    assert list(scratch.iterdir()) == []
+
+
+def test_cli_text_output_and_exit_one(capsys: pytest.CaptureFixture[str], pair: tuple[Path, Path]) -> None:
+    code, out, err = run(capsys, "diff", *pair)
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0] == "+ https://e.com/fresh"
+    assert "~ https://e.com/date  lastmod: 2024-01-01 -> 2024-06-01" in lines
+    assert "~ https://e.com/prio  priority: 0.5 -> 0.8" in lines
+    assert "~ https://e.com/freq  changefreq: daily -> weekly" in lines
+    assert "~ https://e.com/alt  alternates: 1 -> 2, +1 -0" in lines
+    assert lines[-2] == "- https://e.com/gone"
+    assert lines[-1] == "1 added, 1 removed, 5 changed, 1 unchanged"
+    assert err == ""
+
+
+def test_cli_same_inputs_exit_zero(capsys: pytest.CaptureFixture[str], pair: tuple[Path, Path]) -> None:
+    old, _new = pair
+    code, out, _err = run(capsys, "diff", old, old)
+    assert (code, out) == (0, "0 added, 0 removed, 0 changed, 7 unchanged\n")
+
+
+def test_cli_quiet_prints_only_the_summary(capsys: pytest.CaptureFixture[str], pair: tuple[Path, Path]) -> None:
+    code, out, _err = run(capsys, "diff", "-q", *pair)
+    assert (code, out) == (1, "1 added, 1 removed, 5 changed, 1 unchanged\n")
+
+
+def test_cli_json_lines(capsys: pytest.CaptureFixture[str], pair: tuple[Path, Path]) -> None:
+    code, out, _err = run(capsys, "diff", "--json", *pair)
+    objects = [json.loads(line) for line in out.splitlines()]
+    assert code == 1
+    assert objects[0] == {"kind": "added", "loc": "https://e.com/fresh", "new": {}}
+    date = next(o for o in objects if o["loc"].endswith("/date"))
+    assert date == {
+        "kind": "changed",
+        "loc": "https://e.com/date",
+        "fields": ["lastmod"],
+        "old": {"lastmod": "2024-01-01"},
+        "new": {"lastmod": "2024-06-01"},
+    }
+    img = next(o for o in objects if o["loc"].endswith("/img"))
+    assert img["new"] == {"images": [{"loc": "https://e.com/a.jpg", "caption": "a caption"}]}
+    assert objects[-2] == {"kind": "removed", "loc": "https://e.com/gone", "old": {}}
+    assert objects[-1] == {"kind": "summary", "added": 1, "removed": 1, "changed": 5, "unchanged": 1}
+
+
+@pytest.mark.parametrize("which", ["old", "new"])
+def test_cli_unreadable_input_exits_two(
+    capsys: pytest.CaptureFixture[str], pair: tuple[Path, Path], which: str
+) -> None:
+    old, new = pair
+    missing = old.parent / "missing.xml"
+    args = (missing, new) if which == "old" else (old, missing)
+    code, out, err = run(capsys, "diff", *args)
+    assert code == 2
+    assert "missing.xml" in err and "Traceback" not in err
+    assert out == ""
+
+
+def test_cli_broken_input_exits_two_not_one(capsys: pytest.CaptureFixture[str], pair: tuple[Path, Path]) -> None:
+    """A ReadError means exit 1 for convert, but 1 is "different" for diff: trouble is 2."""
+    old, _new = pair
+    broken = write(old.parent / "broken.xml", '<?xml version="1.0"?><foo/>')
+    code, out, err = run(capsys, "diff", old, broken)
+    assert code == 2
+    assert "broken.xml:1: error[unknown-format]" in err and out == ""
+    assert run(capsys, "convert", broken, "-t", "text")[0] == 1  # what convert says of it
+
+
+def test_cli_strict_warning_exits_two(capsys: pytest.CaptureFixture[str], pair: tuple[Path, Path]) -> None:
+    old, _new = pair
+    odd = write(old.parent / "odd.xml", urlset(url("p", "<changefreq>Daily</changefreq>")))
+    code, out, err = run(capsys, "diff", "--strict", old, odd)
+    assert code == 2
+    assert "odd.xml:" in err and "error[" in err
+    code, out, err = run(capsys, "diff", old, odd)  # lenient: a warning, and the diff
+    assert code == 1 and "warning[" in err and "~ " not in out.splitlines()[0]
+
+
+def test_cli_usage_errors_exit_two(capsys: pytest.CaptureFixture[str], pair: tuple[Path, Path]) -> None:
+    old, _new = pair
+    assert run(capsys, "diff", old)[0] == 2
+    assert run(capsys, "diff", "-", "-")[0] == 2
+
+
+def test_cli_help_teaches(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _err = run(capsys, "diff", "--help")
+    assert code == 0
+    assert "feedmap diff old/sitemap.xml sitemap.xml" in out and "exit 0 same, 1 different, 2 trouble" in out
+
+
+def test_cli_index_followed_through_map(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    for name, body in {
+        "old": urlset(url("a"), url("b", "<lastmod>2024-01-01</lastmod>")),
+        "new": urlset(url("b", "<lastmod>2024-02-01</lastmod>"), url("c")),
+    }.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        write(folder / "part.xml", body)
+        write(
+            folder / "index.xml",
+            f'<?xml version="1.0"?>\n<sitemapindex {NS}><sitemap><loc>https://e.com/part.xml</loc></sitemap>'
+            "</sitemapindex>\n",
+        )
+    indexes = (tmp_path / "old/index.xml", tmp_path / "new/index.xml")
+    code, out, err = run(capsys, "diff", *indexes, "--map", f"https://e.com/={tmp_path / 'old'}")
+    assert code == 0  # both indexes' child read from one directory: the same URLs
+    code, out, err = run(capsys, "diff", tmp_path / "old/part.xml", tmp_path / "new/index.xml",
+                         "--map", f"https://e.com/={tmp_path / 'new'}")  # fmt: skip
+    assert code == 1, err
+    assert out.splitlines() == [
+        "~ https://e.com/b  lastmod: 2024-01-01 -> 2024-02-01",
+        "+ https://e.com/c",
+        "- https://e.com/a",
+        "1 added, 1 removed, 1 changed, 0 unchanged",
+    ]
+    code, out, _err = run(capsys, "diff", "--no-follow", tmp_path / "old/index.xml", tmp_path / "new/index.xml")
+    assert (code, out.splitlines()[-1]) == (0, "0 added, 0 removed, 0 changed, 1 unchanged")
+
+
+def test_cli_over_http(capsys: pytest.CaptureFixture[str], web: LocalSite, tmp_path: Path) -> None:
+    web.add("/sitemap.xml", urlset(url("a"), url("b")).encode())
+    local = write(tmp_path / "local.xml", urlset(url("a")))
+    code, out, err = run(capsys, "diff", web.url("/sitemap.xml"), local)
+    assert (code, out) == (1, "- https://e.com/b\n0 added, 1 removed, 0 changed, 1 unchanged\n"), err
+    assert web.hits("/sitemap.xml") == 1
+
+
+def test_benchmark_runs_and_checks_its_summary() -> None:
+    """benchmarks/bench_diff.py on 2,000 URLs: the diff finds exactly the 1% of changes the generator made."""
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_diff.py"
+    done = subprocess.run([sys.executable, str(script), "--urls", "2000"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "| 2,000 |" in done.stdout and "10 added, 10 removed, 10 changed, 1,980 unchanged" in done.stdout
+
+
+def test_library_errors_raise_and_remove_the_store(
+    pair: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    old, _new = pair
+    with pytest.raises(feedmap.SourceError):
+        list(feedmap.diff(old, tmp_path / "missing.xml"))
+    odd = write(tmp_path / "odd.xml", urlset(url("p", "<priority>2</priority>")))
+    with pytest.raises(feedmap.StrictError) as raised:
+        list(feedmap.diff(old, odd, feedmap.Options(strict=True)))
+    assert raised.value.diagnostic.source == str(odd)
+    assert list(scratch.iterdir()) == []
+
+
+def test_source_format_names_the_format_of_both(tmp_path: Path) -> None:
+    old = write(tmp_path / "old.jsonl", '{"loc": "https://e.com/a"}\n')
+    new = write(tmp_path / "new.jsonl", '{"loc": "https://e.com/a", "priority": 0.3}\n')
+    changes = list(feedmap.diff(old, new, source_format="jsonl"))
+    assert [(c.kind, c.fields) for c in changes] == [("changed", ("priority",))]
