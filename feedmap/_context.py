@@ -102,12 +102,18 @@ class Options:
     #: ``"newest"`` (by lastmod, ties to the first); None: each output's default (JSON lines keeps every
     #: entry, the others keep the newest).
     dedupe: str | None = None
+    #: ``--sort``: the entries ordered by ``"loc"`` (string order), ``"lastmod"`` (oldest first) or
+    #: ``"-lastmod"`` (newest first), stably, entries without a lastmod last; after the filters and
+    #: deduplication, before ``limit``.  None keeps the input order.
+    sort: str | None = None
 
     def __post_init__(self) -> None:
         # ``maps`` may be given as any sequence of (prefix, str or Path) pairs: kept as a tuple of Paths
         object.__setattr__(self, "maps", tuple((prefix, Path(directory)) for prefix, directory in self.maps))
         if self.dedupe not in (None, "first", "last", "newest"):
             raise ValueError(f"dedupe is 'first', 'last' or 'newest', not {self.dedupe!r}")
+        if self.sort not in (None, "loc", "lastmod", "-lastmod"):
+            raise ValueError(f"sort is 'loc', 'lastmod' or '-lastmod', not {self.sort!r}")
         # dates may be given as text, patterns as one string or any sequence of strings
         for name in ("since", "until"):
             value = getattr(self, name)

@@ -33,6 +33,9 @@ raises :class:`~feedmap._errors.StrictError` at the first warning; :func:`resolv
   no zone means UTC), whose loc matches one of ``options.include`` and none of ``options.exclude``
   (:func:`re.search`); entries without a lastmod kept (one INFO ``no-lastmod-kept``) unless
   ``options.require_lastmod``; one INFO ``entries-filtered`` with what each filter left out.
+* :func:`sort_entries`: the entries ordered by ``options.sort`` (``"loc"``, ``"lastmod"`` oldest first,
+  ``"-lastmod"`` newest first), stably; lastmods compared by the instant their period starts (no zone is
+  UTC), entries without one last; past 100,000 entries sorted runs are pickled to temporary files and merged.
 * :func:`limit_entries`: the first ``options.limit`` entries; the input is not read further (INFO
   ``limit-reached``).
 
@@ -59,6 +62,7 @@ from feedmap._model import Document, Entry
 from feedmap._transform_checks import absolute_entries, checked_entries, relative_reference, resolve_entries
 from feedmap._transform_duplicates import deduped_entries, merged_entries, reported_entries
 from feedmap._transform_filters import compile_patterns, filtered_entries, limited_entries
+from feedmap._transform_sort import sorted_entries
 from feedmap._urls import is_absolute_url
 
 __all__ = [
@@ -71,6 +75,7 @@ __all__ = [
     "relative_reference",
     "report_duplicates",
     "resolve_relative",
+    "sort_entries",
 ]
 
 DiagnosticHandler = Callable[[Diagnostic], None]
@@ -246,6 +251,24 @@ def limit_entries(
     return _apply(source, limited_entries, options, on_diagnostic, reporter)
 
 
+@_transform
+def sort_entries(
+    source: Document | Iterable[Entry],
+    options: Options | None = None,
+    *,
+    on_diagnostic: DiagnosticHandler | None = None,
+    reporter: Reporter | None = None,
+) -> Document | Iterator[Entry]:
+    """The entries ordered by ``options.sort`` (unchanged when None): ``"loc"`` (string order), ``"lastmod"``
+    (oldest first) or ``"-lastmod"`` (newest first); stable; entries without a lastmod last in both directions.
+
+    A lastmod is placed at the instant its period starts, no zone read as UTC.  Nothing comes out before
+    the input ends; past :data:`feedmap._transform_sort.ENTRIES_IN_MEMORY` entries, sorted runs are pickled
+    into temporary files (removed at the end) and merged.
+    """
+    return _apply(source, sorted_entries, options, on_diagnostic, reporter)
+
+
 def _check_patterns(options: Options) -> None:
     """Compile the options' patterns now, so that an invalid one fails at the call, not mid-stream."""
     compile_patterns(options.include + options.exclude)
@@ -294,6 +317,11 @@ def absolute_step(target: str) -> Callable[[Document, Context], Document]:
 def filter_step(doc: Document, ctx: Context) -> Document:
     """Entries left out by date and loc (``--since``, ``--until``, ``--require-lastmod``, ``--include``, ...)."""
     return _step(doc, filtered_entries(doc.entries, ctx))
+
+
+def sort_step(doc: Document, ctx: Context) -> Document:
+    """The entries ordered by ``--sort``."""
+    return _step(doc, sorted_entries(doc.entries, ctx))
 
 
 def limit_step(doc: Document, ctx: Context) -> Document:

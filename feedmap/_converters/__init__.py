@@ -11,8 +11,10 @@
   order.  ``options.dedupe`` (``--dedupe first|last|newest``) chooses the entry kept instead, in every
   target, JSON lines included (:func:`feedmap.transforms.dedupe`);
 * the entry filters the options ask for (``since``, ``until``, ``require_lastmod``, ``include``, ``exclude``:
-  :func:`feedmap.transforms.filter_entries`) run first, on the entries as read; ``limit``
-  (:func:`feedmap.transforms.limit_entries`) runs after deduplication, so N distinct URLs are written and
+  :func:`feedmap.transforms.filter_entries`) run first, on the entries as read; ``sort``
+  (:func:`feedmap.transforms.sort_entries`) runs after deduplication; ``limit``
+  (:func:`feedmap.transforms.limit_entries`) after both, so N distinct URLs are written (the newest N with
+  ``sort="-lastmod"``) and
   reading stops after them (a merged target, which reads everything to keep each URL's newest entry,
   stops writing there);
 * a feed written as a sitemap, index or text sitemap becomes a urlset (:func:`as_urlset`);
@@ -42,6 +44,7 @@ from feedmap.transforms import (
     limit_step,
     merge_step,
     report_step,
+    sort_step,
     unique_step,
 )
 
@@ -85,6 +88,8 @@ def plan(
         steps.append(merge_step)
     else:  # JSON lines (and formats registered by others) keep what was read
         steps.append(report_step)
+    if options is not None and options.sort is not None:
+        steps.append(sort_step)
     if options is not None and options.limit is not None:
         steps.append(limit_step)
     if doc.meta.kind is DocKind.FEED and target in _SITEMAP_TARGETS:

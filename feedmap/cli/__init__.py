@@ -187,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
-        args, unknown = parser.parse_known_args(argv)
+        args, unknown = parser.parse_known_args(convert.join_sort_value(sys.argv[1:] if argv is None else argv))
         if unknown:  # said with the usage of the command they were given to (`feedmap convert --bogus`)
             command = _subcommands(parser).get(getattr(args, "command", None) or "", parser)
             command.error(f"unrecognized arguments: {' '.join(unknown)}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ from feedmap._converters import enrich
 from feedmap._converters.kinds import xml_for_kind
 from feedmap._errors import Diagnostic, FormatError, Reporter
 from feedmap._model import DocKind
+from feedmap._transform_sort import SORT_KEYS
 from feedmap._wording import counted
 from feedmap.cli._common import (
     DiagnosticPrinter,
@@ -56,6 +57,7 @@ examples:
   feedmap convert sitemap.xml --since 2024-06-01 --until 2024-06-30 --include '/blog/' -t text
                                                    the blog pages changed in June 2024
   feedmap convert sitemap.xml --exclude '\\?' --limit 100 -t jsonl   the first 100 URLs without a query
+  feedmap convert sitemap.xml --sort -lastmod --limit 20 -t rss   the latest 20 pages as an RSS feed
   feedmap convert https://example.com/sitemap.xml --enrich -t ror -o ror.xml
                                                    a ROR feed with each page's title, description, keywords
   feedmap convert sitemap.xml --enrich --map https://example.com/=public/ -t jsonl
@@ -144,6 +146,29 @@ def _regex(text: str) -> str:
     return text
 
 
+def join_sort_value(argv: Sequence[str]) -> list[str]:
+    """``argv`` with ``--sort -lastmod`` given as ``--sort=-lastmod`` (argparse reads a value that begins with
+    a dash as an option); arguments after ``--`` are left as they are."""
+    joined: list[str] = []
+    tokens = iter(argv)
+    for token in tokens:
+        if token == "--":
+            joined.append(token)
+            joined.extend(tokens)
+            break
+        if token == "--sort":
+            value = next(tokens, None)
+            if value == "-lastmod":
+                joined.append(f"--sort={value}")
+                continue
+            joined.append(token)
+            if value is None:
+                break
+            token = value
+        joined.append(token)
+    return joined
+
+
 def _add_selection_options(parser: argparse.ArgumentParser) -> None:
     """``--until``, ``--require-lastmod``, ``--include``, ``--exclude``, ``--limit`` (``--since`` is a reading
     option: it also skips index children)."""
@@ -180,6 +205,13 @@ def _add_selection_options(parser: argparse.ArgumentParser) -> None:
         choices=("first", "last", "newest"),
         help="each URL once, keeping its first entry, its last, or the one with the newest lastmod (ties to the "
         "first), in every output format (default: JSON lines keeps repeats, the others keep the newest)",
+    )
+    pick.add_argument(
+        "--sort",
+        choices=SORT_KEYS,
+        help="order the entries by URL (loc), oldest lastmod first (lastmod) or newest first (-lastmod; write "
+        "--sort=-lastmod or --sort -lastmod), after deduplication and before --limit; stable; entries without "
+        "a lastmod last",
     )
     pick.add_argument(
         "--limit",
@@ -256,6 +288,7 @@ def run(args: argparse.Namespace) -> int:
         exclude=tuple(args.exclude),
         limit=args.limit,
         dedupe=args.dedupe,
+        sort=args.sort,
     )
     inputs = list(args.inputs)
     if inputs.count("-") > 1:

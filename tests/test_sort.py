@@ -1,0 +1,214 @@
+"""``--sort loc|lastmod|-lastmod`` (issue 11, item 3) from the CLI and as :func:`feedmap.transforms.sort_entries`.
+
+Stable order; lastmods (W3C Datetime, https://www.w3.org/TR/NOTE-datetime) compared by the instant their
+period starts, no zone read as UTC; entries without a lastmod last in both directions; past a threshold,
+sorted runs pickled to temporary files and merged.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+
+import feedmap
+from feedmap import Entry, Options, W3CDate
+from feedmap import _transform_sort as sort_module
+from feedmap.cli import main
+from feedmap.cli.convert import join_sort_value
+from feedmap.transforms import sort_entries
+
+SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
+
+#: (name, lastmod) in input order; the comments give the instant each period starts, in UTC.
+DATED: list[tuple[str, str | None]] = [
+    ("e1", "2024-01-01T23:30:00-05:00"),  # 2024-01-02T04:30Z
+    ("e2", "2024-01-02"),  # 2024-01-02T00:00Z
+    ("e3", "2024"),  # 2024-01-01T00:00Z
+    ("e4", "2024-01-01T12:00:00+02:00"),  # 2024-01-01T10:00Z
+    ("e5", "2024-01-01"),  # 2024-01-01T00:00Z: ties with e3, after it
+    ("e6", None),
+    ("e7", "2023-12-31T23:00:00-02:00"),  # 2024-01-01T01:00Z
+    ("e8", None),
+]
+OLDEST_FIRST = ["e3", "e5", "e7", "e4", "e2", "e1", "e6", "e8"]
+NEWEST_FIRST = ["e1", "e2", "e4", "e7", "e3", "e5", "e6", "e8"]
+
+
+def dated() -> list[Entry]:
+    return [Entry(loc=f"https://e.com/{name}", lastmod=W3CDate(text) if text else None) for name, text in DATED]
+
+
+def names(entries: list[Entry]) -> list[str]:
+    return [entry.loc.removeprefix("https://e.com/") for entry in entries]
+
+
+@pytest.fixture
+def urls(tmp_path: Path) -> Path:
+    body = "".join(
+        f"<url><loc>https://e.com/{name}</loc>" + (f"<lastmod>{text}</lastmod>" if text else "") + "</url>\n"
+        for name, text in DATED
+    )
+    path = tmp_path / "s.xml"
+    path.write_text(f'<urlset xmlns="{SM}">\n{body}</urlset>\n', encoding="utf-8")
+    return path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, list[str], str]:
+    code = main([str(arg) for arg in argv])
+    captured = capsys.readouterr()
+    return code, captured.out.split(), captured.err
+
+
+# ------------------------------------------------------------------------------------------------ the keys
+
+
+@pytest.mark.parametrize(("order", "expected"), [("lastmod", OLDEST_FIRST), ("-lastmod", NEWEST_FIRST)])
+def test_lastmod_across_precisions_and_zones_undated_last(order: str, expected: list[str]) -> None:
+    assert names(list(sort_entries(dated(), Options(sort=order)))) == expected
+
+
+def test_loc_in_string_order_ties_stable() -> None:
+    entries = [
+        Entry(loc="https://e.com/b", title="1"),
+        Entry(loc="https://e.com/a"),
+        Entry(loc="https://e.com/B"),
+        Entry(loc="https://e.com/b", title="2"),
+        Entry(loc="https://e.com/a/x"),
+    ]
+    result = list(sort_entries(entries, Options(sort="loc")))
+    assert names(result) == ["B", "a", "a/x", "b", "b"]
+    assert [entry.title for entry in result[3:]] == ["1", "2"]
+
+
+@pytest.mark.parametrize("order", ["lastmod", "-lastmod"])
+def test_equal_lastmods_keep_the_input_order(order: str) -> None:
+    entries = [Entry(loc=f"https://e.com/{n}", lastmod=W3CDate("2024-05-01T00:00:00Z")) for n in range(5)]
+    entries.insert(2, Entry(loc="https://e.com/x", lastmod=W3CDate("2024-05-01")))  # the same instant
+    assert names(list(sort_entries(entries, Options(sort=order)))) == ["0", "1", "x", "2", "3", "4"]
+
+
+def test_without_sort_the_order_is_kept() -> None:
+    assert names(list(sort_entries(dated()))) == [name for name, _ in DATED]
+
+
+def test_an_unknown_key_in_options_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="sort"):
+        Options(sort="newest")
+
+
+def test_the_transform_on_a_document(urls: Path) -> None:
+    with feedmap.read(urls) as doc:
+        result = sort_entries(doc, Options(sort="-lastmod"))
+        assert isinstance(result, feedmap.Document)
+        assert names(list(result)) == NEWEST_FIRST
+
+
+# ------------------------------------------------------------------------------------------------ spilling
+
+
+@pytest.fixture
+def spill_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Runs of 3 entries, written into a folder of the test's own."""
+    folder = tmp_path / "spill"
+    folder.mkdir()
+    monkeypatch.setattr(sort_module, "ENTRIES_IN_MEMORY", 3)
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
+
+
+@pytest.mark.parametrize(("order", "expected"), [("lastmod", OLDEST_FIRST), ("-lastmod", NEWEST_FIRST)])
+def test_the_spill_to_disk_gives_the_same_order_and_removes_its_files(
+    spill_dir: Path, order: str, expected: list[str]
+) -> None:
+    result = sort_entries(dated(), Options(sort=order))
+    first = next(result)
+    assert len(list(spill_dir.glob("feedmap-sort-*"))) == 2  # 8 entries: two runs of 3 on disk, 2 in memory
+    rest = list(result)
+    assert names([first, *rest]) == expected
+    assert list(spill_dir.iterdir()) == []
+
+
+def test_spilled_ties_keep_the_input_order_across_runs(spill_dir: Path) -> None:
+    entries = [Entry(loc="https://e.com/same", title=str(n), lastmod=W3CDate("2024-01-01")) for n in range(10)]
+    entries += [Entry(loc=f"https://e.com/{n}", images=()) for n in range(9, -1, -1)]
+    result = list(sort_entries(entries, Options(sort="loc")))
+    assert names(result) == [str(n) for n in range(10)] + ["same"] * 10
+    assert [entry.title for entry in result[10:]] == [str(n) for n in range(10)]
+    assert result[10].lastmod == W3CDate("2024-01-01")
+    assert list(spill_dir.iterdir()) == []
+
+
+def test_closing_early_removes_the_spilled_files(spill_dir: Path) -> None:
+    result = sort_entries(dated(), Options(sort="loc"))
+    next(result)
+    assert list(spill_dir.iterdir())
+    result.close()  # type: ignore[attr-defined]  # a generator
+    assert list(spill_dir.iterdir()) == []
+
+
+def test_the_cli_spills_with_limit(capsys: pytest.CaptureFixture[str], urls: Path, spill_dir: Path) -> None:
+    code, out, _ = run(capsys, "convert", urls, "-t", "text", "--sort", "-lastmod", "--limit", "3")
+    assert code == 0
+    assert names([Entry(loc=loc) for loc in out]) == NEWEST_FIRST[:3]
+    assert list(spill_dir.iterdir()) == []
+
+
+# ------------------------------------------------------------------------------------------------ the CLI
+
+
+@pytest.mark.parametrize("spelling", [["--sort", "-lastmod"], ["--sort=-lastmod"]])
+def test_newest_first_with_limit(capsys: pytest.CaptureFixture[str], urls: Path, spelling: list[str]) -> None:
+    code, out, err = run(capsys, "convert", urls, "-t", "text", *spelling, "--limit", "3")
+    assert code == 0, err
+    assert out == ["https://e.com/e1", "https://e.com/e2", "https://e.com/e4"]
+
+
+@pytest.mark.parametrize(
+    ("order", "expected"), [("lastmod", [*OLDEST_FIRST, "a"]), ("loc", ["a", *sorted(OLDEST_FIRST)])]
+)
+def test_the_other_keys_from_the_cli(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, urls: Path, order: str, expected: list[str]
+) -> None:
+    more = tmp_path / "more.txt"
+    more.write_text("https://e.com/a\n", encoding="utf-8")
+    code, out, _ = run(capsys, "convert", urls, more, "-t", "text", "--sort", order)
+    assert code == 0
+    assert [loc.removeprefix("https://e.com/") for loc in out] == expected
+
+
+@pytest.mark.parametrize("target", ["jsonl", "sitemap", "text", "rss", "ror"])
+def test_every_output_format(capsys: pytest.CaptureFixture[str], tmp_path: Path, urls: Path, target: str) -> None:
+    out = tmp_path / "out"
+    code, _, err = run(capsys, "convert", urls, "-t", target, "-o", out, "--sort", "-lastmod", "--limit", "4")
+    assert code == 0, err
+    with feedmap.read(out) as doc:
+        assert names(list(doc)) == NEWEST_FIRST[:4]
+
+
+def test_sort_runs_after_dedupe(capsys: pytest.CaptureFixture[str], tmp_path: Path, urls: Path) -> None:
+    more = tmp_path / "more.jsonl"
+    more.write_text('{"loc": "https://e.com/e8", "lastmod": "2025-01-01"}\n', encoding="utf-8")
+    code, out, _ = run(capsys, "convert", urls, more, "-t", "text", "--dedupe", "newest", "--sort=-lastmod")
+    assert code == 0
+    assert [loc.removeprefix("https://e.com/") for loc in out] == ["e8", *NEWEST_FIRST[:-1]]
+
+
+def test_an_unknown_key_is_a_usage_error(capsys: pytest.CaptureFixture[str], urls: Path) -> None:
+    code, _, err = run(capsys, "convert", urls, "-t", "text", "--sort", "newest")
+    assert code == 2
+    assert "invalid choice" in err
+
+
+def test_only_the_sort_value_is_joined() -> None:
+    assert join_sort_value(["convert", "--sort", "-lastmod", "x"]) == ["convert", "--sort=-lastmod", "x"]
+    after_dashes = ["--sort", "loc", "--", "--sort", "-lastmod"]
+    assert join_sort_value(after_dashes) == after_dashes
+    assert join_sort_value(["-q", "--sort"]) == ["-q", "--sort"]
+
+
+def test_convert_sorts_as_the_cli_does(tmp_path: Path, urls: Path) -> None:
+    out = tmp_path / "out.txt"
+    feedmap.convert(urls, out, "text", options=Options(sort="lastmod", limit=3))
+    assert out.read_text(encoding="utf-8").split() == [f"https://e.com/{name}" for name in OLDEST_FIRST[:3]]
