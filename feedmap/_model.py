@@ -317,8 +317,8 @@ class DocMeta:
         )
 
     def is_empty(self) -> bool:
-        """True when nothing but the kind (and the last update, which jsonl does not carry) is set."""
-        return not (self.title or self.link or self.description or self.extras)
+        """True when nothing but the kind is set."""
+        return not (self.title or self.link or self.description or self.extras or self.updated)
 
 
 class Document:

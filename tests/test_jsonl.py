@@ -12,7 +12,7 @@ import pytest
 import feedmap
 from feedmap import Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, W3CDate
 from feedmap._context import Options
-from feedmap._errors import Diagnostic, Reporter
+from feedmap._errors import Diagnostic, ReadError, Reporter
 
 
 def read(data: bytes, format: str | None = "jsonl") -> tuple[list[Entry], list[Diagnostic], DocMeta]:
@@ -452,3 +452,27 @@ def test_the_line_too_long_message_reads_as_a_sentence() -> None:
     assert [d.message for d in reporter.diagnostics if d.code == "line-too-long"] == [
         "line longer than 100 bytes; skipped"
     ]
+
+
+def test_a_feeds_last_update_survives_json_lines() -> None:
+    """JSON lines hold the whole IR: a channel's ``lastBuildDate`` (``DocMeta.updated``) goes into the header
+    line and comes back, so rss -> jsonl -> rss keeps it."""
+    rss = (
+        b'<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><link>https://e.com/</link>'
+        b"<description>d</description><lastBuildDate>Mon, 02 Jan 2006 15:04:05 +0000</lastBuildDate>"
+        b"<item><link>https://e.com/a</link></item></channel></rss>"
+    )
+    lines = io.BytesIO()
+    feedmap.convert(io.BytesIO(rss), lines, "jsonl", source_format="rss")
+    header = json.loads(lines.getvalue().splitlines()[0])
+    assert header["updated"] == "2006-01-02T15:04:05Z"
+    back = io.BytesIO()
+    feedmap.convert(io.BytesIO(lines.getvalue()), back, "rss", source_format="jsonl")
+    assert b"<lastBuildDate>Mon, 02 Jan 2006 15:04:05 GMT</lastBuildDate>" in back.getvalue()
+
+
+def test_a_header_updated_that_is_no_date_is_reported() -> None:
+    """An invalid header line is refused, as a bad ``kind`` is."""
+    data = b'{"kind":"feed","updated":"yesterday"}\n{"loc":"https://e.com/a"}\n'
+    with pytest.raises(ReadError, match="'updated' must be a W3C Datetime"):
+        feedmap.read(io.BytesIO(data), "jsonl")

@@ -19,6 +19,7 @@ from decimal import Decimal
 from typing import Any, BinaryIO
 
 from feedmap._context import Context
+from feedmap._dates import W3CDate
 from feedmap._errors import ReadError
 from feedmap._formats._extras import valid_extras
 from feedmap._formats._fields import read_changefreq, read_lastmod, read_loc
@@ -40,7 +41,7 @@ from feedmap._sources import Source
 __all__ = ["FORMAT", "entry_to_json", "read", "write"]
 
 _ENTRY_KEYS = frozenset(ENTRY_FIELDS)
-_META_KEYS = frozenset({"kind", "title", "link", "description", "extras"})
+_META_KEYS = frozenset({"kind", "title", "link", "description", "updated", "extras"})
 _IMAGE_KEYS = ("loc", "caption", "geo_location", "title", "license")
 
 
@@ -79,6 +80,8 @@ def _meta_to_json(meta: DocMeta) -> dict[str, Any]:
         value = getattr(meta, key)
         if value is not None:
             obj[key] = value
+    if meta.updated is not None:
+        obj["updated"] = str(meta.updated)
     if meta.extras:
         obj["extras"] = dict(meta.extras)
     return obj
@@ -271,7 +274,18 @@ def _meta(obj: dict[str, Any]) -> DocMeta:
         link=_text(obj, "link"),
         description=_text(obj, "description"),
         extras=_string_map(obj.get("extras"), "extras"),
+        updated=_updated(_text(obj, "updated")),
     )
+
+
+def _updated(text: str | None) -> W3CDate | None:
+    """The channel's last update, a W3C Datetime as written."""
+    if text is None:
+        return None
+    try:
+        return W3CDate(text)
+    except ValueError:
+        raise _Bad(f"'updated' must be a W3C Datetime, not {text[:40]!r}") from None
 
 
 def _lines(stream: Iterable[bytes | None], ctx: Context) -> Iterator[tuple[int, dict[str, Any]]]:
