@@ -13,7 +13,10 @@ import pytest
 from localsite import LocalSite
 
 import feedmap
+from feedmap._diff import Change
+from feedmap._model import Entry, Image
 from feedmap.cli import main
+from feedmap.cli.diff import change_line
 
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 EXT = (
@@ -303,3 +306,24 @@ def test_source_format_names_the_format_of_both(tmp_path: Path) -> None:
     new = write(tmp_path / "new.jsonl", '{"loc": "https://e.com/a", "priority": 0.3}\n')
     changes = list(feedmap.diff(old, new, source_format="jsonl"))
     assert [(c.kind, c.fields) for c in changes] == [("changed", ("priority",))]
+
+
+def test_image_counts_of_a_huge_change_are_not_quadratic(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``images: A -> B, +x -y`` for thousands of images per URL compares hashed values, not each pair
+    (``item in tuple`` made 50,000 images take minutes)."""
+    calls = []
+    original = Image.__eq__
+
+    def counted(self: Image, other: object) -> bool:
+        calls.append(1)
+        return original(self, other)
+
+    monkeypatch.setattr(Image, "__eq__", counted)
+    old = tuple(Image(loc=f"https://e.com/{n}.png") for n in range(2000))
+    new = (*old[1:], Image(loc="https://e.com/new.png", caption="c"))
+    change = Change(
+        "changed", "https://e.com/a", ("images",), Entry(loc="https://e.com/a", images=old),
+        Entry(loc="https://e.com/a", images=new),
+    )
+    assert change_line(change) == "~ https://e.com/a  images: 2000 -> 2000, +1 -1"
+    assert len(calls) < 10_000

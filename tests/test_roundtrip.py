@@ -21,7 +21,9 @@ from lxml import etree
 
 import feedmap
 from feedmap import Alternate, ChangeFreq, Entry, Image, W3CDate
+from feedmap._context import Context
 from feedmap._errors import Reporter
+from feedmap._formats import _feedhtml
 from feedmap._formats._feedhtml import unambiguous_ampersands
 from feedmap._formats._xmlwrite import PRIORITY_PLACES
 from feedmap._model import ENTRY_FIELDS
@@ -296,3 +298,34 @@ def test_every_format_pair_keeps_the_fields_both_hold(
     through_both = write_then_read(through_first, second)
     # compared on what both hold: a field outside it may come back filled in (an RSS title from the loc)
     assert [project(entry, both) for entry in through_both] == [project(entry, both) for entry in entries]
+
+
+def test_control_characters_in_a_description_are_dropped_in_linear_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A description made of characters XML cannot hold loses them (reported) building their set once, not
+    once per character: that made a 1 MB description of control characters take hours."""
+    built = []
+
+    def counted_set(*args: object) -> set[object]:
+        built.append(1)
+        return set(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_feedhtml, "set", counted_set, raising=False)
+    codes = []
+    ctx = Context(reporter=Reporter(handler=lambda diagnostic: codes.append(diagnostic.code)))
+    value = "<p>" + "\x01\x02" * 5_000 + "</p>"
+    assert _feedhtml.description_html(value, "https://e.com/a", ctx) == "<p></p>"
+    assert _feedhtml.plain_text(value, "title", "https://e.com/a", ctx) == "<p></p>"
+    assert codes and len(built) <= 4
+
+
+@pytest.mark.parametrize("depth", [300, 20_000])
+def test_a_script_nested_past_the_parsers_depth_is_still_sanitized(depth: int) -> None:
+    """lxml's HTML parser silently drops elements nested past 255 levels, so a ``<script>`` that deep went
+    unseen and the description was written as it came: now such a fragment is sanitized (reported)."""
+    codes = []
+    ctx = Context(reporter=Reporter(handler=lambda diagnostic: codes.append(diagnostic.code)))
+    value = "<b>" * depth + "<script>alert(1)</script>" + "</b>" * depth
+    written = _feedhtml.description_html(value, "https://e.com/a", ctx)
+    assert "<script" not in written and "alert" not in written
+    assert written.count("<b>") == depth
+    assert codes == ["html-sanitized"]
