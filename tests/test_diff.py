@@ -327,3 +327,29 @@ def test_image_counts_of_a_huge_change_are_not_quadratic(monkeypatch: pytest.Mon
     )
     assert change_line(change) == "~ https://e.com/a  images: 2000 -> 2000, +1 -1"
     assert len(calls) < 10_000
+
+
+@pytest.mark.parametrize(
+    ("character", "shown"),
+    [
+        ("\x01", "%01"),
+        ("\x1b", "%1B"),
+        ("\x7f", "%7F"),
+        ("\x85", "%C2%85"),
+        ("\u202e", "%E2%80%AE"),
+        ("\u200b", "%E2%80%8B"),
+    ],
+)
+def test_cli_text_output_shows_control_and_bidi_characters_percent_encoded(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, character: str, shown: str
+) -> None:
+    # a text sitemap may hold them; printed raw they would drive the terminal (escape sequences) or reorder the line
+    old = write(tmp_path / "old.txt", "https://example.com/a\n")
+    new = write(tmp_path / "new.txt", f"https://example.com/{character}b\nhttps://example.com/caf\u00e9\n")
+    code, out, _err = run(capsys, "diff", old, new)
+    assert code == 1
+    assert f"+ https://example.com/{shown}b" in out.splitlines()
+    assert "+ https://example.com/caf\u00e9" in out.splitlines()  # readable non-ASCII stays as it is
+    assert character not in out
+    code, out, _err = run(capsys, "diff", "--json", old, new)
+    assert json.loads(out.splitlines()[0])["loc"] == f"https://example.com/{character}b"  # JSON: the loc exactly

@@ -90,6 +90,20 @@ def test_writer_is_utf8_one_line_per_entry() -> None:
     assert "é".encode() in data
 
 
+@pytest.mark.parametrize("separator", ["\x85", "\u2028", "\u2029"])
+@pytest.mark.parametrize("lone_surrogate", ["", "\ud800"])
+def test_unicode_line_breaks_are_escaped_so_each_object_stays_one_line(separator: str, lone_surrogate: str) -> None:
+    # JSON lets them stand raw in a string, but str.splitlines() and editors break lines there
+    entry = Entry(loc=f"https://www.example.com/a{separator}b", title=f"one{separator}two{lone_surrogate}")
+    data, _ = write(Document(DocMeta(title=f"site{separator}"), iter([entry])))
+    text = data.decode("utf-8")
+    assert separator not in text
+    assert len(text.splitlines()) == 2  # the header and the entry
+    entries, _diagnostics, meta = read(data)
+    assert [(e.loc, e.title) for e in entries] == [(entry.loc, f"one{separator}two")]
+    assert meta.title == f"site{separator}"
+
+
 def test_header_line_becomes_document_metadata() -> None:
     header = {
         "kind": "feed",

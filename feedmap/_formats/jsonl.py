@@ -38,7 +38,7 @@ from feedmap._model import (
 from feedmap._registry import FormatSpec
 from feedmap._sources import Source
 
-__all__ = ["FORMAT", "entry_to_json", "read", "write"]
+__all__ = ["FORMAT", "entry_to_json", "one_line", "read", "write"]
 
 _ENTRY_KEYS = frozenset(ENTRY_FIELDS)
 _META_KEYS = frozenset({"kind", "title", "link", "description", "updated", "extras"})
@@ -108,10 +108,24 @@ def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
     return count
 
 
+#: Line breaks other than "\n" that JSON lets stand raw inside a string (json.dumps escapes only C0
+#: controls): a reader splitting lines the Unicode way (Python's ``str.splitlines``, editors) would cut an
+#: object there, so they are written as ``\u`` escapes (RFC 8259 §7), the same string once parsed.
+_UNICODE_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def one_line(text: str) -> str:
+    """JSON text with its Unicode line breaks escaped (see :data:`_UNICODE_LINE_BREAKS`)."""
+    if "\x85" in text or "\u2028" in text or "\u2029" in text:
+        return text.translate(_UNICODE_LINE_BREAKS)
+    return text
+
+
 def _encoded(lines: list[str], ctx: Context) -> bytes:
-    """The lines as UTF-8; a lone surrogate (from an entry built in Python) cannot be, and is dropped."""
+    """The lines as UTF-8 (Unicode line breaks escaped); a lone surrogate (from an entry built in Python)
+    cannot be, and is dropped."""
     try:
-        return ("\n".join(lines) + "\n").encode("utf-8")
+        return one_line("\n".join(lines) + "\n").encode("utf-8")
     except UnicodeEncodeError:
         pass
     out: list[bytes] = []
@@ -125,7 +139,7 @@ def _encoded(lines: list[str], ctx: Context) -> bytes:
             ctx.warning("character-dropped", f"{what!r}: {shown} cannot be written in UTF-8 and was dropped")
             out.append(_SURROGATE.sub("", line).encode("utf-8"))
         out.append(b"\n")
-    return b"".join(out)
+    return one_line(b"".join(out).decode("utf-8")).encode("utf-8")
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
