@@ -24,7 +24,7 @@ from feedmap._dates import Precision, W3CDate
 from feedmap._model import Entry
 from feedmap._wording import counted
 
-__all__ = ["compile_patterns", "filtered_entries", "limited_entries", "period", "within"]
+__all__ = ["check_bounds", "compile_patterns", "filtered_entries", "limited_entries", "period", "within"]
 
 _INFINITY = float("inf")
 
@@ -88,6 +88,13 @@ def _reason(entry: Entry, ctx: Context, include: Sequence[re.Pattern[str]], excl
     if options.until is not None and not within(entry.lastmod, None, options.until):
         return "after the until date"
     return ""
+
+
+def check_bounds(since: W3CDate | None, until: W3CDate | None) -> None:
+    """ValueError when ``since`` begins at or after the end of ``until``: the bounds were given the wrong way
+    round (only a lastmod coarser than both, a year, could be within them)."""
+    if since is not None and until is not None and period(since)[0] >= period(until)[1]:
+        raise ValueError(f"since {since} is after until {until}: the earlier date is the since bound")
 
 
 def filtered_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:

@@ -61,7 +61,7 @@ from feedmap._errors import Diagnostic, Reporter
 from feedmap._model import Document, Entry
 from feedmap._transform_checks import absolute_entries, checked_entries, relative_reference, resolve_entries
 from feedmap._transform_duplicates import deduped_entries, merged_entries, reported_entries
-from feedmap._transform_filters import compile_patterns, filtered_entries, limited_entries
+from feedmap._transform_filters import check_bounds, compile_patterns, filtered_entries, limited_entries
 from feedmap._transform_sort import sorted_entries
 from feedmap._urls import is_absolute_url
 
@@ -232,7 +232,8 @@ def filter_entries(
     """The entries ``options.since``, ``until``, ``require_lastmod``, ``include`` and ``exclude`` keep, streamed.
 
     INFO ``no-lastmod-kept`` (entries without a lastmod kept by a date bound) and INFO ``entries-filtered``
-    (the count each filter left out) at the end.  An invalid regular expression raises :class:`re.error`.
+    (the count each filter left out) at the end.  An invalid regular expression raises :class:`re.error`;
+    a ``since`` after ``until`` (bounds the wrong way round) raises :class:`ValueError`.
     """
     if options is not None:
         _check_patterns(options)
@@ -270,8 +271,10 @@ def sort_entries(
 
 
 def _check_patterns(options: Options) -> None:
-    """Compile the options' patterns now, so that an invalid one fails at the call, not mid-stream."""
+    """Compile the options' patterns and compare the date bounds now, so that an invalid pattern or bounds
+    the wrong way round fail at the call, not mid-stream."""
     compile_patterns(options.include + options.exclude)
+    check_bounds(options.since, options.until)
 
 
 # --- the same, as conversion steps (Document, Context) -> Document ----------------------------------------
@@ -316,6 +319,7 @@ def absolute_step(target: str) -> Callable[[Document, Context], Document]:
 
 def filter_step(doc: Document, ctx: Context) -> Document:
     """Entries left out by date and loc (``--since``, ``--until``, ``--require-lastmod``, ``--include``, ...)."""
+    _check_patterns(ctx.options)
     return _step(doc, filtered_entries(doc.entries, ctx))
 
 

@@ -350,3 +350,33 @@ def test_options_since_skips_index_children_in_the_library(tmp_path: Path) -> No
     assert out.read_text().split() == ["https://e.com/new"]
     found = [d.code for d in summary.diagnostics]
     assert "child-skipped" in found and "child-failed" not in found
+
+
+@pytest.mark.parametrize(
+    ("since", "until"),
+    [("2024-07-01", "2024-06-30"), ("2024-06-02T00:00:00Z", "2024-06-01"), ("2025", "2024-12-31T23:59:59Z")],
+)
+def test_bounds_the_wrong_way_round_are_a_usage_error(
+    capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path, since: str, until: str
+) -> None:
+    # they would silently select nothing (or only year-precision lastmods): a swapped pair, said at once
+    code, out, err = run(capsys, "convert", urls, "-t", "text", "--since", since, "--until", until)
+    assert code == 2
+    assert out == []
+    assert f"--since {since} is after --until {until}: give the earlier date to --since" in err
+    with pytest.raises(ValueError, match="is after until"):
+        filter_entries(entries_list(), Options(since=since, until=until))
+    with pytest.raises(ValueError, match="is after until"):
+        feedmap.convert(urls, tmp_path / "out.txt", "text", Options(since=since, until=until))
+    assert not (tmp_path / "out.txt").exists()
+
+
+@pytest.mark.parametrize(
+    ("since", "until"), [("2024-06-01", "2024-06-01"), ("2024-06-01T12:00:00Z", "2024-06-01"), ("2024-06", "2024")]
+)
+def test_bounds_that_share_an_instant_are_accepted(
+    capsys: pytest.CaptureFixture[str], urls: Path, since: str, until: str
+) -> None:
+    code, _out, _err = run(capsys, "convert", urls, "-t", "text", "--since", since, "--until", until)
+    assert code == 0
+    filter_entries(entries_list(), Options(since=since, until=until))  # no ValueError

@@ -26,9 +26,9 @@ from feedmap._context import (
     Options,
 )
 from feedmap._dates import W3CDate, parse_lenient
-from feedmap._errors import Diagnostic, Level
+from feedmap._errors import Diagnostic, FormatError, Level
 from feedmap._sources import DEFAULT_MAX_BYTES
-from feedmap._transform_filters import within
+from feedmap._transform_filters import check_bounds, within
 from feedmap.cli._advice import with_advice
 
 __all__ = [
@@ -368,6 +368,12 @@ non_negative_float = _number(float, 0, True)
 
 def reading_options(args: argparse.Namespace, **more: Any) -> Options:
     """Options from :func:`add_reading_options`' flags (plus ``more``, a command's own)."""
+    try:
+        check_bounds(args.since, more.get("until"))
+    except ValueError:
+        raise FormatError(
+            f"--since {args.since} is after --until {more['until']}: give the earlier date to --since"
+        ) from None
     return Options(
         strict=args.strict,
         max_bytes=args.max_bytes,
