@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from feedmap._errors import SourceError
-from feedmap._sinks import GuardedOutput, _buffered, _keep_metadata, _temporary, cannot_write
+from feedmap._sinks import GuardedOutput, _blocking_file, _buffered, _keep_metadata, _temporary, cannot_write
 
 __all__ = ["PublishReport", "Publisher"]
 
@@ -267,7 +267,9 @@ def _make_directory(directory: str) -> list[str]:
     except FileExistsError:
         raise SourceError(f"{directory}: is not a directory; give a directory to write the files in") from None
     except NotADirectoryError:
-        raise SourceError(f"{directory}: a part of this path is a file, not a directory; write elsewhere") from None
+        blocking = _blocking_file(directory)
+        message = f"{directory}: {blocking} is a file, not a directory; move it away or write elsewhere"
+        raise SourceError(message) from None
     except OSError as exc:
         raise cannot_write(directory, exc, "cannot create the directory") from None
     if not os.path.isdir(directory):

@@ -265,8 +265,8 @@ def test_an_index_that_was_not_staged_is_a_value_error(tmp_path: Path) -> None:
 
 def test_a_directory_under_a_regular_file_is_a_source_error(tmp_path: Path) -> None:
     (tmp_path / "plain").write_bytes(b"a file\n")
-    with pytest.raises(SourceError, match=r"plain/site: a part of this path is a file"):
-        Publisher(tmp_path / "plain" / "site", owned)
+    with pytest.raises(SourceError, match=r"plain/site/deeper: .*/plain is a file, not a directory; move it away"):
+        Publisher(tmp_path / "plain" / "site" / "deeper", owned)
     with pytest.raises(SourceError, match=r"plain: is not a directory"):
         Publisher(tmp_path / "plain", owned)
 
@@ -387,23 +387,33 @@ def test_a_replaced_file_keeps_its_mode(site: Path) -> None:
 
 
 @pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A fresh 64 KiB tmpfs in tmp_path, unmounted afterwards."""
-    folder = tmp_path / "disk"
-    folder.mkdir()
+def mount_tmpfs(tmp_path: Path) -> Iterator[Callable[[str], Path]]:
+    """mount_tmpfs("size=64k") -> a folder with a fresh tmpfs of these options; unmounted afterwards."""
+    mounted: list[Path] = []
+
+    def mount(options: str) -> Path:
+        folder = tmp_path / f"disk{len(mounted)}"
+        folder.mkdir()
+        try:
+            done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], capture_output=True)
+        except FileNotFoundError:
+            pytest.skip("no mount command to make a small file system")
+        if done.returncode != 0:
+            pytest.skip("mounting a tmpfs is not permitted here")
+        mounted.append(folder)
+        return folder
+
     try:
-        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)], capture_output=True)
-    except FileNotFoundError:
-        pytest.skip("no mount command to make a small file system")
-    if done.returncode != 0:
-        pytest.skip("mounting a tmpfs is not permitted here")
-    try:
-        yield folder
+        yield mount
     finally:
-        subprocess.run(["umount", "-l", str(folder)], check=False)
+        for folder in mounted:
+            subprocess.run(["umount", "-l", str(folder)], check=False)
 
 
-def test_a_full_disk_is_a_source_error_and_leaves_the_directory_as_it_was(small_disk: Path) -> None:
+def test_a_full_disk_is_a_source_error_and_leaves_the_directory_as_it_was(
+    mount_tmpfs: Callable[[str], Path],
+) -> None:
+    small_disk = mount_tmpfs("size=64k")
     publish(small_disk, {"sitemap-1.xml": b"small\n"}, index=None)
     before = snapshot(small_disk)
     with (
@@ -414,6 +424,19 @@ def test_a_full_disk_is_a_source_error_and_leaves_the_directory_as_it_was(small_
         for _ in range(40):
             out.write(b"x" * 4096)
     assert snapshot(small_disk) == before and parts(small_disk) == []
+
+
+def test_a_read_only_file_system_is_a_source_error(mount_tmpfs: Callable[[str], Path]) -> None:
+    disk = mount_tmpfs("ro,size=64k")
+    with pytest.raises(SourceError, match=r"disk0/site: cannot create the directory .*read-only: write elsewhere"):
+        Publisher(disk / "site", owned)
+    with (
+        pytest.raises(SourceError, match=r"cannot create a temporary file in .*the file system is read-only"),
+        Publisher(disk, owned) as publisher,
+        publisher.file("sitemap-1.xml"),
+    ):
+        pass
+    assert os.listdir(disk) == []
 
 
 @pytest.fixture
