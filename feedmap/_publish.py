@@ -149,29 +149,38 @@ class Publisher:
         staged = [entry for entry in self._staged.values() if entry is not None]
         for entry in staged:  # nothing changes when a name became a directory or FIFO since it was staged
             _regular_or_nothing(self._path(entry.name))
-        children = [entry for entry in staged if entry.name != index]
-        last = [entry for entry in staged if entry.name == index]
-        written: list[str] = []
+        ordered = [entry for entry in staged if entry.name != index] + [e for e in staged if e.name == index]
+        # compare everything first: the renames then follow each other closely
+        changed: list[_Staged] = []
         unchanged: list[str] = []
+        for entry in ordered:
+            if self._drop_if_unchanged(entry):
+                unchanged.append(entry.name)
+            else:
+                changed.append(entry)
+        children = [entry for entry in changed if entry.name != index]
+        written: list[str] = []
         later = f"the index {index} was not replaced" if index is not None else "no stale file was removed"
-        self._put_in_place(children, written, unchanged, later)
-        if last:
+        self._put_in_place(children, written, later)
+        if len(children) < len(changed):
             self._sync_directory()  # the children's names are on disk before the index names them
-            self._put_in_place(last, written, unchanged, "the previous index is kept; no stale file was removed")
+            self._put_in_place(changed[-1:], written, "the previous index is kept; no stale file was removed")
         removed = self._remove_stale()
         self._sync_directory()
         return PublishReport(tuple(written), tuple(unchanged), tuple(removed))
 
-    def _put_in_place(self, entries: list[_Staged], written: list[str], unchanged: list[str], later: str) -> None:
-        """Rename each staged file over its name unless the file there has the same bytes; ``later`` says
-        what is not done when a rename fails."""
+    def _drop_if_unchanged(self, entry: _Staged) -> bool:
+        """Whether the file at the entry's name has its bytes already (its temporary is then removed)."""
+        if not _same_bytes(self._path(entry.name), entry.temporary, entry.size):
+            return False
+        _unlink_quietly(entry.temporary)
+        entry.temporary = ""
+        return True
+
+    def _put_in_place(self, entries: list[_Staged], written: list[str], later: str) -> None:
+        """Rename each staged file over its name; ``later`` says what is not done when a rename fails."""
         for entry in entries:
             path = self._path(entry.name)
-            if _same_bytes(path, entry.temporary, entry.size):
-                _unlink_quietly(entry.temporary)
-                entry.temporary = ""
-                unchanged.append(entry.name)
-                continue
             try:
                 os.replace(entry.temporary, path)
             except OSError as exc:

@@ -489,3 +489,17 @@ def test_a_stale_file_that_cannot_be_removed_is_a_source_error_after_the_index(
         publish(site, files)
     assert (site / INDEX).read_bytes() == files[INDEX]
     assert parts(site) == []
+
+
+def test_an_index_that_cannot_be_replaced_keeps_the_old_one_and_the_stale_files(
+    site: Path, immutable: Callable[[Path], None]
+) -> None:
+    immutable(site / INDEX)
+    files = {"sitemap-1.xml": b"new one", INDEX: b"<sitemapindex>1</sitemapindex>"}
+    with pytest.raises(SourceError) as caught:
+        publish(site, files)
+    message = str(caught.value)
+    assert f"{INDEX}: cannot replace (Operation not permitted)" in message
+    assert "already in place: sitemap-1.xml; the previous index is kept; no stale file was removed" in message
+    assert (site / "sitemap-1.xml").read_bytes() == b"new one" and (site / INDEX).read_bytes() == FIRST[INDEX]
+    assert (site / "sitemap-2.xml").exists() and parts(site) == []
