@@ -9,13 +9,18 @@ a name atomically within one directory:
 
 1. every file is staged into a hidden temporary file in the directory (``.NAME.xxxxxxxx.part``, as
    :mod:`feedmap._sinks` does), synced; nothing visible changes yet;
-2. on :meth:`Publisher.commit`, each child whose existing file holds the same bytes (size first, then a
-   chunked comparison: no file is ever held in memory) is left as it is, bytes, inode and modification
-   time; the others are renamed over their names;
-3. then the index the same way, last: a crawler reading the old index finds every file it names, one
-   reading the new index finds every new file;
+2. on :meth:`Publisher.commit`, every staged file is compared with the one at its name (size first, then
+   in chunks: no file is ever held in memory); one with the same bytes is left as it is (bytes, inode and
+   modification time) and its temporary dropped.  Then the changed children are renamed over their names
+   and the directory synced;
+3. then the index, last: a crawler reading the old index finds every file it names, one reading the new
+   index finds every new file.  When a rename fails, the files renamed so far stay (each is complete) and
+   the error names them; the index is not replaced unless every child is in place;
 4. then files of the directory that this kind of run produces (``owned(name)``) but this run did not are
-   removed; then the directory is synced.
+   removed (the old index may name them until it is replaced); then the directory is synced.
+
+A run killed outright (SIGKILL, power loss) may leave a ``.NAME.xxxxxxxx.part`` file; the next run does
+not remove it (another run may be writing it).
 
 What is at a name decides what happens to it:
 
