@@ -10,13 +10,14 @@ from __future__ import annotations
 from typing import BinaryIO
 
 from feedmap._context import Context
+from feedmap._limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
 from feedmap._registry import Rendered
 from feedmap._urls import encode_url, is_uri, not_in_iris
 
 __all__ = ["MAX_BYTES", "MAX_URLS", "SizeWatch", "encoded_url", "output_url", "write_blocks"]
 
-MAX_URLS = 50_000
-MAX_BYTES = 52_428_800
+MAX_URLS = PROTOCOL_MAX_URLS
+MAX_BYTES = PROTOCOL_MAX_BYTES
 
 
 class SizeWatch:
