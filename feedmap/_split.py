@@ -32,14 +32,23 @@ from urllib.parse import urlsplit
 from feedmap import _registry as registry
 from feedmap._context import Context
 from feedmap._dates import W3CDate
-from feedmap._errors import FormatError, LimitError, WriteError
+from feedmap._errors import FormatError, LimitError, SourceError, WriteError
 from feedmap._limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
 from feedmap._model import Document, Entry
 from feedmap._publish import Publisher, PublishReport
 from feedmap._registry import FormatSpec, Rendered
 from feedmap._sinks import gzipped
 
-__all__ = ["DEFAULT_NAMES", "MAX_FILES", "Layout", "SplitResult", "layout", "split_document", "splittable"]
+__all__ = [
+    "DEFAULT_NAMES",
+    "MAX_FILES",
+    "Layout",
+    "SplitResult",
+    "check_directory",
+    "layout",
+    "split_document",
+    "splittable",
+]
 
 #: An index lists at most this many sitemaps (and is never nested): more files are refused.
 MAX_FILES = 50_000
@@ -93,9 +102,22 @@ def splittable() -> list[str]:
     return [spec.name for spec in registry.all_formats() if spec.renderer is not None]
 
 
+def check_directory(directory: str) -> None:
+    """SourceError when ``directory`` (or a folder on the way to it) is something other than a directory."""
+    path = os.path.abspath(directory)
+    while not os.path.lexists(path):
+        parent = os.path.dirname(path)
+        if parent == path:
+            return
+        path = parent
+    if not os.path.isdir(path):
+        raise SourceError(f"{directory}: {path} is not a directory")
+
+
 def layout(format: str, directory: str | os.PathLike[str], ctx: Context) -> Layout:
     """The layout ``ctx.options`` asks for; FormatError for a format that cannot be split, a base URL that
     is missing or no absolute http(s) URL, or an index name the file names could take."""
+    check_directory(os.fspath(directory))
     spec = registry.get(format)
     if spec.renderer is None:
         raise FormatError(

@@ -346,3 +346,11 @@ def test_split_takes_its_arguments_as_the_other_calls_do() -> None:
     assert list(parameters) == ["data", "directory", "format", "options", "on_diagnostic", "reporter"]
     assert parameters["format"].default == "sitemap"
     assert parameters["on_diagnostic"].kind is parameters["reporter"].kind is inspect.Parameter.KEYWORD_ONLY
+
+
+def test_a_file_in_the_way_of_the_directory_is_an_io_error(tmp_path: Path) -> None:
+    (tmp_path / "file.txt").write_text("kept")
+    for directory in (tmp_path / "file.txt", tmp_path / "file.txt" / "sub"):
+        with pytest.raises(feedmap.SourceError, match=r"file\.txt is not a directory"):
+            split(pages(2), directory)
+    assert sorted(os.listdir(tmp_path)) == ["file.txt"] and (tmp_path / "file.txt").read_text() == "kept"

@@ -186,3 +186,12 @@ def test_a_long_input_read_gets_no_hint(capsys: pytest.CaptureFixture[str], tmp_
     assert code == 0
     (line,) = [line for line in err.splitlines() if "warning[too-many-urls]" in line]
     assert HINT not in line
+
+
+def test_a_file_in_the_way_is_said_before_the_missing_base_url(
+    capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "file.txt").write_text("kept")
+    for extra in ([], ["--base-url", BASE]):
+        code, _, err = run(capsys, "convert", urls, "-o", f"{tmp_path / 'file.txt'}/", *extra)
+        assert code == 2 and "file.txt is not a directory" in err and "Traceback" not in err

@@ -10,6 +10,7 @@ from feedmap import _api as api
 from feedmap._errors import FormatError
 from feedmap._limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
 from feedmap._model import DocKind
+from feedmap._split import check_directory
 from feedmap._summary import SplitSummary, Summary
 from feedmap._wording import counted
 from feedmap.cli._common import non_negative_int, parse_size
@@ -81,6 +82,7 @@ def check_split(args: argparse.Namespace, target: str | Callable[[DocKind], str]
         if given:
             raise FormatError(f"{', '.join(given)}: only for an output directory (-o DIR/ --base-url URL)")
         return
+    check_directory(directory)
     if not args.base_url:
         what = "is a directory" if os.path.isdir(directory) else "no such directory yet"
         raise FormatError(
