@@ -161,7 +161,6 @@ class _Part:
 
     name: str
     newest: W3CDate | None = None
-    newest_key: float = 0.0
 
 
 class _Writer:
@@ -234,10 +233,8 @@ class _Writer:
         lastmod = entry.lastmod
         if lastmod is not None:
             part = self.parts[-1]
-            if part.newest is None:
-                part.newest, part.newest_key = lastmod, _key(lastmod)
-            elif lastmod is not part.newest and (key := _key(lastmod)) > part.newest_key:
-                part.newest, part.newest_key = lastmod, key
+            if part.newest is None or _newer(lastmod, part.newest):
+                part.newest = lastmod
 
     def _too_large(self, entry: Entry, length: int) -> None:
         limit = self.where.max_bytes
@@ -249,6 +246,26 @@ class _Writer:
 
     def close(self) -> None:
         self.stack.close()
+
+
+def _newer(lastmod: W3CDate, newest: W3CDate) -> bool:
+    """Whether ``lastmod`` is a later instant than ``newest`` (:meth:`W3CDate.sort_key`; a tie keeps the first).
+
+    Two values written alike (the same length, so the same precision, and the same zone) compare as their
+    text, which is what most sitemaps hold and costs no date arithmetic."""
+    new, old = lastmod.text, newest.text
+    if new == old:
+        return False
+    if len(new) == len(old) and _zone(new) == _zone(old):
+        return new > old
+    return _key(lastmod) > _key(newest)
+
+
+def _zone(text: str) -> str:
+    """The zone a W3C datetime ends with: ``Z``, ``+hh:mm`` / ``-hh:mm``, or nothing (a date)."""
+    if text.endswith("Z"):
+        return "Z"
+    return text[-6:] if len(text) > 10 and text[-6] in "+-" else ""
 
 
 def _key(lastmod: W3CDate) -> float:
