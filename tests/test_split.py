@@ -368,3 +368,25 @@ def test_the_newest_lastmod_is_by_instant_whatever_the_text(new: str) -> None:
     for old in SAMPLE_DATES:
         a, b = W3CDate.parse(new), W3CDate.parse(old)
         assert _split._newer(a, b) == (a.sort_key() > b.sort_key()), (new, old)
+
+
+def test_an_input_failing_halfway_leaves_the_directory_as_it_was(tmp_path: Path) -> None:
+    split(pages(4), tmp_path, max_urls=2)
+    before = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+
+    def broken() -> Iterator[Entry]:
+        yield from pages(15, start=50)
+        raise feedmap.ReadError("the input breaks off", source="in.xml", code="broken")
+
+    with pytest.raises(feedmap.ReadError, match="breaks off"):
+        split(broken(), tmp_path, max_urls=2)
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before
+
+
+def test_convert_into_a_directory_with_the_format_chosen_by_kind(tmp_path: Path) -> None:
+    source = tmp_path / "urls.txt"
+    source.write_text("https://example.com/a\nhttps://example.com/b\n")
+    options = feedmap.Options(base_url=BASE, max_urls=1)
+    summary = feedmap.convert(source, f"{tmp_path / 'out'}/", lambda kind: "text", options)
+    assert isinstance(summary, feedmap.SplitSummary) and summary.files == ("urls-1.txt", "urls-2.txt")
+    assert summary.format == "text"
