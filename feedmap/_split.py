@@ -26,6 +26,7 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import TracebackType
 from typing import BinaryIO
 from urllib.parse import urlsplit
 
@@ -244,8 +245,13 @@ class _Writer:
             f"start and end; written alone in {self.parts[-1].name}",
         )
 
-    def close(self) -> None:
-        self.stack.close()
+    def __enter__(self) -> _Writer:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.stack.__exit__(kind, value, traceback)  # the open file learns of an error: it is not kept
 
 
 def _newer(lastmod: W3CDate, newest: W3CDate) -> bool:
@@ -281,14 +287,11 @@ def split_document(doc: Document, where: Layout, ctx: Context) -> SplitResult:
     assert where.spec.renderer is not None
     rendered = where.spec.renderer(doc, ctx=ctx)
     with Publisher(where.directory, where.owned()) as publisher:
-        writer = _Writer(where, rendered, publisher, ctx)
-        try:
+        with _Writer(where, rendered, publisher, ctx) as writer:
             writer.start()
             for entry, block in rendered.items:
                 writer.add(entry, block)
             writer.finish()
-        finally:
-            writer.close()
         if writer.total == 0:
             ctx.warning("empty-document", rendered.empty)
         _write_index(writer.parts, where, publisher, ctx)

@@ -96,7 +96,8 @@ def add_parser(subparsers: Any) -> None:
         dest="target_format",
         metavar="FMT",
         help="output format (see `feedmap formats`); default: from -o's extension (.xml: a sitemap index for an "
-        "index's own entries read with --no-follow, else a sitemap; .atom is refused: feedmap writes RSS 2.0)",
+        "index's own entries read with --no-follow, else a sitemap; .atom is refused: feedmap writes RSS 2.0); "
+        "a sitemap into a directory (-o DIR/)",
     )
     parser.add_argument(
         "-o",
