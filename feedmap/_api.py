@@ -242,7 +242,7 @@ def _split(doc: Document, where: Layout, ctx: Context) -> SplitSummary:
 def directory_of(sink: SinkLike) -> str | None:
     """The directory an output names to split the output into (an existing directory, or a path ending with
     a separator: ``out/``), else None."""
-    if not isinstance(sink, (str, os.PathLike)):
+    if not isinstance(sink, (str, os.PathLike)) or sink == "-":  # "-": standard output, even beside a folder "-"
         return None
     name = os.fspath(sink)
     return name if name.endswith(("/", os.sep)) or (name and os.path.isdir(name)) else None

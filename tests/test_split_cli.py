@@ -195,3 +195,12 @@ def test_a_file_in_the_way_is_said_before_the_missing_base_url(
     for extra in ([], ["--base-url", BASE]):
         code, _, err = run(capsys, "convert", urls, "-o", f"{tmp_path / 'file.txt'}/", *extra)
         assert code == 2 and "file.txt is not a directory" in err and "Traceback" not in err
+
+
+def test_dash_is_standard_output_even_beside_a_folder_named_dash(
+    capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "-").mkdir()
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "convert", urls, "-t", "text", "-o", "-")
+    assert code == 0 and out.count("\n") == 25 and os.listdir(tmp_path / "-") == []
