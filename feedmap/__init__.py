@@ -12,7 +12,7 @@ keeps the two in step).
 """
 
 from feedmap import transforms
-from feedmap._api import Summary, convert, read, write
+from feedmap._api import SplitSummary, Summary, convert, read, split, write
 from feedmap._context import HttpSettings, Options
 from feedmap._converters.enrich import enrich
 from feedmap._dates import Precision, W3CDate
@@ -66,6 +66,7 @@ __all__ = [
     "Reporter",
     "SitemapNode",
     "SourceError",
+    "SplitSummary",
     "StrictError",
     "Summary",
     "UnknownFormatError",
@@ -79,6 +80,7 @@ __all__ = [
     "read",
     "register",
     "sitemap_tree",
+    "split",
     "transforms",
     "write",
 ]

@@ -1,4 +1,4 @@
-"""The library API: :func:`read`, :func:`write`, :func:`convert`.
+"""The library API: :func:`read`, :func:`write`, :func:`convert`, :func:`split`.
 
 A run is: open the source (:mod:`feedmap._sources`), resolve its format (:mod:`feedmap._registry`), read a
 streaming :class:`~feedmap._model.Document`, and hand it to a writer that writes while entries arrive.
@@ -18,15 +18,15 @@ from __future__ import annotations
 
 import contextlib
 import operator
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from feedmap import _converters as converters
 from feedmap import _registry as registry
 from feedmap._context import Context, Options, reporter_for
 from feedmap._converters.kinds import report_kind_change
-from feedmap._errors import Diagnostic, DiagnosticHandler, FormatError, Reporter
+from feedmap._errors import DiagnosticHandler, FormatError, Reporter
 from feedmap._follow import follow_index
 from feedmap._http import shared_fetcher
 from feedmap._model import ENTRY_FIELDS, DocKind, Document, Entry
@@ -41,22 +41,10 @@ from feedmap._sources import (
     open_source,
     source_name,
 )
+from feedmap._split import Layout, layout, split_document
+from feedmap._summary import SplitSummary, Summary
 
-__all__ = ["Summary", "convert", "read", "write"]
-
-
-@dataclass
-class Summary:
-    """What a :func:`write` or :func:`convert` did: entries written and the diagnostics reported."""
-
-    entries: int
-    reporter: Reporter = field(repr=False)
-    #: The format written (for :func:`convert` given a function choosing it by the kind read).
-    format: str = ""
-
-    @property
-    def diagnostics(self) -> list[Diagnostic]:
-        return self.reporter.diagnostics
+__all__ = ["SplitSummary", "Summary", "convert", "read", "split", "write"]
 
 
 def _context(
@@ -223,12 +211,41 @@ def _writer_spec(format: str) -> FormatSpec:
 
 def _write(doc: Document, sink: SinkLike, spec: FormatSpec, ctx: Context) -> int:
     assert spec.writer is not None
-    staged = Document(doc.meta, _watch_dropped(doc.entries, spec, ctx), diagnostics=doc.diagnostics)
+    staged = _watched(doc, spec, ctx)
     with open_sink(sink) as out:
         if gzip_named(sink):  # -o sitemap.xml.gz: the format is the name's without .gz, the bytes are gzip
             with gzipped(out) as compressed:
                 return spec.writer(staged, compressed, ctx=ctx)
         return spec.writer(staged, out, ctx=ctx)
+
+
+def _watched(doc: Document, spec: FormatSpec, ctx: Context) -> Document:
+    """The document as written: the fields the format cannot hold reported (:func:`_watch_dropped`)."""
+    return Document(doc.meta, _watch_dropped(doc.entries, spec, ctx), diagnostics=doc.diagnostics)
+
+
+def _split(doc: Document, where: Layout, ctx: Context) -> SplitSummary:
+    result = split_document(_watched(doc, where.spec, ctx), where, ctx)
+    report = result.report
+    return SplitSummary(
+        result.entries,
+        ctx.reporter,
+        where.spec.name,
+        files=result.files,
+        index=result.index,
+        written=report.written,
+        unchanged=report.unchanged,
+        removed=report.removed,
+    )
+
+
+def directory_of(sink: SinkLike) -> str | None:
+    """The directory an output names to split the output into (an existing directory, or a path ending with
+    a separator: ``out/``), else None."""
+    if not isinstance(sink, (str, os.PathLike)) or sink == "-":  # "-": standard output, even beside a folder "-"
+        return None
+    name = os.fspath(sink)
+    return name if name.endswith(("/", os.sep)) or (name and os.path.isdir(name)) else None
 
 
 def write(
@@ -267,6 +284,42 @@ def write(
         if staged is not document:
             staged.close()  # a step that stopped early (an error) releases what it holds (a spool)
     return Summary(count, ctx.reporter)
+
+
+def split(
+    data: Document | Iterable[Entry],
+    directory: str | os.PathLike[str],
+    format: str = "sitemap",
+    options: Options | None = None,
+    *,
+    on_diagnostic: DiagnosticHandler | None = None,
+    reporter: Reporter | None = None,
+) -> SplitSummary:
+    """Write a document (or any iterable of entries) into ``directory`` as numbered files and a sitemap index.
+
+    Each file holds at most ``options.max_urls`` entries (at most and by default 50,000) and
+    ``options.max_file_bytes`` bytes uncompressed (at most and by default 52,428,800); the files are named
+    by ``options.name`` (a pattern with ``{n}``; default ``sitemap-{n}.xml``, ``urls-{n}.txt`` for text,
+    ``feed-{n}.xml`` for rss, ``ror-{n}.xml`` for ror), each gzip-compressed (``.gz`` appended) with
+    ``options.gzip``.  The index, ``options.index_name`` (``sitemap_index.xml``), lists each file at
+    ``options.base_url`` (required: the absolute http(s) URL the directory is served at) with the newest
+    lastmod of its entries.  The entries go through the same steps as in :func:`write`.  The directory is
+    made if missing; changed files are replaced, the index last, and files of the same naming that this
+    run no longer produces are removed; an error leaves the directory as it was.  A format without a
+    renderer (``jsonl``, ``sitemapindex``) raises :class:`~feedmap._errors.FormatError`; more than 50,000
+    files, :class:`~feedmap._errors.LimitError` (see :mod:`feedmap._split`).
+    """
+    document = data if isinstance(data, Document) else Document(entries=data)
+    ctx = _context(options, reporter, on_diagnostic, os.fspath(directory))
+    where = layout(format, directory, ctx)
+    staged = document
+    for step in converters.plan(document, where.spec.name, check=document.format is None):
+        staged = step(staged, ctx)
+    try:
+        return _split(staged, where, ctx)
+    finally:
+        if staged is not document:
+            staged.close()
 
 
 def _concatenated(sources: Sequence[SourceLike], format: str | None, ctx: Context) -> Document:
@@ -308,7 +361,9 @@ def convert(
     writer (a filter, a transform, a progress counter); the entries it yields are written as they are.
     ``format`` names the format written, or is a function choosing it from the kind of entries read
     (:func:`feedmap._converters.kinds.xml_for_kind`).  Writing entries as another kind (an index's own
-    entries as pages, pages as an index) is reported (``kind-changed``).
+    entries as pages, pages as an index) is reported (``kind-changed``).  A ``sink`` that is a directory (one
+    that exists, or a path ending with ``/``) is written as :func:`split` writes it, and the result is a
+    :class:`~feedmap._summary.SplitSummary`.
     """
     spec = _writer_spec(format) if isinstance(format, str) else None
     inputs: Sequence[SourceLike] = (
@@ -317,6 +372,8 @@ def convert(
     if not inputs:
         raise FormatError("nothing to convert: no input given")
     ctx = _context(options, reporter, on_diagnostic, _sink_name(sink))
+    directory = directory_of(sink)
+    where = layout(spec.name, directory, ctx) if spec is not None and directory is not None else None
     with contextlib.ExitStack() as cleanup:
         cleanup.callback(ctx.shared.close)  # last: the HTTP client and threads, also when opening fails
         doc = source_doc = _concatenated(inputs, source_format, ctx)
@@ -324,11 +381,14 @@ def convert(
         if spec is None:
             assert not isinstance(format, str)
             spec = _writer_spec(format(doc.meta.kind))
+            where = layout(spec.name, directory, ctx) if directory is not None else None
         report_kind_change(doc.meta.kind, spec.name, ctx)
         for step in converters.plan(doc, spec.name, enrich=ctx.options.enrich, options=ctx.options):
             doc = step(doc, ctx)
         if wrap is not None:
             doc = Document(doc.meta, wrap(doc.entries), diagnostics=doc.diagnostics)
         cleanup.callback(doc.close)
+        if where is not None:
+            return _split(doc, where, ctx)
         count = _write(doc, sink, spec, ctx)
     return Summary(count, ctx.reporter, spec.name)

@@ -6,6 +6,7 @@ fields they do not need they ignore, so a new option never changes the format co
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -17,7 +18,7 @@ from feedmap._dates import W3CDate
 from feedmap._errors import DiagnosticHandler, Reporter
 from feedmap._follow_rules import loop_key
 from feedmap._http_settings import DEADLINE_FACTOR, DEFAULT_USER_AGENT, HttpSettings
-from feedmap._limits import DEFAULT_MAX_BYTES
+from feedmap._limits import DEFAULT_MAX_BYTES, PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
 
 __all__ = [
     "DEADLINE_FACTOR",
@@ -106,6 +107,16 @@ class Options:
     #: ``"-lastmod"`` (newest first), stably, entries without a lastmod last; after the filters and
     #: deduplication, before ``limit``.  None keeps the input order.
     sort: str | None = None
+    #: Writing into a directory (:func:`feedmap.split`): the most entries in one file (None: the protocol's
+    #: 50,000, also the highest allowed), the most bytes in one file, uncompressed (None: the protocol's
+    #: 52,428,800, also the highest allowed), the files' names (a pattern holding ``{n}``, the file's number
+    #: from 1; None: the format's, ``sitemap-{n}.xml``, ``urls-{n}.txt``, ...), whether each file is written
+    #: gzip-compressed (``.gz`` appended to its name), and the name of the sitemap index listing them.
+    max_urls: int | None = None
+    max_file_bytes: int | None = None
+    name: str | None = None
+    gzip: bool = False
+    index_name: str = "sitemap_index.xml"
 
     def __post_init__(self) -> None:
         # ``maps`` may be given as any sequence of (prefix, str or Path) pairs: kept as a tuple of Paths
@@ -114,6 +125,7 @@ class Options:
             raise ValueError(f"dedupe is 'first', 'last' or 'newest', not {self.dedupe!r}")
         if self.sort not in (None, "loc", "lastmod", "-lastmod"):
             raise ValueError(f"sort is 'loc', 'lastmod' or '-lastmod', not {self.sort!r}")
+        _check_split_options(self)
         # dates may be given as text, patterns as one string or any sequence of strings
         for name in ("since", "until"):
             value = getattr(self, name)
@@ -122,6 +134,19 @@ class Options:
         for name in ("include", "exclude"):
             value = getattr(self, name)
             object.__setattr__(self, name, (value,) if isinstance(value, str) else tuple(value))
+
+
+def _check_split_options(options: Options) -> None:
+    """ValueError for a file limit outside what the protocol allows, or a file name that is not one."""
+    if options.max_urls is not None and not 1 <= options.max_urls <= PROTOCOL_MAX_URLS:
+        raise ValueError(f"max_urls is 1 to {PROTOCOL_MAX_URLS:,}, not {options.max_urls!r}")
+    if options.max_file_bytes is not None and not 1 <= options.max_file_bytes <= PROTOCOL_MAX_BYTES:
+        raise ValueError(f"max_file_bytes is 1 to {PROTOCOL_MAX_BYTES:,}, not {options.max_file_bytes!r}")
+    if options.name is not None and ("{n}" not in options.name or "/" in options.name or os.sep in options.name):
+        raise ValueError(f"name is a file name holding {{n}} (the file's number), not {options.name!r}")
+    index = options.index_name
+    if not index or "/" in index or os.sep in index or index in (".", ".."):
+        raise ValueError(f"index_name is a file name, not {index!r}")
 
 
 def reporter_for(options: Options, reporter: Reporter | None, on_diagnostic: DiagnosticHandler | None) -> Reporter:

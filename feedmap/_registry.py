@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -30,7 +31,7 @@ from typing import BinaryIO, Protocol
 from feedmap._context import Context
 from feedmap._detection import BUILTINS, Detection, Sniffed, looks_like_html, sniff
 from feedmap._errors import FormatError, UnknownFormatError
-from feedmap._model import Document
+from feedmap._model import Document, Entry
 from feedmap._sources import Source
 
 __all__ = [
@@ -38,6 +39,8 @@ __all__ = [
     "Detection",
     "FormatSpec",
     "Reader",
+    "Rendered",
+    "Renderer",
     "Sniffed",
     "Writer",
     "all_formats",
@@ -61,6 +64,26 @@ class Writer(Protocol):
     def __call__(self, doc: Document, sink: BinaryIO, *, ctx: Context) -> int: ...
 
 
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """A document rendered in parts: what comes before the entries, one block of text per entry written
+    (with the entry it came from; an entry the format cannot hold yields nothing), and what comes after.
+
+    The header is final when the renderer returns it (a feed declares on its root the namespaces of its first
+    items, rendered already); the same header and footer frame every file when the blocks are split among
+    several files.  ``empty`` is the ``empty-document`` warning to give when no block was written.
+    """
+
+    header: str
+    items: Iterator[tuple[Entry, str]]
+    footer: str
+    empty: str
+
+
+class Renderer(Protocol):
+    def __call__(self, doc: Document, *, ctx: Context) -> Rendered: ...
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FormatSpec:
     """One format: its names, how to recognise it, and its reader and writer (either may be None)."""
@@ -78,6 +101,9 @@ class FormatSpec:
     priority: int = 0
     reader: Reader | None = None
     writer: Writer | None = None
+    #: Renders a document in parts (header, one block per entry, footer): what splitting an output into
+    #: several files needs.  None: the format cannot be split.
+    renderer: Renderer | None = None
     #: IR fields this format holds; converting into it drops the others with an INFO diagnostic.
     fields: frozenset[str] = frozenset()
     description: str = ""

@@ -7,23 +7,26 @@ URLs are written as URIs (RFC 3986), an IRI converted per RFC 3987 §3.1 by :fun
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import BinaryIO
 
 from feedmap._context import Context
+from feedmap._limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
+from feedmap._registry import Rendered
 from feedmap._urls import encode_url, is_uri, not_in_iris
 
 __all__ = ["MAX_BYTES", "MAX_URLS", "SizeWatch", "encoded_url", "output_url", "write_blocks"]
 
-MAX_URLS = 50_000
-MAX_BYTES = 52_428_800
+MAX_URLS = PROTOCOL_MAX_URLS
+MAX_BYTES = PROTOCOL_MAX_BYTES
 
 
 class SizeWatch:
-    """Warns once when a written file passes the protocol's URL-count or uncompressed-size limit."""
+    """Counts what is written; warns once when the file passes the protocol's URL-count or uncompressed-size
+    limit (unless ``warn`` is False: the format says it its own way)."""
 
-    def __init__(self, ctx: Context, what: str) -> None:
+    def __init__(self, ctx: Context, what: str, *, warn: bool = True) -> None:
         self.ctx = ctx
+        self.warn = warn
         self.what = what
         self.count = 0
         self.size = 0
@@ -33,6 +36,8 @@ class SizeWatch:
     def add(self, entries: int, size: int) -> None:
         self.count += entries
         self.size += size
+        if not self.warn:
+            return
         if self.count > MAX_URLS and not self._warned_count:
             self._warned_count = True
             self.ctx.warning(
@@ -47,22 +52,17 @@ class SizeWatch:
             )
 
 
-def write_blocks(
-    sink: BinaryIO,
-    header: str,
-    footer: str,
-    blocks: Iterable[str],
-    watch: SizeWatch,
-    *,
-    batch: int = 512,
-) -> int:
-    """Write header, blocks and footer in batches; returns the number of blocks."""
-    data = header.encode("utf-8")
+def write_blocks(sink: BinaryIO, rendered: Rendered, watch: SizeWatch, *, batch: int = 512) -> int:
+    """Write a rendered document (header, blocks, footer) in batches; returns the number of blocks.
+
+    No block written: the format's ``empty-document`` warning.
+    """
+    data = rendered.header.encode("utf-8")
     sink.write(data)
     watch.add(0, len(data))
     pending: list[str] = []
     count = 0
-    for block in blocks:
+    for _entry, block in rendered.items:
         pending.append(block)
         if len(pending) >= batch:
             data = "".join(pending).encode("utf-8")
@@ -75,9 +75,11 @@ def write_blocks(
         sink.write(data)
         watch.add(len(pending), len(data))
         count += len(pending)
-    data = footer.encode("utf-8")
+    data = rendered.footer.encode("utf-8")
     sink.write(data)
     watch.add(0, len(data))
+    if count == 0:
+        watch.ctx.warning("empty-document", rendered.empty)
     return count
 
 

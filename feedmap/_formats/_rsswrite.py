@@ -30,6 +30,7 @@ from feedmap._formats._feedvocab import GENERATOR
 from feedmap._formats._output import SizeWatch, output_url, write_blocks
 from feedmap._formats._xmlwrite import attribute_of, loc_text, text_of
 from feedmap._model import Document, Entry
+from feedmap._registry import Rendered
 
 __all__ = [
     "ChannelInfo",
@@ -39,6 +40,7 @@ __all__ = [
     "item_core",
     "peek_first",
     "plain_text_of",
+    "render_channel",
     "site_of",
     "write_channel",
 ]
@@ -204,32 +206,37 @@ def channel_info(doc: Document, first: Entry | None, ctx: Context, *, title_pref
     return ChannelInfo(title, output_url(link, ctx), description, self_url, doc.meta.updated)
 
 
-def write_channel(
+def render_channel(
     doc: Document,
-    sink: BinaryIO,
     ctx: Context,
     *,
     namespaces: Namespaces,
     title_prefix: str,
     item: Callable[[Entry, set[str]], str],
     after_channel: Callable[[ChannelInfo], str] = lambda channel: "",
-) -> int:
-    """Write ``<rss version="2.0">`` with one channel and an item per entry; returns the item count.
+) -> Rendered:
+    """``<rss version="2.0">`` with one channel and an item per entry, in parts.
 
     ``item`` renders one entry (its second argument collects extras already reported as dropped), declaring
     its namespaces through ``namespaces``; ``after_channel`` renders what comes between the channel elements
-    and the items (ROR's header item).
+    and the items (ROR's header item).  The first :data:`FIRST_BATCH` items are rendered before the header is
+    made, so that the root declares the namespaces they use: the header is final when returned.
     """
     first, entries = peek_first(doc)
     channel = channel_info(doc, first, ctx, title_prefix=title_prefix)
     head = f"<channel>{channel.elements(ctx, namespaces)}\n{after_channel(channel)}"
     dropped: set[str] = set()
-    blocks = (item(entry, dropped) for entry in entries)
-    first_batch = list(itertools.islice(blocks, FIRST_BATCH))
+    items = ((entry, item(entry, dropped)) for entry in entries)
+    first_batch = list(itertools.islice(items, FIRST_BATCH))
     header = f'<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"{namespaces.close_root()}>\n{head}'
-    count = write_blocks(
-        sink, header, "</channel>\n</rss>\n", itertools.chain(first_batch, blocks), SizeWatch(ctx, "items")
+    return Rendered(
+        header,
+        itertools.chain(first_batch, items),
+        "</channel>\n</rss>\n",
+        "no entries: wrote a feed channel without items",
     )
-    if count == 0:
-        ctx.warning("empty-document", "no entries: wrote a feed channel without items")
-    return count
+
+
+def write_channel(sink: BinaryIO, ctx: Context, rendered: Rendered) -> int:
+    """Write a rendered channel (:func:`render_channel`); returns the item count."""
+    return write_blocks(sink, rendered, SizeWatch(ctx, "items"))

@@ -37,14 +37,21 @@ from feedmap._formats._extras import TEXT_NAME, xml_extra
 from feedmap._formats._feedhtml import description_html
 from feedmap._formats._feedvocab import ATOM_NS
 from feedmap._formats._rorread import ROR_NAMESPACES, ROR_NS, channel_meta, ror_items
-from feedmap._formats._rsswrite import Namespaces, extension_elements, item_core, plain_text_of, write_channel
+from feedmap._formats._rsswrite import (
+    Namespaces,
+    extension_elements,
+    item_core,
+    plain_text_of,
+    render_channel,
+    write_channel,
+)
 from feedmap._formats._xmlwrite import format_priority, rdf_only, text_of
 from feedmap._model import ENTRY_FIELDS, Document, Entry
-from feedmap._registry import FormatSpec
+from feedmap._registry import FormatSpec, Rendered
 from feedmap._sources import Source
 from feedmap._xml import IMAGE_NS, SITEMAP_NS, peek_root
 
-__all__ = ["FORMAT", "ROR_NAMESPACES", "ROR_NS", "read", "write"]
+__all__ = ["FORMAT", "ROR_NAMESPACES", "ROR_NS", "read", "render", "write"]
 
 
 def read(source: Source, *, ctx: Context) -> Document:
@@ -166,19 +173,22 @@ def _header_item(doc: Document, link: str, title: str, ctx: Context) -> str:
 NAMESPACES = {"ror": ROR_NS, "sitemap": SITEMAP_NS, "image": IMAGE_NS, "atom": ATOM_NS}
 
 
-def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
+def render(doc: Document, *, ctx: Context) -> Rendered:
     report_broken(ctx)
     table = hooks("ror")
     namespaces = Namespaces(NAMESPACES, always=("ror",), hooks=table)
-    return write_channel(
+    return render_channel(
         doc,
-        sink,
         ctx,
         namespaces=namespaces,
         title_prefix="ROR Sitemap for",
         item=lambda entry, dropped: _item(entry, ctx, dropped, namespaces, table),
         after_channel=lambda channel: _header_item(doc, channel.link, channel.title, ctx),
     )
+
+
+def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
+    return write_channel(sink, ctx, render(doc, ctx=ctx))
 
 
 FORMAT = FormatSpec(
@@ -190,6 +200,7 @@ FORMAT = FormatSpec(
     priority=20,
     reader=read,
     writer=write,
+    renderer=render,
     fields=frozenset(ENTRY_FIELDS),
     description="header item -> document metadata; ror:updated exact + pubDate; other ror:* kept in extras",
 )

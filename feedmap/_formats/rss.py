@@ -47,14 +47,14 @@ from feedmap._formats._feedparsed import feedparse, parsed_entries, raw_links, r
 from feedmap._formats._feedrepair import ReferenceRepairs, replace_surrogate_refs
 from feedmap._formats._feedstream import FeedItems
 from feedmap._formats._feedvocab import ATOM03_NS, ATOM_NS, CORE_NAMESPACES, DC_NS, RDF_NS
-from feedmap._formats._rsswrite import Namespaces, extension_elements, item_core, write_channel
+from feedmap._formats._rsswrite import Namespaces, extension_elements, item_core, render_channel, write_channel
 from feedmap._formats._xmlwrite import format_priority, text_of, xml_extras
 from feedmap._model import ENTRY_FIELDS, Document, Entry
-from feedmap._registry import FormatSpec
+from feedmap._registry import FormatSpec, Rendered
 from feedmap._sources import PeekableStream, Readable, Source
 from feedmap._xml import IMAGE_NS, SITEMAP_NS, line_of, peek_root
 
-__all__ = ["FORMAT", "read", "write"]
+__all__ = ["FORMAT", "read", "render", "write"]
 
 _SPOOL_IN_MEMORY = 1 << 20  # bytes of the recorded input kept in memory before it goes to a temporary file
 
@@ -203,18 +203,21 @@ def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces,
 RSS_NAMESPACES = {"atom": ATOM_NS, "dc": DC_NS, "sitemap": SITEMAP_NS, "image": IMAGE_NS}
 
 
-def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
+def render(doc: Document, *, ctx: Context) -> Rendered:
     report_broken(ctx)
     table = hooks("rss")
     namespaces = Namespaces(RSS_NAMESPACES, hooks=table)
-    return write_channel(
+    return render_channel(
         doc,
-        sink,
         ctx,
         namespaces=namespaces,
         title_prefix="Pages of",
         item=lambda entry, dropped: _item(entry, ctx, dropped, namespaces, table),
     )
+
+
+def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
+    return write_channel(sink, ctx, render(doc, ctx=ctx))
 
 
 FORMAT = FormatSpec(
@@ -225,6 +228,7 @@ FORMAT = FormatSpec(
     priority=5,
     reader=read,
     writer=write,
+    renderer=render,
     fields=frozenset(ENTRY_FIELDS) - {"type"},
     description="loc from link / permalink guid / Atom alternate; lastmod keeps its offset; the channel's "
     "title, link, description and self URL from the options",

@@ -33,11 +33,11 @@ from feedmap._formats._xmlwrite import (
     xml_extras,
 )
 from feedmap._model import DocKind, DocMeta, Document, Entry
-from feedmap._registry import FormatSpec
+from feedmap._registry import FormatSpec, Rendered
 from feedmap._sources import Source
 from feedmap._xml import escape_text, peek_root
 
-__all__ = ["FORMAT", "read", "write"]
+__all__ = ["FORMAT", "read", "render", "write"]
 
 
 def read(source: Source, *, ctx: Context) -> Document:
@@ -81,7 +81,8 @@ def _url_block(entry: Entry, ctx: Context, dropped: set[str], table: Hooks, decl
     return "".join(parts)
 
 
-def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
+def render(doc: Document, *, ctx: Context) -> Rendered:
+    """The ``<urlset>`` in parts: the root's start tag, one ``<url>`` per entry, the end tag."""
     report_broken(ctx)
     table = hooks("sitemap")
     declared = dict(ROOT_NAMESPACES)
@@ -89,11 +90,17 @@ def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
         declared.setdefault(prefix, uri)
     namespaces = "".join(f' xmlns:{prefix}="{uri}"' for prefix, uri in declared.items())
     dropped: set[str] = set()
-    blocks = (_url_block(entry, ctx, dropped, table, declared) for entry in doc.entries)
-    count = write_blocks(sink, root_open_tag("urlset", namespaces, ctx), "</urlset>\n", blocks, SizeWatch(ctx, "URLs"))
-    if count == 0:
-        ctx.warning("empty-document", "no entries: wrote an empty <urlset> (valid for Google, not for the XSD)")
-    return count
+    items = ((entry, _url_block(entry, ctx, dropped, table, declared)) for entry in doc.entries)
+    return Rendered(
+        root_open_tag("urlset", namespaces, ctx),
+        items,
+        "</urlset>\n",
+        "no entries: wrote an empty <urlset> (valid for Google, not for the XSD)",
+    )
+
+
+def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
+    return write_blocks(sink, render(doc, ctx=ctx), SizeWatch(ctx, "URLs"))
 
 
 FORMAT = FormatSpec(
@@ -104,6 +111,7 @@ FORMAT = FormatSpec(
     priority=10,
     reader=read,
     writer=write,
+    renderer=render,
     fields=frozenset({"loc", "lastmod", "changefreq", "priority", "images", "alternates", "extras"}),
     description="reads 0.9, https and no-namespace variants and Google 0.84; any prefix, any order",
 )

@@ -21,7 +21,7 @@ from feedmap._formats._output import SizeWatch, write_blocks
 from feedmap._formats._sitemapread import check_root, iter_entries
 from feedmap._formats._xmlwrite import loc_text, root_open_tag, xml_extras
 from feedmap._model import DocKind, DocMeta, Document, Entry
-from feedmap._registry import FormatSpec
+from feedmap._registry import FormatSpec, Rendered
 from feedmap._sources import Source
 from feedmap._xml import peek_root
 
@@ -48,12 +48,10 @@ def _sitemap_block(entry: Entry, ctx: Context, dropped: set[str]) -> str:
 
 def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
     dropped: set[str] = set()
-    blocks = (_sitemap_block(entry, ctx, dropped) for entry in doc.entries)
+    items = ((entry, _sitemap_block(entry, ctx, dropped)) for entry in doc.entries)
     header = root_open_tag("sitemapindex", "", ctx)
-    count = write_blocks(sink, header, "</sitemapindex>\n", blocks, SizeWatch(ctx, "sitemaps"))
-    if count == 0:
-        ctx.warning("empty-document", "no entries: wrote an empty <sitemapindex>")
-    return count
+    rendered = Rendered(header, items, "</sitemapindex>\n", "no entries: wrote an empty <sitemapindex>")
+    return write_blocks(sink, rendered, SizeWatch(ctx, "sitemaps"))
 
 
 FORMAT = FormatSpec(

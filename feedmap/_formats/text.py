@@ -22,13 +22,13 @@ from typing import BinaryIO
 from feedmap._context import Context
 from feedmap._errors import ReadError
 from feedmap._formats._lines import bounded_lines, too_long
-from feedmap._formats._output import MAX_BYTES, MAX_URLS, encoded_url
+from feedmap._formats._output import MAX_BYTES, MAX_URLS, SizeWatch, encoded_url, write_blocks
 from feedmap._model import DocKind, DocMeta, Document, Entry, new_entry, new_position
-from feedmap._registry import FormatSpec
+from feedmap._registry import FormatSpec, Rendered
 from feedmap._sources import Source
 from feedmap._urls import check_loc, is_absolute_url
 
-__all__ = ["FORMAT", "read", "write"]
+__all__ = ["FORMAT", "read", "render", "write"]
 
 
 def _decode(raw: bytes, ctx: Context, line: int) -> str:
@@ -109,54 +109,50 @@ def read(source: Source, *, ctx: Context) -> Document:
     return Document(DocMeta(kind=DocKind.URLSET), _entries(source, ctx), diagnostics=ctx.reporter.diagnostics)
 
 
-def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
-    count = 0
-    size = 0
-    pending: list[str] = []
+def _blocks(doc: Document, ctx: Context) -> Iterator[tuple[Entry, str]]:
+    """One line per entry: the loc (encoded with ``encode_urls``); a loc holding a line break is skipped
+    (``invalid-loc``), a lone surrogate (from an entry built in Python) is dropped (``character-dropped``)."""
     encode = ctx.options.encode_urls
     for entry in doc.entries:
         loc = encoded_url(entry.loc, ctx) if encode else entry.loc
+        if loc.isascii():  # nearly every URL: no line break check beyond two searches, nothing to drop
+            if "\n" in loc or "\r" in loc:
+                ctx.warning("invalid-loc", f"{loc!r} contains a line break; not written to a text sitemap")
+                continue
+            yield entry, loc + "\n"
+            continue
         if "\n" in loc or "\r" in loc:
             ctx.warning("invalid-loc", f"{loc!r} contains a line break; not written to a text sitemap")
             continue
-        pending.append(loc)
-        count += 1
-        if len(pending) >= 4096:
-            data = _encoded(pending, ctx)
-            sink.write(data)
-            size += len(data)
-            pending.clear()
-    if pending:
-        data = _encoded(pending, ctx)
-        sink.write(data)
-        size += len(data)
+        yield entry, _without_surrogates(loc, ctx) + "\n"
+
+
+def render(doc: Document, *, ctx: Context) -> Rendered:
+    """The text sitemap in parts: no header or footer, one line per entry."""
+    return Rendered("", _blocks(doc, ctx), "", "no entries: wrote an empty text sitemap")
+
+
+def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
+    watch = SizeWatch(ctx, "URLs", warn=False)
+    count = write_blocks(sink, render(doc, ctx=ctx), watch, batch=4096)
     if count > MAX_URLS:
         ctx.warning("too-many-urls", f"{count:,} URLs in one text sitemap; the protocol allows {MAX_URLS:,}")
-    if size > MAX_BYTES:
-        ctx.warning("file-too-large", f"{size:,} bytes in one text sitemap; the protocol allows {MAX_BYTES:,}")
-    if count == 0:
-        ctx.warning("empty-document", "no entries: wrote an empty text sitemap")
+    if watch.size > MAX_BYTES:
+        ctx.warning("file-too-large", f"{watch.size:,} bytes in one text sitemap; the protocol allows {MAX_BYTES:,}")
     return count
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _encoded(locs: list[str], ctx: Context) -> bytes:
-    """The URLs as UTF-8 lines; a lone surrogate (from an entry built in Python) cannot be, and is dropped."""
-    try:
-        return ("\n".join(locs) + "\n").encode("utf-8")
-    except UnicodeEncodeError:
-        pass
-    out: list[str] = []
-    for loc in locs:
-        found = _SURROGATE.findall(loc)
-        if found:
-            shown = ", ".join(f"U+{ord(char):04X}" for char in dict.fromkeys(found))
-            ctx.warning("character-dropped", f"loc {loc!r}: {shown} cannot be written in UTF-8 and was dropped")
-            loc = _SURROGATE.sub("", loc)
-        out.append(loc)
-    return ("\n".join(out) + "\n").encode("utf-8")
+def _without_surrogates(loc: str, ctx: Context) -> str:
+    """The loc without the lone surrogates UTF-8 cannot hold (each reported)."""
+    found = _SURROGATE.findall(loc)
+    if not found:
+        return loc
+    shown = ", ".join(f"U+{ord(char):04X}" for char in dict.fromkeys(found))
+    ctx.warning("character-dropped", f"loc {loc!r}: {shown} cannot be written in UTF-8 and was dropped")
+    return _SURROGATE.sub("", loc)
 
 
 FORMAT = FormatSpec(
@@ -167,6 +163,7 @@ FORMAT = FormatSpec(
     priority=0,
     reader=read,
     writer=write,
+    renderer=render,
     fields=frozenset({"loc"}),
     description="BOM, CRLF, blank lines tolerated; non-URL lines skipped with a warning",
 )

@@ -39,8 +39,21 @@ _HTML_ROOT = "the root element is <html>,"
 _HTML_ADVICE = " (an HTML page: `feedmap discover SITE-URL` finds a site's sitemaps)"
 
 
+#: ``too-many-urls`` / ``file-too-large`` said by a writer of one file (not by a reader, nor of an index,
+#: which cannot be split): how to split the output, by what the message holds.
+_SPLIT_CODES = frozenset({"too-many-urls", "file-too-large"})
+_SPLIT_ADVICE = "; write to a directory (-o DIR/ --base-url URL) to split it"
+
+
+def _split_hint(message: str) -> str:
+    written = "asks to split it" in message or "in one text sitemap" in message
+    return _SPLIT_ADVICE if written and "sitemaps in one file" not in message else ""
+
+
 def _completion(code: str, message: str) -> str:
     """Command-line advice that belongs inside the message (empty for most codes)."""
+    if code in _SPLIT_CODES:
+        return _split_hint(message)
     if code == "wrong-root":
         return _HTML_ADVICE if message.startswith(_HTML_ROOT) else ""
     if code != "kind-changed":

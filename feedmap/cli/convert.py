@@ -11,12 +11,12 @@ from typing import Any
 
 from feedmap import _api as api
 from feedmap import _registry as registry
+from feedmap._context import Options
 from feedmap._converters import enrich
 from feedmap._converters.kinds import xml_for_kind
 from feedmap._errors import Diagnostic, FormatError, Reporter
 from feedmap._model import DocKind
 from feedmap._transform_sort import SORT_KEYS
-from feedmap._wording import counted
 from feedmap.cli._common import (
     DiagnosticPrinter,
     Progress,
@@ -25,6 +25,7 @@ from feedmap.cli._common import (
     parse_date,
     reading_options,
 )
+from feedmap.cli._split_options import add_split_options, check_split, last_line
 
 __all__ = ["add_parser", "run"]
 
@@ -40,6 +41,14 @@ description and ror:keywords).  Values an entry already has are kept unless --ov
 under a --map prefix are read from disk; others are fetched, --concurrency at a time, in input order,
 honouring robots.txt and --delay.  A page that cannot be read (404, timeout, not HTML, disallowed by
 robots.txt) is reported with its URL and the entry is written as it was.
+
+With -o DIR/ (a path ending with '/', or an existing directory) and --base-url URL (the URL the
+directory is served at), the output is split into numbered files of at most 50,000 URLs and 52,428,800
+bytes uncompressed each (--max-urls and --max-file-bytes lower the limits; --gzip compresses each file)
+plus DIR/sitemap_index.xml listing each file with the newest lastmod of its URLs.  Only files whose
+content changed are rewritten, the index last, and files of the same naming that the run no longer
+produces are removed.  A text sitemap is split too (urls-1.txt, ...), a feed (-t rss, -t ror) when
+--max-urls says how many items a file holds.
 
 Reading is lenient: what real files get wrong (a bare '&', blanks before '<?xml', 'Daily', a priority
 of 1.5, an odd date, a truncated file) is repaired and reported as file:line: warning[code]: message.
@@ -58,6 +67,10 @@ examples:
                                                    the blog pages changed in June 2024
   feedmap convert sitemap.xml --exclude '\\?' --limit 100 -t jsonl   the first 100 URLs without a query
   feedmap convert sitemap.xml --sort -lastmod --limit 20 -t rss   the latest 20 pages as an RSS feed
+  feedmap convert big.jsonl -t sitemap -o public/sitemaps/ --base-url https://example.com/sitemaps/
+                                                   sitemap-1.xml, ... and sitemap_index.xml
+  feedmap convert urls.txt -t sitemap -o out/ --base-url https://example.com/ --max-urls 10000 --gzip
+                                                   sitemap-1.xml.gz, ... of 10,000 URLs each, and the index
   feedmap convert https://example.com/sitemap.xml --enrich -t ror -o ror.xml
                                                    a ROR feed with each page's title, description, keywords
   feedmap convert sitemap.xml --enrich --map https://example.com/=public/ -t jsonl
@@ -83,15 +96,24 @@ def add_parser(subparsers: Any) -> None:
         dest="target_format",
         metavar="FMT",
         help="output format (see `feedmap formats`); default: from -o's extension (.xml: a sitemap index for an "
-        "index's own entries read with --no-follow, else a sitemap; .atom is refused: feedmap writes RSS 2.0)",
+        "index's own entries read with --no-follow, else a sitemap; .atom is refused: feedmap writes RSS 2.0); "
+        "a sitemap into a directory (-o DIR/)",
     )
     parser.add_argument(
         "-o",
         "--output",
         metavar="OUT",
         help="output file (default: standard output); a file is written to a temporary file renamed over it "
-        "when complete (a symbolic link's target is replaced); devices, FIFOs and /dev/fd/N are written directly",
+        "when complete (a symbolic link's target is replaced); devices, FIFOs and /dev/fd/N are written directly; "
+        "a directory (DIR/ or an existing one) is written as numbered files and a sitemap index (needs --base-url)",
     )
+    for action in parser._actions:  # --base-url (a reading option) also says where a directory output is served
+        if action.dest == "base_url":
+            action.help = (
+                "resolve relative URLs of a local input against URL (a fetched input's own URL comes first, a "
+                "feed's channel link after); with -o DIR/, also the URL the directory is served at: the index's "
+                "locs are URL + each file's name"
+            )
     parser.add_argument(
         "--schema-location",
         action="store_true",
@@ -109,6 +131,7 @@ def add_parser(subparsers: Any) -> None:
         action="store_true",
         help="XML outputs write URLs as read, not encoded as URIs (a URL that is no URI is reported)",
     )
+    add_split_options(parser)
     _add_selection_options(parser)
     pages = parser.add_argument_group("page enrichment")
     pages.add_argument(
@@ -230,6 +253,8 @@ UNWRITABLE_EXTENSIONS = {
 
 def _target_format(args: argparse.Namespace) -> str | Callable[[DocKind], str]:
     """The format to write: -t, else the output's extension (``.xml``: the XML sitemap of the kind read)."""
+    if api.directory_of(args.output) is not None:
+        return str(args.target_format or "sitemap")
     suffixes = []
     if args.output and args.output != "-":
         suffixes = [s.lower() for s in Path(args.output).suffixes if s.lower() not in (".gz",)]
@@ -256,21 +281,8 @@ def _progress(args: argparse.Namespace) -> Progress:
     return Progress("feedmap convert", enabled=enabled)
 
 
-def run(args: argparse.Namespace) -> int:
-    target = _target_format(args)
-    if args.overwrite and not args.enrich:
-        raise FormatError("--overwrite replaces what --enrich reads from the pages: give --enrich too")
-    printer = DiagnosticPrinter(quiet=args.quiet)
-    progress = _progress(args)
-
-    def handle(diagnostic: Diagnostic) -> None:
-        progress.clear()
-        printer(diagnostic)
-        if diagnostic.code in enrich.FAILURE_CODES:
-            progress.failure()
-
-    reporter = Reporter(strict=args.strict, handler=handle)
-    options = reading_options(
+def _options(args: argparse.Namespace) -> Options:
+    return reading_options(
         args,
         schema_location=args.schema_location,
         encode_urls=args.encode_urls,
@@ -289,7 +301,29 @@ def run(args: argparse.Namespace) -> int:
         limit=args.limit,
         dedupe=args.dedupe,
         sort=args.sort,
+        max_urls=args.max_urls,
+        max_file_bytes=args.max_file_bytes,
+        name=args.name,
+        gzip=args.gzip,
     )
+
+
+def run(args: argparse.Namespace) -> int:
+    target = _target_format(args)
+    check_split(args, target)
+    if args.overwrite and not args.enrich:
+        raise FormatError("--overwrite replaces what --enrich reads from the pages: give --enrich too")
+    printer = DiagnosticPrinter(quiet=args.quiet)
+    progress = _progress(args)
+
+    def handle(diagnostic: Diagnostic) -> None:
+        progress.clear()
+        printer(diagnostic)
+        if diagnostic.code in enrich.FAILURE_CODES:
+            progress.failure()
+
+    reporter = Reporter(strict=args.strict, handler=handle)
+    options = _options(args)
     inputs = list(args.inputs)
     if inputs.count("-") > 1:
         raise FormatError("standard input ('-') can be read only once")
@@ -307,6 +341,5 @@ def run(args: argparse.Namespace) -> int:
         progress.close()
         printer.finish()
     if args.output not in (None, "-") and not args.quiet:
-        written = counted(summary.entries, "entry")
-        print(f"feedmap: wrote {written} to {args.output} ({summary.format or target})", file=sys.stderr)
+        print(last_line(args, summary, target), file=sys.stderr)
     return 0

@@ -1,0 +1,307 @@
+"""Writing one document into numbered files and a sitemap index that lists them.
+
+Spec: https://www.sitemaps.org/protocol.html ("Sitemap file location", "Using Sitemap index files"): a
+sitemap (XML or text) holds at most 50,000 URLs and 52,428,800 bytes uncompressed; an index lists at most
+50,000 sitemaps, each with its ``loc`` and the ``lastmod`` of the newest change it holds, and indexes are
+not nested.
+
+The format renders the document in parts (:attr:`feedmap._registry.FormatSpec.renderer`: a header, one
+block per entry, a footer); the blocks are written in order into ``sitemap-1.xml``, ``sitemap-2.xml``, ...
+(the name pattern's ``{n}``), each file cut before the block that would pass either limit, measured on the
+UTF-8 bytes written uncompressed (header and footer included; extension elements are in the blocks).  A
+block larger than a file on its own is written alone in its file (``entry-too-large``).  With gzip each
+file is ``NAME.gz``, with the same bytes for the same input (:func:`feedmap._sinks.gzipped`).  Then the
+index (``sitemap_index.xml``, uncompressed, by the ``sitemapindex`` writer) lists each file at the base URL
+the directory is served at, with the newest lastmod among the file's entries.  Past 50,000 files nothing
+is published (:class:`~feedmap._errors.LimitError`).  Every file goes through a
+:class:`~feedmap._publish.Publisher`: the children first, the index last, stale files of the same naming
+removed; an error leaves the directory as it was.  Only each file's name and newest lastmod are kept:
+memory does not grow with the number of entries.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import TracebackType
+from typing import BinaryIO
+from urllib.parse import urlsplit
+
+from feedmap import _registry as registry
+from feedmap._context import Context
+from feedmap._dates import W3CDate
+from feedmap._errors import FormatError, LimitError, SourceError, WriteError
+from feedmap._limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
+from feedmap._model import Document, Entry
+from feedmap._publish import Publisher, PublishReport
+from feedmap._registry import FormatSpec, Rendered
+from feedmap._sinks import gzipped
+
+__all__ = [
+    "DEFAULT_NAMES",
+    "MAX_FILES",
+    "Layout",
+    "SplitResult",
+    "check_directory",
+    "layout",
+    "split_document",
+    "splittable",
+]
+
+#: An index lists at most this many sitemaps (and is never nested): more files are refused.
+MAX_FILES = 50_000
+#: The file names of each format's parts (``{n}``: the file's number, from 1).
+DEFAULT_NAMES = {"sitemap": "sitemap-{n}.xml", "text": "urls-{n}.txt", "rss": "feed-{n}.xml", "ror": "ror-{n}.xml"}
+_BATCH = 512
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Where and how a document is split: checked before anything is read or written."""
+
+    spec: FormatSpec
+    directory: str
+    base_url: str
+    pattern: str
+    gzip: bool
+    index: str
+    max_urls: int
+    max_bytes: int
+
+    def name(self, number: int) -> str:
+        return self.pattern.replace("{n}", str(number)) + (".gz" if self.gzip else "")
+
+    def owned(self) -> Callable[[str], bool]:
+        """Whether a file name is one this layout produces (the pattern's, gzip or not, and the index)."""
+        child = _names_of(self.pattern)
+        index = self.index
+        return lambda name: name == index or child.fullmatch(name) is not None
+
+
+def _names_of(pattern: str) -> re.Pattern[str]:
+    """The file names a pattern gives, gzipped or not: every ``{n}`` the same number from 1."""
+    first, *rest = (re.escape(piece) for piece in pattern.split("{n}"))
+    regex = first + "(?P<n>[1-9][0-9]*)" + "(?P=n)".join(rest) + r"(?:\.gz)?"
+    return re.compile(regex)
+
+
+@dataclass(frozen=True, slots=True)
+class SplitResult:
+    """What a split wrote: the entries, the files in order, the index's name, and what changed on disk."""
+
+    entries: int
+    files: tuple[str, ...]
+    index: str
+    report: PublishReport
+
+
+def splittable() -> list[str]:
+    """The names of the formats that can be split into files (those with a renderer)."""
+    return [spec.name for spec in registry.all_formats() if spec.renderer is not None]
+
+
+def check_directory(directory: str) -> None:
+    """SourceError when ``directory`` (or a folder on the way to it) is something other than a directory."""
+    path = os.path.abspath(directory)
+    while not os.path.lexists(path):
+        parent = os.path.dirname(path)
+        if parent == path:
+            return
+        path = parent
+    if not os.path.isdir(path):
+        raise SourceError(f"{directory}: {path} is not a directory")
+
+
+def layout(format: str, directory: str | os.PathLike[str], ctx: Context) -> Layout:
+    """The layout ``ctx.options`` asks for; FormatError for a format that cannot be split, a base URL that
+    is missing or no absolute http(s) URL, or an index name the file names could take."""
+    check_directory(os.fspath(directory))
+    spec = registry.get(format)
+    if spec.renderer is None:
+        raise FormatError(
+            f"format {spec.name!r} cannot be split into files; the formats that can: {', '.join(splittable())}"
+        )
+    options = ctx.options
+    pattern = options.name or DEFAULT_NAMES.get(spec.name) or f"{spec.name}-{{n}}{(spec.extensions or ('',))[0]}"
+    found = Layout(
+        spec=spec,
+        directory=os.fspath(directory),
+        base_url=_base_url(options.base_url),
+        pattern=pattern,
+        gzip=options.gzip,
+        index=options.index_name,
+        max_urls=options.max_urls or PROTOCOL_MAX_URLS,
+        max_bytes=options.max_file_bytes or PROTOCOL_MAX_BYTES,
+    )
+    if _names_of(pattern).fullmatch(found.index):
+        raise FormatError(f"the index name {found.index!r} is one of the file names {pattern!r}: name it otherwise")
+    return found
+
+
+def _base_url(url: str | None) -> str:
+    """The URL the directory is served at, ending in ``/``; FormatError when missing or not absolute http(s)."""
+    if not url:
+        raise FormatError("writing into a directory needs the URL the directory is served at (the base URL)")
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        raise FormatError(f"the base URL {url!r} is not an absolute http(s) URL (the directory's URL is)")
+    if parts.query or parts.fragment:
+        raise FormatError(f"the base URL {url!r} holds a query or a fragment; give the directory's URL")
+    return url if url.endswith("/") else url + "/"
+
+
+@dataclass(slots=True)
+class _Part:
+    """One file: its name and the newest lastmod among its entries."""
+
+    name: str
+    newest: W3CDate | None = None
+
+
+class _Writer:
+    """Writes blocks into numbered files, cutting before the block that would pass a limit."""
+
+    def __init__(self, where: Layout, rendered: Rendered, publisher: Publisher, ctx: Context) -> None:
+        self.where = where
+        self.ctx = ctx
+        self.publisher = publisher
+        self.header = rendered.header.encode("utf-8")
+        self.footer = rendered.footer.encode("utf-8")
+        self.room = where.max_bytes - len(self.header) - len(self.footer)
+        if self.room <= 0:
+            raise WriteError(
+                f"a file may hold {where.max_bytes:,} bytes, no more than its own start and end "
+                f"({len(self.header) + len(self.footer):,} bytes): allow larger files"
+            )
+        self.parts: list[_Part] = []
+        self.total = 0
+        self.count = 0
+        self.size = 0
+        self.pending: list[str] = []
+        self.stack = contextlib.ExitStack()
+        self.out: BinaryIO | None = None
+
+    def start(self) -> None:
+        number = len(self.parts) + 1
+        if number > MAX_FILES:
+            raise LimitError(
+                f"the entries need more than {MAX_FILES:,} files, and a sitemap index lists at most "
+                f"{MAX_FILES:,} (indexes are not nested): allow more entries or bytes per file, or write fewer "
+                "entries; nothing was written",
+                source=self.where.directory,
+                code="too-many-files",
+            )
+        part = _Part(self.where.name(number))
+        out = self.stack.enter_context(self.publisher.file(part.name))
+        if self.where.gzip:
+            out = self.stack.enter_context(gzipped(out))
+        out.write(self.header)
+        self.parts.append(part)
+        self.out, self.count, self.size = out, 0, 0
+
+    def finish(self) -> None:
+        self.flush()
+        assert self.out is not None
+        self.out.write(self.footer)
+        self.out = None
+        self.stack.close()
+
+    def flush(self) -> None:
+        if self.pending:
+            assert self.out is not None
+            self.out.write("".join(self.pending).encode("utf-8"))
+            self.pending.clear()
+
+    def add(self, entry: Entry, block: str) -> None:
+        length = len(block) if block.isascii() else len(block.encode("utf-8"))
+        if self.count and (self.count >= self.where.max_urls or self.size + length > self.room):
+            self.finish()
+            self.start()
+        if length > self.room:
+            self._too_large(entry, length)
+        self.pending.append(block)
+        if len(self.pending) >= _BATCH:
+            self.flush()
+        self.count += 1
+        self.size += length
+        self.total += 1
+        lastmod = entry.lastmod
+        if lastmod is not None:
+            part = self.parts[-1]
+            if part.newest is None or _newer(lastmod, part.newest):
+                part.newest = lastmod
+
+    def _too_large(self, entry: Entry, length: int) -> None:
+        limit = self.where.max_bytes
+        self.ctx.warning(
+            "entry-too-large",
+            f"{entry.loc}: written as {length:,} bytes, more than a file of at most {limit:,} bytes holds with its "
+            f"start and end; written alone in {self.parts[-1].name}",
+        )
+
+    def __enter__(self) -> _Writer:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.stack.__exit__(kind, value, traceback)  # the open file learns of an error: it is not kept
+
+
+def _newer(lastmod: W3CDate, newest: W3CDate) -> bool:
+    """Whether ``lastmod`` is a later instant than ``newest`` (:meth:`W3CDate.sort_key`; a tie keeps the first).
+
+    Two values written alike (the same length, so the same precision, and the same zone) compare as their
+    text, which is what most sitemaps hold and costs no date arithmetic."""
+    new, old = lastmod.text, newest.text
+    if new == old:
+        return False
+    if len(new) == len(old) and _zone(new) == _zone(old):
+        return new > old
+    return _key(lastmod) > _key(newest)
+
+
+def _zone(text: str) -> str:
+    """The zone a W3C datetime ends with: ``Z``, ``+hh:mm`` / ``-hh:mm``, or nothing (a date)."""
+    if text.endswith("Z"):
+        return "Z"
+    return text[-6:] if len(text) > 10 and text[-6] in "+-" else ""
+
+
+def _key(lastmod: W3CDate) -> float:
+    """The instant a lastmod orders by (:meth:`W3CDate.sort_key`); the earliest for one beyond what it holds."""
+    try:
+        return lastmod.sort_key()
+    except (ValueError, OverflowError):
+        return float("-inf")
+
+
+def split_document(doc: Document, where: Layout, ctx: Context) -> SplitResult:
+    """Write ``doc`` as :mod:`this module <feedmap._split>` says; returns what was written."""
+    assert where.spec.renderer is not None
+    rendered = where.spec.renderer(doc, ctx=ctx)
+    with Publisher(where.directory, where.owned()) as publisher:
+        with _Writer(where, rendered, publisher, ctx) as writer:
+            writer.start()
+            for entry, block in rendered.items:
+                writer.add(entry, block)
+            writer.finish()
+        if writer.total == 0:
+            ctx.warning("empty-document", rendered.empty)
+        _write_index(writer.parts, where, publisher, ctx)
+        report = publisher.commit(index=where.index)
+    return SplitResult(writer.total, tuple(part.name for part in writer.parts), where.index, report)
+
+
+def _write_index(parts: list[_Part], where: Layout, publisher: Publisher, ctx: Context) -> None:
+    writer = registry.get("sitemapindex").writer
+    assert writer is not None  # the index format writes
+    entries = [Entry(loc=where.base_url + part.name, lastmod=part.newest) for part in parts]
+    with publisher.file(where.index) as out:
+        writer(Document(entries=entries), out, ctx=ctx)

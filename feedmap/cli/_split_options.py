@@ -1,0 +1,106 @@
+"""``feedmap convert -o DIR/``: the options of writing into a directory, their usage errors, the last line."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable
+
+from feedmap import _api as api
+from feedmap._errors import FormatError
+from feedmap._limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
+from feedmap._model import DocKind
+from feedmap._split import check_directory
+from feedmap._summary import SplitSummary, Summary
+from feedmap._wording import counted
+from feedmap.cli._common import non_negative_int, parse_size
+
+__all__ = ["add_split_options", "check_split", "last_line"]
+
+
+def _max_urls(text: str) -> int:
+    """``--max-urls``: 1 to 50,000."""
+    value: int = non_negative_int(text)
+    if not 1 <= value <= PROTOCOL_MAX_URLS:
+        raise argparse.ArgumentTypeError(f"{text}: give 1 to {PROTOCOL_MAX_URLS:,} (the protocol's limit)")
+    return value
+
+
+def _max_file_bytes(text: str) -> int:
+    """``--max-file-bytes``: a size up to 52,428,800 bytes (50M)."""
+    value = parse_size(text)
+    if value > PROTOCOL_MAX_BYTES:
+        raise argparse.ArgumentTypeError(f"{text}: give at most {PROTOCOL_MAX_BYTES:,} bytes (the protocol's limit)")
+    return value
+
+
+def _name_pattern(text: str) -> str:
+    """``--name``: a file name holding ``{n}``."""
+    if "{n}" not in text or "/" in text or os.sep in text:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give a file name holding {{n}}, the file's number (e.g. products-{{n}}.xml), without '/'"
+        )
+    return text
+
+
+def add_split_options(parser: argparse.ArgumentParser) -> None:
+    """``--max-urls``, ``--max-file-bytes``, ``--name``, ``--gzip``: writing into a directory."""
+    split = parser.add_argument_group("writing into a directory (-o DIR/ --base-url URL)")
+    split.add_argument(
+        "--max-urls",
+        type=_max_urls,
+        metavar="N",
+        help=f"at most N entries a file (default and highest: {PROTOCOL_MAX_URLS:,}); required for -t rss and -t ror",
+    )
+    split.add_argument(
+        "--max-file-bytes",
+        type=_max_file_bytes,
+        metavar="N",
+        help=f"at most N bytes a file, uncompressed, e.g. 10M (default and highest: {PROTOCOL_MAX_BYTES:,})",
+    )
+    split.add_argument(
+        "--name",
+        type=_name_pattern,
+        metavar="PATTERN",
+        help="the files' names, {n} being the number from 1 (default: sitemap-{n}.xml, urls-{n}.txt for text, "
+        "feed-{n}.xml for rss, ror-{n}.xml for ror)",
+    )
+    split.add_argument(
+        "--gzip", action="store_true", help="write each file gzip-compressed, NAME.gz (the index stays uncompressed)"
+    )
+
+
+#: The options of writing into a directory, by flag.
+_SPLIT_FLAGS = {"--max-urls": "max_urls", "--max-file-bytes": "max_file_bytes", "--name": "name", "--gzip": "gzip"}
+
+
+def check_split(args: argparse.Namespace, target: str | Callable[[DocKind], str]) -> None:
+    """Usage errors of writing into a directory (or of its options without one)."""
+    directory = api.directory_of(args.output)
+    if directory is None:
+        given = [flag for flag, dest in _SPLIT_FLAGS.items() if getattr(args, dest) not in (None, False)]
+        if given:
+            raise FormatError(f"{', '.join(given)}: only for an output directory (-o DIR/ --base-url URL)")
+        return
+    check_directory(directory)
+    if not args.base_url:
+        what = "is a directory" if os.path.isdir(directory) else "no such directory yet"
+        raise FormatError(
+            f"{directory}: {what}; writing numbered files and a sitemap index into it needs --base-url URL, "
+            "the URL the directory is served at"
+        )
+    if target in ("rss", "ror") and args.max_urls is None:
+        raise FormatError(f"-t {target} into a directory: give --max-urls N, the most items one feed file holds")
+
+
+def last_line(args: argparse.Namespace, summary: Summary, target: str | Callable[[DocKind], str]) -> str:
+    """The last line: what was written where."""
+    written = counted(summary.entries, "entry")
+    if not isinstance(summary, SplitSummary):
+        return f"feedmap: wrote {written} to {args.output} ({summary.format or target})"
+    index = os.path.join(args.output, summary.index)
+    changes = (
+        f"{counted(len(summary.written), 'file')} written, {len(summary.unchanged):,} unchanged, "
+        f"{len(summary.removed):,} removed"
+    )
+    return f"feedmap: wrote {written} to {counted(len(summary.files), 'file')} and {index}: {changes}"

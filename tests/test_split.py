@@ -1,0 +1,392 @@
+"""Splitting an output into numbered files and a sitemap index (``feedmap.split``, ``convert -o DIR/``).
+
+sitemaps.org: at most 50,000 URLs and 52,428,800 bytes uncompressed per file, an index listing each file
+with the newest lastmod of its URLs, never nested.  The limits are lowered here to keep the tests small;
+the 50,000-file cap of the index is a constant of feedmap's, lowered by monkeypatching.
+"""
+
+from __future__ import annotations
+
+import gzip
+import inspect
+import io
+import itertools
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+import feedmap
+from feedmap import Entry, Image, W3CDate, _split
+from feedmap._errors import Diagnostic
+
+SM = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+BASE = "https://example.com/maps/"
+
+
+def pages(count: int, *, images: int = 0, start: int = 0) -> Iterator[Entry]:
+    for number in range(start, start + count):
+        pictures = tuple(Image(loc=f"https://example.com/img/{number}/{i}.jpg") for i in range(images))
+        yield Entry(loc=f"https://example.com/page/{number}?{'x' * (number % 37)}", images=pictures)
+
+
+def split(entries: object, directory: Path, format: str = "sitemap", **settings: object) -> feedmap.SplitSummary:
+    seen: list[Diagnostic] = []
+    options = feedmap.Options(base_url=BASE, **settings)  # type: ignore[arg-type]
+    summary = feedmap.split(entries, directory, format, options, on_diagnostic=seen.append)  # type: ignore[arg-type]
+    assert summary.diagnostics == seen
+    return summary
+
+
+def locs(path: Path) -> list[str]:
+    data = path.read_bytes()
+    if path.name.endswith(".gz"):
+        data = gzip.decompress(data)
+    return [element.text or "" for element in etree.fromstring(data).iter(f"{SM}loc")]
+
+
+def flat(groups: Iterable[list[str]]) -> list[str]:
+    return list(itertools.chain.from_iterable(groups))
+
+
+def index_of(directory: Path, name: str = "sitemap_index.xml") -> list[tuple[str, str | None]]:
+    root = etree.fromstring((directory / name).read_bytes())
+    return [(child.findtext(f"{SM}loc") or "", child.findtext(f"{SM}lastmod")) for child in root]
+
+
+def first_block(path: Path, start: str, end: str) -> bytes:
+    """The first entry's block of a written file (``<url>...</url>\\n``)."""
+    text = path.read_bytes()
+    begin = text.index(start.encode())
+    return text[begin : text.index(end.encode(), begin) + len(end) + 1]
+
+
+# ------------------------------------------------------------------------------------------------- limits
+
+
+def test_files_are_cut_at_the_url_count(tmp_path: Path) -> None:
+    summary = split(pages(25), tmp_path / "out", max_urls=10)
+    assert summary.entries == 25
+    assert summary.files == ("sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml")
+    assert summary.index == "sitemap_index.xml"
+    written = [locs(tmp_path / "out" / name) for name in summary.files]
+    assert [len(group) for group in written] == [10, 10, 5]
+    assert flat(written) == [entry.loc for entry in pages(25)]
+    assert sorted(os.listdir(tmp_path / "out")) == [*summary.files, "sitemap_index.xml"]
+
+
+def test_files_are_cut_at_the_byte_limit_before_the_entry_that_would_pass_it(tmp_path: Path) -> None:
+    limit = 2_000
+    summary = split(pages(60), tmp_path, max_file_bytes=limit)
+    paths = [tmp_path / name for name in summary.files]
+    assert len(paths) > 2
+    assert all(path.stat().st_size <= limit for path in paths)
+    for path, following in itertools.pairwise(paths):
+        assert path.stat().st_size + len(first_block(following, "<url>", "</url>")) > limit  # it would not fit
+    assert flat(locs(path) for path in paths) == [entry.loc for entry in pages(60)]
+
+
+def test_both_limits_apply_together(tmp_path: Path) -> None:
+    limit = 750
+    summary = split(pages(80), tmp_path, max_urls=6, max_file_bytes=limit)
+    counts = [len(locs(tmp_path / name)) for name in summary.files]
+    sizes = [(tmp_path / name).stat().st_size for name in summary.files]
+    assert max(counts) == 6 and all(size <= limit for size in sizes)
+    assert any(count < 6 for count in counts[:-1])  # some files were cut by bytes, others by count
+    assert sum(counts) == 80
+
+
+def test_extension_elements_count_in_the_bytes(tmp_path: Path) -> None:
+    plain = split(pages(40), tmp_path / "plain", max_file_bytes=6_000)
+    pictured = split(pages(40, images=5), tmp_path / "pictured", max_file_bytes=6_000)
+    assert len(pictured.files) > len(plain.files)
+    assert all((tmp_path / "pictured" / name).stat().st_size <= 6_000 for name in pictured.files)
+    first = (tmp_path / "pictured" / pictured.files[0]).read_bytes()
+    assert first.count(b"<image:image>") == 5 * len(locs(tmp_path / "pictured" / pictured.files[0]))
+
+
+def test_an_entry_larger_than_a_file_is_written_alone_with_a_warning(tmp_path: Path) -> None:
+    big = Entry(
+        loc="https://example.com/big", images=tuple(Image(loc=f"https://example.com/{i}.jpg") for i in range(60))
+    )
+    entries = [*pages(3), big, *pages(3, start=3)]
+    summary = split(entries, tmp_path, max_file_bytes=2_000)
+    assert [d.code for d in summary.diagnostics if d.level >= feedmap.Level.WARNING] == ["entry-too-large"]
+    alone = [name for name in summary.files if locs(tmp_path / name) == ["https://example.com/big"]]
+    assert len(alone) == 1
+    assert flat(locs(tmp_path / name) for name in summary.files) == [entry.loc for entry in entries]
+
+
+def test_gzip_files_hold_the_same_bytes_compressed_the_same_way_each_time(tmp_path: Path) -> None:
+    plain = split(pages(25), tmp_path / "plain", max_urls=10)
+    once = split(pages(25), tmp_path / "once", max_urls=10, gzip=True)
+    again = split(pages(25), tmp_path / "again", max_urls=10, gzip=True)
+    assert once.files == again.files == ("sitemap-1.xml.gz", "sitemap-2.xml.gz", "sitemap-3.xml.gz")
+    for name, gz in zip(plain.files, once.files, strict=True):
+        data = (tmp_path / "once" / gz).read_bytes()
+        assert data[:2] == b"\x1f\x8b" and data[4:8] == b"\0\0\0\0" and not data[3] & 0x08  # mtime 0, no name
+        assert gzip.decompress(data) == (tmp_path / "plain" / name).read_bytes()
+        assert data == (tmp_path / "again" / gz).read_bytes()
+    assert [loc for loc, _ in index_of(tmp_path / "once")] == [BASE + name for name in once.files]
+    with feedmap.read(
+        tmp_path / "once" / "sitemap_index.xml", options=feedmap.Options(maps=[(BASE, tmp_path / "once")])
+    ) as doc:
+        assert [entry.loc for entry in doc.entries] == [entry.loc for entry in pages(25)]
+
+
+def test_the_byte_limit_is_on_the_uncompressed_bytes(tmp_path: Path) -> None:
+    summary = split(pages(60), tmp_path, max_file_bytes=2_000, gzip=True)
+    sizes = [len(gzip.decompress((tmp_path / name).read_bytes())) for name in summary.files]
+    assert all(size <= 2_000 for size in sizes) and len(sizes) > 2
+
+
+# -------------------------------------------------------------------------------------------------- index
+
+
+def test_the_index_lists_each_file_with_its_newest_lastmod(tmp_path: Path) -> None:
+    dates = [
+        "2024-01-01T10:00:00+05:00",  # 05:00 UTC: older than the next one, though its text sorts after it
+        "2024-01-01T06:00:00Z",
+        "2023-12-31",
+        None,
+        None,
+        None,
+        "2024-02",
+    ]
+    entries = [
+        Entry(loc=f"https://example.com/{i}", lastmod=W3CDate.parse(d) if d else None) for i, d in enumerate(dates)
+    ]
+    summary = split(entries, tmp_path, max_urls=3)
+    assert index_of(tmp_path) == [
+        (BASE + "sitemap-1.xml", "2024-01-01T06:00:00Z"),
+        (BASE + "sitemap-2.xml", None),
+        (BASE + "sitemap-3.xml", "2024-02"),
+    ]
+    assert summary.files == ("sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml")
+
+
+def test_a_base_url_without_a_slash_gets_one(tmp_path: Path) -> None:
+    feedmap.split(pages(2), tmp_path, options=feedmap.Options(base_url="https://example.com/maps"))
+    assert index_of(tmp_path) == [("https://example.com/maps/sitemap-1.xml", None)]
+
+
+@pytest.mark.parametrize("base", [None, "", "maps/", "ftp://example.com/", "https:///x", "https://e.com/?a=1"])
+def test_the_base_url_must_be_an_absolute_http_url(tmp_path: Path, base: str | None) -> None:
+    with pytest.raises(feedmap.FormatError, match="URL"):
+        feedmap.split(pages(2), tmp_path / "out", options=feedmap.Options(base_url=base))
+    assert not (tmp_path / "out").exists()
+
+
+def test_name_pattern_and_index_name(tmp_path: Path) -> None:
+    summary = split(pages(5), tmp_path, max_urls=2, name="products_{n}.xml", index_name="products.xml")
+    assert summary.files == ("products_1.xml", "products_2.xml", "products_3.xml")
+    assert [loc for loc, _ in index_of(tmp_path, "products.xml")] == [BASE + name for name in summary.files]
+    with pytest.raises(feedmap.FormatError, match="index name"):
+        split(pages(5), tmp_path, name="s{n}.xml", index_name="s1.xml")
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [{"max_urls": 0}, {"max_urls": 50_001}, {"max_file_bytes": 52_428_801}, {"name": "s.xml"}, {"name": "a/{n}.xml"},
+     {"index_name": "a/index.xml"}],
+)  # fmt: skip
+def test_options_out_of_range_are_refused(settings: dict[str, object]) -> None:
+    with pytest.raises(ValueError):
+        feedmap.Options(**settings)  # type: ignore[arg-type]
+
+
+def test_past_the_file_cap_nothing_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    split(pages(4), tmp_path, max_urls=2)
+    before = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+    monkeypatch.setattr(_split, "MAX_FILES", 3)
+    with pytest.raises(feedmap.LimitError, match="3 files") as caught:
+        split(pages(7, start=100), tmp_path, max_urls=2)
+    assert caught.value.code == "too-many-files"
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before  # no temporary file either
+    with pytest.raises(feedmap.LimitError):
+        split(pages(7), tmp_path / "new", max_urls=2)
+    assert not (tmp_path / "new").exists() or os.listdir(tmp_path / "new") == []  # nothing left in it
+    assert split(pages(6), tmp_path / "fits", max_urls=2).files[-1] == "sitemap-3.xml"
+
+
+def test_stale_files_of_the_same_naming_are_removed_others_kept(tmp_path: Path) -> None:
+    split(pages(25), tmp_path, max_urls=10)
+    (tmp_path / "robots.txt").write_text("keep")
+    (tmp_path / "sitemap-x.xml").write_text("keep")
+    summary = split(pages(5), tmp_path, max_urls=10)
+    assert set(summary.removed) == {"sitemap-2.xml", "sitemap-3.xml"}
+    assert sorted(os.listdir(tmp_path)) == ["robots.txt", "sitemap-1.xml", "sitemap-x.xml", "sitemap_index.xml"]
+
+
+def test_no_entries_write_one_empty_file_and_the_index(tmp_path: Path) -> None:
+    summary = split([], tmp_path)
+    assert summary.files == ("sitemap-1.xml",) and summary.entries == 0
+    assert [d.code for d in summary.diagnostics] == ["empty-document"]
+    assert locs(tmp_path / "sitemap-1.xml") == []
+    assert index_of(tmp_path) == [(BASE + "sitemap-1.xml", None)]
+
+
+def test_the_conversion_steps_run_as_in_write(tmp_path: Path) -> None:
+    entries = [Entry(loc="https://example.com/a"), Entry(loc="relative"), Entry(loc="https://example.com/a")]
+    summary = split(entries, tmp_path)
+    assert locs(tmp_path / "sitemap-1.xml") == ["https://example.com/a"]
+    assert {"duplicate-loc", "relative-url"} <= {d.code for d in summary.diagnostics}
+
+
+# -------------------------------------------------------------------------------------- the other formats
+
+
+def test_text_is_split_into_url_lists(tmp_path: Path) -> None:
+    summary = split(pages(5), tmp_path, "text", max_urls=2)
+    assert summary.files == ("urls-1.txt", "urls-2.txt", "urls-3.txt")
+    lines = [(tmp_path / name).read_text().splitlines() for name in summary.files]
+    assert lines == [[e.loc for e in pages(2)], [e.loc for e in pages(2, start=2)], [e.loc for e in pages(1, start=4)]]
+    assert [loc for loc, _ in index_of(tmp_path)] == [BASE + name for name in summary.files]
+
+
+def test_a_text_line_break_is_skipped_not_counted(tmp_path: Path) -> None:
+    entries = [
+        Entry(loc="https://example.com/a"),
+        Entry(loc="https://example.com/b\nc"),
+        Entry(loc="https://example.com/d"),
+    ]
+    summary = split(entries, tmp_path, "text", max_urls=2)
+    assert summary.entries == 2 and summary.files == ("urls-1.txt",)
+
+
+@pytest.mark.parametrize(("format", "first"), [("rss", "feed-1.xml"), ("ror", "ror-1.xml")])
+def test_feeds_are_split_into_whole_channels(tmp_path: Path, format: str, first: str) -> None:
+    entries = [Entry(loc=f"https://example.com/{i}", priority=0.5) for i in range(5)]
+    summary = split(entries, tmp_path, format, max_urls=2)
+    assert summary.files[0] == first and len(summary.files) == 3
+    read_back = []
+    for name in summary.files:
+        root = etree.fromstring((tmp_path / name).read_bytes())  # well-formed, namespaces declared
+        assert root.tag == "rss" and len(root.findall("channel")) == 1
+        with feedmap.read(tmp_path / name, format) as doc:
+            read_back += [(entry.loc, entry.priority) for entry in doc.entries]
+    assert read_back == [(entry.loc, 0.5) for entry in entries]
+
+
+@pytest.mark.parametrize("format", ["jsonl", "sitemapindex"])
+def test_formats_without_a_renderer_cannot_be_split(tmp_path: Path, format: str) -> None:
+    with pytest.raises(feedmap.FormatError, match="ror, rss, sitemap, text"):
+        split(pages(2), tmp_path / "out", format)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("format", ["sitemap", "text", "rss", "ror"])
+def test_writing_is_the_rendered_parts_joined(format: str) -> None:
+    """One rendering path: the writer writes the renderer's header, blocks and footer."""
+    spec = feedmap._registry.get(format)
+    assert spec.renderer is not None
+    entries = list(pages(600, images=1))  # more than the first batch a feed renders before its root
+    sink = io.BytesIO()
+    feedmap.write(entries, sink, format)
+    from feedmap._context import Context
+
+    ctx = Context(reporter=feedmap.Reporter())
+    rendered = spec.renderer(feedmap.Document(entries=iter(entries)), ctx=ctx)
+    header = rendered.header  # final before any block is asked for
+    blocks = list(rendered.items)
+    assert [entry for entry, _ in blocks] == entries
+    assert (header + "".join(block for _, block in blocks) + rendered.footer).encode() == sink.getvalue()
+
+
+# ------------------------------------------------------------------------------------------------ library
+
+
+def test_convert_into_a_directory_splits(tmp_path: Path) -> None:
+    source = tmp_path / "urls.txt"
+    source.write_text("".join(f"{entry.loc}\n" for entry in pages(7)))
+    counted: list[Entry] = []
+
+    def count(entries: object) -> Iterator[Entry]:
+        for entry in entries:  # type: ignore[attr-defined]
+            counted.append(entry)
+            yield entry
+
+    options = feedmap.Options(base_url=BASE, max_urls=3)
+    summary = feedmap.convert(source, f"{tmp_path / 'out'}/", "sitemap", options, wrap=count)
+    assert isinstance(summary, feedmap.SplitSummary)
+    assert summary.files == ("sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml") and len(counted) == 7
+    assert set(summary.written) >= set(summary.files)  # an empty directory: every file is new
+    again = feedmap.convert([source], tmp_path / "out", "text", options)  # an existing directory (a Path)
+    assert isinstance(again, feedmap.SplitSummary) and again.files == ("urls-1.txt", "urls-2.txt", "urls-3.txt")
+
+
+def test_split_takes_a_document(tmp_path: Path) -> None:
+    source = io.BytesIO("".join(f"{entry.loc}\n" for entry in pages(4)).encode())
+    with feedmap.read(source) as doc:
+        summary = split(doc, tmp_path, max_urls=3)
+    assert summary.entries == 4 and summary.format == "sitemap"
+    assert [d.code for d in summary.diagnostics] == []
+
+
+def test_written_files_are_valid_against_the_xsd(tmp_path: Path, corpus_dir: Path) -> None:
+    from test_xsd import strip_extensions
+
+    folder = corpus_dir / "xsd"
+    schemas = {
+        "urlset": etree.XMLSchema(etree.parse(str(folder / "sitemap-0.9.xsd"))),
+        "sitemapindex": etree.XMLSchema(etree.parse(str(folder / "siteindex-0.9.xsd"))),
+    }
+    entries = [Entry(loc=e.loc, images=e.images, lastmod=W3CDate.parse("2024-05-01")) for e in pages(9, images=2)]
+    summary = split(entries, tmp_path, max_urls=4)
+    for name in (*summary.files, summary.index):
+        root, _ = strip_extensions((tmp_path / name).read_bytes())
+        schema = schemas[etree.QName(root).localname]
+        assert schema.validate(root), schema.error_log
+
+
+def test_split_takes_its_arguments_as_the_other_calls_do() -> None:
+    parameters = inspect.signature(feedmap.split).parameters
+    assert list(parameters) == ["data", "directory", "format", "options", "on_diagnostic", "reporter"]
+    assert parameters["format"].default == "sitemap"
+    assert parameters["on_diagnostic"].kind is parameters["reporter"].kind is inspect.Parameter.KEYWORD_ONLY
+
+
+def test_a_file_in_the_way_of_the_directory_is_an_io_error(tmp_path: Path) -> None:
+    (tmp_path / "file.txt").write_text("kept")
+    for directory in (tmp_path / "file.txt", tmp_path / "file.txt" / "sub"):
+        with pytest.raises(feedmap.SourceError, match=r"file\.txt is not a directory"):
+            split(pages(2), directory)
+    assert sorted(os.listdir(tmp_path)) == ["file.txt"] and (tmp_path / "file.txt").read_text() == "kept"
+
+
+SAMPLE_DATES = [
+    "2024", "2024-01", "2024-02", "2024-01-01", "2024-01-02", "2024-01-01+05:00", "2024-01-01T06:00Z",
+    "2024-01-01T06:00:00Z", "2024-01-01T06:00:00+00:00", "2024-01-01T10:00:00+05:00", "2024-01-01T04:00:00-02:00",
+    "2024-01-01T06:00:00.5Z", "2024-01-01T06:00:00.25Z", "2024-01-01T06:00:00", "2023-12-31T23:59:59-01:00",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("new", SAMPLE_DATES)
+def test_the_newest_lastmod_is_by_instant_whatever_the_text(new: str) -> None:
+    for old in SAMPLE_DATES:
+        a, b = W3CDate.parse(new), W3CDate.parse(old)
+        assert _split._newer(a, b) == (a.sort_key() > b.sort_key()), (new, old)
+
+
+def test_an_input_failing_halfway_leaves_the_directory_as_it_was(tmp_path: Path) -> None:
+    split(pages(4), tmp_path, max_urls=2)
+    before = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+
+    def broken() -> Iterator[Entry]:
+        yield from pages(15, start=50)
+        raise feedmap.ReadError("the input breaks off", source="in.xml", code="broken")
+
+    with pytest.raises(feedmap.ReadError, match="breaks off"):
+        split(broken(), tmp_path, max_urls=2)
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before
+
+
+def test_convert_into_a_directory_with_the_format_chosen_by_kind(tmp_path: Path) -> None:
+    source = tmp_path / "urls.txt"
+    source.write_text("https://example.com/a\nhttps://example.com/b\n")
+    options = feedmap.Options(base_url=BASE, max_urls=1)
+    summary = feedmap.convert(source, f"{tmp_path / 'out'}/", lambda kind: "text", options)
+    assert isinstance(summary, feedmap.SplitSummary) and summary.files == ("urls-1.txt", "urls-2.txt")
+    assert summary.format == "text"

@@ -1,0 +1,206 @@
+"""``feedmap convert -o DIR/ --base-url URL``: splitting on the command line, its usage errors, and the hint
+given when a single-file output passes the protocol's limits."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from feedmap._formats import _output, text
+from feedmap.cli import main
+
+BASE = "https://example.com/maps/"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
+    code = main([str(arg) for arg in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture
+def urls(tmp_path: Path) -> Path:
+    """A sitemap of 25 URLs (whose reading warns of nothing)."""
+    path = tmp_path / "urls.xml"
+    body = "".join(f"<url><loc>https://example.com/page/{number}</loc></url>" for number in range(25))
+    path.write_text(f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{body}</urlset>')
+    return path
+
+
+def test_a_directory_output_is_split_and_summed_up(
+    capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    code, stdout, err = run(
+        capsys, "convert", urls, "-t", "sitemap", "-o", f"{out}/", "--base-url", BASE, "--max-urls", "10"
+    )
+    assert code == 0 and stdout == ""
+    assert sorted(os.listdir(out)) == ["sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml", "sitemap_index.xml"]
+    last = err.splitlines()[-1]
+    assert re.fullmatch(
+        rf"feedmap: wrote 25 entries to 3 files and {re.escape(str(out))}/+sitemap_index\.xml: "
+        r"\d files written, 0 unchanged, 0 removed",
+        last,
+    ), last
+    assert BASE + "sitemap-3.xml" in (out / "sitemap_index.xml").read_text()
+
+
+def test_gzip_name_and_byte_limit(capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()  # an existing directory needs no trailing slash
+    code, _, _ = run(
+        capsys,
+        "convert",
+        urls,
+        "-o",
+        out,
+        "--base-url",
+        BASE,
+        "--gzip",
+        "--name",
+        "p-{n}.xml",
+        "--max-file-bytes",
+        "1K",
+    )
+    assert code == 0
+    names = sorted(os.listdir(out), key=lambda name: (len(name), name))
+    assert names[-1] == "sitemap_index.xml" and all(re.fullmatch(r"p-\d+\.xml\.gz", name) for name in names[:-1])
+    assert all(len(gzip.decompress((out / name).read_bytes())) <= 1024 for name in names[:-1])
+    assert len(names) > 2
+
+
+def test_a_feed_is_split_when_asked(capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path) -> None:
+    code, _, _ = run(
+        capsys, "convert", urls, "-t", "ror", "-o", f"{tmp_path}/ror/", "--base-url", BASE, "--max-urls", "20"
+    )
+    assert code == 0
+    assert sorted(os.listdir(tmp_path / "ror")) == ["ror-1.xml", "ror-2.xml", "sitemap_index.xml"]
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["-o", "{out}/"], "needs --base-url"),
+        (["-o", "{existing}"], "is a directory; writing numbered files and a sitemap index into it needs --base-url"),
+        (["-o", "{out}/", "--base-url", "ftp://example.com/"], "not an absolute http(s) URL"),
+        (["-o", "{out}/", "--base-url", BASE, "-t", "rss"], "--max-urls"),
+        (["-o", "{out}/", "--base-url", BASE, "-t", "ror"], "--max-urls"),
+        (["-o", "{out}/", "--base-url", BASE, "-t", "jsonl"], "cannot be split into files"),
+        (["-o", "{out}/", "--base-url", BASE, "-t", "sitemapindex"], "cannot be split into files"),
+        (["-o", "{file}", "--max-urls", "5"], "--max-urls: only for an output directory"),
+        (["-o", "{file}", "--gzip", "--name", "a{n}.xml"], "--name, --gzip: only for an output directory"),
+        (["-t", "text", "--max-file-bytes", "10K"], "only for an output directory"),
+        (["-o", "{out}/", "--base-url", BASE, "--name", "sitemap.xml"], "holding {n}"),
+        (["-o", "{out}/", "--base-url", BASE, "--name", "a/{n}.xml"], "without '/'"),
+        (["-o", "{out}/", "--base-url", BASE, "--max-urls", "50001"], "1 to 50,000"),
+        (["-o", "{out}/", "--base-url", BASE, "--max-urls", "0"], "1 to 50,000"),
+        (["-o", "{out}/", "--base-url", BASE, "--max-file-bytes", "51M"], "at most 52,428,800 bytes"),
+    ],
+)
+def test_usage_errors(
+    capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path, args: list[str], expected: str
+) -> None:
+    existing = tmp_path / "existing"
+    existing.mkdir()
+    places = {"out": tmp_path / "out", "existing": existing, "file": tmp_path / "single.xml"}
+    code, _, err = run(
+        capsys, "convert", urls, *(arg.format(**places) if "{" in arg and "{n}" not in arg else arg for arg in args)
+    )
+    assert code == 2, err
+    assert expected in err and "Traceback" not in err
+    assert sorted(os.listdir(tmp_path)) == ["existing", "urls.xml"] and os.listdir(existing) == []
+
+
+def test_help_tells_of_directory_output(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "convert", "--help")
+    assert code == 0
+    text = " ".join(out.split())
+    assert "--max-urls N" in text and "--gzip" in text and "-o public/sitemaps/ --base-url" in text
+    assert "the URL the directory is served at" in text
+
+
+# ------------------------------------------------------------------------- one file over the protocol's limits
+
+HINT = "; write to a directory (-o DIR/ --base-url URL) to split it"
+
+
+@pytest.fixture
+def low_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The protocol's limits lowered (constants of feedmap's), so that 25 URLs pass them."""
+    monkeypatch.setattr(_output, "MAX_URLS", 10)
+    monkeypatch.setattr(text, "MAX_URLS", 10)
+
+
+@pytest.mark.parametrize(
+    ("target", "code_name"), [("sitemap", "too-many-urls"), ("text", "too-many-urls"), ("rss", "too-many-urls")]
+)
+def test_one_file_over_the_limit_hints_at_a_directory(
+    capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path, low_limits: None, target: str, code_name: str
+) -> None:
+    code, _, err = run(capsys, "convert", urls, "-t", target, "-o", tmp_path / "one")
+    assert code == 0
+    (line,) = [line for line in err.splitlines() if f"warning[{code_name}]" in line]
+    assert line.endswith(HINT)
+
+
+def test_one_file_over_the_byte_limit_hints_too(
+    capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_output, "MAX_BYTES", 500)
+    monkeypatch.setattr(text, "MAX_BYTES", 500)
+    for target in ("sitemap", "text"):
+        code, _, err = run(capsys, "convert", urls, "-t", target, "-o", tmp_path / target)
+        assert code == 0
+        (line,) = [line for line in err.splitlines() if "warning[file-too-large]" in line]
+        assert line.endswith(HINT)
+
+
+@pytest.mark.parametrize("target", ["sitemap", "text"])
+def test_strict_makes_one_file_over_the_limit_an_error(
+    capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path, low_limits: None, target: str
+) -> None:
+    code, _, err = run(capsys, "convert", urls, "-t", target, "-o", tmp_path / "one", "--strict")
+    assert code == 1
+    assert "error[too-many-urls]" in err and HINT in err and "strict mode" in err
+    assert not (tmp_path / "one").exists()
+
+
+def test_a_directory_output_within_the_limits_passes_strict(
+    capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path, low_limits: None
+) -> None:
+    code, _, err = run(
+        capsys, "convert", urls, "-o", f"{tmp_path}/d/", "--base-url", BASE, "--max-urls", "10", "--strict"
+    )
+    assert code == 0, err
+
+
+def test_a_long_input_read_gets_no_hint(capsys: pytest.CaptureFixture[str], tmp_path: Path, low_limits: None) -> None:
+    """The reader's too-many-urls is about the input: no directory to write would change it."""
+    lines = tmp_path / "urls.txt"
+    lines.write_text("".join(f"https://example.com/page/{number}\n" for number in range(25)))
+    code, _, err = run(capsys, "convert", lines, "-t", "jsonl")
+    assert code == 0
+    (line,) = [line for line in err.splitlines() if "warning[too-many-urls]" in line]
+    assert HINT not in line
+
+
+def test_a_file_in_the_way_is_said_before_the_missing_base_url(
+    capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "file.txt").write_text("kept")
+    for extra in ([], ["--base-url", BASE]):
+        code, _, err = run(capsys, "convert", urls, "-o", f"{tmp_path / 'file.txt'}/", *extra)
+        assert code == 2 and "file.txt is not a directory" in err and "Traceback" not in err
+
+
+def test_dash_is_standard_output_even_beside_a_folder_named_dash(
+    capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "-").mkdir()
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "convert", urls, "-t", "text", "-o", "-")
+    assert code == 0 and out.count("\n") == 25 and os.listdir(tmp_path / "-") == []
