@@ -76,7 +76,8 @@ class _Database:
     def __init__(self) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="feedmap-dedupe-"))
         try:
-            self.db = sqlite3.connect(self.folder / "seen.sqlite3", isolation_level=None)
+            # one generator uses it at a time, but its consumer may advance it from another thread
+            self.db = sqlite3.connect(self.folder / "seen.sqlite3", isolation_level=None, check_same_thread=False)
             for pragma in ("journal_mode=OFF", "synchronous=OFF", f"cache_size=-{CACHE_KIB}", "temp_store=MEMORY"):
                 self.db.execute(f"PRAGMA {pragma}")
             self.db.execute(_SCHEMA)
@@ -106,7 +107,8 @@ class _Database:
 
 
 def _trouble(exc: Exception) -> SourceError:
-    return SourceError(f"temporary database for repeated URLs: {exc}; free some space in the temporary directory")
+    where = tempfile.gettempdir()
+    return SourceError(f"temporary database for repeated URLs in {where}: {exc}; set TMPDIR to a folder with room")
 
 
 class SeenKeys:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
@@ -175,3 +176,15 @@ def test_seen_keys_keep_first_seen_order_across_batches_and_the_spill(spill: lis
     finally:
         keys.close()
     assert not spill[0].exists()
+
+
+def test_the_output_may_be_read_on_from_another_thread(spill: list[Path]) -> None:
+    """A consumer that hands the merged stream to a worker thread: the database follows it."""
+    merged = merge_duplicates(_entries())
+    first = next(merged)
+    rest: list[Entry] = []
+    worker = threading.Thread(target=lambda: rest.extend(merged))
+    worker.start()
+    worker.join()
+    assert [first.loc, *(e.loc for e in rest)] == [f"https://e.example/p/{n}" for n in range(60)]
+    assert spill and not spill[0].exists()
