@@ -17,6 +17,7 @@ from typing import Any
 from feedmap._context import Context
 from feedmap._dates import W3CDate
 from feedmap._model import Entry, Position, new_entry
+from feedmap._seen_keys import SeenKeys
 from feedmap._transform_checks import where
 from feedmap._urls import encode_url, is_uri
 
@@ -179,7 +180,7 @@ def merged_entries(
     """
     # hash(loc) -> offset of the kept entry, in first-seen order; a loc whose hash another loc has (rare) is
     # keyed by itself (a str never equals an int), so it keeps its place in that order too
-    kept: dict[int | str, int] = {}
+    kept = SeenKeys()
     repeats = _Repeats("first here")
     spool = _Spool()
     written = _as_written(ctx)
@@ -195,15 +196,16 @@ def merged_entries(
                     offset = kept.get(loc)
                     current = spool.get(offset) if offset is not None else current
             if offset is None:
-                kept[key] = spool.add(entry)
+                kept.add(key, spool.add(entry))
                 continue
             repeats.add(loc, lambda: where(current, ctx))  # noqa: B023 (called at once)
             if replaces(entry, current):
-                kept[key] = spool.add(entry)  # an existing key keeps its place in the dict
+                kept.replace(key, spool.add(entry))  # an existing key keeps its place
         repeats.report(ctx, merged=kept_what)
-        for offset in list(kept.values()):
+        for offset in kept.values():
             yield spool.get(offset)
     finally:
+        kept.close()
         spool.close()
 
 
@@ -215,17 +217,20 @@ def reported_entries(
     Dropping is right where only the loc is written (a text sitemap): the output is that of
     :func:`merged_entries`, streamed.  Only a set of the locs' hashes grows with the input.
     """
-    seen: set[int] = set()
+    seen = SeenKeys()  # hash(loc) -> 0
     repeats = _Repeats("first repeated here")
-    for entry in entries:
-        key = hash(entry.loc)
-        if key in seen:
-            repeats.add(entry.loc, lambda: where(entry, ctx))  # noqa: B023 (called at once)
-            if drop:
-                continue
-        else:
-            seen.add(key)
-        yield entry
+    try:
+        for entry in entries:
+            key = hash(entry.loc)
+            if seen.get(key) is not None:
+                repeats.add(entry.loc, lambda: where(entry, ctx))  # noqa: B023 (called at once)
+                if drop:
+                    continue
+            else:
+                seen.add(key, 0)
+            yield entry
+    finally:
+        seen.close()
     repeats.report(ctx, merged=kept_what if drop else "")
 
 

@@ -135,3 +135,23 @@ def test_quick_feed_benchmark_reports_memory_and_matches_the_raw_loop(tmp_path: 
         assert summary["entries"] > 100
         assert summary["text_output_identical"] is True
         assert summary["peak_rss_mib"] > 0 and summary["raw_peak_rss_mib"] > 0
+
+
+def test_quick_scale_benchmark_prints_every_case(tmp_path: Path) -> None:
+    """benchmarks/bench_scale.py --urls 3000 --no-npm: every case ran and checked its result (exit 0)."""
+    command = [sys.executable, str(ROOT / "benchmarks" / "bench_scale.py"), "--urls", "3000", "--no-npm"]
+    completed = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    rows = [line for line in completed.stdout.splitlines() if line.startswith("| ") and "---" not in line]
+    assert [row.split(" | ")[0] for row in rows] == [
+        "| case",
+        "| dedupe newest (`-t text --dedupe newest`)",
+        "| dedupe first (`-t text --dedupe first`)",
+        "| merge (`-t sitemap`, merges by default)",
+        "| diff (`feedmap diff OLD NEW --map`)",
+        "| split, feedmap (`convert -t sitemap -o DIR/ --base-url`)",
+    ]
+    assert rows[1].count("| 2,720 distinct written |") == 1
+    assert "| 15 added, 15 removed, 15 changed, 2,970 unchanged |" in rows[4]
+    assert rows[5].endswith("| n/a (splitting writer not installed) |") or "| 1 file + index (" in rows[5]
+    assert "npm" not in completed.stdout

@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""Scale benchmark (issue 11): dedupe, diff and split of N generated URLs, in one run, as one markdown table.
+
+    python benchmarks/bench_scale.py                        # 1,000,000 URLs (some minutes)
+    python benchmarks/bench_scale.py --urls 20000           # a quick run
+    python benchmarks/bench_scale.py --no-npm               # without npm sitemap
+    python benchmarks/bench_scale.py --compare-in-memory    # also dedupe with every key in memory (no spill)
+
+Generates into a temporary directory (deleted afterwards), with fixed seeds:
+
+* N ``<url>`` entries (a ``<lastmod>`` each) in sitemaps of 50,000, 10% of them repeating an earlier loc;
+  ``feedmap convert SITEMAPS... -t text --dedupe newest`` (and ``first``), and ``-t sitemap`` (which merges
+  repeats by default), each checked to write every distinct URL once;
+* two indexes of N URLs differing in 1% (``benchmarks/bench_diff.py``'s data): ``feedmap diff``;
+* N URLs with one or two images each as JSON lines: ``feedmap convert IN.jsonl -t sitemap -o DIR/
+  --base-url URL`` (the splitting writer: files of 50,000 URLs and an index), and npm ``sitemap``'s
+  ``SitemapAndIndexStream`` reading the same JSON lines (``benchmarks/npm_sitemap_split.js``) when Node is
+  installed; npm ``sitemap`` is installed into ``benchmarks/.npm-sitemap/`` (git-ignored) on first use.
+
+Each case runs in a fresh process: wall time of the whole process (interpreter start included) and the
+process's own peak RSS (``VmHWM`` of ``/proc/self/status``, read at its exit).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import bench_diff
+from _scale_data import PER_FILE, write_images, write_repeats
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+NPM_DIR = HERE / ".npm-sitemap"
+NPM_PACKAGE = "sitemap@9"
+NPM_SCRIPT = HERE / "npm_sitemap_split.js"
+BASE = "https://bench.example/sitemaps/"
+IN_MEMORY_ENV = "FEEDMAP_BENCH_IN_MEMORY"
+NOT_INSTALLED = "n/a (splitting writer not installed)"
+
+#: A feedmap command in-process, optionally with another dedupe cap, then its own peak RSS on stderr.
+CHILD = f"""
+import os, sys
+if os.environ.get("{IN_MEMORY_ENV}"):
+    import feedmap._seen_keys
+    feedmap._seen_keys.IN_MEMORY = int(os.environ["{IN_MEMORY_ENV}"])
+from feedmap.cli import main
+code = main(sys.argv[1:])
+sys.stdout.flush()
+with open("/proc/self/status", encoding="ascii") as status:
+    print(next(line for line in status if line.startswith("VmHWM:")), file=sys.stderr, end="")
+sys.exit(code)
+"""
+
+
+@dataclass
+class Row:
+    case: str
+    reads: str
+    urls: int
+    wall: float | None
+    rss_mib: float | None
+    result: str
+    ok: bool = True
+
+    def markdown(self) -> str:
+        wall = f"{self.wall:.1f}" if self.wall is not None else "-"
+        rss = f"{self.rss_mib:.0f}" if self.rss_mib is not None else "-"
+        return f"| {self.case} | {self.reads} | {self.urls:,} | {wall} | {rss} | {self.result} |"
+
+
+@dataclass
+class Run:
+    wall: float
+    rss_mib: float
+    code: int
+    stdout: str
+    stderr: str
+
+
+def run_feedmap(argv: list[str], in_memory: int | None = None) -> Run:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
+    if in_memory is not None:
+        env[IN_MEMORY_ENV] = str(in_memory)
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, *argv], cwd=REPO, env=env, capture_output=True, text=True, check=False
+    )
+    wall = time.perf_counter() - started
+    peak = next((line.split()[1] for line in done.stderr.splitlines() if line.startswith("VmHWM:")), "0")
+    return Run(wall, int(peak) / 1024, done.returncode, done.stdout, done.stderr)
+
+
+def _count(path: Path, marker: bytes) -> int:
+    """How often ``marker`` occurs in the file, read by the megabyte."""
+    count, overlap, tail = 0, len(marker) - 1, b""
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            block = tail + chunk
+            count += block.count(marker)
+            tail = block[len(block) - overlap :] if overlap else b""  # shorter than a marker: none counted twice
+    return count
+
+
+def _megabytes(paths: list[Path]) -> str:
+    return f"{sum(path.stat().st_size for path in paths) / 1e6:,.0f} MB"
+
+
+def dedupe_rows(root: Path, urls: int, compare: bool) -> list[Row]:
+    inputs, distinct = write_repeats(root, urls)
+    reads = f"{len(inputs)} sitemap{'s' if len(inputs) != 1 else ''} ({_megabytes(inputs)})"
+    cases: list[tuple[str, list[str], bytes]] = [
+        ("dedupe newest (`-t text --dedupe newest`)", ["-t", "text", "--dedupe", "newest"], b"\n"),
+        ("dedupe first (`-t text --dedupe first`)", ["-t", "text", "--dedupe", "first"], b"\n"),
+        ("merge (`-t sitemap`, merges by default)", ["-t", "sitemap", "--max-bytes", "2G"], b"</url>"),
+    ]
+    rows = []
+    for label, options, marker in cases:
+        for in_memory in (None, 10**12) if compare else (None,):
+            out = root / "dedupe.out"
+            run = run_feedmap(["convert", *map(str, inputs), *options, "-o", str(out), "-q"], in_memory)
+            written = _count(out, marker) if run.code == 0 else -1
+            out.unlink(missing_ok=True)
+            ok = run.code == 0 and written == distinct
+            result = f"{written:,} distinct written" if ok else f"FAILED (exit {run.code}, {written:,} written)"
+            name = label + (", every key in memory" if in_memory else "")
+            rows.append(Row(name, reads, urls, run.wall, run.rss_mib, result, ok))
+    return rows
+
+
+def diff_row(root: Path, urls: int) -> Row:
+    site = root / "diff"
+    old, new, (added, removed, changed) = bench_diff.generate(site, urls)
+    wall, rss, code, out = bench_diff.measure(old, new, site)
+    expected = f"{added:,} added, {removed:,} removed, {changed:,} changed, {urls - removed - changed:,} unchanged"
+    parts = len(list((site / "old").iterdir()))
+    ok = code == 1 and out == expected
+    reads = f"2 indexes of {parts} sitemaps"
+    shutil.rmtree(site)
+    return Row("diff (`feedmap diff OLD NEW --map`)", reads, urls, wall, rss, out if ok else f"FAILED: {out}", ok)
+
+
+def _split_files(folder: Path) -> str:
+    children = [path for path in folder.iterdir() if path.name != "sitemap_index.xml"]
+    index = "+ index" if (folder / "sitemap_index.xml").is_file() else "NO INDEX"
+    files = f"{len(children)} file{'s' if len(children) != 1 else ''}"
+    return f"{files} {index} ({_megabytes(list(folder.iterdir()))})"
+
+
+def split_feedmap_row(root: Path, data: Path, urls: int, reads: str) -> Row:
+    out = root / "split-feedmap"
+    out.mkdir()
+    argv = ["convert", str(data), "-t", "sitemap", "-o", f"{out}/", "--base-url", BASE, "--max-bytes", "2G", "-q"]
+    run = run_feedmap(argv)
+    label = "split, feedmap (`convert -t sitemap -o DIR/ --base-url`)"
+    absent = ("unrecognized", "is a directory", "no such directory")
+    if run.code == 2 and any(phrase in run.stderr for phrase in absent):
+        return Row(label, reads, urls, None, None, NOT_INSTALLED)
+    if run.code != 0:
+        return Row(label, reads, urls, run.wall, run.rss_mib, f"FAILED (exit {run.code})", False)
+    result = _split_files(out)
+    shutil.rmtree(out)
+    return Row(label, reads, urls, run.wall, run.rss_mib, result)
+
+
+def _npm_modules() -> Path | None:
+    """npm ``sitemap``'s ``node_modules``, installed into :data:`NPM_DIR` when missing; None if it fails."""
+    modules = NPM_DIR / "node_modules"
+    if (modules / "sitemap" / "package.json").is_file():
+        return modules
+    npm = shutil.which("npm")
+    if npm is None:
+        return None
+    command = [npm, "install", "--no-audit", "--no-fund", "--no-save", "--prefix", str(NPM_DIR), NPM_PACKAGE]
+    NPM_DIR.mkdir(exist_ok=True)
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    return modules if done.returncode == 0 and (modules / "sitemap").is_dir() else None
+
+
+def split_npm_row(root: Path, data: Path, urls: int, reads: str) -> Row | None:
+    node = shutil.which("node")
+    if node is None:
+        return None
+    label = "split, npm sitemap `SitemapAndIndexStream`"
+    modules = _npm_modules()
+    if modules is None:
+        return Row(label, reads, urls, None, None, "n/a (npm install sitemap failed)")
+    version = json.loads((modules / "sitemap" / "package.json").read_text(encoding="utf-8"))["version"]
+    out = root / "split-npm"
+    out.mkdir()
+    started = time.perf_counter()
+    command = [node, str(NPM_SCRIPT), str(modules), str(data), str(out), BASE, str(PER_FILE)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    label = f"split, npm sitemap {version} `SitemapAndIndexStream`"
+    if done.returncode != 0:
+        return Row(label, reads, urls, wall, None, f"FAILED (exit {done.returncode})", False)
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    result = _split_files(out)
+    shutil.rmtree(out)
+    return Row(label, reads, urls, wall, report["vmhwm_kib"] / 1024, result, report["urls"] == urls)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--urls", type=int, default=1_000_000, help="URLs of each case (default: 1,000,000)")
+    parser.add_argument("--no-npm", action="store_true", help="leave out npm sitemap")
+    parser.add_argument(
+        "--compare-in-memory", action="store_true", help="also run dedupe with every key in memory (no spill)"
+    )
+    args = parser.parse_args()
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as scratch:
+        root = Path(scratch)
+        rows += dedupe_rows(root, args.urls, args.compare_in_memory)
+        rows.append(diff_row(root, args.urls))
+        data = root / "images.jsonl"
+        images = write_images(data, args.urls)
+        reads = f"JSON lines, {images:,} images ({_megabytes([data])})"
+        rows.append(split_feedmap_row(root, data, args.urls, reads))
+        npm = None if args.no_npm else split_npm_row(root, data, args.urls, reads)
+        if npm is not None:
+            rows.append(npm)
+    print(f"feedmap scale benchmark: Python {platform.python_version()}, {os.cpu_count()} CPUs, {platform.machine()}")
+    print()
+    print("| case | reads | URLs | wall (s) | peak RSS (MiB) | result |")
+    print("|---|---|---:|---:|---:|---|")
+    for row in rows:
+        print(row.markdown())
+    return 0 if all(row.ok for row in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

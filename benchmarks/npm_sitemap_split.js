@@ -1,0 +1,54 @@
+// The peer of feedmap's splitting writer in benchmarks/bench_scale.py: npm `sitemap`'s SitemapAndIndexStream.
+//
+//   node npm_sitemap_split.js MODULES_DIR IN.jsonl OUT_DIR BASE_URL [LIMIT]
+//
+// Streams the JSON lines of IN.jsonl (feedmap's jsonl schema: loc, lastmod, images [{loc}]) as sitemap items
+// (url, lastmod, img [{url}]) into OUT_DIR/sitemap-N.xml files of LIMIT URLs (default 50,000) and
+// OUT_DIR/sitemap_index.xml naming them as BASE_URL + file name (sitemaps.org 0.9 sitemap index), then prints
+// one JSON line: the URLs written, the files and this process's own peak RSS (VmHWM from /proc/self/status).
+'use strict';
+
+const fs = require('fs');
+const path = require('path');
+const readline = require('readline');
+const { once } = require('events');
+const { finished } = require('stream/promises');
+
+async function main() {
+  const [modules, input, outDir, base, limitText] = process.argv.slice(2);
+  const { SitemapAndIndexStream, SitemapStream } = require(path.join(modules, 'sitemap'));
+  const limit = Number(limitText || 50000);
+  const pending = [];
+  const sms = new SitemapAndIndexStream({
+    limit,
+    lastmodDateOnly: false,
+    getSitemapStream: (i) => {
+      const name = `sitemap-${i + 1}.xml`;
+      const sitemap = new SitemapStream();
+      const ws = sitemap.pipe(fs.createWriteStream(path.join(outDir, name)));
+      pending.push(finished(ws));
+      return [new URL(name, base).toString(), sitemap, ws];
+    },
+  });
+  const index = sms.pipe(fs.createWriteStream(path.join(outDir, 'sitemap_index.xml')));
+  let urls = 0;
+  const lines = readline.createInterface({ input: fs.createReadStream(input), crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (!line) continue;
+    const entry = JSON.parse(line);
+    const item = { url: entry.loc, lastmod: entry.lastmod, img: (entry.images || []).map((image) => ({ url: image.loc })) };
+    urls += 1;
+    if (!sms.write(item)) await once(sms, 'drain');
+  }
+  sms.end();
+  await finished(index);
+  await Promise.all(pending);
+  const status = fs.readFileSync('/proc/self/status', 'utf8');
+  const peak = Number((status.match(/VmHWM:\s+(\d+)/) || [0, 0])[1]);
+  console.log(JSON.stringify({ urls, files: pending.length, vmhwm_kib: peak }));
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
