@@ -652,6 +652,18 @@ def test_formats_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert ".txt" in rows["text"]["extensions"] and ".jsonl" in rows["jsonl"]["extensions"]
 
 
+def test_formats_say_which_can_be_split_into_a_directory(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "formats", "--json")
+    assert code == 0
+    split = {row["name"] for row in json.loads(out) if row.get("split")}
+    assert split == {"sitemap", "text", "rss", "ror"}
+    code, out, _ = run(capsys, "formats")
+    modes = {line.split()[0]: line.split()[1] for line in out.splitlines() if line and not line[0].isspace()}
+    assert modes["sitemap"] == "read/write/split"
+    assert modes["jsonl"] == "read/write"
+    assert "split: written into numbered files and an index" in out
+
+
 def test_info_text(capsys: pytest.CaptureFixture[str], sitemap: Path) -> None:
     code, out, _ = run(capsys, "info", sitemap)
     assert code == 0

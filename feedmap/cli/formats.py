@@ -13,7 +13,7 @@ __all__ = ["add_parser", "run"]
 
 _EPILOG = """\
 examples:
-  feedmap formats                                  a table: name, read/write, fields
+  feedmap formats                                  a table: name, read/write/split, fields
   feedmap formats --json                           the same as JSON, for scripts
 """
 
@@ -58,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
                 "title": spec.title,
                 "read": spec.reader is not None,
                 "write": spec.writer is not None,
+                "split": spec.renderer is not None,
                 "extensions": list(spec.extensions),
                 "fields": fields,
                 "notes": _NOTES.get(spec.description, spec.description),
@@ -69,11 +70,12 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2))
         return 0
     for row in rows:
-        modes = "/".join(mode for mode in ("read", "write") if row["read" if mode == "read" else "write"])
-        print(f"{row['name']:<13} {modes:<11} {row['title']}")
+        modes = "/".join(mode for mode in ("read", "write", "split") if row[mode])
+        print(f"{row['name']:<13} {modes:<16} {row['title']}")
         print(f"{'':<13} fields: {', '.join(row['fields'])}")
         if row["notes"]:
             print(f"{'':<13} {row['notes']}")
     for name, reason in sorted(broken.items()):
-        print(f"{name:<13} BROKEN      {reason}")
+        print(f"{name:<13} BROKEN           {reason}")
+    print("\nsplit: written into numbered files and an index by `feedmap convert -o DIR/ --base-url URL`")
     return 0
