@@ -34,7 +34,7 @@ from feedmap._errors import (
 )
 from feedmap._formats._ext import Extension
 from feedmap._model import Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, Position
-from feedmap._registry import Detection, FormatSpec, register
+from feedmap._registry import Detection, FormatSpec, Rendered, register
 from feedmap._sitemaptree import SitemapNode, sitemap_tree
 
 __version__ = "0.1.0"
@@ -63,6 +63,7 @@ __all__ = [
     "Position",
     "Precision",
     "ReadError",
+    "Rendered",
     "Reporter",
     "SitemapNode",
     "SourceError",

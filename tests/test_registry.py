@@ -3,6 +3,7 @@ and third-party formats through the ``feedmap.formats`` entry-point group."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import sys
 import textwrap
@@ -515,3 +516,47 @@ def test_unreadable_entry_points_do_not_stop_reading(plugin_path: Path) -> None:
     assert "cannot be read" in registry.broken_formats()["feedmap.formats"]
     with pytest.raises(FormatError):
         registry.get("rating")
+
+
+def _tsv_renderer(doc: feedmap.Document, *, ctx: object) -> feedmap.Rendered:
+    items = ((entry, f"{entry.loc}\t{entry.title or ''}\n") for entry in doc.entries)
+    return feedmap.Rendered(header="url\ttitle\n", items=items, footer="", empty="no entries: wrote a header only")
+
+
+def _tsv_writer(doc: feedmap.Document, sink: BinaryIO, *, ctx: object) -> int:
+    entries = list(doc.entries)
+    sink.write("".join(f"{entry.loc}\t{entry.title or ''}\n" for entry in entries).encode())
+    return len(entries)
+
+
+TSV = feedmap.FormatSpec(
+    name="tsv-demo",
+    title="URL and title, tab-separated",
+    extensions=(".tsv",),
+    writer=_tsv_writer,
+    renderer=_tsv_renderer,
+    fields=frozenset({"loc", "title"}),
+)
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_registered_format_with_a_renderer_can_be_split(tmp_path: Path) -> None:
+    feedmap.register(TSV)
+    entries = [feedmap.Entry(loc=f"https://e.com/{n}", title=f"page {n}") for n in range(5)]
+    options = feedmap.Options(base_url="https://e.com/lists/", max_urls=2)
+    summary = feedmap.split(entries, tmp_path / "out", "tsv-demo", options)
+    assert summary.files == ("tsv-demo-1.tsv", "tsv-demo-2.tsv", "tsv-demo-3.tsv")
+    first = "url\ttitle\nhttps://e.com/0\tpage 0\nhttps://e.com/1\tpage 1\n"
+    assert (tmp_path / "out" / "tsv-demo-1.tsv").read_text() == first
+    assert (tmp_path / "out" / "tsv-demo-3.tsv").read_text() == "url\ttitle\nhttps://e.com/4\tpage 4\n"
+    index = (tmp_path / "out" / "sitemap_index.xml").read_text()
+    assert "<loc>https://e.com/lists/tsv-demo-2.tsv</loc>" in index
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_registered_format_without_a_renderer_cannot_be_split(tmp_path: Path) -> None:
+    feedmap.register(dataclasses.replace(TSV, renderer=None))
+    options = feedmap.Options(base_url="https://e.com/lists/")
+    with pytest.raises(feedmap.FormatError, match="cannot be split into files"):
+        feedmap.split([feedmap.Entry(loc="https://e.com/")], tmp_path / "out", "tsv-demo", options)
+    assert not (tmp_path / "out").exists()
