@@ -5,6 +5,7 @@ README shows works through a real ``feedmap.formats`` entry point."""
 from __future__ import annotations
 
 import inspect
+import contextlib
 import io
 import re
 import shutil
@@ -177,7 +178,9 @@ def test_the_readme_library_example_runs(tmp_path: Path, monkeypatch: pytest.Mon
     assert example.count("https://example.com/sitemap_index.xml") == 1
     monkeypatch.chdir(tmp_path)
     code = example.replace("https://example.com/sitemap_index.xml", web.url("/sitemap_index.xml"))
-    exec(compile(code, "README.md", "exec"), {})
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        exec(compile(code, "README.md", "exec"), {})
+    assert printed.getvalue().splitlines()[-1] == "{'added': 0, 'removed': 0, 'changed': 0, 'unchanged': 4}"
     assert len((tmp_path / "recent.jsonl").read_text(encoding="utf-8").splitlines()) == 3
     assert "<title>Page one</title>" in (tmp_path / "ror.xml").read_text(encoding="utf-8")
     assert web.hits("/old.xml") == 0  # the follow filter left the old child out
@@ -185,6 +188,14 @@ def test_the_readme_library_example_runs(tmp_path: Path, monkeypatch: pytest.Mon
     with feedmap.read(tmp_path / "all.xml") as written, feedmap.read(SAMPLE) as sample:
         locs = {entry.loc for entry in written.entries}
         assert {entry.loc for entry in sample.entries} < locs  # and the feed's
+    assert sorted(path.name for path in (tmp_path / "public" / "maps").iterdir()) == [
+        "sitemap-1.xml",
+        "sitemap-2.xml",
+        "sitemap_index.xml",
+    ]
+    with feedmap.read(tmp_path / "public" / "maps" / "sitemap-1.xml") as newest:
+        newest_first = [entry.lastmod.text for entry in newest.entries if entry.lastmod is not None]
+    assert newest_first == ["2024-04-01T08:15:30.25Z", "2024-03-05T10:30:00+01:00"]
 
 
 def test_options_given_where_the_format_goes_is_a_clear_type_error() -> None:
