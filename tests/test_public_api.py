@@ -4,8 +4,8 @@ README shows works through a real ``feedmap.formats`` entry point."""
 
 from __future__ import annotations
 
-import inspect
 import contextlib
+import inspect
 import io
 import re
 import shutil
