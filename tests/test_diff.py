@@ -3,6 +3,7 @@ on-disk store, exit codes of diff(1) (0 same, 1 different, 2 trouble) and the ``
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
@@ -353,3 +354,80 @@ def test_cli_text_output_shows_control_and_bidi_characters_percent_encoded(
     assert character not in out
     code, out, _err = run(capsys, "diff", "--json", old, new)
     assert json.loads(out.splitlines()[0])["loc"] == f"https://example.com/{character}b"  # JSON: the loc exactly
+
+
+def _index_pair(tmp_path: Path) -> tuple[Path, Path]:
+    """OLD and NEW indexes of two children each, under one --map directory; NEW's second child is written
+    by the test (missing, truncated, ...)."""
+    for side in ("old", "new"):
+        (tmp_path / side).mkdir()
+        write(
+            tmp_path / f"{side}-index.xml",
+            f'<?xml version="1.0"?>\n<sitemapindex {NS}>\n<sitemap><loc>https://e.com/{side}/one.xml</loc></sitemap>\n'
+            f"<sitemap><loc>https://e.com/{side}/two.xml</loc></sitemap>\n</sitemapindex>\n",
+        )
+        write(tmp_path / side / "one.xml", urlset(url("p1"), url("p2")))
+    write(tmp_path / "old" / "two.xml", urlset(*(url(f"q{i}") for i in range(5))))
+    return tmp_path / "old-index.xml", tmp_path / "new-index.xml"
+
+
+@pytest.mark.parametrize("options", [[], ["-q"], ["--json"]])
+def test_cli_a_child_that_cannot_be_read_is_trouble_not_mass_removal(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, options: list[str]
+) -> None:
+    """NEW's child is missing: its URLs are not 'removed' with exit 1 (a script would act on them), the
+    diff says NEW was not read completely and exits 2."""
+    old, new = _index_pair(tmp_path)
+    code, out, err = run(capsys, "diff", old, new, "--map", f"https://e.com/={tmp_path}", *options)
+    assert code == 2, (out, err)
+    assert "warning[child-failed]" in err
+    assert f"{new}: error[input-incomplete]: " in err and "removed" in err and "Traceback" not in err
+    if "--json" in options:
+        assert all(json.loads(line) for line in out.splitlines())
+    code, out, err = run(capsys, "diff", new, old, "--map", f"https://e.com/={tmp_path}")
+    assert code == 2 and f"{new}: error[input-incomplete]: " in err and "added" in err
+
+
+def test_cli_a_truncated_child_is_trouble(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    old, new = _index_pair(tmp_path)
+    whole = urlset(*(url(f"q{i}") for i in range(5)))
+    write(tmp_path / "new" / "two.xml", whole[: whole.index("q3")])  # an upload cut short
+    code, out, err = run(capsys, "diff", old, new, "--map", f"https://e.com/={tmp_path}")
+    assert code == 2, (out, err)
+    assert "warning[malformed-xml]" in err and "error[input-incomplete]" in err
+
+
+def test_cli_a_truncated_gzip_is_trouble(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    old = write(tmp_path / "old.xml", urlset(*(url(f"q{i}") for i in range(200))))
+    packed = gzip.compress(old.read_bytes())
+    new = tmp_path / "new.xml.gz"
+    new.write_bytes(packed[: len(packed) // 2])
+    code, out, err = run(capsys, "diff", old, new)
+    assert code == 2, (out, err)
+    assert "warning[truncated-gzip]" in err and f"{new}: error[input-incomplete]" in err
+
+
+def test_cli_a_namespace_slip_read_to_the_end_is_no_trouble(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """malformed-xml that reads on (an undeclared prefix) loses nothing: still exit 1 for a difference."""
+    old = write(tmp_path / "old.xml", urlset(url("a")))
+    new = write(
+        tmp_path / "new.xml",
+        f'<?xml version="1.0"?>\n<urlset {NS}>\n<url><loc>https://e.com/a</loc><image:image><image:loc>'
+        "https://e.com/i.jpg</image:loc></image:image></url>\n<url><loc>https://e.com/b</loc></url>\n</urlset>\n",
+    )
+    code, out, err = run(capsys, "diff", old, new)
+    assert "malformed-xml" in err and "input-incomplete" not in err
+    assert (code, out.splitlines()[0]) == (1, "+ https://e.com/b"), err
+
+
+def test_library_changes_name_the_inputs_read_incompletely(tmp_path: Path) -> None:
+    old, new = _index_pair(tmp_path)
+    seen: list[feedmap.Diagnostic] = []
+    options = feedmap.Options(maps=((("https://e.com/", tmp_path)),))
+    with feedmap.diff(old, new, options, on_diagnostic=seen.append) as changes:
+        removed = [change.loc for change in changes if change.kind == "removed"]
+    assert len(removed) == 5
+    assert changes.incomplete == (str(new),)
+    assert [d.code for d in seen if d.level is feedmap.Level.ERROR] == ["input-incomplete"]
+    with feedmap.diff(old, old, options) as same:
+        assert list(same) == [] and same.incomplete == ()
