@@ -9,6 +9,10 @@ million URLs are never held as Python objects.  A loc repeated within one input 
 the newest ``lastmod`` kept (ties: the first), as :func:`feedmap.transforms.merge_duplicates` and every
 conversion keep it; each input's repeats are reported (INFO ``duplicates-merged``).
 
+An input read incompletely (an index's child that could not be read, XML or gzip that breaks off: the
+diagnostic codes in :data:`INCOMPLETE_CODES`) would make the URLs it lost look removed (or added): after it is
+read, ERROR ``input-incomplete`` says so, and :attr:`Changes.incomplete` names it.
+
 Values compare as written (``lastmod`` by its text, as :class:`~feedmap.W3CDate` compares); images and
 alternates as sets (a reordering is no change).  Order of the changes: the added and changed URLs in NEW's
 order (of first occurrence), then the removed ones in OLD's order.
@@ -29,15 +33,28 @@ from typing import Any, Literal
 from feedmap._api import read
 from feedmap._context import Options, reporter_for
 from feedmap._dates import W3CDate
-from feedmap._errors import DiagnosticHandler, Reporter
+from feedmap._errors import Diagnostic, DiagnosticHandler, Reporter
 from feedmap._model import Alternate, ChangeFreq, Entry, Image
 from feedmap._sources import SourceLike, source_name
 from feedmap._wording import counted
 
-__all__ = ["COMPARED_FIELDS", "Change", "Changes", "diff"]
+__all__ = ["COMPARED_FIELDS", "INCOMPLETE_CODES", "Change", "Changes", "diff"]
 
 #: The fields compared, in this order in :attr:`Change.fields`.
 COMPARED_FIELDS = ("lastmod", "changefreq", "priority", "images", "alternates")
+#: Diagnostic codes saying that entries of an input were lost: a child sitemap not read, a stream cut short.
+#: (``malformed-xml`` too when the XML breaks off; not when it reads on past an undeclared prefix.)
+INCOMPLETE_CODES = frozenset(
+    {
+        "child-failed",
+        "child-off-site",
+        "child-not-read",
+        "index-too-deep",
+        "map-escape",
+        "truncated-gzip",
+        "corrupt-gzip",
+    }
+)
 _IMAGE_FIELDS = ("loc", "caption", "geo_location", "title", "license")
 #: SQLite's page cache per database, in KiB (negative: a size, not a page count): bounded memory.
 _CACHE_KIB = 32 * 1024
@@ -143,16 +160,42 @@ class _Repeats:
             return False
 
 
+def _loses_entries(diagnostic: Diagnostic) -> bool:
+    if diagnostic.code == "malformed-xml":
+        return diagnostic.message.startswith("the XML breaks off")
+    return diagnostic.code in INCOMPLETE_CODES
+
+
+class _Watch:
+    """Passes an input's diagnostics on to the caller's reporter, counting those that say entries were lost."""
+
+    def __init__(self, reporter: Reporter) -> None:
+        self.reporter = reporter
+        self.lost = 0
+
+    def __call__(self, diagnostic: Diagnostic) -> None:
+        if _loses_entries(diagnostic):
+            self.lost += 1
+        self.reporter.report(diagnostic)
+
+
 class Changes(Iterator[Change]):
     """What :func:`diff` returns: the changes, one by one, and their counts.
 
     ``counts`` (``added``, ``removed``, ``changed``, ``unchanged``) is complete once the iterator is
-    exhausted.  Closing it (or leaving its ``with`` block) stops reading and deletes the temporary database.
+    exhausted, and so is ``incomplete``: the names of the inputs read incompletely (see the module), whose
+    lost URLs show as removed (OLD's: added); a caller should not act on such a diff.  Closing it (or leaving
+    its ``with`` block) stops reading and deletes the temporary database.
     """
 
-    def __init__(self, changes: Iterator[Change], counts: dict[str, int]) -> None:
+    def __init__(self, changes: Iterator[Change], counts: dict[str, int], incomplete: list[str]) -> None:
         self._changes = changes
         self.counts = counts
+        self._incomplete = incomplete
+
+    @property
+    def incomplete(self) -> tuple[str, ...]:
+        return tuple(self._incomplete)
 
     def __next__(self) -> Change:
         return next(self._changes)
@@ -183,6 +226,25 @@ def _store(db: sqlite3.Connection, table: str, entries: Iterable[Entry], reporte
         )
 
 
+def _read_into(
+    db: sqlite3.Connection, table: str, source: SourceLike, format: str | None, options: Options, reporter: Reporter
+) -> bool:
+    """Read ``source`` into ``table``; whether it was read completely (else ERROR ``input-incomplete``)."""
+    name = source_name(source)
+    watch = _Watch(reporter)
+    with read(source, format, options, reporter=Reporter(handler=watch, keep=0)) as doc:
+        _store(db, table, doc.entries, reporter, name)
+    if watch.lost:
+        shown_as = "removed" if table == "new" else "added"
+        reporter.error(
+            "input-incomplete",
+            f"not read completely ({counted(watch.lost, 'problem')} above lost entries): the URLs it lost are "
+            f"listed as {shown_as}, which they may not be",
+            name,
+        )
+    return not watch.lost
+
+
 def _differing(new: _Row, old: _Row) -> tuple[str, ...]:
     return tuple(name for index, name in enumerate(COMPARED_FIELDS, 1) if new[index] != old[index])
 
@@ -208,6 +270,7 @@ def _run(
     options: Options,
     reporter: Reporter,
     counts: dict[str, int],
+    incomplete: list[str],
 ) -> Iterator[Change]:
     with tempfile.TemporaryDirectory(prefix="feedmap-diff-") as folder:
         db = sqlite3.connect(os.path.join(folder, "diff.sqlite3"), isolation_level=None)
@@ -220,8 +283,8 @@ def _run(
             db.execute("PRAGMA locking_mode = EXCLUSIVE")
             db.execute("BEGIN")
             for table, source in zip(("old", "new"), sources, strict=True):
-                with read(source, format, options, reporter=reporter) as doc:
-                    _store(db, table, doc.entries, reporter, source_name(source))
+                if not _read_into(db, table, source, format, options, reporter):
+                    incomplete.append(source_name(source))
             yield from _compare(db, counts)
         finally:
             with contextlib.suppress(sqlite3.Error):
@@ -245,10 +308,12 @@ def diff(
     with ``options`` (an index is followed unless ``options.follow`` is False) into a temporary SQLite
     database on disk, deleted when the iteration ends or the result is closed; nothing is read before the
     first change is asked for.  Reading diagnostics go to ``reporter`` (or ``on_diagnostic``); an input
-    that cannot be read raises the errors :func:`feedmap.read` raises.  ``source_format`` names the format
-    of both inputs (default: recognised from each one's content).
+    that cannot be read raises the errors :func:`feedmap.read` raises; one read incompletely (a child of an
+    index that could not be read) is reported (ERROR ``input-incomplete``) and named in ``incomplete``.
+    ``source_format`` names the format of both inputs (default: recognised from each one's content).
     """
     options = options or Options()
     counts = {"added": 0, "removed": 0, "changed": 0, "unchanged": 0}
     reporter = reporter_for(options, reporter, on_diagnostic)
-    return Changes(_run((old, new), source_format, options, reporter, counts), counts)
+    incomplete: list[str] = []
+    return Changes(_run((old, new), source_format, options, reporter, counts, incomplete), counts, incomplete)

@@ -4,8 +4,8 @@ The comparison is :func:`feedmap._diff.diff` (by loc, on lastmod, changefreq, pr
 alternates, in a temporary SQLite database on disk).  Changes go to stdout, one line each (or one JSON object
 each with ``--json``), then the summary line (``--json``: a last object of kind ``summary``); reading
 diagnostics go to stderr as ``file:line: level[code]: message``.  Exit codes are those of diff(1): 0 the
-inputs hold the same URLs with the same values, 1 they differ, 2 trouble (an input that cannot be read, a
-usage error).
+inputs hold the same URLs with the same values, 1 they differ, 2 trouble (an input that cannot be read or
+was read incompletely, a usage error).
 """
 
 from __future__ import annotations
@@ -29,12 +29,15 @@ __all__ = ["add_parser", "change_line", "run", "shown"]
 
 EXIT_SAME = 0
 EXIT_DIFFERENT = 1
+EXIT_TROUBLE = 2
 
 _DESCRIPTION = """\
 Compare OLD and NEW (files, http(s) URLs or '-'; gzip recognised by content; sitemap indexes followed) by
 URL: which URLs were added, removed, or changed in lastmod, changefreq, priority, images or alternates.
 Both are streamed into a temporary database on disk (deleted afterwards), so a million URLs take little
 memory.  Exit 0 when they are the same, 1 when they differ, 2 on trouble (also --strict at a warning).
+An input read incompletely (an index's child that could not be read, a file or gzip stream cut short) is
+trouble: the changes are printed, but the URLs it lost would look removed (or added), so the exit is 2.
 """
 
 _EPILOG = """\
@@ -194,5 +197,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(summary_line(changes.counts))
     sys.stdout.flush()
+    if changes.incomplete:  # its lost URLs look removed (or added): not a difference to act on
+        return EXIT_TROUBLE
     same = not (changes.counts["added"] or changes.counts["removed"] or changes.counts["changed"])
     return EXIT_SAME if same else EXIT_DIFFERENT
