@@ -431,3 +431,34 @@ def test_library_changes_name_the_inputs_read_incompletely(tmp_path: Path) -> No
     assert [d.code for d in seen if d.level is feedmap.Level.ERROR] == ["input-incomplete"]
     with feedmap.diff(old, old, options) as same:
         assert list(same) == [] and same.incomplete == ()
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "changed"),
+    [
+        ("2024-01-01T00:00:00Z", "2024-01-01T00:00:00+00:00", False),  # one instant, spelled two ways
+        ("2024-01-01T00:00:00Z", "2024-01-01T01:00:00+01:00", False),
+        ("2024-01-01T00:00Z", "2024-01-01T00:00:00.000Z", False),  # precision of a time: still the instant
+        ("2024-01-01T00:00:00", "2024-01-01T00:00:00Z", False),  # no zone is UTC, as the filters read it
+        ("2024-01-01T00:00:00Z", "2024-01-01T00:00:01Z", True),
+        ("2024-01-01T00:00:00Z", "2024-01-01T00:00:00-01:00", True),
+        ("2024-01-01", "2024-01-01T00:00:00Z", True),  # a day became an instant: the value says more
+        ("2024-01", "2024-01-01", True),
+    ],
+)
+def test_lastmod_compares_as_the_instant_it_names(tmp_path: Path, old: str, new: str, changed: bool) -> None:
+    files = [
+        write(tmp_path / f"{n}.xml", urlset(url("p", f"<lastmod>{v}</lastmod>")))
+        for n, v in (("o", old), ("n", new))
+    ]
+    with feedmap.diff(*files) as changes:
+        found = list(changes)
+    assert [(c.kind, c.fields) for c in found] == ([("changed", ("lastmod",))] if changed else [])
+    assert changes.counts["unchanged"] == (0 if changed else 1)
+    if changed:  # shown as written
+        assert (str(found[0].old.lastmod), str(found[0].new.lastmod)) == (old, new)  # type: ignore[union-attr]
+
+
+def test_cli_help_says_how_lastmods_compare(capsys: pytest.CaptureFixture[str]) -> None:
+    out = run(capsys, "diff", "--help")[1]
+    assert "2024-01-01T00:00:00Z and 2024-01-01T01:00:00+01:00 are the same" in " ".join(out.split())
