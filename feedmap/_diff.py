@@ -13,7 +13,13 @@ An input read incompletely (an index's child that could not be read, XML or gzip
 diagnostic codes in :data:`INCOMPLETE_CODES`) would make the URLs it lost look removed (or added): after it is
 read, ERROR ``input-incomplete`` says so, and :attr:`Changes.incomplete` names it.
 
-Values compare as written (``lastmod`` by its text, as :class:`~feedmap.W3CDate` compares); images and
+A ``lastmod`` with a time compares as the instant it names (W3C Datetime,
+https://www.w3.org/TR/NOTE-datetime: the zone applied, no zone read as UTC as the filters and ``--sort`` read
+it, any precision of the time): ``2024-01-01T00:00:00Z``, ``2024-01-01T00:00:00+00:00`` and
+``2024-01-01T01:00:00+01:00`` are the same, a regeneration that only respells them changes nothing.  A date
+without a time (``2024``, ``2024-01``, ``2024-01-01``) names a period, not an instant: it compares as written,
+so ``2024-01-01`` and ``2024-01-01T00:00:00Z`` differ.  A changed lastmod is shown as written.  The other
+values compare as written (a priority as a number: ``0.5`` and ``0.50`` are the same); images and
 alternates as sets (a reordering is no change).  Order of the changes: the added and changed URLs in NEW's
 order (of first occurrence), then the removed ones in OLD's order.
 """
@@ -21,6 +27,7 @@ order (of first occurrence), then the removed ones in OLD's order.
 from __future__ import annotations
 
 import contextlib
+import datetime as _dt
 import json
 import os
 import sqlite3
@@ -62,17 +69,21 @@ _BATCH = 5000
 
 _SCHEMA = """
 CREATE TABLE {table} (seq INTEGER PRIMARY KEY, loc TEXT NOT NULL, lastmod TEXT, changefreq TEXT,
-                      priority REAL, images TEXT, alternates TEXT);
+                      priority REAL, images TEXT, alternates TEXT, lastmod_at TEXT);
 CREATE UNIQUE INDEX {table}_loc ON {table}(loc);
 """
 _INSERT = """
-INSERT INTO {table} (loc, lastmod, changefreq, priority, images, alternates) VALUES (?, ?, ?, ?, ?, ?)
+INSERT INTO {table} (loc, lastmod, changefreq, priority, images, alternates, lastmod_at)
+VALUES (?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT(loc) DO UPDATE SET lastmod = excluded.lastmod, changefreq = excluded.changefreq,
-    priority = excluded.priority, images = excluded.images, alternates = excluded.alternates
+    priority = excluded.priority, images = excluded.images, alternates = excluded.alternates,
+    lastmod_at = excluded.lastmod_at
 WHERE feedmap_repeat(excluded.lastmod, {table}.lastmod)
 """
-_COLUMNS = "loc, lastmod, changefreq, priority, images, alternates"
-_DIFFERS = " OR ".join(f"n.{name} IS NOT o.{name}" for name in COMPARED_FIELDS)
+_COLUMNS = "loc, lastmod, changefreq, priority, images, alternates, lastmod_at"
+#: The column each compared field compares by (a lastmod by its instant, see the module).
+_COMPARED_BY = {"lastmod": "lastmod_at", **{name: name for name in COMPARED_FIELDS[1:]}}
+_DIFFERS = " OR ".join(f"n.{column} IS NOT o.{column}" for column in _COMPARED_BY.values())
 _ADDED_OR_CHANGED = f"""
 SELECT o.loc IS NULL, {", ".join("n." + c for c in _COLUMNS.split(", "))},
        {", ".join("o." + c for c in _COLUMNS.split(", "))}
@@ -115,8 +126,21 @@ def _json(values: list[list[str | None]]) -> str:
     return json.dumps(sorted(values, key=_order), ensure_ascii=False)
 
 
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+
+
+def _instant(lastmod: W3CDate | None) -> str | None:
+    """What a lastmod compares by: a time as its instant (microseconds since 1970 UTC), a date as written."""
+    if lastmod is None:
+        return None
+    if not lastmod.has_time:
+        return lastmod.text
+    return f"@{(lastmod.to_datetime() - _EPOCH) // _dt.timedelta(microseconds=1)}"
+
+
 def _row(entry: Entry) -> tuple[Any, ...]:
-    """The stored form of an entry's compared fields: text, a float, JSON of sorted images and alternates."""
+    """The stored form of an entry's compared fields: text, a float, JSON of sorted images and alternates,
+    and what the lastmod compares by."""
     images = _json([[getattr(i, n) for n in _IMAGE_FIELDS] for i in entry.images]) if entry.images else None
     alternates = _json([[a.hreflang, a.href] for a in entry.alternates]) if entry.alternates else None
     return (
@@ -126,11 +150,12 @@ def _row(entry: Entry) -> tuple[Any, ...]:
         entry.priority,
         images,
         alternates,
+        _instant(entry.lastmod),
     )
 
 
 def _entry(row: _Row) -> Entry:
-    loc, lastmod, changefreq, priority, images, alternates = row
+    loc, lastmod, changefreq, priority, images, alternates, _at = row
     return Entry(
         loc=loc,
         lastmod=W3CDate(lastmod) if lastmod is not None else None,
@@ -245,19 +270,25 @@ def _read_into(
     return not watch.lost
 
 
+#: Where, in a stored row, each compared field's comparison value is.
+_COMPARED_AT = tuple(_COLUMNS.split(", ").index(column) for column in _COMPARED_BY.values())
+
+
 def _differing(new: _Row, old: _Row) -> tuple[str, ...]:
-    return tuple(name for index, name in enumerate(COMPARED_FIELDS, 1) if new[index] != old[index])
+    return tuple(name for name, at in zip(COMPARED_FIELDS, _COMPARED_AT, strict=True) if new[at] != old[at])
 
 
 def _compare(db: sqlite3.Connection, counts: dict[str, int]) -> Iterator[Change]:
+    width = len(_COLUMNS.split(", "))
     for row in db.execute(_ADDED_OR_CHANGED):
-        new = _entry(row[1:7])
+        new_row, old_row = row[1 : 1 + width], row[1 + width :]
+        new = _entry(new_row)
         if row[0]:
             counts["added"] += 1
             yield Change("added", new.loc, new=new)
         else:
             counts["changed"] += 1
-            yield Change("changed", new.loc, _differing(row[1:7], row[7:]), _entry(row[7:]), new)
+            yield Change("changed", new.loc, _differing(new_row, old_row), _entry(old_row), new)
     for row in db.execute(_REMOVED):
         counts["removed"] += 1
         yield Change("removed", row[0], old=_entry(row))

@@ -58,6 +58,10 @@ examples:
   feedmap diff --json a.xml.gz b.xml.gz | jq -c 'select(.kind == "changed")'
   feedmap diff -q a.xml b.xml && echo same                   exit 0 same, 1 different, 2 trouble
 
+how values compare: a lastmod with a time as the instant it names (no zone is UTC), so
+2024-01-01T00:00:00Z and 2024-01-01T01:00:00+01:00 are the same; a date without a time as written, so
+2024-01-01 and 2024-01-01T00:00:00Z differ; a priority as a number (0.5 and 0.50 are the same); images and
+alternates as sets (reordering them is no change).
 A URL listed twice in one input counts once (the newest lastmod kept, as convert merges it).
 """
 
