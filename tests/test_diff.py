@@ -462,3 +462,26 @@ def test_lastmod_compares_as_the_instant_it_names(tmp_path: Path, old: str, new:
 def test_cli_help_says_how_lastmods_compare(capsys: pytest.CaptureFixture[str]) -> None:
     out = run(capsys, "diff", "--help")[1]
     assert "2024-01-01T00:00:00Z and 2024-01-01T01:00:00+01:00 are the same" in " ".join(out.split())
+
+
+def test_cli_since_is_refused_it_would_skip_a_child_on_one_side_only(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The child's lastmod moved past --since: skipped in OLD, read in NEW, all its URLs came out 'added'."""
+    for side, lastmod in (("old", "2023-01-01"), ("new", "2024-07-01")):
+        (tmp_path / side).mkdir()
+        write(tmp_path / side / "part.xml", urlset(url("a"), url("b")))
+        write(
+            tmp_path / f"{side}-index.xml",
+            f'<?xml version="1.0"?>\n<sitemapindex {NS}><sitemap><loc>https://e.com/{side}/part.xml</loc>'
+            f"<lastmod>{lastmod}</lastmod></sitemap></sitemapindex>\n",
+        )
+    indexes = (tmp_path / "old-index.xml", tmp_path / "new-index.xml")
+    mapped = ("--map", f"https://e.com/={tmp_path}")
+    code, out, err = run(capsys, "diff", *indexes, *mapped, "--since", "2024-06-01")
+    assert (code, out) == (2, "")
+    assert "feedmap: error: " in err and "--since" in err and "Traceback" not in err
+    assert "--since" not in run(capsys, "diff", "--help")[1]
+    assert run(capsys, "diff", *indexes, *mapped)[:2] == (0, "0 added, 0 removed, 0 changed, 2 unchanged\n")
+    with pytest.raises(ValueError, match="since"):
+        feedmap.diff(*indexes, feedmap.Options(since="2024-06-01"))
