@@ -342,8 +342,14 @@ def diff(
     that cannot be read raises the errors :func:`feedmap.read` raises; one read incompletely (a child of an
     index that could not be read) is reported (ERROR ``input-incomplete``) and named in ``incomplete``.
     ``source_format`` names the format of both inputs (default: recognised from each one's content).
+    ``options.since`` is refused (ValueError): it would skip an index's child in one input only.
     """
     options = options or Options()
+    if options.since is not None:
+        raise ValueError(
+            "diff compares whole inputs: a since date skips an index's older children, which may be skipped in "
+            "one input and read in the other (their lastmod moved), so that all their URLs look added or removed"
+        )
     counts = {"added": 0, "removed": 0, "changed": 0, "unchanged": 0}
     reporter = reporter_for(options, reporter, on_diagnostic)
     incomplete: list[str] = []

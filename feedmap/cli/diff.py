@@ -93,6 +93,8 @@ def add_parser(subparsers: Any) -> None:
     for action in parser._actions:
         if action.dest == "strict":  # exit 1 means "different" here
             action.help = "treat any warning as an error: exit 2 at the first problem"
+        if action.dest == "since":  # refused by run(): it would skip an index's child on one side only
+            action.help = argparse.SUPPRESS
     parser.set_defaults(run=run, trouble_exit=2)
 
 
@@ -182,6 +184,11 @@ def summary_line(counts: dict[str, int]) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.old == "-" and args.new == "-":
         raise FormatError("standard input ('-') can be read only once")
+    if args.since is not None:
+        raise FormatError(
+            "diff compares whole inputs: --since would skip an index's child in one input and read it in the "
+            "other (when its lastmod moved past the date), listing all its URLs as added or removed"
+        )
     printer = DiagnosticPrinter(quiet=args.quiet)
     reporter = Reporter(strict=args.strict, handler=printer)
     options = reading_options(args)
