@@ -155,6 +155,28 @@ def test_the_cli_spills_with_limit(capsys: pytest.CaptureFixture[str], urls: Pat
     assert list(spill_dir.iterdir()) == []
 
 
+def test_sort_with_a_limit_keeps_only_the_first_n_no_spill(
+    capsys: pytest.CaptureFixture[str], urls: Path, spill_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--sort -lastmod --limit 2 (the newest pages as a feed) needs the 2 first in order only: no sorted
+    run of the whole input goes to disk, memory holds 2 entries."""
+
+    def no_run(batch: object) -> None:
+        raise AssertionError("a sorted run was written")
+
+    monkeypatch.setattr(sort_module, "_write_run", no_run)
+    for order, expected in (("-lastmod", NEWEST_FIRST), ("lastmod", OLDEST_FIRST), ("loc", sorted(OLDEST_FIRST))):
+        code, out, err = run(capsys, "convert", urls, "-t", "text", f"--sort={order}", "--limit", "2")
+        assert (code, names([Entry(loc=loc) for loc in out])) == (0, expected[:2]), err
+        assert "info[limit-reached]" in err
+    assert run(capsys, "convert", urls, "-t", "text", "--sort=loc", "--limit", "0")[:2] == (0, [])
+
+
+def test_the_transform_with_a_limit_in_options_still_sorts_everything() -> None:
+    """Only the conversion's limit step after it cuts the output: sort_entries alone gives every entry."""
+    assert names(list(sort_entries(dated(), Options(sort="-lastmod", limit=2)))) == NEWEST_FIRST
+
+
 # ------------------------------------------------------------------------------------------------ the CLI
 
 
