@@ -4,7 +4,9 @@ One job: order a stream of entries by ``loc`` or ``lastmod`` (``options.sort``: 
 ``"-lastmod"``), stably (entries that compare equal keep their input order), in bounded memory: up to
 :data:`ENTRIES_IN_MEMORY` entries are sorted in memory; past it each batch is sorted and pickled into a
 temporary file (a sorted run), and the runs are merged with :func:`heapq.merge` (an external merge sort).
-The temporary files are removed when the output ends or is closed.
+The temporary files are removed when the output ends or is closed.  When only the first N in order are
+wanted (a conversion's ``limit`` right after the sort, N up to :data:`ENTRIES_IN_MEMORY`), only the N
+smallest are kept (:func:`heapq.nsmallest`): memory for N entries, nothing on disk.
 
 The keys: ``loc`` compares the loc as written (Python string order: by code point).  ``lastmod`` compares
 W3C Datetime values (https://www.w3.org/TR/NOTE-datetime, the sitemaps.org 0.9 ``<lastmod>``) as instants:
@@ -84,13 +86,20 @@ def _read_run(run: IO[bytes]) -> Iterator[tuple[_SortKey, int, Entry]]:
         yield key, position, _thaw(frozen)
 
 
-def sorted_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
-    """The entries ordered by ``ctx.options.sort`` (unchanged and streamed when None); see the module."""
+def sorted_entries(entries: Iterable[Entry], ctx: Context, *, first: int | None = None) -> Iterator[Entry]:
+    """The entries ordered by ``ctx.options.sort`` (unchanged and streamed when None); see the module.
+
+    ``first``: only the first N in that order are wanted (the others are not yielded).
+    """
     order = ctx.options.sort
     if order is None:
         yield from entries
         return
     key = _KEYS[order]
+    if first is not None and first <= ENTRIES_IN_MEMORY:
+        keyed = ((key(entry), position, entry) for position, entry in enumerate(entries))
+        yield from (entry for _, _, entry in heapq.nsmallest(first, keyed, key=_order))
+        return
     runs: list[IO[bytes]] = []
     batch: list[tuple[_SortKey, int, Entry]] = []
     try:
