@@ -234,3 +234,23 @@ def test_convert_sorts_as_the_cli_does(tmp_path: Path, urls: Path) -> None:
     out = tmp_path / "out.txt"
     feedmap.convert(urls, out, "text", options=Options(sort="lastmod", limit=3))
     assert out.read_text(encoding="utf-8").split() == [f"https://e.com/{name}" for name in OLDEST_FIRST[:3]]
+
+
+@pytest.mark.parametrize("spelling", [["--sor", "-lastmod"], ["--so", "-lastmod"]])
+def test_an_abbreviated_option_takes_minus_lastmod_too(
+    capsys: pytest.CaptureFixture[str], urls: Path, spelling: list[str]
+) -> None:
+    """argparse takes --sor for --sort (--sor lastmod worked): --sor -lastmod said 'expected one argument'."""
+    code, out, err = run(capsys, "convert", urls, "-t", "text", *spelling, "--limit", "1")
+    assert (code, out) == (0, ["https://e.com/e1"]), err
+
+
+@pytest.mark.parametrize("value", ["-loc", "-newest", "-"])
+def test_a_wrong_value_with_a_dash_names_the_choices(
+    capsys: pytest.CaptureFixture[str], urls: Path, value: str
+) -> None:
+    """Not 'expected one argument', which says no value was given: the value given and the choices."""
+    code, _, err = run(capsys, "convert", urls, "-t", "text", "--sort", value)
+    assert code == 2
+    assert f"invalid choice: '{value}'" in err and "-lastmod" in err and "expected one argument" not in err
+    assert join_sort_value(["--title", "-loc", "--", "--sort", "-loc"]) == ["--title", "-loc", "--", "--sort", "-loc"]
