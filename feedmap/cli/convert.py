@@ -148,7 +148,8 @@ def _regex(text: str) -> str:
 
 def join_sort_value(argv: Sequence[str]) -> list[str]:
     """``argv`` with ``--sort -lastmod`` given as ``--sort=-lastmod`` (argparse reads a value that begins with
-    a dash as an option); arguments after ``--`` are left as they are."""
+    a dash as an option), also for an abbreviation argparse accepts (``--sor``) and a wrong value (``-loc``:
+    then argparse names the choices); arguments after ``--`` are left as they are."""
     joined: list[str] = []
     tokens = iter(argv)
     for token in tokens:
@@ -156,10 +157,10 @@ def join_sort_value(argv: Sequence[str]) -> list[str]:
             joined.append(token)
             joined.extend(tokens)
             break
-        if token == "--sort":
+        if len(token) > 3 and "--sort".startswith(token):
             value = next(tokens, None)
-            if value == "-lastmod":
-                joined.append(f"--sort={value}")
+            if value is not None and value.startswith("-") and not value.startswith("--"):
+                joined.append(f"{token}={value}")
                 continue
             joined.append(token)
             if value is None:
