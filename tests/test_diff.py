@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import gzip
 import json
+import sqlite3
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from localsite import LocalSite
@@ -485,3 +487,27 @@ def test_cli_since_is_refused_it_would_skip_a_child_on_one_side_only(
     assert run(capsys, "diff", *indexes, *mapped)[:2] == (0, "0 added, 0 removed, 0 changed, 2 unchanged\n")
     with pytest.raises(ValueError, match="since"):
         feedmap.diff(*indexes, feedmap.Options(since="2024-06-01"))
+
+
+def test_cli_temporary_storage_that_fails_is_a_message_not_a_traceback(
+    capsys: pytest.CaptureFixture[str], pair: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The temporary folder cannot be made (TMPDIR names a file), or the disk fills up under SQLite."""
+    not_a_folder = write(tmp_path / "not-a-folder", "")
+    monkeypatch.setattr(tempfile, "tempdir", str(not_a_folder))
+    code, out, err = run(capsys, "diff", *pair)
+    assert (code, out) == (2, "")
+    assert err.startswith("feedmap: error: ") and "temporary" in err and "Traceback" not in err
+    monkeypatch.undo()
+    connect = sqlite3.connect
+
+    def small_disk(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        db = connect(*args, **kwargs)
+        db.execute("PRAGMA max_page_count = 3")  # "database or disk is full" after a few rows
+        return db
+
+    monkeypatch.setattr(sqlite3, "connect", small_disk)
+    big = write(tmp_path / "big.xml", urlset(*(url(f"p{i}") for i in range(2000))))
+    code, out, err = run(capsys, "diff", pair[0], big)
+    assert (code, out) == (2, "")
+    assert err.startswith("feedmap: error: ") and "full" in err and "Traceback" not in err

@@ -254,3 +254,17 @@ def test_a_wrong_value_with_a_dash_names_the_choices(
     assert code == 2
     assert f"invalid choice: '{value}'" in err and "-lastmod" in err and "expected one argument" not in err
     assert join_sort_value(["--title", "-loc", "--", "--sort", "-loc"]) == ["--title", "-loc", "--", "--sort", "-loc"]
+
+
+def test_a_temporary_folder_that_cannot_be_written_is_a_message(
+    capsys: pytest.CaptureFixture[str], urls: Path, spill_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """TMPDIR names a file (or the disk is full): the spill fails with a message, not a traceback."""
+    not_a_folder = spill_dir / "not-a-folder"
+    not_a_folder.write_text("", encoding="utf-8")
+    monkeypatch.setattr(tempfile, "tempdir", str(not_a_folder))
+    code, out, err = run(capsys, "convert", urls, "-t", "text", "--sort", "loc")
+    assert (code, out) == (2, [])
+    assert "feedmap: error: " in err and "temporary" in err and "Traceback" not in err
+    with pytest.raises(feedmap.SourceError):
+        list(sort_entries(dated(), Options(sort="loc")))
