@@ -40,7 +40,7 @@ from typing import Any, Literal
 from feedmap._api import read
 from feedmap._context import Options, reporter_for
 from feedmap._dates import W3CDate
-from feedmap._errors import Diagnostic, DiagnosticHandler, Reporter
+from feedmap._errors import Diagnostic, DiagnosticHandler, Reporter, SourceError
 from feedmap._model import Alternate, ChangeFreq, Entry, Image
 from feedmap._sources import SourceLike, source_name
 from feedmap._wording import counted
@@ -303,8 +303,15 @@ def _run(
     counts: dict[str, int],
     incomplete: list[str],
 ) -> Iterator[Change]:
-    with tempfile.TemporaryDirectory(prefix="feedmap-diff-") as folder:
-        db = sqlite3.connect(os.path.join(folder, "diff.sqlite3"), isolation_level=None)
+    try:
+        folder = tempfile.TemporaryDirectory(prefix="feedmap-diff-")
+    except OSError as exc:
+        raise _storage_error(exc.strerror or str(exc)) from exc
+    with folder:
+        try:
+            db = sqlite3.connect(os.path.join(folder.name, "diff.sqlite3"), isolation_level=None)
+        except sqlite3.Error as exc:
+            raise _storage_error(str(exc)) from exc
         try:
             db.execute(f"PRAGMA cache_size = -{_CACHE_KIB}")
             db.execute("PRAGMA journal_mode = OFF")
@@ -317,10 +324,19 @@ def _run(
                 if not _read_into(db, table, source, format, options, reporter):
                     incomplete.append(source_name(source))
             yield from _compare(db, counts)
+        except sqlite3.Error as exc:  # SQLite's own trouble: the disk is full, the file cannot be written
+            raise _storage_error(str(exc)) from exc
         finally:
             with contextlib.suppress(sqlite3.Error):
                 db.rollback()
             db.close()
+
+
+def _storage_error(reason: str) -> SourceError:
+    return SourceError(
+        f"diff needs a temporary database in {tempfile.gettempdir()}, which could not be written: {reason} "
+        "(the environment variable TMPDIR chooses the folder)"
+    )
 
 
 def diff(

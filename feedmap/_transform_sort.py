@@ -27,6 +27,7 @@ from operator import itemgetter
 from typing import IO, Any
 
 from feedmap._context import Context
+from feedmap._errors import SourceError
 from feedmap._model import Entry
 from feedmap._transform_duplicates import _freeze, _thaw
 
@@ -63,17 +64,31 @@ _KEYS: dict[str, Callable[[Entry], _SortKey]] = {
 
 
 def _write_run(batch: list[tuple[_SortKey, int, Entry]]) -> IO[bytes]:
-    """``batch`` sorted and pickled into a new temporary file, rewound for reading."""
+    """``batch`` sorted and pickled into a new temporary file, rewound for reading (SourceError when the
+    temporary folder cannot be written: missing, not a folder, full)."""
     batch.sort(key=_order)
-    run = tempfile.NamedTemporaryFile(prefix="feedmap-sort-", suffix=".run")  # noqa: SIM115 (closed by the caller)
+    try:
+        run = tempfile.NamedTemporaryFile(prefix="feedmap-sort-", suffix=".run")  # noqa: SIM115 (closed by the caller)
+    except OSError as exc:
+        raise _spill_error(exc) from exc
     try:
         for key, position, entry in batch:
             pickle.dump((key, position, _freeze(entry)), run, protocol=pickle.HIGHEST_PROTOCOL)
         run.seek(0)
+    except OSError as exc:
+        run.close()
+        raise _spill_error(exc) from exc
     except BaseException:
         run.close()
         raise
     return run
+
+
+def _spill_error(exc: OSError) -> SourceError:
+    return SourceError(
+        f"sorting needs a temporary file in {tempfile.gettempdir()}, which could not be written: "
+        f"{exc.strerror or exc} (the environment variable TMPDIR chooses the folder)"
+    )
 
 
 def _read_run(run: IO[bytes]) -> Iterator[tuple[_SortKey, int, Entry]]:
