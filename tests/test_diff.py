@@ -511,3 +511,14 @@ def test_cli_temporary_storage_that_fails_is_a_message_not_a_traceback(
     code, out, err = run(capsys, "diff", pair[0], big)
     assert (code, out) == (2, "")
     assert err.startswith("feedmap: error: ") and "full" in err and "Traceback" not in err
+
+
+def test_hreflang_compares_without_case(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Language tags are case-insensitive (RFC 5646 §2.1.1): en-US and en-us are one alternate."""
+    old = write(tmp_path / "old.xml", urlset(url("p", alternate("en-US", "us") + alternate("x-default", "p"))))
+    new = write(tmp_path / "new.xml", urlset(url("p", alternate("en-us", "us") + alternate("X-Default", "p"))))
+    code, out, err = run(capsys, "diff", old, new)
+    assert (code, out) == (0, "0 added, 0 removed, 0 changed, 1 unchanged\n"), err
+    newer = write(tmp_path / "newer.xml", urlset(url("p", alternate("en-us", "us") + alternate("de", "de"))))
+    code, out, err = run(capsys, "diff", old, newer)
+    assert code == 1 and out.splitlines()[0] == "~ https://e.com/p  alternates: 2 -> 2, +1 -1"  # x-default -> de
