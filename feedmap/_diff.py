@@ -20,8 +20,9 @@ it, any precision of the time): ``2024-01-01T00:00:00Z``, ``2024-01-01T00:00:00+
 without a time (``2024``, ``2024-01``, ``2024-01-01``) names a period, not an instant: it compares as written,
 so ``2024-01-01`` and ``2024-01-01T00:00:00Z`` differ.  A changed lastmod is shown as written.  The other
 values compare as written (a priority as a number: ``0.5`` and ``0.50`` are the same); images and
-alternates as sets (a reordering is no change).  Order of the changes: the added and changed URLs in NEW's
-order (of first occurrence), then the removed ones in OLD's order.
+alternates as sets (a reordering is no change), an alternate's hreflang without case (BCP 47 language tags
+are case-insensitive, RFC 5646 §2.1.1: ``en-US`` and ``en-us`` are one tag).  Order of the changes: the
+added and changed URLs in NEW's order (of first occurrence), then the removed ones in OLD's order.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from feedmap._model import Alternate, ChangeFreq, Entry, Image
 from feedmap._sources import SourceLike, source_name
 from feedmap._wording import counted
 
-__all__ = ["COMPARED_FIELDS", "INCOMPLETE_CODES", "Change", "Changes", "diff"]
+__all__ = ["COMPARED_FIELDS", "INCOMPLETE_CODES", "Change", "Changes", "diff", "item_key"]
 
 #: The fields compared, in this order in :attr:`Change.fields`.
 COMPARED_FIELDS = ("lastmod", "changefreq", "priority", "images", "alternates")
@@ -69,20 +70,21 @@ _BATCH = 5000
 
 _SCHEMA = """
 CREATE TABLE {table} (seq INTEGER PRIMARY KEY, loc TEXT NOT NULL, lastmod TEXT, changefreq TEXT,
-                      priority REAL, images TEXT, alternates TEXT, lastmod_at TEXT);
+                      priority REAL, images TEXT, alternates TEXT, lastmod_at TEXT, alternates_by TEXT);
 CREATE UNIQUE INDEX {table}_loc ON {table}(loc);
 """
 _INSERT = """
-INSERT INTO {table} (loc, lastmod, changefreq, priority, images, alternates, lastmod_at)
-VALUES (?, ?, ?, ?, ?, ?, ?)
+INSERT INTO {table} (loc, lastmod, changefreq, priority, images, alternates, lastmod_at, alternates_by)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT(loc) DO UPDATE SET lastmod = excluded.lastmod, changefreq = excluded.changefreq,
     priority = excluded.priority, images = excluded.images, alternates = excluded.alternates,
-    lastmod_at = excluded.lastmod_at
+    lastmod_at = excluded.lastmod_at, alternates_by = excluded.alternates_by
 WHERE feedmap_repeat(excluded.lastmod, {table}.lastmod)
 """
-_COLUMNS = "loc, lastmod, changefreq, priority, images, alternates, lastmod_at"
-#: The column each compared field compares by (a lastmod by its instant, see the module).
-_COMPARED_BY = {"lastmod": "lastmod_at", **{name: name for name in COMPARED_FIELDS[1:]}}
+_COLUMNS = "loc, lastmod, changefreq, priority, images, alternates, lastmod_at, alternates_by"
+#: The column each compared field compares by (a lastmod by its instant, alternates by hreflang in lower
+#: case; see the module).
+_COMPARED_BY = {name: name for name in COMPARED_FIELDS} | {"lastmod": "lastmod_at", "alternates": "alternates_by"}
 _DIFFERS = " OR ".join(f"n.{column} IS NOT o.{column}" for column in _COMPARED_BY.values())
 _ADDED_OR_CHANGED = f"""
 SELECT o.loc IS NULL, {", ".join("n." + c for c in _COLUMNS.split(", "))},
@@ -117,6 +119,13 @@ class Change:
         return {name: (getattr(self.old, name, None), getattr(self.new, name, None)) for name in self.fields}
 
 
+def item_key(item: Image | Alternate) -> tuple[str | None, ...]:
+    """What an image or an alternate compares by: its fields, an hreflang in lower case."""
+    if isinstance(item, Alternate):
+        return (item.hreflang.lower(), item.href)
+    return tuple(getattr(item, name) for name in _IMAGE_FIELDS)
+
+
 def _order(values: list[str | None]) -> list[tuple[bool, str]]:
     """A sort key for lists of optional texts (None first)."""
     return [(value is not None, value or "") for value in values]
@@ -141,7 +150,7 @@ def _instant(lastmod: W3CDate | None) -> str | None:
 def _row(entry: Entry) -> tuple[Any, ...]:
     """The stored form of an entry's compared fields: text, a float, JSON of sorted images and alternates,
     and what the lastmod compares by."""
-    images = _json([[getattr(i, n) for n in _IMAGE_FIELDS] for i in entry.images]) if entry.images else None
+    images = _json([list(item_key(i)) for i in entry.images]) if entry.images else None
     alternates = _json([[a.hreflang, a.href] for a in entry.alternates]) if entry.alternates else None
     return (
         entry.loc,
@@ -151,11 +160,12 @@ def _row(entry: Entry) -> tuple[Any, ...]:
         images,
         alternates,
         _instant(entry.lastmod),
+        _json([list(item_key(a)) for a in entry.alternates]) if entry.alternates else None,
     )
 
 
 def _entry(row: _Row) -> Entry:
-    loc, lastmod, changefreq, priority, images, alternates, _at = row
+    loc, lastmod, changefreq, priority, images, alternates, _at, _by = row
     return Entry(
         loc=loc,
         lastmod=W3CDate(lastmod) if lastmod is not None else None,

@@ -11,7 +11,6 @@ was read incompletely, a usage error).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import functools
 import json
 import re
@@ -19,7 +18,7 @@ import sys
 import unicodedata
 from typing import Any
 
-from feedmap._diff import Change, diff
+from feedmap._diff import Change, diff, item_key
 from feedmap._errors import FormatError, Reporter
 from feedmap._formats.jsonl import one_line
 from feedmap._model import Alternate, Image
@@ -61,7 +60,7 @@ examples:
 how values compare: a lastmod with a time as the instant it names (no zone is UTC), so
 2024-01-01T00:00:00Z and 2024-01-01T01:00:00+01:00 are the same; a date without a time as written, so
 2024-01-01 and 2024-01-01T00:00:00Z differ; a priority as a number (0.5 and 0.50 are the same); images and
-alternates as sets (reordering them is no change).
+alternates as sets (reordering them is no change), hreflang without case (en-US and en-us are the same).
 A URL listed twice in one input counts once (the newest lastmod kept, as convert merges it).
 """
 
@@ -102,15 +101,11 @@ def _text(value: object) -> str:
     return "none" if value is None else str(value)
 
 
-def _key(item: Any) -> tuple[Any, ...]:
-    return tuple(getattr(item, field.name) for field in dataclasses.fields(item))
-
-
 def _listed(old: tuple[Any, ...], new: tuple[Any, ...]) -> str:
-    # by hashed field values, not ``item in tuple``: that was quadratic (50,000 images took minutes)
-    old_keys, new_keys = {_key(item) for item in old}, {_key(item) for item in new}
-    added = sum(1 for item in new if _key(item) not in old_keys)
-    removed = sum(1 for item in old if _key(item) not in new_keys)
+    # by hashed keys, not ``item in tuple``: that was quadratic (50,000 images took minutes)
+    old_keys, new_keys = {item_key(item) for item in old}, {item_key(item) for item in new}
+    added = sum(1 for item in new if item_key(item) not in old_keys)
+    removed = sum(1 for item in old if item_key(item) not in new_keys)
     return f"{len(old)} -> {len(new)}, +{added} -{removed}"
 
 
