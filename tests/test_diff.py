@@ -522,3 +522,22 @@ def test_hreflang_compares_without_case(capsys: pytest.CaptureFixture[str], tmp_
     newer = write(tmp_path / "newer.xml", urlset(url("p", alternate("en-us", "us") + alternate("de", "de"))))
     code, out, err = run(capsys, "diff", old, newer)
     assert code == 1 and out.splitlines()[0] == "~ https://e.com/p  alternates: 2 -> 2, +1 -1"  # x-default -> de
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "code"),
+    [
+        ("new.jsonl", '{"loc": "https://e.com/a"}\n{"loc": "https://e.com/b", "priority": "high"}\n', "invalid-value"),
+        ("new.jsonl", '{"loc": "https://e.com/a"}\n{"loc": "https://e.com/b",\n', "invalid-json"),
+        ("new.txt", "https://e.com/a\nhttps://e.com/b" + "x" * 2000 + "\n", "line-too-long"),
+    ],
+)
+def test_cli_a_skipped_line_is_trouble(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, body: str, code: str
+) -> None:
+    """A JSON line or text line skipped is an entry lost: its URL would be listed as removed."""
+    old = write(tmp_path / "old.txt", "https://e.com/a\nhttps://e.com/b\n")
+    new = write(tmp_path / name, body)
+    status, out, err = run(capsys, "diff", old, new, "--max-line-bytes", "1K")
+    assert f"warning[{code}]" in err and f"{new}: error[input-incomplete]" in err
+    assert status == 2, (out, err)
