@@ -9,9 +9,9 @@ million URLs are never held as Python objects.  A loc repeated within one input 
 the newest ``lastmod`` kept (ties: the first), as :func:`feedmap.transforms.merge_duplicates` and every
 conversion keep it; each input's repeats are reported (INFO ``duplicates-merged``).
 
-An input read incompletely (an index's child that could not be read, XML or gzip that breaks off: the
-diagnostic codes in :data:`INCOMPLETE_CODES`) would make the URLs it lost look removed (or added): after it is
-read, ERROR ``input-incomplete`` says so, and :attr:`Changes.incomplete` names it.
+An input read incompletely (an index's child that could not be read, XML or gzip that breaks off, a line
+skipped: the diagnostic codes in :data:`INCOMPLETE_CODES`) would make the URLs it lost look removed (or
+added): after it is read, ERROR ``input-incomplete`` says so, and :attr:`Changes.incomplete` names it.
 
 A ``lastmod`` with a time compares as the instant it names (W3C Datetime,
 https://www.w3.org/TR/NOTE-datetime: the zone applied, no zone read as UTC as the filters and ``--sort`` read
@@ -50,8 +50,9 @@ __all__ = ["COMPARED_FIELDS", "INCOMPLETE_CODES", "Change", "Changes", "diff", "
 
 #: The fields compared, in this order in :attr:`Change.fields`.
 COMPARED_FIELDS = ("lastmod", "changefreq", "priority", "images", "alternates")
-#: Diagnostic codes saying that entries of an input were lost: a child sitemap not read, a stream cut short.
-#: (``malformed-xml`` too when the XML breaks off; not when it reads on past an undeclared prefix.)
+#: Diagnostic codes saying that entries of an input were lost: a child sitemap not read, a stream cut short,
+#: a line of JSON lines or text skipped.  (``malformed-xml`` too when the XML breaks off; not when it reads on
+#: past an undeclared prefix.)
 INCOMPLETE_CODES = frozenset(
     {
         "child-failed",
@@ -61,6 +62,9 @@ INCOMPLETE_CODES = frozenset(
         "map-escape",
         "truncated-gzip",
         "corrupt-gzip",
+        "invalid-json",
+        "invalid-value",
+        "line-too-long",
     }
 )
 _IMAGE_FIELDS = ("loc", "caption", "geo_location", "title", "license")

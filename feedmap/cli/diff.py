@@ -35,8 +35,9 @@ Compare OLD and NEW (files, http(s) URLs or '-'; gzip recognised by content; sit
 URL: which URLs were added, removed, or changed in lastmod, changefreq, priority, images or alternates.
 Both are streamed into a temporary database on disk (deleted afterwards), so a million URLs take little
 memory.  Exit 0 when they are the same, 1 when they differ, 2 on trouble (also --strict at a warning).
-An input read incompletely (an index's child that could not be read, a file or gzip stream cut short) is
-trouble: the changes are printed, but the URLs it lost would look removed (or added), so the exit is 2.
+An input read incompletely (an index's child that could not be read, a file or gzip stream cut short, a
+line skipped) is trouble: the changes are printed, but the URLs it lost would look removed (or added), so
+the exit is 2.
 """
 
 _EPILOG = """\
