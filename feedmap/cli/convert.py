@@ -183,7 +183,8 @@ def _add_selection_options(parser: argparse.ArgumentParser) -> None:
     pick.add_argument(
         "--require-lastmod",
         action="store_true",
-        help="leave out entries without a lastmod (by default --since/--until keep them, counted in one note)",
+        help="leave out entries without a lastmod (by default --since/--until keep them, counted in one note), "
+        "e.g. --since 2024-06-01 --require-lastmod -t rss",
     )
     pick.add_argument(
         "--include",
@@ -191,7 +192,8 @@ def _add_selection_options(parser: argparse.ArgumentParser) -> None:
         type=_regex,
         default=[],
         metavar="REGEX",
-        help="keep only entries whose URL matches REGEX (Python re.search; repeatable: any of them)",
+        help="keep only entries whose URL matches REGEX (Python re.search on the URL as read, before XML outputs "
+        "or --encode-urls percent-encode it: match é, not %%C3%%A9; repeatable: any of them)",
     )
     pick.add_argument(
         "--exclude",
@@ -199,13 +201,14 @@ def _add_selection_options(parser: argparse.ArgumentParser) -> None:
         type=_regex,
         default=[],
         metavar="REGEX",
-        help="leave out entries whose URL matches REGEX (repeatable)",
+        help="leave out entries whose URL matches REGEX (the URL as read, as --include; repeatable)",
     )
     pick.add_argument(
         "--dedupe",
         choices=("first", "last", "newest"),
         help="each URL once, keeping its first entry, its last, or the one with the newest lastmod (ties to the "
-        "first), in every output format (default: JSON lines keeps repeats, the others keep the newest)",
+        "first), in every output format (default: JSON lines keeps repeats, the others keep the newest), "
+        "e.g. feedmap convert crawl-1.jsonl crawl-2.jsonl --dedupe newest -t sitemap",
     )
     pick.add_argument(
         "--sort",
@@ -218,7 +221,8 @@ def _add_selection_options(parser: argparse.ArgumentParser) -> None:
         "--limit",
         type=non_negative_int,
         metavar="N",
-        help="write the first N entries (after the filters and deduplication); reading stops there when it can",
+        help="write the first N entries (after the filters, deduplication and --sort); reading stops there when "
+        "it can",
     )
 
 
