@@ -541,3 +541,25 @@ def test_cli_a_skipped_line_is_trouble(
     status, out, err = run(capsys, "diff", old, new, "--max-line-bytes", "1K")
     assert f"warning[{code}]" in err and f"{new}: error[input-incomplete]" in err
     assert status == 2, (out, err)
+
+
+def test_cli_a_text_sitemap_and_an_xml_one_with_the_same_urls_are_the_same(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A text sitemap holds only URLs: the lastmod it cannot hold is no change ('lastmod: none -> ...' on
+    every URL, exit 1); only what both formats hold is compared, and a note says what was not."""
+    xml = write(
+        tmp_path / "sitemap.xml", urlset(url("a", "<lastmod>2024-01-01</lastmod><priority>0.3</priority>"), url("b"))
+    )
+    text = write(tmp_path / "urls.txt", "https://e.com/a\nhttps://e.com/b\n")
+    for pair in ((text, xml), (xml, text)):
+        code, out, err = run(capsys, "diff", *pair)
+        assert (code, out) == (0, "0 added, 0 removed, 0 changed, 2 unchanged\n"), err
+        assert f"{text}: info[fields-not-compared]: " in err and "lastmod" in err
+    more = write(tmp_path / "more.txt", "https://e.com/a\nhttps://e.com/b\nhttps://e.com/c\n")
+    code, out, err = run(capsys, "diff", xml, more)
+    assert (code, out.splitlines()[0]) == (1, "+ https://e.com/c")
+    with feedmap.diff(xml, text) as changes:
+        assert list(changes) == [] and changes.counts["unchanged"] == 2
+    code, out, err = run(capsys, "diff", xml, xml)
+    assert code == 0 and "fields-not-compared" not in err
