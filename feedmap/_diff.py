@@ -10,8 +10,9 @@ the newest ``lastmod`` kept (ties: the first), as :func:`feedmap.transforms.merg
 conversion keep it; each input's repeats are reported (INFO ``duplicates-merged``).
 
 An input read incompletely (an index's child that could not be read, XML or gzip that breaks off, a line
-skipped: the diagnostic codes in :data:`INCOMPLETE_CODES`) would make the URLs it lost look removed (or
-added): after it is read, ERROR ``input-incomplete`` says so, and :attr:`Changes.incomplete` names it.
+skipped: :data:`feedmap._diff_inputs.INCOMPLETE_CODES`) would make the URLs it lost look removed (or added):
+ERROR ``input-incomplete`` says so, and :attr:`Changes.incomplete` names it.  Only the fields both inputs'
+formats can hold are compared (a text sitemap holds the loc alone; INFO ``fields-not-compared``).
 
 A ``lastmod`` with a time compares as the instant it names (W3C Datetime,
 https://www.w3.org/TR/NOTE-datetime: the zone applied, no zone read as UTC as the filters and ``--sort`` read
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import functools
 import json
 import os
 import sqlite3
@@ -38,35 +40,16 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal
 
-from feedmap._api import read
 from feedmap._context import Options, reporter_for
 from feedmap._dates import W3CDate
-from feedmap._errors import Diagnostic, DiagnosticHandler, Reporter, SourceError
+from feedmap._diff_inputs import COMPARED_FIELDS, INCOMPLETE_CODES, compared_fields, read_input
+from feedmap._errors import DiagnosticHandler, Reporter, SourceError
 from feedmap._model import Alternate, ChangeFreq, Entry, Image
-from feedmap._sources import SourceLike, source_name
+from feedmap._sources import SourceLike
 from feedmap._wording import counted
 
 __all__ = ["COMPARED_FIELDS", "INCOMPLETE_CODES", "Change", "Changes", "diff", "item_key"]
 
-#: The fields compared, in this order in :attr:`Change.fields`.
-COMPARED_FIELDS = ("lastmod", "changefreq", "priority", "images", "alternates")
-#: Diagnostic codes saying that entries of an input were lost: a child sitemap not read, a stream cut short,
-#: a line of JSON lines or text skipped.  (``malformed-xml`` too when the XML breaks off; not when it reads on
-#: past an undeclared prefix.)
-INCOMPLETE_CODES = frozenset(
-    {
-        "child-failed",
-        "child-off-site",
-        "child-not-read",
-        "index-too-deep",
-        "map-escape",
-        "truncated-gzip",
-        "corrupt-gzip",
-        "invalid-json",
-        "invalid-value",
-        "line-too-long",
-    }
-)
 _IMAGE_FIELDS = ("loc", "caption", "geo_location", "title", "license")
 #: SQLite's page cache per database, in KiB (negative: a size, not a page count): bounded memory.
 _CACHE_KIB = 32 * 1024
@@ -89,14 +72,19 @@ _COLUMNS = "loc, lastmod, changefreq, priority, images, alternates, lastmod_at, 
 #: The column each compared field compares by (a lastmod by its instant, alternates by hreflang in lower
 #: case; see the module).
 _COMPARED_BY = {name: name for name in COMPARED_FIELDS} | {"lastmod": "lastmod_at", "alternates": "alternates_by"}
-_DIFFERS = " OR ".join(f"n.{column} IS NOT o.{column}" for column in _COMPARED_BY.values())
 _ADDED_OR_CHANGED = f"""
 SELECT o.loc IS NULL, {", ".join("n." + c for c in _COLUMNS.split(", "))},
        {", ".join("o." + c for c in _COLUMNS.split(", "))}
-FROM new n LEFT JOIN old o ON o.loc = n.loc WHERE o.loc IS NULL OR {_DIFFERS} ORDER BY n.seq
+FROM new n LEFT JOIN old o ON o.loc = n.loc WHERE o.loc IS NULL OR {{differs}} ORDER BY n.seq
 """
 _REMOVED = f"SELECT {_COLUMNS} FROM old o WHERE NOT EXISTS (SELECT 1 FROM new n WHERE n.loc = o.loc) ORDER BY o.seq"
-_UNCHANGED = f"SELECT count(*) FROM new n JOIN old o ON o.loc = n.loc WHERE NOT ({_DIFFERS})"
+_UNCHANGED = "SELECT count(*) FROM new n JOIN old o ON o.loc = n.loc WHERE NOT ({differs})"
+
+
+def _differs(compared: tuple[str, ...]) -> str:
+    """SQL: whether rows n and o differ in one of the ``compared`` fields."""
+    return " OR ".join(f"n.{_COMPARED_BY[name]} IS NOT o.{_COMPARED_BY[name]}" for name in compared) or "0"
+
 
 ChangeKind = Literal["added", "removed", "changed"]
 _Row = tuple[Any, ...]
@@ -199,25 +187,6 @@ class _Repeats:
             return False
 
 
-def _loses_entries(diagnostic: Diagnostic) -> bool:
-    if diagnostic.code == "malformed-xml":
-        return diagnostic.message.startswith("the XML breaks off")
-    return diagnostic.code in INCOMPLETE_CODES
-
-
-class _Watch:
-    """Passes an input's diagnostics on to the caller's reporter, counting those that say entries were lost."""
-
-    def __init__(self, reporter: Reporter) -> None:
-        self.reporter = reporter
-        self.lost = 0
-
-    def __call__(self, diagnostic: Diagnostic) -> None:
-        if _loses_entries(diagnostic):
-            self.lost += 1
-        self.reporter.report(diagnostic)
-
-
 class Changes(Iterator[Change]):
     """What :func:`diff` returns: the changes, one by one, and their counts.
 
@@ -251,7 +220,7 @@ class Changes(Iterator[Change]):
         self.close()
 
 
-def _store(db: sqlite3.Connection, table: str, entries: Iterable[Entry], reporter: Reporter, name: str) -> None:
+def _store(db: sqlite3.Connection, table: str, entries: Iterable[Entry], name: str, *, reporter: Reporter) -> None:
     """Stream ``entries`` into ``table``: one row per loc (newest lastmod kept); repeats reported."""
     repeats = _Repeats()
     db.create_function("feedmap_repeat", 2, repeats, deterministic=True)
@@ -265,36 +234,17 @@ def _store(db: sqlite3.Connection, table: str, entries: Iterable[Entry], reporte
         )
 
 
-def _read_into(
-    db: sqlite3.Connection, table: str, source: SourceLike, format: str | None, options: Options, reporter: Reporter
-) -> bool:
-    """Read ``source`` into ``table``; whether it was read completely (else ERROR ``input-incomplete``)."""
-    name = source_name(source)
-    watch = _Watch(reporter)
-    with read(source, format, options, reporter=Reporter(handler=watch, keep=0)) as doc:
-        _store(db, table, doc.entries, reporter, name)
-    if watch.lost:
-        shown_as = "removed" if table == "new" else "added"
-        reporter.error(
-            "input-incomplete",
-            f"not read completely ({counted(watch.lost, 'problem')} above lost entries): the URLs it lost are "
-            f"listed as {shown_as}, which they may not be",
-            name,
-        )
-    return not watch.lost
-
-
 #: Where, in a stored row, each compared field's comparison value is.
-_COMPARED_AT = tuple(_COLUMNS.split(", ").index(column) for column in _COMPARED_BY.values())
+_COMPARED_AT = {name: _COLUMNS.split(", ").index(column) for name, column in _COMPARED_BY.items()}
 
 
-def _differing(new: _Row, old: _Row) -> tuple[str, ...]:
-    return tuple(name for name, at in zip(COMPARED_FIELDS, _COMPARED_AT, strict=True) if new[at] != old[at])
+def _differing(new: _Row, old: _Row, compared: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(name for name in compared if new[_COMPARED_AT[name]] != old[_COMPARED_AT[name]])
 
 
-def _compare(db: sqlite3.Connection, counts: dict[str, int]) -> Iterator[Change]:
+def _compare(db: sqlite3.Connection, counts: dict[str, int], compared: tuple[str, ...]) -> Iterator[Change]:
     width = len(_COLUMNS.split(", "))
-    for row in db.execute(_ADDED_OR_CHANGED):
+    for row in db.execute(_ADDED_OR_CHANGED.format(differs=_differs(compared))):
         new_row, old_row = row[1 : 1 + width], row[1 + width :]
         new = _entry(new_row)
         if row[0]:
@@ -302,11 +252,11 @@ def _compare(db: sqlite3.Connection, counts: dict[str, int]) -> Iterator[Change]
             yield Change("added", new.loc, new=new)
         else:
             counts["changed"] += 1
-            yield Change("changed", new.loc, _differing(new_row, old_row), _entry(old_row), new)
+            yield Change("changed", new.loc, _differing(new_row, old_row, compared), _entry(old_row), new)
     for row in db.execute(_REMOVED):
         counts["removed"] += 1
         yield Change("removed", row[0], old=_entry(row))
-    (counts["unchanged"],) = db.execute(_UNCHANGED).fetchone()
+    (counts["unchanged"],) = db.execute(_UNCHANGED.format(differs=_differs(compared))).fetchone()
 
 
 def _run(
@@ -334,10 +284,13 @@ def _run(
             # our own private file: holding its lock saves a lock and unlock per row (4 times faster)
             db.execute("PRAGMA locking_mode = EXCLUSIVE")
             db.execute("BEGIN")
+            inputs = []
             for table, source in zip(("old", "new"), sources, strict=True):
-                if not _read_into(db, table, source, format, options, reporter):
-                    incomplete.append(source_name(source))
-            yield from _compare(db, counts)
+                store = functools.partial(_store, db, table, reporter=reporter)
+                lost_as = "removed" if table == "new" else "added"
+                inputs.append(read_input(source, format, options, reporter, lost_as=lost_as, store=store))
+            incomplete.extend(one.name for one in inputs if not one.complete)
+            yield from _compare(db, counts, compared_fields(inputs, reporter))
         except sqlite3.Error as exc:  # SQLite's own trouble: the disk is full, the file cannot be written
             raise _storage_error(str(exc)) from exc
         finally:

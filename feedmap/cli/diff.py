@@ -62,6 +62,8 @@ how values compare: a lastmod with a time as the instant it names (no zone is UT
 2024-01-01T00:00:00Z and 2024-01-01T01:00:00+01:00 are the same; a date without a time as written, so
 2024-01-01 and 2024-01-01T00:00:00Z differ; a priority as a number (0.5 and 0.50 are the same); images and
 alternates as sets (reordering them is no change), hreflang without case (en-US and en-us are the same).
+Only what both inputs' formats can hold is compared: a text sitemap (URLs alone) and an XML sitemap of the
+same URLs are the same (a note says which fields were not compared).
 A URL listed twice in one input counts once (the newest lastmod kept, as convert merges it).
 """
 
