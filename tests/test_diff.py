@@ -530,6 +530,7 @@ def test_hreflang_compares_without_case(capsys: pytest.CaptureFixture[str], tmp_
         ("new.jsonl", '{"loc": "https://e.com/a"}\n{"loc": "https://e.com/b", "priority": "high"}\n', "invalid-value"),
         ("new.jsonl", '{"loc": "https://e.com/a"}\n{"loc": "https://e.com/b",\n', "invalid-json"),
         ("new.txt", "https://e.com/a\nhttps://e.com/b" + "x" * 2000 + "\n", "line-too-long"),
+        ("new.txt", "https://e.com/a\nhttps://e.com/b,2024-01-01\n", "csv-line"),
     ],
 )
 def test_cli_a_skipped_line_is_trouble(
