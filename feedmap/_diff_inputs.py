@@ -45,6 +45,7 @@ INCOMPLETE_CODES = frozenset(
         "invalid-json",
         "invalid-value",
         "line-too-long",
+        "csv-line",
     }
 )
 
