@@ -564,3 +564,9 @@ def test_cli_a_text_sitemap_and_an_xml_one_with_the_same_urls_are_the_same(
         assert list(changes) == [] and changes.counts["unchanged"] == 2
     code, out, err = run(capsys, "diff", xml, xml)
     assert code == 0 and "fields-not-compared" not in err
+
+
+def test_cli_help_gives_an_example_of_each_own_option(capsys: pytest.CaptureFixture[str]) -> None:
+    out = run(capsys, "diff", "--help")[1]
+    for example in ("feedmap diff --json ", "feedmap diff -q ", "feedmap diff --no-follow ", " --map https://"):
+        assert example in out, example
