@@ -56,6 +56,7 @@ examples:
                                                              two indexes whose children --map finds
                                                              (--map applies to both inputs)
   feedmap diff --json a.xml.gz b.xml.gz | jq -c 'select(.kind == "changed")'
+  feedmap diff --no-follow old/index.xml index.xml          which child sitemaps were added or removed
   feedmap diff -q a.xml b.xml && echo same                   exit 0 same, 1 different, 2 trouble
 
 how values compare: a lastmod with a time as the instant it names (no zone is UTC), so
