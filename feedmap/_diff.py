@@ -9,14 +9,28 @@ million URLs are never held as Python objects.  A loc repeated within one input 
 the newest ``lastmod`` kept (ties: the first), as :func:`feedmap.transforms.merge_duplicates` and every
 conversion keep it; each input's repeats are reported (INFO ``duplicates-merged``).
 
-Values compare as written (``lastmod`` by its text, as :class:`~feedmap.W3CDate` compares); images and
-alternates as sets (a reordering is no change).  Order of the changes: the added and changed URLs in NEW's
-order (of first occurrence), then the removed ones in OLD's order.
+An input read incompletely (an index's child that could not be read, XML or gzip that breaks off, a line
+skipped: :data:`feedmap._diff_inputs.INCOMPLETE_CODES`) would make the URLs it lost look removed (or added):
+ERROR ``input-incomplete`` says so, and :attr:`Changes.incomplete` names it.  Only the fields both inputs'
+formats can hold are compared (a text sitemap holds the loc alone; INFO ``fields-not-compared``).
+
+A ``lastmod`` with a time compares as the instant it names (W3C Datetime,
+https://www.w3.org/TR/NOTE-datetime: the zone applied, no zone read as UTC as the filters and ``--sort`` read
+it, any precision of the time): ``2024-01-01T00:00:00Z``, ``2024-01-01T00:00:00+00:00`` and
+``2024-01-01T01:00:00+01:00`` are the same, a regeneration that only respells them changes nothing.  A date
+without a time (``2024``, ``2024-01``, ``2024-01-01``) names a period, not an instant: it compares as written,
+so ``2024-01-01`` and ``2024-01-01T00:00:00Z`` differ.  A changed lastmod is shown as written.  The other
+values compare as written (a priority as a number: ``0.5`` and ``0.50`` are the same); images and
+alternates as sets (a reordering is no change), an alternate's hreflang without case (BCP 47 language tags
+are case-insensitive, RFC 5646 §2.1.1: ``en-US`` and ``en-us`` are one tag).  Order of the changes: the
+added and changed URLs in NEW's order (of first occurrence), then the removed ones in OLD's order.
 """
 
 from __future__ import annotations
 
 import contextlib
+import datetime as _dt
+import functools
 import json
 import os
 import sqlite3
@@ -26,18 +40,16 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal
 
-from feedmap._api import read
 from feedmap._context import Options, reporter_for
 from feedmap._dates import W3CDate
-from feedmap._errors import DiagnosticHandler, Reporter
+from feedmap._diff_inputs import COMPARED_FIELDS, INCOMPLETE_CODES, compared_fields, read_input
+from feedmap._errors import DiagnosticHandler, Reporter, SourceError
 from feedmap._model import Alternate, ChangeFreq, Entry, Image
-from feedmap._sources import SourceLike, source_name
+from feedmap._sources import SourceLike
 from feedmap._wording import counted
 
-__all__ = ["COMPARED_FIELDS", "Change", "Changes", "diff"]
+__all__ = ["COMPARED_FIELDS", "INCOMPLETE_CODES", "Change", "Changes", "diff", "item_key"]
 
-#: The fields compared, in this order in :attr:`Change.fields`.
-COMPARED_FIELDS = ("lastmod", "changefreq", "priority", "images", "alternates")
 _IMAGE_FIELDS = ("loc", "caption", "geo_location", "title", "license")
 #: SQLite's page cache per database, in KiB (negative: a size, not a page count): bounded memory.
 _CACHE_KIB = 32 * 1024
@@ -45,24 +57,34 @@ _BATCH = 5000
 
 _SCHEMA = """
 CREATE TABLE {table} (seq INTEGER PRIMARY KEY, loc TEXT NOT NULL, lastmod TEXT, changefreq TEXT,
-                      priority REAL, images TEXT, alternates TEXT);
+                      priority REAL, images TEXT, alternates TEXT, lastmod_at TEXT, alternates_by TEXT);
 CREATE UNIQUE INDEX {table}_loc ON {table}(loc);
 """
 _INSERT = """
-INSERT INTO {table} (loc, lastmod, changefreq, priority, images, alternates) VALUES (?, ?, ?, ?, ?, ?)
+INSERT INTO {table} (loc, lastmod, changefreq, priority, images, alternates, lastmod_at, alternates_by)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT(loc) DO UPDATE SET lastmod = excluded.lastmod, changefreq = excluded.changefreq,
-    priority = excluded.priority, images = excluded.images, alternates = excluded.alternates
+    priority = excluded.priority, images = excluded.images, alternates = excluded.alternates,
+    lastmod_at = excluded.lastmod_at, alternates_by = excluded.alternates_by
 WHERE feedmap_repeat(excluded.lastmod, {table}.lastmod)
 """
-_COLUMNS = "loc, lastmod, changefreq, priority, images, alternates"
-_DIFFERS = " OR ".join(f"n.{name} IS NOT o.{name}" for name in COMPARED_FIELDS)
+_COLUMNS = "loc, lastmod, changefreq, priority, images, alternates, lastmod_at, alternates_by"
+#: The column each compared field compares by (a lastmod by its instant, alternates by hreflang in lower
+#: case; see the module).
+_COMPARED_BY = {name: name for name in COMPARED_FIELDS} | {"lastmod": "lastmod_at", "alternates": "alternates_by"}
 _ADDED_OR_CHANGED = f"""
 SELECT o.loc IS NULL, {", ".join("n." + c for c in _COLUMNS.split(", "))},
        {", ".join("o." + c for c in _COLUMNS.split(", "))}
-FROM new n LEFT JOIN old o ON o.loc = n.loc WHERE o.loc IS NULL OR {_DIFFERS} ORDER BY n.seq
+FROM new n LEFT JOIN old o ON o.loc = n.loc WHERE o.loc IS NULL OR {{differs}} ORDER BY n.seq
 """
 _REMOVED = f"SELECT {_COLUMNS} FROM old o WHERE NOT EXISTS (SELECT 1 FROM new n WHERE n.loc = o.loc) ORDER BY o.seq"
-_UNCHANGED = f"SELECT count(*) FROM new n JOIN old o ON o.loc = n.loc WHERE NOT ({_DIFFERS})"
+_UNCHANGED = "SELECT count(*) FROM new n JOIN old o ON o.loc = n.loc WHERE NOT ({differs})"
+
+
+def _differs(compared: tuple[str, ...]) -> str:
+    """SQL: whether rows n and o differ in one of the ``compared`` fields."""
+    return " OR ".join(f"n.{_COMPARED_BY[name]} IS NOT o.{_COMPARED_BY[name]}" for name in compared) or "0"
+
 
 ChangeKind = Literal["added", "removed", "changed"]
 _Row = tuple[Any, ...]
@@ -89,6 +111,13 @@ class Change:
         return {name: (getattr(self.old, name, None), getattr(self.new, name, None)) for name in self.fields}
 
 
+def item_key(item: Image | Alternate) -> tuple[str | None, ...]:
+    """What an image or an alternate compares by: its fields, an hreflang in lower case."""
+    if isinstance(item, Alternate):
+        return (item.hreflang.lower(), item.href)
+    return tuple(getattr(item, name) for name in _IMAGE_FIELDS)
+
+
 def _order(values: list[str | None]) -> list[tuple[bool, str]]:
     """A sort key for lists of optional texts (None first)."""
     return [(value is not None, value or "") for value in values]
@@ -98,9 +127,22 @@ def _json(values: list[list[str | None]]) -> str:
     return json.dumps(sorted(values, key=_order), ensure_ascii=False)
 
 
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+
+
+def _instant(lastmod: W3CDate | None) -> str | None:
+    """What a lastmod compares by: a time as its instant (microseconds since 1970 UTC), a date as written."""
+    if lastmod is None:
+        return None
+    if not lastmod.has_time:
+        return lastmod.text
+    return f"@{(lastmod.to_datetime() - _EPOCH) // _dt.timedelta(microseconds=1)}"
+
+
 def _row(entry: Entry) -> tuple[Any, ...]:
-    """The stored form of an entry's compared fields: text, a float, JSON of sorted images and alternates."""
-    images = _json([[getattr(i, n) for n in _IMAGE_FIELDS] for i in entry.images]) if entry.images else None
+    """The stored form of an entry's compared fields: text, a float, JSON of sorted images and alternates,
+    and what the lastmod compares by."""
+    images = _json([list(item_key(i)) for i in entry.images]) if entry.images else None
     alternates = _json([[a.hreflang, a.href] for a in entry.alternates]) if entry.alternates else None
     return (
         entry.loc,
@@ -109,11 +151,13 @@ def _row(entry: Entry) -> tuple[Any, ...]:
         entry.priority,
         images,
         alternates,
+        _instant(entry.lastmod),
+        _json([list(item_key(a)) for a in entry.alternates]) if entry.alternates else None,
     )
 
 
 def _entry(row: _Row) -> Entry:
-    loc, lastmod, changefreq, priority, images, alternates = row
+    loc, lastmod, changefreq, priority, images, alternates, _at, _by = row
     return Entry(
         loc=loc,
         lastmod=W3CDate(lastmod) if lastmod is not None else None,
@@ -147,12 +191,19 @@ class Changes(Iterator[Change]):
     """What :func:`diff` returns: the changes, one by one, and their counts.
 
     ``counts`` (``added``, ``removed``, ``changed``, ``unchanged``) is complete once the iterator is
-    exhausted.  Closing it (or leaving its ``with`` block) stops reading and deletes the temporary database.
+    exhausted, and so is ``incomplete``: the names of the inputs read incompletely (see the module), whose
+    lost URLs show as removed (OLD's: added); a caller should not act on such a diff.  Closing it (or leaving
+    its ``with`` block) stops reading and deletes the temporary database.
     """
 
-    def __init__(self, changes: Iterator[Change], counts: dict[str, int]) -> None:
+    def __init__(self, changes: Iterator[Change], counts: dict[str, int], incomplete: list[str]) -> None:
         self._changes = changes
         self.counts = counts
+        self._incomplete = incomplete
+
+    @property
+    def incomplete(self) -> tuple[str, ...]:
+        return tuple(self._incomplete)
 
     def __next__(self) -> Change:
         return next(self._changes)
@@ -169,7 +220,7 @@ class Changes(Iterator[Change]):
         self.close()
 
 
-def _store(db: sqlite3.Connection, table: str, entries: Iterable[Entry], reporter: Reporter, name: str) -> None:
+def _store(db: sqlite3.Connection, table: str, entries: Iterable[Entry], name: str, *, reporter: Reporter) -> None:
     """Stream ``entries`` into ``table``: one row per loc (newest lastmod kept); repeats reported."""
     repeats = _Repeats()
     db.create_function("feedmap_repeat", 2, repeats, deterministic=True)
@@ -183,23 +234,29 @@ def _store(db: sqlite3.Connection, table: str, entries: Iterable[Entry], reporte
         )
 
 
-def _differing(new: _Row, old: _Row) -> tuple[str, ...]:
-    return tuple(name for index, name in enumerate(COMPARED_FIELDS, 1) if new[index] != old[index])
+#: Where, in a stored row, each compared field's comparison value is.
+_COMPARED_AT = {name: _COLUMNS.split(", ").index(column) for name, column in _COMPARED_BY.items()}
 
 
-def _compare(db: sqlite3.Connection, counts: dict[str, int]) -> Iterator[Change]:
-    for row in db.execute(_ADDED_OR_CHANGED):
-        new = _entry(row[1:7])
+def _differing(new: _Row, old: _Row, compared: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(name for name in compared if new[_COMPARED_AT[name]] != old[_COMPARED_AT[name]])
+
+
+def _compare(db: sqlite3.Connection, counts: dict[str, int], compared: tuple[str, ...]) -> Iterator[Change]:
+    width = len(_COLUMNS.split(", "))
+    for row in db.execute(_ADDED_OR_CHANGED.format(differs=_differs(compared))):
+        new_row, old_row = row[1 : 1 + width], row[1 + width :]
+        new = _entry(new_row)
         if row[0]:
             counts["added"] += 1
             yield Change("added", new.loc, new=new)
         else:
             counts["changed"] += 1
-            yield Change("changed", new.loc, _differing(row[1:7], row[7:]), _entry(row[7:]), new)
+            yield Change("changed", new.loc, _differing(new_row, old_row, compared), _entry(old_row), new)
     for row in db.execute(_REMOVED):
         counts["removed"] += 1
         yield Change("removed", row[0], old=_entry(row))
-    (counts["unchanged"],) = db.execute(_UNCHANGED).fetchone()
+    (counts["unchanged"],) = db.execute(_UNCHANGED.format(differs=_differs(compared))).fetchone()
 
 
 def _run(
@@ -208,9 +265,17 @@ def _run(
     options: Options,
     reporter: Reporter,
     counts: dict[str, int],
+    incomplete: list[str],
 ) -> Iterator[Change]:
-    with tempfile.TemporaryDirectory(prefix="feedmap-diff-") as folder:
-        db = sqlite3.connect(os.path.join(folder, "diff.sqlite3"), isolation_level=None)
+    try:
+        folder = tempfile.TemporaryDirectory(prefix="feedmap-diff-")
+    except OSError as exc:
+        raise _storage_error(exc.strerror or str(exc)) from exc
+    with folder:
+        try:
+            db = sqlite3.connect(os.path.join(folder.name, "diff.sqlite3"), isolation_level=None)
+        except sqlite3.Error as exc:
+            raise _storage_error(str(exc)) from exc
         try:
             db.execute(f"PRAGMA cache_size = -{_CACHE_KIB}")
             db.execute("PRAGMA journal_mode = OFF")
@@ -219,14 +284,26 @@ def _run(
             # our own private file: holding its lock saves a lock and unlock per row (4 times faster)
             db.execute("PRAGMA locking_mode = EXCLUSIVE")
             db.execute("BEGIN")
+            inputs = []
             for table, source in zip(("old", "new"), sources, strict=True):
-                with read(source, format, options, reporter=reporter) as doc:
-                    _store(db, table, doc.entries, reporter, source_name(source))
-            yield from _compare(db, counts)
+                store = functools.partial(_store, db, table, reporter=reporter)
+                lost_as = "removed" if table == "new" else "added"
+                inputs.append(read_input(source, format, options, reporter, lost_as=lost_as, store=store))
+            incomplete.extend(one.name for one in inputs if not one.complete)
+            yield from _compare(db, counts, compared_fields(inputs, reporter))
+        except sqlite3.Error as exc:  # SQLite's own trouble: the disk is full, the file cannot be written
+            raise _storage_error(str(exc)) from exc
         finally:
             with contextlib.suppress(sqlite3.Error):
                 db.rollback()
             db.close()
+
+
+def _storage_error(reason: str) -> SourceError:
+    return SourceError(
+        f"diff needs a temporary database in {tempfile.gettempdir()}, which could not be written: {reason} "
+        "(the environment variable TMPDIR chooses the folder)"
+    )
 
 
 def diff(
@@ -245,10 +322,18 @@ def diff(
     with ``options`` (an index is followed unless ``options.follow`` is False) into a temporary SQLite
     database on disk, deleted when the iteration ends or the result is closed; nothing is read before the
     first change is asked for.  Reading diagnostics go to ``reporter`` (or ``on_diagnostic``); an input
-    that cannot be read raises the errors :func:`feedmap.read` raises.  ``source_format`` names the format
-    of both inputs (default: recognised from each one's content).
+    that cannot be read raises the errors :func:`feedmap.read` raises; one read incompletely (a child of an
+    index that could not be read) is reported (ERROR ``input-incomplete``) and named in ``incomplete``.
+    ``source_format`` names the format of both inputs (default: recognised from each one's content).
+    ``options.since`` is refused (ValueError): it would skip an index's child in one input only.
     """
     options = options or Options()
+    if options.since is not None:
+        raise ValueError(
+            "diff compares whole inputs: a since date skips an index's older children, which may be skipped in "
+            "one input and read in the other (their lastmod moved), so that all their URLs look added or removed"
+        )
     counts = {"added": 0, "removed": 0, "changed": 0, "unchanged": 0}
     reporter = reporter_for(options, reporter, on_diagnostic)
-    return Changes(_run((old, new), source_format, options, reporter, counts), counts)
+    incomplete: list[str] = []
+    return Changes(_run((old, new), source_format, options, reporter, counts, incomplete), counts, incomplete)

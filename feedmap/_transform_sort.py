@@ -4,7 +4,9 @@ One job: order a stream of entries by ``loc`` or ``lastmod`` (``options.sort``: 
 ``"-lastmod"``), stably (entries that compare equal keep their input order), in bounded memory: up to
 :data:`ENTRIES_IN_MEMORY` entries are sorted in memory; past it each batch is sorted and pickled into a
 temporary file (a sorted run), and the runs are merged with :func:`heapq.merge` (an external merge sort).
-The temporary files are removed when the output ends or is closed.
+The temporary files are removed when the output ends or is closed.  When only the first N in order are
+wanted (a conversion's ``limit`` right after the sort, N up to :data:`ENTRIES_IN_MEMORY`), only the N
+smallest are kept (:func:`heapq.nsmallest`): memory for N entries, nothing on disk.
 
 The keys: ``loc`` compares the loc as written (Python string order: by code point).  ``lastmod`` compares
 W3C Datetime values (https://www.w3.org/TR/NOTE-datetime, the sitemaps.org 0.9 ``<lastmod>``) as instants:
@@ -25,6 +27,7 @@ from operator import itemgetter
 from typing import IO, Any
 
 from feedmap._context import Context
+from feedmap._errors import SourceError
 from feedmap._model import Entry
 from feedmap._transform_duplicates import _freeze, _thaw
 
@@ -61,17 +64,31 @@ _KEYS: dict[str, Callable[[Entry], _SortKey]] = {
 
 
 def _write_run(batch: list[tuple[_SortKey, int, Entry]]) -> IO[bytes]:
-    """``batch`` sorted and pickled into a new temporary file, rewound for reading."""
+    """``batch`` sorted and pickled into a new temporary file, rewound for reading (SourceError when the
+    temporary folder cannot be written: missing, not a folder, full)."""
     batch.sort(key=_order)
-    run = tempfile.NamedTemporaryFile(prefix="feedmap-sort-", suffix=".run")  # noqa: SIM115 (closed by the caller)
+    try:
+        run = tempfile.NamedTemporaryFile(prefix="feedmap-sort-", suffix=".run")  # noqa: SIM115 (closed by the caller)
+    except OSError as exc:
+        raise _spill_error(exc) from exc
     try:
         for key, position, entry in batch:
             pickle.dump((key, position, _freeze(entry)), run, protocol=pickle.HIGHEST_PROTOCOL)
         run.seek(0)
+    except OSError as exc:
+        run.close()
+        raise _spill_error(exc) from exc
     except BaseException:
         run.close()
         raise
     return run
+
+
+def _spill_error(exc: OSError) -> SourceError:
+    return SourceError(
+        f"sorting needs a temporary file in {tempfile.gettempdir()}, which could not be written: "
+        f"{exc.strerror or exc} (the environment variable TMPDIR chooses the folder)"
+    )
 
 
 def _read_run(run: IO[bytes]) -> Iterator[tuple[_SortKey, int, Entry]]:
@@ -84,13 +101,20 @@ def _read_run(run: IO[bytes]) -> Iterator[tuple[_SortKey, int, Entry]]:
         yield key, position, _thaw(frozen)
 
 
-def sorted_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
-    """The entries ordered by ``ctx.options.sort`` (unchanged and streamed when None); see the module."""
+def sorted_entries(entries: Iterable[Entry], ctx: Context, *, first: int | None = None) -> Iterator[Entry]:
+    """The entries ordered by ``ctx.options.sort`` (unchanged and streamed when None); see the module.
+
+    ``first``: only the first N in that order are wanted (the others are not yielded).
+    """
     order = ctx.options.sort
     if order is None:
         yield from entries
         return
     key = _KEYS[order]
+    if first is not None and first <= ENTRIES_IN_MEMORY:
+        keyed = ((key(entry), position, entry) for position, entry in enumerate(entries))
+        yield from (entry for _, _, entry in heapq.nsmallest(first, keyed, key=_order))
+        return
     runs: list[IO[bytes]] = []
     batch: list[tuple[_SortKey, int, Entry]] = []
     try:

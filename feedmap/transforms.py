@@ -332,8 +332,8 @@ def filter_step(doc: Document, ctx: Context) -> Document:
 
 
 def sort_step(doc: Document, ctx: Context) -> Document:
-    """The entries ordered by ``--sort``."""
-    return _step(doc, sorted_entries(doc.entries, ctx))
+    """The entries ordered by ``--sort``; only the first ``--limit`` kept (the limit step comes next)."""
+    return _step(doc, sorted_entries(doc.entries, ctx, first=ctx.options.limit))
 
 
 def limit_step(doc: Document, ctx: Context) -> Document:

@@ -3,11 +3,14 @@ on-disk store, exit codes of diff(1) (0 same, 1 different, 2 trouble) and the ``
 
 from __future__ import annotations
 
+import gzip
 import json
+import sqlite3
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from localsite import LocalSite
@@ -353,3 +356,217 @@ def test_cli_text_output_shows_control_and_bidi_characters_percent_encoded(
     assert character not in out
     code, out, _err = run(capsys, "diff", "--json", old, new)
     assert json.loads(out.splitlines()[0])["loc"] == f"https://example.com/{character}b"  # JSON: the loc exactly
+
+
+def _index_pair(tmp_path: Path) -> tuple[Path, Path]:
+    """OLD and NEW indexes of two children each, under one --map directory; NEW's second child is written
+    by the test (missing, truncated, ...)."""
+    for side in ("old", "new"):
+        (tmp_path / side).mkdir()
+        write(
+            tmp_path / f"{side}-index.xml",
+            f'<?xml version="1.0"?>\n<sitemapindex {NS}>\n<sitemap><loc>https://e.com/{side}/one.xml</loc></sitemap>\n'
+            f"<sitemap><loc>https://e.com/{side}/two.xml</loc></sitemap>\n</sitemapindex>\n",
+        )
+        write(tmp_path / side / "one.xml", urlset(url("p1"), url("p2")))
+    write(tmp_path / "old" / "two.xml", urlset(*(url(f"q{i}") for i in range(5))))
+    return tmp_path / "old-index.xml", tmp_path / "new-index.xml"
+
+
+@pytest.mark.parametrize("options", [[], ["-q"], ["--json"]])
+def test_cli_a_child_that_cannot_be_read_is_trouble_not_mass_removal(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, options: list[str]
+) -> None:
+    """NEW's child is missing: its URLs are not 'removed' with exit 1 (a script would act on them), the
+    diff says NEW was not read completely and exits 2."""
+    old, new = _index_pair(tmp_path)
+    code, out, err = run(capsys, "diff", old, new, "--map", f"https://e.com/={tmp_path}", *options)
+    assert code == 2, (out, err)
+    assert "warning[child-failed]" in err
+    assert f"{new}: error[input-incomplete]: " in err and "removed" in err and "Traceback" not in err
+    if "--json" in options:
+        assert all(json.loads(line) for line in out.splitlines())
+    code, out, err = run(capsys, "diff", new, old, "--map", f"https://e.com/={tmp_path}")
+    assert code == 2 and f"{new}: error[input-incomplete]: " in err and "added" in err
+
+
+def test_cli_a_truncated_child_is_trouble(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    old, new = _index_pair(tmp_path)
+    whole = urlset(*(url(f"q{i}") for i in range(5)))
+    write(tmp_path / "new" / "two.xml", whole[: whole.index("q3")])  # an upload cut short
+    code, out, err = run(capsys, "diff", old, new, "--map", f"https://e.com/={tmp_path}")
+    assert code == 2, (out, err)
+    assert "warning[malformed-xml]" in err and "error[input-incomplete]" in err
+
+
+def test_cli_a_truncated_gzip_is_trouble(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    old = write(tmp_path / "old.xml", urlset(*(url(f"q{i}") for i in range(200))))
+    packed = gzip.compress(old.read_bytes())
+    new = tmp_path / "new.xml.gz"
+    new.write_bytes(packed[: len(packed) // 2])
+    code, out, err = run(capsys, "diff", old, new)
+    assert code == 2, (out, err)
+    assert "warning[truncated-gzip]" in err and f"{new}: error[input-incomplete]" in err
+
+
+def test_cli_a_namespace_slip_read_to_the_end_is_no_trouble(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """malformed-xml that reads on (an undeclared prefix) loses nothing: still exit 1 for a difference."""
+    old = write(tmp_path / "old.xml", urlset(url("a")))
+    new = write(
+        tmp_path / "new.xml",
+        f'<?xml version="1.0"?>\n<urlset {NS}>\n<url><loc>https://e.com/a</loc><image:image><image:loc>'
+        "https://e.com/i.jpg</image:loc></image:image></url>\n<url><loc>https://e.com/b</loc></url>\n</urlset>\n",
+    )
+    code, out, err = run(capsys, "diff", old, new)
+    assert "malformed-xml" in err and "input-incomplete" not in err
+    assert (code, out.splitlines()[0]) == (1, "+ https://e.com/b"), err
+
+
+def test_library_changes_name_the_inputs_read_incompletely(tmp_path: Path) -> None:
+    old, new = _index_pair(tmp_path)
+    seen: list[feedmap.Diagnostic] = []
+    options = feedmap.Options(maps=((("https://e.com/", tmp_path)),))
+    with feedmap.diff(old, new, options, on_diagnostic=seen.append) as changes:
+        removed = [change.loc for change in changes if change.kind == "removed"]
+    assert len(removed) == 5
+    assert changes.incomplete == (str(new),)
+    assert [d.code for d in seen if d.level is feedmap.Level.ERROR] == ["input-incomplete"]
+    with feedmap.diff(old, old, options) as same:
+        assert list(same) == [] and same.incomplete == ()
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "changed"),
+    [
+        ("2024-01-01T00:00:00Z", "2024-01-01T00:00:00+00:00", False),  # one instant, spelled two ways
+        ("2024-01-01T00:00:00Z", "2024-01-01T01:00:00+01:00", False),
+        ("2024-01-01T00:00Z", "2024-01-01T00:00:00.000Z", False),  # precision of a time: still the instant
+        ("2024-01-01T00:00:00", "2024-01-01T00:00:00Z", False),  # no zone is UTC, as the filters read it
+        ("2024-01-01T00:00:00Z", "2024-01-01T00:00:01Z", True),
+        ("2024-01-01T00:00:00Z", "2024-01-01T00:00:00-01:00", True),
+        ("2024-01-01", "2024-01-01T00:00:00Z", True),  # a day became an instant: the value says more
+        ("2024-01", "2024-01-01", True),
+    ],
+)
+def test_lastmod_compares_as_the_instant_it_names(tmp_path: Path, old: str, new: str, changed: bool) -> None:
+    files = [
+        write(tmp_path / f"{n}.xml", urlset(url("p", f"<lastmod>{v}</lastmod>")))
+        for n, v in (("o", old), ("n", new))
+    ]
+    with feedmap.diff(*files) as changes:
+        found = list(changes)
+    assert [(c.kind, c.fields) for c in found] == ([("changed", ("lastmod",))] if changed else [])
+    assert changes.counts["unchanged"] == (0 if changed else 1)
+    if changed:  # shown as written
+        assert (str(found[0].old.lastmod), str(found[0].new.lastmod)) == (old, new)  # type: ignore[union-attr]
+
+
+def test_cli_help_says_how_lastmods_compare(capsys: pytest.CaptureFixture[str]) -> None:
+    out = run(capsys, "diff", "--help")[1]
+    assert "2024-01-01T00:00:00Z and 2024-01-01T01:00:00+01:00 are the same" in " ".join(out.split())
+
+
+def test_cli_since_is_refused_it_would_skip_a_child_on_one_side_only(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The child's lastmod moved past --since: skipped in OLD, read in NEW, all its URLs came out 'added'."""
+    for side, lastmod in (("old", "2023-01-01"), ("new", "2024-07-01")):
+        (tmp_path / side).mkdir()
+        write(tmp_path / side / "part.xml", urlset(url("a"), url("b")))
+        write(
+            tmp_path / f"{side}-index.xml",
+            f'<?xml version="1.0"?>\n<sitemapindex {NS}><sitemap><loc>https://e.com/{side}/part.xml</loc>'
+            f"<lastmod>{lastmod}</lastmod></sitemap></sitemapindex>\n",
+        )
+    indexes = (tmp_path / "old-index.xml", tmp_path / "new-index.xml")
+    mapped = ("--map", f"https://e.com/={tmp_path}")
+    code, out, err = run(capsys, "diff", *indexes, *mapped, "--since", "2024-06-01")
+    assert (code, out) == (2, "")
+    assert "feedmap: error: " in err and "--since" in err and "Traceback" not in err
+    assert "--since" not in run(capsys, "diff", "--help")[1]
+    assert run(capsys, "diff", *indexes, *mapped)[:2] == (0, "0 added, 0 removed, 0 changed, 2 unchanged\n")
+    with pytest.raises(ValueError, match="since"):
+        feedmap.diff(*indexes, feedmap.Options(since="2024-06-01"))
+
+
+def test_cli_temporary_storage_that_fails_is_a_message_not_a_traceback(
+    capsys: pytest.CaptureFixture[str], pair: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The temporary folder cannot be made (TMPDIR names a file), or the disk fills up under SQLite."""
+    not_a_folder = write(tmp_path / "not-a-folder", "")
+    monkeypatch.setattr(tempfile, "tempdir", str(not_a_folder))
+    code, out, err = run(capsys, "diff", *pair)
+    assert (code, out) == (2, "")
+    assert err.startswith("feedmap: error: ") and "temporary" in err and "Traceback" not in err
+    monkeypatch.undo()
+    connect = sqlite3.connect
+
+    def small_disk(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        db = connect(*args, **kwargs)
+        db.execute("PRAGMA max_page_count = 3")  # "database or disk is full" after a few rows
+        return db
+
+    monkeypatch.setattr(sqlite3, "connect", small_disk)
+    big = write(tmp_path / "big.xml", urlset(*(url(f"p{i}") for i in range(2000))))
+    code, out, err = run(capsys, "diff", pair[0], big)
+    assert (code, out) == (2, "")
+    assert err.startswith("feedmap: error: ") and "full" in err and "Traceback" not in err
+
+
+def test_hreflang_compares_without_case(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Language tags are case-insensitive (RFC 5646 §2.1.1): en-US and en-us are one alternate."""
+    old = write(tmp_path / "old.xml", urlset(url("p", alternate("en-US", "us") + alternate("x-default", "p"))))
+    new = write(tmp_path / "new.xml", urlset(url("p", alternate("en-us", "us") + alternate("X-Default", "p"))))
+    code, out, err = run(capsys, "diff", old, new)
+    assert (code, out) == (0, "0 added, 0 removed, 0 changed, 1 unchanged\n"), err
+    newer = write(tmp_path / "newer.xml", urlset(url("p", alternate("en-us", "us") + alternate("de", "de"))))
+    code, out, err = run(capsys, "diff", old, newer)
+    assert code == 1 and out.splitlines()[0] == "~ https://e.com/p  alternates: 2 -> 2, +1 -1"  # x-default -> de
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "code"),
+    [
+        ("new.jsonl", '{"loc": "https://e.com/a"}\n{"loc": "https://e.com/b", "priority": "high"}\n', "invalid-value"),
+        ("new.jsonl", '{"loc": "https://e.com/a"}\n{"loc": "https://e.com/b",\n', "invalid-json"),
+        ("new.txt", "https://e.com/a\nhttps://e.com/b" + "x" * 2000 + "\n", "line-too-long"),
+        ("new.txt", "https://e.com/a\nhttps://e.com/b,2024-01-01\n", "csv-line"),
+    ],
+)
+def test_cli_a_skipped_line_is_trouble(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, body: str, code: str
+) -> None:
+    """A JSON line or text line skipped is an entry lost: its URL would be listed as removed."""
+    old = write(tmp_path / "old.txt", "https://e.com/a\nhttps://e.com/b\n")
+    new = write(tmp_path / name, body)
+    status, out, err = run(capsys, "diff", old, new, "--max-line-bytes", "1K")
+    assert f"warning[{code}]" in err and f"{new}: error[input-incomplete]" in err
+    assert status == 2, (out, err)
+
+
+def test_cli_a_text_sitemap_and_an_xml_one_with_the_same_urls_are_the_same(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A text sitemap holds only URLs: the lastmod it cannot hold is no change ('lastmod: none -> ...' on
+    every URL, exit 1); only what both formats hold is compared, and a note says what was not."""
+    xml = write(
+        tmp_path / "sitemap.xml", urlset(url("a", "<lastmod>2024-01-01</lastmod><priority>0.3</priority>"), url("b"))
+    )
+    text = write(tmp_path / "urls.txt", "https://e.com/a\nhttps://e.com/b\n")
+    for pair in ((text, xml), (xml, text)):
+        code, out, err = run(capsys, "diff", *pair)
+        assert (code, out) == (0, "0 added, 0 removed, 0 changed, 2 unchanged\n"), err
+        assert f"{text}: info[fields-not-compared]: " in err and "lastmod" in err
+    more = write(tmp_path / "more.txt", "https://e.com/a\nhttps://e.com/b\nhttps://e.com/c\n")
+    code, out, err = run(capsys, "diff", xml, more)
+    assert (code, out.splitlines()[0]) == (1, "+ https://e.com/c")
+    with feedmap.diff(xml, text) as changes:
+        assert list(changes) == [] and changes.counts["unchanged"] == 2
+    code, out, err = run(capsys, "diff", xml, xml)
+    assert code == 0 and "fields-not-compared" not in err
+
+
+def test_cli_help_gives_an_example_of_each_own_option(capsys: pytest.CaptureFixture[str]) -> None:
+    out = run(capsys, "diff", "--help")[1]
+    for example in ("feedmap diff --json ", "feedmap diff -q ", "feedmap diff --no-follow ", " --map https://"):
+        assert example in out, example

@@ -380,3 +380,29 @@ def test_bounds_that_share_an_instant_are_accepted(
     code, _out, _err = run(capsys, "convert", urls, "-t", "text", "--since", since, "--until", until)
     assert code == 0
     filter_entries(entries_list(), Options(since=since, until=until))  # no ValueError
+
+
+def test_include_matches_the_url_as_read_and_help_says_so(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """An XML output writes https://e.com/café as caf%C3%A9, but --include sees the URL as read: a pattern
+    copied from the output ('%C3%A9') matched nothing, silently; --help says which form is matched."""
+    urls = tmp_path / "urls.txt"
+    urls.write_text("https://e.com/café\nhttps://e.com/tea\n", encoding="utf-8")
+    code, out, _err = run(capsys, "convert", urls, "-t", "sitemap", "--include", "é")
+    assert code == 0 and "<loc>https://e.com/caf%C3%A9</loc>" in "".join(out)
+    help_text = " ".join(run(capsys, "convert", "--help")[1])
+    assert "the URL as read" in help_text and "--encode-urls" in help_text.split("--include REGEX")[-1][:300]
+
+
+def test_help_gives_an_example_of_each_selection_option(capsys: pytest.CaptureFixture[str]) -> None:
+    help_text = " ".join(run(capsys, "convert", "--help")[1])
+    for example in (
+        "--since 2024-06-01",
+        "--until 2024-06-30",
+        "--include '/blog/'",
+        "--exclude",
+        "--limit 100",
+        "--sort -lastmod --limit 20",
+        "--dedupe newest",
+        "--require-lastmod -t",
+    ):
+        assert "feedmap convert " in help_text and example in help_text, example

@@ -149,10 +149,32 @@ def test_closing_early_removes_the_spilled_files(spill_dir: Path) -> None:
 
 
 def test_the_cli_spills_with_limit(capsys: pytest.CaptureFixture[str], urls: Path, spill_dir: Path) -> None:
-    code, out, _ = run(capsys, "convert", urls, "-t", "text", "--sort", "-lastmod", "--limit", "3")
+    code, out, _ = run(capsys, "convert", urls, "-t", "text", "--sort", "-lastmod", "--limit", "5")  # past 3
     assert code == 0
-    assert names([Entry(loc=loc) for loc in out]) == NEWEST_FIRST[:3]
+    assert names([Entry(loc=loc) for loc in out]) == NEWEST_FIRST[:5]
     assert list(spill_dir.iterdir()) == []
+
+
+def test_sort_with_a_limit_keeps_only_the_first_n_no_spill(
+    capsys: pytest.CaptureFixture[str], urls: Path, spill_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--sort -lastmod --limit 2 (the newest pages as a feed) needs the 2 first in order only: no sorted
+    run of the whole input goes to disk, memory holds 2 entries."""
+
+    def no_run(batch: object) -> None:
+        raise AssertionError("a sorted run was written")
+
+    monkeypatch.setattr(sort_module, "_write_run", no_run)
+    for order, expected in (("-lastmod", NEWEST_FIRST), ("lastmod", OLDEST_FIRST), ("loc", sorted(OLDEST_FIRST))):
+        code, out, err = run(capsys, "convert", urls, "-t", "text", f"--sort={order}", "--limit", "2")
+        assert (code, names([Entry(loc=loc) for loc in out])) == (0, expected[:2]), err
+        assert "info[limit-reached]" in err
+    assert run(capsys, "convert", urls, "-t", "text", "--sort=loc", "--limit", "0")[:2] == (0, [])
+
+
+def test_the_transform_with_a_limit_in_options_still_sorts_everything() -> None:
+    """Only the conversion's limit step after it cuts the output: sort_entries alone gives every entry."""
+    assert names(list(sort_entries(dated(), Options(sort="-lastmod", limit=2)))) == NEWEST_FIRST
 
 
 # ------------------------------------------------------------------------------------------------ the CLI
@@ -212,3 +234,37 @@ def test_convert_sorts_as_the_cli_does(tmp_path: Path, urls: Path) -> None:
     out = tmp_path / "out.txt"
     feedmap.convert(urls, out, "text", options=Options(sort="lastmod", limit=3))
     assert out.read_text(encoding="utf-8").split() == [f"https://e.com/{name}" for name in OLDEST_FIRST[:3]]
+
+
+@pytest.mark.parametrize("spelling", [["--sor", "-lastmod"], ["--so", "-lastmod"]])
+def test_an_abbreviated_option_takes_minus_lastmod_too(
+    capsys: pytest.CaptureFixture[str], urls: Path, spelling: list[str]
+) -> None:
+    """argparse takes --sor for --sort (--sor lastmod worked): --sor -lastmod said 'expected one argument'."""
+    code, out, err = run(capsys, "convert", urls, "-t", "text", *spelling, "--limit", "1")
+    assert (code, out) == (0, ["https://e.com/e1"]), err
+
+
+@pytest.mark.parametrize("value", ["-loc", "-newest", "-"])
+def test_a_wrong_value_with_a_dash_names_the_choices(
+    capsys: pytest.CaptureFixture[str], urls: Path, value: str
+) -> None:
+    """Not 'expected one argument', which says no value was given: the value given and the choices."""
+    code, _, err = run(capsys, "convert", urls, "-t", "text", "--sort", value)
+    assert code == 2
+    assert f"invalid choice: '{value}'" in err and "-lastmod" in err and "expected one argument" not in err
+    assert join_sort_value(["--title", "-loc", "--", "--sort", "-loc"]) == ["--title", "-loc", "--", "--sort", "-loc"]
+
+
+def test_a_temporary_folder_that_cannot_be_written_is_a_message(
+    capsys: pytest.CaptureFixture[str], urls: Path, spill_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """TMPDIR names a file (or the disk is full): the spill fails with a message, not a traceback."""
+    not_a_folder = spill_dir / "not-a-folder"
+    not_a_folder.write_text("", encoding="utf-8")
+    monkeypatch.setattr(tempfile, "tempdir", str(not_a_folder))
+    code, out, err = run(capsys, "convert", urls, "-t", "text", "--sort", "loc")
+    assert (code, out) == (2, [])
+    assert "feedmap: error: " in err and "temporary" in err and "Traceback" not in err
+    with pytest.raises(feedmap.SourceError):
+        list(sort_entries(dated(), Options(sort="loc")))

@@ -171,7 +171,8 @@ def _regex(text: str) -> str:
 
 def join_sort_value(argv: Sequence[str]) -> list[str]:
     """``argv`` with ``--sort -lastmod`` given as ``--sort=-lastmod`` (argparse reads a value that begins with
-    a dash as an option); arguments after ``--`` are left as they are."""
+    a dash as an option), also for an abbreviation argparse accepts (``--sor``) and a wrong value (``-loc``:
+    then argparse names the choices); arguments after ``--`` are left as they are."""
     joined: list[str] = []
     tokens = iter(argv)
     for token in tokens:
@@ -179,10 +180,10 @@ def join_sort_value(argv: Sequence[str]) -> list[str]:
             joined.append(token)
             joined.extend(tokens)
             break
-        if token == "--sort":
+        if len(token) > 3 and "--sort".startswith(token):
             value = next(tokens, None)
-            if value == "-lastmod":
-                joined.append(f"--sort={value}")
+            if value is not None and value.startswith("-") and not value.startswith("--"):
+                joined.append(f"{token}={value}")
                 continue
             joined.append(token)
             if value is None:
@@ -205,7 +206,8 @@ def _add_selection_options(parser: argparse.ArgumentParser) -> None:
     pick.add_argument(
         "--require-lastmod",
         action="store_true",
-        help="leave out entries without a lastmod (by default --since/--until keep them, counted in one note)",
+        help="leave out entries without a lastmod (by default --since/--until keep them, counted in one note), "
+        "e.g. --since 2024-06-01 --require-lastmod -t rss",
     )
     pick.add_argument(
         "--include",
@@ -213,7 +215,8 @@ def _add_selection_options(parser: argparse.ArgumentParser) -> None:
         type=_regex,
         default=[],
         metavar="REGEX",
-        help="keep only entries whose URL matches REGEX (Python re.search; repeatable: any of them)",
+        help="keep only entries whose URL matches REGEX (Python re.search on the URL as read, before XML outputs "
+        "or --encode-urls percent-encode it: match é, not %%C3%%A9; repeatable: any of them)",
     )
     pick.add_argument(
         "--exclude",
@@ -221,13 +224,14 @@ def _add_selection_options(parser: argparse.ArgumentParser) -> None:
         type=_regex,
         default=[],
         metavar="REGEX",
-        help="leave out entries whose URL matches REGEX (repeatable)",
+        help="leave out entries whose URL matches REGEX (the URL as read, as --include; repeatable)",
     )
     pick.add_argument(
         "--dedupe",
         choices=("first", "last", "newest"),
         help="each URL once, keeping its first entry, its last, or the one with the newest lastmod (ties to the "
-        "first), in every output format (default: JSON lines keeps repeats, the others keep the newest)",
+        "first), in every output format (default: JSON lines keeps repeats, the others keep the newest), "
+        "e.g. feedmap convert crawl-1.jsonl crawl-2.jsonl --dedupe newest -t sitemap",
     )
     pick.add_argument(
         "--sort",
@@ -240,7 +244,8 @@ def _add_selection_options(parser: argparse.ArgumentParser) -> None:
         "--limit",
         type=non_negative_int,
         metavar="N",
-        help="write the first N entries (after the filters and deduplication); reading stops there when it can",
+        help="write the first N entries (after the filters, deduplication and --sort); reading stops there when "
+        "it can",
     )
 
 

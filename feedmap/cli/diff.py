@@ -4,14 +4,13 @@ The comparison is :func:`feedmap._diff.diff` (by loc, on lastmod, changefreq, pr
 alternates, in a temporary SQLite database on disk).  Changes go to stdout, one line each (or one JSON object
 each with ``--json``), then the summary line (``--json``: a last object of kind ``summary``); reading
 diagnostics go to stderr as ``file:line: level[code]: message``.  Exit codes are those of diff(1): 0 the
-inputs hold the same URLs with the same values, 1 they differ, 2 trouble (an input that cannot be read, a
-usage error).
+inputs hold the same URLs with the same values, 1 they differ, 2 trouble (an input that cannot be read or
+was read incompletely, a usage error).
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import functools
 import json
 import re
@@ -19,7 +18,7 @@ import sys
 import unicodedata
 from typing import Any
 
-from feedmap._diff import Change, diff
+from feedmap._diff import Change, diff, item_key
 from feedmap._errors import FormatError, Reporter
 from feedmap._formats.jsonl import one_line
 from feedmap._model import Alternate, Image
@@ -29,12 +28,16 @@ __all__ = ["add_parser", "change_line", "run", "shown"]
 
 EXIT_SAME = 0
 EXIT_DIFFERENT = 1
+EXIT_TROUBLE = 2
 
 _DESCRIPTION = """\
 Compare OLD and NEW (files, http(s) URLs or '-'; gzip recognised by content; sitemap indexes followed) by
 URL: which URLs were added, removed, or changed in lastmod, changefreq, priority, images or alternates.
 Both are streamed into a temporary database on disk (deleted afterwards), so a million URLs take little
 memory.  Exit 0 when they are the same, 1 when they differ, 2 on trouble (also --strict at a warning).
+An input read incompletely (an index's child that could not be read, a file or gzip stream cut short, a
+line skipped) is trouble: the changes are printed, but the URLs it lost would look removed (or added), so
+the exit is 2.
 """
 
 _EPILOG = """\
@@ -53,8 +56,15 @@ examples:
                                                              two indexes whose children --map finds
                                                              (--map applies to both inputs)
   feedmap diff --json a.xml.gz b.xml.gz | jq -c 'select(.kind == "changed")'
+  feedmap diff --no-follow old/index.xml index.xml          which child sitemaps were added or removed
   feedmap diff -q a.xml b.xml && echo same                   exit 0 same, 1 different, 2 trouble
 
+how values compare: a lastmod with a time as the instant it names (no zone is UTC), so
+2024-01-01T00:00:00Z and 2024-01-01T01:00:00+01:00 are the same; a date without a time as written, so
+2024-01-01 and 2024-01-01T00:00:00Z differ; a priority as a number (0.5 and 0.50 are the same); images and
+alternates as sets (reordering them is no change), hreflang without case (en-US and en-us are the same).
+Only what both inputs' formats can hold is compared: a text sitemap (URLs alone) and an XML sitemap of the
+same URLs are the same (a note says which fields were not compared).
 A URL listed twice in one input counts once (the newest lastmod kept, as convert merges it).
 """
 
@@ -86,6 +96,8 @@ def add_parser(subparsers: Any) -> None:
     for action in parser._actions:
         if action.dest == "strict":  # exit 1 means "different" here
             action.help = "treat any warning as an error: exit 2 at the first problem"
+        if action.dest == "since":  # refused by run(): it would skip an index's child on one side only
+            action.help = argparse.SUPPRESS
     parser.set_defaults(run=run, trouble_exit=2)
 
 
@@ -93,15 +105,11 @@ def _text(value: object) -> str:
     return "none" if value is None else str(value)
 
 
-def _key(item: Any) -> tuple[Any, ...]:
-    return tuple(getattr(item, field.name) for field in dataclasses.fields(item))
-
-
 def _listed(old: tuple[Any, ...], new: tuple[Any, ...]) -> str:
-    # by hashed field values, not ``item in tuple``: that was quadratic (50,000 images took minutes)
-    old_keys, new_keys = {_key(item) for item in old}, {_key(item) for item in new}
-    added = sum(1 for item in new if _key(item) not in old_keys)
-    removed = sum(1 for item in old if _key(item) not in new_keys)
+    # by hashed keys, not ``item in tuple``: that was quadratic (50,000 images took minutes)
+    old_keys, new_keys = {item_key(item) for item in old}, {item_key(item) for item in new}
+    added = sum(1 for item in new if item_key(item) not in old_keys)
+    removed = sum(1 for item in old if item_key(item) not in new_keys)
     return f"{len(old)} -> {len(new)}, +{added} -{removed}"
 
 
@@ -175,6 +183,11 @@ def summary_line(counts: dict[str, int]) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.old == "-" and args.new == "-":
         raise FormatError("standard input ('-') can be read only once")
+    if args.since is not None:
+        raise FormatError(
+            "diff compares whole inputs: --since would skip an index's child in one input and read it in the "
+            "other (when its lastmod moved past the date), listing all its URLs as added or removed"
+        )
     printer = DiagnosticPrinter(quiet=args.quiet)
     reporter = Reporter(strict=args.strict, handler=printer)
     options = reading_options(args)
@@ -194,5 +207,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(summary_line(changes.counts))
     sys.stdout.flush()
+    if changes.incomplete:  # its lost URLs look removed (or added): not a difference to act on
+        return EXIT_TROUBLE
     same = not (changes.counts["added"] or changes.counts["removed"] or changes.counts["changed"])
     return EXIT_SAME if same else EXIT_DIFFERENT
