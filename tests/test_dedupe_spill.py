@@ -188,3 +188,21 @@ def test_the_output_may_be_read_on_from_another_thread(spill: list[Path]) -> Non
     worker.join()
     assert [first.loc, *(e.loc for e in rest)] == [f"https://e.example/p/{n}" for n in range(60)]
     assert spill and not spill[0].exists()
+
+
+def test_no_room_for_the_entries_spool_is_a_message_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The kept entries past the in-memory few go to a temporary file: a temporary folder that cannot take it
+    (missing, full) is a message naming it, not an OSError traceback, and no output is left."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "missing"))
+    monkeypatch.setattr(duplicates, "_ENTRIES_IN_MEMORY", 2)
+    monkeypatch.setattr(duplicates, "_SPOOL_IN_MEMORY", 100)
+    urls = "".join(f"<url><loc>https://e.example/{n % 15}</loc></url>" for n in range(30))
+    (tmp_path / "in.xml").write_text(f'<urlset xmlns="{SM}">{urls}</urlset>', encoding="utf-8")
+    code = main(["convert", str(tmp_path / "in.xml"), "-t", "sitemap", "-o", str(tmp_path / "out.xml")])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "temporary file for repeated URLs" in err and str(tmp_path / "missing") in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "out.xml").exists()
