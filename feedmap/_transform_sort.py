@@ -25,6 +25,7 @@ from operator import itemgetter
 from typing import IO, Any
 
 from feedmap._context import Context
+from feedmap._errors import SourceError
 from feedmap._model import Entry
 from feedmap._transform_duplicates import _freeze, _thaw
 
@@ -63,15 +64,25 @@ _KEYS: dict[str, Callable[[Entry], _SortKey]] = {
 def _write_run(batch: list[tuple[_SortKey, int, Entry]]) -> IO[bytes]:
     """``batch`` sorted and pickled into a new temporary file, rewound for reading."""
     batch.sort(key=_order)
-    run = tempfile.NamedTemporaryFile(prefix="feedmap-sort-", suffix=".run")  # noqa: SIM115 (closed by the caller)
+    try:
+        run = tempfile.NamedTemporaryFile(prefix="feedmap-sort-", suffix=".run")  # noqa: SIM115 (closed by the caller)
+    except OSError as exc:
+        raise _no_room(exc) from exc
     try:
         for key, position, entry in batch:
             pickle.dump((key, position, _freeze(entry)), run, protocol=pickle.HIGHEST_PROTOCOL)
         run.seek(0)
-    except BaseException:
+    except BaseException as exc:
         run.close()
+        if isinstance(exc, OSError):
+            raise _no_room(exc) from exc
         raise
     return run
+
+
+def _no_room(exc: OSError) -> SourceError:
+    where = tempfile.gettempdir()
+    return SourceError(f"temporary file for sorting in {where}: {exc}; set TMPDIR to a folder with room")
 
 
 def _read_run(run: IO[bytes]) -> Iterator[tuple[_SortKey, int, Entry]]:

@@ -19,6 +19,7 @@ import pytest
 
 import feedmap._seen_keys as seen_keys
 import feedmap._transform_duplicates as duplicates
+import feedmap._transform_sort as sort
 from feedmap import Entry, Options, Position
 from feedmap._errors import Diagnostic
 from feedmap._seen_keys import SeenKeys
@@ -206,3 +207,19 @@ def test_no_room_for_the_entries_spool_is_a_message_not_a_traceback(
     assert "temporary file for repeated URLs" in err and str(tmp_path / "missing") in err
     assert "Traceback" not in err
     assert not (tmp_path / "out.xml").exists()
+
+
+def test_no_room_for_a_sort_run_is_a_message_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The sibling of the dedupe spill: ``--sort`` writes runs past its in-memory batch to temporary files."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "missing"))
+    monkeypatch.setattr(sort, "ENTRIES_IN_MEMORY", 4)
+    urls = "".join(f"<url><loc>https://e.example/{n}</loc></url>" for n in range(10))
+    (tmp_path / "in.xml").write_text(f'<urlset xmlns="{SM}">{urls}</urlset>', encoding="utf-8")
+    code = main(["convert", str(tmp_path / "in.xml"), "--sort", "loc", "-t", "text", "-o", str(tmp_path / "out.txt")])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "temporary file for sorting" in err and str(tmp_path / "missing") in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "out.txt").exists()
