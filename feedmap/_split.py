@@ -5,18 +5,18 @@ sitemap (XML or text) holds at most 50,000 URLs and 52,428,800 bytes uncompresse
 50,000 sitemaps, each with its ``loc`` and the ``lastmod`` of the newest change it holds, and indexes are
 not nested.
 
-The format renders the document in parts (:attr:`feedmap._registry.FormatSpec.renderer`: a header, one
-block per entry, a footer); the blocks are written in order into ``sitemap-1.xml``, ``sitemap-2.xml``, ...
-(the name pattern's ``{n}``), each file cut before the block that would pass either limit, measured on the
-UTF-8 bytes written uncompressed (header and footer included; extension elements are in the blocks).  A
-block larger than a file on its own is written alone in its file (``entry-too-large``).  With gzip each
-file is ``NAME.gz``, with the same bytes for the same input (:func:`feedmap._sinks.gzipped`).  Then the
-index (``sitemap_index.xml``, uncompressed, by the ``sitemapindex`` writer) lists each file at the base URL
-the directory is served at, with the newest lastmod among the file's entries.  Past 50,000 files nothing
-is published (:class:`~feedmap._errors.LimitError`).  Every file goes through a
-:class:`~feedmap._publish.Publisher`: the children first, the index last, stale files of the same naming
-removed; an error leaves the directory as it was.  Only each file's name and newest lastmod are kept:
-memory does not grow with the number of entries.
+The format renders the document in parts (:attr:`feedmap._registry.FormatSpec.renderer`: a header, one block
+per entry, a footer); the blocks are written in order into ``sitemap-1.xml``, ``sitemap-2.xml``, ... (the name
+pattern's ``{n}``, or ``{n:05d}`` zero-padded), each file cut before the block that would pass either limit,
+measured on the UTF-8 bytes written uncompressed (header and footer included; extension elements are in the
+blocks). A block larger than a file on its own is written alone in its file (``entry-too-large``). With gzip
+each file is ``NAME.gz`` (a pattern ending in ``.gz`` asks for gzip too), with the same bytes for the same
+input (:func:`feedmap._sinks.gzipped`). Then the index (``sitemap_index.xml``, uncompressed, by the
+``sitemapindex`` writer) lists each file at the base URL the directory is served at, with the newest lastmod
+among the file's entries. Past 50,000 files nothing is published (:class:`~feedmap._errors.LimitError`). Every
+file goes through a :class:`~feedmap._publish.Publisher`: the children first, the index last, stale files of
+the same naming removed; an error leaves the directory as it was. Only each file's name and newest lastmod are
+kept: memory does not grow with the number of entries.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import BinaryIO
 from urllib.parse import urlsplit
 
 from feedmap import _registry as registry
-from feedmap._context import Context
+from feedmap._context import NUMBER_FIELD, Context
 from feedmap._dates import W3CDate
 from feedmap._errors import FormatError, LimitError, SourceError, WriteError
 from feedmap._limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
@@ -72,7 +72,10 @@ class Layout:
     max_bytes: int
 
     def name(self, number: int) -> str:
-        return self.pattern.replace("{n}", str(number)) + (".gz" if self.gzip else "")
+        def field(found: re.Match[str]) -> str:
+            return format(number, f"0{found[1]}d") if found[1] else str(number)
+
+        return NUMBER_FIELD.sub(field, self.pattern) + (".gz" if self.gzip else "")
 
     def owned(self) -> Callable[[str], bool]:
         """Whether a file name is one this layout produces (the pattern's, gzip or not, and the index)."""
@@ -82,9 +85,13 @@ class Layout:
 
 
 def _names_of(pattern: str) -> re.Pattern[str]:
-    """The file names a pattern gives, gzipped or not: every ``{n}`` the same number from 1."""
-    first, *rest = (re.escape(piece) for piece in pattern.split("{n}"))
-    regex = first + "(?P<n>[1-9][0-9]*)" + "(?P=n)".join(rest) + r"(?:\.gz)?"
+    """The file names a pattern gives, gzipped or not: every ``{n}`` the same number from 1 (``{n:0Wd}``: W
+    digits, zero-padded, or more digits without a leading zero past 10**W - 1)."""
+    found = NUMBER_FIELD.search(pattern)
+    width = found[1] if found is not None else None
+    number = f"(?!0{{{width}}})[0-9]{{{width}}}|[1-9][0-9]{{{width},}}" if width else "[1-9][0-9]*"
+    first, *rest = (re.escape(piece) for piece in NUMBER_FIELD.split(pattern)[:: 2])
+    regex = first + f"(?P<n>{number})" + "(?P=n)".join(rest) + r"(?:\.gz)?"
     return re.compile(regex)
 
 
@@ -126,12 +133,13 @@ def layout(format: str, directory: str | os.PathLike[str], ctx: Context) -> Layo
         )
     options = ctx.options
     pattern = options.name or DEFAULT_NAMES.get(spec.name) or f"{spec.name}-{{n}}{(spec.extensions or ('',))[0]}"
+    gzip_named = pattern.lower().endswith(".gz")  # a NAME.gz holds gzip, as -o NAME.gz does; never NAME.gz.gz
     found = Layout(
         spec=spec,
         directory=os.fspath(directory),
         base_url=_base_url(options.base_url),
-        pattern=pattern,
-        gzip=options.gzip,
+        pattern=pattern[:-3] if gzip_named else pattern,
+        gzip=options.gzip or gzip_named,
         index=options.index_name,
         max_urls=options.max_urls or PROTOCOL_MAX_URLS,
         max_bytes=options.max_file_bytes or PROTOCOL_MAX_BYTES,
@@ -149,8 +157,14 @@ def _base_url(url: str | None) -> str:
         parts = urlsplit(url)
     except ValueError:
         parts = None
-    if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+    if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         raise FormatError(f"the base URL {url!r} is not an absolute http(s) URL (the directory's URL is)")
+    try:
+        parts.port  # noqa: B018 (a port out of range is a ValueError)
+    except ValueError:
+        raise FormatError(f"the base URL {url!r} has no valid port") from None
+    if parts.username is not None or parts.password is not None:
+        raise FormatError(f"the base URL {url!r} holds a user name or password, which the index would publish")
     if parts.query or parts.fragment:
         raise FormatError(f"the base URL {url!r} holds a query or a fragment; give the directory's URL")
     return url if url.endswith("/") else url + "/"

@@ -390,3 +390,46 @@ def test_convert_into_a_directory_with_the_format_chosen_by_kind(tmp_path: Path)
     summary = feedmap.convert(source, f"{tmp_path / 'out'}/", lambda kind: "text", options)
     assert isinstance(summary, feedmap.SplitSummary) and summary.files == ("urls-1.txt", "urls-2.txt")
     assert summary.format == "text"
+
+
+# --------------------------------------------------------------------------------------- review: names
+
+
+@pytest.mark.parametrize("gzip_too", [False, True])
+def test_a_pattern_ending_in_gz_writes_gzip_and_no_second_gz(tmp_path: Path, gzip_too: bool) -> None:
+    """``name="s-{n}.xml.gz"`` names gzip files, as ``-o sitemap.xml.gz`` does for one file: never plain XML
+    under a ``.gz`` name, nor ``.gz.gz`` with ``gzip``."""
+    summary = split(pages(5), tmp_path, max_urls=2, name="s-{n}.xml.gz", gzip=gzip_too)
+    assert summary.files == ("s-1.xml.gz", "s-2.xml.gz", "s-3.xml.gz")
+    for name in summary.files:
+        assert (tmp_path / name).read_bytes()[:2] == b"\x1f\x8b"
+    assert flat(locs(tmp_path / name) for name in summary.files) == [entry.loc for entry in pages(5)]
+    assert [loc for loc, _ in index_of(tmp_path)] == [BASE + name for name in summary.files]
+    again = split(pages(3), tmp_path, max_urls=2, name="s-{n}.xml")  # the plain form of the same pattern
+    assert set(again.removed) == {"s-1.xml.gz", "s-2.xml.gz", "s-3.xml.gz"}
+
+
+def test_zero_padded_numbers(tmp_path: Path) -> None:
+    """``{n:03d}`` pads the number with zeros (as str.format does); only the padded names are owned."""
+    (tmp_path / "s-1.xml").write_text("not ours")
+    (tmp_path / "s-0000.xml").write_text("not ours")
+    summary = split(pages(5), tmp_path, max_urls=2, name="s-{n:03d}.xml")
+    assert summary.files == ("s-001.xml", "s-002.xml", "s-003.xml")
+    assert [loc for loc, _ in index_of(tmp_path)] == [BASE + name for name in summary.files]
+    (tmp_path / "s-1000.xml").write_text("ours: past 999 the number is wider")
+    assert set(split(pages(1), tmp_path, name="s-{n:03d}.xml").removed) == {"s-002.xml", "s-003.xml", "s-1000.xml"}
+    assert sorted(os.listdir(tmp_path)) == ["s-0000.xml", "s-001.xml", "s-1.xml", "sitemap_index.xml"]
+
+
+@pytest.mark.parametrize("name", ["s-{n:5}.xml", "s-{n:x}.xml", "s-{n:03d}-{n}.xml", "s-{m}.xml", "s-{n:003d}.xml"])
+def test_other_format_specs_are_refused_with_what_is_allowed(name: str) -> None:
+    with pytest.raises(ValueError, match=r"\{n\} or \{n:0Wd\}"):
+        feedmap.Options(name=name)
+
+
+@pytest.mark.parametrize("base", ["https://example.com:99999/maps/", "https://user:secret@example.com/maps/"])
+def test_a_base_url_with_a_bad_port_or_credentials_is_refused(tmp_path: Path, base: str) -> None:
+    """The index would publish an unusable URL, or a password, in every loc."""
+    with pytest.raises(feedmap.FormatError, match="base URL"):
+        feedmap.split(pages(2), tmp_path / "out", options=feedmap.Options(base_url=base))
+    assert not (tmp_path / "out").exists()

@@ -204,3 +204,14 @@ def test_dash_is_standard_output_even_beside_a_folder_named_dash(
     monkeypatch.chdir(tmp_path)
     code, out, _ = run(capsys, "convert", urls, "-t", "text", "-o", "-")
     assert code == 0 and out.count("\n") == 25 and os.listdir(tmp_path / "-") == []
+
+
+def test_zero_padded_and_gz_names(capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    args = ["convert", urls, "-o", f"{out}/", "--base-url", BASE, "--max-urls", "10", "--name", "p-{n:04d}.xml.gz"]
+    code, _, err = run(capsys, *args)
+    assert code == 0, err
+    assert sorted(os.listdir(out)) == ["p-0001.xml.gz", "p-0002.xml.gz", "p-0003.xml.gz", "sitemap_index.xml"]
+    assert gzip.decompress((out / "p-0003.xml.gz").read_bytes()).count(b"<url>") == 5
+    code, _, err = run(capsys, *args[:-1], "p-{n:4d}.xml")
+    assert code == 2 and "{n} or {n:0Wd}" in err and "Traceback" not in err

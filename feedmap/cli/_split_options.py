@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable
 
 from feedmap import _api as api
+from feedmap._context import name_pattern_problem
 from feedmap._errors import FormatError
 from feedmap._limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
 from feedmap._model import DocKind
@@ -35,11 +36,10 @@ def _max_file_bytes(text: str) -> int:
 
 
 def _name_pattern(text: str) -> str:
-    """``--name``: a file name holding ``{n}``."""
-    if "{n}" not in text or "/" in text or os.sep in text:
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: give a file name holding {{n}}, the file's number (e.g. products-{{n}}.xml), without '/'"
-        )
+    """``--name``: a file name holding ``{n}`` or ``{n:0Wd}``."""
+    problem = name_pattern_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"{problem} (e.g. products-{{n}}.xml)")
     return text
 
 
@@ -62,7 +62,8 @@ def add_split_options(parser: argparse.ArgumentParser) -> None:
         "--name",
         type=_name_pattern,
         metavar="PATTERN",
-        help="the files' names, {n} being the number from 1 (default: sitemap-{n}.xml, urls-{n}.txt for text, "
+        help="the files' names, {n} being the number from 1, {n:05d} the same zero-padded to 5 digits; a name "
+        "ending in .gz writes gzip as --gzip does (default: sitemap-{n}.xml, urls-{n}.txt for text, "
         "feed-{n}.xml for rss, ror-{n}.xml for ror)",
     )
     split.add_argument(
