@@ -5,18 +5,18 @@ sitemap (XML or text) holds at most 50,000 URLs and 52,428,800 bytes uncompresse
 50,000 sitemaps, each with its ``loc`` and the ``lastmod`` of the newest change it holds, and indexes are
 not nested.
 
-The format renders the document in parts (:attr:`feedmap._registry.FormatSpec.renderer`: a header, one block
-per entry, a footer); the blocks are written in order into ``sitemap-1.xml``, ``sitemap-2.xml``, ... (the name
+The format renders the document in parts (:attr:`feedmap._registry.FormatSpec.renderer`: a header, one block per
+entry, a footer); the blocks are written in order into ``sitemap-1.xml``, ``sitemap-2.xml``, ... (the name
 pattern's ``{n}``, or ``{n:05d}`` zero-padded), each file cut before the block that would pass either limit,
 measured on the UTF-8 bytes written uncompressed (header and footer included; extension elements are in the
 blocks). A block larger than a file on its own is written alone in its file (``entry-too-large``). With gzip
-each file is ``NAME.gz`` (a pattern ending in ``.gz`` asks for gzip too), with the same bytes for the same
-input (:func:`feedmap._sinks.gzipped`). Then the index (``sitemap_index.xml``, uncompressed, by the
-``sitemapindex`` writer) lists each file at the base URL the directory is served at, with the newest lastmod
-among the file's entries. Past 50,000 files nothing is published (:class:`~feedmap._errors.LimitError`). Every
-file goes through a :class:`~feedmap._publish.Publisher`: the children first, the index last, stale files of
-the same naming removed; an error leaves the directory as it was. Only each file's name and newest lastmod are
-kept: memory does not grow with the number of entries.
+each file is ``NAME.gz`` (a pattern ending in ``.gz`` asks for gzip too), with the same bytes for the same input
+(:func:`feedmap._sinks.gzipped`). Then the index (``sitemap_index.xml``, uncompressed, by the ``sitemapindex``
+writer) lists each file at the base URL the directory is served at, with the newest lastmod among the file's
+entries (a feed file's ``atom:link rel="self"`` is its own URL there). Past 50,000 files nothing is published
+(:class:`~feedmap._errors.LimitError`). Every file goes through a :class:`~feedmap._publish.Publisher`: the
+children first, the index last, stale files of the same naming removed; an error leaves the directory as it was.
+Only each file's name and newest lastmod are kept: memory does not grow with the number of entries.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ import contextlib
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import BinaryIO
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from feedmap import _registry as registry
 from feedmap._context import NUMBER_FIELD, Context
@@ -39,6 +39,7 @@ from feedmap._model import Document, Entry
 from feedmap._publish import Publisher, PublishReport
 from feedmap._registry import FormatSpec, Rendered
 from feedmap._sinks import gzipped
+from feedmap._xml import escape_attribute
 
 __all__ = [
     "DEFAULT_NAMES",
@@ -185,14 +186,9 @@ class _Writer:
         self.where = where
         self.ctx = ctx
         self.publisher = publisher
-        self.header = rendered.header.encode("utf-8")
+        self.header = rendered.header
         self.footer = rendered.footer.encode("utf-8")
-        self.room = where.max_bytes - len(self.header) - len(self.footer)
-        if self.room <= 0:
-            raise WriteError(
-                f"a file may hold {where.max_bytes:,} bytes, no more than its own start and end "
-                f"({len(self.header) + len(self.footer):,} bytes): allow larger files"
-            )
+        self.room = self._room(self._header(where.name(1)))
         self.parts: list[_Part] = []
         self.total = 0
         self.count = 0
@@ -212,12 +208,28 @@ class _Writer:
                 code="too-many-files",
             )
         part = _Part(self.where.name(number))
+        header = self._header(part.name)
+        self.room = self._room(header)
         out = self.stack.enter_context(self.publisher.file(part.name))
         if self.where.gzip:
             out = self.stack.enter_context(gzipped(out))
-        out.write(self.header)
+        out.write(header)
         self.parts.append(part)
         self.out, self.count, self.size = out, 0, 0
+
+    def _header(self, name: str) -> bytes:
+        """The header of file ``name``: the feed's self link (:data:`_SELF`) made the file's own URL."""
+        return _own_self_link(self.header, name).encode("utf-8")
+
+    def _room(self, header: bytes) -> int:
+        """The bytes a file with ``header`` has for its entries; WriteError when none."""
+        room = self.where.max_bytes - len(header) - len(self.footer)
+        if room <= 0:
+            raise WriteError(
+                f"a file may hold {self.where.max_bytes:,} bytes, less than its own start and end take "
+                f"({len(header) + len(self.footer):,} bytes): allow larger files"
+            )
+        return room
 
     def finish(self) -> None:
         self.flush()
@@ -296,10 +308,24 @@ def _key(lastmod: W3CDate) -> float:
         return float("-inf")
 
 
+#: The last segment of the self URL a feed is rendered with (``atom:link rel="self"``): each file's header
+#: has it replaced by the file's name, so that each file names its own URL.
+_SELF = "feedmap-split-file-name"
+
+
+def _own_self_link(header: str, name: str) -> str:
+    """``header`` with the self link rendered for :data:`_SELF` made the URL of file ``name``."""
+    at = header.rfind(_SELF)
+    if at < 0:
+        return header
+    return header[:at] + escape_attribute(quote(name, safe="-._~!$()*+,;=:@")) + header[at + len(_SELF) :]
+
+
 def split_document(doc: Document, where: Layout, ctx: Context) -> SplitResult:
     """Write ``doc`` as :mod:`this module <feedmap._split>` says; returns what was written."""
     assert where.spec.renderer is not None
-    rendered = where.spec.renderer(doc, ctx=ctx)
+    feed_ctx = replace(ctx, options=replace(ctx.options, self_url=where.base_url + _SELF))  # each file's own
+    rendered = where.spec.renderer(doc, ctx=feed_ctx)
     with Publisher(where.directory, where.owned()) as publisher:
         with _Writer(where, rendered, publisher, ctx) as writer:
             writer.start()

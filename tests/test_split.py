@@ -433,3 +433,36 @@ def test_a_base_url_with_a_bad_port_or_credentials_is_refused(tmp_path: Path, ba
     with pytest.raises(feedmap.FormatError, match="base URL"):
         feedmap.split(pages(2), tmp_path / "out", options=feedmap.Options(base_url=base))
     assert not (tmp_path / "out").exists()
+
+
+# ------------------------------------------------------------------------------------ review: feed files
+
+
+def _self_links(path: Path) -> list[str]:
+    root = etree.fromstring(path.read_bytes())
+    links = root.iter("{http://www.w3.org/2005/Atom}link")
+    return [link.get("href") or "" for link in links if link.get("rel") == "self"]
+
+
+@pytest.mark.parametrize("format", ["rss", "ror"])
+@pytest.mark.parametrize("self_url", [None, "https://example.com/feed.xml"])
+def test_each_feed_file_names_itself_as_its_self_link(tmp_path: Path, format: str, self_url: str | None) -> None:
+    """RSS Best Practices / the W3C validator: ``atom:link rel="self"`` is the document's own URL; a split feed
+    file is served at the base URL + its name, never at one URL shared by every file."""
+    entries = [Entry(loc=f"https://example.com/{i}") for i in range(25)]
+    summary = split(entries, tmp_path, format, max_urls=10, self_url=self_url)
+    assert len(summary.files) == 3
+    for name in summary.files:
+        assert _self_links(tmp_path / name) == [BASE + name]
+
+
+def test_feed_files_keep_the_byte_limit_with_their_own_self_links(tmp_path: Path) -> None:
+    """The header differs from file to file by its self link (feed-9.xml, feed-10.xml): each file's own
+    header is what counts against the byte limit, to the byte."""
+    entries = [Entry(loc=f"https://example.com/{i:03d}") for i in range(60)]
+    three = split(entries, tmp_path / "three", "rss", max_urls=3)
+    limit = (tmp_path / "three" / "feed-1.xml").stat().st_size  # feed-1.xml to feed-9.xml are exactly full
+    summary = split(entries, tmp_path / "limit", "rss", max_file_bytes=limit)
+    sizes = [(tmp_path / "limit" / name).stat().st_size for name in summary.files]
+    assert sizes[:9] == [limit] * 9 and max(sizes) <= limit
+    assert len(summary.files) > len(three.files)  # feed-10.xml on holds fewer entries: its name is longer
