@@ -466,3 +466,30 @@ def test_feed_files_keep_the_byte_limit_with_their_own_self_links(tmp_path: Path
     sizes = [(tmp_path / "limit" / name).stat().st_size for name in summary.files]
     assert sizes[:9] == [limit] * 9 and max(sizes) <= limit
     assert len(summary.files) > len(three.files)  # feed-10.xml on holds fewer entries: its name is longer
+
+
+# ------------------------------------------------------------------------------ review: another naming
+
+
+def test_files_an_earlier_index_named_under_another_naming_are_reported_not_removed(tmp_path: Path) -> None:
+    """A run with another name pattern (or format) owns none of the files the previous run wrote: they are
+    left in place (they may be someone else's), but the files the index being replaced named are reported."""
+    split(pages(25), tmp_path, max_urls=10)
+    (tmp_path / "robots.txt").write_text("keep")
+    summary = split(pages(25), tmp_path, max_urls=10, name="p-{n}.xml")
+    left = [d for d in summary.diagnostics if d.code == "stale-files-left"]
+    assert len(left) == 1 and str(left[0].level) == "warning"
+    assert "sitemap-1.xml, sitemap-2.xml, sitemap-3.xml" in left[0].message
+    assert summary.removed == ()
+    assert {"sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml", "robots.txt"} <= set(os.listdir(tmp_path))
+    again = split(pages(25), tmp_path, max_urls=10, name="p-{n}.xml")  # the index names them no more
+    assert "stale-files-left" not in {d.code for d in again.diagnostics}
+    text = split(pages(5), tmp_path, "text", max_urls=10)
+    assert any(d.code == "stale-files-left" and "p-1.xml" in d.message for d in text.diagnostics)
+
+
+def test_an_unreadable_earlier_index_is_no_trouble(tmp_path: Path) -> None:
+    (tmp_path / "sitemap_index.xml").write_text("<not xml")
+    summary = split(pages(3), tmp_path)
+    assert "stale-files-left" not in {d.code for d in summary.diagnostics}
+    assert summary.files == ("sitemap-1.xml",)
