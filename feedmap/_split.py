@@ -28,9 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import BinaryIO
-from urllib.parse import quote, unquote, urlsplit
-
-from lxml import etree
+from urllib.parse import quote, urlsplit
 
 from feedmap import _registry as registry
 from feedmap._context import NUMBER_FIELD, Context
@@ -41,7 +39,7 @@ from feedmap._model import Document, Entry
 from feedmap._publish import Publisher, PublishReport
 from feedmap._registry import FormatSpec, Rendered
 from feedmap._sinks import gzipped
-from feedmap._wording import counted
+from feedmap._split_checks import report_left, scoped
 from feedmap._xml import escape_attribute
 
 __all__ = [
@@ -332,13 +330,14 @@ def split_document(doc: Document, where: Layout, ctx: Context) -> SplitResult:
     with Publisher(where.directory, where.owned()) as publisher:
         with _Writer(where, rendered, publisher, ctx) as writer:
             writer.start()
-            for entry, block in rendered.items:
+            for entry, block in scoped(rendered.items, where.base_url, ctx):
                 writer.add(entry, block)
             writer.finish()
         if writer.total == 0:
             ctx.warning("empty-document", rendered.empty)
         _write_index(writer.parts, where, publisher, ctx)
-        _report_left(where, {part.name for part in writer.parts}, ctx)
+        produced = {part.name for part in writer.parts}
+        report_left(where.directory, where.index, where.base_url, produced, where.owned(), ctx)
         report = publisher.commit(index=where.index)
     return SplitResult(writer.total, tuple(part.name for part in writer.parts), where.index, report)
 
@@ -350,45 +349,3 @@ def _write_index(parts: list[_Part], where: Layout, publisher: Publisher, ctx: C
     with publisher.file(where.index) as out:
         writer(Document(entries=entries), out, ctx=ctx)
 
-
-def _report_left(where: Layout, produced: set[str], ctx: Context) -> None:
-    """Warn of the files the index being replaced names in the directory that this run neither writes nor
-    removes (an earlier run's, under another name pattern or format): they stay, no index names them."""
-    owned = where.owned()
-    left = [
-        name
-        for name in _previously_named(where)
-        if name not in produced
-        and not owned(name)
-        and os.path.isfile(os.path.join(where.directory, name))
-        and not os.path.islink(os.path.join(where.directory, name))
-    ]
-    if left:
-        ctx.warning(
-            "stale-files-left",
-            f"{where.index}, being replaced, named {counted(len(left), 'file')} this run does not write: "
-            f"{', '.join(left)}; left in place (not of this run's naming): remove them if no longer served",
-        )
-
-
-def _previously_named(where: Layout) -> list[str]:
-    """The file names (in the directory, under the base URL) that the existing index lists, in its order."""
-    names: list[str] = []
-    try:
-        locs = etree.iterparse(
-            os.path.join(where.directory, where.index),
-            tag="{*}loc",
-            resolve_entities=False,
-            no_network=True,
-            load_dtd=False,
-            huge_tree=False,
-        )
-        for _event, element in locs:
-            loc = (element.text or "").strip()
-            element.clear()
-            name = unquote(loc[len(where.base_url) :]) if loc.startswith(where.base_url) else ""
-            if name and "/" not in name and name not in names:
-                names.append(name)
-    except (OSError, etree.LxmlError):
-        return names  # no index, or not one feedmap can read: nothing to report
-    return names

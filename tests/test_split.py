@@ -322,7 +322,7 @@ def test_split_takes_a_document(tmp_path: Path) -> None:
     with feedmap.read(source) as doc:
         summary = split(doc, tmp_path, max_urls=3)
     assert summary.entries == 4 and summary.format == "sitemap"
-    assert [d.code for d in summary.diagnostics] == []
+    assert [d.code for d in summary.diagnostics] == ["outside-sitemap-scope"]  # pages not under BASE
 
 
 def test_written_files_are_valid_against_the_xsd(tmp_path: Path, corpus_dir: Path) -> None:
@@ -493,3 +493,27 @@ def test_an_unreadable_earlier_index_is_no_trouble(tmp_path: Path) -> None:
     summary = split(pages(3), tmp_path)
     assert "stale-files-left" not in {d.code for d in summary.diagnostics}
     assert summary.files == ("sitemap-1.xml",)
+
+
+# ------------------------------------------------------------------------------------------ review: scope
+
+
+@pytest.mark.parametrize("format", ["sitemap", "text", "rss"])
+def test_urls_outside_the_directory_the_files_are_served_from_are_noted_once(tmp_path: Path, format: str) -> None:
+    """sitemaps.org "Sitemap file location": a sitemap at https://example.com/maps/ may list only URLs under
+    it unless robots.txt names it; one INFO (not a warning: robots.txt submission is common) counts them."""
+    entries = [
+        Entry(loc="https://example.com/maps/a"),
+        Entry(loc="HTTPS://EXAMPLE.COM/maps/b"),  # the same scheme and host
+        Entry(loc="https://example.com/blog/c"),
+        Entry(loc="https://other.example/maps/d"),
+        Entry(loc="http://example.com/maps/e"),
+        Entry(loc="https://example.com/MAPS/f"),  # a path is case-sensitive
+    ]
+    summary = split(entries, tmp_path, format, max_urls=2)
+    notes = [d for d in summary.diagnostics if d.code == "outside-sitemap-scope"]
+    assert len(notes) == 1 and str(notes[0].level) == "info"
+    assert "4 URLs not under https://example.com/maps/" in notes[0].message
+    assert "first: https://example.com/blog/c" in notes[0].message and "robots.txt" in notes[0].message
+    inside = split([Entry(loc=BASE + "x"), Entry(loc=BASE + "y/z")], tmp_path / "in", format)
+    assert "outside-sitemap-scope" not in {d.code for d in inside.diagnostics}
