@@ -11,7 +11,9 @@ fetch what the index names, so a file it named once and names no more is no long
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterable, Iterator
+from typing import BinaryIO
 from urllib.parse import unquote, urlsplit
 
 from lxml import etree
@@ -67,16 +69,24 @@ def _previously_named(index: str, base_url: str) -> list[str]:
     """The file names (under the base URL, no folder) that the index at path ``index`` lists, in its order;
     none when there is no index or it cannot be read."""
     names: dict[str, None] = {}  # in order, each once
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        locs = etree.iterparse(
-            index, tag="{*}loc", resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False
-        )
-        for _event, element in locs:
-            loc = (element.text or "").strip()
-            element.clear()
-            name = unquote(loc[len(base_url) :]) if loc.startswith(base_url) else ""
-            if name and "/" not in name:
-                names[name] = None
+        with open(os.open(index, flags), "rb") as file:  # a link is no earlier index (nor a FIFO: no wait)
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                return []
+            _read_locs(file, base_url, names)
     except (OSError, etree.LxmlError):
         pass  # no index, or not one feedmap can read: nothing to report
     return list(names)
+
+
+def _read_locs(file: BinaryIO, base_url: str, names: dict[str, None]) -> None:
+    """Add to ``names`` the file name of each ``loc`` under ``base_url`` (hardened parser: no DTD, entities
+    or network)."""
+    locs = etree.iterparse(file, tag="{*}loc", resolve_entities=False, no_network=True, load_dtd=False)
+    for _event, element in locs:
+        loc = (element.text or "").strip()
+        element.clear()
+        name = unquote(loc[len(base_url) :]) if loc.startswith(base_url) else ""
+        if name and "/" not in name:
+            names[name] = None

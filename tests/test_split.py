@@ -517,3 +517,14 @@ def test_urls_outside_the_directory_the_files_are_served_from_are_noted_once(tmp
     assert "first: https://example.com/blog/c" in notes[0].message and "robots.txt" in notes[0].message
     inside = split([Entry(loc=BASE + "x"), Entry(loc=BASE + "y/z")], tmp_path / "in", format)
     assert "outside-sitemap-scope" not in {d.code for d in inside.diagnostics}
+
+
+def test_an_earlier_index_that_is_a_link_to_a_fifo_is_not_read(tmp_path: Path) -> None:
+    """The check of the earlier index opens no link and waits on no FIFO (the link is replaced as before)."""
+    site = tmp_path / "site"
+    site.mkdir()
+    os.mkfifo(tmp_path / "fifo")
+    (site / "sitemap_index.xml").symlink_to(tmp_path / "fifo")
+    summary = split(pages(3), site)
+    assert summary.files == ("sitemap-1.xml",) and (site / "sitemap_index.xml").is_file()
+    assert not (site / "sitemap_index.xml").is_symlink()
