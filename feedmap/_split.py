@@ -40,6 +40,7 @@ from feedmap._publish import Publisher, PublishReport
 from feedmap._registry import FormatSpec, Rendered
 from feedmap._sinks import gzipped
 from feedmap._split_checks import report_left, scoped
+from feedmap._urls import encode_url, is_uri
 from feedmap._xml import escape_attribute
 
 __all__ = [
@@ -345,7 +346,11 @@ def split_document(doc: Document, where: Layout, ctx: Context) -> SplitResult:
 def _write_index(parts: list[_Part], where: Layout, publisher: Publisher, ctx: Context) -> None:
     writer = registry.get("sitemapindex").writer
     assert writer is not None  # the index format writes
-    entries = [Entry(loc=where.base_url + part.name, lastmod=part.newest) for part in parts]
+    base = where.base_url
+    if not is_uri(base):  # encoded once, reported once (not once a file)
+        base = encode_url(base)
+        ctx.info("url-encoded", f"the base URL {where.base_url} written as {base}")
+    entries = [Entry(loc=base + part.name, lastmod=part.newest) for part in parts]
     with publisher.file(where.index) as out:
         writer(Document(entries=entries), out, ctx=ctx)
 

@@ -528,3 +528,11 @@ def test_an_earlier_index_that_is_a_link_to_a_fifo_is_not_read(tmp_path: Path) -
     summary = split(pages(3), site)
     assert summary.files == ("sitemap-1.xml",) and (site / "sitemap_index.xml").is_file()
     assert not (site / "sitemap_index.xml").is_symlink()
+
+
+def test_a_base_url_written_encoded_is_reported_once_not_per_file(tmp_path: Path) -> None:
+    seen: list[Diagnostic] = []
+    options = feedmap.Options(base_url="https://example.com/ä b/", max_urls=1)
+    summary = feedmap.split(pages(4), tmp_path, "sitemap", options, on_diagnostic=seen.append)
+    assert [loc for loc, _ in index_of(tmp_path)] == [f"https://example.com/%C3%A4%20b/{n}" for n in summary.files]
+    assert [d.code for d in seen].count("url-encoded") == 1
