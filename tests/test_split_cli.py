@@ -4,11 +4,14 @@ given when a single-file output passes the protocol's limits."""
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
+from localsite import LocalSite
 
 from feedmap._formats import _output, text
 from feedmap.cli import main
@@ -215,3 +218,31 @@ def test_zero_padded_and_gz_names(capsys: pytest.CaptureFixture[str], urls: Path
     assert gzip.decompress((out / "p-0003.xml.gz").read_bytes()).count(b"<url>") == 5
     code, _, err = run(capsys, *args[:-1], "p-{n:4d}.xml")
     assert code == 2 and "{n} or {n:0Wd}" in err and "Traceback" not in err
+
+
+def test_a_fetched_input_and_standard_input_split_alike(
+    capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path, web: LocalSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    remote = web.add("/urls.xml", urls.read_bytes())
+    code, _, err = run(capsys, "convert", remote, "-o", f"{tmp_path / 'a'}/", "--base-url", BASE, "--max-urls", "10")
+    assert code == 0, err
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(urls.read_bytes())))
+    code, _, err = run(capsys, "convert", "-", "-o", f"{tmp_path / 'b'}/", "--base-url", BASE, "--max-urls", "10")
+    assert code == 0, err
+    for name in ("sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml", "sitemap_index.xml"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_a_name_change_is_reported_and_quiet_keeps_the_warning(
+    capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path
+) -> None:
+    out = f"{tmp_path / 'out'}/"
+    assert run(capsys, "convert", urls, "-o", out, "--base-url", BASE, "--max-urls", "10")[0] == 0
+    again = ["convert", urls, "-o", out, "--base-url", BASE, "--max-urls", "10", "--name", "p-{n}.xml", "-q"]
+    code, _, err = run(capsys, *again)
+    assert code == 0
+    assert "warning[stale-files-left]" in err and "sitemap-1.xml, sitemap-2.xml, sitemap-3.xml" in err
+    assert "outside-sitemap-scope" not in err and "feedmap: wrote" not in err  # notes and the last line: not -q
+    code, _, err = run(capsys, "convert", urls, "-o", out, "--base-url", BASE, "--name", "q-{n}.xml", "--strict")
+    assert code == 1 and "stale-files-left" in err
+    assert not (tmp_path / "out" / "q-1.xml").exists()  # --strict: nothing published
