@@ -18,7 +18,7 @@ from feedmap._context import Context
 from feedmap._dates import W3CDate
 from feedmap._errors import SourceError
 from feedmap._model import Entry, Position, new_entry
-from feedmap._seen_keys import SeenKeys
+from feedmap._seen_keys import SeenKeys, no_room
 from feedmap._transform_checks import where
 from feedmap._urls import encode_url, is_uri
 
@@ -70,8 +70,7 @@ def _thaw(frozen: _Frozen) -> Entry:
 
 
 def _no_room(exc: OSError) -> SourceError:
-    where = tempfile.gettempdir()
-    return SourceError(f"temporary file for repeated URLs in {where}: {exc}; set TMPDIR to a folder with room")
+    return no_room("file for repeated URLs", exc)
 
 
 class _Spool:

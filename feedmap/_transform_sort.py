@@ -27,6 +27,7 @@ from typing import IO, Any
 from feedmap._context import Context
 from feedmap._errors import SourceError
 from feedmap._model import Entry
+from feedmap._seen_keys import no_room
 from feedmap._transform_duplicates import _freeze, _thaw
 
 __all__ = ["ENTRIES_IN_MEMORY", "SORT_KEYS", "sorted_entries"]
@@ -81,8 +82,7 @@ def _write_run(batch: list[tuple[_SortKey, int, Entry]]) -> IO[bytes]:
 
 
 def _no_room(exc: OSError) -> SourceError:
-    where = tempfile.gettempdir()
-    return SourceError(f"temporary file for sorting in {where}: {exc}; set TMPDIR to a folder with room")
+    return no_room("file for sorting", exc)
 
 
 def _read_run(run: IO[bytes]) -> Iterator[tuple[_SortKey, int, Entry]]:

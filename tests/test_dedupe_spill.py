@@ -223,3 +223,31 @@ def test_no_room_for_a_sort_run_is_a_message_not_a_traceback(
     assert "temporary file for sorting" in err and str(tmp_path / "missing") in err
     assert "Traceback" not in err
     assert not (tmp_path / "out.txt").exists()
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ((seen_keys, "IN_MEMORY", 5), "temporary database for repeated URLs"),
+        ((duplicates, "_ENTRIES_IN_MEMORY", 2), "temporary file for repeated URLs"),
+        ((sort, "ENTRIES_IN_MEMORY", 4), "temporary file for sorting"),
+    ],
+)
+def test_no_usable_temporary_folder_at_all_is_a_message_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    setting: tuple[Any, str, int],
+    message: str,
+) -> None:
+    """When Python finds no temporary folder (tempfile.gettempdir raises), the message is still one line."""
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    monkeypatch.setattr(tempfile, "_candidate_tempdir_list", lambda: [str(tmp_path / "missing")])
+    monkeypatch.setattr(duplicates, "_SPOOL_IN_MEMORY", 100)
+    monkeypatch.setattr(*setting)
+    urls = "".join(f"<url><loc>https://e.example/{n % 15}</loc></url>" for n in range(30))
+    (tmp_path / "in.xml").write_text(f'<urlset xmlns="{SM}">{urls}</urlset>', encoding="utf-8")
+    code = main(["convert", str(tmp_path / "in.xml"), "--sort", "loc", "-t", "jsonl", "--dedupe", "last"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert message in err and "Traceback" not in err
