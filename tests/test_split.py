@@ -536,3 +536,14 @@ def test_a_base_url_written_encoded_is_reported_once_not_per_file(tmp_path: Path
     summary = feedmap.split(pages(4), tmp_path, "sitemap", options, on_diagnostic=seen.append)
     assert [loc for loc, _ in index_of(tmp_path)] == [f"https://example.com/%C3%A4%20b/{n}" for n in summary.files]
     assert [d.code for d in seen].count("url-encoded") == 1
+
+
+@pytest.mark.parametrize("gzip", [False, True])
+def test_a_file_exactly_at_the_byte_limit_is_kept_and_one_byte_less_cuts_one_entry(tmp_path: Path, gzip: bool) -> None:
+    entries = [Entry(loc=f"https://example.com/p/{i:04d}") for i in range(30)]  # blocks of one length
+    ten = split(entries, tmp_path / "ten", max_urls=10)
+    limit = (tmp_path / "ten" / ten.files[0]).stat().st_size
+    exact = split(entries, tmp_path / "exact", max_file_bytes=limit, gzip=gzip)
+    assert [len(locs(tmp_path / "exact" / name)) for name in exact.files] == [10, 10, 10]
+    less = split(entries, tmp_path / "less", max_file_bytes=limit - 1, gzip=gzip)
+    assert [len(locs(tmp_path / "less" / name)) for name in less.files] == [9, 9, 9, 3]
