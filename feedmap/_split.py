@@ -228,7 +228,7 @@ class _Writer:
         room = self.where.max_bytes - len(header) - len(self.footer)
         if room <= 0:
             raise WriteError(
-                f"a file may hold {self.where.max_bytes:,} bytes, less than its own start and end take "
+                f"a file may hold at most {self.where.max_bytes:,} bytes, less than its own start and end take "
                 f"({len(header) + len(self.footer):,} bytes): allow larger files"
             )
         return room

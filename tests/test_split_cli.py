@@ -246,3 +246,12 @@ def test_a_name_change_is_reported_and_quiet_keeps_the_warning(
     code, _, err = run(capsys, "convert", urls, "-o", out, "--base-url", BASE, "--name", "q-{n}.xml", "--strict")
     assert code == 1 and "stale-files-left" in err
     assert not (tmp_path / "out" / "q-1.xml").exists()  # --strict: nothing published
+
+
+def test_a_byte_limit_below_a_files_start_and_end_is_refused_before_anything_is_made(
+    capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path
+) -> None:
+    out = f"{tmp_path / 'out'}/"
+    code, _, err = run(capsys, "convert", urls, "-o", out, "--base-url", BASE, "--max-file-bytes", "100")
+    assert code == 1 and "at most 100 bytes, less than its own start and end take" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
