@@ -61,7 +61,8 @@ def report_left(
         ctx.warning(
             "stale-files-left",
             f"{index}, being replaced, named {counted(len(left), 'file')} this run does not write: "
-            f"{', '.join(left)}; left in place (not of this run's naming): remove them if no longer served",
+            f"{', '.join(left)}; left in place (not of this run's naming), no longer named by the index: remove "
+            "them if they are no longer to be served, or list them elsewhere",
         )
 
 
