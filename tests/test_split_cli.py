@@ -255,3 +255,23 @@ def test_a_byte_limit_below_a_files_start_and_end_is_refused_before_anything_is_
     code, _, err = run(capsys, "convert", urls, "-o", out, "--base-url", BASE, "--max-file-bytes", "100")
     assert code == 1 and "at most 100 bytes, less than its own start and end take" in err and "Traceback" not in err
     assert not (tmp_path / "out").exists()
+
+
+def test_two_sets_share_a_directory_with_their_own_index_names(
+    capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path
+) -> None:
+    """--index-name: products and blog sitemaps side by side, each set with its index (the library's
+    index_name); an index name the pattern could give is a usage error."""
+    out = f"{tmp_path / 'out'}/"
+    common = ["-o", out, "--base-url", BASE, "--max-urls", "10"]
+    assert run(capsys, "convert", urls, *common, "--name", "products-{n}.xml", "--index-name", "products.xml")[0] == 0
+    code, _, err = run(capsys, "convert", urls, *common, "--name", "blog-{n}.xml", "--index-name", "blog.xml")
+    assert code == 0 and "stale-files-left" not in err
+    assert sorted(os.listdir(tmp_path / "out")) == sorted(
+        [f"products-{n}.xml" for n in (1, 2, 3)] + [f"blog-{n}.xml" for n in (1, 2, 3)] + ["products.xml", "blog.xml"]
+    )
+    assert BASE + "blog-3.xml" in (tmp_path / "out" / "blog.xml").read_text()
+    code, _, err = run(capsys, "convert", urls, *common, "--name", "b{n}.xml", "--index-name", "b2.xml")
+    assert code == 2 and "index name" in err and "Traceback" not in err
+    code, _, err = run(capsys, "convert", urls, "-o", str(tmp_path / "one.xml"), "--index-name", "x.xml")
+    assert code == 2 and "--index-name: only for an output directory" in err

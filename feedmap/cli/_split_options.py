@@ -43,8 +43,15 @@ def _name_pattern(text: str) -> str:
     return text
 
 
+def _index_name(text: str) -> str:
+    """``--index-name``: a file name."""
+    if not text or "/" in text or os.sep in text or text in (".", ".."):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a file name, without '/'")
+    return text
+
+
 def add_split_options(parser: argparse.ArgumentParser) -> None:
-    """``--max-urls``, ``--max-file-bytes``, ``--name``, ``--gzip``: writing into a directory."""
+    """``--max-urls``, ``--max-file-bytes``, ``--name``, ``--gzip``, ``--index-name``: writing into a directory."""
     split = parser.add_argument_group("writing into a directory (-o DIR/ --base-url URL)")
     split.add_argument(
         "--max-urls",
@@ -69,10 +76,23 @@ def add_split_options(parser: argparse.ArgumentParser) -> None:
     split.add_argument(
         "--gzip", action="store_true", help="write each file gzip-compressed, NAME.gz (the index stays uncompressed)"
     )
+    split.add_argument(
+        "--index-name",
+        type=_index_name,
+        metavar="NAME",
+        help="the sitemap index's file name (default: sitemap_index.xml); sets of files of other --name patterns "
+        "can share a directory, each with its own index",
+    )
 
 
 #: The options of writing into a directory, by flag.
-_SPLIT_FLAGS = {"--max-urls": "max_urls", "--max-file-bytes": "max_file_bytes", "--name": "name", "--gzip": "gzip"}
+_SPLIT_FLAGS = {
+    "--max-urls": "max_urls",
+    "--max-file-bytes": "max_file_bytes",
+    "--name": "name",
+    "--gzip": "gzip",
+    "--index-name": "index_name",
+}
 
 
 def check_split(args: argparse.Namespace, target: str | Callable[[DocKind], str]) -> None:
