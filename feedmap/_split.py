@@ -149,7 +149,18 @@ def layout(format: str, directory: str | os.PathLike[str], ctx: Context) -> Layo
     )
     if _names_of(pattern).fullmatch(found.index):
         raise FormatError(f"the index name {found.index!r} is one of the file names {pattern!r}: name it otherwise")
+    given = options.base_url or ""
+    if _FILE_LIKE.search(urlsplit(given).path) and not given.endswith("/"):
+        ctx.warning(
+            "base-url-names-a-file",
+            f"the base URL {given} looks like a file's URL; it is taken as the directory's, the files listed as "
+            f"{found.base_url}{found.name(1)}, ...: give the URL of the directory the files are served from",
+        )
     return found
+
+
+#: The end of a URL path that names a sitemap or feed file rather than a directory.
+_FILE_LIKE = re.compile(r"\.(?:xml|txt|rss|gz)$", re.IGNORECASE)
 
 
 def _base_url(url: str | None) -> str:

@@ -547,3 +547,16 @@ def test_a_file_exactly_at_the_byte_limit_is_kept_and_one_byte_less_cuts_one_ent
     assert [len(locs(tmp_path / "exact" / name)) for name in exact.files] == [10, 10, 10]
     less = split(entries, tmp_path / "less", max_file_bytes=limit - 1, gzip=gzip)
     assert [len(locs(tmp_path / "less" / name)) for name in less.files] == [9, 9, 9, 3]
+
+
+@pytest.mark.parametrize("base", ["https://example.com/sitemap_index.xml", "https://example.com/maps/urls.txt"])
+def test_a_base_url_naming_a_file_is_warned_of(tmp_path: Path, base: str) -> None:
+    """The base URL is the directory's: one naming the index or a sitemap file (a likely mistake) gives locs
+    like .../sitemap_index.xml/sitemap-1.xml, so it is warned of; a directory URL is not."""
+    seen: list[Diagnostic] = []
+    feedmap.split(pages(2), tmp_path / "a", options=feedmap.Options(base_url=base), on_diagnostic=seen.append)
+    assert [d.code for d in seen if d.code == "base-url-names-a-file"] == ["base-url-names-a-file"]
+    seen.clear()
+    for fine in ("https://example.com/maps", "https://example.com/v1.2/", "https://example.com/maps.xml/"):
+        feedmap.split(pages(2), tmp_path / "b", options=feedmap.Options(base_url=fine), on_diagnostic=seen.append)
+    assert "base-url-names-a-file" not in {d.code for d in seen}
