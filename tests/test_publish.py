@@ -14,6 +14,7 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 import tracemalloc
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -516,8 +517,6 @@ def _staged(folder: Path, files: dict[str, bytes]) -> Publisher:
 def test_commits_of_concurrent_runs_do_not_interleave(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two runs publishing into one directory at once: the set left is one run's whole, never children of
     one beside the index and children of the other (each commit holds a lock on the directory)."""
-    import threading
-
     first = _staged(site, {f"sitemap-{n}.xml": b"first %d" % n for n in (1, 2, 3)} | {INDEX: b"first index"})
     second = _staged(site, {f"sitemap-{n}.xml": b"second %d" % n for n in (1, 2)} | {INDEX: b"second index"})
     done = threading.Event()
