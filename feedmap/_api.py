@@ -298,16 +298,16 @@ def split(
     """Write a document (or any iterable of entries) into ``directory`` as numbered files and a sitemap index.
 
     Each file holds at most ``options.max_urls`` entries (at most and by default 50,000) and
-    ``options.max_file_bytes`` bytes uncompressed (at most and by default 52,428,800); the files are named
-    by ``options.name`` (a pattern with ``{n}``; default ``sitemap-{n}.xml``, ``urls-{n}.txt`` for text,
-    ``feed-{n}.xml`` for rss, ``ror-{n}.xml`` for ror), each gzip-compressed (``.gz`` appended) with
-    ``options.gzip``.  The index, ``options.index_name`` (``sitemap_index.xml``), lists each file at
-    ``options.base_url`` (required: the absolute http(s) URL the directory is served at) with the newest
-    lastmod of its entries.  The entries go through the same steps as in :func:`write`.  The directory is
-    made if missing; changed files are replaced, the index last, and files of the same naming that this
-    run no longer produces are removed; an error leaves the directory as it was.  A format without a
-    renderer (``jsonl``, ``sitemapindex``) raises :class:`~feedmap._errors.FormatError`; more than 50,000
-    files, :class:`~feedmap._errors.LimitError` (see :mod:`feedmap._split`).
+    ``options.max_file_bytes`` bytes uncompressed (at most and by default 52,428,800); the files are named by
+    ``options.name`` (a pattern with ``{n}`` or ``{n:0Wd}``, zero-padded; ending in ``.gz``: gzip; default
+    ``sitemap-{n}.xml``, ``urls-{n}.txt`` for text, ``feed-{n}.xml`` for rss, ``ror-{n}.xml`` for ror), each
+    gzip-compressed (``.gz`` appended) with ``options.gzip``. The index, ``options.index_name``
+    (``sitemap_index.xml``), lists each file at ``options.base_url`` (required: the absolute http(s) URL the
+    directory is served at) with the newest lastmod of its entries. The entries go through the same steps as
+    in :func:`write`. The directory is made if missing; changed files are replaced, the index last, and files
+    of the same naming that this run no longer produces are removed; an error leaves the directory as it was.
+    A format without a renderer (``jsonl``, ``sitemapindex``) raises :class:`~feedmap._errors.FormatError`;
+    more than 50,000 files, :class:`~feedmap._errors.LimitError` (see :mod:`feedmap._split`).
     """
     document = data if isinstance(data, Document) else Document(entries=data)
     ctx = _context(options, reporter, on_diagnostic, os.fspath(directory))

@@ -7,6 +7,7 @@ fields they do not need they ignore, so a new option never changes the format co
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -27,12 +28,14 @@ __all__ = [
     "DEFAULT_MAX_LINE_BYTES",
     "DEFAULT_PAGE_MAX_BYTES",
     "DEFAULT_USER_AGENT",
+    "NUMBER_FIELD",
     "Closable",
     "Context",
     "FollowPredicate",
     "HttpSettings",
     "Options",
     "Shared",
+    "name_pattern_problem",
     "reporter_for",
 ]
 
@@ -110,7 +113,8 @@ class Options:
     #: Writing into a directory (:func:`feedmap.split`): the most entries in one file (None: the protocol's
     #: 50,000, also the highest allowed), the most bytes in one file, uncompressed (None: the protocol's
     #: 52,428,800, also the highest allowed), the files' names (a pattern holding ``{n}``, the file's number
-    #: from 1; None: the format's, ``sitemap-{n}.xml``, ``urls-{n}.txt``, ...), whether each file is written
+    #: from 1, or ``{n:0Wd}``, the same zero-padded to W digits; a pattern ending in ``.gz`` writes gzip; None:
+    #: the format's, ``sitemap-{n}.xml``, ``urls-{n}.txt``, ...), whether each file is written
     #: gzip-compressed (``.gz`` appended to its name), and the name of the sitemap index listing them.
     max_urls: int | None = None
     max_file_bytes: int | None = None
@@ -142,11 +146,28 @@ def _check_split_options(options: Options) -> None:
         raise ValueError(f"max_urls is 1 to {PROTOCOL_MAX_URLS:,}, not {options.max_urls!r}")
     if options.max_file_bytes is not None and not 1 <= options.max_file_bytes <= PROTOCOL_MAX_BYTES:
         raise ValueError(f"max_file_bytes is 1 to {PROTOCOL_MAX_BYTES:,}, not {options.max_file_bytes!r}")
-    if options.name is not None and ("{n}" not in options.name or "/" in options.name or os.sep in options.name):
-        raise ValueError(f"name is a file name holding {{n}} (the file's number), not {options.name!r}")
+    problem = name_pattern_problem(options.name) if options.name is not None else None
+    if problem is not None:
+        raise ValueError(f"name: {problem}")
     index = options.index_name
     if not index or "/" in index or os.sep in index or index in (".", ".."):
         raise ValueError(f"index_name is a file name, not {index!r}")
+
+
+#: The file's number in a name pattern (``Options.name``): ``{n}``, or ``{n:0Wd}`` zero-padded to W digits.
+NUMBER_FIELD = re.compile(r"\{n(?::0([1-9])d)?\}")
+
+
+def name_pattern_problem(name: str) -> str | None:
+    """What is wrong with a file name pattern, or None: a base name holding ``{n}`` or ``{n:0Wd}`` (W from 1
+    to 9), the same field wherever it is repeated."""
+    fields = set(re.findall(r"\{n(?::[^{}]*)?\}", name))
+    what = "a file name holding {n} or {n:0Wd} (the file's number, zero-padded to W digits: {n:05d})"
+    if not fields or "/" in name or os.sep in name:
+        return f"{name!r}: give {what}, without '/'"
+    if any(NUMBER_FIELD.fullmatch(field) is None for field in fields) or len(fields) > 1:
+        return f"{name!r}: give {what}, the same field each time it is repeated"
+    return None
 
 
 def reporter_for(options: Options, reporter: Reporter | None, on_diagnostic: DiagnosticHandler | None) -> Reporter:

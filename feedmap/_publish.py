@@ -9,10 +9,11 @@ a name atomically within one directory:
 
 1. every file is staged into a hidden temporary file in the directory (``.NAME.xxxxxxxx.part``, as
    :mod:`feedmap._sinks` does), synced; nothing visible changes yet;
-2. on :meth:`Publisher.commit`, every staged file is compared with the one at its name (size first, then
-   in chunks: no file is ever held in memory); one with the same bytes is left as it is (bytes, inode and
-   modification time) and its temporary dropped.  Then the changed children are renamed over their names
-   and the directory synced;
+2. on :meth:`Publisher.commit` (holding an exclusive ``flock(2)`` on the directory, so that the commits of runs
+   writing into one directory at once follow each other and the last one's set is left whole), every staged file
+   is compared with the one at its name (size first, then in chunks: no file is ever held in memory); one with
+   the same bytes is left as it is (bytes, inode and modification time) and its temporary dropped. Then the
+   changed children are renamed over their names and the directory synced;
 3. then the index, last: a crawler reading the old index finds every file it names, one reading the new
    index finds every new file.  When a rename fails, the files renamed so far stay (each is complete) and
    the error names them; the index is not replaced unless every child is in place;
@@ -50,6 +51,11 @@ from typing import BinaryIO
 
 from feedmap._errors import SourceError
 from feedmap._sinks import GuardedOutput, _blocking_file, _buffered, _keep_metadata, _temporary, cannot_write
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: commits take no lock
+    fcntl = None  # type: ignore[assignment]
 
 __all__ = ["PublishReport", "Publisher"]
 
@@ -146,9 +152,29 @@ class Publisher:
             raise ValueError(f"{index}: the index was not staged")
         self._done = True
         try:
-            return self._commit(index)
+            with self._locked():
+                return self._commit(index)
         finally:
             self._drop_temporaries()
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """An exclusive flock(2) on the directory while committing: the commits of two runs into one directory
+        follow each other, so the set left is the last run's whole.  Where the file system has no locks,
+        none is taken."""
+        if fcntl is None:
+            yield
+            return
+        try:
+            fd = os.open(self.directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+        except OSError as exc:
+            raise cannot_write(self.directory, exc, "cannot open the directory") from None
+        try:
+            with contextlib.suppress(OSError):
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # releases the lock
 
     def _commit(self, index: str | None) -> PublishReport:
         staged = [entry for entry in self._staged.values() if entry is not None]

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from feedmap._errors import SourceError
 
-__all__ = ["BATCH", "CACHE_KIB", "IN_MEMORY", "SeenKeys"]
+__all__ = ["BATCH", "CACHE_KIB", "IN_MEMORY", "SeenKeys", "no_room"]
 
 #: Keys held in a dict before they move to SQLite.  A dedupe of 1,000,000 URLs converted to a sitemap
 #: (``feedmap convert ... -t sitemap``) peaks at about 150 MB in memory alone; with this cap, under 100 MB.
@@ -106,9 +106,18 @@ class _Database:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+def no_room(what: str, exc: Exception) -> SourceError:
+    """The error of a temporary ``what`` that cannot be made or written (a folder missing or full), naming the
+    temporary folder; also when Python found none (``tempfile.gettempdir`` raises then)."""
+    try:
+        where = tempfile.gettempdir()
+    except OSError:
+        where = "the temporary folder"
+    return SourceError(f"temporary {what} in {where}: {exc}; set TMPDIR to a folder with room")
+
+
 def _trouble(exc: Exception) -> SourceError:
-    where = tempfile.gettempdir()
-    return SourceError(f"temporary database for repeated URLs in {where}: {exc}; set TMPDIR to a folder with room")
+    return no_room("database for repeated URLs", exc)
 
 
 class SeenKeys:

@@ -5,18 +5,18 @@ sitemap (XML or text) holds at most 50,000 URLs and 52,428,800 bytes uncompresse
 50,000 sitemaps, each with its ``loc`` and the ``lastmod`` of the newest change it holds, and indexes are
 not nested.
 
-The format renders the document in parts (:attr:`feedmap._registry.FormatSpec.renderer`: a header, one
-block per entry, a footer); the blocks are written in order into ``sitemap-1.xml``, ``sitemap-2.xml``, ...
-(the name pattern's ``{n}``), each file cut before the block that would pass either limit, measured on the
-UTF-8 bytes written uncompressed (header and footer included; extension elements are in the blocks).  A
-block larger than a file on its own is written alone in its file (``entry-too-large``).  With gzip each
-file is ``NAME.gz``, with the same bytes for the same input (:func:`feedmap._sinks.gzipped`).  Then the
-index (``sitemap_index.xml``, uncompressed, by the ``sitemapindex`` writer) lists each file at the base URL
-the directory is served at, with the newest lastmod among the file's entries.  Past 50,000 files nothing
-is published (:class:`~feedmap._errors.LimitError`).  Every file goes through a
-:class:`~feedmap._publish.Publisher`: the children first, the index last, stale files of the same naming
-removed; an error leaves the directory as it was.  Only each file's name and newest lastmod are kept:
-memory does not grow with the number of entries.
+The format renders the document in parts (:attr:`feedmap._registry.FormatSpec.renderer`: a header, one block per
+entry, a footer); the blocks are written in order into ``sitemap-1.xml``, ``sitemap-2.xml``, ... (the name
+pattern's ``{n}``, or ``{n:05d}`` zero-padded), each file cut before the block that would pass either limit,
+measured on the UTF-8 bytes written uncompressed (header and footer included; extension elements are in the
+blocks). A block larger than a file on its own is written alone in its file (``entry-too-large``). With gzip
+each file is ``NAME.gz`` (a pattern ending in ``.gz`` asks for gzip too), with the same bytes for the same input
+(:func:`feedmap._sinks.gzipped`). Then the index (``sitemap_index.xml``, uncompressed, by the ``sitemapindex``
+writer) lists each file at the base URL the directory is served at, with the newest lastmod among the file's
+entries (a feed file's ``atom:link rel="self"`` is its own URL there). Past 50,000 files nothing is published
+(:class:`~feedmap._errors.LimitError`). Every file goes through a :class:`~feedmap._publish.Publisher`: the
+children first, the index last, stale files of the same naming removed; an error leaves the directory as it was.
+Only each file's name and newest lastmod are kept: memory does not grow with the number of entries.
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ import contextlib
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import BinaryIO
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from feedmap import _registry as registry
-from feedmap._context import Context
+from feedmap._context import NUMBER_FIELD, Context
 from feedmap._dates import W3CDate
 from feedmap._errors import FormatError, LimitError, SourceError, WriteError
 from feedmap._limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
@@ -39,6 +39,9 @@ from feedmap._model import Document, Entry
 from feedmap._publish import Publisher, PublishReport
 from feedmap._registry import FormatSpec, Rendered
 from feedmap._sinks import gzipped
+from feedmap._split_checks import report_left, scoped
+from feedmap._urls import encode_url, is_uri
+from feedmap._xml import escape_attribute
 
 __all__ = [
     "DEFAULT_NAMES",
@@ -72,7 +75,10 @@ class Layout:
     max_bytes: int
 
     def name(self, number: int) -> str:
-        return self.pattern.replace("{n}", str(number)) + (".gz" if self.gzip else "")
+        def field(found: re.Match[str]) -> str:
+            return format(number, f"0{found[1]}d") if found[1] else str(number)
+
+        return NUMBER_FIELD.sub(field, self.pattern) + (".gz" if self.gzip else "")
 
     def owned(self) -> Callable[[str], bool]:
         """Whether a file name is one this layout produces (the pattern's, gzip or not, and the index)."""
@@ -82,9 +88,13 @@ class Layout:
 
 
 def _names_of(pattern: str) -> re.Pattern[str]:
-    """The file names a pattern gives, gzipped or not: every ``{n}`` the same number from 1."""
-    first, *rest = (re.escape(piece) for piece in pattern.split("{n}"))
-    regex = first + "(?P<n>[1-9][0-9]*)" + "(?P=n)".join(rest) + r"(?:\.gz)?"
+    """The file names a pattern gives, gzipped or not: every ``{n}`` the same number from 1 (``{n:0Wd}``: W
+    digits, zero-padded, or more digits without a leading zero past 10**W - 1)."""
+    found = NUMBER_FIELD.search(pattern)
+    width = found[1] if found is not None else None
+    number = f"(?!0{{{width}}})[0-9]{{{width}}}|[1-9][0-9]{{{width},}}" if width else "[1-9][0-9]*"
+    first, *rest = (re.escape(piece) for piece in NUMBER_FIELD.split(pattern)[:: 2])
+    regex = first + f"(?P<n>{number})" + "(?P=n)".join(rest) + r"(?:\.gz)?"
     return re.compile(regex)
 
 
@@ -126,19 +136,31 @@ def layout(format: str, directory: str | os.PathLike[str], ctx: Context) -> Layo
         )
     options = ctx.options
     pattern = options.name or DEFAULT_NAMES.get(spec.name) or f"{spec.name}-{{n}}{(spec.extensions or ('',))[0]}"
+    gzip_named = pattern.lower().endswith(".gz")  # a NAME.gz holds gzip, as -o NAME.gz does; never NAME.gz.gz
     found = Layout(
         spec=spec,
         directory=os.fspath(directory),
         base_url=_base_url(options.base_url),
-        pattern=pattern,
-        gzip=options.gzip,
+        pattern=pattern[:-3] if gzip_named else pattern,
+        gzip=options.gzip or gzip_named,
         index=options.index_name,
         max_urls=options.max_urls or PROTOCOL_MAX_URLS,
         max_bytes=options.max_file_bytes or PROTOCOL_MAX_BYTES,
     )
     if _names_of(pattern).fullmatch(found.index):
         raise FormatError(f"the index name {found.index!r} is one of the file names {pattern!r}: name it otherwise")
+    given = options.base_url or ""
+    if _FILE_LIKE.search(urlsplit(given).path) and not given.endswith("/"):
+        ctx.warning(
+            "base-url-names-a-file",
+            f"the base URL {given} looks like a file's URL; it is taken as the directory's, the files listed as "
+            f"{found.base_url}{found.name(1)}, ...: give the URL of the directory the files are served from",
+        )
     return found
+
+
+#: The end of a URL path that names a sitemap or feed file rather than a directory.
+_FILE_LIKE = re.compile(r"\.(?:xml|txt|rss|gz)$", re.IGNORECASE)
 
 
 def _base_url(url: str | None) -> str:
@@ -149,8 +171,14 @@ def _base_url(url: str | None) -> str:
         parts = urlsplit(url)
     except ValueError:
         parts = None
-    if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+    if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         raise FormatError(f"the base URL {url!r} is not an absolute http(s) URL (the directory's URL is)")
+    try:
+        parts.port  # noqa: B018 (a port out of range is a ValueError)
+    except ValueError:
+        raise FormatError(f"the base URL {url!r} has no valid port") from None
+    if parts.username is not None or parts.password is not None:
+        raise FormatError(f"the base URL {url!r} holds a user name or password, which the index would publish")
     if parts.query or parts.fragment:
         raise FormatError(f"the base URL {url!r} holds a query or a fragment; give the directory's URL")
     return url if url.endswith("/") else url + "/"
@@ -171,14 +199,9 @@ class _Writer:
         self.where = where
         self.ctx = ctx
         self.publisher = publisher
-        self.header = rendered.header.encode("utf-8")
+        self.header = rendered.header
         self.footer = rendered.footer.encode("utf-8")
-        self.room = where.max_bytes - len(self.header) - len(self.footer)
-        if self.room <= 0:
-            raise WriteError(
-                f"a file may hold {where.max_bytes:,} bytes, no more than its own start and end "
-                f"({len(self.header) + len(self.footer):,} bytes): allow larger files"
-            )
+        self.room = self._room(self._header(where.name(1)))
         self.parts: list[_Part] = []
         self.total = 0
         self.count = 0
@@ -198,12 +221,28 @@ class _Writer:
                 code="too-many-files",
             )
         part = _Part(self.where.name(number))
+        header = self._header(part.name)
+        self.room = self._room(header)
         out = self.stack.enter_context(self.publisher.file(part.name))
         if self.where.gzip:
             out = self.stack.enter_context(gzipped(out))
-        out.write(self.header)
+        out.write(header)
         self.parts.append(part)
         self.out, self.count, self.size = out, 0, 0
+
+    def _header(self, name: str) -> bytes:
+        """The header of file ``name``: the feed's self link (:data:`_SELF`) made the file's own URL."""
+        return _own_self_link(self.header, name).encode("utf-8")
+
+    def _room(self, header: bytes) -> int:
+        """The bytes a file with ``header`` has for its entries; WriteError when none."""
+        room = self.where.max_bytes - len(header) - len(self.footer)
+        if room <= 0:
+            raise WriteError(
+                f"a file may hold at most {self.where.max_bytes:,} bytes, less than its own start and end take "
+                f"({len(header) + len(self.footer):,} bytes): allow larger files"
+            )
+        return room
 
     def finish(self) -> None:
         self.flush()
@@ -282,19 +321,35 @@ def _key(lastmod: W3CDate) -> float:
         return float("-inf")
 
 
+#: The last segment of the self URL a feed is rendered with (``atom:link rel="self"``): each file's header
+#: has it replaced by the file's name, so that each file names its own URL.
+_SELF = "feedmap-split-file-name"
+
+
+def _own_self_link(header: str, name: str) -> str:
+    """``header`` with the self link rendered for :data:`_SELF` made the URL of file ``name``."""
+    at = header.rfind(_SELF)
+    if at < 0:
+        return header
+    return header[:at] + escape_attribute(quote(name, safe="-._~!$()*+,;=:@")) + header[at + len(_SELF) :]
+
+
 def split_document(doc: Document, where: Layout, ctx: Context) -> SplitResult:
     """Write ``doc`` as :mod:`this module <feedmap._split>` says; returns what was written."""
     assert where.spec.renderer is not None
-    rendered = where.spec.renderer(doc, ctx=ctx)
+    feed_ctx = replace(ctx, options=replace(ctx.options, self_url=where.base_url + _SELF))  # each file's own
+    rendered = where.spec.renderer(doc, ctx=feed_ctx)
     with Publisher(where.directory, where.owned()) as publisher:
         with _Writer(where, rendered, publisher, ctx) as writer:
             writer.start()
-            for entry, block in rendered.items:
+            for entry, block in scoped(rendered.items, where.base_url, ctx):
                 writer.add(entry, block)
             writer.finish()
         if writer.total == 0:
             ctx.warning("empty-document", rendered.empty)
         _write_index(writer.parts, where, publisher, ctx)
+        produced = {part.name for part in writer.parts}
+        report_left(where.directory, where.index, where.base_url, produced, where.owned(), ctx)
         report = publisher.commit(index=where.index)
     return SplitResult(writer.total, tuple(part.name for part in writer.parts), where.index, report)
 
@@ -302,6 +357,11 @@ def split_document(doc: Document, where: Layout, ctx: Context) -> SplitResult:
 def _write_index(parts: list[_Part], where: Layout, publisher: Publisher, ctx: Context) -> None:
     writer = registry.get("sitemapindex").writer
     assert writer is not None  # the index format writes
-    entries = [Entry(loc=where.base_url + part.name, lastmod=part.newest) for part in parts]
+    base = where.base_url
+    if not is_uri(base):  # encoded once, reported once (not once a file)
+        base = encode_url(base)
+        ctx.info("url-encoded", f"the base URL {where.base_url} written as {base}")
+    entries = [Entry(loc=base + part.name, lastmod=part.newest) for part in parts]
     with publisher.file(where.index) as out:
         writer(Document(entries=entries), out, ctx=ctx)
+

@@ -16,8 +16,9 @@ from typing import Any
 
 from feedmap._context import Context
 from feedmap._dates import W3CDate
+from feedmap._errors import SourceError
 from feedmap._model import Entry, Position, new_entry
-from feedmap._seen_keys import SeenKeys
+from feedmap._seen_keys import SeenKeys, no_room
 from feedmap._transform_checks import where
 from feedmap._urls import encode_url, is_uri
 
@@ -68,6 +69,10 @@ def _thaw(frozen: _Frozen) -> Entry:
     return entry
 
 
+def _no_room(exc: OSError) -> SourceError:
+    return no_room("file for repeated URLs", exc)
+
+
 class _Spool:
     """Entries kept by offset: the first :data:`_ENTRIES_IN_MEMORY` in a list (offsets below 0), the others
     pickled one after another into a spooled temporary file."""
@@ -87,7 +92,10 @@ class _Spool:
         if not self._at_end:
             self._file.seek(offset)
             self._at_end = True
-        pickle.dump(_freeze(entry), self._file, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            pickle.dump(_freeze(entry), self._file, protocol=pickle.HIGHEST_PROTOCOL)
+        except OSError as exc:  # the spool rolled over into a temporary folder that is missing or full
+            raise _no_room(exc) from exc
         self._end = self._file.tell()
         return offset
 
@@ -95,8 +103,12 @@ class _Spool:
         if offset < 0:
             return self._held[-offset - 1]
         self._at_end = False
-        self._file.seek(offset)
-        return _thaw(pickle.load(self._file))  # our own temporary file, written by add
+        try:
+            self._file.seek(offset)  # a seek flushes what add buffered: a full disk shows here
+            frozen = pickle.load(self._file)  # our own temporary file, written by add
+        except OSError as exc:
+            raise _no_room(exc) from exc
+        return _thaw(frozen)
 
     def close(self) -> None:
         self._held.clear()

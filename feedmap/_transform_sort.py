@@ -29,6 +29,7 @@ from typing import IO, Any
 from feedmap._context import Context
 from feedmap._errors import SourceError
 from feedmap._model import Entry
+from feedmap._seen_keys import no_room
 from feedmap._transform_duplicates import _freeze, _thaw
 
 __all__ = ["ENTRIES_IN_MEMORY", "SORT_KEYS", "sorted_entries"]
@@ -70,25 +71,21 @@ def _write_run(batch: list[tuple[_SortKey, int, Entry]]) -> IO[bytes]:
     try:
         run = tempfile.NamedTemporaryFile(prefix="feedmap-sort-", suffix=".run")  # noqa: SIM115 (closed by the caller)
     except OSError as exc:
-        raise _spill_error(exc) from exc
+        raise _no_room(exc) from exc
     try:
         for key, position, entry in batch:
             pickle.dump((key, position, _freeze(entry)), run, protocol=pickle.HIGHEST_PROTOCOL)
         run.seek(0)
-    except OSError as exc:
+    except BaseException as exc:
         run.close()
-        raise _spill_error(exc) from exc
-    except BaseException:
-        run.close()
+        if isinstance(exc, OSError):
+            raise _no_room(exc) from exc
         raise
     return run
 
 
-def _spill_error(exc: OSError) -> SourceError:
-    return SourceError(
-        f"sorting needs a temporary file in {tempfile.gettempdir()}, which could not be written: "
-        f"{exc.strerror or exc} (the environment variable TMPDIR chooses the folder)"
-    )
+def _no_room(exc: OSError) -> SourceError:
+    return no_room("file for sorting", exc)
 
 
 def _read_run(run: IO[bytes]) -> Iterator[tuple[_SortKey, int, Entry]]:

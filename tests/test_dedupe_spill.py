@@ -19,6 +19,7 @@ import pytest
 
 import feedmap._seen_keys as seen_keys
 import feedmap._transform_duplicates as duplicates
+import feedmap._transform_sort as sort
 from feedmap import Entry, Options, Position
 from feedmap._errors import Diagnostic
 from feedmap._seen_keys import SeenKeys
@@ -188,3 +189,65 @@ def test_the_output_may_be_read_on_from_another_thread(spill: list[Path]) -> Non
     worker.join()
     assert [first.loc, *(e.loc for e in rest)] == [f"https://e.example/p/{n}" for n in range(60)]
     assert spill and not spill[0].exists()
+
+
+def test_no_room_for_the_entries_spool_is_a_message_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The kept entries past the in-memory few go to a temporary file: a temporary folder that cannot take it
+    (missing, full) is a message naming it, not an OSError traceback, and no output is left."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "missing"))
+    monkeypatch.setattr(duplicates, "_ENTRIES_IN_MEMORY", 2)
+    monkeypatch.setattr(duplicates, "_SPOOL_IN_MEMORY", 100)
+    urls = "".join(f"<url><loc>https://e.example/{n % 15}</loc></url>" for n in range(30))
+    (tmp_path / "in.xml").write_text(f'<urlset xmlns="{SM}">{urls}</urlset>', encoding="utf-8")
+    code = main(["convert", str(tmp_path / "in.xml"), "-t", "sitemap", "-o", str(tmp_path / "out.xml")])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "temporary file for repeated URLs" in err and str(tmp_path / "missing") in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "out.xml").exists()
+
+
+def test_no_room_for_a_sort_run_is_a_message_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The sibling of the dedupe spill: ``--sort`` writes runs past its in-memory batch to temporary files."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "missing"))
+    monkeypatch.setattr(sort, "ENTRIES_IN_MEMORY", 4)
+    urls = "".join(f"<url><loc>https://e.example/{n}</loc></url>" for n in range(10))
+    (tmp_path / "in.xml").write_text(f'<urlset xmlns="{SM}">{urls}</urlset>', encoding="utf-8")
+    code = main(["convert", str(tmp_path / "in.xml"), "--sort", "loc", "-t", "text", "-o", str(tmp_path / "out.txt")])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "temporary file for sorting" in err and str(tmp_path / "missing") in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "out.txt").exists()
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ((seen_keys, "IN_MEMORY", 5), "temporary database for repeated URLs"),
+        ((duplicates, "_ENTRIES_IN_MEMORY", 2), "temporary file for repeated URLs"),
+        ((sort, "ENTRIES_IN_MEMORY", 4), "temporary file for sorting"),
+    ],
+)
+def test_no_usable_temporary_folder_at_all_is_a_message_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    setting: tuple[Any, str, int],
+    message: str,
+) -> None:
+    """When Python finds no temporary folder (tempfile.gettempdir raises), the message is still one line."""
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    monkeypatch.setattr(tempfile, "_candidate_tempdir_list", lambda: [str(tmp_path / "missing")])
+    monkeypatch.setattr(duplicates, "_SPOOL_IN_MEMORY", 100)
+    monkeypatch.setattr(*setting)
+    urls = "".join(f"<url><loc>https://e.example/{n % 15}</loc></url>" for n in range(30))
+    (tmp_path / "in.xml").write_text(f'<urlset xmlns="{SM}">{urls}</urlset>', encoding="utf-8")
+    code = main(["convert", str(tmp_path / "in.xml"), "--sort", "loc", "-t", "jsonl", "--dedupe", "last"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert message in err and "Traceback" not in err

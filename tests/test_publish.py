@@ -14,6 +14,7 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 import tracemalloc
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -503,3 +504,41 @@ def test_an_index_that_cannot_be_replaced_keeps_the_old_one_and_the_stale_files(
     assert "already in place: sitemap-1.xml; the previous index is kept; no stale file was removed" in message
     assert (site / "sitemap-1.xml").read_bytes() == b"new one" and (site / INDEX).read_bytes() == FIRST[INDEX]
     assert (site / "sitemap-2.xml").exists() and parts(site) == []
+
+
+def _staged(folder: Path, files: dict[str, bytes]) -> Publisher:
+    publisher = Publisher(folder, owned)
+    for name, data in files.items():
+        with publisher.file(name) as out:
+            out.write(data)
+    return publisher
+
+
+def test_commits_of_concurrent_runs_do_not_interleave(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two runs publishing into one directory at once: the set left is one run's whole, never children of
+    one beside the index and children of the other (each commit holds a lock on the directory)."""
+    first = _staged(site, {f"sitemap-{n}.xml": b"first %d" % n for n in (1, 2, 3)} | {INDEX: b"first index"})
+    second = _staged(site, {f"sitemap-{n}.xml": b"second %d" % n for n in (1, 2)} | {INDEX: b"second index"})
+    done = threading.Event()
+    real_replace = os.replace
+    calls = []
+
+    def replace(source: str, target: str) -> None:
+        calls.append(target)
+        real_replace(source, target)
+        if len(calls) == 1:  # the first run has one child in place: the second commits meanwhile, if it can
+            thread.start()
+            done.wait(0.5)
+
+    def commit_second() -> None:
+        second.commit(INDEX)
+        done.set()
+
+    thread = threading.Thread(target=commit_second)
+    monkeypatch.setattr(os, "replace", replace)
+    first.commit(INDEX)
+    thread.join()
+    first.__exit__(None, None, None)
+    second.__exit__(None, None, None)
+    contents = {path.name: path.read_bytes() for path in site.iterdir() if not path.name.startswith(".")}
+    assert contents == {"sitemap-1.xml": b"second 1", "sitemap-2.xml": b"second 2", INDEX: b"second index"}

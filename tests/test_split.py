@@ -322,7 +322,7 @@ def test_split_takes_a_document(tmp_path: Path) -> None:
     with feedmap.read(source) as doc:
         summary = split(doc, tmp_path, max_urls=3)
     assert summary.entries == 4 and summary.format == "sitemap"
-    assert [d.code for d in summary.diagnostics] == []
+    assert [d.code for d in summary.diagnostics] == ["outside-sitemap-scope"]  # pages not under BASE
 
 
 def test_written_files_are_valid_against_the_xsd(tmp_path: Path, corpus_dir: Path) -> None:
@@ -390,3 +390,173 @@ def test_convert_into_a_directory_with_the_format_chosen_by_kind(tmp_path: Path)
     summary = feedmap.convert(source, f"{tmp_path / 'out'}/", lambda kind: "text", options)
     assert isinstance(summary, feedmap.SplitSummary) and summary.files == ("urls-1.txt", "urls-2.txt")
     assert summary.format == "text"
+
+
+# --------------------------------------------------------------------------------------- review: names
+
+
+@pytest.mark.parametrize("gzip_too", [False, True])
+def test_a_pattern_ending_in_gz_writes_gzip_and_no_second_gz(tmp_path: Path, gzip_too: bool) -> None:
+    """``name="s-{n}.xml.gz"`` names gzip files, as ``-o sitemap.xml.gz`` does for one file: never plain XML
+    under a ``.gz`` name, nor ``.gz.gz`` with ``gzip``."""
+    summary = split(pages(5), tmp_path, max_urls=2, name="s-{n}.xml.gz", gzip=gzip_too)
+    assert summary.files == ("s-1.xml.gz", "s-2.xml.gz", "s-3.xml.gz")
+    for name in summary.files:
+        assert (tmp_path / name).read_bytes()[:2] == b"\x1f\x8b"
+    assert flat(locs(tmp_path / name) for name in summary.files) == [entry.loc for entry in pages(5)]
+    assert [loc for loc, _ in index_of(tmp_path)] == [BASE + name for name in summary.files]
+    again = split(pages(3), tmp_path, max_urls=2, name="s-{n}.xml")  # the plain form of the same pattern
+    assert set(again.removed) == {"s-1.xml.gz", "s-2.xml.gz", "s-3.xml.gz"}
+
+
+def test_zero_padded_numbers(tmp_path: Path) -> None:
+    """``{n:03d}`` pads the number with zeros (as str.format does); only the padded names are owned."""
+    (tmp_path / "s-1.xml").write_text("not ours")
+    (tmp_path / "s-0000.xml").write_text("not ours")
+    summary = split(pages(5), tmp_path, max_urls=2, name="s-{n:03d}.xml")
+    assert summary.files == ("s-001.xml", "s-002.xml", "s-003.xml")
+    assert [loc for loc, _ in index_of(tmp_path)] == [BASE + name for name in summary.files]
+    (tmp_path / "s-1000.xml").write_text("ours: past 999 the number is wider")
+    assert set(split(pages(1), tmp_path, name="s-{n:03d}.xml").removed) == {"s-002.xml", "s-003.xml", "s-1000.xml"}
+    assert sorted(os.listdir(tmp_path)) == ["s-0000.xml", "s-001.xml", "s-1.xml", "sitemap_index.xml"]
+
+
+@pytest.mark.parametrize("name", ["s-{n:5}.xml", "s-{n:x}.xml", "s-{n:03d}-{n}.xml", "s-{m}.xml", "s-{n:003d}.xml"])
+def test_other_format_specs_are_refused_with_what_is_allowed(name: str) -> None:
+    with pytest.raises(ValueError, match=r"\{n\} or \{n:0Wd\}"):
+        feedmap.Options(name=name)
+
+
+@pytest.mark.parametrize("base", ["https://example.com:99999/maps/", "https://user:secret@example.com/maps/"])
+def test_a_base_url_with_a_bad_port_or_credentials_is_refused(tmp_path: Path, base: str) -> None:
+    """The index would publish an unusable URL, or a password, in every loc."""
+    with pytest.raises(feedmap.FormatError, match="base URL"):
+        feedmap.split(pages(2), tmp_path / "out", options=feedmap.Options(base_url=base))
+    assert not (tmp_path / "out").exists()
+
+
+# ------------------------------------------------------------------------------------ review: feed files
+
+
+def _self_links(path: Path) -> list[str]:
+    root = etree.fromstring(path.read_bytes())
+    links = root.iter("{http://www.w3.org/2005/Atom}link")
+    return [link.get("href") or "" for link in links if link.get("rel") == "self"]
+
+
+@pytest.mark.parametrize("format", ["rss", "ror"])
+@pytest.mark.parametrize("self_url", [None, "https://example.com/feed.xml"])
+def test_each_feed_file_names_itself_as_its_self_link(tmp_path: Path, format: str, self_url: str | None) -> None:
+    """RSS Best Practices / the W3C validator: ``atom:link rel="self"`` is the document's own URL; a split feed
+    file is served at the base URL + its name, never at one URL shared by every file."""
+    entries = [Entry(loc=f"https://example.com/{i}") for i in range(25)]
+    summary = split(entries, tmp_path, format, max_urls=10, self_url=self_url)
+    assert len(summary.files) == 3
+    for name in summary.files:
+        assert _self_links(tmp_path / name) == [BASE + name]
+
+
+def test_feed_files_keep_the_byte_limit_with_their_own_self_links(tmp_path: Path) -> None:
+    """The header differs from file to file by its self link (feed-9.xml, feed-10.xml): each file's own
+    header is what counts against the byte limit, to the byte."""
+    entries = [Entry(loc=f"https://example.com/{i:03d}") for i in range(60)]
+    three = split(entries, tmp_path / "three", "rss", max_urls=3)
+    limit = (tmp_path / "three" / "feed-1.xml").stat().st_size  # feed-1.xml to feed-9.xml are exactly full
+    summary = split(entries, tmp_path / "limit", "rss", max_file_bytes=limit)
+    sizes = [(tmp_path / "limit" / name).stat().st_size for name in summary.files]
+    assert sizes[:9] == [limit] * 9 and max(sizes) <= limit
+    assert len(summary.files) > len(three.files)  # feed-10.xml on holds fewer entries: its name is longer
+
+
+# ------------------------------------------------------------------------------ review: another naming
+
+
+def test_files_an_earlier_index_named_under_another_naming_are_reported_not_removed(tmp_path: Path) -> None:
+    """A run with another name pattern (or format) owns none of the files the previous run wrote: they are
+    left in place (they may be someone else's), but the files the index being replaced named are reported."""
+    split(pages(25), tmp_path, max_urls=10)
+    (tmp_path / "robots.txt").write_text("keep")
+    summary = split(pages(25), tmp_path, max_urls=10, name="p-{n}.xml")
+    left = [d for d in summary.diagnostics if d.code == "stale-files-left"]
+    assert len(left) == 1 and str(left[0].level) == "warning"
+    assert "sitemap-1.xml, sitemap-2.xml, sitemap-3.xml" in left[0].message
+    assert summary.removed == ()
+    assert {"sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml", "robots.txt"} <= set(os.listdir(tmp_path))
+    again = split(pages(25), tmp_path, max_urls=10, name="p-{n}.xml")  # the index names them no more
+    assert "stale-files-left" not in {d.code for d in again.diagnostics}
+    text = split(pages(5), tmp_path, "text", max_urls=10)
+    assert any(d.code == "stale-files-left" and "p-1.xml" in d.message for d in text.diagnostics)
+
+
+def test_an_unreadable_earlier_index_is_no_trouble(tmp_path: Path) -> None:
+    (tmp_path / "sitemap_index.xml").write_text("<not xml")
+    summary = split(pages(3), tmp_path)
+    assert "stale-files-left" not in {d.code for d in summary.diagnostics}
+    assert summary.files == ("sitemap-1.xml",)
+
+
+# ------------------------------------------------------------------------------------------ review: scope
+
+
+@pytest.mark.parametrize("format", ["sitemap", "text", "rss"])
+def test_urls_outside_the_directory_the_files_are_served_from_are_noted_once(tmp_path: Path, format: str) -> None:
+    """sitemaps.org "Sitemap file location": a sitemap at https://example.com/maps/ may list only URLs under
+    it unless robots.txt names it; one INFO (not a warning: robots.txt submission is common) counts them."""
+    entries = [
+        Entry(loc="https://example.com/maps/a"),
+        Entry(loc="HTTPS://EXAMPLE.COM/maps/b"),  # the same scheme and host
+        Entry(loc="https://example.com/blog/c"),
+        Entry(loc="https://other.example/maps/d"),
+        Entry(loc="http://example.com/maps/e"),
+        Entry(loc="https://example.com/MAPS/f"),  # a path is case-sensitive
+    ]
+    summary = split(entries, tmp_path, format, max_urls=2)
+    notes = [d for d in summary.diagnostics if d.code == "outside-sitemap-scope"]
+    assert len(notes) == 1 and str(notes[0].level) == "info"
+    assert "4 URLs not under https://example.com/maps/" in notes[0].message
+    assert "first: https://example.com/blog/c" in notes[0].message and "robots.txt" in notes[0].message
+    inside = split([Entry(loc=BASE + "x"), Entry(loc=BASE + "y/z")], tmp_path / "in", format)
+    assert "outside-sitemap-scope" not in {d.code for d in inside.diagnostics}
+
+
+def test_an_earlier_index_that_is_a_link_to_a_fifo_is_not_read(tmp_path: Path) -> None:
+    """The check of the earlier index opens no link and waits on no FIFO (the link is replaced as before)."""
+    site = tmp_path / "site"
+    site.mkdir()
+    os.mkfifo(tmp_path / "fifo")
+    (site / "sitemap_index.xml").symlink_to(tmp_path / "fifo")
+    summary = split(pages(3), site)
+    assert summary.files == ("sitemap-1.xml",) and (site / "sitemap_index.xml").is_file()
+    assert not (site / "sitemap_index.xml").is_symlink()
+
+
+def test_a_base_url_written_encoded_is_reported_once_not_per_file(tmp_path: Path) -> None:
+    seen: list[Diagnostic] = []
+    options = feedmap.Options(base_url="https://example.com/ä b/", max_urls=1)
+    summary = feedmap.split(pages(4), tmp_path, "sitemap", options, on_diagnostic=seen.append)
+    assert [loc for loc, _ in index_of(tmp_path)] == [f"https://example.com/%C3%A4%20b/{n}" for n in summary.files]
+    assert [d.code for d in seen].count("url-encoded") == 1
+
+
+@pytest.mark.parametrize("gzip", [False, True])
+def test_a_file_exactly_at_the_byte_limit_is_kept_and_one_byte_less_cuts_one_entry(tmp_path: Path, gzip: bool) -> None:
+    entries = [Entry(loc=f"https://example.com/p/{i:04d}") for i in range(30)]  # blocks of one length
+    ten = split(entries, tmp_path / "ten", max_urls=10)
+    limit = (tmp_path / "ten" / ten.files[0]).stat().st_size
+    exact = split(entries, tmp_path / "exact", max_file_bytes=limit, gzip=gzip)
+    assert [len(locs(tmp_path / "exact" / name)) for name in exact.files] == [10, 10, 10]
+    less = split(entries, tmp_path / "less", max_file_bytes=limit - 1, gzip=gzip)
+    assert [len(locs(tmp_path / "less" / name)) for name in less.files] == [9, 9, 9, 3]
+
+
+@pytest.mark.parametrize("base", ["https://example.com/sitemap_index.xml", "https://example.com/maps/urls.txt"])
+def test_a_base_url_naming_a_file_is_warned_of(tmp_path: Path, base: str) -> None:
+    """The base URL is the directory's: one naming the index or a sitemap file (a likely mistake) gives locs
+    like .../sitemap_index.xml/sitemap-1.xml, so it is warned of; a directory URL is not."""
+    seen: list[Diagnostic] = []
+    feedmap.split(pages(2), tmp_path / "a", options=feedmap.Options(base_url=base), on_diagnostic=seen.append)
+    assert [d.code for d in seen if d.code == "base-url-names-a-file"] == ["base-url-names-a-file"]
+    seen.clear()
+    for fine in ("https://example.com/maps", "https://example.com/v1.2/", "https://example.com/maps.xml/"):
+        feedmap.split(pages(2), tmp_path / "b", options=feedmap.Options(base_url=fine), on_diagnostic=seen.append)
+    assert "base-url-names-a-file" not in {d.code for d in seen}

@@ -4,11 +4,14 @@ given when a single-file output passes the protocol's limits."""
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
+from localsite import LocalSite
 
 from feedmap._formats import _output, text
 from feedmap.cli import main
@@ -204,3 +207,71 @@ def test_dash_is_standard_output_even_beside_a_folder_named_dash(
     monkeypatch.chdir(tmp_path)
     code, out, _ = run(capsys, "convert", urls, "-t", "text", "-o", "-")
     assert code == 0 and out.count("\n") == 25 and os.listdir(tmp_path / "-") == []
+
+
+def test_zero_padded_and_gz_names(capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    args = ["convert", urls, "-o", f"{out}/", "--base-url", BASE, "--max-urls", "10", "--name", "p-{n:04d}.xml.gz"]
+    code, _, err = run(capsys, *args)
+    assert code == 0, err
+    assert sorted(os.listdir(out)) == ["p-0001.xml.gz", "p-0002.xml.gz", "p-0003.xml.gz", "sitemap_index.xml"]
+    assert gzip.decompress((out / "p-0003.xml.gz").read_bytes()).count(b"<url>") == 5
+    code, _, err = run(capsys, *args[:-1], "p-{n:4d}.xml")
+    assert code == 2 and "{n} or {n:0Wd}" in err and "Traceback" not in err
+
+
+def test_a_fetched_input_and_standard_input_split_alike(
+    capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path, web: LocalSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    remote = web.add("/urls.xml", urls.read_bytes())
+    code, _, err = run(capsys, "convert", remote, "-o", f"{tmp_path / 'a'}/", "--base-url", BASE, "--max-urls", "10")
+    assert code == 0, err
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(urls.read_bytes())))
+    code, _, err = run(capsys, "convert", "-", "-o", f"{tmp_path / 'b'}/", "--base-url", BASE, "--max-urls", "10")
+    assert code == 0, err
+    for name in ("sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml", "sitemap_index.xml"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_a_name_change_is_reported_and_quiet_keeps_the_warning(
+    capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path
+) -> None:
+    out = f"{tmp_path / 'out'}/"
+    assert run(capsys, "convert", urls, "-o", out, "--base-url", BASE, "--max-urls", "10")[0] == 0
+    again = ["convert", urls, "-o", out, "--base-url", BASE, "--max-urls", "10", "--name", "p-{n}.xml", "-q"]
+    code, _, err = run(capsys, *again)
+    assert code == 0
+    assert "warning[stale-files-left]" in err and "sitemap-1.xml, sitemap-2.xml, sitemap-3.xml" in err
+    assert "outside-sitemap-scope" not in err and "feedmap: wrote" not in err  # notes and the last line: not -q
+    code, _, err = run(capsys, "convert", urls, "-o", out, "--base-url", BASE, "--name", "q-{n}.xml", "--strict")
+    assert code == 1 and "stale-files-left" in err
+    assert not (tmp_path / "out" / "q-1.xml").exists()  # --strict: nothing published
+
+
+def test_a_byte_limit_below_a_files_start_and_end_is_refused_before_anything_is_made(
+    capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path
+) -> None:
+    out = f"{tmp_path / 'out'}/"
+    code, _, err = run(capsys, "convert", urls, "-o", out, "--base-url", BASE, "--max-file-bytes", "100")
+    assert code == 1 and "at most 100 bytes, less than its own start and end take" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_two_sets_share_a_directory_with_their_own_index_names(
+    capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path
+) -> None:
+    """--index-name: products and blog sitemaps side by side, each set with its index (the library's
+    index_name); an index name the pattern could give is a usage error."""
+    out = f"{tmp_path / 'out'}/"
+    common = ["-o", out, "--base-url", BASE, "--max-urls", "10"]
+    assert run(capsys, "convert", urls, *common, "--name", "products-{n}.xml", "--index-name", "products.xml")[0] == 0
+    code, _, err = run(capsys, "convert", urls, *common, "--name", "blog-{n}.xml", "--index-name", "blog.xml")
+    assert code == 0 and "stale-files-left" not in err
+    assert sorted(os.listdir(tmp_path / "out")) == sorted(
+        [f"products-{n}.xml" for n in (1, 2, 3)] + [f"blog-{n}.xml" for n in (1, 2, 3)] + ["products.xml", "blog.xml"]
+    )
+    assert BASE + "blog-3.xml" in (tmp_path / "out" / "blog.xml").read_text()
+    code, _, err = run(capsys, "convert", urls, *common, "--name", "b{n}.xml", "--index-name", "b2.xml")
+    assert code == 2 and "index name" in err and "Traceback" not in err
+    code, _, err = run(capsys, "convert", urls, "-o", str(tmp_path / "one.xml"), "--index-name", "x.xml")
+    assert code == 2 and "--index-name: only for an output directory" in err

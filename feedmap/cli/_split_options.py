@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable
 
 from feedmap import _api as api
+from feedmap._context import name_pattern_problem
 from feedmap._errors import FormatError
 from feedmap._limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
 from feedmap._model import DocKind
@@ -35,16 +36,22 @@ def _max_file_bytes(text: str) -> int:
 
 
 def _name_pattern(text: str) -> str:
-    """``--name``: a file name holding ``{n}``."""
-    if "{n}" not in text or "/" in text or os.sep in text:
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: give a file name holding {{n}}, the file's number (e.g. products-{{n}}.xml), without '/'"
-        )
+    """``--name``: a file name holding ``{n}`` or ``{n:0Wd}``."""
+    problem = name_pattern_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"{problem} (e.g. products-{{n}}.xml)")
+    return text
+
+
+def _index_name(text: str) -> str:
+    """``--index-name``: a file name."""
+    if not text or "/" in text or os.sep in text or text in (".", ".."):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a file name, without '/'")
     return text
 
 
 def add_split_options(parser: argparse.ArgumentParser) -> None:
-    """``--max-urls``, ``--max-file-bytes``, ``--name``, ``--gzip``: writing into a directory."""
+    """``--max-urls``, ``--max-file-bytes``, ``--name``, ``--gzip``, ``--index-name``: writing into a directory."""
     split = parser.add_argument_group("writing into a directory (-o DIR/ --base-url URL)")
     split.add_argument(
         "--max-urls",
@@ -62,16 +69,30 @@ def add_split_options(parser: argparse.ArgumentParser) -> None:
         "--name",
         type=_name_pattern,
         metavar="PATTERN",
-        help="the files' names, {n} being the number from 1 (default: sitemap-{n}.xml, urls-{n}.txt for text, "
+        help="the files' names, {n} being the number from 1, {n:05d} the same zero-padded to 5 digits; a name "
+        "ending in .gz writes gzip as --gzip does (default: sitemap-{n}.xml, urls-{n}.txt for text, "
         "feed-{n}.xml for rss, ror-{n}.xml for ror)",
     )
     split.add_argument(
         "--gzip", action="store_true", help="write each file gzip-compressed, NAME.gz (the index stays uncompressed)"
     )
+    split.add_argument(
+        "--index-name",
+        type=_index_name,
+        metavar="NAME",
+        help="the sitemap index's file name (default: sitemap_index.xml); sets of files of other --name patterns "
+        "can share a directory, each with its own index",
+    )
 
 
 #: The options of writing into a directory, by flag.
-_SPLIT_FLAGS = {"--max-urls": "max_urls", "--max-file-bytes": "max_file_bytes", "--name": "name", "--gzip": "gzip"}
+_SPLIT_FLAGS = {
+    "--max-urls": "max_urls",
+    "--max-file-bytes": "max_file_bytes",
+    "--name": "name",
+    "--gzip": "gzip",
+    "--index-name": "index_name",
+}
 
 
 def check_split(args: argparse.Namespace, target: str | Callable[[DocKind], str]) -> None:

@@ -153,7 +153,12 @@ def add_parser(subparsers: Any) -> None:
     )
     feed.add_argument("--link", metavar="URL", help="channel link (default: the input's, else the first URL's site)")
     feed.add_argument("--description", metavar="TEXT", help="channel description (default: the input's, else derived)")
-    feed.add_argument("--self-url", metavar="URL", help='the feed\'s own URL, written as atom:link rel="self"')
+    feed.add_argument(
+        "--self-url",
+        metavar="URL",
+        help='the feed\'s own URL, written as atom:link rel="self" (into a directory, -o DIR/: each file\'s own '
+        "URL, --base-url + its name)",
+    )
     parser.add_argument(
         "-q", "--quiet", action="store_true", help="print warnings and errors only (no notes, no progress)"
     )
@@ -310,6 +315,7 @@ def _options(args: argparse.Namespace) -> Options:
         max_file_bytes=args.max_file_bytes,
         name=args.name,
         gzip=args.gzip,
+        **({"index_name": args.index_name} if args.index_name else {}),
     )
 
 
