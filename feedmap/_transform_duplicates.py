@@ -12,11 +12,11 @@ from __future__ import annotations
 import pickle
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, BinaryIO
 
 from feedmap._context import Context
-from feedmap._dates import W3CDate
-from feedmap._model import Entry, Position, new_entry
+from feedmap._dates import known_date
+from feedmap._model import Alternate, ChangeFreq, Entry, Image, blank_image, new_entry, new_position
 from feedmap._seen_keys import SeenKeys
 from feedmap._transform_checks import where
 from feedmap._urls import encode_url, is_uri
@@ -26,27 +26,30 @@ __all__ = ["DEDUPE_POLICIES", "LISTED_REPEATS", "deduped_entries", "merged_entri
 #: Entries kept as they are before the spool pickles them: most documents merge without pickling (8 us an
 #: entry, written and read back) at the cost of a few megabytes.
 _ENTRIES_IN_MEMORY = 10_000
-_SPOOL_IN_MEMORY = 4 << 20  # bytes of pickled entries held in memory before they go to a temporary file
 
-#: An entry as pickled: its fields, the lastmod as its text and the origin as (source, line) (plain values
-#: pickle twice as fast as the dataclass).
+#: An entry as pickled: its fields as plain values (the lastmod as its text, the changefreq as its value, each
+#: image and alternate as a tuple, the origin as (source, line)): they pickle several times faster than the
+#: dataclasses and enums, which pickle through Python-level ``__reduce__`` and ``__getstate__`` calls.
 _Frozen = tuple[Any, ...]
 
 
 def _freeze(entry: Entry) -> _Frozen:
     lastmod = entry.lastmod.text if entry.lastmod is not None else None
+    changefreq = entry.changefreq.value if entry.changefreq is not None else None
+    images = tuple([(i.loc, i.caption, i.geo_location, i.title, i.license) for i in entry.images])
+    alternates = tuple([(a.hreflang, a.href) for a in entry.alternates])
     origin = tuple(entry.origin) if entry.origin is not None else None
     return (
         entry.loc,
         lastmod,
-        entry.changefreq,
+        changefreq,
         entry.priority,
         entry.title,
         entry.description,
         entry.keywords,
         entry.type,
-        entry.images,
-        entry.alternates,
+        images,
+        alternates,
         entry.extras,
         origin,
     )
@@ -56,26 +59,36 @@ def _thaw(frozen: _Frozen) -> Entry:
     loc, lastmod, changefreq, priority, title, description, keywords, kind, images, alternates, extras, origin = frozen
     entry = new_entry(
         loc,
-        W3CDate(lastmod) if lastmod is not None else None,
-        changefreq,
+        known_date(lastmod) if lastmod is not None else None,  # the text of a W3CDate: valid
+        _CHANGEFREQS[changefreq] if changefreq is not None else None,
         priority,
-        images,
-        alternates,
+        tuple([_image(*image) for image in images]) if images else (),
+        tuple([Alternate(hreflang=hreflang, href=href) for hreflang, href in alternates]) if alternates else (),
         extras,
-        Position(*origin) if origin is not None else None,
+        new_position(*origin) if origin is not None else None,
     )
     entry.title, entry.description, entry.keywords, entry.type = title, description, keywords, kind
     return entry
 
 
+_CHANGEFREQS = {member.value: member for member in ChangeFreq}
+
+
+def _image(loc: str, caption: str | None, geo_location: str | None, title: str | None, license: str | None) -> Image:
+    image = blank_image()
+    image.loc, image.caption, image.geo_location = loc, caption, geo_location
+    image.title, image.license = title, license
+    return image
+
+
 class _Spool:
     """Entries kept by offset: the first :data:`_ENTRIES_IN_MEMORY` in a list (offsets below 0), the others
-    pickled one after another into a spooled temporary file."""
+    pickled one after another into a temporary file (a buffered file: its reads and writes run in C)."""
 
     def __init__(self) -> None:
-        self._file = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)  # noqa: SIM115 (closed by close)
+        self._file: BinaryIO | None = None  # opened with the first entry past the held ones
         self._end = 0
-        self._at_end = True  # no seek before appending unless a get moved away (a seek flushes the buffer)
+        self._at = 0  # the file's position: no seek (which drops the buffer) when reading or writing on from there
         self._held: list[Entry] = []
 
     def add(self, entry: Entry) -> int:
@@ -83,24 +96,29 @@ class _Spool:
         if len(self._held) < _ENTRIES_IN_MEMORY:
             self._held.append(entry)
             return -len(self._held)
+        if self._file is None:
+            self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close)
         offset = self._end
-        if not self._at_end:
+        if self._at != offset:
             self._file.seek(offset)
-            self._at_end = True
         pickle.dump(_freeze(entry), self._file, protocol=pickle.HIGHEST_PROTOCOL)
-        self._end = self._file.tell()
+        self._end = self._at = self._file.tell()
         return offset
 
     def get(self, offset: int) -> Entry:
         if offset < 0:
             return self._held[-offset - 1]
-        self._at_end = False
-        self._file.seek(offset)
-        return _thaw(pickle.load(self._file))  # our own temporary file, written by add
+        assert self._file is not None  # an offset from add
+        if self._at != offset:
+            self._file.seek(offset)
+        frozen = pickle.load(self._file)  # our own temporary file, written by add
+        self._at = self._file.tell()
+        return _thaw(frozen)
 
     def close(self) -> None:
         self._held.clear()
-        self._file.close()
+        if self._file is not None:
+            self._file.close()
 
 
 def newer(candidate: Entry, current: Entry) -> bool:
