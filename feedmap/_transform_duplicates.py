@@ -10,6 +10,7 @@ kept in memory per URL is described in :mod:`feedmap.transforms`.
 from __future__ import annotations
 
 import pickle
+import struct
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, BinaryIO
@@ -81,14 +82,25 @@ def _image(loc: str, caption: str | None, geo_location: str | None, title: str |
     return image
 
 
+#: Bytes of pickled entries gathered before they are written to the temporary file, and read from it at once
+#: when the entries come back in the order they were written (the output of a merge, mostly).
+_CHUNK = 1 << 20
+_SMALL = 4096  # bytes read for an entry asked for out of order (a repeat)
+_LENGTH = struct.Struct("<Q")  # each pickle is preceded by its length
+
+
 class _Spool:
     """Entries kept by offset: the first :data:`_ENTRIES_IN_MEMORY` in a list (offsets below 0), the others
-    pickled one after another into a temporary file (a buffered file: its reads and writes run in C)."""
+    pickled one after another (each after its length) into a temporary file, written and read by the
+    :data:`_CHUNK`, so that a merge of a million entries makes a few hundred file calls, not millions."""
 
     def __init__(self) -> None:
-        self._file: BinaryIO | None = None  # opened with the first entry past the held ones
-        self._end = 0
-        self._at = 0  # the file's position: no seek (which drops the buffer) when reading or writing on from there
+        self._file: BinaryIO | None = None  # opened with the first chunk written
+        self._written = 0  # bytes in the file
+        self._tail = bytearray()  # the pickles after those, not written yet
+        self._chunk = b""  # bytes of the file read last, from offset self._chunk_at
+        self._chunk_at = 0
+        self._next = -1  # the offset after the entry read last: the next one in order
         self._held: list[Entry] = []
 
     def add(self, entry: Entry) -> int:
@@ -96,29 +108,60 @@ class _Spool:
         if len(self._held) < _ENTRIES_IN_MEMORY:
             self._held.append(entry)
             return -len(self._held)
-        if self._file is None:
-            self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close)
-        offset = self._end
-        if self._at != offset:
-            self._file.seek(offset)
-        pickle.dump(_freeze(entry), self._file, protocol=pickle.HIGHEST_PROTOCOL)
-        self._end = self._at = self._file.tell()
+        data = pickle.dumps(_freeze(entry), protocol=pickle.HIGHEST_PROTOCOL)
+        offset = self._written + len(self._tail)
+        self._tail += _LENGTH.pack(len(data))
+        self._tail += data
+        if len(self._tail) >= _CHUNK:
+            self._write()
         return offset
 
     def get(self, offset: int) -> Entry:
         if offset < 0:
             return self._held[-offset - 1]
-        assert self._file is not None  # an offset from add
-        if self._at != offset:
-            self._file.seek(offset)
-        frozen = pickle.load(self._file)  # our own temporary file, written by add
-        self._at = self._file.tell()
-        return _thaw(frozen)
+        if offset >= self._written:  # not written yet
+            start = offset - self._written + _LENGTH.size
+            (length,) = _LENGTH.unpack_from(self._tail, start - _LENGTH.size)
+            return _thaw(pickle.loads(self._tail[start : start + length]))
+        start = offset - self._chunk_at
+        chunk = self._chunk
+        if start < 0 or start + _LENGTH.size > len(chunk) or start + _record(chunk, start) > len(chunk):
+            chunk = self._read(offset, _CHUNK if offset == self._next else _SMALL)
+            start = 0
+        length = _record(chunk, start)
+        self._next = offset + length
+        # our own temporary file, written by add
+        return _thaw(pickle.loads(memoryview(chunk)[start + _LENGTH.size : start + length]))
+
+    def _write(self) -> None:
+        if self._file is None:
+            self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close)
+        self._file.seek(self._written)
+        self._file.write(self._tail)
+        self._written += len(self._tail)
+        self._tail = bytearray()
+
+    def _read(self, offset: int, size: int) -> bytes:
+        """At least the whole entry at ``offset`` and up to ``size`` bytes, read from the file."""
+        assert self._file is not None  # an offset below self._written
+        self._file.seek(offset)
+        chunk = self._file.read(max(size, _LENGTH.size))  # the record is whole in the file: its length field too
+        if _record(chunk, 0) > len(chunk):  # an entry larger than size
+            chunk += self._file.read(_record(chunk, 0) - len(chunk))
+        self._chunk, self._chunk_at = chunk, offset
+        return chunk
 
     def close(self) -> None:
         self._held.clear()
+        self._tail = bytearray()
+        self._chunk = b""
         if self._file is not None:
             self._file.close()
+
+
+def _record(data: bytes, start: int) -> int:
+    """The length of the record at ``start`` of ``data``: the length field and the pickle after it."""
+    return _LENGTH.size + int(_LENGTH.unpack_from(data, start)[0])
 
 
 def newer(candidate: Entry, current: Entry) -> bool:

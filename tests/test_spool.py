@@ -20,7 +20,7 @@ def _rich(n: int, lastmod: str | None) -> Entry:
         changefreq=ChangeFreq.WEEKLY if n % 2 else None,
         priority=0.25 if n % 3 else None,
         title=f"t{n}",
-        description="d" if n % 5 else None,
+        description="d" * (n % 5) * 200 or None,  # up to 800 characters: longer than a small read
         keywords=("a", "b") if n % 7 else (),
         type="Article" if n % 11 else None,
         images=(Image(loc="https://e.example/i.png", caption=f"c{n}", geo_location="g", title="t", license="l"),)
@@ -51,12 +51,19 @@ def _kinds(entry: Entry) -> set[type]:
     return {type(value) for value in values}
 
 
+@pytest.mark.parametrize(
+    ("chunk", "small"),
+    [(1 << 20, 4096), (300, 40), (1, 1)],
+    ids=["in-the-unwritten-tail", "across-chunks", "one-entry-a-read"],
+)
 @pytest.mark.parametrize("policy", ["last", "newest"])
 def test_a_dedupe_through_the_spool_gives_what_one_in_memory_gives(
-    monkeypatch: pytest.MonkeyPatch, policy: str
+    monkeypatch: pytest.MonkeyPatch, policy: str, chunk: int, small: int
 ) -> None:
     expected = [_fields(e) for e in dedupe(_entries(), Options(dedupe=policy))]
     monkeypatch.setattr(duplicates, "_ENTRIES_IN_MEMORY", 0)  # every entry pickled, read back between writes
+    monkeypatch.setattr(duplicates, "_CHUNK", chunk)  # bytes written at once, and read at once in order
+    monkeypatch.setattr(duplicates, "_SMALL", small)  # bytes read for an entry out of order
     assert [_fields(e) for e in dedupe(_entries(), Options(dedupe=policy))] == expected
     kinds = set().union(*map(_kinds, dedupe(_entries(), Options(dedupe=policy))))
     assert kinds == {W3CDate, ChangeFreq, Position, Image, Alternate, type(None)}
