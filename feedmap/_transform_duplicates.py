@@ -123,15 +123,13 @@ class _Spool:
             start = offset - self._written + _LENGTH.size
             (length,) = _LENGTH.unpack_from(self._tail, start - _LENGTH.size)
             return _thaw(pickle.loads(self._tail[start : start + length]))
-        start = offset - self._chunk_at
-        chunk = self._chunk
-        if start < 0 or start + _LENGTH.size > len(chunk) or start + _record(chunk, start) > len(chunk):
-            chunk = self._read(offset, _CHUNK if offset == self._next else _SMALL)
-            start = 0
-        length = _record(chunk, start)
-        self._next = offset + length
+        chunk, start = self._chunk, offset - self._chunk_at
+        if not 0 <= start <= len(chunk) - _LENGTH.size or (end := start + _record(chunk, start)) > len(chunk):
+            chunk, start = self._read(offset, _CHUNK if offset == self._next else _SMALL), 0
+            end = _record(chunk, 0)
+        self._next = offset + end - start
         # our own temporary file, written by add
-        return _thaw(pickle.loads(memoryview(chunk)[start + _LENGTH.size : start + length]))
+        return _thaw(pickle.loads(memoryview(chunk)[start + _LENGTH.size : end]))
 
     def _write(self) -> None:
         if self._file is None:

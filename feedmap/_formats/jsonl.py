@@ -162,11 +162,15 @@ def _entry(obj: dict[str, Any], ctx: Context, line: int) -> Entry | None:
     keys = obj.keys()
     if not keys <= _ENTRY_KEYS:
         ctx.warning("unknown-key", f"unknown keys {', '.join(sorted(keys - _ENTRY_KEYS))} ignored", line)
-    loc = read_loc(text_of(obj, "loc"), ctx, line)
+    # text_of(obj, key) for each of the three, called only when the value is not a string (to raise its Bad)
+    loc_text, lastmod_text, changefreq_text = obj.get("loc"), obj.get("lastmod"), obj.get("changefreq")
+    loc = read_loc(loc_text if loc_text.__class__ is str else text_of(obj, "loc"), ctx, line)
     if loc is None:
         return None
-    lastmod_text = text_of(obj, "lastmod")
-    changefreq_text = text_of(obj, "changefreq")
+    if lastmod_text is not None and lastmod_text.__class__ is not str:
+        text_of(obj, "lastmod")
+    if changefreq_text is not None and changefreq_text.__class__ is not str:
+        text_of(obj, "changefreq")
     lastmod = read_lastmod(lastmod_text, ctx, line) if lastmod_text is not None else None
     changefreq = read_changefreq(changefreq_text, ctx, line) if changefreq_text is not None else None
     if keys <= _COMMON_KEYS:  # the other fields are absent: what the long way below gives for them
