@@ -24,8 +24,8 @@ from feedmap._urls import encode_url, is_uri
 
 __all__ = ["DEDUPE_POLICIES", "LISTED_REPEATS", "deduped_entries", "merged_entries", "newer", "reported_entries"]
 
-#: Entries kept as they are before the spool pickles them: most documents merge without pickling (8 us an
-#: entry, written and read back) at the cost of a few megabytes.
+#: Entries kept as they are before the spool pickles them: most documents merge without pickling (a few
+#: microseconds an entry, written and read back) at the cost of a few megabytes.
 _ENTRIES_IN_MEMORY = 10_000
 
 #: An entry as pickled: its fields as plain values (the lastmod as its text, the changefreq as its value, each
