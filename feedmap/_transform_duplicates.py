@@ -36,7 +36,7 @@ _Frozen = tuple[Any, ...]
 
 def _freeze(entry: Entry) -> _Frozen:
     lastmod = entry.lastmod.text if entry.lastmod is not None else None
-    changefreq = entry.changefreq.value if entry.changefreq is not None else None
+    changefreq = getattr(entry.changefreq, "value", entry.changefreq)  # a str set by hand stays one
     images = tuple([(i.loc, i.caption, i.geo_location, i.title, i.license) for i in entry.images])
     alternates = tuple([(a.hreflang, a.href) for a in entry.alternates])
     origin = tuple(entry.origin) if entry.origin is not None else None
@@ -61,7 +61,7 @@ def _thaw(frozen: _Frozen) -> Entry:
     entry = new_entry(
         loc,
         known_date(lastmod) if lastmod is not None else None,  # the text of a W3CDate: valid
-        _CHANGEFREQS[changefreq] if changefreq is not None else None,
+        _CHANGEFREQS.get(changefreq, changefreq) if changefreq is not None else None,
         priority,
         tuple([_image(*image) for image in images]) if images else (),
         tuple([Alternate(hreflang=hreflang, href=href) for hreflang, href in alternates]) if alternates else (),

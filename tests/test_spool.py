@@ -73,3 +73,11 @@ def test_a_sort_through_its_runs_gives_what_one_in_memory_gives(monkeypatch: pyt
     expected = [_fields(e) for e in sort_entries(_entries(), Options(sort="-lastmod"))]
     monkeypatch.setattr(sort_module, "ENTRIES_IN_MEMORY", 7)
     assert [_fields(e) for e in sort_entries(_entries(), Options(sort="-lastmod"))] == expected
+
+
+def test_a_changefreq_set_by_hand_as_text_comes_back_as_it_was_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(duplicates, "_ENTRIES_IN_MEMORY", 0)
+    by_hand = Entry(loc="https://e.example/a")
+    by_hand.changefreq = "sometimes"  # type: ignore[assignment]  # bypassing the constructor's coercion
+    entries = [by_hand, Entry(loc="https://e.example/b", changefreq="daily")]
+    assert [e.changefreq for e in dedupe(entries, Options(dedupe="last"))] == ["sometimes", ChangeFreq.DAILY]
