@@ -5,6 +5,8 @@
 * :func:`write_images`: N URLs, each with one or two Google image extension ``<image:image>``, as JSON lines
   (https://jsonlines.org/, feedmap's ``jsonl`` schema: ``loc``, ``lastmod``, ``images`` as ``[{"loc": ...}]``),
   the input both splitters read.
+* :func:`made`: the fields of entry N of the cases that make their entries in the process (no file read);
+  ``npm_sitemap_split.js`` makes the same items when given ``--made`` instead of a file.
 """
 
 from __future__ import annotations
@@ -60,3 +62,12 @@ def write_images(path: Path, count: int, seed: int = 12) -> int:
             line = {"loc": loc, "lastmod": _lastmod(rng), "images": pictures}
             out.write(json.dumps(line, separators=(",", ":")) + "\n")
     return images
+
+
+def made(index: int) -> tuple[str, str, list[str]]:
+    """The loc, lastmod and image locs of entry ``index`` made in the process: one or two images, as
+    :func:`write_images` (``made`` in ``npm_sitemap_split.js`` is the same function)."""
+    day = index * 7919 % 365
+    lastmod = f"2024-{1 + day // 31 % 12:02d}-{1 + day % 28:02d}T{index % 24:02d}:{index * 31 % 60:02d}:00Z"
+    images = [f"{PREFIX}img/{index}-{n}.jpg" for n in range(1 + index % 2)]
+    return f"{PREFIX}catalogue/product-{index}", lastmod, images

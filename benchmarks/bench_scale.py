@@ -13,9 +13,14 @@ Generates into a temporary directory (deleted afterwards), with fixed seeds:
   repeats by default), each checked to write every distinct URL once;
 * two indexes of N URLs differing in 1% (``benchmarks/bench_diff.py``'s data): ``feedmap diff``;
 * N URLs with one or two images each as JSON lines: ``feedmap convert IN.jsonl -t sitemap -o DIR/
-  --base-url URL`` (the splitting writer: files of 50,000 URLs and an index), and npm ``sitemap``'s
+  --base-url URL`` (the splitting writer: files of 50,000 URLs and an index; repeated URLs merged, the
+  default) and the same with ``--dedupe first`` (repeats dropped as they stream by), and npm ``sitemap``'s
   ``SitemapAndIndexStream`` reading the same JSON lines (``benchmarks/npm_sitemap_split.js``) when Node is
-  installed; npm ``sitemap`` is installed into ``benchmarks/.npm-sitemap/`` (git-ignored) on first use.
+  installed; npm ``sitemap`` is installed into ``benchmarks/.npm-sitemap/`` (git-ignored) on first use;
+* the same split with the entries made in the process, no file read (``_scale_data.made``): feedmap's
+  splitting engine fed ``Entry`` objects (no repeat check, as npm has none) and ``feedmap.split`` (the
+  library call: repeats merged), against ``SitemapAndIndexStream`` fed JS objects (``--made=N``): the
+  splitting cost without the reading cost.
 
 Each case runs in a fresh process: wall time of the whole process (interpreter start included) and the
 process's own peak RSS (``VmHWM`` of ``/proc/self/status``, read at its exit).
@@ -32,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,6 +52,33 @@ NPM_SCRIPT = HERE / "npm_sitemap_split.js"
 BASE = "https://bench.example/sitemaps/"
 IN_MEMORY_ENV = "FEEDMAP_BENCH_IN_MEMORY"
 NOT_INSTALLED = "n/a (splitting writer not installed)"
+
+#: Entries made in the process (``_scale_data.made``) split into DIR by the engine alone (argv ``engine``,
+#: no repeat check) or by ``feedmap.split`` (argv ``split``), then the process's own peak RSS on stderr.
+MADE_CHILD = f"""
+import sys
+sys.path.insert(0, {str(HERE)!r})
+import feedmap
+from feedmap import Entry, Image, W3CDate
+from _scale_data import made
+mode, count, out, base = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+def entries():
+    for index in range(count):
+        loc, lastmod, images = made(index)
+        yield Entry(loc=loc, lastmod=W3CDate(lastmod), images=tuple(Image(loc=image) for image in images))
+options = feedmap.Options(base_url=base)
+if mode == "engine":
+    from feedmap import _split
+    from feedmap._context import Context
+    from feedmap._errors import Reporter
+    from feedmap._model import Document
+    ctx = Context(reporter=Reporter(), options=options)
+    _split.split_document(Document(entries=entries()), _split.layout("sitemap", out, ctx), ctx)
+else:
+    feedmap.split(entries(), out, options=options)
+with open("/proc/self/status", encoding="ascii") as status:
+    print(next(line for line in status if line.startswith("VmHWM:")), file=sys.stderr, end="")
+"""
 
 #: A feedmap command in-process, optionally with another dedupe cap, then its own peak RSS on stderr.
 CHILD = f"""
@@ -87,14 +120,14 @@ class Run:
     stderr: str
 
 
-def run_feedmap(argv: list[str], in_memory: int | None = None) -> Run:
+def run_feedmap(argv: list[str], in_memory: int | None = None, child: str = CHILD) -> Run:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
     if in_memory is not None:
         env[IN_MEMORY_ENV] = str(in_memory)
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, *argv], cwd=REPO, env=env, capture_output=True, text=True, check=False
+        [sys.executable, "-c", child, *argv], cwd=REPO, env=env, capture_output=True, text=True, check=False
     )
     wall = time.perf_counter() - started
     peak = next((line.split()[1] for line in done.stderr.splitlines() if line.startswith("VmHWM:")), "0")
@@ -157,16 +190,48 @@ def _split_files(folder: Path) -> str:
     return f"{files} {index} ({_megabytes(list(folder.iterdir()))})"
 
 
-def split_feedmap_row(root: Path, data: Path, urls: int, reads: str) -> Row:
+def split_feedmap_rows(root: Path, data: Path, urls: int, reads: str) -> list[Row]:
+    argv = ["convert", str(data), "-t", "sitemap", "--base-url", BASE, "--max-bytes", "2G", "-q"]
+    cases = [
+        ("split, feedmap (`convert -t sitemap -o DIR/ --base-url`)", argv),
+        ("split, feedmap, `--dedupe first` (no merge)", [*argv, "--dedupe", "first"]),
+    ]
+    return [
+        _split_row(root, label, lambda out, argv=argv: run_feedmap([*argv, "-o", f"{out}/"]), urls, reads)
+        for label, argv in cases
+    ]
+
+
+def made_feedmap_rows(root: Path, urls: int) -> list[Row]:
+    cases = [
+        ("split, feedmap engine fed `Entry` objects (no repeat check)", "engine"),
+        ("split, `feedmap.split` fed `Entry` objects (repeats merged)", "split"),
+    ]
+    return [
+        _split_row(
+            root,
+            label,
+            lambda out, mode=mode: run_feedmap([mode, str(urls), str(out), BASE], child=MADE_CHILD),
+            urls,
+            MADE,
+        )
+        for label, mode in cases
+    ]
+
+
+MADE = "made in the process"
+
+
+def _split_row(root: Path, label: str, command: Callable[[Path], Run], urls: int, reads: str) -> Row:
     out = root / "split-feedmap"
     out.mkdir()
-    argv = ["convert", str(data), "-t", "sitemap", "-o", f"{out}/", "--base-url", BASE, "--max-bytes", "2G", "-q"]
-    run = run_feedmap(argv)
-    label = "split, feedmap (`convert -t sitemap -o DIR/ --base-url`)"
+    run = command(out)
     absent = ("unrecognized", "is a directory", "no such directory")
     if run.code == 2 and any(phrase in run.stderr for phrase in absent):
+        shutil.rmtree(out)
         return Row(label, reads, urls, None, None, NOT_INSTALLED)
     if run.code != 0:
+        shutil.rmtree(out)
         return Row(label, reads, urls, run.wall, run.rss_mib, f"FAILED (exit {run.code})", False)
     result = _split_files(out)
     shutil.rmtree(out)
@@ -187,11 +252,13 @@ def _npm_modules() -> Path | None:
     return modules if done.returncode == 0 and (modules / "sitemap").is_dir() else None
 
 
-def split_npm_row(root: Path, data: Path, urls: int, reads: str) -> Row | None:
+def split_npm_row(root: Path, data: Path | None, urls: int, reads: str) -> Row | None:
+    """npm sitemap reading ``data``, or fed objects made in the process when None; None without Node."""
     node = shutil.which("node")
     if node is None:
         return None
-    label = "split, npm sitemap `SitemapAndIndexStream`"
+    fed = "" if data is not None else " fed JS objects"
+    label = f"split, npm sitemap `SitemapAndIndexStream`{fed}"
     modules = _npm_modules()
     if modules is None:
         return Row(label, reads, urls, None, None, "n/a (npm install sitemap failed)")
@@ -199,10 +266,11 @@ def split_npm_row(root: Path, data: Path, urls: int, reads: str) -> Row | None:
     out = root / "split-npm"
     out.mkdir()
     started = time.perf_counter()
-    command = [node, str(NPM_SCRIPT), str(modules), str(data), str(out), BASE, str(PER_FILE)]
+    source = str(data) if data is not None else f"--made={urls}"
+    command = [node, str(NPM_SCRIPT), str(modules), source, str(out), BASE, str(PER_FILE)]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - started
-    label = f"split, npm sitemap {version} `SitemapAndIndexStream`"
+    label = f"split, npm sitemap {version} `SitemapAndIndexStream`{fed}"
     if done.returncode != 0:
         return Row(label, reads, urls, wall, None, f"FAILED (exit {done.returncode})", False)
     report = json.loads(done.stdout.strip().splitlines()[-1])
@@ -227,10 +295,13 @@ def main() -> int:
         data = root / "images.jsonl"
         images = write_images(data, args.urls)
         reads = f"JSON lines, {images:,} images ({_megabytes([data])})"
-        rows.append(split_feedmap_row(root, data, args.urls, reads))
+        rows += split_feedmap_rows(root, data, args.urls, reads)
         npm = None if args.no_npm else split_npm_row(root, data, args.urls, reads)
-        if npm is not None:
-            rows.append(npm)
+        data.unlink()
+        rows += [npm] if npm is not None else []
+        rows += made_feedmap_rows(root, args.urls)
+        made = None if args.no_npm else split_npm_row(root, None, args.urls, MADE)
+        rows += [made] if made is not None else []
     print(f"feedmap scale benchmark: Python {platform.python_version()}, {os.cpu_count()} CPUs, {platform.machine()}")
     print()
     print("| case | reads | URLs | wall (s) | peak RSS (MiB) | result |")

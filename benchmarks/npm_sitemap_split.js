@@ -1,11 +1,13 @@
 // The peer of feedmap's splitting writer in benchmarks/bench_scale.py: npm `sitemap`'s SitemapAndIndexStream.
 //
 //   node npm_sitemap_split.js MODULES_DIR IN.jsonl OUT_DIR BASE_URL [LIMIT]
+//   node npm_sitemap_split.js MODULES_DIR --made=N OUT_DIR BASE_URL [LIMIT]
 //
 // Streams the JSON lines of IN.jsonl (feedmap's jsonl schema: loc, lastmod, images [{loc}]) as sitemap items
 // (url, lastmod, img [{url}]) into OUT_DIR/sitemap-N.xml files of LIMIT URLs (default 50,000) and
 // OUT_DIR/sitemap_index.xml naming them as BASE_URL + file name (sitemaps.org 0.9 sitemap index), then prints
 // one JSON line: the URLs written, the files and this process's own peak RSS (VmHWM from /proc/self/status).
+// With --made=N no file is read: N items are made in the process by made() (_scale_data.made in Python).
 'use strict';
 
 const fs = require('fs');
@@ -13,6 +15,38 @@ const path = require('path');
 const readline = require('readline');
 const { once } = require('events');
 const { finished } = require('stream/promises');
+
+const PREFIX = 'https://bench.example/';
+const pad = (n) => String(n).padStart(2, '0');
+
+function made(index) {
+  const day = (index * 7919) % 365;
+  const lastmod = `2024-${pad(1 + (Math.floor(day / 31) % 12))}-${pad(1 + (day % 28))}T${pad(index % 24)}:${pad((index * 31) % 60)}:00Z`;
+  const img = Array.from({ length: 1 + (index % 2) }, (_, n) => ({ url: `${PREFIX}img/${index}-${n}.jpg` }));
+  return { url: `${PREFIX}catalogue/product-${index}`, lastmod, img };
+}
+
+// Writes each item into sms (waiting for 'drain' when its buffer is full, as a stream pipe does); the count.
+async function writeAll(sms, input) {
+  let urls = 0;
+  if (input.startsWith('--made=')) {
+    const count = Number(input.slice('--made='.length));
+    for (let index = 0; index < count; index += 1) {
+      urls += 1;
+      if (!sms.write(made(index))) await once(sms, 'drain');
+    }
+    return urls;
+  }
+  const lines = readline.createInterface({ input: fs.createReadStream(input), crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (!line) continue;
+    const entry = JSON.parse(line);
+    const item = { url: entry.loc, lastmod: entry.lastmod, img: (entry.images || []).map((image) => ({ url: image.loc })) };
+    urls += 1;
+    if (!sms.write(item)) await once(sms, 'drain');
+  }
+  return urls;
+}
 
 async function main() {
   const [modules, input, outDir, base, limitText] = process.argv.slice(2);
@@ -31,15 +65,7 @@ async function main() {
     },
   });
   const index = sms.pipe(fs.createWriteStream(path.join(outDir, 'sitemap_index.xml')));
-  let urls = 0;
-  const lines = readline.createInterface({ input: fs.createReadStream(input), crlfDelay: Infinity });
-  for await (const line of lines) {
-    if (!line) continue;
-    const entry = JSON.parse(line);
-    const item = { url: entry.loc, lastmod: entry.lastmod, img: (entry.images || []).map((image) => ({ url: image.loc })) };
-    urls += 1;
-    if (!sms.write(item)) await once(sms, 'drain');
-  }
+  const urls = await writeAll(sms, input);
   sms.end();
   await finished(index);
   await Promise.all(pending);

@@ -20,7 +20,7 @@ import enum
 import re
 from email.utils import format_datetime, parsedate_to_datetime
 
-__all__ = ["Precision", "W3CDate", "from_rfc822", "parse_lenient", "to_rfc822"]
+__all__ = ["Precision", "W3CDate", "from_rfc822", "known_date", "parse_lenient", "to_rfc822"]
 
 
 class Precision(enum.IntEnum):
@@ -180,6 +180,14 @@ class W3CDate:
     def sort_key(self) -> float:
         """A number that orders values by instant (POSIX seconds)."""
         return self.to_datetime().timestamp()
+
+
+def known_date(text: str) -> W3CDate:
+    """``W3CDate(text)`` without validating ``text`` again: only for the text of a W3CDate built before (read
+    back from a temporary file feedmap wrote itself), where the check would be repeated for nothing."""
+    date: W3CDate = object.__new__(W3CDate)
+    object.__setattr__(date, "text", text)
+    return date
 
 
 def _offset(tz: str | None) -> _dt.timedelta | None:

@@ -64,10 +64,10 @@ class _Bloom:
     def __contains__(self, key: Key) -> bool:
         h = hash(key)
         one, two, three = h & _BLOOM_MASK, (h >> 20) & _BLOOM_MASK, (h >> 40) & _BLOOM_MASK
-        return any(
-            bits[one >> 3] >> (one & 7) & bits[two >> 3] >> (two & 7) & bits[three >> 3] >> (three & 7) & 1
-            for bits in self._filters
-        )
+        for bits in self._filters:  # a loop, not any(): no generator made per key asked
+            if bits[one >> 3] >> (one & 7) & bits[two >> 3] >> (two & 7) & bits[three >> 3] >> (three & 7) & 1:
+                return True
+        return False
 
 
 class _Database:

@@ -301,7 +301,7 @@ def _newer(lastmod: W3CDate, newest: W3CDate) -> bool:
     new, old = lastmod.text, newest.text
     if new == old:
         return False
-    if len(new) == len(old) and _zone(new) == _zone(old):
+    if len(new) == len(old) and (new[-1] == "Z" == old[-1] or _zone(new) == _zone(old)):  # Z: the usual zone
         return new > old
     return _key(lastmod) > _key(newest)
 

@@ -40,18 +40,19 @@ raises :class:`~feedmap._errors.StrictError` at the first warning; :func:`resolv
   ``limit-reached``).
 
 Memory: :func:`merge_duplicates` holds the first 10,000 entries as they are (a few megabytes), pickles the
-others into a spooled temporary file (in memory up to 4 MiB) and keeps, per distinct URL, one ``int`` key
+others into a temporary file (written and read back by the mebibyte) and keeps, per distinct URL, one ``int`` key
 (the loc's hash) and one ``int`` offset: in a dict, about 120 bytes per URL on CPython 3.11, up to
 250,000 distinct URLs (``feedmap._seen_keys.IN_MEMORY``: about 30 MB); past them the keys move to a
 temporary SQLite database (a directory under :func:`tempfile.gettempdir`, removed when the output ends, fails
 or is closed): about 41 bytes per URL on disk, and in memory 2 bytes per URL (a Bloom filter that spares
 the database most lookups of new URLs) plus a page cache of 4 MiB and a batch of 20,000 keys.  Converting
-1,000,000 URLs (900,000 distinct) to a sitemap peaks at 69 MiB of RSS for the whole process (152 MiB with
-every key in memory), in 1.3 times the time (20.7 s instead of 16.0; ``dedupe`` ``newest`` to a text
-sitemap: 12.5 s to 20.0 s).  It reports each repeated loc at its first occurrence.
+1,000,000 URLs (900,000 distinct) to a sitemap peaks at 71 MiB of RSS for the whole process, in 18.7 s
+(``dedupe`` ``newest`` to a text sitemap: 15.7 s, 71 MiB); with every key in memory (measured before the
+spool was made faster) it took 152 MiB and about three quarters of the time.  It reports each repeated loc at
+its first occurrence.
 :func:`report_duplicates` and ``dedupe`` ``first`` keep only the locs' hashes, the same way: about 90 bytes
-per URL in memory up to the cap, then 41 on disk (``first`` of the same million: 59 MiB instead of 124,
-10.2 s instead of 6.4), so they report each repeated loc where it is first repeated.  Both keep the text of
+per URL in memory up to the cap, then 41 on disk (``first`` of the same million: 60 MiB, 10.0 s; 124 MiB
+with every key in memory), so they report each repeated loc where it is first repeated.  Both keep the text of
 a loc only once it repeats.  Hashes that collide are told apart by comparing the locs (the merge) or, in
 :func:`report_duplicates` and ``first``, count as a repeat (for a million URLs, about one chance in
 3 x 10^7 that any two collide).  Reproduce the figures with ``python benchmarks/bench_scale.py

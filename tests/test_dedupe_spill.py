@@ -198,7 +198,7 @@ def test_no_room_for_the_entries_spool_is_a_message_not_a_traceback(
     (missing, full) is a message naming it, not an OSError traceback, and no output is left."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "missing"))
     monkeypatch.setattr(duplicates, "_ENTRIES_IN_MEMORY", 2)
-    monkeypatch.setattr(duplicates, "_SPOOL_IN_MEMORY", 100)
+    monkeypatch.setattr(duplicates, "_CHUNK", 100)
     urls = "".join(f"<url><loc>https://e.example/{n % 15}</loc></url>" for n in range(30))
     (tmp_path / "in.xml").write_text(f'<urlset xmlns="{SM}">{urls}</urlset>', encoding="utf-8")
     code = main(["convert", str(tmp_path / "in.xml"), "-t", "sitemap", "-o", str(tmp_path / "out.xml")])
@@ -243,7 +243,7 @@ def test_no_usable_temporary_folder_at_all_is_a_message_not_a_traceback(
     """When Python finds no temporary folder (tempfile.gettempdir raises), the message is still one line."""
     monkeypatch.setattr(tempfile, "tempdir", None)
     monkeypatch.setattr(tempfile, "_candidate_tempdir_list", lambda: [str(tmp_path / "missing")])
-    monkeypatch.setattr(duplicates, "_SPOOL_IN_MEMORY", 100)
+    monkeypatch.setattr(duplicates, "_CHUNK", 100)
     monkeypatch.setattr(*setting)
     urls = "".join(f"<url><loc>https://e.example/{n % 15}</loc></url>" for n in range(30))
     (tmp_path / "in.xml").write_text(f'<urlset xmlns="{SM}">{urls}</urlset>', encoding="utf-8")

@@ -15,23 +15,31 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
-from decimal import Decimal
 from typing import Any, BinaryIO
 
 from feedmap._context import Context
 from feedmap._dates import W3CDate
 from feedmap._errors import ReadError
-from feedmap._formats._extras import valid_extras
 from feedmap._formats._fields import read_changefreq, read_lastmod, read_loc
+from feedmap._formats._jsonl_values import (
+    IMAGE_KEYS,
+    Bad,
+    alternates_of,
+    decode,
+    extras_of,
+    images_of,
+    priority_of,
+    string_list,
+    string_map,
+    text_of,
+)
 from feedmap._formats._lines import bounded_lines, too_long
 from feedmap._model import (
     ENTRY_FIELDS,
-    Alternate,
     DocKind,
     DocMeta,
     Document,
     Entry,
-    Image,
     full_entry,
     new_position,
 )
@@ -42,7 +50,9 @@ __all__ = ["FORMAT", "entry_to_json", "one_line", "read", "write"]
 
 _ENTRY_KEYS = frozenset(ENTRY_FIELDS)
 _META_KEYS = frozenset({"kind", "title", "link", "description", "updated", "extras"})
-_IMAGE_KEYS = ("loc", "caption", "geo_location", "title", "license")
+_IMAGE_KEYS = IMAGE_KEYS
+#: The keys most lines have: an entry with no other key takes the short way in :func:`_entry`.
+_COMMON_KEYS = frozenset({"loc", "lastmod", "changefreq", "images"})
 
 
 def entry_to_json(entry: Entry) -> dict[str, Any]:
@@ -148,130 +158,36 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # ------------------------------------------------------------------------------------------------ reading
 
 
-class _Bad(Exception):
-    """A value of the wrong JSON type (message says which key)."""
-
-
-def _text(obj: dict[str, Any], key: str) -> str | None:
-    value = obj.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise _Bad(f"{key!r} must be a string, not {_json_type(value)}")
-    return value
-
-
-def _json_type(value: Any) -> str:
-    return "float" if isinstance(value, Decimal) else type(value).__name__  # JSON fractions are read as Decimal
-
-
-def _string_list(value: Any, key: str) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return tuple(part.strip() for part in value.split(",") if part.strip())
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise _Bad(f"{key!r} must be a list of strings")
-    return tuple(value)
-
-
-def _string_map(value: Any, key: str) -> dict[str, str]:
-    if value is None:
-        return {}
-    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-        raise _Bad(f"{key!r} must be an object of strings")
-    return dict(value)
-
-
-def _extras(value: Any, ctx: Context, line: int) -> dict[str, str]:
-    extras = _string_map(value, "extras")
-    if any(key.startswith("{") for key in extras):
-        return valid_extras(extras, ctx, line)
-    return extras
-
-
-def _images(value: Any) -> tuple[Image, ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list):
-        raise _Bad("'images' must be a list of objects")
-    images = []
-    for item in value:
-        if not isinstance(item, dict) or not isinstance(item.get("loc"), str):
-            raise _Bad("each image must be an object with a string 'loc'")
-        unknown = set(item) - set(_IMAGE_KEYS)
-        if unknown:
-            raise _Bad(f"unknown image keys: {', '.join(sorted(unknown))}")
-        for key in _IMAGE_KEYS:
-            if item.get(key) is not None and not isinstance(item[key], str):
-                raise _Bad(f"image {key!r} must be a string")
-        images.append(
-            Image(
-                loc=item["loc"],
-                caption=item.get("caption"),
-                geo_location=item.get("geo_location"),
-                title=item.get("title"),
-                license=item.get("license"),
-            )
-        )
-    return tuple(images)
-
-
-def _alternates(value: Any) -> tuple[Alternate, ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list):
-        raise _Bad("'alternates' must be a list of objects")
-    out = []
-    for item in value:
-        if (
-            not isinstance(item, dict)
-            or not isinstance(item.get("hreflang"), str)
-            or not isinstance(item.get("href"), str)
-        ):
-            raise _Bad("each alternate must be an object with string 'hreflang' and 'href'")
-        out.append(Alternate(hreflang=item["hreflang"], href=item["href"]))
-    return tuple(out)
-
-
-def _priority(value: Any, ctx: Context, line: int) -> float | None:
-    """A JSON number as a priority; JSON fractions arrive as Decimal (``parse_float``), so a value that a
-    float cannot hold exactly (``0.12345678901234567890``, ``1e-400``) is reported, not rounded silently."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)) or value != value:  # NaN
-        raise _Bad("'priority' must be a number")
-    if value < 0 or value > 1:
-        clamped = min(max(float(value), 0.0), 1.0)
-        ctx.warning("invalid-priority", f"priority {value} is outside 0.0-1.0; read as {clamped}", line)
-        return clamped
-    number = float(value)
-    if isinstance(value, Decimal) and Decimal(repr(number)) != value:
-        ctx.warning("priority-rounded", f"priority {value} is read as {number!r}, the nearest binary float", line)
-    return number
-
-
 def _entry(obj: dict[str, Any], ctx: Context, line: int) -> Entry | None:
-    unknown = set(obj) - _ENTRY_KEYS
-    if unknown:
-        ctx.warning("unknown-key", f"unknown keys {', '.join(sorted(unknown))} ignored", line)
-    loc = read_loc(_text(obj, "loc"), ctx, line)
+    keys = obj.keys()
+    if not keys <= _ENTRY_KEYS:
+        ctx.warning("unknown-key", f"unknown keys {', '.join(sorted(keys - _ENTRY_KEYS))} ignored", line)
+    # text_of(obj, key) for each of the three, called only when the value is not a string (to raise its Bad)
+    loc_text, lastmod_text, changefreq_text = obj.get("loc"), obj.get("lastmod"), obj.get("changefreq")
+    loc = read_loc(loc_text if loc_text.__class__ is str else text_of(obj, "loc"), ctx, line)
     if loc is None:
         return None
-    lastmod_text = _text(obj, "lastmod")
-    changefreq_text = _text(obj, "changefreq")
+    if lastmod_text is not None and lastmod_text.__class__ is not str:
+        text_of(obj, "lastmod")
+    if changefreq_text is not None and changefreq_text.__class__ is not str:
+        text_of(obj, "changefreq")
+    lastmod = read_lastmod(lastmod_text, ctx, line) if lastmod_text is not None else None
+    changefreq = read_changefreq(changefreq_text, ctx, line) if changefreq_text is not None else None
+    if keys <= _COMMON_KEYS:  # the other fields are absent: what the long way below gives for them
+        images, origin = images_of(obj.get("images")), new_position(ctx.name, line)
+        return full_entry(loc, lastmod, changefreq, None, None, None, (), None, images, (), {}, origin)
     return full_entry(  # Entry(...) without its coercion: every value below has its type already
         loc,
-        read_lastmod(lastmod_text, ctx, line) if lastmod_text is not None else None,
-        read_changefreq(changefreq_text, ctx, line) if changefreq_text is not None else None,
-        _priority(obj.get("priority"), ctx, line),
-        _text(obj, "title"),
-        _text(obj, "description"),
-        _string_list(obj.get("keywords"), "keywords"),
-        _text(obj, "type"),
-        _images(obj.get("images")),
-        _alternates(obj.get("alternates")),
-        _extras(obj.get("extras"), ctx, line),
+        lastmod,
+        changefreq,
+        priority_of(obj.get("priority"), ctx, line),
+        text_of(obj, "title"),
+        text_of(obj, "description"),
+        string_list(obj.get("keywords"), "keywords"),
+        text_of(obj, "type"),
+        images_of(obj.get("images")),
+        alternates_of(obj.get("alternates")),
+        extras_of(obj.get("extras"), ctx, line),
         new_position(ctx.name, line),
     )
 
@@ -281,14 +197,14 @@ def _meta(obj: dict[str, Any]) -> DocMeta:
     try:
         kind = DocKind(kind_text)
     except ValueError:
-        raise _Bad(f"'kind' must be one of {', '.join(k.value for k in DocKind)}") from None
+        raise Bad(f"'kind' must be one of {', '.join(k.value for k in DocKind)}") from None
     return DocMeta(
         kind=kind,
-        title=_text(obj, "title"),
-        link=_text(obj, "link"),
-        description=_text(obj, "description"),
-        extras=_string_map(obj.get("extras"), "extras"),
-        updated=_updated(_text(obj, "updated")),
+        title=text_of(obj, "title"),
+        link=text_of(obj, "link"),
+        description=text_of(obj, "description"),
+        extras=string_map(obj.get("extras"), "extras"),
+        updated=_updated(text_of(obj, "updated")),
     )
 
 
@@ -299,7 +215,7 @@ def _updated(text: str | None) -> W3CDate | None:
     try:
         return W3CDate(text)
     except ValueError:
-        raise _Bad(f"'updated' must be a W3C Datetime, not {text[:40]!r}") from None
+        raise Bad(f"'updated' must be a W3C Datetime, not {text[:40]!r}") from None
 
 
 def _lines(stream: Iterable[bytes | None], ctx: Context) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -314,7 +230,7 @@ def _lines(stream: Iterable[bytes | None], ctx: Context) -> Iterator[tuple[int, 
             continue
         try:
             # strict UTF-8: json.loads(bytes) would let surrogate bytes through; fractions as Decimal (see _priority)
-            obj = json.loads(text.decode("utf-8"), parse_float=Decimal)
+            obj = decode(text.decode("utf-8"))
         except UnicodeDecodeError as exc:
             ctx.warning("invalid-json", f"the line is not UTF-8 ({exc.reason} at byte {exc.start}); line skipped", line)
             continue
@@ -362,7 +278,7 @@ def _entries(
 def _checked(obj: dict[str, Any], ctx: Context, line: int) -> Entry | None:
     try:
         return _entry(obj, ctx, line)
-    except _Bad as exc:
+    except Bad as exc:
         ctx.warning("invalid-value", f"{exc}; line skipped", line)
         return None
 
@@ -377,7 +293,7 @@ def read(source: Source, *, ctx: Context) -> Document:
             ctx.warning("unknown-key", f"unknown header keys {', '.join(sorted(unknown))} ignored", first[0])
         try:
             meta = _meta(first[1])
-        except _Bad as exc:
+        except Bad as exc:
             raise ReadError(
                 f"invalid header line: {exc}", source=ctx.name, line=first[0], code="invalid-value"
             ) from None
