@@ -5,6 +5,8 @@
 * :func:`write_images`: N URLs, each with one or two Google image extension ``<image:image>``, as JSON lines
   (https://jsonlines.org/, feedmap's ``jsonl`` schema: ``loc``, ``lastmod``, ``images`` as ``[{"loc": ...}]``),
   the input both splitters read.
+* :func:`write_images_xml`: the same URLs and images as one sitemaps.org 0.9 ``<urlset>`` with the Google
+  image extension (a single file far over the protocol's 50,000 URLs: the input a splitter is for).
 * :func:`made`: the fields of entry N of the cases that make their entries in the process (no file read);
   ``npm_sitemap_split.js`` makes the same items when given ``--made`` instead of a file.
 """
@@ -62,6 +64,20 @@ def write_images(path: Path, count: int, seed: int = 12) -> int:
             line = {"loc": loc, "lastmod": _lastmod(rng), "images": pictures}
             out.write(json.dumps(line, separators=(",", ":")) + "\n")
     return images
+
+
+def write_images_xml(jsonl: Path, path: Path) -> None:
+    """The entries of :func:`write_images`' file ``jsonl`` as one XML sitemap at ``path``."""
+    image_ns = 'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"'
+    with open(jsonl, encoding="utf-8") as lines, open(path, "w", encoding="utf-8") as out:
+        out.write(f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset {NS} {image_ns}>\n')
+        for line in lines:
+            entry = json.loads(line)
+            pictures = "".join(
+                f"<image:image><image:loc>{image['loc']}</image:loc></image:image>" for image in entry["images"]
+            )
+            out.write(f"<url><loc>{entry['loc']}</loc><lastmod>{entry['lastmod']}</lastmod>{pictures}</url>\n")
+        out.write("</urlset>\n")
 
 
 def made(index: int) -> tuple[str, str, list[str]]:

@@ -17,6 +17,8 @@ Generates into a temporary directory (deleted afterwards), with fixed seeds:
   default) and the same with ``--dedupe first`` (repeats dropped as they stream by), and npm ``sitemap``'s
   ``SitemapAndIndexStream`` reading the same JSON lines (``benchmarks/npm_sitemap_split.js``) when Node is
   installed; npm ``sitemap`` is installed into ``benchmarks/.npm-sitemap/`` (git-ignored) on first use;
+* the same URLs and images as one XML sitemap (a single file far over 50,000 URLs), split by ``feedmap
+  convert`` and by ``SitemapAndIndexStream`` fed by npm ``sitemap``'s own ``XMLToSitemapItemStream``;
 * the same split with the entries made in the process, no file read (``_scale_data.made``): feedmap's
   splitting engine fed ``Entry`` objects (no repeat check, as npm has none) and ``feedmap.split`` (the
   library call: repeats merged), against ``SitemapAndIndexStream`` fed JS objects (``--made=N``): the
@@ -42,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import bench_diff
-from _scale_data import PER_FILE, write_images, write_repeats
+from _scale_data import PER_FILE, write_images, write_images_xml, write_repeats
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -276,7 +278,9 @@ def split_npm_row(root: Path, data: Path | None, urls: int, reads: str) -> Row |
     report = json.loads(done.stdout.strip().splitlines()[-1])
     result = _split_files(out)
     shutil.rmtree(out)
-    return Row(label, reads, urls, wall, report["vmhwm_kib"] / 1024, result, report["urls"] == urls)
+    if report["urls"] != urls:  # the peer's result, said as it is: not a failure of this benchmark
+        result = f"{result}: only {report['urls']:,} of {urls:,} URLs written"
+    return Row(label, reads, urls, wall, report["vmhwm_kib"] / 1024, result)
 
 
 def main() -> int:
@@ -297,8 +301,15 @@ def main() -> int:
         reads = f"JSON lines, {images:,} images ({_megabytes([data])})"
         rows += split_feedmap_rows(root, data, args.urls, reads)
         npm = None if args.no_npm else split_npm_row(root, data, args.urls, reads)
-        data.unlink()
         rows += [npm] if npm is not None else []
+        xml = root / "images.xml"
+        write_images_xml(data, xml)
+        data.unlink()
+        xml_reads = f"one XML sitemap, the same URLs and images ({_megabytes([xml])})"
+        rows += split_feedmap_rows(root, xml, args.urls, xml_reads)[:1]
+        npm = None if args.no_npm else split_npm_row(root, xml, args.urls, xml_reads)
+        rows += [npm] if npm is not None else []
+        xml.unlink()
         rows += made_feedmap_rows(root, args.urls)
         made = None if args.no_npm else split_npm_row(root, None, args.urls, MADE)
         rows += [made] if made is not None else []

@@ -2,12 +2,14 @@
 //
 //   node npm_sitemap_split.js MODULES_DIR IN.jsonl OUT_DIR BASE_URL [LIMIT]
 //   node npm_sitemap_split.js MODULES_DIR --made=N OUT_DIR BASE_URL [LIMIT]
+//   node npm_sitemap_split.js MODULES_DIR IN.xml OUT_DIR BASE_URL [LIMIT]
 //
 // Streams the JSON lines of IN.jsonl (feedmap's jsonl schema: loc, lastmod, images [{loc}]) as sitemap items
 // (url, lastmod, img [{url}]) into OUT_DIR/sitemap-N.xml files of LIMIT URLs (default 50,000) and
 // OUT_DIR/sitemap_index.xml naming them as BASE_URL + file name (sitemaps.org 0.9 sitemap index), then prints
 // one JSON line: the URLs written, the files and this process's own peak RSS (VmHWM from /proc/self/status).
 // With --made=N no file is read: N items are made in the process by made() (_scale_data.made in Python).
+// An IN.xml sitemap is parsed by the package's own XMLToSitemapItemStream, each item written on as it comes.
 'use strict';
 
 const fs = require('fs');
@@ -34,6 +36,14 @@ async function writeAll(sms, input) {
     for (let index = 0; index < count; index += 1) {
       urls += 1;
       if (!sms.write(made(index))) await once(sms, 'drain');
+    }
+    return urls;
+  }
+  if (input.endsWith('.xml')) {
+    const { XMLToSitemapItemStream } = require(path.join(process.argv[2], 'sitemap'));
+    for await (const item of fs.createReadStream(input).pipe(new XMLToSitemapItemStream())) {
+      urls += 1;
+      if (!sms.write(item)) await once(sms, 'drain');
     }
     return urls;
   }

@@ -152,6 +152,7 @@ def test_quick_scale_benchmark_prints_every_case(tmp_path: Path) -> None:
         "| diff (`feedmap diff OLD NEW --map`)",
         "| split, feedmap (`convert -t sitemap -o DIR/ --base-url`)",
         "| split, feedmap, `--dedupe first` (no merge)",
+        "| split, feedmap (`convert -t sitemap -o DIR/ --base-url`)",
         "| split, feedmap engine fed `Entry` objects (no repeat check)",
         "| split, `feedmap.split` fed `Entry` objects (repeats merged)",
     ]
@@ -159,4 +160,5 @@ def test_quick_scale_benchmark_prints_every_case(tmp_path: Path) -> None:
     assert "| 15 added, 15 removed, 15 changed, 2,970 unchanged |" in rows[4]
     for row in rows[5:]:
         assert "| 1 file + index (" in row, row
+    assert "| one XML sitemap, the same URLs and images (" in rows[7]
     assert "npm" not in completed.stdout
