@@ -12,7 +12,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,29 @@ def refused_port() -> Iterator[int]:
     no other program can take it meanwhile (unlike a port bound and closed again, or a well-known one)."""
     with refusing_port() as port:
         yield port
+
+
+@pytest.fixture
+def mount_tmpfs(tmp_path: Path) -> Iterator[Callable[[str], Path]]:
+    """mount_tmpfs("size=64k") -> a folder with a fresh tmpfs of these options; unmounted afterwards."""
+    mounted: list[Path] = []
+
+    def mount(options: str) -> Path:
+        folder = tmp_path / f"disk{len(mounted)}"
+        folder.mkdir()
+        try:
+            done = subprocess.run(
+                ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], capture_output=True, text=True
+            )
+        except FileNotFoundError:
+            pytest.skip("no mount command to make a small file system")
+        if done.returncode != 0:
+            pytest.skip(f"mounting a tmpfs is not permitted here ({done.stderr.strip()})")
+        mounted.append(folder)
+        return folder
+
+    try:
+        yield mount
+    finally:
+        for folder in mounted:
+            subprocess.run(["umount", "-l", str(folder)], check=False)

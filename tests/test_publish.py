@@ -387,30 +387,6 @@ def test_a_replaced_file_keeps_its_mode(site: Path) -> None:
 # ------------------------------------------------------------------------------ full disk, failed renames
 
 
-@pytest.fixture
-def mount_tmpfs(tmp_path: Path) -> Iterator[Callable[[str], Path]]:
-    """mount_tmpfs("size=64k") -> a folder with a fresh tmpfs of these options; unmounted afterwards."""
-    mounted: list[Path] = []
-
-    def mount(options: str) -> Path:
-        folder = tmp_path / f"disk{len(mounted)}"
-        folder.mkdir()
-        try:
-            done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], capture_output=True)
-        except FileNotFoundError:
-            pytest.skip("no mount command to make a small file system")
-        if done.returncode != 0:
-            pytest.skip("mounting a tmpfs is not permitted here")
-        mounted.append(folder)
-        return folder
-
-    try:
-        yield mount
-    finally:
-        for folder in mounted:
-            subprocess.run(["umount", "-l", str(folder)], check=False)
-
-
 def test_a_full_disk_is_a_source_error_and_leaves_the_directory_as_it_was(
     mount_tmpfs: Callable[[str], Path],
 ) -> None:
