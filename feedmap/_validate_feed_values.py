@@ -76,13 +76,15 @@ _RFC2822 = re.compile(
     r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?\d\d? (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} "
     r"\d\d:\d\d(?::\d\d)? (?:[+-]\d{4}|UT|GMT|EST|EDT|CST|CDT|MST|MDT|PST|PDT|Z)"
 )
+_QUOTED_PAIR = re.compile(r"\\.")
+_INNER_COMMENT = re.compile(r"\([^()]*\)")
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
 
 
 def check_date(text: str, what: str) -> Finding | None:
     """An RSS date (``pubDate``, ``lastBuildDate``): None when it is RFC 822 in the RFC 2822 form."""
     value = text.strip()
-    match = _RFC822.fullmatch(value)
+    match = _RFC822.fullmatch(_uncommented(value).strip())
     if match is None:
         return (
             Level.ERROR,
@@ -95,6 +97,18 @@ def check_date(text: str, what: str) -> Finding | None:
     if _RFC2822.fullmatch(text) is None:
         return Level.WARNING, "rss-date-form", f"<{what}> {text!r} is old RFC 822; write {format_datetime(moment)!r}"
     return None
+
+
+def _uncommented(text: str) -> str:
+    """The text without RFC 822 comments (§3.4.3: nested parentheses, a backslash quoting the next character)."""
+    if "(" not in text:
+        return text
+    text = _QUOTED_PAIR.sub("", text)
+    while True:
+        shorter = _INNER_COMMENT.sub(" ", text)
+        if shorter == text:
+            return text
+        text = shorter
 
 
 def _moment(match: re.Match[str]) -> _dt.datetime | str:
