@@ -19,6 +19,7 @@ which is RSS 2.0's.  RSS 1.0 (RDF) and Atom inputs are only checked for well-for
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import BinaryIO
 
@@ -106,6 +107,7 @@ _OTHER_FEEDS = {
     "{http://purl.org/atom/ns#}feed": "Atom 0.3",
 }
 _VERSIONS = ("0.91", "0.92", "2.0")
+_POSITION = re.compile(r"\s*,?\s*line \d+, column \d+$")  # lxml's message ends with the position the finding holds
 _CHANNEL_REQUIRED = ("title", "link", "description")
 
 
@@ -148,7 +150,8 @@ class _Walk:
                     self.depth -= 1
         except etree.XMLSyntaxError as exc:
             line, column = exc.position
-            self.say(Level.ERROR, "xml-not-well-formed", exc.msg or str(exc), line, column)
+            message = _POSITION.sub("", " ".join((exc.msg or str(exc)).split()))
+            self.say(Level.ERROR, "xml-not-well-formed", message, line, column)
 
     def start(self, element: etree._Element) -> None:
         if self.namespaces:
