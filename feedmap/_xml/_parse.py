@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import BinaryIO
 
 from lxml import etree
 
@@ -23,7 +24,7 @@ __all__ = ["iter_elements", "make_iterparse"]
 
 
 def make_iterparse(
-    source: CleaningStream, tags: list[str] | str, events: tuple[str, ...] = ("end",)
+    source: CleaningStream | BinaryIO, tags: list[str] | str, events: tuple[str, ...] = ("end",)
 ) -> etree.iterparse:
     """An ``iterparse`` that cannot be abused: no DTD, no entities, no network, no huge trees."""
     return etree.iterparse(
