@@ -30,7 +30,7 @@ RULES: dict[str, tuple[Level, str]] = {
     "element-repeated": (E, "a field of <url> or <sitemap> given more than once (the XSD allows one)"),
     "loc-missing": (E, "a <url> or <sitemap> without a <loc>, or with an empty one"),
     "loc-not-absolute": (E, "a loc (or text line) that is not an absolute http(s) URL"),
-    "loc-not-escaped": (E, "a URL with raw spaces, <>\"{}|\\^`, non-ASCII or a lone %: write its escaped form"),
+    "loc-not-escaped": (E, 'a URL with raw spaces, <>"{}|\\^`, non-ASCII or a lone %: write its escaped form'),
     "loc-too-long": (E, "a URL of 2,048 characters or more (the protocol wants fewer than 2,048)"),
     "loc-out-of-scope": (E, "a URL not under the sitemap's directory on its scheme, host and port"),
     "loc-duplicate": (W, "the same URL listed twice in one file"),

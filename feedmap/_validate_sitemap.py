@@ -89,9 +89,7 @@ class _Checker:
             self.find("namespace-variant", f"namespace {namespace!r}{old}: write {SITEMAP_NS!r}", self.root_line)
         else:
             what = f"namespace {namespace!r}" if namespace else "no namespace"
-            self.find(
-                "namespace-wrong", f"<{self.result.kind}> has {what}; write xmlns=\"{SITEMAP_NS}\"", self.root_line
-            )
+            self.find("namespace-wrong", f'<{self.result.kind}> has {what}; write xmlns="{SITEMAP_NS}"', self.root_line)
 
     def ours(self, tag: str) -> str | None:
         """The local name of a tag in the document's sitemap namespace, or None."""

@@ -35,9 +35,7 @@ Problem = tuple[str, str]
 CHANGEFREQS = frozenset({"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"})
 _DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)", re.ASCII)
 # W3C Datetime as the note writes it: a zone is required with a time and absent from a date
-_W3C_STRICT = re.compile(
-    r"\d{4}(?:-\d\d(?:-\d\d(?:T\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d))?)?)?", re.ASCII
-)
+_W3C_STRICT = re.compile(r"\d{4}(?:-\d\d(?:-\d\d(?:T\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d))?)?)?", re.ASCII)
 # xsd:date | xsd:dateTime (XML Schema 1.0 Part 2, 3.2.9 and 3.2.7): seconds required with a time
 _XSD = re.compile(r"\d{4}-\d\d-\d\d(?:T\d\d:\d\d:\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d)?", re.ASCII)
 #: A lastmod later than now by more than this is in the future (zones reach +14:00).
