@@ -351,3 +351,17 @@ def test_cli_explain(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(["validate", "--explain"], capsys)
     assert code == 0 and len(out.splitlines()) >= len(RULES)
     assert run(["validate"], capsys)[0] == 2
+
+
+def test_the_readme_example_is_the_real_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("\n### Validating\n") :]
+    document = section.split("```xml\n", 1)[1].split("```", 1)[0]
+    session = section.split("```\n$ feedmap validate sitemap.xml\n", 1)[1].split("```", 1)[0]
+    shown, status = session.split("$ echo $?\n")
+    (tmp_path / "sitemap.xml").write_text(document, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(["validate", "sitemap.xml"], capsys)
+    assert (out, code) == (shown, int(status))

@@ -56,6 +56,12 @@ def add_parser(subparsers: Any) -> None:
         "inputs", nargs="*", metavar="INPUT", help="a file path, an http(s) URL, or - for standard input"
     )
     add_reading_options(parser, no_follow_help="for an index: validate the index only, not its children", inputs=False)
+    _reword(
+        parser,
+        strict="warnings count as errors: exit 1 on a warning too (every finding is still listed)",
+        base_url="the URL of a local input, for the scope checks (URLs under its directory, children on its site)",
+        since=argparse.SUPPRESS,  # every child of an index is validated
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object (findings, counts, ok)")
     parser.add_argument("-q", "--quiet", action="store_true", help="print errors and warnings only, then the summary")
     parser.add_argument(
@@ -66,6 +72,13 @@ def add_parser(subparsers: Any) -> None:
         help="print what CODE means and exit (without CODE: the table of every code)",
     )
     parser.set_defaults(run=run)
+
+
+def _reword(parser: argparse.ArgumentParser, **helps: str) -> None:
+    """The help of reading options that mean something else (or nothing) when validating."""
+    for action in parser._actions:
+        if action.dest in helps:
+            action.help = helps[action.dest]
 
 
 def finding_line(finding: Diagnostic) -> str:
