@@ -34,6 +34,7 @@ from feedmap._xml import GOOGLE_084_NS, IMAGE_NS, SITEMAP_NAMESPACES, SITEMAP_NS
 __all__ = ["MAX_IMAGES", "Counted", "SitemapResult", "validate_sitemap"]
 
 MAX_IMAGES = 1_000
+_ORDER = ("loc", "lastmod", "changefreq", "priority")
 _FIELDS = {
     "url": frozenset({"loc", "lastmod", "changefreq", "priority"}),
     "sitemap": frozenset({"loc", "lastmod"}),
@@ -109,24 +110,40 @@ class _Checker:
         self.result.entries += 1
         if self.result.entries == PROTOCOL_MAX_URLS + 1:
             self.find("too-many-entries", f"more than {PROTOCOL_MAX_URLS:,} <{kind}> in one file", line)
+        self.fields(kind, self.children(element, kind), line)
+
+    def children(self, element: etree._Element, kind: str) -> dict[str, tuple[str, int]]:
+        """The fields of one entry (text as written, line); unknown, repeated and misplaced ones reported."""
         fields: dict[str, tuple[str, int]] = {}
         images = 0
+        last = -1  # the place in _ORDER of the last field; past the end after an extension element
+        misplaced = False
         for child in element:
             if not isinstance(child.tag, str):
                 continue
             child_name = self.ours(child.tag)
             if child_name is None:
+                last = len(_ORDER)
                 if child.tag == f"{{{IMAGE_NS}}}image":
                     images += 1
                     self.image(child, images)
-                continue
-            if child_name not in _FIELDS[kind]:
+            elif child_name not in _FIELDS[kind]:
                 self.find("unknown-element", f"<{child_name}> does not belong in <{kind}>", line_of(child))
             elif child_name in fields:
                 self.find("element-repeated", f"<{child_name}> is given twice in one <{kind}>", line_of(child))
             else:
-                fields[child_name] = ((child.text or "").strip(), line_of(child))
-        self.fields(kind, fields, line)
+                fields[child_name] = (child.text or "", line_of(child))
+                place = _ORDER.index(child_name)
+                if place < last and not misplaced:
+                    misplaced = True
+                    order = ", ".join(name for name in _ORDER if name in _FIELDS[kind])
+                    self.find(
+                        "element-order",
+                        f"<{child_name}> is out of place: the XSD wants {order}, then other namespaces' elements",
+                        line_of(child),
+                    )
+                last = max(last, place)
+        return fields
 
     def image(self, image: etree._Element, count: int) -> None:
         if count == MAX_IMAGES + 1:
@@ -149,6 +166,7 @@ class _Checker:
             if problem is not None:
                 self.find(*problem, at)
         loc, at = fields.get("loc", ("", line))
+        loc = loc.strip()  # xsd:anyURI collapses white space
         if not loc:
             self.find("loc-missing", f"<{kind}> has no <loc>", at)
             return

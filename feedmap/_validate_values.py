@@ -40,6 +40,8 @@ _W3C_STRICT = re.compile(r"\d{4}(?:-\d\d(?:-\d\d(?:T\d\d:\d\d(?::\d\d(?:\.\d+)?)
 _XSD = re.compile(r"\d{4}-\d\d-\d\d(?:T\d\d:\d\d:\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d)?", re.ASCII)
 #: A lastmod later than now by more than this is in the future (zones reach +14:00).
 FUTURE_SLACK = dt.timedelta(days=1)
+#: The XSD's tLoc minLength.
+MIN_LOC_LENGTH = 12
 _SITEMAP_END = re.compile(r"\.(?:xml|xml\.gz|txt|txt\.gz)$", re.IGNORECASE)
 _PAGE_END = re.compile(r"(?:\.(?:html?|php|aspx?|jsp)|/)$", re.IGNORECASE)
 
@@ -55,6 +57,8 @@ def check_url(url: str) -> Problem | None:
         escaped = encode_url(url)
         if escaped != url:
             return "loc-not-escaped", f"{url!r} is not escaped; write {escaped}"
+    if len(url) < MIN_LOC_LENGTH:
+        return "loc-too-short", f"{url!r} is shorter than the {MIN_LOC_LENGTH} characters the XSD wants"
     if len(url) >= MAX_LOC_LENGTH:
         return "loc-too-long", f"the URL is {len(url):,} characters long; the protocol wants fewer than 2,048"
     return None
@@ -71,10 +75,13 @@ def in_scope(url: str, base: str, *, directory: bool) -> bool:
 
 
 def check_changefreq(text: str) -> Problem | None:
-    value = text.strip()
-    if value in CHANGEFREQS:
+    """One of the seven words, exactly: the XSD's type is an xsd:string enumeration, blanks included."""
+    if text in CHANGEFREQS:
         return None
-    hint = f"; write {value.lower()!r} (the values are lower-case)" if value.lower() in CHANGEFREQS else ""
+    value = text.strip()
+    hint = ""
+    if value.lower() in CHANGEFREQS:
+        hint = f"; write {value.lower()!r}" + (" (lower-case)" if value != value.lower() else " (no blanks around it)")
     return "changefreq-invalid", f"changefreq {value!r} is not one of {', '.join(sorted(CHANGEFREQS))}{hint}"
 
 

@@ -58,6 +58,11 @@ CASES: dict[str, tuple[bytes, bytes]] = {
         urlset(url(extra="<lastmod>2024-01-01</lastmod><lastmod>2024-01-02</lastmod>")),
         urlset(url(extra="<lastmod>2024-01-01</lastmod>")),
     ),
+    "element-order": (
+        urlset(url(extra="<priority>0.5</priority><lastmod>2024-01-01</lastmod>")),
+        urlset(url(extra="<lastmod>2024-01-01</lastmod><priority>0.5</priority>")),
+    ),
+    "loc-too-short": (urlset(url("http://a.io")), urlset(url("http://ab.io/"))),
     "loc-missing": (urlset("<url><lastmod>2024-01-01</lastmod></url>"), GOOD),
     "loc-not-absolute": (urlset(url("/relative/page.html")), GOOD),
     "loc-not-escaped": (
@@ -122,6 +127,17 @@ def test_each_rule_fails_and_passes(tmp_path: Path, case: str) -> None:
     assert expected in codes(check(tmp_path, bad, name, follow=False))
     assert expected not in codes(check(tmp_path, good, name, follow=False))
     assert check(tmp_path, good, name, follow=False).ok or RULES[expected][0] == feedmap.Level.WARNING
+
+
+def test_changefreq_is_an_exact_word(tmp_path: Path) -> None:
+    (finding,) = check(tmp_path, urlset(url(extra="<changefreq> daily</changefreq>"))).findings
+    assert finding.code == "changefreq-invalid" and "no blanks" in finding.message
+
+
+def test_a_field_after_an_extension_element_is_out_of_order(tmp_path: Path) -> None:
+    image = "<image:image><image:loc>https://example.com/i.png</image:loc></image:image>"
+    assert codes(check(tmp_path, urlset(url(extra=image + "<lastmod>2024-01-01</lastmod>")))) == ["element-order"]
+    assert codes(check(tmp_path, urlset(url(extra="<lastmod>2024-01-01</lastmod>" + image)))) == []
 
 
 def test_well_formedness_has_line_and_column(tmp_path: Path) -> None:
