@@ -64,11 +64,11 @@ def schemas(corpus_dir: Path) -> dict[str, etree.XMLSchema]:
 def entry(draw: st.DrawFn, kind: str) -> str:
     names = ["loc", "lastmod"] + (["changefreq", "priority"] if kind == "url" else [])
     values = {"loc": LOCS, "lastmod": LASTMODS, "changefreq": CHANGEFREQS, "priority": PRIORITIES}
-    fields = [name for name in names if name == "loc" and draw(st.integers(0, 9)) or draw(st.booleans())]
+    fields = [name for name in names if (name == "loc" and draw(st.integers(0, 9))) or draw(st.booleans())]
     if draw(st.integers(0, 2)) == 0:
         fields = draw(st.permutations(fields))
     if draw(st.integers(0, 19)) == 0:
-        fields.append(draw(st.sampled_from(names + ["title"])))  # repeated, or unknown
+        fields.append(draw(st.sampled_from([*names, "title"])))  # repeated, or unknown
     body = "".join(f"<{name}>{draw(st.sampled_from(values.get(name, ['x'])))}</{name}>" for name in fields)
     return f"<{kind}>{body}</{kind}>"
 
