@@ -76,6 +76,11 @@ class _Checker:
         self.seen = SeenKeys()
         self.sitemap_like = 0
         self.page_like = 0
+        self.checks: dict[str, Callable[[str], tuple[str, str] | None]] = {
+            "lastmod": lambda text: check_lastmod(text, self.now),
+            "changefreq": check_changefreq,
+            "priority": check_priority,
+        }
 
     def root(self, element: etree._Element) -> None:
         tag = str(element.tag)
@@ -155,13 +160,8 @@ class _Checker:
             self.find("image-loc-invalid", f"image loc {text!r} is not an absolute http(s) URL", line_of(image))
 
     def fields(self, kind: str, fields: dict[str, tuple[str, int]], line: int) -> None:
-        checks: dict[str, Callable[[str], tuple[str, str] | None]] = {
-            "lastmod": lambda text: check_lastmod(text, self.now),
-            "changefreq": check_changefreq,
-            "priority": check_priority,
-        }
         for name, (text, at) in fields.items():
-            check = checks.get(name)
+            check = self.checks.get(name)
             problem = check(text) if check is not None else None
             if problem is not None:
                 self.find(*problem, at)

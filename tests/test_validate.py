@@ -381,3 +381,12 @@ def test_the_readme_example_is_the_real_output(
     monkeypatch.chdir(tmp_path)
     code, out, _ = run(["validate", "sitemap.xml"], capsys)
     assert (out, code) == (shown, int(status))
+
+
+def test_a_fetched_sitemap_is_its_own_scope(web: object) -> None:
+    site = web  # tests/localsite.py LocalSite
+    inside = site.url("/shop/a")  # type: ignore[attr-defined]
+    outside = site.url("/blog/b")  # type: ignore[attr-defined]
+    remote = site.add("/shop/sitemap.xml", urlset(url(inside), url(outside)))  # type: ignore[attr-defined]
+    report = feedmap.validate(remote)
+    assert [(f.code, f.line, f.source) for f in report.findings] == [("loc-out-of-scope", 4, remote)]
