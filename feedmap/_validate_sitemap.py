@@ -210,22 +210,20 @@ def validate_sitemap(
     """Check one ``<urlset>`` or ``<sitemapindex>`` document; findings go to ``find``."""
     counted = Counted(stream)
     checker = _Checker(find, base_url, now or dt.datetime.now(dt.timezone.utc))
-    context = make_iterparse(counted, "*", events=("start", "end"))  # type: ignore[arg-type]
-    depth = 0
+    context = make_iterparse(counted, "*")  # type: ignore[arg-type]
+    root: etree._Element | None = None
     try:
-        for event, element in context:
-            if event == "start":
-                depth += 1
-                if depth == 1:
-                    checker.root(element)
+        for _event, element in context:  # "end" events only: half as many as with "start"
+            parent = element.getparent()
+            if root is None:
+                root = element if parent is None else element.getroottree().getroot()
+                checker.root(root)
+            if parent is not root or parent is None:  # a field inside an entry, or the root itself
                 continue
-            depth -= 1
-            if depth == 1:
-                checker.entry(element)
-                element.clear(keep_tail=False)
-                parent = element.getparent()
-                while parent is not None and element.getprevious() is not None:
-                    del parent[0]
+            checker.entry(element)
+            element.clear(keep_tail=False)
+            while element.getprevious() is not None:
+                del parent[0]
         checker.finish(counted.total)
     except etree.XMLSyntaxError as exc:
         line, column = exc.position
