@@ -74,8 +74,8 @@ class _Checker:
         self.namespace = ""
         self.root_line = 0
         self.seen = SeenKeys()
-        self.sitemap_like = 0
-        self.page_like = 0
+        # whether every loc so far looks like a sitemap (a page): once not, they are not looked at again
+        self.all_sitemaps = self.all_pages = True
         self.checks: dict[str, Callable[[str], tuple[str, str] | None]] = {
             "lastmod": lambda text: check_lastmod(text, self.now),
             "changefreq": check_changefreq,
@@ -185,8 +185,8 @@ class _Checker:
             self.find("loc-duplicate", f"{loc} is also on line {first}", line)
         else:
             self.seen.add(loc, line)
-        self.sitemap_like += looks_like_sitemap(loc)
-        self.page_like += looks_like_page(loc)
+        self.all_sitemaps = self.all_sitemaps and looks_like_sitemap(loc)
+        self.all_pages = self.all_pages and looks_like_page(loc)
         if kind == "sitemap":
             self.result.children.append((loc, line))
 
@@ -198,9 +198,9 @@ class _Checker:
             self.find("urlset-empty", "the <urlset> lists no <url>", line)
         elif kind == "sitemapindex" and not entries:
             self.find("index-empty", "the <sitemapindex> lists no <sitemap>", line)
-        elif kind == "urlset" and self.sitemap_like == entries:
+        elif kind == "urlset" and self.all_sitemaps:
             self.find("urlset-lists-sitemaps", "every loc looks like a sitemap: write a <sitemapindex>", line)
-        elif kind == "sitemapindex" and self.page_like == entries:
+        elif kind == "sitemapindex" and self.all_pages:
             self.find("index-lists-pages", "every child looks like a page: write a <urlset>", line)
 
 

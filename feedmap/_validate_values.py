@@ -138,9 +138,16 @@ def _check_lastmod(text: str, now: dt.datetime) -> Problem | None:
     return None
 
 
+def _path(url: str) -> str:
+    """The path of an absolute URL ("/" when it has none), without urlsplit (its cache is small)."""
+    rest = url.split("#", 1)[0].split("?", 1)[0].split("://", 1)[-1]
+    slash = rest.find("/")
+    return rest[slash:] if slash >= 0 else "/"
+
+
 def looks_like_sitemap(url: str) -> bool:
-    return _SITEMAP_END.search(urlsplit(url).path) is not None
+    return _SITEMAP_END.search(_path(url)) is not None
 
 
 def looks_like_page(url: str) -> bool:
-    return _PAGE_END.search(urlsplit(url).path or "/") is not None
+    return _PAGE_END.search(_path(url)) is not None
