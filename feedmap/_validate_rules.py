@@ -23,6 +23,8 @@ RULES: dict[str, tuple[Level, str]] = {
     "unknown-format": (E, "the input is not a sitemap, index, text sitemap or feed feedmap can validate"),
     "no-rules": (N, "the format is read, but validate has no protocol rules for it"),
     "feed-rules-unavailable": (N, "the RSS/ROR rules are not installed in this build; the feed was not checked"),
+    "truncated-gzip": (W, "the gzip stream ends early: what it held before is checked"),
+    "corrupt-gzip": (W, "the gzip stream is damaged: what it held before is checked"),
     "xml-not-well-formed": (E, "the XML breaks off or is malformed (XML 1.0 well-formedness); checking stops"),
     "namespace-wrong": (E, "the root element has no namespace or another one than sitemaps.org 0.9's"),
     "namespace-variant": (W, "a namespace variant readers accept (https, a trailing /, Google 0.84); the XSD does not"),

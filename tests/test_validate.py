@@ -5,6 +5,8 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -390,3 +392,35 @@ def test_a_fetched_sitemap_is_its_own_scope(web: object) -> None:
     remote = site.add("/shop/sitemap.xml", urlset(url(inside), url(outside)))  # type: ignore[attr-defined]
     report = feedmap.validate(remote)
     assert [(f.code, f.line, f.source) for f in report.findings] == [("loc-out-of-scope", 4, remote)]
+
+
+def test_a_cut_gzip_is_said_and_the_break_located(tmp_path: Path) -> None:
+    data = gzip.compress(urlset(*(url(f"https://example.com/{n}") for n in range(200))))
+    report = check(tmp_path, data[: len(data) // 2], "cut.xml.gz")
+    assert {"truncated-gzip", "xml-not-well-formed"} <= set(codes(report))
+    assert all(code in RULES for code in codes(report))
+
+
+def test_feeds_go_to_the_feed_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The feed rules module is looked up by name: a stand-in shows what it is given and what is done with it."""
+    seen: list[tuple[bytes, str, str | None]] = []
+
+    def validate_feed(stream, name, report, *, base_url=None):  # type: ignore[no-untyped-def]
+        seen.append((stream.read(), name, base_url))
+        report(feedmap.Diagnostic(feedmap.Level.ERROR, "feed-test-code", "from the feed rules", name, 1))
+        return 7
+
+    stand_in = types.ModuleType("feedmap._validate_feed")
+    stand_in.FEED_RULES = {"feed-test-code": (feedmap.Level.ERROR, "a code of the feed rules")}  # type: ignore[attr-defined]
+    stand_in.validate_feed = validate_feed  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "feedmap._validate_feed", stand_in)
+    rss = b'<rss version="2.0"><channel><title>T</title></channel></rss>'
+    report = check(tmp_path, rss, "feed.xml", base_url="https://example.com/feed.xml")
+    assert seen == [(rss, str(tmp_path / "feed.xml"), "https://example.com/feed.xml")]
+    assert (codes(report), report.entries, report.ok) == (["feed-test-code"], 7, False)
+    assert (
+        run(["validate", "--explain", "feed-test-code"], capsys)[1]
+        == "feed-test-code (error): a code of the feed rules\n"
+    )
