@@ -157,6 +157,15 @@ def test_an_entity_is_never_expanded(tmp_path: Path) -> None:
     assert "aaaaaaaaaa" not in " ".join(f.message for f in report.findings)
 
 
+def test_an_external_entity_is_never_loaded(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET-VALUE")
+    doctype = f'<!DOCTYPE urlset [<!ENTITY x SYSTEM "{secret.as_uri()}">]>'
+    data = urlset(url("https://example.com/&x;")).replace(b"?>\n", b"?>\n" + doctype.encode() + b"\n", 1)
+    report = check(tmp_path, data, follow=False)
+    assert "TOP-SECRET-VALUE" not in " ".join(f.message for f in report.findings)
+
+
 @pytest.mark.parametrize(
     ("value", "expected"), [("high", "priority-invalid"), ("1e-1", "priority-invalid"), (".5", None), ("0", None)]
 )
@@ -213,6 +222,10 @@ def test_limits_of_entries_and_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyP
     xml = urlset(*(url(f"https://example.com/{n}") for n in range(4)))
     assert codes(check(tmp_path, xml)) == ["too-many-entries", "too-many-bytes"]
     assert codes(check(tmp_path, three)) == []
+    big_index = index(*(f"https://example.com/{n}.xml" for n in range(4)))
+    assert "too-many-entries" in codes(check(tmp_path, big_index, follow=False))
+    small_index = index(*(f"https://example.com/{n}.xml" for n in range(3)))
+    assert "too-many-entries" not in codes(check(tmp_path, small_index, follow=False))
     text = "".join(f"https://example.com/{n}\n" for n in range(30)).encode()
     assert codes(check(tmp_path, text, "in.txt")) == ["too-many-entries", "too-many-bytes"]
     assert codes(check(tmp_path, text[:66], "in.txt")) == []
