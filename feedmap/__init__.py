@@ -36,6 +36,7 @@ from feedmap._formats._ext import Extension
 from feedmap._model import Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, Position
 from feedmap._registry import Detection, FormatSpec, Rendered, register
 from feedmap._sitemaptree import SitemapNode, sitemap_tree
+from feedmap._validate import Report, validate
 
 __version__ = "0.1.0"
 
@@ -64,6 +65,7 @@ __all__ = [
     "Precision",
     "ReadError",
     "Rendered",
+    "Report",
     "Reporter",
     "SitemapNode",
     "SourceError",
@@ -83,5 +85,6 @@ __all__ = [
     "sitemap_tree",
     "split",
     "transforms",
+    "validate",
     "write",
 ]

@@ -27,7 +27,7 @@ from typing import NoReturn
 from feedmap import __version__
 from feedmap._errors import FeedmapError, FormatError, ReadError, SourceError, UnknownFormatError, WriteError
 from feedmap._sinks import GuardedOutput
-from feedmap.cli import convert, diff, discover, formats, info
+from feedmap.cli import convert, diff, discover, formats, info, validate
 from feedmap.cli._advice import advice_for, read_error, unknown_format
 
 __all__ = ["Terminated", "build_parser", "console", "main"]
@@ -48,6 +48,7 @@ examples:
   feedmap convert sitemap.xml -t ror --link https://example.com/  a sitemap as ROR RSS
   feedmap info sitemap.xml                                       count, lastmod range, problems
   feedmap diff old/sitemap.xml sitemap.xml                       URLs added, removed, changed (exit 1 if any)
+  feedmap validate sitemap.xml                                   every protocol problem, with its line
   feedmap discover example.com --tree                            a site's sitemaps (robots.txt) as a tree
   feedmap formats                                                what can be read and written
 
@@ -66,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"feedmap {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (convert, diff, info, discover, formats):
+    for module in (convert, diff, info, validate, discover, formats):
         module.add_parser(subparsers)
     return parser
 
