@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from types import ModuleType
 
 from feedmap import _registry as registry
 from feedmap._context import Context, Options, Shared
@@ -32,14 +30,13 @@ from feedmap._errors import (
 )
 from feedmap._http import shared_fetcher
 from feedmap._sources import Source, SourceLike, is_url, open_source
+from feedmap._validate_feed import FEED_RULES, validate_feed
 from feedmap._validate_rules import RULES, Findings
 from feedmap._validate_sitemap import validate_sitemap
 from feedmap._validate_text import validate_text
 
-__all__ = ["FEED_MODULE", "Report", "all_rules", "validate"]
+__all__ = ["Report", "all_rules", "validate"]
 
-#: The module of the RSS/ROR rules (``FEED_RULES`` and ``validate_feed``), imported when a feed is validated.
-FEED_MODULE = "feedmap._validate_feed"
 _XML_SITEMAP = frozenset({"sitemap", "sitemapindex"})
 _FEEDS = frozenset({"rss", "ror"})
 
@@ -75,21 +72,9 @@ class Report:
         return not self.errors and not (self.strict and self.warnings)
 
 
-def feed_module() -> ModuleType | None:
-    """The RSS/ROR rules, or None when this build has none."""
-    try:
-        return importlib.import_module(FEED_MODULE)
-    except ModuleNotFoundError as exc:
-        if exc.name != FEED_MODULE:
-            raise
-        return None
-
-
 def all_rules() -> dict[str, tuple[Level, str]]:
     """Every rule's code -> (level, one-line explanation): the sitemap rules and the feed rules."""
-    module = feed_module()
-    feed_rules: dict[str, tuple[Level, str]] = getattr(module, "FEED_RULES", {}) if module is not None else {}
-    return {**RULES, **feed_rules}
+    return {**RULES, **FEED_RULES}
 
 
 class _Run:
@@ -137,11 +122,7 @@ class _Run:
             self.report.entries += validate_text(opened.stream, find)
             return kind
         if kind in _FEEDS:
-            module = feed_module()
-            if module is None:
-                find("feed-rules-unavailable", f"the {kind} rules are not available in this build; not checked")
-                return kind
-            self.report.entries += module.validate_feed(opened.stream, opened.name, self.emit, base_url=base)
+            self.report.entries += validate_feed(opened.stream, opened.name, self.emit, base_url=base)  # type: ignore[arg-type]
             return kind
         find("no-rules", f"validate has no rules for {kind}; the input was only read")
         self._read_only(opened, kind)

@@ -22,7 +22,6 @@ RULES: dict[str, tuple[Level, str]] = {
     "unreadable": (E, "the input cannot be opened or read at all (missing file, HTTP error, size cap)"),
     "unknown-format": (E, "the input is not a sitemap, index, text sitemap or feed feedmap can validate"),
     "no-rules": (N, "the format is read, but validate has no protocol rules for it"),
-    "feed-rules-unavailable": (N, "the RSS/ROR rules are not installed in this build; the feed was not checked"),
     "truncated-gzip": (W, "the gzip stream ends early: what it held before is checked"),
     "corrupt-gzip": (W, "the gzip stream is damaged: what it held before is checked"),
     "xml-not-well-formed": (E, "the XML breaks off or is malformed (XML 1.0 well-formedness); checking stops"),
