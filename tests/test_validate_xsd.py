@@ -2,8 +2,10 @@
 
 Generated sitemaps and indexes, valid and invalid: every document the XSD rejects gets at least one error,
 except the documented differences (an empty urlset is a warning: search engines read it; W3C Datetime forms the
-XSD rejects are warnings); an XSD-valid document gets no error, except the protocol's rules the XSD cannot say
-(a loc must be an absolute http(s) URL, escaped, shorter than 2,048 characters).
+XSD rejects are warnings, and so is a namespace variant readers accept); an XSD-valid document gets no error,
+except the protocol's rules the XSD cannot say (a loc must be an absolute http(s) URL, escaped, shorter than
+2,048 characters; a lastmod must be a W3C Datetime, narrower than xsd:date and xsd:dateTime: no hour 24, no
+year of five digits or below zero).
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ import feedmap
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 #: Errors for XSD-valid documents: protocol rules beyond the XSD.
-PROTOCOL_ONLY = {"loc-not-absolute", "loc-not-escaped", "loc-too-long"}
+PROTOCOL_ONLY = {"loc-not-absolute", "loc-not-escaped", "loc-too-long", "lastmod-invalid"}
 #: Warnings (not errors) for XSD-invalid documents: the documented differences.
-XSD_ONLY = {"urlset-empty", "lastmod-not-xsd"}
+XSD_ONLY = {"urlset-empty", "lastmod-not-xsd", "namespace-variant"}
 
 LOCS = [
     "https://example.com/a",
@@ -33,6 +35,11 @@ LOCS = [
     "http://a.io",
     "",
     "https://example.com/" + "x" * 2040,
+    "https://example.com/%zz",
+    "  https://example.com/padded  ",
+    "mailto:someone@example.com",
+    "https://example.com/\u00fc",
+    'https://example.com/"q"',
 ]
 LASTMODS = [
     "2024-06-01",
@@ -46,9 +53,16 @@ LASTMODS = [
     "2024-13-01",
     "yesterday",
     " 2024-06-01 ",
+    "2024-06-01Z",
+    "2024-06-01T24:00:00Z",
+    "12024-06-01",
+    "2024-06-01T10:30:00+14:30",
 ]
-CHANGEFREQS = ["daily", "never", "Daily", " weekly", "sometimes", ""]
-PRIORITIES = ["0.5", "1", "0", ".3", "1.0", "1.5", "-0.1", "high", "1e-1", " 0.8 "]
+CHANGEFREQS = ["daily", "never", "Daily", " weekly", "weekly ", "sometimes", ""]
+PRIORITIES = ["0.5", "1", "0", ".3", "1.0", "1.5", "-0.1", "high", "1e-1", " 0.8 ", "+0.3", "-0.0", "1.", "0,5"]
+PRIORITIES += ["1.00000000000000000001", "0.99999999999999999999999", ""]
+#: The root's namespace: the right one mostly, none, another, or a variant readers accept (a warning).
+NAMESPACES = [NS] * 8 + ["", "urn:other", "http://www.google.com/schemas/sitemap/0.84", "https://www.sitemaps.org/schemas/sitemap/0.9"]
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +92,9 @@ def document(draw: st.DrawFn) -> tuple[str, bytes]:
     root = draw(st.sampled_from(["urlset", "sitemapindex"]))
     kind = "url" if root == "urlset" else "sitemap"
     entries = draw(st.lists(entry(kind), min_size=0, max_size=4))
-    return root, f'<?xml version="1.0"?>\n<{root} xmlns="{NS}">\n{"".join(entries)}\n</{root}>\n'.encode()
+    namespace = draw(st.sampled_from(NAMESPACES))
+    xmlns = f' xmlns="{namespace}"' if namespace else ""
+    return root, f'<?xml version="1.0"?>\n<{root}{xmlns}>\n{"".join(entries)}\n</{root}>\n'.encode()
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
