@@ -162,3 +162,14 @@ def test_quick_scale_benchmark_prints_every_case(tmp_path: Path) -> None:
         assert "| 1 file + index (" in row, row
     assert "| one XML sitemap, the same URLs and images (" in rows[7]
     assert "npm" not in completed.stdout
+
+
+def test_quick_validate_benchmark_compares_validate_with_reading(tmp_path: Path) -> None:
+    """benchmarks/bench_validate.py on a small file: both cases ran on every URL; a valid file has no error."""
+    command = [sys.executable, str(ROOT / "benchmarks" / "bench_validate.py"), "--urls", "2000", "--repeat", "1"]
+    completed = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    rows = [line for line in completed.stdout.splitlines() if line.startswith("| 2,000 URLs")]
+    assert len(rows) == 1
+    cells = [cell.strip() for cell in rows[0].strip("|").split("|")]
+    assert float(cells[5]) > 0 and cells[6] == "-", rows[0]
