@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -43,16 +44,28 @@ _FEEDS = frozenset({"rss", "ror"})
 
 @dataclass
 class Report:
-    """What :func:`validate` found: every finding, the files checked (an index's children too), their entries."""
+    """What :func:`validate` found: its findings, the files checked (an index's children too), their entries.
+
+    ``findings`` holds every finding when :func:`validate` was given no ``on_diagnostic`` or ``reporter``;
+    with one, the findings go there as they come and are not kept (so that memory does not grow with them:
+    a million bad URLs are a million findings), and only the counts are.
+    """
 
     findings: list[Diagnostic] = field(default_factory=list)
     files: int = 0
     entries: int = 0
     #: With strict, a warning makes the report not ``ok`` either.
     strict: bool = False
+    #: Findings by level, kept or not.
+    counts: Counter[Level] = field(default_factory=Counter)
+
+    def add(self, finding: Diagnostic, *, keep: bool = True) -> None:
+        self.counts[finding.level] += 1
+        if keep:
+            self.findings.append(finding)
 
     def count(self, level: Level) -> int:
-        return sum(1 for finding in self.findings if finding.level == level)
+        return self.counts[level]
 
     @property
     def errors(self) -> int:
@@ -174,15 +187,18 @@ def validate(
     """Check ``source`` against every rule of its format; an index's children too.
 
     ``format`` names the input's format (default: recognised from content).  Findings are collected in the
-    returned :class:`Report` and, as they come, passed to ``on_diagnostic`` or ``reporter`` (a strict
-    reporter raises at the first warning; ``options.strict`` only makes warnings count against ``ok``).
+    returned :class:`Report`, or, when ``on_diagnostic`` or ``reporter`` is given, passed there as they come
+    and only counted in the report (a strict reporter raises at the first warning; ``options.strict`` only
+    makes warnings count against ``ok``).
     Raises :class:`~feedmap.SourceError` when the input cannot be opened at all.
     """
     options = options or Options()
     report = Report(strict=options.strict)
 
+    keep = reporter is None and on_diagnostic is None
+
     def emit(finding: Diagnostic) -> None:
-        report.findings.append(finding)
+        report.add(finding, keep=keep)
         if reporter is not None:
             reporter.report(finding)
         elif on_diagnostic is not None:

@@ -416,3 +416,29 @@ def test_feeds_go_to_the_feed_rules(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert (report.entries, report.ok) == (2, False)
     code, out, _err = run(["validate", "--explain", "rss-item-title-or-description"], capsys)
     assert code == 0 and out.startswith("rss-item-title-or-description (error): ")
+
+
+def test_findings_given_to_a_handler_are_counted_not_kept(tmp_path: Path) -> None:
+    """A million bad URLs are a million findings: streamed to the handler, the report keeps only their counts."""
+    data = urlset(*(url(f"https://example.com/bad {n}") for n in range(500)), url("/relative"))
+    path = tmp_path / "bad.xml"
+    path.write_bytes(data)
+    seen: list[feedmap.Diagnostic] = []
+    report = feedmap.validate(path, on_diagnostic=seen.append)
+    assert report.findings == []
+    assert (report.errors, report.entries, report.ok) == (501, 501, False)
+    assert [finding.code for finding in seen].count("loc-not-escaped") == 500
+    kept = feedmap.validate(path)  # no handler: the report holds them
+    assert [finding.code for finding in kept.findings] == [finding.code for finding in seen]
+    assert kept.errors == 501
+
+
+def test_cli_json_with_many_findings_is_one_object(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_text("".join(f"https://example.com/a b{n}\n" for n in range(300)) + 'https://example.com/"q"\n')
+    code, out, _err = run(["validate", "--json", str(path)], capsys)
+    assert code == 1
+    found = json.loads(out)
+    assert found["counts"]["errors"] == len(found["findings"]) == 301
+    assert found["findings"][-1]["line"] == 301 and found["ok"] is False
+    assert out.count("\n") == 1  # one line: one object

@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from feedmap._errors import Diagnostic, Level, SourceError
+from feedmap._formats.jsonl import one_line
 from feedmap._validate import Report, all_rules, validate
 from feedmap._wording import counted
 from feedmap.cli._common import add_reading_options, reading_options
@@ -119,9 +120,12 @@ def run(args: argparse.Namespace) -> int:
     options = reading_options(args)
     total = Report(strict=options.strict)
     unreadable = False
+    out = _JsonFindings() if args.json else None
 
     def show(finding: Diagnostic) -> None:
-        if not args.json and not (args.quiet and finding.level < Level.WARNING):
+        if out is not None:
+            out.add(finding)
+        elif not (args.quiet and finding.level < Level.WARNING):
             print(finding_line(finding))
 
     for source in args.inputs:
@@ -131,13 +135,13 @@ def run(args: argparse.Namespace) -> int:
             unreadable = True
             found = Diagnostic(Level.ERROR, "unreadable", str(exc), source)
             show(found)
-            total.findings.append(found)
+            total.add(found, keep=False)
             continue
-        total.findings.extend(report.findings)
+        total.counts.update(report.counts)
         total.files += report.files
         total.entries += report.entries
-    if args.json:
-        print(json.dumps(_as_json(total), ensure_ascii=False))
+    if out is not None:
+        out.finish(total)
     else:
         print(_summary(total))
     if unreadable:
@@ -145,23 +149,32 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_VALID if total.ok else EXIT_INVALID
 
 
-def _as_json(total: Report) -> dict[str, Any]:
-    findings = [
-        {
-            "file": f.source,
-            "line": f.line,
-            "column": f.column,
-            "level": str(f.level),
-            "code": f.code,
-            "message": f.message,
+class _JsonFindings:
+    """The ``--json`` object, printed as the findings come (``{"findings": [...], "counts": ..., "ok": ...}``):
+    one JSON object in the end, without holding the findings in memory."""
+
+    def __init__(self) -> None:
+        self.first = True
+        sys.stdout.write('{"findings": [')
+
+    def add(self, finding: Diagnostic) -> None:
+        item = {
+            "file": finding.source,
+            "line": finding.line,
+            "column": finding.column,
+            "level": str(finding.level),
+            "code": finding.code,
+            "message": finding.message,
         }
-        for f in total.findings
-    ]
-    counts = {
-        "errors": total.errors,
-        "warnings": total.warnings,
-        "infos": total.infos,
-        "files": total.files,
-        "entries": total.entries,
-    }
-    return {"findings": findings, "counts": counts, "ok": total.ok}
+        sys.stdout.write(("" if self.first else ", ") + one_line(json.dumps(item, ensure_ascii=False)))
+        self.first = False
+
+    def finish(self, total: Report) -> None:
+        counts = {
+            "errors": total.errors,
+            "warnings": total.warnings,
+            "infos": total.infos,
+            "files": total.files,
+            "entries": total.entries,
+        }
+        sys.stdout.write(f'], "counts": {json.dumps(counts)}, "ok": {json.dumps(total.ok)}}}\n')
