@@ -12,6 +12,7 @@ An index's children are validated too (unless ``options.follow`` is False), each
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 from collections import Counter
 from collections.abc import Callable
@@ -83,6 +84,15 @@ class Report:
     def ok(self) -> bool:
         """No error (and, when strict, no warning)."""
         return not self.errors and not (self.strict and self.warnings)
+
+
+#: Longest message kept whole: two locs of the protocol's 2,048 characters fit (a loc and its escaped form); a
+#: longer one comes from a hostile value (a 10 MB text node) and is cut, so that findings stay the size of lines.
+MAX_MESSAGE = 5000
+
+
+def _cut(message: str) -> str:
+    return f"{message[:MAX_MESSAGE]}... (cut: {len(message):,} characters)"
 
 
 def all_rules() -> dict[str, tuple[Level, str]]:
@@ -198,6 +208,8 @@ def validate(
     keep = reporter is None and on_diagnostic is None
 
     def emit(finding: Diagnostic) -> None:
+        if len(finding.message) > MAX_MESSAGE:
+            finding = dataclasses.replace(finding, message=_cut(finding.message))
         report.add(finding, keep=keep)
         if reporter is not None:
             reporter.report(finding)

@@ -442,3 +442,14 @@ def test_cli_json_with_many_findings_is_one_object(tmp_path: Path, capsys: pytes
     assert found["counts"]["errors"] == len(found["findings"]) == 301
     assert found["findings"][-1]["line"] == 301 and found["ok"] is False
     assert out.count("\n") == 1  # one line: one object
+
+
+def test_a_huge_value_makes_a_message_of_bounded_size(tmp_path: Path) -> None:
+    """A hostile value (a text node of megabytes) is named in the finding, not copied whole into it."""
+    report = check(tmp_path, urlset(url(extra=f"<priority>{'9' * 2_000_000}</priority>")))
+    (finding,) = [finding for finding in report.findings if finding.code == "priority-invalid"]
+    assert len(finding.message) < 5100 and finding.message.endswith("(cut: 2,000,036 characters)")
+    feed = b'<rss version="2.0"><channel><title>T</title><link>https://e.com/</link><description>D</description>'
+    feed += b"<item><title>A</title><guid>" + b"x" * 1_000_000 + b"</guid></item></channel></rss>"
+    report = check(tmp_path, feed, "feed.xml")
+    assert report.errors and max(len(finding.message) for finding in report.findings) < 5100
