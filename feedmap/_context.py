@@ -150,8 +150,13 @@ def _check_split_options(options: Options) -> None:
     if problem is not None:
         raise ValueError(f"name: {problem}")
     index = options.index_name
-    if not index or "/" in index or os.sep in index or index in (".", ".."):
+    if not index or index in (".", "..") or _not_a_base_name(index):
         raise ValueError(f"index_name is a file name, not {index!r}")
+
+
+def _not_a_base_name(name: str) -> bool:
+    """Whether ``name`` holds a path separator or NUL (which no file name holds: open(2) refuses it)."""
+    return any(char in name for char in ("/", os.sep, os.altsep or "/", "\0"))
 
 
 #: The file's number in a name pattern (``Options.name``): ``{n}``, or ``{n:0Wd}`` zero-padded to W digits.
@@ -163,7 +168,7 @@ def name_pattern_problem(name: str) -> str | None:
     to 9), the same field wherever it is repeated."""
     fields = set(re.findall(r"\{n(?::[^{}]*)?\}", name))
     what = "a file name holding {n} or {n:0Wd} (the file's number, zero-padded to W digits: {n:05d})"
-    if not fields or "/" in name or os.sep in name:
+    if not fields or _not_a_base_name(name):
         return f"{name!r}: give {what}, without '/'"
     if any(NUMBER_FIELD.fullmatch(field) is None for field in fields) or len(fields) > 1:
         return f"{name!r}: give {what}, the same field each time it is repeated"

@@ -561,3 +561,10 @@ def test_a_base_url_naming_a_file_is_warned_of(tmp_path: Path, base: str) -> Non
     for fine in ("https://example.com/maps", "https://example.com/v1.2/", "https://example.com/maps.xml/"):
         feedmap.split(pages(2), tmp_path / "b", options=feedmap.Options(base_url=fine), on_diagnostic=seen.append)
     assert "base-url-names-a-file" not in {d.code for d in seen}
+
+
+@pytest.mark.parametrize("options", [{"index_name": "a\0b.xml"}, {"name": "a\0{n}.xml"}, {"index_name": "a/b.xml"}])
+def test_a_name_holding_nul_or_a_separator_is_refused_at_once(options: dict[str, str]) -> None:
+    # refused when the Options are made, not after every file was staged (the Publisher refused NUL only then)
+    with pytest.raises(ValueError, match="file name"):
+        feedmap.Options(base_url="https://e.com/", **options)  # type: ignore[arg-type]
