@@ -20,6 +20,7 @@ from lxml import etree
 
 from feedmap._context import Context
 from feedmap._model import Entry
+from feedmap._urls import same_site
 from feedmap._wording import counted
 
 __all__ = ["report_left", "scoped"]
@@ -27,14 +28,14 @@ __all__ = ["report_left", "scoped"]
 
 def scoped(items: Iterable[tuple[Entry, str]], base_url: str, ctx: Context) -> Iterator[tuple[Entry, str]]:
     """``items`` as they are; at the end one INFO ``outside-sitemap-scope`` counting the entries whose URL is
-    not under ``base_url`` (scheme and host compared without case, the path as written)."""
-    path_at = len(base_url) - len(urlsplit(base_url).path)
-    head, path = base_url[:path_at].lower(), base_url[path_at:]
+    not under ``base_url``: the same site (:func:`feedmap._urls.same_site`: scheme and host without case, the
+    port made explicit) and a path starting with the base URL's, as written."""
+    path = urlsplit(base_url).path
     outside = 0
     first = ""
     for entry, block in items:
         loc = entry.loc
-        if not loc.startswith(base_url) and not (loc[:path_at].lower() == head and loc.startswith(path, path_at)):
+        if not loc.startswith(base_url) and not _under(loc, base_url, path):  # the prefix test: nearly every URL
             outside += 1
             first = first or loc
         yield entry, block
@@ -45,6 +46,13 @@ def scoped(items: Iterable[tuple[Entry, str]], base_url: str, ctx: Context) -> I
             "sitemaps.org lets a sitemap list only URLs under its own location unless the site's robots.txt "
             "names it; add a 'Sitemap:' line naming the index to the robots.txt of the host of those URLs",
         )
+
+
+def _under(loc: str, base_url: str, path: str) -> bool:
+    try:
+        return same_site(loc, base_url) and urlsplit(loc).path.startswith(path)
+    except ValueError:  # no URL that urlsplit can take apart
+        return False
 
 
 def report_left(

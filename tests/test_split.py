@@ -510,11 +510,13 @@ def test_urls_outside_the_directory_the_files_are_served_from_are_noted_once(tmp
         Entry(loc="https://other.example/maps/d"),
         Entry(loc="http://example.com/maps/e"),
         Entry(loc="https://example.com/MAPS/f"),  # a path is case-sensitive
+        Entry(loc="https://example.com:443/maps/g"),  # the same port, made explicit
+        Entry(loc="https://example.com:8443/maps/h"),  # another port: another site
     ]
     summary = split(entries, tmp_path, format, max_urls=2)
     notes = [d for d in summary.diagnostics if d.code == "outside-sitemap-scope"]
     assert len(notes) == 1 and str(notes[0].level) == "info"
-    assert "4 URLs not under https://example.com/maps/" in notes[0].message
+    assert "5 URLs not under https://example.com/maps/" in notes[0].message
     assert "first: https://example.com/blog/c" in notes[0].message and "robots.txt" in notes[0].message
     inside = split([Entry(loc=BASE + "x"), Entry(loc=BASE + "y/z")], tmp_path / "in", format)
     assert "outside-sitemap-scope" not in {d.code for d in inside.diagnostics}
