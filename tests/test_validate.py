@@ -453,3 +453,19 @@ def test_a_huge_value_makes_a_message_of_bounded_size(tmp_path: Path) -> None:
     feed += b"<item><title>A</title><guid>" + b"x" * 1_000_000 + b"</guid></item></channel></rss>"
     report = check(tmp_path, feed, "feed.xml")
     assert report.errors and max(len(finding.message) for finding in report.findings) < 5100
+
+
+def test_cli_lines_carry_no_terminal_control_characters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A text sitemap can hold ESC and bidi overrides; a finding quoting such a line must not drive the terminal."""
+    line = "https://example.com/\x1b[2Jx\u202eevil\n"
+    path = tmp_path / "hostile.txt"
+    path.write_text(line + line, encoding="utf-8")
+    code, out, _err = run(["validate", str(path)], capsys)
+    assert code == 1
+    assert "\x1b" not in out and "\u202e" not in out
+    assert "\\x1b[2Jx\\u202eevil is also on line 1" in out  # shown escaped, as Python writes it
+
+
+def test_max_line_bytes_is_not_offered_where_it_does_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _err = run(["validate", "--help"], capsys)
+    assert code == 0 and "--max-line-bytes" not in out

@@ -11,18 +11,15 @@ was read incompletely, a usage error).
 from __future__ import annotations
 
 import argparse
-import functools
 import json
-import re
 import sys
-import unicodedata
 from typing import Any
 
 from feedmap._diff import Change, diff, item_key
 from feedmap._errors import FormatError, Reporter
 from feedmap._formats.jsonl import one_line
 from feedmap._model import Alternate, Image
-from feedmap.cli._common import DiagnosticPrinter, add_reading_options, reading_options
+from feedmap.cli._common import DiagnosticPrinter, add_reading_options, reading_options, unshowable
 
 __all__ = ["add_parser", "change_line", "run", "shown"]
 
@@ -113,21 +110,13 @@ def _listed(old: tuple[Any, ...], new: tuple[Any, ...]) -> str:
     return f"{len(old)} -> {len(new)}, +{added} -{removed}"
 
 
-@functools.cache
-def _unshowable() -> re.Pattern[str]:
-    """Characters a terminal acts on or that reorder a line: C0 and C1 controls, DEL, and the invisible format
-    characters (bidirectional overrides, zero-width characters: Unicode category Cf).  Built at first use
-    (a scan of every code point, 0.1 s) so that other commands do not pay for it."""
-    formats = "".join(chr(code) for code in range(0xA0, 0x110000) if unicodedata.category(chr(code)) == "Cf")
-    return re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{formats}]")
-
-
 def shown(loc: str) -> str:
-    """``loc`` as printed in the text output: what :func:`_unshowable` matches percent-encoded (RFC 3986
-    §2.1, its UTF-8 bytes), as a URI would write it; other characters, readable non-ASCII included, as read."""
+    """``loc`` as printed in the text output: what :func:`feedmap.cli._common.unshowable` matches
+    percent-encoded (RFC 3986 §2.1, its UTF-8 bytes), as a URI would write it; other characters, readable
+    non-ASCII included, as read."""
     if loc.isascii() and loc.isprintable():
         return loc
-    return _unshowable().sub(lambda found: "".join(f"%{byte:02X}" for byte in found.group().encode("utf-8")), loc)
+    return unshowable().sub(lambda found: "".join(f"%{byte:02X}" for byte in found.group().encode("utf-8")), loc)
 
 
 def change_line(change: Change) -> str:

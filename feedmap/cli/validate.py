@@ -18,7 +18,7 @@ from feedmap._errors import Diagnostic, Level, SourceError
 from feedmap._formats.jsonl import one_line
 from feedmap._validate import Report, all_rules, validate
 from feedmap._wording import counted
-from feedmap.cli._common import add_reading_options, reading_options
+from feedmap.cli._common import add_reading_options, printable, reading_options
 
 __all__ = ["add_parser", "finding_line", "run"]
 
@@ -62,6 +62,7 @@ def add_parser(subparsers: Any) -> None:
         strict="warnings count as errors: exit 1 on a warning too (every finding is still listed)",
         base_url="the URL of a local input, for the scope checks (URLs under its directory, children on its site)",
         since=argparse.SUPPRESS,  # every child of an index is validated
+        max_line_bytes=argparse.SUPPRESS,  # a text sitemap is checked line by line, whatever the length
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object (findings, counts, ok)")
     parser.add_argument("-q", "--quiet", action="store_true", help="print errors and warnings only, then the summary")
@@ -87,7 +88,7 @@ def finding_line(finding: Diagnostic) -> str:
     where = finding.source or "feedmap"
     if finding.line:
         where += f":{finding.line}" + (f":{finding.column}" if finding.column else "")
-    return f"{where}: {finding.level}[{finding.code}]: {finding.message}"
+    return printable(f"{where}: {finding.level}[{finding.code}]: {finding.message}")
 
 
 def _explain(code: str) -> int:
