@@ -7,11 +7,9 @@ at most :data:`PER_CODE` of one code, then a count of what was not shown.
 from __future__ import annotations
 
 import argparse
-import functools
 import re
 import sys
 import time
-import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -389,20 +387,3 @@ def reading_options(args: argparse.Namespace, **more: Any) -> Options:
         base_url=args.base_url,
         **more,
     )
-
-
-@functools.cache
-def unshowable() -> re.Pattern[str]:
-    """Characters a terminal acts on or that reorder a line: C0 and C1 controls, DEL, and the invisible format
-    characters (bidirectional overrides, zero-width characters: Unicode category Cf).  Built at first use
-    (a scan of every code point, 0.1 s) so that commands printing none do not pay for it."""
-    formats = "".join(chr(code) for code in range(0xA0, 0x110000) if unicodedata.category(chr(code)) == "Cf")
-    return re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{formats}]")
-
-
-def printable(text: str) -> str:
-    """``text`` with what :func:`unshowable` matches written as a Python escape (``\\x1b``, ``\\u202e``), for a
-    line printed to a terminal: a value read from a hostile input cannot drive the terminal or reorder the line."""
-    if text.isascii() and text.isprintable():
-        return text
-    return unshowable().sub(lambda found: repr(found.group())[1:-1], text)

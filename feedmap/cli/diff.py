@@ -19,7 +19,8 @@ from feedmap._diff import Change, diff, item_key
 from feedmap._errors import FormatError, Reporter
 from feedmap._formats.jsonl import one_line
 from feedmap._model import Alternate, Image
-from feedmap.cli._common import DiagnosticPrinter, add_reading_options, reading_options, unshowable
+from feedmap.cli._common import DiagnosticPrinter, add_reading_options, reading_options
+from feedmap.cli._terminal import unshowable
 
 __all__ = ["add_parser", "change_line", "run", "shown"]
 

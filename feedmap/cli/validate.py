@@ -18,7 +18,8 @@ from feedmap._errors import Diagnostic, Level, SourceError
 from feedmap._formats.jsonl import one_line
 from feedmap._validate import Report, all_rules, validate
 from feedmap._wording import counted
-from feedmap.cli._common import add_reading_options, printable, reading_options
+from feedmap.cli._common import add_reading_options, reading_options
+from feedmap.cli._terminal import printable
 
 __all__ = ["add_parser", "finding_line", "run"]
 
