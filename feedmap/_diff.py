@@ -45,6 +45,7 @@ from feedmap._dates import W3CDate
 from feedmap._diff_inputs import COMPARED_FIELDS, INCOMPLETE_CODES, compared_fields, read_input
 from feedmap._errors import DiagnosticHandler, Reporter, SourceError
 from feedmap._model import Alternate, ChangeFreq, Entry, Image
+from feedmap._seen_keys import no_room
 from feedmap._sources import SourceLike
 from feedmap._wording import counted
 
@@ -270,12 +271,12 @@ def _run(
     try:
         folder = tempfile.TemporaryDirectory(prefix="feedmap-diff-")
     except OSError as exc:
-        raise _storage_error(exc.strerror or str(exc)) from exc
+        raise _storage_error(exc) from exc
     with folder:
         try:
             db = sqlite3.connect(os.path.join(folder.name, "diff.sqlite3"), isolation_level=None)
         except sqlite3.Error as exc:
-            raise _storage_error(str(exc)) from exc
+            raise _storage_error(exc) from exc
         try:
             db.execute(f"PRAGMA cache_size = -{_CACHE_KIB}")
             db.execute("PRAGMA journal_mode = OFF")
@@ -292,18 +293,16 @@ def _run(
             incomplete.extend(one.name for one in inputs if not one.complete)
             yield from _compare(db, counts, compared_fields(inputs, reporter))
         except sqlite3.Error as exc:  # SQLite's own trouble: the disk is full, the file cannot be written
-            raise _storage_error(str(exc)) from exc
+            raise _storage_error(exc) from exc
         finally:
             with contextlib.suppress(sqlite3.Error):
                 db.rollback()
             db.close()
 
 
-def _storage_error(reason: str) -> SourceError:
-    return SourceError(
-        f"diff needs a temporary database in {tempfile.gettempdir()}, which could not be written: {reason} "
-        "(the environment variable TMPDIR chooses the folder)"
-    )
+def _storage_error(exc: Exception) -> SourceError:
+    # no_room names the folder even when Python finds none (tempfile.gettempdir raising would escape here)
+    return no_room("database for comparing sitemaps", exc)
 
 
 def diff(

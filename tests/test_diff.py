@@ -570,3 +570,14 @@ def test_cli_help_gives_an_example_of_each_own_option(capsys: pytest.CaptureFixt
     out = run(capsys, "diff", "--help")[1]
     for example in ("feedmap diff --json ", "feedmap diff -q ", "feedmap diff --no-follow ", " --map https://"):
         assert example in out, example
+
+
+def test_cli_no_usable_temporary_folder_at_all_is_a_message_not_a_traceback(
+    capsys: pytest.CaptureFixture[str], pair: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When Python finds no temporary folder (tempfile.gettempdir raises), the error is still one message."""
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    monkeypatch.setattr(tempfile, "_candidate_tempdir_list", lambda: [str(tmp_path / "missing")])
+    code, out, err = run(capsys, "diff", *pair)
+    assert (code, out) == (2, "")
+    assert err.startswith("feedmap: error: ") and "temporary" in err and "Traceback" not in err
