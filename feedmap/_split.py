@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import BinaryIO
@@ -37,9 +36,10 @@ from feedmap._errors import FormatError, LimitError, SourceError, WriteError
 from feedmap._limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
 from feedmap._model import Document, Entry
 from feedmap._publish import Publisher, PublishReport
+from feedmap._publish_lock import is_run_file
 from feedmap._registry import FormatSpec, Rendered
 from feedmap._sinks import gzipped
-from feedmap._split_checks import report_left, scoped
+from feedmap._split_checks import listed_names, report_left, report_removed, scoped
 from feedmap._urls import encode_url, is_uri
 from feedmap._xml import escape_attribute
 
@@ -49,6 +49,7 @@ __all__ = [
     "Layout",
     "SplitResult",
     "check_directory",
+    "file_url",
     "layout",
     "split_document",
     "splittable",
@@ -78,13 +79,25 @@ class Layout:
         def field(found: re.Match[str]) -> str:
             return format(number, f"0{found[1]}d") if found[1] else str(number)
 
-        return NUMBER_FIELD.sub(field, self.pattern) + (".gz" if self.gzip else "")
+        named = NUMBER_FIELD.sub(field, self.pattern)
+        return named + ".gz" if self.gzip and not _gzip_named(self.pattern) else named
 
-    def owned(self) -> Callable[[str], bool]:
-        """Whether a file name is one this layout produces (the pattern's, gzip or not, and the index)."""
-        child = _names_of(self.pattern)
-        index = self.index
-        return lambda name: name == index or child.fullmatch(name) is not None
+
+def _gzip_named(pattern: str) -> bool:
+    """A pattern ending in ``.gz`` (in any case: ``.GZ`` too) names gzip files, as ``-o NAME.gz`` does; the
+    name is kept as given (no second ``.gz``, no ``.GZ`` made ``.gz``)."""
+    return pattern.lower().endswith(".gz")
+
+
+#: The characters left as they are in a file's URL path segment (RFC 3986 ``pchar`` less ``&`` and ``'``);
+#: every other one (``#``, ``?``, ``%``, blanks, non-ASCII as UTF-8) is percent-encoded, so that the URL
+#: names the file (a web server decodes it back to the name).
+_SEGMENT_SAFE = "-._~!$()*+,;=:@"
+
+
+def file_url(base: str, name: str) -> str:
+    """The URL of file ``name`` in the directory served at ``base`` (a URI ending in ``/``)."""
+    return base + quote(name, safe=_SEGMENT_SAFE)
 
 
 def _names_of(pattern: str) -> re.Pattern[str]:
@@ -93,7 +106,7 @@ def _names_of(pattern: str) -> re.Pattern[str]:
     found = NUMBER_FIELD.search(pattern)
     width = found[1] if found is not None else None
     number = f"(?!0{{{width}}})[0-9]{{{width}}}|[1-9][0-9]{{{width},}}" if width else "[1-9][0-9]*"
-    first, *rest = (re.escape(piece) for piece in NUMBER_FIELD.split(pattern)[:: 2])
+    first, *rest = (re.escape(piece) for piece in NUMBER_FIELD.split(pattern)[::2])
     regex = first + f"(?P<n>{number})" + "(?P=n)".join(rest) + r"(?:\.gz)?"
     return re.compile(regex)
 
@@ -136,18 +149,20 @@ def layout(format: str, directory: str | os.PathLike[str], ctx: Context) -> Layo
         )
     options = ctx.options
     pattern = options.name or DEFAULT_NAMES.get(spec.name) or f"{spec.name}-{{n}}{(spec.extensions or ('',))[0]}"
-    gzip_named = pattern.lower().endswith(".gz")  # a NAME.gz holds gzip, as -o NAME.gz does; never NAME.gz.gz
     found = Layout(
         spec=spec,
         directory=os.fspath(directory),
         base_url=_base_url(options.base_url),
-        pattern=pattern[:-3] if gzip_named else pattern,
-        gzip=options.gzip or gzip_named,
+        pattern=pattern,
+        gzip=options.gzip or _gzip_named(pattern),
         index=options.index_name,
         max_urls=options.max_urls or PROTOCOL_MAX_URLS,
         max_bytes=options.max_file_bytes or PROTOCOL_MAX_BYTES,
     )
-    if _names_of(pattern).fullmatch(found.index):
+    for what, name in (("file name pattern", pattern), ("index name", found.index)):
+        if not _nameable(name):
+            raise FormatError(f"the {what} {name!r} holds a control character or is not UTF-8: give another name")
+    if _names_of(pattern).fullmatch(found.index) or is_run_file(found.index):
         raise FormatError(f"the index name {found.index!r} is one of the file names {pattern!r}: name it otherwise")
     given = options.base_url or ""
     if _FILE_LIKE.search(urlsplit(given).path) and not given.endswith("/"):
@@ -157,6 +172,16 @@ def layout(format: str, directory: str | os.PathLike[str], ctx: Context) -> Layo
             f"{found.base_url}{found.name(1)}, ...: give the URL of the directory the files are served from",
         )
     return found
+
+
+def _nameable(name: str) -> bool:
+    """Whether a file name can be published: UTF-8 (a URL names it by its UTF-8 bytes, not a lone surrogate
+    of undecodable bytes) without control characters (C0, DEL, C1)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return not any(ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0 for char in name)
 
 
 #: The end of a URL path that names a sitemap or feed file rather than a directory.
@@ -331,7 +356,7 @@ def _own_self_link(header: str, name: str) -> str:
     at = header.rfind(_SELF)
     if at < 0:
         return header
-    return header[:at] + escape_attribute(quote(name, safe="-._~!$()*+,;=:@")) + header[at + len(_SELF) :]
+    return header[:at] + escape_attribute(quote(name, safe=_SEGMENT_SAFE)) + header[at + len(_SELF) :]
 
 
 def split_document(doc: Document, where: Layout, ctx: Context) -> SplitResult:
@@ -339,7 +364,8 @@ def split_document(doc: Document, where: Layout, ctx: Context) -> SplitResult:
     assert where.spec.renderer is not None
     feed_ctx = replace(ctx, options=replace(ctx.options, self_url=where.base_url + _SELF))  # each file's own
     rendered = where.spec.renderer(doc, ctx=feed_ctx)
-    with Publisher(where.directory, where.owned()) as publisher:
+    base = where.base_url if is_uri(where.base_url) else encode_url(where.base_url)  # as the index writes it
+    with Publisher(where.directory, lambda previous: listed_names(previous, base)) as publisher:
         with _Writer(where, rendered, publisher, ctx) as writer:
             writer.start()
             for entry, block in scoped(rendered.items, where.base_url, ctx):
@@ -347,21 +373,18 @@ def split_document(doc: Document, where: Layout, ctx: Context) -> SplitResult:
             writer.finish()
         if writer.total == 0:
             ctx.warning("empty-document", rendered.empty)
-        _write_index(writer.parts, where, publisher, ctx)
-        produced = {part.name for part in writer.parts}
-        report_left(where.directory, where.index, where.base_url, produced, where.owned(), ctx)
+        _write_index(writer.parts, where, base, publisher, ctx)
+        report_left(where.directory, where.index, base, ctx)
         report = publisher.commit(index=where.index)
+    report_removed(where.index, report.removed, report.leftovers, ctx)
     return SplitResult(writer.total, tuple(part.name for part in writer.parts), where.index, report)
 
 
-def _write_index(parts: list[_Part], where: Layout, publisher: Publisher, ctx: Context) -> None:
+def _write_index(parts: list[_Part], where: Layout, base: str, publisher: Publisher, ctx: Context) -> None:
     writer = registry.get("sitemapindex").writer
     assert writer is not None  # the index format writes
-    base = where.base_url
-    if not is_uri(base):  # encoded once, reported once (not once a file)
-        base = encode_url(base)
+    if base != where.base_url:  # encoded once, reported once (not once a file)
         ctx.info("url-encoded", f"the base URL {where.base_url} written as {base}")
-    entries = [Entry(loc=base + part.name, lastmod=part.newest) for part in parts]
+    entries = [Entry(loc=file_url(base, part.name), lastmod=part.newest) for part in parts]
     with publisher.file(where.index) as out:
         writer(Document(entries=entries), out, ctx=ctx)
-

@@ -215,9 +215,7 @@ def test_a_stream_gets_what_was_written_before_a_failure(monkeypatch: pytest.Mon
     assert received == [WRITTEN]
 
 
-def test_stdout_keeps_what_was_converted_before_strict_stops(
-    capsys: pytest.CaptureFixture[str], out_dir: Path
-) -> None:
+def test_stdout_keeps_what_was_converted_before_strict_stops(capsys: pytest.CaptureFixture[str], out_dir: Path) -> None:
     source = out_dir / "urls.txt"
     source.write_bytes(b"".join(b"http://a/%d\n" % i for i in range(5000)) + b"not a url\n")
     code, out, err = run(capsys, "convert", source, "--strict", "-t", "text")

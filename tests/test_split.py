@@ -24,6 +24,7 @@ from feedmap._errors import Diagnostic
 
 SM = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 BASE = "https://example.com/maps/"
+INDEX = "sitemap_index.xml"
 
 
 def pages(count: int, *, images: int = 0, start: int = 0) -> Iterator[Entry]:
@@ -411,15 +412,15 @@ def test_a_pattern_ending_in_gz_writes_gzip_and_no_second_gz(tmp_path: Path, gzi
 
 
 def test_zero_padded_numbers(tmp_path: Path) -> None:
-    """``{n:03d}`` pads the number with zeros (as str.format does); only the padded names are owned."""
+    """``{n:03d}`` pads the number with zeros (as str.format does); only files the index named are removed."""
     (tmp_path / "s-1.xml").write_text("not ours")
     (tmp_path / "s-0000.xml").write_text("not ours")
     summary = split(pages(5), tmp_path, max_urls=2, name="s-{n:03d}.xml")
     assert summary.files == ("s-001.xml", "s-002.xml", "s-003.xml")
     assert [loc for loc, _ in index_of(tmp_path)] == [BASE + name for name in summary.files]
-    (tmp_path / "s-1000.xml").write_text("ours: past 999 the number is wider")
-    assert set(split(pages(1), tmp_path, name="s-{n:03d}.xml").removed) == {"s-002.xml", "s-003.xml", "s-1000.xml"}
-    assert sorted(os.listdir(tmp_path)) == ["s-0000.xml", "s-001.xml", "s-1.xml", "sitemap_index.xml"]
+    (tmp_path / "s-1000.xml").write_text("of the naming, but not written by feedmap: no index named it")
+    assert split(pages(1), tmp_path, name="s-{n:03d}.xml").removed == ("s-002.xml", "s-003.xml")
+    assert sorted(os.listdir(tmp_path)) == ["s-0000.xml", "s-001.xml", "s-1.xml", "s-1000.xml", "sitemap_index.xml"]
 
 
 @pytest.mark.parametrize("name", ["s-{n:5}.xml", "s-{n:x}.xml", "s-{n:03d}-{n}.xml", "s-{m}.xml", "s-{n:003d}.xml"])
@@ -472,21 +473,34 @@ def test_feed_files_keep_the_byte_limit_with_their_own_self_links(tmp_path: Path
 # ------------------------------------------------------------------------------ review: another naming
 
 
-def test_files_an_earlier_index_named_under_another_naming_are_reported_not_removed(tmp_path: Path) -> None:
-    """A run with another name pattern (or format) owns none of the files the previous run wrote: they are
-    left in place (they may be someone else's), but the files the index being replaced named are reported."""
+def test_files_the_replaced_index_named_under_another_naming_are_removed_and_named(tmp_path: Path) -> None:
+    """The index being replaced (this run's index name) names the set an earlier run wrote: whatever its naming
+    or format, the files it named that this run does not write are removed, and named in one note."""
     split(pages(25), tmp_path, max_urls=10)
     (tmp_path / "robots.txt").write_text("keep")
+    (tmp_path / "sitemap-4.xml").write_text("of the old naming, but no index named it: keep")
     summary = split(pages(25), tmp_path, max_urls=10, name="p-{n}.xml")
-    left = [d for d in summary.diagnostics if d.code == "stale-files-left"]
-    assert len(left) == 1 and str(left[0].level) == "warning"
-    assert "sitemap-1.xml, sitemap-2.xml, sitemap-3.xml" in left[0].message
-    assert summary.removed == ()
-    assert {"sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml", "robots.txt"} <= set(os.listdir(tmp_path))
-    again = split(pages(25), tmp_path, max_urls=10, name="p-{n}.xml")  # the index names them no more
-    assert "stale-files-left" not in {d.code for d in again.diagnostics}
-    text = split(pages(5), tmp_path, "text", max_urls=10)
-    assert any(d.code == "stale-files-left" and "p-1.xml" in d.message for d in text.diagnostics)
+    assert summary.removed == ("sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml")
+    (note,) = [d for d in summary.diagnostics if d.code == "stale-files-removed"]
+    assert str(note.level) == "info" and "sitemap-1.xml, sitemap-2.xml, sitemap-3.xml" in note.message
+    assert sorted(os.listdir(tmp_path)) == ["p-1.xml", "p-2.xml", "p-3.xml", "robots.txt", "sitemap-4.xml", INDEX]
+    text = split(pages(5), tmp_path, "text", max_urls=1)
+    assert text.removed == ("p-1.xml", "p-2.xml", "p-3.xml")
+    many = split(pages(2), tmp_path, "text", max_urls=1, name="u{n}.txt")
+    (note,) = [d for d in many.diagnostics if d.code == "stale-files-removed"]
+    assert "urls-1.txt, urls-2.txt, urls-3.txt, urls-4.txt, urls-5.txt" in note.message  # the first five
+    assert "5 files" in note.message and "and" not in note.message.split("urls-5.txt")[1]
+    more = split(pages(1), tmp_path, "text", max_urls=1, name="v{n}.txt")
+    assert more.removed == ("u1.txt", "u2.txt")
+    assert "stale-files-removed" not in {d.code for d in split(pages(1), tmp_path, "text", name="v{n}.txt").diagnostics}
+
+
+def test_only_the_first_removed_names_are_shown_then_a_count(tmp_path: Path) -> None:
+    split(pages(8), tmp_path, max_urls=1)
+    summary = split(pages(1), tmp_path, name="q-{n}.xml")
+    assert summary.removed == tuple(f"sitemap-{n}.xml" for n in range(1, 9))
+    (note,) = [d for d in summary.diagnostics if d.code == "stale-files-removed"]
+    assert "sitemap-5.xml and 3 more" in note.message and "sitemap-6.xml" not in note.message
 
 
 def test_an_unreadable_earlier_index_is_no_trouble(tmp_path: Path) -> None:
@@ -570,3 +584,94 @@ def test_a_name_holding_nul_or_a_separator_is_refused_at_once(options: dict[str,
     # refused when the Options are made, not after every file was staged (the Publisher refused NUL only then)
     with pytest.raises(ValueError, match="file name"):
         feedmap.Options(base_url="https://e.com/", **options)  # type: ignore[arg-type]
+
+
+# -------------------------------------------------------------------- issue 17: only what feedmap wrote is removed
+
+
+def test_a_first_run_removes_no_file_of_its_naming(tmp_path: Path) -> None:
+    """No index was there: nothing is stale, whatever the directory holds (sitemap-2024.xml, even
+    sitemap-3.xml of the very naming)."""
+    for name in ("sitemap-2024.xml", "sitemap-3.xml", "sitemap-1.xml.gz", "notes.txt"):
+        (tmp_path / name).write_text("the site's own")
+    summary = split(pages(5), tmp_path, max_urls=3)
+    assert summary.removed == () and "stale-files-removed" not in {d.code for d in summary.diagnostics}
+    for name in ("sitemap-2024.xml", "sitemap-3.xml", "sitemap-1.xml.gz", "notes.txt"):
+        assert (tmp_path / name).read_text() == "the site's own"
+    again = split(pages(2), tmp_path, max_urls=3)  # the index now names sitemap-1 and -2 only: none removed
+    assert again.removed == ("sitemap-2.xml",) and (tmp_path / "sitemap-3.xml").read_text() == "the site's own"
+
+
+def test_a_bare_number_pattern_keeps_an_unrelated_404_page(tmp_path: Path) -> None:
+    (tmp_path / "404.xml").write_text("the site's error page")
+    (tmp_path / "7.xml").write_text("the site's own")
+    split(pages(5), tmp_path, max_urls=1, name="{n}.xml")
+    summary = split(pages(2), tmp_path, max_urls=1, name="{n}.xml")
+    assert summary.removed == ("3.xml", "4.xml", "5.xml")
+    assert (tmp_path / "404.xml").read_text() == "the site's error page" and (tmp_path / "7.xml").exists()
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ({}, {"gzip": True}),  # sitemap-{n}.xml and sitemap-{n}.xml.gz: one naming for the old rule
+        ({"name": "{n}.xml"}, {"name": "{n}.xml.gz"}),
+        ({"name": "s{n}.xml"}, {"name": "s{n:03d}.xml", "gzip": True}),
+    ],
+)
+def test_two_sets_sharing_a_directory_by_index_name_keep_each_others_files(
+    tmp_path: Path, first: dict[str, object], second: dict[str, object]
+) -> None:
+    """As the README suggests: two sets, each with its own index name, in one directory; each run of one
+    leaves the other's files (and index) whole, and its index names only files that are there."""
+    for count in (12, 3, 7):
+        one = split(pages(count), tmp_path, max_urls=1, index_name="one.xml", **first)
+        two = split(pages(count + 1), tmp_path, max_urls=1, index_name="two.xml", **second)
+        for summary, index in ((one, "one.xml"), (two, "two.xml")):
+            assert not set(summary.removed) & set(one.files + two.files)
+            assert all((tmp_path / loc[len(BASE) :]).is_file() for loc, _ in index_of(tmp_path, index))
+        assert len(index_of(tmp_path, "one.xml")) == count and len(index_of(tmp_path, "two.xml")) == count + 1
+
+
+def test_an_index_name_holding_a_set_of_another_kind_removes_nothing(tmp_path: Path) -> None:
+    """The file at the index name is read only as a sitemap index: a urlset there (the site's own sitemap
+    under that name) names pages, not files to remove."""
+    (tmp_path / "page.xml").write_text("a page")
+    (tmp_path / INDEX).write_text(
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<url><loc>{BASE}page.xml</loc></url><sitemap><loc>{BASE}page.xml</loc></sitemap></urlset>"
+    )
+    assert split(pages(1), tmp_path).removed == () and (tmp_path / "page.xml").exists()
+
+
+def test_names_the_index_gives_outside_the_directory_are_never_removed(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (tmp_path / "outside.xml").write_text("keep")
+    (site / "sub").mkdir()
+    (site / "sub" / "inner.xml").write_text("keep")
+    listed = ["../outside.xml", "sub/inner.xml", "%2E%2E%2Foutside.xml", ".", "..", "sub%2Finner.xml"]
+    body = "".join(f"<sitemap><loc>{BASE}{name}</loc></sitemap>" for name in listed)
+    (site / INDEX).write_text(
+        f'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{body}</sitemapindex>'
+    )
+    assert split(pages(1), site).removed == ()
+    assert (tmp_path / "outside.xml").exists() and (site / "sub" / "inner.xml").exists()
+
+
+def test_files_named_at_another_base_url_are_left_and_reported(tmp_path: Path) -> None:
+    split(pages(3), tmp_path, max_urls=1)
+    seen: list[Diagnostic] = []
+    options = feedmap.Options(base_url="https://cdn.example.com/s/", max_urls=1, name="p-{n}.xml")
+    summary = feedmap.split(pages(2), tmp_path, "sitemap", options, on_diagnostic=seen.append)
+    assert summary.removed == ()
+    (left,) = [d for d in seen if d.code == "stale-files-left"]
+    assert "sitemap-1.xml, sitemap-2.xml, sitemap-3.xml" in left.message and str(left.level) == "warning"
+    assert {"sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml"} <= set(os.listdir(tmp_path))
+
+
+def test_a_non_ascii_base_url_still_finds_the_files_its_index_named(tmp_path: Path) -> None:
+    options = feedmap.Options(base_url="https://example.com/cartes é/", max_urls=1)
+    feedmap.split(pages(3), tmp_path, "sitemap", options)
+    summary = feedmap.split(pages(1), tmp_path, "sitemap", options)
+    assert summary.removed == ("sitemap-2.xml", "sitemap-3.xml")

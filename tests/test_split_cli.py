@@ -233,19 +233,54 @@ def test_a_fetched_input_and_standard_input_split_alike(
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
 
 
-def test_a_name_change_is_reported_and_quiet_keeps_the_warning(
+def test_a_name_change_removes_the_old_set_and_says_which_files(
     capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path
 ) -> None:
     out = f"{tmp_path / 'out'}/"
     assert run(capsys, "convert", urls, "-o", out, "--base-url", BASE, "--max-urls", "10")[0] == 0
-    again = ["convert", urls, "-o", out, "--base-url", BASE, "--max-urls", "10", "--name", "p-{n}.xml", "-q"]
+    again = ["convert", urls, "-o", out, "--base-url", BASE, "--max-urls", "10", "--name", "p-{n}.xml"]
     code, _, err = run(capsys, *again)
-    assert code == 0
-    assert "warning[stale-files-left]" in err and "sitemap-1.xml, sitemap-2.xml, sitemap-3.xml" in err
-    assert "outside-sitemap-scope" not in err and "feedmap: wrote" not in err  # notes and the last line: not -q
-    code, _, err = run(capsys, "convert", urls, "-o", out, "--base-url", BASE, "--name", "q-{n}.xml", "--strict")
-    assert code == 1 and "stale-files-left" in err
-    assert not (tmp_path / "out" / "q-1.xml").exists()  # --strict: nothing published
+    assert code == 0, err
+    (note,) = [line for line in err.splitlines() if "[stale-files-removed]" in line]
+    assert "sitemap-1.xml, sitemap-2.xml, sitemap-3.xml" in note
+    assert err.splitlines()[-1].endswith("4 files written, 0 unchanged, 3 removed")
+    assert sorted(os.listdir(tmp_path / "out")) == ["p-1.xml", "p-2.xml", "p-3.xml", "sitemap_index.xml"]
+    code, _, err = run(capsys, *again[:-1], "q-{n}.xml", "-q", "--strict")  # a note: -q hides it, --strict passes
+    assert code == 0 and err == ""
+    assert sorted(os.listdir(tmp_path / "out")) == ["q-1.xml", "q-2.xml", "q-3.xml", "sitemap_index.xml"]
+
+
+def test_files_feedmap_did_not_write_are_never_removed(
+    capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path
+) -> None:
+    """Issue 17: a first run beside sitemap-2024.xml, --name '{n}.xml' beside 404.xml, --gzip beside the
+    plain set of another index name: each run removes only what its own previous index named."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "sitemap-2024.xml").write_text("the site's own")
+    (out / "404.xml").write_text("the site's error page")
+    common = ["convert", urls, "-o", out, "--base-url", BASE]
+    for args in (
+        [],
+        ["--name", "{n}.xml", "--index-name", "numbers.xml", "--max-urls", "5"],
+        ["--name", "{n}.xml", "--index-name", "numbers.xml", "--max-urls", "9"],
+        ["--gzip", "--index-name", "zipped.xml", "--max-urls", "5"],
+        ["--max-urls", "5"],
+    ):
+        code, _, err = run(capsys, *common, *args)
+        assert code == 0 and "Traceback" not in err, err
+        assert (out / "sitemap-2024.xml").read_text() == "the site's own"
+        assert (out / "404.xml").read_text() == "the site's error page"
+    assert err.splitlines()[-1].endswith("6 files written, 0 unchanged, 0 removed")
+    for index in ("sitemap_index.xml", "numbers.xml", "zipped.xml"):  # every index names files that are there
+        named = re.findall(r"<loc>https://example\.com/maps/([^<]+)</loc>", (out / index).read_text())
+        assert named and all((out / name).is_file() for name in named), (index, named)
+    assert sorted(name for name in os.listdir(out) if re.fullmatch(r"\d+\.xml", name)) == [
+        "1.xml",
+        "2.xml",
+        "3.xml",
+        "404.xml",
+    ]
 
 
 def test_a_byte_limit_below_a_files_start_and_end_is_refused_before_anything_is_made(

@@ -156,7 +156,7 @@ def add_parser(subparsers: Any) -> None:
     feed.add_argument(
         "--self-url",
         metavar="URL",
-        help='the feed\'s own URL, written as atom:link rel="self" (into a directory, -o DIR/: each file\'s own '
+        help="the feed's own URL, written as atom:link rel=\"self\" (into a directory, -o DIR/: each file's own "
         "URL, --base-url + its name)",
     )
     parser.add_argument(
@@ -249,8 +249,7 @@ def _add_selection_options(parser: argparse.ArgumentParser) -> None:
         "--limit",
         type=non_negative_int,
         metavar="N",
-        help="write the first N entries (after the filters, deduplication and --sort); reading stops there when "
-        "it can",
+        help="write the first N entries (after the filters, deduplication and --sort); reading stops there when it can",
     )
 
 
