@@ -12,8 +12,13 @@ import inspect
 import io
 import itertools
 import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import pytest
 from lxml import etree
@@ -675,3 +680,113 @@ def test_a_non_ascii_base_url_still_finds_the_files_its_index_named(tmp_path: Pa
     feedmap.split(pages(3), tmp_path, "sitemap", options)
     summary = feedmap.split(pages(1), tmp_path, "sitemap", options)
     assert summary.removed == ("sitemap-2.xml", "sitemap-3.xml")
+
+
+# --------------------------------------------------------------------- issue 17: what killed runs leave behind
+
+#: A run that stages 3 files of 10 entries (the third still open), says so, then waits to be killed.
+STALLED_RUN = """
+import sys, time, feedmap
+from pathlib import Path
+
+def entries():
+    for number in range(25):
+        yield feedmap.Entry(loc=f"https://example.com/maps/p{number}")
+    Path(sys.argv[2]).write_text("staging")
+    time.sleep(120)
+
+feedmap.split(entries(), sys.argv[1], "sitemap", feedmap.Options(base_url="https://example.com/maps/", max_urls=10))
+"""
+
+
+def stalled_run(directory: Path, ready: Path) -> subprocess.Popen[bytes]:
+    """A real feedmap process in the middle of a split into ``directory`` (its temporary files staged)."""
+    process = subprocess.Popen([sys.executable, "-c", STALLED_RUN, str(directory), str(ready)])
+    deadline = time.monotonic() + 60
+    while not ready.exists():
+        assert process.poll() is None and time.monotonic() < deadline, "the run did not start staging"
+        time.sleep(0.05)
+    return process
+
+
+def hidden(directory: Path) -> set[str]:
+    return {name for name in os.listdir(directory) if name.startswith(".")}
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="flock(2) and SIGKILL as on Linux")
+def test_the_temporaries_of_a_killed_run_are_removed_by_the_next_not_those_of_a_live_one(tmp_path: Path) -> None:
+    """SIGKILL mid-split leaves .part files (and the run's lock file); the next run removes them, and only
+    them: not the temporaries of a run still writing, not hidden files of other naming."""
+    site = tmp_path / "site"
+    split(pages(3), site)
+    (site / ".notes.part").write_text("someone else's")
+    (site / ".sitemap-1.xml.0123abcd.part").write_text("a single-file write's temporary: not a run's")
+    others = hidden(site)
+    killed = stalled_run(site, tmp_path / "killed")
+    of_killed = hidden(site) - others
+    alive = stalled_run(site, tmp_path / "alive")
+    of_alive = hidden(site) - others - of_killed
+    try:
+        for run in (of_killed, of_alive):  # its temporary files and its lock file
+            assert any(name.endswith(".part") for name in run) and any(name.endswith(".lock") for name in run)
+        killed.send_signal(signal.SIGKILL)
+        killed.wait(30)
+        assert hidden(site) - others == of_killed | of_alive  # nothing removes them by itself
+        summary = split(pages(3), site)
+        (note,) = [d for d in summary.diagnostics if d.code == "leftovers-removed"]
+        assert f"{len(of_killed)} temporary files" in note.message
+        assert hidden(site) - others == of_alive  # the live run's, whole
+        assert "leftovers-removed" not in {d.code for d in split(pages(3), site).diagnostics}
+    finally:
+        alive.send_signal(signal.SIGKILL)
+        alive.wait(30)
+        killed.kill()
+    summary = split(pages(3), site)
+    assert "leftovers-removed" in {d.code for d in summary.diagnostics}
+    assert hidden(site) == others  # every temporary of both gone, the others kept
+    assert (site / ".notes.part").read_text() == "someone else's"
+
+
+# ------------------------------------------------------------------------- issue 17: names a URL must encode
+
+
+@pytest.mark.parametrize("pattern", ["a#{n}.xml", "a?{n}.xml", "a%{n}.xml", "a%23{n}.xml", "a {n}.xml", "café-{n}.xml"])
+def test_each_index_loc_is_the_url_of_its_file_whatever_the_name_holds(tmp_path: Path, pattern: str) -> None:
+    """A name holding '#', '?', '%', a blank or non-ASCII is percent-encoded in its URL (RFC 3986 path
+    segment): the loc resolves to the file, not to a fragment, a query or another name."""
+    summary = split(pages(3), tmp_path, max_urls=2, name=pattern)
+    assert summary.files == (pattern.format(n=1), pattern.format(n=2))
+    for (loc, _), name in zip(index_of(tmp_path), summary.files, strict=True):
+        parts = urlsplit(loc)
+        assert parts.fragment == "" and parts.query == "" and loc.isascii()
+        assert unquote(parts.path) == "/maps/" + name and (tmp_path / name).is_file()
+    again = split(pages(1), tmp_path, max_urls=2, name=pattern)  # the names are read back from the index
+    assert again.removed == (pattern.format(n=2),)
+
+
+@pytest.mark.parametrize("pattern", ["{n}.xml.GZ", "s-{n}.Gz"])
+def test_a_gz_suffix_in_any_case_writes_gzip_under_the_name_as_given(tmp_path: Path, pattern: str) -> None:
+    summary = split(pages(3), tmp_path, max_urls=2, name=pattern)
+    assert summary.files == (pattern.format(n=1), pattern.format(n=2))  # not renamed .gz
+    assert sorted(os.listdir(tmp_path)) == sorted([*summary.files, INDEX])
+    assert all((tmp_path / name).read_bytes()[:2] == b"\x1f\x8b" for name in summary.files)
+    assert [loc for loc, _ in index_of(tmp_path)] == [BASE + name for name in summary.files]
+    assert split(pages(3), tmp_path, max_urls=2, name=pattern, gzip=True).files == summary.files  # no .GZ.gz
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"name": "a\n{n}.xml"},
+        {"name": "a\x85{n}.xml"},
+        {"name": "\udcff{n}.xml"},
+        {"index_name": "index\t.xml"},
+        {"index_name": "\udcffindex.xml"},
+    ],
+)
+def test_a_name_no_url_can_publish_is_refused_before_anything_is_written(
+    tmp_path: Path, options: dict[str, str]
+) -> None:
+    with pytest.raises(feedmap.FormatError, match="control character or is not UTF-8"):
+        split(pages(3), tmp_path / "out", **options)
+    assert not (tmp_path / "out").exists()

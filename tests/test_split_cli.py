@@ -310,3 +310,51 @@ def test_two_sets_share_a_directory_with_their_own_index_names(
     assert code == 2 and "index name" in err and "Traceback" not in err
     code, _, err = run(capsys, "convert", urls, "-o", str(tmp_path / "one.xml"), "--index-name", "x.xml")
     assert code == 2 and "--index-name: only for an output directory" in err
+
+
+def test_names_a_url_must_encode_and_gz_in_capitals(
+    capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path
+) -> None:
+    """--name 'a#{n}.xml': the index names a%231.xml (the file), not a fragment of 'a'; --name '{n}.xml.GZ'
+    writes gzip under that very name; a name with a control character is a usage error, nothing made."""
+    out = tmp_path / "out"
+    common = ["convert", urls, "-o", f"{out}/", "--base-url", BASE, "--max-urls", "10"]
+    code, _, err = run(capsys, *common, "--name", "a#{n}.xml")
+    assert code == 0, err
+    assert f"<loc>{BASE}a%231.xml</loc>" in (out / "sitemap_index.xml").read_text() and (out / "a#1.xml").is_file()
+    code, _, err = run(capsys, *common, "--name", "{n}.xml.GZ")
+    assert code == 0, err
+    assert sorted(os.listdir(out)) == ["1.xml.GZ", "2.xml.GZ", "3.xml.GZ", "sitemap_index.xml"]
+    assert gzip.decompress((out / "3.xml.GZ").read_bytes()).count(b"<url>") == 5
+    for option, value in (("--name", "a\n{n}.xml"), ("--index-name", "index\x1b[2J.xml")):
+        code, _, err = run(capsys, "convert", urls, "-o", f"{tmp_path / 'new'}/", "--base-url", BASE, option, value)
+        assert code == 2 and "control character" in err and "Traceback" not in err
+        assert not (tmp_path / "new").exists()
+
+
+@pytest.fixture(scope="module")
+def over_the_limit(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A text list and a sitemap of 50,001 URLs: one more than one file may hold."""
+    folder = tmp_path_factory.mktemp("big")
+    lines = [f"https://example.com/maps/p/{number}" for number in range(50_001)]
+    (folder / "urls.txt").write_text("".join(line + "\n" for line in lines))
+    body = "".join(f"<url><loc>{line}</loc></url>\n" for line in lines)
+    (folder / "urls.xml").write_text(f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{body}</urlset>\n')
+    return {"text": folder / "urls.txt", "sitemap": folder / "urls.xml"}
+
+
+@pytest.mark.parametrize("read", ["text", "sitemap"])
+def test_strict_splits_an_input_over_the_limit_of_one_file(
+    capsys: pytest.CaptureFixture[str], over_the_limit: dict[str, Path], tmp_path: Path, read: str
+) -> None:
+    """Issue 17: the 50,000 URLs of the protocol are a limit of one file; split into files, an input over it
+    is what -o DIR/ is for: a note (not a warning that --strict stops on) about the input."""
+    source = over_the_limit[read]
+    target = "sitemap" if read == "text" else "text"
+    out = tmp_path / target
+    code, _, err = run(capsys, "convert", source, "-t", target, "-o", f"{out}/", "--base-url", BASE, "--strict")
+    assert code == 0, err
+    assert "info[too-many-urls]" in err and "warning[too-many-urls]" not in err
+    assert err.splitlines()[-1].startswith("feedmap: wrote 50,001 entries to 2 files")
+    code, _, err = run(capsys, "convert", source, "-t", "jsonl", "-o", tmp_path / "one.jsonl", "--strict")
+    assert code == 1 and "error[too-many-urls]" in err  # into one file, it still is the input's fault
