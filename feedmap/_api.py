@@ -303,8 +303,9 @@ def split(
     gzip-compressed (``.gz`` appended) with ``options.gzip``. The index, ``options.index_name``
     (``sitemap_index.xml``), lists each file at ``options.base_url`` (required: the absolute http(s) URL the
     directory is served at) with the newest lastmod of its entries. The entries go through the same steps as
-    in :func:`write`. The directory is made if missing; changed files are replaced, the index last, and files
-    of the same naming that this run no longer produces are removed; an error leaves the directory as it was.
+    in :func:`write`. The directory is made if missing; changed files are replaced, the index last, and the
+    files the replaced index named that this run no longer writes are removed; an error leaves the directory
+    as it was.
     A format without a renderer (``jsonl``, ``sitemapindex``) raises :class:`~feedmap._errors.FormatError`;
     more than 50,000 files, :class:`~feedmap._errors.LimitError` (see :mod:`feedmap._split`).
     """
