@@ -8,8 +8,9 @@ lock file ``.feedmap-TOKEN.lock`` there all the while: the lock file is made (an
 first temporary file and removed after its last one is gone.  The kernel releases a lock when its holder
 dies, so a run killed outright (SIGKILL, power loss) leaves temporary files whose lock nobody holds, however
 old; a live run's lock is held, however long it has been writing.  Each new run removes, before it stages
-anything, the temporary files (and the lock file) of every TOKEN whose lock it can take: the leftovers of
-runs that are over, never a file of a run still writing, never a file of another naming.
+anything, the temporary files (and the lock file) of every TOKEN whose lock file is there and whose lock it
+can take: the leftovers of runs that are over, never a file of a run still writing, never a file of another
+naming (nor one of the temporary naming without its lock file).
 
 Without ``flock(2)`` (not POSIX, or a file system refusing locks) or when the lock file cannot be made, a run
 takes no lock, names its temporary files ``.NAME.xxxxxxxx.part`` (as :mod:`feedmap._sinks` does; no run
@@ -139,10 +140,8 @@ class RunLock:
         lock = os.path.join(self.directory, _lock_name(token))
         try:
             fd = os.open(lock, _OPEN_FLAGS)
-        except FileNotFoundError:  # the run removed its lock after its last temporary file: all gone, or ours
-            return _unlink_parts(self.directory, names)
-        except OSError:
-            return []  # cannot tell whether it is over
+        except OSError:  # no lock file: not a run's (a run's lock outlives its temporary files), or unreadable
+            return []
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 return []
