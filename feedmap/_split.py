@@ -10,14 +10,14 @@ entry, a footer); the blocks are written in order into ``sitemap-1.xml``, ``site
 pattern's ``{n}``, or ``{n:05d}`` zero-padded), each file cut before the block that would pass either limit,
 measured on the UTF-8 bytes written uncompressed (header and footer included; extension elements are in the
 blocks). A block larger than a file on its own is written alone in its file (``entry-too-large``). With gzip
-each file is ``NAME.gz`` (a pattern ending in ``.gz``, in any case, asks for gzip too and keeps its name), with the same bytes for the same input
-(:func:`feedmap._sinks.gzipped`). Then the index (``sitemap_index.xml``, uncompressed, by the ``sitemapindex``
-writer) lists each file at the base URL the directory is served at, with the newest lastmod among the file's
-entries (a feed file's ``atom:link rel="self"`` is its own URL there). Past 50,000 files nothing is published
-(:class:`~feedmap._errors.LimitError`). Every file goes through a :class:`~feedmap._publish.Publisher`: the
-children first, the index last, then the files the replaced index named that this run does not write are
-removed; an error leaves the directory as it was. A name's ``#``, ``?``, ``%``, blanks and non-ASCII are
-percent-encoded in its URL (:func:`file_url`).
+each file is ``NAME.gz`` (a pattern ending in ``.gz``, in any case, asks for gzip too, its name kept), with
+the same bytes for the same input (:func:`feedmap._sinks.gzipped`). Then the index (``sitemap_index.xml``,
+uncompressed, by the ``sitemapindex`` writer) lists each file at the base URL the directory is served at,
+with the newest lastmod among the file's entries (a feed file's ``atom:link rel="self"`` is its own URL
+there). Past 50,000 files nothing is published (:class:`~feedmap._errors.LimitError`). Every file goes
+through a :class:`~feedmap._publish.Publisher`: the children first, the index last, then the files the
+replaced index named that this run does not write are removed; an error leaves the directory as it was.
+A name's ``#``, ``?``, ``%``, blanks and non-ASCII are percent-encoded in its URL (:func:`file_url`).
 Only each file's name and newest lastmod are kept: memory does not grow with the number of entries.
 """
 
