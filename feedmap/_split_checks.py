@@ -12,6 +12,7 @@ fetch what the index names, so a file it named once and names no more is no long
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import stat
 from collections.abc import Iterable, Iterator
@@ -22,6 +23,7 @@ from lxml import etree
 
 from feedmap._context import Context
 from feedmap._errors import Diagnostic, Level, Reporter
+from feedmap._limits import PROTOCOL_MAX_URLS
 from feedmap._model import Entry
 from feedmap._urls import same_site
 from feedmap._wording import counted
@@ -82,12 +84,13 @@ def _under(loc: str, base_url: str, path: str) -> bool:
 def report_left(directory: str, index: str, base: str, ctx: Context) -> None:
     """Warn of the files of the directory that the index being replaced names at another URL than ``base``
     (an earlier run's, served from another base URL): no run removes them, no index names them any more."""
-    left: list[str] = []
+    found: dict[str, None] = {}  # in order, each once
     for loc in _previous_locs(os.path.join(directory, index)):
         name = unquote(loc.rsplit("/", 1)[-1])
         path = os.path.join(directory, name)
-        if not loc.startswith(base) and name not in left and name and os.path.isfile(path) and not os.path.islink(path):
-            left.append(name)
+        if not loc.startswith(base) and name and os.path.isfile(path) and not os.path.islink(path):
+            found[name] = None
+    left = list(found)
     if left:
         ctx.warning(
             "stale-files-left",
@@ -123,7 +126,7 @@ def shown(names: list[str] | tuple[str, ...]) -> str:
 def listed_names(previous: BinaryIO, base: str) -> Iterator[str]:
     """The file names (under ``base``, no folder, percent-decoded) that the index being replaced lists: what
     :func:`feedmap._split.file_url` gave for them.  None when it is no sitemap index feedmap can read."""
-    for loc in _locs(previous):
+    for loc in itertools.islice(_locs(previous), _MOST_LISTED):
         name = unquote(loc[len(base) :]) if loc.startswith(base) else ""
         if name and "/" not in name:
             yield name
@@ -137,11 +140,13 @@ def _previous_locs(index: str) -> list[str]:
         with open(os.open(index, flags), "rb") as file:  # a link is no earlier index (nor a FIFO: no wait)
             if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
                 return []
-            return list(_locs(file))
+            return list(itertools.islice(_locs(file), _MOST_LISTED))
     except OSError:
         return []
 
 
+#: The most sitemaps an index lists (sitemaps.org): what a longer one (not feedmap's) lists past it is not read.
+_MOST_LISTED = PROTOCOL_MAX_URLS
 _INDEX_ROOT = "{http://www.sitemaps.org/schemas/sitemap/0.9}sitemapindex"
 _LOC = "{http://www.sitemaps.org/schemas/sitemap/0.9}loc"
 

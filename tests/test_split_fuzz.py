@@ -15,6 +15,8 @@ format, a number of entries, gzip), and checks after each run:
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import tempfile
 from pathlib import Path
@@ -25,6 +27,7 @@ from hypothesis import strategies as st
 from lxml import etree
 
 import feedmap
+from feedmap.cli import main
 
 BASE = "https://example.com/maps/"
 SM = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
@@ -150,3 +153,42 @@ def test_directory_output_never_deletes_what_it_did_not_write_nor_half_publishes
         if one is not None and two is not None and one.index != two.index:
             kept = set(one.files) - set(two.files) - {two.index}  # another set's files stay whole
             assert kept <= set(os.listdir(folder))
+
+
+CLI_NAMES = st.builds(lambda a, field, b, end: a + field + b + end, PIECES, FIELDS, PIECES, SUFFIXES)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    pattern=CLI_NAMES,
+    index=st.none() | st.builds(lambda a: a + ".xml", PIECES),
+    gzip=st.booleans(),
+    foreign=st.lists(FOREIGN_NAMES, max_size=4, unique=True),
+)
+def test_the_command_line_into_a_directory_never_tracebacks(
+    pattern: str, index: str | None, gzip: bool, foreign: list[str]
+) -> None:
+    """The same through ``feedmap convert -o DIR/``: exit 0, 1 or 2 with a message, never a traceback, and what
+    feedmap did not write is still there."""
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary) / "site"
+        folder.mkdir()
+        for name in foreign:
+            (folder / name).write_bytes(foreign_content(name))
+        original = snapshot(folder)
+        urls = Path(temporary) / "urls.txt"
+        urls.write_text("".join(f"{BASE}page/{number}\n" for number in range(5)))
+        argv = ["convert", str(urls), "-o", f"{folder}/", "--base-url", BASE, "--max-urls", "2", "--name", pattern]
+        argv += (["--index-name", index] if index is not None else []) + (["--gzip"] if gzip else [])
+        errors = io.StringIO()
+        with contextlib.redirect_stderr(errors), contextlib.redirect_stdout(io.StringIO()):
+            try:
+                code = main(argv)
+            except SystemExit as exit:  # argparse refusing a value
+                code = int(str(exit.code))
+        assert code in (0, 1, 2) and "Traceback" not in errors.getvalue(), errors.getvalue()
+        after = snapshot(folder)
+        written = {name for name in after if after[name] != original.get(name)}
+        assert all(name in after for name in original if name not in written)
+        if code != 0:
+            assert after == original
