@@ -164,7 +164,9 @@ def layout(format: str, directory: str | os.PathLike[str], ctx: Context) -> Layo
     for what, name in (("file name pattern", pattern), ("index name", found.index)):
         if not _nameable(name):
             raise FormatError(f"the {what} {name!r} holds a control character or is not UTF-8: give another name")
-    if _names_of(pattern).fullmatch(found.index) or is_run_file(found.index):
+    if any(is_run_file(name) for name in (found.name(1), found.name(12_345_678), found.index)):
+        raise FormatError(f"{pattern!r} or {found.index!r} names feedmap's temporary files: name them otherwise")
+    if _names_of(pattern).fullmatch(found.index):
         raise FormatError(f"the index name {found.index!r} is one of the file names {pattern!r}: name it otherwise")
     given = options.base_url or ""
     if _FILE_LIKE.search(urlsplit(given).path) and not given.endswith("/"):

@@ -790,3 +790,20 @@ def test_a_name_no_url_can_publish_is_refused_before_anything_is_written(
     with pytest.raises(feedmap.FormatError, match="control character or is not UTF-8"):
         split(pages(3), tmp_path / "out", **options)
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"name": ".feedmap-{n:08d}.lock"},
+        {"name": ".feedmap-{n}.lock"},
+        {"name": ".a.{n:08d}.0123abcd.part"},
+        {"index_name": ".feedmap-0123abcd.lock"},
+    ],
+)
+def test_names_of_feedmaps_temporary_files_are_refused(tmp_path: Path, options: dict[str, str]) -> None:
+    """A published file named as a run's lock or temporary file would be removed by the next run as a killed
+    run's leftover: such names are refused before anything is written."""
+    with pytest.raises(feedmap.FormatError, match="feedmap's temporary files"):
+        split(pages(3), tmp_path / "out", **options)
+    assert not (tmp_path / "out").exists()
