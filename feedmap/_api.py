@@ -42,6 +42,7 @@ from feedmap._sources import (
     source_name,
 )
 from feedmap._split import Layout, layout, split_document
+from feedmap._split_checks import SplitReading
 from feedmap._summary import SplitSummary, Summary
 
 __all__ = ["SplitSummary", "Summary", "convert", "read", "split", "write"]
@@ -73,9 +74,7 @@ def _open_document(source: SourceLike, format: str | None, ctx: Context) -> Docu
     return doc
 
 
-def start_document(
-    source: SourceLike, format: str | None, ctx: Context
-) -> tuple[Document, contextlib.ExitStack]:
+def start_document(source: SourceLike, format: str | None, ctx: Context) -> tuple[Document, contextlib.ExitStack]:
     """Open and start reading one source: the document, and the stack that closes its input.
 
     The entries are the reader's own (not closing anything when exhausted): index following uses this to
@@ -304,8 +303,9 @@ def split(
     gzip-compressed (``.gz`` appended) with ``options.gzip``. The index, ``options.index_name``
     (``sitemap_index.xml``), lists each file at ``options.base_url`` (required: the absolute http(s) URL the
     directory is served at) with the newest lastmod of its entries. The entries go through the same steps as
-    in :func:`write`. The directory is made if missing; changed files are replaced, the index last, and files
-    of the same naming that this run no longer produces are removed; an error leaves the directory as it was.
+    in :func:`write`. The directory is made if missing; changed files are replaced, the index last, and the
+    files the replaced index named that this run no longer writes are removed; an error leaves the directory
+    as it was.
     A format without a renderer (``jsonl``, ``sitemapindex``) raises :class:`~feedmap._errors.FormatError`;
     more than 50,000 files, :class:`~feedmap._errors.LimitError` (see :mod:`feedmap._split`).
     """
@@ -322,11 +322,12 @@ def split(
             staged.close()
 
 
-def _concatenated(sources: Sequence[SourceLike], format: str | None, ctx: Context) -> Document:
-    """One document whose entries are those of each source in turn; metadata from the first."""
+def _concatenated(sources: Sequence[SourceLike], format: str | None, ctx: Context, reporter: Reporter) -> Document:
+    """One document whose entries are those of each source in turn, read reporting to ``reporter``; metadata
+    from the first."""
 
     def context_for(source: SourceLike) -> Context:
-        return Context(reporter=ctx.reporter, options=ctx.options, name=source_name(source), shared=ctx.shared)
+        return Context(reporter=reporter, options=ctx.options, name=source_name(source), shared=ctx.shared)
 
     first = _open_document(sources[0], format, context_for(sources[0]))
 
@@ -376,7 +377,8 @@ def convert(
     where = layout(spec.name, directory, ctx) if spec is not None and directory is not None else None
     with contextlib.ExitStack() as cleanup:
         cleanup.callback(ctx.shared.close)  # last: the HTTP client and threads, also when opening fails
-        doc = source_doc = _concatenated(inputs, source_format, ctx)
+        reading = SplitReading(ctx.reporter) if directory is not None else ctx.reporter
+        doc = source_doc = _concatenated(inputs, source_format, ctx, reading)
         cleanup.callback(source_doc.close)
         if spec is None:
             assert not isinstance(format, str)

@@ -205,8 +205,7 @@ def _robots(site: str, result: Discovery, options: Options, shared: Shared, repo
         if exc.code != "file-missing" and (exc.status is None or exc.status >= 500):  # a 4xx: no robots.txt
             reporter.warning(
                 "robots-unreadable",
-                f"robots.txt could not be read ({reason_of(exc, robots_url)}); "
-                f"trying {' and '.join(FALLBACK_PATHS)}",
+                f"robots.txt could not be read ({reason_of(exc, robots_url)}); trying {' and '.join(FALLBACK_PATHS)}",
                 robots_url,
             )
         return []

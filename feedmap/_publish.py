@@ -17,11 +17,12 @@ a name atomically within one directory:
 3. then the index, last: a crawler reading the old index finds every file it names, one reading the new
    index finds every new file.  When a rename fails, the files renamed so far stay (each is complete) and
    the error names them; the index is not replaced unless every child is in place;
-4. then files of the directory that this kind of run produces (``owned(name)``) but this run did not are
-   removed (the old index may name them until it is replaced); then the directory is synced.
+4. then the files that the index being replaced (the one at the index's name, read before anything moved)
+   named and that this run does not write are removed: never a file no index of this name named (another
+   set's, or one feedmap never wrote); then the directory is synced.
 
-A run killed outright (SIGKILL, power loss) may leave a ``.NAME.xxxxxxxx.part`` file; the next run does
-not remove it (another run may be writing it).
+A run killed outright (SIGKILL, power loss) may leave temporary files: the next run removes them, and only
+them (:mod:`feedmap._publish_lock`: each run holds a lock while it writes).
 
 What is at a name decides what happens to it:
 
@@ -45,17 +46,13 @@ import errno
 import functools
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
 from feedmap._errors import SourceError
+from feedmap._publish_lock import RunLock, commit_lock, is_run_file
 from feedmap._sinks import GuardedOutput, _blocking_file, _buffered, _keep_metadata, _temporary, cannot_write
-
-try:
-    import fcntl
-except ImportError:  # not POSIX: commits take no lock
-    fcntl = None  # type: ignore[assignment]
 
 __all__ = ["PublishReport", "Publisher"]
 
@@ -71,7 +68,8 @@ class PublishReport:
 
     written: tuple[str, ...]  #: (re)written this run, children then the index, in write order
     unchanged: tuple[str, ...]  #: the existing file had the same bytes: left as it was (bytes and mtime)
-    removed: tuple[str, ...]  #: stale: owned by the run's pattern, not produced this run
+    removed: tuple[str, ...]  #: stale: named by the index replaced, not produced this run (in its order)
+    leftovers: tuple[str, ...] = ()  #: temporary files of killed runs, removed (:mod:`feedmap._publish_lock`)
 
 
 @dataclass
@@ -84,16 +82,22 @@ class _Staged:
 class Publisher:
     """Stage files into ``directory``, then :meth:`commit` them without churn (see the module documentation).
 
-    ``directory`` is created (with its parents) when missing; ``owned(name)`` says whether a file name in it
-    is one this kind of run produces: only such files are ever removed.
+    ``directory`` is created (with its parents) when missing; ``listed(file)`` reads the index being replaced
+    (an open regular file) and gives the file names it lists: only such files are ever removed, and only
+    when an index is committed.  The temporary files killed runs left are removed first (``leftovers``).
     """
 
-    def __init__(self, directory: str | os.PathLike[str], owned: Callable[[str], bool]) -> None:
+    def __init__(
+        self, directory: str | os.PathLike[str], listed: Callable[[BinaryIO], Iterable[str]] | None = None
+    ) -> None:
         self.directory = os.fspath(directory)
-        self._owned = owned
+        self._listed = listed
         self._staged: dict[str, _Staged | None] = {}  # None: being staged
         self._done = False
         self._created = _make_directory(self.directory)
+        self._run = RunLock.take(self.directory)
+        #: The temporary files of killed runs removed before this run staged anything.
+        self.leftovers = self._run.remove_leftovers()
 
     def __enter__(self) -> Publisher:
         return self
@@ -120,7 +124,7 @@ class Publisher:
         previous = _regular_or_nothing(path)
         self._staged[name] = None
         try:
-            fd, temporary = _temporary(path, self.directory, name)
+            fd, temporary = _temporary(path, self.directory, self._run.temporary_base(name))
         except BaseException:
             del self._staged[name]
             raise
@@ -152,34 +156,17 @@ class Publisher:
             raise ValueError(f"{index}: the index was not staged")
         self._done = True
         try:
-            with self._locked():
+            with commit_lock(self.directory):
                 return self._commit(index)
         finally:
             self._drop_temporaries()
-
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        """An exclusive flock(2) on the directory while committing: the commits of two runs into one directory
-        follow each other, so the set left is the last run's whole.  Where the file system has no locks,
-        none is taken."""
-        if fcntl is None:
-            yield
-            return
-        try:
-            fd = os.open(self.directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
-        except OSError as exc:
-            raise cannot_write(self.directory, exc, "cannot open the directory") from None
-        try:
-            with contextlib.suppress(OSError):
-                fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)  # releases the lock
+            self._run.release()
 
     def _commit(self, index: str | None) -> PublishReport:
         staged = [entry for entry in self._staged.values() if entry is not None]
         for entry in staged:  # nothing changes when a name became a directory or FIFO since it was staged
             _regular_or_nothing(self._path(entry.name))
+        stale = self._stale(index)  # read before the index is replaced
         ordered = [entry for entry in staged if entry.name != index] + [e for e in staged if e.name == index]
         # compare everything first: the renames then follow each other closely
         changed: list[_Staged] = []
@@ -196,9 +183,24 @@ class Publisher:
         if len(children) < len(changed):
             self._sync_directory()  # the children's names are on disk before the index names them
             self._put_in_place(changed[-1:], written, "the previous index is kept; no stale file was removed")
-        removed = self._remove_stale()
+        removed = self._remove_stale(stale)
         self._sync_directory()
-        return PublishReport(tuple(written), tuple(unchanged), tuple(removed))
+        return PublishReport(tuple(written), tuple(unchanged), tuple(removed), self.leftovers)
+
+    def _stale(self, index: str | None) -> list[str]:
+        """The names the index being replaced lists that this run does not write, in its order, each once
+        (none without an index, a reader, or a regular file at the index's name)."""
+        if index is None or self._listed is None:
+            return []
+        flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        try:
+            with open(os.open(self._path(index), flags), "rb") as previous:  # a link or FIFO: no index
+                if not stat.S_ISREG(os.fstat(previous.fileno()).st_mode):
+                    return []
+                listed = dict.fromkeys(self._listed(previous))
+        except OSError:
+            return []
+        return [name for name in listed if name not in self._staged and _is_basename(name) and not is_run_file(name)]
 
     def _drop_if_unchanged(self, entry: _Staged) -> bool:
         """Whether the file at the entry's name has its bytes already (its temporary is then removed)."""
@@ -221,13 +223,8 @@ class Publisher:
             entry.temporary = ""
             written.append(entry.name)
 
-    def _remove_stale(self) -> list[str]:
+    def _remove_stale(self, stale: list[str]) -> list[str]:
         removed: list[str] = []
-        try:
-            with os.scandir(self.directory) as found:
-                stale = sorted(e.name for e in found if e.name not in self._staged and self._owned(e.name))
-        except OSError as exc:
-            raise cannot_write(self.directory, exc, "cannot list the directory to remove stale files") from None
         for name in stale:
             path = self._path(name)
             try:
@@ -277,6 +274,7 @@ class Publisher:
             return
         self._done = True
         self._drop_temporaries()
+        self._run.release()
         for folder in reversed(self._created):  # only when still empty: rmdir(2) removes nothing else
             with contextlib.suppress(OSError):
                 os.rmdir(folder)
@@ -285,10 +283,15 @@ class Publisher:
 # ------------------------------------------------------------------------------------------ helpers
 
 
-def _check_name(name: str) -> None:
-    """A basename: no separator, not empty, not ``.`` or ``..`` (a programming error otherwise)."""
+def _is_basename(name: object) -> bool:
+    """Whether ``name`` is a basename: no separator or NUL, not empty, not ``.`` or ``..``."""
     separators = {os.sep, os.altsep or os.sep, "\0"}
-    if not isinstance(name, str) or name in ("", ".", "..") or any(s in name for s in separators):
+    return isinstance(name, str) and name not in ("", ".", "..") and not any(s in name for s in separators)
+
+
+def _check_name(name: str) -> None:
+    """A basename (a programming error otherwise)."""
+    if not _is_basename(name):
         raise ValueError(f"{name!r}: not a file name (a basename without separators)")
 
 

@@ -7,6 +7,8 @@ What is at the path decides how it is written (POSIX ``rename(2)`` and ``open(2)
   A failed or interrupted run leaves the earlier file untouched and no temporary file behind.  The new
   file keeps the mode (and, where allowed, the owner) of the one it replaces; a new one gets ``0o666``
   less the umask, applied by the kernel when the file is created (the process umask is never changed).
+  The temporary files of this output that runs killed outright left are removed
+  (:mod:`feedmap._sink_leftovers`).
 * a symbolic link is followed: its target is replaced as above and the link is kept (a dangling link
   gets its target created).
 * a device, a FIFO, a socket's peer, or one of the process's own descriptors (``/dev/fd/N``,
@@ -32,6 +34,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, BinaryIO, Union
 
 from feedmap._errors import SourceError
+from feedmap._sink_leftovers import lock_temporary, remove_dead_temporaries
 
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer
@@ -291,8 +294,10 @@ def _replacing(name: str, previous: os.stat_result | None) -> Iterator[BinaryIO]
     directory = os.path.dirname(final) or os.curdir
     if previous is None:
         _check_directory(name, directory)
-    fd, temporary = _temporary(name, directory, os.path.basename(final))
+    fd, temporary = _locked_temporary(name, directory, os.path.basename(final))
+    keeper = -1
     try:
+        remove_dead_temporaries(temporary)
         if previous is not None:
             _keep_metadata(fd, previous)
         with _buffered(GuardedOutput(name, functools.partial(os.write, fd))) as out:
@@ -302,6 +307,7 @@ def _replacing(name: str, previous: os.stat_result | None) -> Iterator[BinaryIO]
         except OSError as exc:
             if exc.errno not in (errno.EINVAL, errno.ENOTSUP):  # file systems that cannot sync
                 raise cannot_write(name, exc) from None
+        keeper = os.dup(fd)  # the lock stays held until the rename (flock(2) is the open file's, not the fd's)
         closing, fd = fd, -1
         _close(name, closing)
         try:
@@ -315,6 +321,20 @@ def _replacing(name: str, previous: os.stat_result | None) -> Iterator[BinaryIO]
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+    finally:
+        if keeper >= 0:
+            with contextlib.suppress(OSError):
+                os.close(keeper)
+
+
+def _locked_temporary(name: str, directory: str, base: str) -> tuple[int, str]:
+    """A new temporary file (:func:`_temporary`), locked while it is written (:mod:`feedmap._sink_leftovers`)."""
+    for _ in range(100):
+        fd, temporary = _temporary(name, directory, base)
+        if lock_temporary(fd, temporary):
+            return fd, temporary
+        os.close(fd)  # another run took it for a dead one's and removed it: make another
+    raise SourceError(f"{name}: cannot create a temporary file in {directory}: each one made was removed")
 
 
 def _link_target(name: str) -> str:

@@ -10,12 +10,14 @@ entry, a footer); the blocks are written in order into ``sitemap-1.xml``, ``site
 pattern's ``{n}``, or ``{n:05d}`` zero-padded), each file cut before the block that would pass either limit,
 measured on the UTF-8 bytes written uncompressed (header and footer included; extension elements are in the
 blocks). A block larger than a file on its own is written alone in its file (``entry-too-large``). With gzip
-each file is ``NAME.gz`` (a pattern ending in ``.gz`` asks for gzip too), with the same bytes for the same input
-(:func:`feedmap._sinks.gzipped`). Then the index (``sitemap_index.xml``, uncompressed, by the ``sitemapindex``
-writer) lists each file at the base URL the directory is served at, with the newest lastmod among the file's
-entries (a feed file's ``atom:link rel="self"`` is its own URL there). Past 50,000 files nothing is published
-(:class:`~feedmap._errors.LimitError`). Every file goes through a :class:`~feedmap._publish.Publisher`: the
-children first, the index last, stale files of the same naming removed; an error leaves the directory as it was.
+each file is ``NAME.gz`` (a pattern ending in ``.gz``, in any case, asks for gzip too, its name kept), with
+the same bytes for the same input (:func:`feedmap._sinks.gzipped`). Then the index (``sitemap_index.xml``,
+uncompressed, by the ``sitemapindex`` writer) lists each file at the base URL the directory is served at,
+with the newest lastmod among the file's entries (a feed file's ``atom:link rel="self"`` is its own URL
+there). Past 50,000 files nothing is published (:class:`~feedmap._errors.LimitError`). Every file goes
+through a :class:`~feedmap._publish.Publisher`: the children first, the index last, then the files the
+replaced index named that this run does not write are removed; an error leaves the directory as it was.
+A name's ``#``, ``?``, ``%``, blanks and non-ASCII are percent-encoded in its URL (:func:`file_url`).
 Only each file's name and newest lastmod are kept: memory does not grow with the number of entries.
 """
 
@@ -24,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import BinaryIO
@@ -37,9 +38,10 @@ from feedmap._errors import FormatError, LimitError, SourceError, WriteError
 from feedmap._limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
 from feedmap._model import Document, Entry
 from feedmap._publish import Publisher, PublishReport
+from feedmap._publish_lock import is_run_file
 from feedmap._registry import FormatSpec, Rendered
 from feedmap._sinks import gzipped
-from feedmap._split_checks import report_left, scoped
+from feedmap._split_checks import listed_names, report_left, report_removed, scoped
 from feedmap._urls import encode_url, is_uri
 from feedmap._xml import escape_attribute
 
@@ -49,6 +51,7 @@ __all__ = [
     "Layout",
     "SplitResult",
     "check_directory",
+    "file_url",
     "layout",
     "split_document",
     "splittable",
@@ -78,13 +81,25 @@ class Layout:
         def field(found: re.Match[str]) -> str:
             return format(number, f"0{found[1]}d") if found[1] else str(number)
 
-        return NUMBER_FIELD.sub(field, self.pattern) + (".gz" if self.gzip else "")
+        named = NUMBER_FIELD.sub(field, self.pattern)
+        return named + ".gz" if self.gzip and not _gzip_named(self.pattern) else named
 
-    def owned(self) -> Callable[[str], bool]:
-        """Whether a file name is one this layout produces (the pattern's, gzip or not, and the index)."""
-        child = _names_of(self.pattern)
-        index = self.index
-        return lambda name: name == index or child.fullmatch(name) is not None
+
+def _gzip_named(pattern: str) -> bool:
+    """A pattern ending in ``.gz`` (in any case: ``.GZ`` too) names gzip files, as ``-o NAME.gz`` does; the
+    name is kept as given (no second ``.gz``, no ``.GZ`` made ``.gz``)."""
+    return pattern.lower().endswith(".gz")
+
+
+#: The characters left as they are in a file's URL path segment (RFC 3986 ``pchar`` less ``&`` and ``'``);
+#: every other one (``#``, ``?``, ``%``, blanks, non-ASCII as UTF-8) is percent-encoded, so that the URL
+#: names the file (a web server decodes it back to the name).
+_SEGMENT_SAFE = "-._~!$()*+,;=:@"
+
+
+def file_url(base: str, name: str) -> str:
+    """The URL of file ``name`` in the directory served at ``base`` (a URI ending in ``/``)."""
+    return base + quote(name, safe=_SEGMENT_SAFE)
 
 
 def _names_of(pattern: str) -> re.Pattern[str]:
@@ -93,7 +108,7 @@ def _names_of(pattern: str) -> re.Pattern[str]:
     found = NUMBER_FIELD.search(pattern)
     width = found[1] if found is not None else None
     number = f"(?!0{{{width}}})[0-9]{{{width}}}|[1-9][0-9]{{{width},}}" if width else "[1-9][0-9]*"
-    first, *rest = (re.escape(piece) for piece in NUMBER_FIELD.split(pattern)[:: 2])
+    first, *rest = (re.escape(piece) for piece in NUMBER_FIELD.split(pattern)[::2])
     regex = first + f"(?P<n>{number})" + "(?P=n)".join(rest) + r"(?:\.gz)?"
     return re.compile(regex)
 
@@ -136,17 +151,21 @@ def layout(format: str, directory: str | os.PathLike[str], ctx: Context) -> Layo
         )
     options = ctx.options
     pattern = options.name or DEFAULT_NAMES.get(spec.name) or f"{spec.name}-{{n}}{(spec.extensions or ('',))[0]}"
-    gzip_named = pattern.lower().endswith(".gz")  # a NAME.gz holds gzip, as -o NAME.gz does; never NAME.gz.gz
     found = Layout(
         spec=spec,
         directory=os.fspath(directory),
         base_url=_base_url(options.base_url),
-        pattern=pattern[:-3] if gzip_named else pattern,
-        gzip=options.gzip or gzip_named,
+        pattern=pattern,
+        gzip=options.gzip or _gzip_named(pattern),
         index=options.index_name,
         max_urls=options.max_urls or PROTOCOL_MAX_URLS,
         max_bytes=options.max_file_bytes or PROTOCOL_MAX_BYTES,
     )
+    for what, name in (("file name pattern", pattern), ("index name", found.index)):
+        if not _nameable(name):
+            raise FormatError(f"the {what} {name!r} holds a control character or is not UTF-8: give another name")
+    if any(is_run_file(name) for name in (found.name(1), found.name(12_345_678), found.index)):
+        raise FormatError(f"{pattern!r} or {found.index!r} names feedmap's temporary files: name them otherwise")
     if _names_of(pattern).fullmatch(found.index):
         raise FormatError(f"the index name {found.index!r} is one of the file names {pattern!r}: name it otherwise")
     given = options.base_url or ""
@@ -157,6 +176,16 @@ def layout(format: str, directory: str | os.PathLike[str], ctx: Context) -> Layo
             f"{found.base_url}{found.name(1)}, ...: give the URL of the directory the files are served from",
         )
     return found
+
+
+def _nameable(name: str) -> bool:
+    """Whether a file name can be published: UTF-8 (a URL names it by its UTF-8 bytes, not a lone surrogate
+    of undecodable bytes) without control characters (C0, DEL, C1)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return not any(ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0 for char in name)
 
 
 #: The end of a URL path that names a sitemap or feed file rather than a directory.
@@ -331,7 +360,7 @@ def _own_self_link(header: str, name: str) -> str:
     at = header.rfind(_SELF)
     if at < 0:
         return header
-    return header[:at] + escape_attribute(quote(name, safe="-._~!$()*+,;=:@")) + header[at + len(_SELF) :]
+    return header[:at] + escape_attribute(quote(name, safe=_SEGMENT_SAFE)) + header[at + len(_SELF) :]
 
 
 def split_document(doc: Document, where: Layout, ctx: Context) -> SplitResult:
@@ -339,7 +368,8 @@ def split_document(doc: Document, where: Layout, ctx: Context) -> SplitResult:
     assert where.spec.renderer is not None
     feed_ctx = replace(ctx, options=replace(ctx.options, self_url=where.base_url + _SELF))  # each file's own
     rendered = where.spec.renderer(doc, ctx=feed_ctx)
-    with Publisher(where.directory, where.owned()) as publisher:
+    base = where.base_url if is_uri(where.base_url) else encode_url(where.base_url)  # as the index writes it
+    with Publisher(where.directory, lambda previous: listed_names(previous, base)) as publisher:
         with _Writer(where, rendered, publisher, ctx) as writer:
             writer.start()
             for entry, block in scoped(rendered.items, where.base_url, ctx):
@@ -347,21 +377,18 @@ def split_document(doc: Document, where: Layout, ctx: Context) -> SplitResult:
             writer.finish()
         if writer.total == 0:
             ctx.warning("empty-document", rendered.empty)
-        _write_index(writer.parts, where, publisher, ctx)
-        produced = {part.name for part in writer.parts}
-        report_left(where.directory, where.index, where.base_url, produced, where.owned(), ctx)
+        _write_index(writer.parts, where, base, publisher, ctx)
+        report_left(where.directory, where.index, base, ctx)
         report = publisher.commit(index=where.index)
+    report_removed(where.index, report.removed, report.leftovers, ctx)
     return SplitResult(writer.total, tuple(part.name for part in writer.parts), where.index, report)
 
 
-def _write_index(parts: list[_Part], where: Layout, publisher: Publisher, ctx: Context) -> None:
+def _write_index(parts: list[_Part], where: Layout, base: str, publisher: Publisher, ctx: Context) -> None:
     writer = registry.get("sitemapindex").writer
     assert writer is not None  # the index format writes
-    base = where.base_url
-    if not is_uri(base):  # encoded once, reported once (not once a file)
-        base = encode_url(base)
+    if base != where.base_url:  # encoded once, reported once (not once a file)
         ctx.info("url-encoded", f"the base URL {where.base_url} written as {base}")
-    entries = [Entry(loc=base + part.name, lastmod=part.newest) for part in parts]
+    entries = [Entry(loc=file_url(base, part.name), lastmod=part.newest) for part in parts]
     with publisher.file(where.index) as out:
         writer(Document(entries=entries), out, ctx=ctx)
-

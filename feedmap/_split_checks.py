@@ -1,5 +1,6 @@
 """What a split tells of what it publishes beside writing it: the URLs outside the files' scope, the files
-an earlier run left under another naming.
+the index being replaced named (removed when this run does not write them, or left when named at another
+URL).
 
 Spec: https://www.sitemaps.org/protocol.html, "Sitemap file location": a sitemap served at
 ``https://example.com/catalog/`` may list only URLs that start with ``https://example.com/catalog/`` (on the
@@ -10,20 +11,45 @@ fetch what the index names, so a file it named once and names no more is no long
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import os
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 from urllib.parse import unquote, urlsplit
 
 from lxml import etree
 
 from feedmap._context import Context
+from feedmap._errors import Diagnostic, Level, Reporter
+from feedmap._limits import PROTOCOL_MAX_URLS
 from feedmap._model import Entry
 from feedmap._urls import same_site
 from feedmap._wording import counted
 
-__all__ = ["report_left", "scoped"]
+__all__ = ["SplitReading", "listed_names", "report_left", "report_removed", "scoped", "shown"]
+
+
+#: What a reader says of an input holding more than one file may (sitemaps.org: 50,000 URLs per sitemap).
+_INPUT_LIMIT_CODES = frozenset({"too-many-urls"})
+
+
+class SplitReading(Reporter):
+    """The reporter of reading inputs that are split into files: a reader's warning that an input holds more
+    URLs than one sitemap may (``too-many-urls``) is a note, as the files written keep the limit (the input
+    is not published).  Every diagnostic goes on to ``target``, whose records these are."""
+
+    def __init__(self, target: Reporter) -> None:
+        super().__init__(strict=target.strict, handler=target.handler, keep=target.keep)
+        self.diagnostics, self.counts, self.level_counts = target.diagnostics, target.counts, target.level_counts
+        self._target = target
+
+    def report(self, diagnostic: Diagnostic) -> None:
+        if diagnostic.code in _INPUT_LIMIT_CODES and diagnostic.level == Level.WARNING:
+            message = f"{diagnostic.message}; written into files within the limit"
+            diagnostic = dataclasses.replace(diagnostic, level=Level.INFO, message=message)
+        self._target.report(diagnostic)
 
 
 def scoped(items: Iterable[tuple[Entry, str]], base_url: str, ctx: Context) -> Iterator[tuple[Entry, str]]:
@@ -55,47 +81,95 @@ def _under(loc: str, base_url: str, path: str) -> bool:
         return False
 
 
-def report_left(
-    directory: str, index: str, base_url: str, produced: set[str], owned: Callable[[str], bool], ctx: Context
-) -> None:
-    """Warn of the files the index being replaced names in the directory that this run neither writes nor
-    removes (an earlier run's, under another name pattern or format): they stay, no index names them."""
-    left = []
-    for name in _previously_named(os.path.join(directory, index), base_url):
+def report_left(directory: str, index: str, base: str, ctx: Context) -> None:
+    """Warn of the files of the directory that the index being replaced names at another URL than ``base``
+    (an earlier run's, served from another base URL): no run removes them, no index names them any more."""
+    found: dict[str, None] = {}  # in order, each once
+    for loc in _previous_locs(os.path.join(directory, index)):
+        name = unquote(loc.rsplit("/", 1)[-1])
         path = os.path.join(directory, name)
-        if name not in produced and not owned(name) and os.path.isfile(path) and not os.path.islink(path):
-            left.append(name)
+        if not loc.startswith(base) and name and os.path.isfile(path) and not os.path.islink(path):
+            found[name] = None
+    left = list(found)
     if left:
         ctx.warning(
             "stale-files-left",
-            f"{index}, being replaced, named {counted(len(left), 'file')} this run does not write: "
-            f"{', '.join(left)}; left in place (not of this run's naming), no longer named by the index: remove "
-            "them if they are no longer to be served, or list them elsewhere",
+            f"{index}, being replaced, names {counted(len(left), 'file')} of this directory at another URL than "
+            f"{base}: {shown(left)}; left in place, no longer named by the index: remove them if they are no "
+            "longer to be served",
         )
 
 
-def _previously_named(index: str, base_url: str) -> list[str]:
-    """The file names (under the base URL, no folder) that the index at path ``index`` lists, in its order;
-    none when there is no index or it cannot be read."""
-    names: dict[str, None] = {}  # in order, each once
+def report_removed(index: str, removed: tuple[str, ...], leftovers: tuple[str, ...], ctx: Context) -> None:
+    """One note naming the files removed as stale (the first few, then a count), one counting the temporary
+    files of killed runs removed."""
+    if removed:
+        ctx.info(
+            "stale-files-removed",
+            f"removed {counted(len(removed), 'file')} that the replaced {index} named and this run does not "
+            f"write: {shown(removed)}",
+        )
+    if leftovers:
+        ctx.info("leftovers-removed", f"removed {counted(len(leftovers), 'temporary file')} left by a killed run")
+
+
+#: File names shown in a message before the rest is counted.
+_SHOWN = 5
+
+
+def shown(names: list[str] | tuple[str, ...]) -> str:
+    """The first few names, then how many more."""
+    first = ", ".join(names[:_SHOWN])
+    return first if len(names) <= _SHOWN else f"{first} and {len(names) - _SHOWN:,} more"
+
+
+def listed_names(previous: BinaryIO, base: str) -> Iterator[str]:
+    """The file names (under ``base``, no folder, percent-decoded) that the index being replaced lists: what
+    :func:`feedmap._split.file_url` gave for them.  None when it is no sitemap index feedmap can read."""
+    for loc in itertools.islice(_locs(previous), _MOST_LISTED):
+        name = unquote(loc[len(base) :]) if loc.startswith(base) else ""
+        if name and "/" not in name:
+            yield name
+
+
+def _previous_locs(index: str) -> list[str]:
+    """The ``loc`` of each sitemap the index at path ``index`` lists, in its order; none when there is no
+    index or it cannot be read."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         with open(os.open(index, flags), "rb") as file:  # a link is no earlier index (nor a FIFO: no wait)
             if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
                 return []
-            _read_locs(file, base_url, names)
-    except (OSError, etree.LxmlError):
-        pass  # no index, or not one feedmap can read: nothing to report
-    return list(names)
+            return list(itertools.islice(_locs(file), _MOST_LISTED))
+    except OSError:
+        return []
 
 
-def _read_locs(file: BinaryIO, base_url: str, names: dict[str, None]) -> None:
-    """Add to ``names`` the file name of each ``loc`` under ``base_url`` (hardened parser: no DTD, entities
-    or network)."""
-    locs = etree.iterparse(file, tag="{*}loc", resolve_entities=False, no_network=True, load_dtd=False)
-    for _event, element in locs:
-        loc = (element.text or "").strip()
-        element.clear()
-        name = unquote(loc[len(base_url) :]) if loc.startswith(base_url) else ""
-        if name and "/" not in name:
-            names[name] = None
+#: The most sitemaps an index lists (sitemaps.org): what a longer one (not feedmap's) lists past it is not read.
+_MOST_LISTED = PROTOCOL_MAX_URLS
+_INDEX_ROOT = "{http://www.sitemaps.org/schemas/sitemap/0.9}sitemapindex"
+_LOC = "{http://www.sitemaps.org/schemas/sitemap/0.9}loc"
+
+
+def _locs(file: BinaryIO) -> Iterator[str]:
+    """The ``loc`` of each sitemap of the sitemap index ``file`` (hardened parser: no DTD, entities or
+    network); none when its root is not ``sitemapindex``, and none after the point where it is not
+    well-formed."""
+    events = etree.iterparse(
+        file, events=("start", "end"), resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False
+    )
+    try:
+        for event, element in events:
+            if event == "start":
+                if element.getparent() is None and element.tag != _INDEX_ROOT:
+                    return
+                continue
+            if element.tag == _LOC:
+                yield (element.text or "").strip()
+            parent = element.getparent()
+            if parent is not None and parent.getparent() is None:  # a whole <sitemap>: memory stays flat
+                element.clear()
+                while element.getprevious() is not None:
+                    del parent[0]
+    except etree.LxmlError:
+        return

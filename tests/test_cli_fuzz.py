@@ -88,7 +88,9 @@ def hostile_inputs(folder: Path) -> dict[str, bytes]:
         "long-line.jsonl": b'{"loc":"https://e.com/' + b"x" * BIG + b'"}\n{"loc":"https://e.com/after"}\n',
         "long-line.txt": b"https://e.com/" + b"y" * BIG + b"\nhttps://e.com/after\n",
         "text-hostile.txt": b"https://e.com/\xed\xa0\x80\nhttps://e.com/\x01\rhttps://e.com/cr\r\n\xff\xfe\n&<>\n",
-        "bare-amp-controls.xml": _urlset("<url><loc>https://e.com/?a=1&b=2&#0;\x01</loc><priority>5e-324</priority></url>"),
+        "bare-amp-controls.xml": _urlset(
+            "<url><loc>https://e.com/?a=1&b=2&#0;\x01</loc><priority>5e-324</priority></url>"
+        ),
         "laughs.xml": laughs,
         "undeclared-prefix.xml": _urlset(
             "<url><loc>https://e.com/</loc><xhtml:link rel='alternate' hreflang='de' href='https://e.com/de'/>"
@@ -104,9 +106,10 @@ def hostile_inputs(folder: Path) -> dict[str, bytes]:
             )
         ),
         "deep-elements.xml": _urlset("<url><loc>https://e.com/</loc>" + "<a>" * 3000 + "</a>" * 3000 + "</url>"),
-        "utf16.xml": _urlset("<url><loc>https://e.com/\u00e9</loc></url>").decode().replace("UTF-8", "UTF-16").encode(
-            "utf-16"
-        ),
+        "utf16.xml": _urlset("<url><loc>https://e.com/\u00e9</loc></url>")
+        .decode()
+        .replace("UTF-8", "UTF-16")
+        .encode("utf-16"),
         "bogus-encoding.xml": b'<?xml version="1.0" encoding="bogus"?><urlset/>',
         "cdata.rss": (
             b'<rss version="2.0"><channel><title>\x01<![CDATA[x]]></title><item><link>https://e.com/&amp;a</link>'

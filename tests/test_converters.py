@@ -153,7 +153,7 @@ def test_feed_to_sitemap_keeps_every_field_and_the_origin_of_the_entries_it_hold
         type="Article",
         images=(Image(loc="https://www.example.com/i.png", caption="c"),),
         alternates=(Alternate(hreflang="de", href="https://www.example.com/de"),),
-        extras={"{urn:x}y": "<y xmlns=\"urn:x\">1</y>"},
+        extras={"{urn:x}y": '<y xmlns="urn:x">1</y>'},
         origin=Position("feed.xml", 7),
     )
     older = Entry(loc=full.loc, lastmod=W3CDate("2024-01-01"), origin=Position("feed.xml", 3))

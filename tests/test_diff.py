@@ -22,9 +22,7 @@ from feedmap.cli import main
 from feedmap.cli.diff import change_line
 
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
-EXT = (
-    'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1" xmlns:xhtml="http://www.w3.org/1999/xhtml"'
-)
+EXT = 'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1" xmlns:xhtml="http://www.w3.org/1999/xhtml"'
 
 
 def urlset(*urls: str) -> str:
@@ -325,7 +323,10 @@ def test_image_counts_of_a_huge_change_are_not_quadratic(monkeypatch: pytest.Mon
     old = tuple(Image(loc=f"https://e.com/{n}.png") for n in range(2000))
     new = (*old[1:], Image(loc="https://e.com/new.png", caption="c"))
     change = Change(
-        "changed", "https://e.com/a", ("images",), Entry(loc="https://e.com/a", images=old),
+        "changed",
+        "https://e.com/a",
+        ("images",),
+        Entry(loc="https://e.com/a", images=old),
         Entry(loc="https://e.com/a", images=new),
     )
     assert change_line(change) == "~ https://e.com/a  images: 2000 -> 2000, +1 -1"
@@ -450,8 +451,7 @@ def test_library_changes_name_the_inputs_read_incompletely(tmp_path: Path) -> No
 )
 def test_lastmod_compares_as_the_instant_it_names(tmp_path: Path, old: str, new: str, changed: bool) -> None:
     files = [
-        write(tmp_path / f"{n}.xml", urlset(url("p", f"<lastmod>{v}</lastmod>")))
-        for n, v in (("o", old), ("n", new))
+        write(tmp_path / f"{n}.xml", urlset(url("p", f"<lastmod>{v}</lastmod>"))) for n, v in (("o", old), ("n", new))
     ]
     with feedmap.diff(*files) as changes:
         found = list(changes)

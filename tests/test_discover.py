@@ -583,4 +583,3 @@ def test_sitemap_tree_under_strict_options_stops_at_the_first_warning(tmp_path: 
     with pytest.raises(StrictError) as caught:
         sitemap_tree(f"{site}sitemap.xml", Options(maps=[(site, tmp_path)], strict=True))
     assert caught.value.code == seen[0].code
-

@@ -157,9 +157,7 @@ def _first_entries(entries: Iterable[Entry]) -> Iterable[Entry]:
 def _convert(path: Path, target: str) -> bytes | None:
     out = io.BytesIO()
     try:
-        feedmap.convert(
-            str(path), out, target, options=OPTIONS, reporter=Reporter(), wrap=_first_entries
-        )
+        feedmap.convert(str(path), out, target, options=OPTIONS, reporter=Reporter(), wrap=_first_entries)
     except FeedmapError:
         return None
     return out.getvalue()

@@ -84,6 +84,9 @@ def test_the_common_keys_are_still_checked_and_the_others_still_read() -> None:
 def test_a_byte_order_mark_past_the_first_line_keeps_the_json_message() -> None:
     _, diagnostics = read(lines({"loc": LOC}) + b'\xef\xbb\xbf{"loc": "https://www.example.com/2"}\n')
     assert messages(diagnostics) == [
-        (2, "invalid-json", "not a JSON object (Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 "
-         "(char 0)); line skipped"),
+        (
+            2,
+            "invalid-json",
+            "not a JSON object (Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0)); line skipped",
+        ),
     ]

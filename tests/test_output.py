@@ -215,9 +215,7 @@ def test_a_stream_gets_what_was_written_before_a_failure(monkeypatch: pytest.Mon
     assert received == [WRITTEN]
 
 
-def test_stdout_keeps_what_was_converted_before_strict_stops(
-    capsys: pytest.CaptureFixture[str], out_dir: Path
-) -> None:
+def test_stdout_keeps_what_was_converted_before_strict_stops(capsys: pytest.CaptureFixture[str], out_dir: Path) -> None:
     source = out_dir / "urls.txt"
     source.write_bytes(b"".join(b"http://a/%d\n" % i for i in range(5000)) + b"not a url\n")
     code, out, err = run(capsys, "convert", source, "--strict", "-t", "text")
@@ -532,6 +530,48 @@ def test_termination_removes_the_temporary_file(out_dir: Path, tmp_path: Path, s
     assert f"terminated by {signal.Signals(signum).name}" in err and "Traceback" not in err
     assert leftovers(out_dir, "out.txt") == []
     assert target.read_bytes() == b"previous output\n"
+
+
+def _stalled_write(fifo: Path, target: Path) -> tuple[subprocess.Popen[str], int]:
+    """A real feedmap process writing ``target`` from the FIFO, its temporary file made, waiting for input."""
+    os.mkfifo(fifo)
+    child = subprocess.Popen(
+        feedmap_process("convert", "-q", fifo, "-t", "text", "-o", target), stderr=subprocess.PIPE, text=True
+    )
+    before = set(os.listdir(target.parent))
+    feeding = _open_fifo_for_writing(fifo, child)
+    os.write(feeding, b"".join(b"https://e.com/page/%d\n" % i for i in range(10_000)))  # past one read
+    _wait_for(lambda: bool(set(os.listdir(target.parent)) - before), child, "the temporary file")
+    return child, feeding
+
+
+def test_the_temporary_file_of_a_killed_run_is_removed_by_the_next_not_that_of_a_live_one(
+    out_dir: Path, tmp_path: Path, urls: Path
+) -> None:
+    """Issue 17 (the sibling of a split's leftovers): SIGKILL leaves ``.out.txt.*.part``; the next run writing
+    out.txt removes it (nobody holds its lock), not the one of a run still writing, nor anything else."""
+    target = out_dir / "out.txt"
+    (out_dir / ".out.txt.notours.part").write_text("another naming")
+    (out_dir / ".other.txt.0123abcd.part").write_text("another output's")
+    others = set(os.listdir(out_dir))
+    killed, killed_input = _stalled_write(tmp_path / "killed.txt", target)
+    of_killed = set(os.listdir(out_dir)) - others
+    alive, alive_input = _stalled_write(tmp_path / "alive.txt", target)
+    of_alive = set(os.listdir(out_dir)) - others - of_killed
+    try:
+        assert len(of_killed) == 1 and len(of_alive) == 1
+        killed.kill()
+        killed.communicate(timeout=60)
+        os.close(killed_input)
+        assert set(os.listdir(out_dir)) - others == of_killed | of_alive  # nothing removes it by itself
+        assert main(["convert", "-q", str(urls), "-t", "text", "-o", str(target)]) == 0
+        assert set(os.listdir(out_dir)) == others | of_alive | {"out.txt"}
+    finally:
+        alive.kill()
+        alive.communicate(timeout=60)
+        os.close(alive_input)
+    assert main(["convert", "-q", str(urls), "-t", "text", "-o", str(target)]) == 0
+    assert set(os.listdir(out_dir)) == others | {"out.txt"}
 
 
 def test_the_signal_handlers_are_restored_after_a_run(capsys: pytest.CaptureFixture[str]) -> None:

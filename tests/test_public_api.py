@@ -184,7 +184,9 @@ def test_the_readme_library_example_runs(tmp_path: Path, monkeypatch: pytest.Mon
     assert len((tmp_path / "recent.jsonl").read_text(encoding="utf-8").splitlines()) == 3
     assert "<title>Page one</title>" in (tmp_path / "ror.xml").read_text(encoding="utf-8")
     assert web.hits("/old.xml") == 0  # the follow filter left the old child out
-    assert (tmp_path / "news.txt").read_text(encoding="utf-8").split() == ["https://www.example.com/news/2024-04-01.html"]
+    assert (tmp_path / "news.txt").read_text(encoding="utf-8").split() == [
+        "https://www.example.com/news/2024-04-01.html"
+    ]
     with feedmap.read(tmp_path / "all.xml") as written, feedmap.read(SAMPLE) as sample:
         locs = {entry.loc for entry in written.entries}
         assert {entry.loc for entry in sample.entries} < locs  # and the feed's

@@ -1,9 +1,10 @@
 """Publishing a set of files into a directory without churn (feedmap._publish.Publisher).
 
 Real files in tmp_path: unchanged files keep their bytes, inode and modification time; changed ones are
-replaced by rename(2); the index goes in place after its children and stale files (only those the run owns)
-are removed after it.  Special files are made in tmp_path (os.mkfifo); a full disk is a small tmpfs mounted
-in tmp_path, a rename that fails is a file made immutable with chattr (skipped where either is not allowed).
+replaced by rename(2); the index goes in place after its children and stale files (only those the index
+replaced named) are removed after it.  Special files are made in tmp_path (os.mkfifo); a full disk is a small
+tmpfs mounted in tmp_path, a rename that fails is a file made immutable with chattr (skipped where either is not
+allowed).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import tracemalloc
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
+from typing import BinaryIO
 
 import pytest
 
@@ -27,18 +29,19 @@ from feedmap._publish import Publisher, PublishReport
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="rename(2), FIFOs and tmpfs as on Linux")
 
-OWNED = re.compile(r"^sitemap-\d+\.xml$|^sitemap_index\.xml$")
+LISTED = re.compile(rb"sitemap-\d+\.xml")
 INDEX = "sitemap_index.xml"
 OLD = 1_000_000_000  # 2001-09-09: a modification time no run of the tests can give
 
 
-def owned(name: str) -> bool:
-    return OWNED.match(name) is not None
+def listed(index: BinaryIO) -> list[str]:
+    """The names an index of these tests lists: each sitemap-N.xml in its bytes."""
+    return [name.decode() for name in LISTED.findall(index.read())]
 
 
 def publish(folder: Path, files: dict[str, bytes], index: str | None = INDEX) -> PublishReport:
     """Stage ``files`` (in order) and commit them with ``index``."""
-    with Publisher(folder, owned) as publisher:
+    with Publisher(folder, listed) as publisher:
         for name, data in files.items():
             with publisher.file(name) as out:
                 out.write(data)
@@ -74,7 +77,7 @@ FIRST = {
     "sitemap-1.xml": b"<urlset>one</urlset>\n",
     "sitemap-2.xml": b"<urlset>two</urlset>\n",
     "sitemap-3.xml": b"<urlset>three</urlset>\n",
-    INDEX: b"<sitemapindex>1 2 3</sitemapindex>\n",
+    INDEX: b"<sitemapindex>sitemap-1.xml sitemap-2.xml sitemap-3.xml</sitemapindex>\n",
 }
 
 
@@ -124,14 +127,17 @@ def test_a_child_of_another_size_with_the_same_start_is_rewritten(site: Path) ->
     assert (site / "sitemap-1.xml").read_bytes() == longer
 
 
-def test_a_stale_owned_file_is_removed_and_what_is_not_owned_is_kept(site: Path) -> None:
+def test_only_a_file_the_replaced_index_named_is_removed_as_stale(site: Path) -> None:
     (site / "notes.txt").write_bytes(b"mine\n")
     (site / "sitemap-9.xml.bak").write_bytes(b"mine too\n")
-    (site / "sitemap-7.xml").mkdir()  # an owned name, but a directory: never removed
+    (site / "sitemap-4.xml").write_bytes(b"of the same naming, but no index named it\n")
+    (site / "sitemap-7.xml").mkdir()  # named, but a directory: never removed
+    (site / INDEX).write_bytes(FIRST[INDEX] + b"sitemap-7.xml")
     files = {name: data for name, data in FIRST.items() if name != "sitemap-3.xml"}
     report = publish(site, files)
     assert report.removed == ("sitemap-3.xml",)
-    assert sorted(os.listdir(site)) == sorted([*files, "notes.txt", "sitemap-9.xml.bak", "sitemap-7.xml"])
+    kept = ["notes.txt", "sitemap-9.xml.bak", "sitemap-7.xml", "sitemap-4.xml"]
+    assert sorted(os.listdir(site)) == sorted([*files, *kept])
     assert (site / "notes.txt").read_bytes() == b"mine\n"
 
 
@@ -157,21 +163,24 @@ def test_the_index_goes_in_place_after_its_children_and_stale_files_after_it(
 
 def test_staged_files_are_invisible_until_the_commit(site: Path) -> None:
     before = snapshot(site)
-    with Publisher(site, owned) as publisher:
+    with Publisher(site, listed) as publisher:
         with publisher.file("sitemap-1.xml") as out:
             out.write(b"changed")
         with publisher.file("sitemap-4.xml") as out:
             out.write(b"new")
         staged = parts(site)
         assert len(staged) == 2 and all(name.startswith((".sitemap-1.xml.", ".sitemap-4.xml.")) for name in staged)
-        assert {k: v for k, v in snapshot(site).items() if not k.endswith(".part")} == before
+        hidden = (".part", ".lock")  # the temporaries and the run's lock file (feedmap._publish_lock)
+        assert {k: v for k, v in snapshot(site).items() if not k.endswith(hidden)} == before
         publisher.commit()
     assert parts(site) == [] and (site / "sitemap-4.xml").read_bytes() == b"new"
+    assert sorted(os.listdir(site)) == sorted([*FIRST, "sitemap-4.xml"])  # the lock file gone too
 
 
-def test_without_an_index_the_children_are_committed_and_stale_ones_removed(site: Path) -> None:
+def test_without_an_index_the_children_are_committed_and_nothing_removed(site: Path) -> None:
     report = publish(site, {"sitemap-1.xml": b"changed"}, index=None)
-    assert report == PublishReport(("sitemap-1.xml",), (), ("sitemap-2.xml", "sitemap-3.xml", INDEX))
+    assert report == PublishReport(("sitemap-1.xml",), (), ())
+    assert sorted(os.listdir(site)) == sorted(FIRST)
 
 
 # ------------------------------------------------------------------------------------ big files, streaming
@@ -187,7 +196,7 @@ def test_big_files_are_compared_in_chunks_not_held_in_memory(tmp_path: Path) -> 
     def run(data_end: bytes) -> tuple[PublishReport, int]:
         tracemalloc.start()
         try:
-            with Publisher(folder, owned) as publisher:
+            with Publisher(folder, listed) as publisher:
                 with publisher.file("sitemap-1.xml") as out:
                     for _ in range(15):
                         out.write(block)
@@ -211,7 +220,7 @@ def test_big_files_are_compared_in_chunks_not_held_in_memory(tmp_path: Path) -> 
 
 def test_an_exception_inside_the_with_leaves_the_directory_as_it_was(site: Path) -> None:
     before = snapshot(site)
-    with pytest.raises(RuntimeError, match="generator failed"), Publisher(site, owned) as publisher:
+    with pytest.raises(RuntimeError, match="generator failed"), Publisher(site, listed) as publisher:
         with publisher.file("sitemap-1.xml") as out:
             out.write(b"changed")
         with publisher.file("sitemap-5.xml") as out:
@@ -223,13 +232,13 @@ def test_an_exception_inside_the_with_leaves_the_directory_as_it_was(site: Path)
 
 def test_leaving_without_a_commit_drops_what_was_staged(site: Path) -> None:
     before = snapshot(site)
-    with Publisher(site, owned) as publisher, publisher.file("sitemap-1.xml") as out:
+    with Publisher(site, listed) as publisher, publisher.file("sitemap-1.xml") as out:
         out.write(b"changed")
     assert snapshot(site) == before
 
 
 def test_a_directory_created_for_a_failed_run_is_removed_again(tmp_path: Path) -> None:
-    with pytest.raises(RuntimeError), Publisher(tmp_path / "a" / "b", owned) as publisher:
+    with pytest.raises(RuntimeError), Publisher(tmp_path / "a" / "b", listed) as publisher:
         with publisher.file("sitemap-1.xml") as out:
             out.write(b"x")
         raise RuntimeError("stop")
@@ -237,7 +246,7 @@ def test_a_directory_created_for_a_failed_run_is_removed_again(tmp_path: Path) -
 
 
 def test_the_same_name_twice_is_a_value_error(tmp_path: Path) -> None:
-    with Publisher(tmp_path, owned) as publisher:
+    with Publisher(tmp_path, listed) as publisher:
         with publisher.file("sitemap-1.xml") as out:
             out.write(b"one")
         with pytest.raises(ValueError, match="twice"), publisher.file("sitemap-1.xml"):
@@ -248,7 +257,7 @@ def test_the_same_name_twice_is_a_value_error(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", ["", ".", "..", "sub/sitemap-1.xml", "/abs.xml", "nul\0.xml"])
 def test_a_name_that_is_not_a_basename_is_a_value_error(tmp_path: Path, name: str) -> None:
     with (
-        Publisher(tmp_path, owned) as publisher,
+        Publisher(tmp_path, listed) as publisher,
         pytest.raises(ValueError, match="not a file name"),
         publisher.file(name),
     ):
@@ -256,7 +265,7 @@ def test_a_name_that_is_not_a_basename_is_a_value_error(tmp_path: Path, name: st
 
 
 def test_an_index_that_was_not_staged_is_a_value_error(tmp_path: Path) -> None:
-    with Publisher(tmp_path, owned) as publisher:
+    with Publisher(tmp_path, listed) as publisher:
         with publisher.file("sitemap-1.xml") as out:
             out.write(b"one")
         with pytest.raises(ValueError, match="not staged"):
@@ -267,15 +276,15 @@ def test_an_index_that_was_not_staged_is_a_value_error(tmp_path: Path) -> None:
 def test_a_directory_under_a_regular_file_is_a_source_error(tmp_path: Path) -> None:
     (tmp_path / "plain").write_bytes(b"a file\n")
     with pytest.raises(SourceError, match=r"plain/site/deeper: .*/plain is a file, not a directory; move it away"):
-        Publisher(tmp_path / "plain" / "site" / "deeper", owned)
+        Publisher(tmp_path / "plain" / "site" / "deeper", listed)
     with pytest.raises(SourceError, match=r"plain: is not a directory"):
-        Publisher(tmp_path / "plain", owned)
+        Publisher(tmp_path / "plain", listed)
 
 
 def test_a_produced_name_that_is_a_directory_is_a_source_error(site: Path) -> None:
     (site / "sitemap-4.xml").mkdir()
     before = snapshot(site)
-    with pytest.raises(SourceError, match=r"sitemap-4\.xml: is a directory"), Publisher(site, owned) as publisher:
+    with pytest.raises(SourceError, match=r"sitemap-4\.xml: is a directory"), Publisher(site, listed) as publisher:
         with publisher.file("sitemap-1.xml") as out:
             out.write(b"changed")
         with publisher.file("sitemap-4.xml") as out:
@@ -285,7 +294,7 @@ def test_a_produced_name_that_is_a_directory_is_a_source_error(site: Path) -> No
 
 def test_a_name_that_became_a_directory_after_staging_stops_the_commit_before_any_change(site: Path) -> None:
     before = snapshot(site)
-    with pytest.raises(SourceError, match=r"sitemap-4\.xml: is a directory"), Publisher(site, owned) as publisher:
+    with pytest.raises(SourceError, match=r"sitemap-4\.xml: is a directory"), Publisher(site, listed) as publisher:
         with publisher.file("sitemap-1.xml") as out:
             out.write(b"changed")
         with publisher.file("sitemap-4.xml") as out:
@@ -320,7 +329,7 @@ def test_a_produced_name_that_is_a_fifo_is_refused_not_opened(site: Path) -> Non
     before = snapshot(site)
     with (
         pytest.raises(SourceError, match=r"sitemap-1\.xml: is a FIFO"),
-        Publisher(site, owned) as publisher,
+        Publisher(site, listed) as publisher,
         publisher.file("sitemap-1.xml") as out,
     ):
         out.write(b"changed")
@@ -328,14 +337,15 @@ def test_a_produced_name_that_is_a_fifo_is_refused_not_opened(site: Path) -> Non
 
 
 @pytest.mark.usefixtures("no_hang")
-def test_a_stale_owned_fifo_is_left_alone(site: Path) -> None:
+def test_a_stale_fifo_is_left_alone(site: Path) -> None:
     os.mkfifo(site / "sitemap-8.xml")
+    (site / INDEX).write_bytes(FIRST[INDEX] + b"sitemap-8.xml")
     report = publish(site, dict(FIRST))
     assert report.removed == ()
     assert stat.S_ISFIFO(os.lstat(site / "sitemap-8.xml").st_mode)
 
 
-def test_an_owned_symlink_is_replaced_by_a_plain_file_and_its_target_kept(site: Path, tmp_path: Path) -> None:
+def test_a_symlink_at_a_produced_name_is_replaced_by_a_file_and_its_target_kept(site: Path, tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere.xml"
     elsewhere.write_bytes(FIRST["sitemap-1.xml"])  # the same bytes: a link is still replaced
     (site / "sitemap-1.xml").unlink()
@@ -347,11 +357,12 @@ def test_an_owned_symlink_is_replaced_by_a_plain_file_and_its_target_kept(site: 
     assert elsewhere.read_bytes() == FIRST["sitemap-1.xml"]
 
 
-def test_a_stale_owned_symlink_is_removed_not_its_target(site: Path, tmp_path: Path) -> None:
+def test_a_stale_symlink_is_removed_not_its_target(site: Path, tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere.xml"
     elsewhere.write_bytes(b"keep me\n")
     (site / "sitemap-5.xml").symlink_to(elsewhere)
     (site / "sitemap-6.xml").symlink_to(tmp_path)  # a link to a directory: the link goes, the directory stays
+    (site / INDEX).write_bytes(FIRST[INDEX] + b"sitemap-5.xml sitemap-6.xml")
     report = publish(site, dict(FIRST))
     assert report.removed == ("sitemap-5.xml", "sitemap-6.xml")
     assert elsewhere.read_bytes() == b"keep me\n" and tmp_path.is_dir()
@@ -395,7 +406,7 @@ def test_a_full_disk_is_a_source_error_and_leaves_the_directory_as_it_was(
     before = snapshot(small_disk)
     with (
         pytest.raises(SourceError, match=r"No space left on device.*the disk is full"),
-        Publisher(small_disk, owned) as publisher,
+        Publisher(small_disk, listed) as publisher,
         publisher.file("sitemap-2.xml") as out,
     ):
         for _ in range(40):
@@ -406,10 +417,10 @@ def test_a_full_disk_is_a_source_error_and_leaves_the_directory_as_it_was(
 def test_a_read_only_file_system_is_a_source_error(mount_tmpfs: Callable[[str], Path]) -> None:
     disk = mount_tmpfs("ro,size=64k")
     with pytest.raises(SourceError, match=r"disk0/site: cannot create the directory .*read-only: write elsewhere"):
-        Publisher(disk / "site", owned)
+        Publisher(disk / "site", listed)
     with (
         pytest.raises(SourceError, match=r"cannot create a temporary file in .*the file system is read-only"),
-        Publisher(disk, owned) as publisher,
+        Publisher(disk, listed) as publisher,
         publisher.file("sitemap-1.xml"),
     ):
         pass
@@ -442,7 +453,7 @@ def test_a_rename_failing_midway_says_what_is_in_place_and_keeps_the_old_index(
 ) -> None:
     immutable(site / "sitemap-2.xml")
     files = {"sitemap-1.xml": b"new one", "sitemap-2.xml": b"new two", INDEX: b"<sitemapindex>new</sitemapindex>"}
-    with pytest.raises(SourceError) as caught, Publisher(site, owned) as publisher:
+    with pytest.raises(SourceError) as caught, Publisher(site, listed) as publisher:
         for name, data in files.items():
             with publisher.file(name) as out:
                 out.write(data)
@@ -483,7 +494,7 @@ def test_an_index_that_cannot_be_replaced_keeps_the_old_one_and_the_stale_files(
 
 
 def _staged(folder: Path, files: dict[str, bytes]) -> Publisher:
-    publisher = Publisher(folder, owned)
+    publisher = Publisher(folder, listed)
     for name, data in files.items():
         with publisher.file(name) as out:
             out.write(data)
@@ -493,8 +504,14 @@ def _staged(folder: Path, files: dict[str, bytes]) -> Publisher:
 def test_commits_of_concurrent_runs_do_not_interleave(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two runs publishing into one directory at once: the set left is one run's whole, never children of
     one beside the index and children of the other (each commit holds a lock on the directory)."""
-    first = _staged(site, {f"sitemap-{n}.xml": b"first %d" % n for n in (1, 2, 3)} | {INDEX: b"first index"})
-    second = _staged(site, {f"sitemap-{n}.xml": b"second %d" % n for n in (1, 2)} | {INDEX: b"second index"})
+    first = _staged(
+        site,
+        {f"sitemap-{n}.xml": b"first %d" % n for n in (1, 2, 3)}
+        | {INDEX: b"first sitemap-1.xml sitemap-2.xml sitemap-3.xml"},
+    )
+    second = _staged(
+        site, {f"sitemap-{n}.xml": b"second %d" % n for n in (1, 2)} | {INDEX: b"second sitemap-1.xml sitemap-2.xml"}
+    )
     done = threading.Event()
     real_replace = os.replace
     calls = []
@@ -517,4 +534,8 @@ def test_commits_of_concurrent_runs_do_not_interleave(site: Path, monkeypatch: p
     first.__exit__(None, None, None)
     second.__exit__(None, None, None)
     contents = {path.name: path.read_bytes() for path in site.iterdir() if not path.name.startswith(".")}
-    assert contents == {"sitemap-1.xml": b"second 1", "sitemap-2.xml": b"second 2", INDEX: b"second index"}
+    assert contents == {
+        "sitemap-1.xml": b"second 1",
+        "sitemap-2.xml": b"second 2",
+        INDEX: b"second sitemap-1.xml sitemap-2.xml",
+    }

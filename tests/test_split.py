@@ -12,8 +12,13 @@ import inspect
 import io
 import itertools
 import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import pytest
 from lxml import etree
@@ -24,6 +29,7 @@ from feedmap._errors import Diagnostic
 
 SM = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 BASE = "https://example.com/maps/"
+INDEX = "sitemap_index.xml"
 
 
 def pages(count: int, *, images: int = 0, start: int = 0) -> Iterator[Entry]:
@@ -411,15 +417,15 @@ def test_a_pattern_ending_in_gz_writes_gzip_and_no_second_gz(tmp_path: Path, gzi
 
 
 def test_zero_padded_numbers(tmp_path: Path) -> None:
-    """``{n:03d}`` pads the number with zeros (as str.format does); only the padded names are owned."""
+    """``{n:03d}`` pads the number with zeros (as str.format does); only files the index named are removed."""
     (tmp_path / "s-1.xml").write_text("not ours")
     (tmp_path / "s-0000.xml").write_text("not ours")
     summary = split(pages(5), tmp_path, max_urls=2, name="s-{n:03d}.xml")
     assert summary.files == ("s-001.xml", "s-002.xml", "s-003.xml")
     assert [loc for loc, _ in index_of(tmp_path)] == [BASE + name for name in summary.files]
-    (tmp_path / "s-1000.xml").write_text("ours: past 999 the number is wider")
-    assert set(split(pages(1), tmp_path, name="s-{n:03d}.xml").removed) == {"s-002.xml", "s-003.xml", "s-1000.xml"}
-    assert sorted(os.listdir(tmp_path)) == ["s-0000.xml", "s-001.xml", "s-1.xml", "sitemap_index.xml"]
+    (tmp_path / "s-1000.xml").write_text("of the naming, but not written by feedmap: no index named it")
+    assert split(pages(1), tmp_path, name="s-{n:03d}.xml").removed == ("s-002.xml", "s-003.xml")
+    assert sorted(os.listdir(tmp_path)) == ["s-0000.xml", "s-001.xml", "s-1.xml", "s-1000.xml", "sitemap_index.xml"]
 
 
 @pytest.mark.parametrize("name", ["s-{n:5}.xml", "s-{n:x}.xml", "s-{n:03d}-{n}.xml", "s-{m}.xml", "s-{n:003d}.xml"])
@@ -472,21 +478,34 @@ def test_feed_files_keep_the_byte_limit_with_their_own_self_links(tmp_path: Path
 # ------------------------------------------------------------------------------ review: another naming
 
 
-def test_files_an_earlier_index_named_under_another_naming_are_reported_not_removed(tmp_path: Path) -> None:
-    """A run with another name pattern (or format) owns none of the files the previous run wrote: they are
-    left in place (they may be someone else's), but the files the index being replaced named are reported."""
+def test_files_the_replaced_index_named_under_another_naming_are_removed_and_named(tmp_path: Path) -> None:
+    """The index being replaced (this run's index name) names the set an earlier run wrote: whatever its naming
+    or format, the files it named that this run does not write are removed, and named in one note."""
     split(pages(25), tmp_path, max_urls=10)
     (tmp_path / "robots.txt").write_text("keep")
+    (tmp_path / "sitemap-4.xml").write_text("of the old naming, but no index named it: keep")
     summary = split(pages(25), tmp_path, max_urls=10, name="p-{n}.xml")
-    left = [d for d in summary.diagnostics if d.code == "stale-files-left"]
-    assert len(left) == 1 and str(left[0].level) == "warning"
-    assert "sitemap-1.xml, sitemap-2.xml, sitemap-3.xml" in left[0].message
-    assert summary.removed == ()
-    assert {"sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml", "robots.txt"} <= set(os.listdir(tmp_path))
-    again = split(pages(25), tmp_path, max_urls=10, name="p-{n}.xml")  # the index names them no more
-    assert "stale-files-left" not in {d.code for d in again.diagnostics}
-    text = split(pages(5), tmp_path, "text", max_urls=10)
-    assert any(d.code == "stale-files-left" and "p-1.xml" in d.message for d in text.diagnostics)
+    assert summary.removed == ("sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml")
+    (note,) = [d for d in summary.diagnostics if d.code == "stale-files-removed"]
+    assert str(note.level) == "info" and "sitemap-1.xml, sitemap-2.xml, sitemap-3.xml" in note.message
+    assert sorted(os.listdir(tmp_path)) == ["p-1.xml", "p-2.xml", "p-3.xml", "robots.txt", "sitemap-4.xml", INDEX]
+    text = split(pages(5), tmp_path, "text", max_urls=1)
+    assert text.removed == ("p-1.xml", "p-2.xml", "p-3.xml")
+    many = split(pages(2), tmp_path, "text", max_urls=1, name="u{n}.txt")
+    (note,) = [d for d in many.diagnostics if d.code == "stale-files-removed"]
+    assert "urls-1.txt, urls-2.txt, urls-3.txt, urls-4.txt, urls-5.txt" in note.message  # the first five
+    assert "5 files" in note.message and "and" not in note.message.split("urls-5.txt")[1]
+    more = split(pages(1), tmp_path, "text", max_urls=1, name="v{n}.txt")
+    assert more.removed == ("u1.txt", "u2.txt")
+    assert "stale-files-removed" not in {d.code for d in split(pages(1), tmp_path, "text", name="v{n}.txt").diagnostics}
+
+
+def test_only_the_first_removed_names_are_shown_then_a_count(tmp_path: Path) -> None:
+    split(pages(8), tmp_path, max_urls=1)
+    summary = split(pages(1), tmp_path, name="q-{n}.xml")
+    assert summary.removed == tuple(f"sitemap-{n}.xml" for n in range(1, 9))
+    (note,) = [d for d in summary.diagnostics if d.code == "stale-files-removed"]
+    assert "sitemap-5.xml and 3 more" in note.message and "sitemap-6.xml" not in note.message
 
 
 def test_an_unreadable_earlier_index_is_no_trouble(tmp_path: Path) -> None:
@@ -570,3 +589,221 @@ def test_a_name_holding_nul_or_a_separator_is_refused_at_once(options: dict[str,
     # refused when the Options are made, not after every file was staged (the Publisher refused NUL only then)
     with pytest.raises(ValueError, match="file name"):
         feedmap.Options(base_url="https://e.com/", **options)  # type: ignore[arg-type]
+
+
+# -------------------------------------------------------------------- issue 17: only what feedmap wrote is removed
+
+
+def test_a_first_run_removes_no_file_of_its_naming(tmp_path: Path) -> None:
+    """No index was there: nothing is stale, whatever the directory holds (sitemap-2024.xml, even
+    sitemap-3.xml of the very naming)."""
+    for name in ("sitemap-2024.xml", "sitemap-3.xml", "sitemap-1.xml.gz", "notes.txt"):
+        (tmp_path / name).write_text("the site's own")
+    summary = split(pages(5), tmp_path, max_urls=3)
+    assert summary.removed == () and "stale-files-removed" not in {d.code for d in summary.diagnostics}
+    for name in ("sitemap-2024.xml", "sitemap-3.xml", "sitemap-1.xml.gz", "notes.txt"):
+        assert (tmp_path / name).read_text() == "the site's own"
+    again = split(pages(2), tmp_path, max_urls=3)  # the index now names sitemap-1 and -2 only: none removed
+    assert again.removed == ("sitemap-2.xml",) and (tmp_path / "sitemap-3.xml").read_text() == "the site's own"
+
+
+def test_a_bare_number_pattern_keeps_an_unrelated_404_page(tmp_path: Path) -> None:
+    (tmp_path / "404.xml").write_text("the site's error page")
+    (tmp_path / "7.xml").write_text("the site's own")
+    split(pages(5), tmp_path, max_urls=1, name="{n}.xml")
+    summary = split(pages(2), tmp_path, max_urls=1, name="{n}.xml")
+    assert summary.removed == ("3.xml", "4.xml", "5.xml")
+    assert (tmp_path / "404.xml").read_text() == "the site's error page" and (tmp_path / "7.xml").exists()
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ({}, {"gzip": True}),  # sitemap-{n}.xml and sitemap-{n}.xml.gz: one naming for the old rule
+        ({"name": "{n}.xml"}, {"name": "{n}.xml.gz"}),
+        ({"name": "s{n}.xml"}, {"name": "s{n:03d}.xml", "gzip": True}),
+    ],
+)
+def test_two_sets_sharing_a_directory_by_index_name_keep_each_others_files(
+    tmp_path: Path, first: dict[str, object], second: dict[str, object]
+) -> None:
+    """As the README suggests: two sets, each with its own index name, in one directory; each run of one
+    leaves the other's files (and index) whole, and its index names only files that are there."""
+    for count in (12, 3, 7):
+        one = split(pages(count), tmp_path, max_urls=1, index_name="one.xml", **first)
+        two = split(pages(count + 1), tmp_path, max_urls=1, index_name="two.xml", **second)
+        for summary, index in ((one, "one.xml"), (two, "two.xml")):
+            assert not set(summary.removed) & set(one.files + two.files)
+            assert all((tmp_path / loc[len(BASE) :]).is_file() for loc, _ in index_of(tmp_path, index))
+        assert len(index_of(tmp_path, "one.xml")) == count and len(index_of(tmp_path, "two.xml")) == count + 1
+
+
+def test_an_index_name_holding_a_set_of_another_kind_removes_nothing(tmp_path: Path) -> None:
+    """The file at the index name is read only as a sitemap index: a urlset there (the site's own sitemap
+    under that name) names pages, not files to remove."""
+    (tmp_path / "page.xml").write_text("a page")
+    (tmp_path / INDEX).write_text(
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<url><loc>{BASE}page.xml</loc></url><sitemap><loc>{BASE}page.xml</loc></sitemap></urlset>"
+    )
+    assert split(pages(1), tmp_path).removed == () and (tmp_path / "page.xml").exists()
+
+
+def test_names_the_index_gives_outside_the_directory_are_never_removed(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (tmp_path / "outside.xml").write_text("keep")
+    (site / "sub").mkdir()
+    (site / "sub" / "inner.xml").write_text("keep")
+    listed = ["../outside.xml", "sub/inner.xml", "%2E%2E%2Foutside.xml", ".", "..", "sub%2Finner.xml"]
+    body = "".join(f"<sitemap><loc>{BASE}{name}</loc></sitemap>" for name in listed)
+    (site / INDEX).write_text(
+        f'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{body}</sitemapindex>'
+    )
+    assert split(pages(1), site).removed == ()
+    assert (tmp_path / "outside.xml").exists() and (site / "sub" / "inner.xml").exists()
+
+
+def test_files_named_at_another_base_url_are_left_and_reported(tmp_path: Path) -> None:
+    split(pages(3), tmp_path, max_urls=1)
+    seen: list[Diagnostic] = []
+    options = feedmap.Options(base_url="https://cdn.example.com/s/", max_urls=1, name="p-{n}.xml")
+    summary = feedmap.split(pages(2), tmp_path, "sitemap", options, on_diagnostic=seen.append)
+    assert summary.removed == ()
+    (left,) = [d for d in seen if d.code == "stale-files-left"]
+    assert "sitemap-1.xml, sitemap-2.xml, sitemap-3.xml" in left.message and str(left.level) == "warning"
+    assert {"sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml"} <= set(os.listdir(tmp_path))
+
+
+def test_a_non_ascii_base_url_still_finds_the_files_its_index_named(tmp_path: Path) -> None:
+    options = feedmap.Options(base_url="https://example.com/cartes é/", max_urls=1)
+    feedmap.split(pages(3), tmp_path, "sitemap", options)
+    summary = feedmap.split(pages(1), tmp_path, "sitemap", options)
+    assert summary.removed == ("sitemap-2.xml", "sitemap-3.xml")
+
+
+# --------------------------------------------------------------------- issue 17: what killed runs leave behind
+
+#: A run that stages 3 files of 10 entries (the third still open), says so, then waits to be killed.
+STALLED_RUN = """
+import sys, time, feedmap
+from pathlib import Path
+
+def entries():
+    for number in range(25):
+        yield feedmap.Entry(loc=f"https://example.com/maps/p{number}")
+    Path(sys.argv[2]).write_text("staging")
+    time.sleep(120)
+
+feedmap.split(entries(), sys.argv[1], "sitemap", feedmap.Options(base_url="https://example.com/maps/", max_urls=10))
+"""
+
+
+def stalled_run(directory: Path, ready: Path) -> subprocess.Popen[bytes]:
+    """A real feedmap process in the middle of a split into ``directory`` (its temporary files staged)."""
+    process = subprocess.Popen([sys.executable, "-c", STALLED_RUN, str(directory), str(ready)])
+    deadline = time.monotonic() + 60
+    while not ready.exists():
+        assert process.poll() is None and time.monotonic() < deadline, "the run did not start staging"
+        time.sleep(0.05)
+    return process
+
+
+def hidden(directory: Path) -> set[str]:
+    return {name for name in os.listdir(directory) if name.startswith(".")}
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="flock(2) and SIGKILL as on Linux")
+def test_the_temporaries_of_a_killed_run_are_removed_by_the_next_not_those_of_a_live_one(tmp_path: Path) -> None:
+    """SIGKILL mid-split leaves .part files (and the run's lock file); the next run removes them, and only
+    them: not the temporaries of a run still writing, not hidden files of other naming."""
+    site = tmp_path / "site"
+    split(pages(3), site)
+    (site / ".notes.part").write_text("someone else's")
+    (site / ".sitemap-1.xml.0123abcd.part").write_text("a single-file write's temporary: not a run's")
+    others = hidden(site)
+    killed = stalled_run(site, tmp_path / "killed")
+    of_killed = hidden(site) - others
+    alive = stalled_run(site, tmp_path / "alive")
+    of_alive = hidden(site) - others - of_killed
+    try:
+        for run in (of_killed, of_alive):  # its temporary files and its lock file
+            assert any(name.endswith(".part") for name in run) and any(name.endswith(".lock") for name in run)
+        killed.send_signal(signal.SIGKILL)
+        killed.wait(30)
+        assert hidden(site) - others == of_killed | of_alive  # nothing removes them by itself
+        summary = split(pages(3), site)
+        (note,) = [d for d in summary.diagnostics if d.code == "leftovers-removed"]
+        assert f"{len(of_killed)} temporary files" in note.message
+        assert hidden(site) - others == of_alive  # the live run's, whole
+        assert "leftovers-removed" not in {d.code for d in split(pages(3), site).diagnostics}
+    finally:
+        alive.send_signal(signal.SIGKILL)
+        alive.wait(30)
+        killed.kill()
+    summary = split(pages(3), site)
+    assert "leftovers-removed" in {d.code for d in summary.diagnostics}
+    assert hidden(site) == others  # every temporary of both gone, the others kept
+    assert (site / ".notes.part").read_text() == "someone else's"
+
+
+# ------------------------------------------------------------------------- issue 17: names a URL must encode
+
+
+@pytest.mark.parametrize("pattern", ["a#{n}.xml", "a?{n}.xml", "a%{n}.xml", "a%23{n}.xml", "a {n}.xml", "café-{n}.xml"])
+def test_each_index_loc_is_the_url_of_its_file_whatever_the_name_holds(tmp_path: Path, pattern: str) -> None:
+    """A name holding '#', '?', '%', a blank or non-ASCII is percent-encoded in its URL (RFC 3986 path
+    segment): the loc resolves to the file, not to a fragment, a query or another name."""
+    summary = split(pages(3), tmp_path, max_urls=2, name=pattern)
+    assert summary.files == (pattern.format(n=1), pattern.format(n=2))
+    for (loc, _), name in zip(index_of(tmp_path), summary.files, strict=True):
+        parts = urlsplit(loc)
+        assert parts.fragment == "" and parts.query == "" and loc.isascii()
+        assert unquote(parts.path) == "/maps/" + name and (tmp_path / name).is_file()
+    again = split(pages(1), tmp_path, max_urls=2, name=pattern)  # the names are read back from the index
+    assert again.removed == (pattern.format(n=2),)
+
+
+@pytest.mark.parametrize("pattern", ["{n}.xml.GZ", "s-{n}.Gz"])
+def test_a_gz_suffix_in_any_case_writes_gzip_under_the_name_as_given(tmp_path: Path, pattern: str) -> None:
+    summary = split(pages(3), tmp_path, max_urls=2, name=pattern)
+    assert summary.files == (pattern.format(n=1), pattern.format(n=2))  # not renamed .gz
+    assert sorted(os.listdir(tmp_path)) == sorted([*summary.files, INDEX])
+    assert all((tmp_path / name).read_bytes()[:2] == b"\x1f\x8b" for name in summary.files)
+    assert [loc for loc, _ in index_of(tmp_path)] == [BASE + name for name in summary.files]
+    assert split(pages(3), tmp_path, max_urls=2, name=pattern, gzip=True).files == summary.files  # no .GZ.gz
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"name": "a\n{n}.xml"},
+        {"name": "a\x85{n}.xml"},
+        {"name": "\udcff{n}.xml"},
+        {"index_name": "index\t.xml"},
+        {"index_name": "\udcffindex.xml"},
+    ],
+)
+def test_a_name_no_url_can_publish_is_refused_before_anything_is_written(
+    tmp_path: Path, options: dict[str, str]
+) -> None:
+    with pytest.raises(feedmap.FormatError, match="control character or is not UTF-8"):
+        split(pages(3), tmp_path / "out", **options)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"name": ".feedmap-{n:08d}.lock"},
+        {"name": ".feedmap-{n}.lock"},
+        {"name": ".a.{n:08d}.0123abcd.part"},
+        {"index_name": ".feedmap-0123abcd.lock"},
+    ],
+)
+def test_names_of_feedmaps_temporary_files_are_refused(tmp_path: Path, options: dict[str, str]) -> None:
+    """A published file named as a run's lock or temporary file would be removed by the next run as a killed
+    run's leftover: such names are refused before anything is written."""
+    with pytest.raises(feedmap.FormatError, match="feedmap's temporary files"):
+        split(pages(3), tmp_path / "out", **options)
+    assert not (tmp_path / "out").exists()

@@ -233,19 +233,54 @@ def test_a_fetched_input_and_standard_input_split_alike(
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
 
 
-def test_a_name_change_is_reported_and_quiet_keeps_the_warning(
+def test_a_name_change_removes_the_old_set_and_says_which_files(
     capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path
 ) -> None:
     out = f"{tmp_path / 'out'}/"
     assert run(capsys, "convert", urls, "-o", out, "--base-url", BASE, "--max-urls", "10")[0] == 0
-    again = ["convert", urls, "-o", out, "--base-url", BASE, "--max-urls", "10", "--name", "p-{n}.xml", "-q"]
+    again = ["convert", urls, "-o", out, "--base-url", BASE, "--max-urls", "10", "--name", "p-{n}.xml"]
     code, _, err = run(capsys, *again)
-    assert code == 0
-    assert "warning[stale-files-left]" in err and "sitemap-1.xml, sitemap-2.xml, sitemap-3.xml" in err
-    assert "outside-sitemap-scope" not in err and "feedmap: wrote" not in err  # notes and the last line: not -q
-    code, _, err = run(capsys, "convert", urls, "-o", out, "--base-url", BASE, "--name", "q-{n}.xml", "--strict")
-    assert code == 1 and "stale-files-left" in err
-    assert not (tmp_path / "out" / "q-1.xml").exists()  # --strict: nothing published
+    assert code == 0, err
+    (note,) = [line for line in err.splitlines() if "[stale-files-removed]" in line]
+    assert "sitemap-1.xml, sitemap-2.xml, sitemap-3.xml" in note
+    assert err.splitlines()[-1].endswith("4 files written, 0 unchanged, 3 removed")
+    assert sorted(os.listdir(tmp_path / "out")) == ["p-1.xml", "p-2.xml", "p-3.xml", "sitemap_index.xml"]
+    code, _, err = run(capsys, *again[:-1], "q-{n}.xml", "-q", "--strict")  # a note: -q hides it, --strict passes
+    assert code == 0 and err == ""
+    assert sorted(os.listdir(tmp_path / "out")) == ["q-1.xml", "q-2.xml", "q-3.xml", "sitemap_index.xml"]
+
+
+def test_files_feedmap_did_not_write_are_never_removed(
+    capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path
+) -> None:
+    """Issue 17: a first run beside sitemap-2024.xml, --name '{n}.xml' beside 404.xml, --gzip beside the
+    plain set of another index name: each run removes only what its own previous index named."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "sitemap-2024.xml").write_text("the site's own")
+    (out / "404.xml").write_text("the site's error page")
+    common = ["convert", urls, "-o", out, "--base-url", BASE]
+    for args in (
+        [],
+        ["--name", "{n}.xml", "--index-name", "numbers.xml", "--max-urls", "5"],
+        ["--name", "{n}.xml", "--index-name", "numbers.xml", "--max-urls", "9"],
+        ["--gzip", "--index-name", "zipped.xml", "--max-urls", "5"],
+        ["--max-urls", "5"],
+    ):
+        code, _, err = run(capsys, *common, *args)
+        assert code == 0 and "Traceback" not in err, err
+        assert (out / "sitemap-2024.xml").read_text() == "the site's own"
+        assert (out / "404.xml").read_text() == "the site's error page"
+    assert err.splitlines()[-1].endswith("6 files written, 0 unchanged, 0 removed")
+    for index in ("sitemap_index.xml", "numbers.xml", "zipped.xml"):  # every index names files that are there
+        named = re.findall(r"<loc>https://example\.com/maps/([^<]+)</loc>", (out / index).read_text())
+        assert named and all((out / name).is_file() for name in named), (index, named)
+    assert sorted(name for name in os.listdir(out) if re.fullmatch(r"\d+\.xml", name)) == [
+        "1.xml",
+        "2.xml",
+        "3.xml",
+        "404.xml",
+    ]
 
 
 def test_a_byte_limit_below_a_files_start_and_end_is_refused_before_anything_is_made(
@@ -275,3 +310,51 @@ def test_two_sets_share_a_directory_with_their_own_index_names(
     assert code == 2 and "index name" in err and "Traceback" not in err
     code, _, err = run(capsys, "convert", urls, "-o", str(tmp_path / "one.xml"), "--index-name", "x.xml")
     assert code == 2 and "--index-name: only for an output directory" in err
+
+
+def test_names_a_url_must_encode_and_gz_in_capitals(
+    capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path
+) -> None:
+    """--name 'a#{n}.xml': the index names a%231.xml (the file), not a fragment of 'a'; --name '{n}.xml.GZ'
+    writes gzip under that very name; a name with a control character is a usage error, nothing made."""
+    out = tmp_path / "out"
+    common = ["convert", urls, "-o", f"{out}/", "--base-url", BASE, "--max-urls", "10"]
+    code, _, err = run(capsys, *common, "--name", "a#{n}.xml")
+    assert code == 0, err
+    assert f"<loc>{BASE}a%231.xml</loc>" in (out / "sitemap_index.xml").read_text() and (out / "a#1.xml").is_file()
+    code, _, err = run(capsys, *common, "--name", "{n}.xml.GZ")
+    assert code == 0, err
+    assert sorted(os.listdir(out)) == ["1.xml.GZ", "2.xml.GZ", "3.xml.GZ", "sitemap_index.xml"]
+    assert gzip.decompress((out / "3.xml.GZ").read_bytes()).count(b"<url>") == 5
+    for option, value in (("--name", "a\n{n}.xml"), ("--index-name", "index\x1b[2J.xml")):
+        code, _, err = run(capsys, "convert", urls, "-o", f"{tmp_path / 'new'}/", "--base-url", BASE, option, value)
+        assert code == 2 and "control character" in err and "Traceback" not in err
+        assert not (tmp_path / "new").exists()
+
+
+@pytest.fixture(scope="module")
+def over_the_limit(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A text list and a sitemap of 50,001 URLs: one more than one file may hold."""
+    folder = tmp_path_factory.mktemp("big")
+    lines = [f"https://example.com/maps/p/{number}" for number in range(50_001)]
+    (folder / "urls.txt").write_text("".join(line + "\n" for line in lines))
+    body = "".join(f"<url><loc>{line}</loc></url>\n" for line in lines)
+    (folder / "urls.xml").write_text(f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{body}</urlset>\n')
+    return {"text": folder / "urls.txt", "sitemap": folder / "urls.xml"}
+
+
+@pytest.mark.parametrize("read", ["text", "sitemap"])
+def test_strict_splits_an_input_over_the_limit_of_one_file(
+    capsys: pytest.CaptureFixture[str], over_the_limit: dict[str, Path], tmp_path: Path, read: str
+) -> None:
+    """Issue 17: the 50,000 URLs of the protocol are a limit of one file; split into files, an input over it
+    is what -o DIR/ is for: a note (not a warning that --strict stops on) about the input."""
+    source = over_the_limit[read]
+    target = "sitemap" if read == "text" else "text"
+    out = tmp_path / target
+    code, _, err = run(capsys, "convert", source, "-t", target, "-o", f"{out}/", "--base-url", BASE, "--strict")
+    assert code == 0, err
+    assert "info[too-many-urls]" in err and "warning[too-many-urls]" not in err
+    assert err.splitlines()[-1].startswith("feedmap: wrote 50,001 entries to 2 files")
+    code, _, err = run(capsys, "convert", source, "-t", "jsonl", "-o", tmp_path / "one.jsonl", "--strict")
+    assert code == 1 and "error[too-many-urls]" in err  # into one file, it still is the input's fault

@@ -62,7 +62,12 @@ CHANGEFREQS = ["daily", "never", "Daily", " weekly", "weekly ", "sometimes", ""]
 PRIORITIES = ["0.5", "1", "0", ".3", "1.0", "1.5", "-0.1", "high", "1e-1", " 0.8 ", "+0.3", "-0.0", "1.", "0,5"]
 PRIORITIES += ["1.00000000000000000001", "0.99999999999999999999999", ""]
 #: The root's namespace: the right one mostly, none, another, or a variant readers accept (a warning).
-NAMESPACES = [NS] * 8 + ["", "urn:other", "http://www.google.com/schemas/sitemap/0.84", "https://www.sitemaps.org/schemas/sitemap/0.9"]
+NAMESPACES = [NS] * 8 + [
+    "",
+    "urn:other",
+    "http://www.google.com/schemas/sitemap/0.84",
+    "https://www.sitemaps.org/schemas/sitemap/0.9",
+]
 
 
 @pytest.fixture(scope="module")

@@ -130,7 +130,9 @@ def test_noncharacters_fffe_ffff_become_replacement_characters_and_the_entries_a
 ) -> None:
     """U+FFFE and U+FFFF are valid UTF-8 but not XML characters (XML 1.0 §2.2): lxml stopped there, so one of
     them dropped every entry after it (like the invalid UTF-8 byte of issue 8); they become U+FFFD, reported."""
-    text = urlset(url(b"http://e.com/a\xef\xbf\xbfb"), url(b"<![CDATA[http://e.com/\xef\xbf\xbe]]>"), url(b"http://e.com/z"))
+    text = urlset(
+        url(b"http://e.com/a\xef\xbf\xbfb"), url(b"<![CDATA[http://e.com/\xef\xbf\xbe]]>"), url(b"http://e.com/z")
+    )
     data = text.decode("utf-8").replace('encoding="UTF-8"', f'encoding="{encoding}"').encode(encoding)
     entries, diagnostics = read_sitemap(data)
     assert [e.loc for e in entries] == ["http://e.com/a\ufffdb", "http://e.com/\ufffd", "http://e.com/z"]

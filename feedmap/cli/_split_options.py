@@ -70,7 +70,8 @@ def add_split_options(parser: argparse.ArgumentParser) -> None:
         type=_name_pattern,
         metavar="PATTERN",
         help="the files' names, {n} being the number from 1, {n:05d} the same zero-padded to 5 digits; a name "
-        "ending in .gz writes gzip as --gzip does (default: sitemap-{n}.xml, urls-{n}.txt for text, "
+        "ending in .gz (or .GZ) writes gzip as --gzip does; '#', '?', '%%', blanks and non-ASCII are "
+        "percent-encoded in the index's URLs (default: sitemap-{n}.xml, urls-{n}.txt for text, "
         "feed-{n}.xml for rss, ror-{n}.xml for ror)",
     )
     split.add_argument(
@@ -81,7 +82,7 @@ def add_split_options(parser: argparse.ArgumentParser) -> None:
         type=_index_name,
         metavar="NAME",
         help="the sitemap index's file name (default: sitemap_index.xml); sets of files of other --name patterns "
-        "can share a directory, each with its own index",
+        "can share a directory, each with its own index: a run removes only files its index named before",
     )
 
 

@@ -46,9 +46,9 @@ With -o DIR/ (a path ending with '/', or an existing directory) and --base-url U
 directory is served at), the output is split into numbered files of at most 50,000 URLs and 52,428,800
 bytes uncompressed each (--max-urls and --max-file-bytes lower the limits; --gzip compresses each file)
 plus DIR/sitemap_index.xml listing each file with the newest lastmod of its URLs.  Only files whose
-content changed are rewritten, the index last, and files of the same naming that the run no longer
-produces are removed.  A text sitemap is split too (urls-1.txt, ...), a feed (-t rss, -t ror) when
---max-urls says how many items a file holds.
+content changed are rewritten, the index last, and the files that the index being replaced named and
+the run no longer writes are removed (never a file no index of that name named).  A text sitemap is
+split too (urls-1.txt, ...), a feed (-t rss, -t ror) when --max-urls says how many items a file holds.
 
 Reading is lenient: what real files get wrong (a bare '&', blanks before '<?xml', 'Daily', a priority
 of 1.5, an odd date, a truncated file) is repaired and reported as file:line: warning[code]: message.
@@ -156,7 +156,7 @@ def add_parser(subparsers: Any) -> None:
     feed.add_argument(
         "--self-url",
         metavar="URL",
-        help='the feed\'s own URL, written as atom:link rel="self" (into a directory, -o DIR/: each file\'s own '
+        help="the feed's own URL, written as atom:link rel=\"self\" (into a directory, -o DIR/: each file's own "
         "URL, --base-url + its name)",
     )
     parser.add_argument(
@@ -249,8 +249,7 @@ def _add_selection_options(parser: argparse.ArgumentParser) -> None:
         "--limit",
         type=non_negative_int,
         metavar="N",
-        help="write the first N entries (after the filters, deduplication and --sort); reading stops there when "
-        "it can",
+        help="write the first N entries (after the filters, deduplication and --sort); reading stops there when it can",
     )
 
 
