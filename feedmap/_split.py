@@ -40,7 +40,7 @@ from feedmap._publish import Publisher, PublishReport
 from feedmap._registry import FormatSpec, Rendered
 from feedmap._sinks import gzipped
 from feedmap._split_checks import report_left, scoped
-from feedmap._urls import encode_url, is_uri
+from feedmap._urls import encode_url_checked, is_uri
 from feedmap._xml import escape_attribute
 
 __all__ = [
@@ -359,8 +359,11 @@ def _write_index(parts: list[_Part], where: Layout, publisher: Publisher, ctx: C
     assert writer is not None  # the index format writes
     base = where.base_url
     if not is_uri(base):  # encoded once, reported once (not once a file)
-        base = encode_url(base)
-        ctx.info("url-encoded", f"the base URL {where.base_url} written as {base}")
+        base, problem = encode_url_checked(base)
+        if problem is not None:
+            ctx.warning("host-not-encoded", f"the base URL {where.base_url}: {problem}")
+        if base != where.base_url:
+            ctx.info("url-encoded", f"the base URL {where.base_url} written as {base}")
     entries = [Entry(loc=base + part.name, lastmod=part.newest) for part in parts]
     with publisher.file(where.index) as out:
         writer(Document(entries=entries), out, ctx=ctx)
