@@ -109,5 +109,5 @@ def encoded_url(url: str, ctx: Context, entry: Entry | None = None) -> str:
         source, line = where(entry, ctx) if entry is not None else (ctx.name, 0)
         ctx.reporter.warning("host-not-encoded", f"{url!r}: {problem}", source, line)
     if encoded != url:
-        ctx.info("url-encoded", f"{url} written as {encoded}")
+        ctx.info("url-encoded", f"{url!r} written as {encoded}")
     return encoded
