@@ -12,8 +12,11 @@ import io
 import json
 import re
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lxml import etree
 
 import feedmap
@@ -355,3 +358,19 @@ def test_the_white_space_warning_names_the_escapes_written(
     (warning,) = [line for line in err.splitlines() if "warning[invalid-loc]" in line]
     promised = re.findall(r"%[0-9A-F]{2}", warning)
     assert promised and all(escape in written for escape in promised)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="%"), max_size=20),
+    st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="%@/?#[]"), max_size=8),
+)
+def test_a_written_url_holds_every_character_read(path: str, userinfo: str) -> None:
+    """Hostile locs (controls, blanks, line breaks, any Unicode): an XML output writes a URI, and decoding
+    its escapes gives back the URL read, character for character: nothing deleted, nothing added."""
+    loc = f"https://u{userinfo}@www.example.com/{path}"
+    data, diagnostics = write([Entry(loc=loc)], "sitemap")
+    (written,) = [element.text for element in etree.fromstring(data).iter("{*}loc")]
+    assert written is not None and written.isascii() and not any(char.isspace() for char in written)
+    assert unquote(written) == loc
+    assert (written != loc) == bool(codes(diagnostics, "url-encoded"))
