@@ -41,8 +41,7 @@ from feedmap._publish import Publisher, PublishReport
 from feedmap._publish_lock import is_run_file
 from feedmap._registry import FormatSpec, Rendered
 from feedmap._sinks import gzipped
-from feedmap._split_checks import listed_names, report_left, report_removed, scoped
-from feedmap._urls import encode_url, is_uri
+from feedmap._split_checks import listed_names, published_base, report_left, report_removed, scoped
 from feedmap._xml import escape_attribute
 
 __all__ = [
@@ -368,7 +367,7 @@ def split_document(doc: Document, where: Layout, ctx: Context) -> SplitResult:
     assert where.spec.renderer is not None
     feed_ctx = replace(ctx, options=replace(ctx.options, self_url=where.base_url + _SELF))  # each file's own
     rendered = where.spec.renderer(doc, ctx=feed_ctx)
-    base = where.base_url if is_uri(where.base_url) else encode_url(where.base_url)  # as the index writes it
+    base = published_base(where.base_url, ctx)
     with Publisher(where.directory, lambda previous: listed_names(previous, base)) as publisher:
         with _Writer(where, rendered, publisher, ctx) as writer:
             writer.start()
@@ -387,8 +386,6 @@ def split_document(doc: Document, where: Layout, ctx: Context) -> SplitResult:
 def _write_index(parts: list[_Part], where: Layout, base: str, publisher: Publisher, ctx: Context) -> None:
     writer = registry.get("sitemapindex").writer
     assert writer is not None  # the index format writes
-    if base != where.base_url:  # encoded once, reported once (not once a file)
-        ctx.info("url-encoded", f"the base URL {where.base_url} written as {base}")
     entries = [Entry(loc=file_url(base, part.name), lastmod=part.newest) for part in parts]
     with publisher.file(where.index) as out:
         writer(Document(entries=entries), out, ctx=ctx)

@@ -25,10 +25,10 @@ from feedmap._context import Context
 from feedmap._errors import Diagnostic, Level, Reporter
 from feedmap._limits import PROTOCOL_MAX_URLS
 from feedmap._model import Entry
-from feedmap._urls import same_site
+from feedmap._urls import encode_url_checked, is_uri, same_site
 from feedmap._wording import counted
 
-__all__ = ["SplitReading", "listed_names", "report_left", "report_removed", "scoped", "shown"]
+__all__ = ["SplitReading", "listed_names", "published_base", "report_left", "report_removed", "scoped", "shown"]
 
 
 #: What a reader says of an input holding more than one file may (sitemaps.org: 50,000 URLs per sitemap).
@@ -173,3 +173,15 @@ def _locs(file: BinaryIO) -> Iterator[str]:
                     del parent[0]
     except etree.LxmlError:
         return
+
+
+def published_base(given: str, ctx: Context) -> str:
+    """The base URL as the index writes it (hosts by UTS 46, the rest percent-encoded), reported once."""
+    if is_uri(given):
+        return given
+    base, problem = encode_url_checked(given)
+    if problem is not None:
+        ctx.warning("host-not-encoded", f"the base URL {given}: {problem}")
+    if base != given:
+        ctx.info("url-encoded", f"the base URL {given} written as {base}")
+    return base

@@ -9,20 +9,36 @@ with a :class:`~feedmap._context.Context`:
   (https://www.sitemaps.org/protocol.html, ``<loc>``) and RSS 2.0 (https://www.rssboard.org/rss-specification,
   ``link`` and a permalink ``guid``) require absolute URLs;
 * what a reader checks, for entries built in code (:func:`checked_entries`): the loc, and a ``priority``
-  in 0.0-1.0 (sitemaps.org ``<priority>``).
+  in 0.0-1.0 (sitemaps.org ``<priority>``);
+* only web URLs in XML outputs (:func:`web_entries`): a sitemap's ``loc`` is a page's URL, and sitemaps.org
+  ("Sitemap file location", "Using Sitemap index files") and Google (image sitemaps, ``hreflang``
+  alternates) speak only of http(s) ones; an RSS 2.0 ``link`` is "The URL of the item" a reader opens, so
+  a ``javascript:``, ``data:``, ``vbscript:``, ``ftp:`` or ``gopher:`` URL has no place in any of them.  Such
+  a loc, image or alternate is left out of the XML outputs, reported (WARNING ``non-web-url``, with its
+  line), and kept with the same warning in the outputs that hold any URL (text, JSON lines).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from urllib.parse import urljoin, urlsplit
 
 from feedmap._context import Context
-from feedmap._model import Entry, new_entry
-from feedmap._urls import check_loc, is_absolute_url
+from feedmap._model import Alternate, Entry, Image, new_entry
+from feedmap._urls import check_loc, has_scheme, is_absolute_url, is_http_url
 
-__all__ = ["absolute_entries", "checked_entries", "relative_reference", "resolve", "resolve_entries", "where"]
+__all__ = [
+    "absolute_entries",
+    "checked_entries",
+    "non_web_url",
+    "relative_reference",
+    "resolve",
+    "resolve_entries",
+    "web_entries",
+    "where",
+]
 
 
 def relative_reference(loc: str) -> bool:
@@ -145,3 +161,64 @@ def _with_priority(entry: Entry, priority: float, ctx: Context) -> Entry:
     copy = _with_loc(entry, entry.loc)
     copy.priority = fixed
     return copy
+
+
+def non_web_url(url: str, what: str, ctx: Context, *, kept: bool, at: Entry | None = None) -> None:
+    """Report (WARNING ``non-web-url``) that ``url``, the ``what`` of ``at`` (or of the document), is no
+    http(s) URL: ``kept`` says whether it is written all the same or left out."""
+    source, line = where(at, ctx) if at is not None else (ctx.name, 0)
+    done = "written as read (this output holds any URL)" if kept else "left out (XML outputs take http(s) URLs only)"
+    ctx.reporter.warning("non-web-url", f"{url!r} ({what}) is no http(s) URL; {done}", source, line)
+
+
+def _other_scheme(url: str) -> bool:
+    """Whether ``url`` has a scheme (RFC 3986 §3.1) other than http(s); a relative reference has none (it is
+    :func:`absolute_entries`' business)."""
+    return not is_http_url(url) and has_scheme(url)
+
+
+def web_entries(entries: Iterable[Entry], ctx: Context, *, xml: bool, parts: bool = True) -> Iterator[Entry]:
+    """The entries with only http(s) URLs (:func:`feedmap._urls.is_http_url`) in their loc, images (loc and
+    license) and alternates.  ``xml``: the output is an XML one; an entry whose loc has another scheme is
+    left out, as are such an image, image license or alternate; else they are kept.  Each is reported
+    (``non-web-url``); a relative reference is left to :func:`absolute_entries`.  ``parts``: the output holds images and
+    alternates (else only the loc is looked at).
+    """
+    for entry in entries:
+        if is_http_url(entry.loc) and not ((entry.images or entry.alternates) and parts):
+            yield entry  # nearly every entry: one prefix test
+            continue
+        if _other_scheme(entry.loc):
+            non_web_url(entry.loc, "loc", ctx, kept=not xml, at=entry)
+            if xml:
+                continue
+        if parts:
+            entry = _web_parts(entry, ctx, xml=xml)
+        yield entry
+
+
+def _web_parts(entry: Entry, ctx: Context, *, xml: bool) -> Entry:
+    """``entry`` without the images, image licenses and alternates whose URL is no http(s) URL (with ``xml``),
+    each reported."""
+    loc = entry.loc
+    images: list[Image] = []
+    for image in entry.images:
+        if _other_scheme(image.loc):
+            non_web_url(image.loc, f"image of {loc}", ctx, kept=not xml, at=entry)
+            if xml:
+                continue
+        if image.license is not None and _other_scheme(image.license):
+            non_web_url(image.license, f"image license of {loc}", ctx, kept=not xml, at=entry)
+            if xml:
+                image = replace(image, license=None)
+        images.append(image)
+    alternates: list[Alternate] = []
+    for alternate in entry.alternates:
+        if _other_scheme(alternate.href):
+            non_web_url(alternate.href, f"{alternate.hreflang} alternate of {loc}", ctx, kept=not xml, at=entry)
+            if xml:
+                continue
+        alternates.append(alternate)
+    if tuple(images) == entry.images and tuple(alternates) == entry.alternates:
+        return entry
+    return replace(entry, images=tuple(images), alternates=tuple(alternates))

@@ -3,20 +3,28 @@
 sitemaps.org 0.9: a ``loc`` is an absolute URL with its scheme, "less than 2,048 characters", and must be
 URL-escaped as RFC 3986 asks; the protocol's example turns ``http://www.example.com/ümlat.html&q=name``
 into ``http://www.example.com/%C3%BCmlat.html&amp;q=name`` (the ``&amp;`` is the XML entity escaping the
-writer adds).  :func:`encode_url` does the RFC 3987 §3.1 mapping: the host through IDNA (the stdlib
-``idna`` codec, IDNA 2003 — enough for host names that exist), every other non-ASCII or unsafe
-character as UTF-8 percent-escapes, existing ``%XX`` escapes and reserved characters kept.
+writer adds).  :func:`encode_url` does the RFC 3987 §3.1 mapping: a non-ASCII host through
+:func:`encode_host` (UTS #46 non-transitional processing, https://www.unicode.org/reports/tr46/, as the
+WHATWG URL Standard's "domain to ASCII" and browsers do: ``faß.de`` is ``xn--fa-hia.de``, never IDNA 2003's
+``fass.de``; a host it refuses is kept as read and said so), every other non-ASCII or unsafe character, in
+the userinfo, host and port too, as UTF-8 percent-escapes (a tab or line break as ``%09``/``%0A``: RFC 3986
+holds no blank, and nothing is deleted), existing ``%XX`` escapes and reserved characters kept.
 """
 
 from __future__ import annotations
 
 import re
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit
+
+import idna
 
 __all__ = [
     "MAX_LOC_LENGTH",
     "check_loc",
+    "encode_host",
     "encode_url",
+    "encode_url_checked",
+    "has_scheme",
     "is_absolute_url",
     "is_http_url",
     "is_uri",
@@ -64,8 +72,10 @@ def check_loc(loc: str) -> str | None:
         return f"{loc!r} is not an absolute URL with a scheme and host"
     if len(loc) >= MAX_LOC_LENGTH:
         return f"URL is {len(loc):,} characters long; the protocol allows fewer than {MAX_LOC_LENGTH:,}"
-    if _SPACE.search(loc) is not None:
-        return f"{loc!r} contains white space; XML outputs encode it as %20 unless told to keep URLs as read"
+    blanks = _SPACE.findall(loc)
+    if blanks:
+        escapes = " ".join(f"{char!r} as {quote(char)}" for char in dict.fromkeys(blanks))
+        return f"{loc!r} contains white space; XML outputs write {escapes} unless told to keep URLs as read"
     bad = _NOT_IN_URIS.findall(loc)
     if bad:
         shown = " ".join(dict.fromkeys(bad))
@@ -99,51 +109,100 @@ def not_in_iris(url: str) -> str:
     return " ".join(repr(char) for char in dict.fromkeys(found))
 
 
-def _encode_host(host: str) -> str:
+def encode_host(host: str) -> str:
+    """A host name as a URI holds it: an ASCII host as it is, any other through UTS #46 non-transitional
+    processing (the ``idna`` package: mapped, ``ß``, final sigma and joiners kept, IDNA 2008 rules, each
+    non-ASCII label as its ``xn--`` A-label), as the WHATWG URL Standard and browsers do.
+
+    Raises UnicodeError (``idna.IDNAError`` is one) for a host that has no such form (a joiner out of its
+    context, a symbol, a label of more than 63 octets).  ASCII labels are left as mapped, underscores and all
+    (UseSTD3ASCIIRules off, as in browsers).
+    """
     if host.isascii():
         return host
-    labels = []
-    for label in host.split("."):
-        labels.append(label.encode("idna").decode("ascii") if not label.isascii() else label)
-    return ".".join(labels)
+    mapped = idna.uts46_remap(host, std3_rules=False, transitional=False)
+    labels = mapped.split(".")
+    return ".".join(label if label.isascii() else idna.alabel(label).decode("ascii") for label in labels)
+
+
+# RFC 3986 Appendix B, the scheme as §3.1 defines it: splits any string (every group may be empty or
+# absent), keeping an empty query or fragment and every character (urlsplit lowercases the scheme, drops
+# an empty '?' or '#', and deletes tabs, line breaks and leading blanks: silent changes).
+_URI_PARTS = re.compile(r"(?:([A-Za-z][A-Za-z0-9+.-]*):)?(?://([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?", re.DOTALL)
+# RFC 3986 §3.2.1 userinfo and §3.2.2 reg-name: unreserved, sub-delims (':' in the userinfo), pct-encoded.
+_USERINFO_SAFE = "!$&'()*+,;=:%-._~"
+_REG_NAME_SAFE = "!$&'()*+,;=%-._~"
+_IP_LITERAL_SAFE = "[]:.%"
+#: What no URI or IRI holds (blanks, controls, RFC 3986 "excluded"): escaped even in a host kept as read.
+_NOT_IN_IRIS = re.compile(r"[\x00-\x20\x7f<>\"{}|\\^`\[\]]")
+
+
+def _escape_not_in_iris(text: str) -> str:
+    return _NOT_IN_IRIS.sub(lambda match: quote(match.group()), text)
+
+
+def _encode_authority(authority: str) -> tuple[str, str | None]:
+    """The authority with each part encoded; the second item says why a non-ASCII host was kept as read."""
+    userinfo, at, hostport = authority.rpartition("@")
+    problem = None
+    if hostport.startswith("[") and "]" in hostport:  # an IP literal (RFC 3986 §3.2.2), then ':port'
+        end = hostport.index("]") + 1
+        host, port = quote(hostport[:end], safe=_IP_LITERAL_SAFE), hostport[end:]
+    else:
+        host, colon, port = hostport.partition(":")
+        port = colon + port
+        try:
+            host = quote(encode_host(host), safe=_REG_NAME_SAFE)
+        except UnicodeError as exc:
+            problem = f"host {host!r} has no IDNA form (UTS #46: {exc}); kept as read"
+            host = _escape_not_in_iris(host)
+    return quote(userinfo, safe=_USERINFO_SAFE) + at + host + quote(port, safe=":"), problem
+
+
+def encode_url_checked(url: str) -> tuple[str, str | None]:
+    """:func:`encode_url`, and why the URL's host was kept as read (it has no IDNA form), or None."""
+    url = _LONE_PERCENT.sub("%25", url)
+    match = _URI_PARTS.fullmatch(url)
+    assert match is not None  # every group is optional: any string matches
+    scheme, authority, path, query, fragment = match.groups()
+    parts = [scheme, ":"] if scheme is not None else []
+    problem = None
+    if authority is not None:
+        authority, problem = _encode_authority(authority)
+        parts += ["//", authority]
+    parts.append(quote(path, safe=_PATH_SAFE))
+    if query is not None:
+        parts += ["?", quote(query, safe=_QUERY_SAFE)]
+    if fragment is not None:
+        parts += ["#", quote(fragment, safe=_QUERY_SAFE)]
+    return "".join(parts), problem
 
 
 def encode_url(url: str) -> str:
-    """Turn an IRI into a URI: IDNA host, UTF-8 percent-encoding, existing escapes and reserved kept.
+    """Turn an IRI into a URI: IDNA host (:func:`encode_host`), UTF-8 percent-encoding, existing escapes and
+    reserved characters kept.
 
-    Characters RFC 3986 does not allow in a path, query or fragment (non-ASCII, blanks, ``"<>\\^`{|}``,
-    ``[``/``]`` outside an IP-literal host, a second ``#``) are percent-encoded; a ``%`` that does not start an
-    escape becomes ``%25``.  Applying it twice changes nothing more.
+    Characters RFC 3986 does not allow where they stand (non-ASCII, blanks, tabs and line breaks, controls,
+    ``"<>\\^`{|}``, ``[``/``]`` outside an IP-literal host, a second ``#``), in the userinfo, host, port, path,
+    query or fragment, are percent-encoded; a ``%`` that does not start an escape becomes ``%25``; nothing is
+    deleted, the scheme's case and an empty query or fragment are kept.  A host with no IDNA form is kept as
+    read (:func:`encode_url_checked` says why), but for what no IRI holds.  Applying it twice changes nothing
+    more.
     """
-    url = _LONE_PERCENT.sub("%25", url)
-    try:
-        parts = urlsplit(url)
-    except ValueError:  # an authority urlsplit refuses ("http://[::1/x"): escaped as a whole (its brackets
-        # too: they stand around no IP literal), the first '#' kept
-        head, sep, fragment = url.partition("#")
-        return quote(head, safe=_QUERY_SAFE) + sep + quote(fragment, safe=_QUERY_SAFE)
-    netloc = parts.netloc
-    if parts.hostname and not parts.hostname.isascii():
-        userinfo, _, hostport = netloc.rpartition("@")
-        host, sep, port = hostport.partition(":") if not hostport.startswith("[") else (hostport, "", "")
-        try:
-            host = _encode_host(host)
-        except UnicodeError:
-            host = quote(host, safe="")
-        netloc = (userinfo + "@" if userinfo else "") + host + sep + port
-    return urlunsplit(
-        (
-            parts.scheme,
-            netloc,
-            quote(parts.path, safe=_PATH_SAFE),
-            quote(parts.query, safe=_QUERY_SAFE),
-            quote(parts.fragment, safe=_QUERY_SAFE),
-        )
-    )
+    return encode_url_checked(url)[0]
 
 
 def is_http_url(text: str) -> bool:
+    """True for an ``http://`` or ``https://`` URL (the scheme in any case): a web URL."""
     return text[:8].lower().startswith(("http://", "https://"))
+
+
+_SCHEME_ONLY = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def has_scheme(text: str) -> bool:
+    """True when ``text`` starts with a URI scheme and its ':' (RFC 3986 §3.1): ``data:``, ``mailto:``..."""
+    return _SCHEME_ONLY.match(text) is not None
 
 
 def origin(url: str) -> tuple[str, str, int]:

@@ -68,7 +68,13 @@ from typing import Concatenate, ParamSpec, Protocol, cast, overload
 from feedmap._context import Context, Options, reporter_for
 from feedmap._errors import Diagnostic, Reporter
 from feedmap._model import Document, Entry
-from feedmap._transform_checks import absolute_entries, checked_entries, relative_reference, resolve_entries
+from feedmap._transform_checks import (
+    absolute_entries,
+    checked_entries,
+    relative_reference,
+    resolve_entries,
+    web_entries,
+)
 from feedmap._transform_duplicates import deduped_entries, merged_entries, reported_entries
 from feedmap._transform_filters import check_bounds, compile_patterns, filtered_entries, limited_entries
 from feedmap._transform_sort import sorted_entries
@@ -323,6 +329,18 @@ def absolute_step(target: str) -> Callable[[Document, Context], Document]:
         return _step(doc, absolute_entries(doc.entries, ctx, target))
 
     step.__name__ = f"absolute_step({target!r})"
+    return step
+
+
+@functools.cache
+def web_step(xml: bool, parts: bool = True) -> Callable[[Document, Context], Document]:
+    """Only http(s) URLs in an XML output; other URLs reported (and kept) in the others (``parts``: the output
+    holds images and alternates): :func:`feedmap._transform_checks.web_entries`."""
+
+    def step(doc: Document, ctx: Context) -> Document:
+        return _step(doc, web_entries(doc.entries, ctx, xml=xml, parts=parts))
+
+    step.__name__ = f"web_step(xml={xml!r}, parts={parts!r})"
     return step
 
 

@@ -29,7 +29,7 @@ from feedmap._converters import as_urlset, feed_to_sitemap, plan, sitemap_to_ror
 from feedmap._errors import Diagnostic, Level, Reporter
 from feedmap._model import Alternate, DocKind, DocMeta, Document, Image, Position
 from feedmap.cli import main
-from feedmap.transforms import absolute_step, merge_step, report_step, unique_step
+from feedmap.transforms import absolute_step, merge_step, report_step, unique_step, web_step
 
 # ------------------------------------------------------------------------------------------------ helpers
 
@@ -82,20 +82,20 @@ def doc_of(data: bytes) -> Document:
 @pytest.mark.parametrize(
     ("data", "target", "expected"),
     [
-        (feed([]), "sitemap", [absolute_step("sitemap"), merge_step, as_urlset]),
-        (feed([]), "sitemapindex", [absolute_step("sitemapindex"), merge_step, as_urlset]),
-        (feed([]), "text", [unique_step, as_urlset]),
-        (feed([]), "jsonl", [report_step]),
-        (feed([]), "rss", [absolute_step("rss"), merge_step]),
-        (feed([]), "ror", [absolute_step("ror"), merge_step, sitemap_to_ror]),
+        (feed([]), "sitemap", [web_step(True, parts=True), absolute_step("sitemap"), merge_step, as_urlset]),
+        (feed([]), "sitemapindex", [web_step(True, parts=False), absolute_step("sitemapindex"), merge_step, as_urlset]),
+        (feed([]), "text", [web_step(False, parts=False), unique_step, as_urlset]),
+        (feed([]), "jsonl", [web_step(False, parts=True), report_step]),
+        (feed([]), "rss", [web_step(True, parts=True), absolute_step("rss"), merge_step]),
+        (feed([]), "ror", [web_step(True, parts=True), absolute_step("ror"), merge_step, sitemap_to_ror]),
         (b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"/>', "ror",
-         [absolute_step("ror"), merge_step, sitemap_to_ror]),
+         [web_step(True, parts=True), absolute_step("ror"), merge_step, sitemap_to_ror]),
         (b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"/>', "sitemap",
-         [absolute_step("sitemap"), merge_step]),
+         [web_step(True, parts=True), absolute_step("sitemap"), merge_step]),
         (b'<rss version="2.0" xmlns:ror="http://rorweb.com/0.1/"><channel/></rss>', "ror",
-         [absolute_step("ror"), merge_step]),
+         [web_step(True, parts=True), absolute_step("ror"), merge_step]),
         (b'<rss version="2.0" xmlns:ror="http://rorweb.com/0.1/"><channel/></rss>', "sitemap",
-         [absolute_step("sitemap"), merge_step, as_urlset]),
+         [web_step(True, parts=True), absolute_step("sitemap"), merge_step, as_urlset]),
     ],
     ids=["feed-sitemap", "feed-index", "feed-text", "feed-jsonl", "feed-rss", "feed-ror", "sitemap-ror",
          "sitemap-sitemap", "ror-ror", "ror-sitemap"],

@@ -2,8 +2,10 @@
 
 :func:`plan` picks the steps a conversion needs (pandoc's idea of transforms between reader and writer):
 
-* XML targets (sitemap, sitemap index, RSS, ROR) require absolute URLs: entries without one are left out
-  (:func:`feedmap.transforms.keep_absolute`);
+* XML targets (sitemap, sitemap index, RSS, ROR) take only http(s) URLs: a ``javascript:`` or ``data:``
+  loc, image or alternate is left out (WARNING ``non-web-url``), which every other target writes with the
+  same warning (:func:`feedmap._transform_checks.web_entries`); and they require absolute URLs: entries
+  without one are left out (:func:`feedmap.transforms.keep_absolute`);
 * repeated URLs are reported in every conversion (INFO ``duplicate-loc``); every target but JSON lines
   lists each URL once: :func:`feedmap.transforms.merge_duplicates` keeps the entry with the newest lastmod
   (a text sitemap, which holds only the loc, drops the repeats as they stream by); JSON lines keeps them
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from feedmap import _registry as registry
 from feedmap._context import Context, Options
 from feedmap._converters.enrich import enrich_step
 from feedmap._converters.feed_to_sitemap import feed_to_sitemap
@@ -46,6 +49,7 @@ from feedmap.transforms import (
     report_step,
     sort_step,
     unique_step,
+    web_step,
 )
 
 __all__ = ["Step", "as_urlset", "enrich_step", "feed_to_sitemap", "plan", "sitemap_to_ror"]
@@ -78,6 +82,8 @@ def plan(
     steps: list[Step] = [check_step] if check else []
     if options is not None and filters_asked(options):
         steps.append(filter_step)
+    fields = registry.get(target).fields
+    steps.append(web_step(target in ABSOLUTE_TARGETS, parts="images" in fields or "alternates" in fields))
     if target in ABSOLUTE_TARGETS:
         steps.append(absolute_step(target))
     if options is not None and options.dedupe is not None:

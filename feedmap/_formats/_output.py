@@ -11,8 +11,10 @@ from typing import BinaryIO
 
 from feedmap._context import Context
 from feedmap._limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
+from feedmap._model import Entry
 from feedmap._registry import Rendered
-from feedmap._urls import encode_url, is_uri, not_in_iris
+from feedmap._transform_checks import where
+from feedmap._urls import encode_url_checked, is_uri, not_in_iris
 
 __all__ = ["MAX_BYTES", "MAX_URLS", "SizeWatch", "encoded_url", "output_url", "write_blocks"]
 
@@ -83,9 +85,10 @@ def write_blocks(sink: BinaryIO, rendered: Rendered, watch: SizeWatch, *, batch:
     return count
 
 
-def output_url(url: str, ctx: Context) -> str:
+def output_url(url: str, ctx: Context, entry: Entry | None = None) -> str:
     """The URL as an XML output writes it: an IRI becomes a URI (each change reported, ``url-encoded``),
-    unless ``--keep-urls`` (then a URL holding blanks or characters no URI holds is reported, ``url-not-encoded``)."""
+    unless ``--keep-urls`` (then a URL holding blanks or characters no URI holds is reported, ``url-not-encoded``).
+    ``entry``: the entry the URL belongs to, whose source and line a host kept as read is reported at."""
     options = ctx.options
     if options.keep_urls and not options.encode_urls:
         bad = not_in_iris(url)
@@ -93,14 +96,18 @@ def output_url(url: str, ctx: Context) -> str:
             message = f"{url!r} holds {bad}, which no URI or IRI may; written as read (URLs kept as read)"
             ctx.warning("url-not-encoded", message)
         return url
-    return encoded_url(url, ctx)
+    return encoded_url(url, ctx, entry)
 
 
-def encoded_url(url: str, ctx: Context) -> str:
-    """``url`` as a URI (:func:`feedmap._urls.encode_url`); a change is reported (``url-encoded``)."""
+def encoded_url(url: str, ctx: Context, entry: Entry | None = None) -> str:
+    """``url`` as a URI (:func:`feedmap._urls.encode_url`); a change is reported (``url-encoded``), and so is
+    a host that has no IDNA form, kept as read (WARNING ``host-not-encoded``, at ``entry``'s source and line)."""
     if is_uri(url):
         return url  # nearly every URL: nothing to encode, one regex call
-    encoded = encode_url(url)
+    encoded, problem = encode_url_checked(url)
+    if problem is not None:
+        source, line = where(entry, ctx) if entry is not None else (ctx.name, 0)
+        ctx.reporter.warning("host-not-encoded", f"{url!r}: {problem}", source, line)
     if encoded != url:
-        ctx.info("url-encoded", f"{url} written as {encoded}")
+        ctx.info("url-encoded", f"{url!r} written as {encoded}")
     return encoded

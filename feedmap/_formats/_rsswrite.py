@@ -31,6 +31,8 @@ from feedmap._formats._output import SizeWatch, output_url, write_blocks
 from feedmap._formats._xmlwrite import attribute_of, loc_text, text_of
 from feedmap._model import Document, Entry
 from feedmap._registry import Rendered
+from feedmap._transform_checks import non_web_url
+from feedmap._urls import is_http_url
 
 __all__ = [
     "ChannelInfo",
@@ -42,6 +44,7 @@ __all__ = [
     "plain_text_of",
     "render_channel",
     "site_of",
+    "web_url_or_none",
     "write_channel",
 ]
 
@@ -192,9 +195,23 @@ def peek_first(doc: Document) -> tuple[Entry | None, Iterator[Entry]]:
     return first, itertools.chain((first,), entries)
 
 
+def web_url_or_none(url: str | None, what: str, ctx: Context) -> str | None:
+    """``url`` when it is an http(s) URL; another one (``javascript:``, ``data:``, relative) is reported
+    (WARNING ``non-web-url``) and None returned: the channel's link and self URL are web URLs (RSS 2.0
+    ``link``: "The URL to the HTML website corresponding to the channel")."""
+    if url and not is_http_url(url):
+        non_web_url(url, what, ctx, kept=False)
+        return None
+    return url
+
+
 def channel_info(doc: Document, first: Entry | None, ctx: Context, *, title_prefix: str) -> ChannelInfo:
     options = ctx.options
-    link = options.channel_link or doc.meta.link or (site_of(first.loc) if first is not None else None)
+    link = (
+        web_url_or_none(options.channel_link, "channel link option", ctx)
+        or web_url_or_none(doc.meta.link, "channel link", ctx)
+        or (web_url_or_none(site_of(first.loc), "channel link derived from the first URL", ctx) if first else None)
+    )
     if not link:
         link = "https://example.invalid/"
         why = "no entries" if first is None else f"the first URL, {first.loc}, names no site"
@@ -202,7 +219,8 @@ def channel_info(doc: Document, first: Entry | None, ctx: Context, *, title_pref
     title = options.channel_title or doc.meta.title or f"{title_prefix} {link}"
     description = options.channel_description or doc.meta.description or f"{title_prefix} {link}"
     # The channel link and the self URL are URIs like every item link (an IRI is the validator's UriNotIri).
-    self_url = output_url(options.self_url, ctx) if options.self_url else None
+    self_url = web_url_or_none(options.self_url, "self URL", ctx)
+    self_url = output_url(self_url, ctx) if self_url else None
     return ChannelInfo(title, output_url(link, ctx), description, self_url, doc.meta.updated)
 
 

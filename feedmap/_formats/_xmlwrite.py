@@ -77,7 +77,7 @@ def attribute_of(value: str, what: str, loc: str, ctx: Context) -> str:
 
 def loc_text(entry: Entry, ctx: Context) -> str:
     """The entry's loc as written in ``<loc>`` (or an RSS ``<link>``): encoded (unless --keep-urls), escaped."""
-    url = output_url(entry.loc, ctx)
+    url = output_url(entry.loc, ctx, entry)
     text = escape_text(url)
     if text is not url:
         report_unwritable(url, "loc", entry.loc, ctx)

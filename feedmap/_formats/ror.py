@@ -36,6 +36,7 @@ from feedmap._formats._ext import Hooks, hooks, report_broken
 from feedmap._formats._extras import TEXT_NAME, xml_extra
 from feedmap._formats._feedhtml import description_html
 from feedmap._formats._feedvocab import ATOM_NS
+from feedmap._formats._output import output_url
 from feedmap._formats._rorread import ROR_NAMESPACES, ROR_NS, channel_meta, ror_items
 from feedmap._formats._rsswrite import (
     Namespaces,
@@ -43,6 +44,7 @@ from feedmap._formats._rsswrite import (
     item_core,
     plain_text_of,
     render_channel,
+    web_url_or_none,
     write_channel,
 )
 from feedmap._formats._xmlwrite import format_priority, rdf_only, text_of
@@ -142,16 +144,20 @@ _HEADER = "the ROR header item"
 
 
 def _header_item(doc: Document, link: str, title: str, ctx: Context) -> str:
+    """The ROR header item; its link is the header's own when it is a web URL (written as every link is:
+    :func:`~feedmap._formats._output.output_url`), else the channel's (already written so)."""
     extras = doc.meta.extras
+    own = web_url_or_none(extras.get("header:link"), "ROR header item link", ctx)
+    header_link = text_of(output_url(own, ctx) if own else link, "link", _HEADER, ctx)
     parts = [
         "<item><title>",
         plain_text_of(extras.get("header:title", title), "title", _HEADER, ctx),
         "</title><link>",
-        text_of(extras.get("header:link", link), "link", _HEADER, ctx),
+        header_link,
         # a guid of its own (the validator's MissingGuid otherwise), not the link: a page of the sitemap
         # is often the site's home page, and two items must not share a guid
         '</link><guid isPermaLink="false">',
-        text_of(extras.get("header:link", link), "guid", _HEADER, ctx),
+        header_link,
         "#ror-sitemap</guid>",
     ]
     if "header:description" in extras:

@@ -59,7 +59,7 @@ def read(source: Source, *, ctx: Context) -> Document:
 
 
 def _url_block(entry: Entry, ctx: Context, dropped: set[str], table: Hooks, declared: dict[str, str]) -> str:
-    url = output_url(entry.loc, ctx)
+    url = output_url(entry.loc, ctx, entry)
     loc = escape_text(url)  # loc_text, inlined: this runs once per URL written
     if loc is not url:
         report_unwritable(url, "loc", entry.loc, ctx)

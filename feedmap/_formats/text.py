@@ -114,7 +114,7 @@ def _blocks(doc: Document, ctx: Context) -> Iterator[tuple[Entry, str]]:
     (``invalid-loc``), a lone surrogate (from an entry built in Python) is dropped (``character-dropped``)."""
     encode = ctx.options.encode_urls
     for entry in doc.entries:
-        loc = encoded_url(entry.loc, ctx) if encode else entry.loc
+        loc = encoded_url(entry.loc, ctx, entry) if encode else entry.loc
         if loc.isascii():  # nearly every URL: no line break check beyond two searches, nothing to drop
             if "\n" in loc or "\r" in loc:
                 ctx.warning("invalid-loc", f"{loc!r} contains a line break; not written to a text sitemap")

@@ -123,8 +123,8 @@ def add_parser(subparsers: Any) -> None:
     urls.add_argument(
         "--encode-urls",
         action="store_true",
-        help="write IRIs as URIs (IDNA host names, UTF-8 percent-escapes; each change reported) in every "
-        "output, text included; XML outputs (sitemap, sitemapindex, rss, ror) do it by default",
+        help="write IRIs as URIs (host names by UTS 46 as browsers do, UTF-8 percent-escapes; each change "
+        "reported) in every output, text included; XML outputs (sitemap, sitemapindex, rss, ror) do it by default",
     )
     urls.add_argument(
         "--keep-urls",
@@ -151,7 +151,9 @@ def add_parser(subparsers: Any) -> None:
     feed.add_argument(
         "--title", metavar="TEXT", help="channel title (default: the input's, else derived from the site)"
     )
-    feed.add_argument("--link", metavar="URL", help="channel link (default: the input's, else the first URL's site)")
+    feed.add_argument(
+        "--link", metavar="URL", help="channel link, an http(s) URL (default: the input's, else the first URL's site)"
+    )
     feed.add_argument("--description", metavar="TEXT", help="channel description (default: the input's, else derived)")
     feed.add_argument(
         "--self-url",

@@ -58,7 +58,7 @@ def _links(element: str, entry: Entry, ctx: Context, xmlns: str) -> list[str]:
             f'<{element}{xmlns} rel="alternate" hreflang="',
             attribute_of(alternate.hreflang, "hreflang", loc, ctx),
             '" href="',
-            attribute_of(output_url(alternate.href, ctx), "alternate href", loc, ctx),
+            attribute_of(output_url(alternate.href, ctx, entry), "alternate href", loc, ctx),
             '"/>',
         ]
     return parts

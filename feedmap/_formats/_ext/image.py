@@ -72,7 +72,7 @@ def image_elements(entry: Entry, ctx: Context, xmlns: str = "") -> list[str]:
     parts: list[str] = []
     loc = entry.loc
     for image in entry.images:
-        image_loc = text_of(output_url(image.loc, ctx), "image:loc", loc, ctx)
+        image_loc = text_of(output_url(image.loc, ctx, entry), "image:loc", loc, ctx)
         parts += [f"<image:image{xmlns}><image:loc>", image_loc, "</image:loc>"]
         if image.caption is not None:
             parts += ["<image:caption>", text_of(image.caption, "image:caption", loc, ctx), "</image:caption>"]
@@ -82,7 +82,7 @@ def image_elements(entry: Entry, ctx: Context, xmlns: str = "") -> list[str]:
         if image.title is not None:
             parts += ["<image:title>", text_of(image.title, "image:title", loc, ctx), "</image:title>"]
         if image.license is not None:
-            license_url = text_of(output_url(image.license, ctx), "image:license", loc, ctx)
+            license_url = text_of(output_url(image.license, ctx, entry), "image:license", loc, ctx)
             parts += ["<image:license>", license_url, "</image:license>"]
         parts.append("</image:image>")
     return parts
