@@ -187,7 +187,11 @@ class _Run:
         self.visited.add(key)
         try:
             with open_url(
-                url, self.options, self.shared, Reporter(handler=self.emit), self.options.max_bytes,
+                url,
+                self.options,
+                self.shared,
+                Reporter(handler=self.emit),
+                self.options.max_bytes,
                 same_site_rule(index.url),
             ) as opened:
                 nested = self.file(opened, None, key, index.lineage)
