@@ -15,7 +15,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 
 from feedmap import _registry as registry
@@ -35,7 +35,7 @@ from feedmap._errors import (
 )
 from feedmap._follow_rules import loop_key, nesting_refusal, same_site_rule
 from feedmap._http import shared_fetcher
-from feedmap._locate import MapEscapeError, local_path
+from feedmap._locate import MapEscapeError, is_mapped, local_path
 from feedmap._sources import Source, SourceLike, is_url, open_source
 from feedmap._urls import is_http_url, same_site
 from feedmap._validate_feed import FEED_RULES, validate_feed
@@ -222,7 +222,8 @@ class _Run:
         base = fetched or given
         lineage = (*lineage, base) if base is not None else lineage
         try:
-            lifted = self._lifted(lineage) if fetched is not None else None  # no network for a local input
+            # no network for a local input, nor for one read through --map unless its robots.txt is mapped too
+            lifted = self._lifted(lineage, mapped=opened.path is not None) if fetched is not None else None
             children = self._checked(opened, format, find, base, lifted)
         except UnknownFormatError as exc:
             find("unknown-format", exc.what, exc.line)
@@ -252,13 +253,15 @@ class _Run:
         self._read_only(opened, kind)
         return None
 
-    def _lifted(self, lineage: tuple[str, ...]) -> Callable[[], bool]:
+    def _lifted(self, lineage: tuple[str, ...], *, mapped: bool) -> Callable[[], bool]:
         """Whether the robots.txt of the sitemap's site names it or an index above it (read once per site,
         only when asked: when URLs of the site are outside the sitemap's directory)."""
 
         def lifted() -> bool:
             url = lineage[-1]
             site = site_root(url)
+            if mapped and not is_mapped(site + "robots.txt", self.options.maps):
+                return False
             if site not in self.robots:
                 named = robots_sitemaps(site, self.options, self.shared)
                 self.robots[site] = frozenset(loop_key(sitemap) for sitemap in named)
@@ -291,6 +294,7 @@ def validate(
     *,
     on_diagnostic: DiagnosticHandler | None = None,
     reporter: Reporter | None = None,
+    ignore: Collection[str] = (),
 ) -> Report:
     """Check ``source`` against every rule of its format; an index's children too.
 
@@ -298,14 +302,22 @@ def validate(
     returned :class:`Report`, or, when ``on_diagnostic`` or ``reporter`` is given, passed there as they come
     and only counted in the report (a strict reporter raises at the first warning; ``options.strict`` only
     makes warnings count against ``ok``).
+    The findings of the codes in ``ignore`` are left out: neither passed on nor counted (ValueError for a
+    code that is no rule's, see :func:`all_rules`).
     Raises :class:`~feedmap.SourceError` when the input cannot be opened at all.
     """
+    unknown = sorted(set(ignore) - set(all_rules()))
+    if unknown:
+        raise ValueError(f"no such validate code: {', '.join(unknown)}")
+    ignored = frozenset(ignore)
     options = options or Options()
     report = Report(strict=options.strict)
 
     keep = reporter is None and on_diagnostic is None
 
     def emit(finding: Diagnostic) -> None:
+        if finding.code in ignored:
+            return
         if len(finding.message) > MAX_MESSAGE:
             finding = dataclasses.replace(finding, message=_cut(finding.message))
         report.add(finding, keep=keep)

@@ -30,7 +30,15 @@ from feedmap._validate_values import (
     looks_like_page,
     looks_like_sitemap,
 )
-from feedmap._xml import GOOGLE_084_NS, IMAGE_NS, SITEMAP_NAMESPACES, SITEMAP_NS, line_of, make_iterparse
+from feedmap._xml import (
+    GOOGLE_084_NS,
+    IMAGE_NS,
+    SITEMAP_NAMESPACES,
+    SITEMAP_NS,
+    line_of,
+    make_iterparse,
+    unusable_declaration,
+)
 
 __all__ = ["MAX_IMAGES", "Counted", "SitemapResult", "validate_sitemap"]
 
@@ -262,9 +270,13 @@ def validate_sitemap(
     ``base_url`` is the document's URL (the scope of its URLs and children); ``lifted`` says whether the
     site's robots.txt names it (then URLs of its site outside its directory are allowed).
     """
+    peek = getattr(stream, "peek", None)
+    problem = unusable_declaration(peek(1024)) if peek is not None else None
+    if problem is not None:  # read as the reader reads it: as UTF-8 (a UTF-7 "+ADw-" is no "<")
+        find("unknown-encoding", f"{problem}, as feedmap reads it (the protocol wants UTF-8)", 1)
     counted = Counted(stream)
     checker = _Checker(find, base_url, now or dt.datetime.now(dt.timezone.utc), lifted)
-    context = make_iterparse(counted, "*")  # type: ignore[arg-type]
+    context = make_iterparse(counted, "*", encoding="utf-8" if problem is not None else None)  # type: ignore[arg-type]
     root: etree._Element | None = None
     try:
         for _event, element in context:  # "end" events only: half as many as with "start"
