@@ -10,6 +10,7 @@ all, and a file in ``tmp_path`` named by a remote document must not reach any ou
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -163,3 +164,18 @@ def test_enrich_never_reads_a_file_named_by_a_remote_sitemap(
     assert MARKER not in out
     assert "Page A" in out and "enrich-failed" in out
     assert code in (0, 1)
+
+
+def test_a_remote_index_cannot_probe_local_paths(
+    web: LocalSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file: child of a remote index is refused before its path is looked at: what the path is (here a
+    FIFO, which a stat tells apart) is never said, nor could opening it block."""
+    fifo = tmp_path / "fifo.xml"
+    os.mkfifo(fifo)
+    good = web.add("/good.xml", urlset_xml(web.url("/a")))
+    index = web.add("/index.xml", index_xml(good, fifo.as_uri()))
+    for command in (["convert", "-t", "text"], ["validate"], ["info"]):
+        code, out = run(capsys, *command, index)
+        assert "child-off-site" in out, command
+        assert "regular file" not in out, command
