@@ -24,7 +24,7 @@ RULES: dict[str, tuple[Level, str]] = {
     "no-rules": (N, "the format is read, but validate has no protocol rules for it"),
     "truncated-gzip": (W, "the gzip stream ends early: what it held before is checked"),
     "corrupt-gzip": (W, "the gzip stream is damaged: what it held before is checked"),
-    "unknown-encoding": (E, "an encoding that is no document encoding (UTF-7), or UTF-16/32 on 8-bit bytes: read as UTF-8"),
+    "unknown-encoding": (E, "an encoding no reader uses (UTF-7), or UTF-16/32 declared on 8-bit bytes: read as UTF-8"),
     "xml-not-well-formed": (E, "the XML breaks off or is malformed (XML 1.0 well-formedness); checking stops"),
     "namespace-wrong": (E, "the root element has no namespace or another one than sitemaps.org 0.9's"),
     "namespace-variant": (W, "a namespace variant readers accept (https, a trailing /, Google 0.84); the XSD does not"),

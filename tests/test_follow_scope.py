@@ -125,7 +125,7 @@ def test_a_map_of_another_host_does_not_make_its_child_readable(
     mapped.mkdir()
     (mapped / "leaf.xml").write_bytes(urlset_xml(f"https://x.example/{MARKER}-mapped"))
     for command in (["validate"], ["convert", "-t", "text"]):
-        code, out = run(capsys, *command, hostile.index, "--map", f"{hostile.other.base}/={mapped}")
+        _code, out = run(capsys, *command, hostile.index, "--map", f"{hostile.other.base}/={mapped}")
         assert MARKER not in out and hostile.other_requests() == 0
         assert "child-off-site" in out
 
@@ -139,7 +139,7 @@ def test_a_mapped_index_is_remote_for_its_children(tmp_path: Path, capsys: pytes
     (build / "good.xml").write_bytes(urlset_xml("https://example.com/a"))
     (build / "index.xml").write_bytes(index_xml("https://example.com/good.xml", secret.as_uri()))
     for command in (["validate"], ["convert", "-t", "text"], ["info"]):
-        code, out = run(capsys, *command, "https://example.com/index.xml", "--map", f"https://example.com/={build}")
+        _code, out = run(capsys, *command, "https://example.com/index.xml", "--map", f"https://example.com/={build}")
         assert MARKER not in out, command
         assert "child-off-site" in out, command
 
@@ -176,6 +176,6 @@ def test_a_remote_index_cannot_probe_local_paths(
     good = web.add("/good.xml", urlset_xml(web.url("/a")))
     index = web.add("/index.xml", index_xml(good, fifo.as_uri()))
     for command in (["convert", "-t", "text"], ["validate"], ["info"]):
-        code, out = run(capsys, *command, index)
+        _code, out = run(capsys, *command, index)
         assert "child-off-site" in out, command
         assert "regular file" not in out, command

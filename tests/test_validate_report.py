@@ -51,7 +51,15 @@ def test_validating_the_split_output_of_the_help_example_is_one_note_per_file(
     source.write_text("".join(f"https://example.com/page/{n}\n" for n in range(250)), encoding="utf-8")
     out = tmp_path / "out"
     code, _, err = run(
-        capsys, "convert", str(source), "-o", f"{out}/", "--base-url", "https://example.com/sitemaps/", "--max-urls", "100"
+        capsys,
+        "convert",
+        str(source),
+        "-o",
+        f"{out}/",
+        "--base-url",
+        "https://example.com/sitemaps/",
+        "--max-urls",
+        "100",
     )
     assert code == 0 and "info[outside-sitemap-scope]" in err
     index = "https://example.com/sitemaps/sitemap_index.xml"
@@ -113,15 +121,19 @@ def test_dot_segments_and_their_escapes_are_outside_the_scope_when_splitting(
 ) -> None:
     source = tmp_path / "urls.txt"
     source.write_text("\n".join(["https://example.com/maps/a", *DOTTED]) + "\n", encoding="utf-8")
-    code, _, err = run(capsys, "convert", str(source), "-o", f"{tmp_path / 'out'}/", "--base-url", "https://example.com/maps/")
+    code, _, err = run(
+        capsys, "convert", str(source), "-o", f"{tmp_path / 'out'}/", "--base-url", "https://example.com/maps/"
+    )
     assert code == 0
     (note,) = [line for line in err.splitlines() if "[outside-sitemap-scope]" in line]
     assert f": {len(DOTTED)} URLs not under" in note
     reporter = feedmap.Reporter()
     with feedmap.read(source) as doc:
-        feedmap.split(doc, tmp_path / "lib", options=feedmap.Options(base_url="https://example.com/maps/"), reporter=reporter)
-    (note,) = [d for d in reporter.diagnostics if d.code == "outside-sitemap-scope"]
-    assert note.message.startswith(f"{len(DOTTED)} URLs not under")
+        feedmap.split(
+            doc, tmp_path / "lib", options=feedmap.Options(base_url="https://example.com/maps/"), reporter=reporter
+        )
+    (said,) = [d for d in reporter.diagnostics if d.code == "outside-sitemap-scope"]
+    assert said.message.startswith(f"{len(DOTTED)} URLs not under")
 
 
 # -------------------------------------------------------------------------------------- how much is said

@@ -61,8 +61,11 @@ def add_parser(subparsers: Any) -> None:
         help="list every protocol rule a sitemap, index, text sitemap or feed breaks, with its line",
         description="Check each INPUT against the protocol (sitemaps.org 0.9 and its XSDs, RSS 2.0, ROR) without "
         "repairing anything: one line per finding (file:line[:col]: level[code]: message), then a summary.  "
-        "An index's children are validated too, each under its own name (--no-follow: the index only).  "
-        "The scope of URLs is checked when the sitemap's URL is known (a fetched input, --map, --base-url).",
+        "An index's children are validated too, each under its own name (--no-follow: the index only), by the "
+        "rules convert follows them with: a child off the index's site (another host, a redirect off it, a file: "
+        "child of a remote index) is reported and never read.  "
+        "The scope of URLs is checked when the sitemap's URL is known (a fetched input, --map, --base-url): the "
+        "URLs outside its directory are one note per file, none when the site's robots.txt names the sitemap.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -73,7 +76,8 @@ def add_parser(subparsers: Any) -> None:
     _reword(
         parser,
         strict="warnings count as errors: exit 1 on a warning too (every finding is still listed)",
-        base_url="the URL of a local input, for the scope checks (URLs under its directory, children on its site)",
+        base_url="the URL of a local input, for the scope checks (URLs under its directory, children on its site: "
+        "those off it are not read)",
         since=argparse.SUPPRESS,  # every child of an index is validated
         max_line_bytes=argparse.SUPPRESS,  # a text sitemap is checked line by line, whatever the length
     )
