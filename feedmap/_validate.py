@@ -25,11 +25,14 @@ from feedmap._discover import open_url, robots_sitemaps, site_root
 from feedmap._errors import (
     Diagnostic,
     DiagnosticHandler,
+    FeedmapError,
     FetchError,
     Level,
+    LimitError,
     ReadError,
     Reporter,
     SourceError,
+    StrictError,
     UnknownFormatError,
     reason_of,
 )
@@ -154,6 +157,12 @@ class _Run:
                 stack.append(nested)
 
     def root(self, source: SourceLike, format: str | None) -> _Index | None:
+        try:
+            return self._root(source, format)
+        except LimitError as exc:  # a Content-Length over --max-bytes: the input cannot be read at all
+            raise SourceError(str(exc)) from None
+
+    def _root(self, source: SourceLike, format: str | None) -> _Index | None:
         remote = isinstance(source, str) and is_url(source) and not source.startswith("file:")
         with open_source(
             source,
@@ -201,7 +210,9 @@ class _Run:
             else:
                 find("child-unreadable", f"child sitemap {url} could not be read: {reason_of(exc, url)}", line)
             return None
-        except SourceError as exc:
+        except StrictError:
+            raise
+        except FeedmapError as exc:  # SourceError, a size cap (Content-Length over --max-bytes)
             find("child-unreadable", f"child sitemap {url} could not be read: {reason_of(exc, url)}", line)
             return None
         if nested is not None:

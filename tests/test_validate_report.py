@@ -259,3 +259,16 @@ def test_no_child_read_counts_the_siblings_the_filter_left_out(
     (message,) = [line for line in err.splitlines() if "no-child-read" in line]
     assert code == 1
     assert "the only child sitemap the follow filter kept (2 others left out by it)" in message
+
+
+def test_a_child_or_an_input_over_the_size_cap_is_a_finding_not_a_traceback(
+    web: LocalSite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Content-Length over --max-bytes ended validate in a LimitError traceback (found by the fuzz test)."""
+    big = web.add("/big.xml", urlset(*(web.url(f"/{n}") for n in range(100))))
+    index = web.add("/index.xml", f'<sitemapindex xmlns="{SM}"><sitemap><loc>{big}</loc></sitemap></sitemapindex>')
+    report = feedmap.validate(index, options=feedmap.Options(max_bytes=1000))
+    (finding,) = report.findings
+    assert finding.code == "child-unreadable" and "larger than 1,000 bytes" in finding.message
+    code, out, _ = run(capsys, "validate", big, "--max-bytes", "1000")
+    assert code == 2 and "error[unreadable]" in out
