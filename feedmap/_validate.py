@@ -6,7 +6,9 @@ and text sitemaps (:mod:`feedmap._validate_sitemap`, :mod:`feedmap._validate_tex
 http://rorweb.com/0.1/) by the feed rules module, looked up by name only for a feed, so that this module
 works without it.  Unlike :func:`feedmap.read`, nothing is repaired and reading never stops at the first
 problem: each finding is a :class:`~feedmap._errors.Diagnostic` (level, code, message, file, line, column).
-An index's children are validated too (unless ``options.follow`` is False), each under its own name.
+An index's children are validated too (unless ``options.follow`` is False), each under its own name, by the
+rules of index following (:mod:`feedmap._follow_rules`, sitemaps.org "Sitemap file location"): never one off
+the index's site, see :class:`_Run`.
 """
 
 from __future__ import annotations
