@@ -60,8 +60,8 @@ RULES: dict[str, tuple[Level, str]] = {
     "nested-index": (W, "an index child is itself an index (Google does not read nested indexes)"),
     "child-unreadable": (E, "an index child that cannot be read"),
     "index-loop": (W, "an index child that is an index being validated already (a loop): not followed"),
-    "index-too-deep": (W, "an index child nested deeper than --max-depth indexes: not followed"),
-    "map-escape": (E, "an index child whose --map path leads outside the mapped directory: not read"),
+    "index-too-deep": (W, "an index child nested deeper than the depth limit allows (max_depth): not followed"),
+    "map-escape": (E, "an index child mapped to a local directory whose path leads outside it: not read"),
     "not-utf8": (E, "a text sitemap that is not UTF-8"),
 }
 
