@@ -64,6 +64,7 @@ __all__ = [
     "Probe",
     "discover",
     "find_sitemaps",
+    "robots_sitemaps",
     "site_root",
 ]
 
@@ -237,6 +238,19 @@ def _robots(site: str, result: Discovery, options: Options, shared: Shared, repo
     else:
         result.tried.append(Probe(robots_url, "robots-no-sitemaps", "names no sitemap"))
     return urls
+
+
+def robots_sitemaps(url: str, options: Options, shared: Shared) -> list[str]:
+    """The sitemap URLs the robots.txt of the site of ``url`` names (as :func:`discover` reads them: ``--map``
+    applies, at most 500 KiB read); none when it cannot be read.  Nothing is reported."""
+    try:
+        site = site_root(url)
+    except SourceError:
+        return []
+    try:
+        return _robots(site, Discovery(site), options, shared, Reporter())
+    except FeedmapError:  # the site cannot be reached: it names nothing
+        return []
 
 
 def _probe(url: str, options: Options, shared: Shared) -> tuple[Probe, str | None]:

@@ -44,11 +44,20 @@ from typing import BinaryIO
 
 from feedmap._context import Context, Options
 from feedmap._errors import FeedmapError, FetchError, ReadError, SourceError, StrictError, UnknownFormatError, reason_of
-from feedmap._follow_rules import child_refusal, child_url, loop_key, resolved_message, same_site_rule
+from feedmap._follow_rules import (
+    child_refusal,
+    child_url,
+    loop_key,
+    nesting_refusal,
+    resolved_message,
+    same_site_rule,
+    scope_refusal,
+)
 from feedmap._http import shared_fetcher
 from feedmap._locate import MapEscapeError, local_path
 from feedmap._model import DocKind, Document, Entry
 from feedmap._transform_filters import within
+from feedmap._wording import counted
 
 __all__ = [
     "FOLLOWED_FORMATS",
@@ -97,6 +106,8 @@ class _Tally:
 
     read: int = 0
     failed: int = 0
+    #: Left out by the follow filter (no failure, but the message of nothing read names them).
+    skipped: int = 0
 
 
 @dataclass(slots=True)
@@ -165,10 +176,15 @@ def _plan(index_entry: Entry, ctx: Context, tally: _Tally) -> _Child | None:
             f"child sitemap {index_entry.loc}{lastmod} is not read: the follow filter left it out",
             line,
         )
+        tally.skipped += 1
         return None
     tally.failed += 1  # until it is planned
     loc = _absolute(index_entry.loc, line, ctx)
     if loc is None:
+        return None
+    refused = scope_refusal(loc, ctx.url)  # before any local path is looked at: none from a remote index
+    if refused is not None:
+        ctx.warning(refused[0], f"child sitemap {loc} {refused[1]}", line)
         return None
     try:
         path = local_path(loc, options.maps)
@@ -179,7 +195,7 @@ def _plan(index_entry: Entry, ctx: Context, tally: _Tally) -> _Child | None:
         ctx.warning("child-failed", f"child sitemap {loc} could not be read: {reason_of(exc, loc)}", line)
         return None
     key = str(path.resolve()) if path is not None else loop_key(loc)
-    refused = child_refusal(loc, ctx.url, key, (*ctx.chain, ctx.key()), options.max_depth)
+    refused = nesting_refusal(key, (*ctx.chain, ctx.key()), options.max_depth)
     if refused is not None:
         code, reason = refused
         ctx.warning(code, f"child sitemap {loc} {reason}", line)
@@ -289,7 +305,12 @@ def _check_something_read(root: _Level) -> None:
     """ReadError when children were named and not one could be read."""
     tally = root.tally
     if tally.read == 0 and tally.failed > 0:
-        some = "its only child sitemap" if tally.failed == 1 else f"each of its {tally.failed} child sitemaps"
+        if tally.skipped:
+            kept = "the only child sitemap" if tally.failed == 1 else f"each of the {tally.failed} child sitemaps"
+            left = counted(tally.skipped, "other")
+            some = f"{kept} the follow filter kept ({left} left out by it)"
+        else:
+            some = "its only child sitemap" if tally.failed == 1 else f"each of its {tally.failed} child sitemaps"
         raise ReadError(
             f"nothing was read from the index: {some} could not be read (see the warnings above)",
             source=root.ctx.name,

@@ -1,6 +1,7 @@
 """The rules of index following: which child of a sitemap index is read, and how an index is known.
 
-Shared by :mod:`feedmap._follow` (reading an index's children) and :mod:`feedmap._sitemaptree` (its tree);
+Shared by :mod:`feedmap._follow` (reading an index's children), :mod:`feedmap._sitemaptree` (its tree) and
+:mod:`feedmap._validate` (validating the children);
 :mod:`feedmap._context` uses :func:`loop_key` to name the document being read.  Pure functions, no I/O.
 
 * **Scope** (sitemaps.org protocol, "Sitemap file location", https://www.sitemaps.org/protocol.html#location):
@@ -15,17 +16,22 @@ Shared by :mod:`feedmap._follow` (reading an index's children) and :mod:`feedmap
 from __future__ import annotations
 
 import re
-import string
 from collections.abc import Callable
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
-from feedmap._urls import is_http_url, same_site
+from feedmap._urls import is_http_url, normalised_escapes, normalised_path, same_site
 
-__all__ = ["child_refusal", "child_url", "loop_key", "resolved_message", "same_site_rule"]
+__all__ = [
+    "child_refusal",
+    "child_url",
+    "loop_key",
+    "nesting_refusal",
+    "resolved_message",
+    "same_site_rule",
+    "scope_refusal",
+]
 
-_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")  # RFC 3986 3.1: a URL with a scheme is not relative
-_UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")  # RFC 3986 §2.3
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -35,30 +41,9 @@ def same_site_rule(index_url: str | None) -> Callable[[str], str | None] | None:
         return None
 
     def check(target: str) -> str | None:
-        return None if same_site(target, index_url) else f"it is not on the index's site ({index_url})"
+        return None if same_site(target, index_url) else f"is not on the index's site ({index_url})"
 
     return check
-
-
-def _percent_case(match: re.Match[str]) -> str:
-    char = chr(int(match[0][1:], 16))
-    return char if char in _UNRESERVED else match[0].upper()
-
-
-def _remove_dot_segments(path: str) -> str:
-    """RFC 3986 §5.2.4 on an absolute path: ``/a/./b/../c`` -> ``/a/c``."""
-    out: list[str] = []
-    segments = path.split("/")
-    last = len(segments) - 1
-    for number, segment in enumerate(segments):
-        if segment in (".", ".."):
-            if segment == ".." and len(out) > 1:
-                out.pop()
-            if number == last:
-                out.append("")
-        else:
-            out.append(segment)
-    return "/".join(out) if out != [""] else "/"
 
 
 def loop_key(url: str) -> str:
@@ -81,18 +66,15 @@ def loop_key(url: str) -> str:
     netloc = (userinfo + "@" if userinfo else "") + host
     if port is not None and port != _DEFAULT_PORTS.get(scheme):
         netloc += f":{port}"
-    path = _remove_dot_segments(_PERCENT.sub(_percent_case, parts.path) or "/")
-    return urlunsplit((scheme, netloc, path, _PERCENT.sub(_percent_case, parts.query), ""))
+    return urlunsplit((scheme, netloc, normalised_path(parts.path), normalised_escapes(parts.query), ""))
 
 
-def child_refusal(
-    loc: str, index_url: str | None, key: str, ancestors: tuple[str, ...], max_depth: int
-) -> tuple[str, str] | None:
-    """Why a child of an index is not read, as (code, reason), or None: the rules of index following.
+def scope_refusal(loc: str, index_url: str | None) -> tuple[str, str] | None:
+    """Why a child may not be read at all, as (code, reason), or None: the rules that need no I/O and come
+    before any (a ``file:`` or ``--map`` path is not even looked at for a child refused here).
 
-    ``index_url`` is where the index was found (its final URL after redirects; None for a local file),
-    ``key`` the child's :func:`loop_key` (or resolved path), ``ancestors`` the keys of the indexes being
-    read, the child's own index last.
+    A child of an index at an http(s) URL must be on its site (``child-off-site``: a ``file:`` child of a
+    remote index too); any child must be http(s) or, from a local index, ``file:`` (``child-not-read``).
     """
     if index_url is not None and is_http_url(index_url) and not same_site(loc, index_url):
         return "child-off-site", (
@@ -101,11 +83,29 @@ def child_refusal(
         )
     if not is_http_url(loc) and not loc.startswith("file:"):
         return "child-not-read", "is not an http(s) URL; not read"
+    return None
+
+
+def nesting_refusal(key: str, ancestors: tuple[str, ...], max_depth: int) -> tuple[str, str] | None:
+    """Why a child in scope is not followed, as (code, reason), or None: a loop, or nesting too deep."""
     if key in ancestors:
         return "index-loop", "is an index already being read; not followed"
     if len(ancestors) > max_depth:
         return "index-too-deep", f"is nested deeper than {max_depth} indexes; not followed"
     return None
+
+
+def child_refusal(
+    loc: str, index_url: str | None, key: str, ancestors: tuple[str, ...], max_depth: int
+) -> tuple[str, str] | None:
+    """Why a child of an index is not read, as (code, reason), or None: the rules of index following
+    (:func:`scope_refusal`, then :func:`nesting_refusal`).
+
+    ``index_url`` is where the index was found (its final URL after redirects; None for a local file),
+    ``key`` the child's :func:`loop_key` (or resolved path), ``ancestors`` the keys of the indexes being
+    read, the child's own index last.
+    """
+    return scope_refusal(loc, index_url) or nesting_refusal(key, ancestors, max_depth)
 
 
 def child_url(loc: str, index_url: str | None) -> str | None:

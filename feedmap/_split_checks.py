@@ -17,7 +17,7 @@ import os
 import stat
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 from lxml import etree
 
@@ -25,7 +25,7 @@ from feedmap._context import Context
 from feedmap._errors import Diagnostic, Level, Reporter
 from feedmap._limits import PROTOCOL_MAX_URLS
 from feedmap._model import Entry
-from feedmap._urls import encode_url_checked, is_uri, same_site
+from feedmap._urls import encode_url_checked, is_uri, scope_check
 from feedmap._wording import counted
 
 __all__ = ["SplitReading", "listed_names", "published_base", "report_left", "report_removed", "scoped", "shown"]
@@ -54,14 +54,14 @@ class SplitReading(Reporter):
 
 def scoped(items: Iterable[tuple[Entry, str]], base_url: str, ctx: Context) -> Iterator[tuple[Entry, str]]:
     """``items`` as they are; at the end one INFO ``outside-sitemap-scope`` counting the entries whose URL is
-    not under ``base_url``: the same site (:func:`feedmap._urls.same_site`: scheme and host without case, the
-    port made explicit) and a path starting with the base URL's, as written."""
-    path = urlsplit(base_url).path
+    not under ``base_url``: the same site and, in their normal form, a path under the base URL's
+    (:func:`feedmap._urls.scope_check`: ``/maps/../x`` and ``/maps/%2e%2e/x`` are not under ``/maps/``)."""
+    inside = scope_check(base_url)
     outside = 0
     first = ""
     for entry, block in items:
         loc = entry.loc
-        if not loc.startswith(base_url) and not _under(loc, base_url, path):  # the prefix test: nearly every URL
+        if not inside(loc):
             outside += 1
             first = first or loc
         yield entry, block
@@ -72,13 +72,6 @@ def scoped(items: Iterable[tuple[Entry, str]], base_url: str, ctx: Context) -> I
             "sitemaps.org lets a sitemap list only URLs under its own location unless the site's robots.txt "
             "names it; add a 'Sitemap:' line naming the index to the robots.txt of the host of those URLs",
         )
-
-
-def _under(loc: str, base_url: str, path: str) -> bool:
-    try:
-        return same_site(loc, base_url) and urlsplit(loc).path.startswith(path)
-    except ValueError:  # no URL that urlsplit can take apart
-        return False
 
 
 def report_left(directory: str, index: str, base: str, ctx: Context) -> None:

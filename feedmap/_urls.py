@@ -9,11 +9,15 @@ WHATWG URL Standard's "domain to ASCII" and browsers do: ``faß.de`` is ``xn--fa
 ``fass.de``; a host it refuses is kept as read and said so), every other non-ASCII or unsafe character, in
 the userinfo, host and port too, as UTF-8 percent-escapes (a tab or line break as ``%09``/``%0A``: RFC 3986
 holds no blank, and nothing is deleted), existing ``%XX`` escapes and reserved characters kept.
+
+The scope of a sitemap (sitemaps.org "Sitemap file location": its site, and the URLs under its directory)
+is :func:`scope_check`, comparing paths in their RFC 3986 §6.2.2 normal form (:func:`normalised_path`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from urllib.parse import quote, urlsplit
 
 import idna
@@ -25,12 +29,16 @@ __all__ = [
     "encode_url",
     "encode_url_checked",
     "has_scheme",
+    "in_scope",
     "is_absolute_url",
     "is_http_url",
     "is_uri",
+    "normalised_escapes",
+    "normalised_path",
     "not_in_iris",
     "origin",
     "same_site",
+    "scope_check",
 ]
 
 MAX_LOC_LENGTH = 2048
@@ -226,3 +234,87 @@ def same_site(url: str, base: str) -> bool:
         return origin(url) == origin(base)
     except ValueError:
         return False
+
+
+# ------------------------------------------------------------------------------------------------ scope
+
+_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")  # RFC 3986 §2.3
+#: What in a path tail makes its text differ from its normal form: an escape, a backslash, a dot segment.
+_NOT_PLAIN_TAIL = re.compile(r"[%\\]|(?:^|/)\.")
+
+
+def _percent_case(match: re.Match[str]) -> str:
+    char = chr(int(match[0][1:], 16))
+    return char if char in _UNRESERVED else match[0].upper()
+
+
+def _remove_dot_segments(path: str) -> str:
+    """RFC 3986 §5.2.4 on an absolute path: ``/a/./b/../c`` -> ``/a/c``."""
+    out: list[str] = []
+    segments = path.split("/")
+    last = len(segments) - 1
+    for number, segment in enumerate(segments):
+        if segment in (".", ".."):
+            if segment == ".." and len(out) > 1:
+                out.pop()
+            if number == last:
+                out.append("")
+        else:
+            out.append(segment)
+    return "/".join(out) if out != [""] else "/"
+
+
+def normalised_escapes(text: str) -> str:
+    """RFC 3986 §6.2.2.1-2: escapes of unreserved characters decoded (``%7E`` is ``~``), the others upper-cased."""
+    return _PERCENT_ESCAPE.sub(_percent_case, text) if "%" in text else text
+
+
+def normalised_path(path: str) -> str:
+    """A URL path in its RFC 3986 §6.2.2 normal form: :func:`normalised_escapes` (``%2e`` is ``.``), then dot
+    segments removed (§5.2.4); an empty path is ``/``."""
+    return _remove_dot_segments(normalised_escapes(path) or "/")
+
+
+def _scope_path(path: str) -> str:
+    # WHATWG URL: in http(s) URLs a backslash is a path separator, as browsers and servers read it
+    return normalised_path(path.replace("\\", "/"))
+
+
+def scope_check(base: str, *, directory: bool = True) -> Callable[[str], bool]:
+    """Whether a URL is in the scope of a sitemap at ``base`` (sitemaps.org "Sitemap file location"): on
+    its scheme, host and port (:func:`same_site`) and, with ``directory``, under its directory.
+
+    Paths are compared in their normal form (:func:`normalised_path`, a backslash read as ``/`` as the
+    WHATWG URL standard does for http(s)), so ``/maps/../secret/x`` and ``/maps/%2e%2e/secret/x`` are not
+    under ``/maps/``.  A URL that cannot be parsed is in no scope.
+    """
+    try:
+        parts = urlsplit(base)
+    except ValueError:
+        return lambda url: False
+    folder = _scope_path(parts.path).rpartition("/")[0] + "/"
+    written = parts.path.rpartition("/")[0] + "/"
+    prefix = f"{parts.scheme}://{parts.netloc}{written}"  # the base's directory as written: the fast test
+
+    def check(url: str) -> bool:
+        if not directory:
+            return same_site(url, base)
+        if url.startswith(prefix):
+            tail = url[len(prefix) :].partition("#")[0].partition("?")[0]
+            if _NOT_PLAIN_TAIL.search(tail) is None:
+                return True
+        if not same_site(url, base):
+            return False
+        try:
+            path = urlsplit(url).path
+        except ValueError:
+            return False
+        return _scope_path(path).startswith(folder)
+
+    return check
+
+
+def in_scope(url: str, base: str, *, directory: bool = True) -> bool:
+    """Whether ``url`` is in the scope of a sitemap at ``base`` (see :func:`scope_check`)."""
+    return scope_check(base, directory=directory)(url)

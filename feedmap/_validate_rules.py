@@ -24,6 +24,7 @@ RULES: dict[str, tuple[Level, str]] = {
     "no-rules": (N, "the format is read, but validate has no protocol rules for it"),
     "truncated-gzip": (W, "the gzip stream ends early: what it held before is checked"),
     "corrupt-gzip": (W, "the gzip stream is damaged: what it held before is checked"),
+    "unknown-encoding": (E, "an encoding no reader uses (UTF-7), or UTF-16/32 declared on 8-bit bytes: read as UTF-8"),
     "xml-not-well-formed": (E, "the XML breaks off or is malformed (XML 1.0 well-formedness); checking stops"),
     "namespace-wrong": (E, "the root element has no namespace or another one than sitemaps.org 0.9's"),
     "namespace-variant": (W, "a namespace variant readers accept (https, a trailing /, Google 0.84); the XSD does not"),
@@ -35,7 +36,11 @@ RULES: dict[str, tuple[Level, str]] = {
     "loc-not-escaped": (E, 'a URL with raw spaces, <>"{}|\\^`, non-ASCII or a lone %: write its escaped form'),
     "loc-too-long": (E, "a URL of 2,048 characters or more (the protocol wants fewer than 2,048)"),
     "loc-too-short": (E, "a URL shorter than 12 characters (the XSD's minimum)"),
-    "loc-out-of-scope": (E, "a URL not under the sitemap's directory on its scheme, host and port"),
+    "loc-out-of-scope": (
+        N,
+        "URLs not under the sitemap's directory on its scheme, host and port, once a file with a count "
+        "(allowed when the site's robots.txt names the sitemap or its index; convert says it as an INFO too)",
+    ),
     "loc-duplicate": (W, "the same URL listed twice in one file"),
     "changefreq-invalid": (E, "changefreq is not one of always hourly daily weekly monthly yearly never"),
     "priority-invalid": (E, "priority is not an xsd:decimal (1.5e-1, high) or not between 0.0 and 1.0"),
@@ -49,11 +54,14 @@ RULES: dict[str, tuple[Level, str]] = {
     "image-loc-invalid": (E, "an <image:image> without a <image:loc> that is an absolute http(s) URL"),
     "urlset-empty": (W, "a <urlset> without <url>: search engines accept it, the XSD does not"),
     "index-empty": (E, "a <sitemapindex> without <sitemap>"),
-    "child-off-site": (E, "an index child on another scheme, host or port than the index"),
+    "child-off-site": (E, "an index child (or its redirect) on another scheme, host or port than the index: not read"),
     "urlset-lists-sitemaps": (W, "every loc of the urlset looks like a sitemap (.xml, .xml.gz): an index was meant"),
     "index-lists-pages": (W, "every child of the index looks like a page (.html, .php, /): a urlset was meant"),
     "nested-index": (W, "an index child is itself an index (Google does not read nested indexes)"),
     "child-unreadable": (E, "an index child that cannot be read"),
+    "index-loop": (W, "an index child that is an index being validated already (a loop): not followed"),
+    "index-too-deep": (W, "an index child nested deeper than the depth limit allows (max_depth): not followed"),
+    "map-escape": (E, "an index child mapped to a local directory whose path leads outside it: not read"),
     "not-utf8": (E, "a text sitemap that is not UTF-8"),
 }
 

@@ -17,19 +17,28 @@ from typing import BinaryIO
 
 from lxml import etree
 
+from feedmap._follow_rules import child_url, scope_refusal
 from feedmap._limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
 from feedmap._seen_keys import SeenKeys
 from feedmap._validate_rules import Findings
 from feedmap._validate_values import (
+    ScopeTally,
     check_changefreq,
     check_lastmod,
     check_priority,
     check_url,
-    in_scope,
     looks_like_page,
     looks_like_sitemap,
 )
-from feedmap._xml import GOOGLE_084_NS, IMAGE_NS, SITEMAP_NAMESPACES, SITEMAP_NS, line_of, make_iterparse
+from feedmap._xml import (
+    GOOGLE_084_NS,
+    IMAGE_NS,
+    SITEMAP_NAMESPACES,
+    SITEMAP_NS,
+    line_of,
+    make_iterparse,
+    unusable_declaration,
+)
 
 __all__ = ["MAX_IMAGES", "Counted", "SitemapResult", "validate_sitemap"]
 
@@ -63,12 +72,20 @@ class SitemapResult:
         self.children: list[tuple[str, int]] = []
 
 
+#: Reports one finding: code, message, line.
+_Find = Callable[[str, str, int], None]
+
+
 class _Checker:
     """The state of one document's checks."""
 
-    def __init__(self, find: Findings, base_url: str | None, now: dt.datetime) -> None:
-        self.find = find
+    def __init__(
+        self, find: Findings, base_url: str | None, now: dt.datetime, lifted: Callable[[], bool] | None
+    ) -> None:
+        self.findings = find
+        self.find: _Find = find
         self.base_url = base_url
+        self.scope = ScopeTally(base_url, lifted) if base_url is not None else None
         self.now = now
         self.result = SitemapResult()
         self.namespace = ""
@@ -105,6 +122,18 @@ class _Checker:
         return None if tag.startswith("{") else tag
 
     def entry(self, element: etree._Element) -> None:
+        """Check one entry; its findings are given in line order (fields are checked in turn, not in order)."""
+        pending: list[tuple[int, str, str]] = []
+        self.find = lambda code, message, line: pending.append((line, code, message))
+        try:
+            self._entry(element)
+        finally:
+            self.find = self.findings
+            pending.sort(key=lambda finding: finding[0])  # stable: the same line keeps its order
+            for line, code, message in pending:
+                self.findings(code, message, line)
+
+    def _entry(self, element: etree._Element) -> None:
         kind = "url" if self.result.kind == "urlset" else "sitemap"
         line = line_of(element)
         name = self.ours(str(element.tag))
@@ -160,26 +189,26 @@ class _Checker:
             self.find("image-loc-invalid", f"image loc {text!r} is not an absolute http(s) URL", line_of(image))
 
     def fields(self, kind: str, fields: dict[str, tuple[str, int]], line: int) -> None:
+        """Check each field, in the order written."""
+        if not fields.get("loc", ("", 0))[0].strip():
+            self.find("loc-missing", f"<{kind}> has no <loc>", fields.get("loc", ("", line))[1])
         for name, (text, at) in fields.items():
+            if name == "loc":
+                loc = text.strip()  # xsd:anyURI collapses white space
+                if loc:
+                    self.loc(loc, at, kind)
+                continue
             check = self.checks.get(name)
             problem = check(text) if check is not None else None
             if problem is not None:
                 self.find(*problem, at)
-        loc, at = fields.get("loc", ("", line))
-        loc = loc.strip()  # xsd:anyURI collapses white space
-        if not loc:
-            self.find("loc-missing", f"<{kind}> has no <loc>", at)
-            return
-        self.loc(loc, at, kind)
 
     def loc(self, loc: str, line: int, kind: str) -> None:
         problem = check_url(loc)
         if problem is not None:
             self.find(*problem, line)
-        elif self.base_url is not None and not in_scope(loc, self.base_url, directory=kind == "url"):
-            where = "the site of" if kind == "sitemap" else "the directory of"
-            code = "child-off-site" if kind == "sitemap" else "loc-out-of-scope"
-            self.find(code, f"{loc} is not under {where} {self.base_url}", line)
+        elif kind == "url" and self.scope is not None:
+            self.scope.check(loc, line)
         first = self.seen.get(loc)
         if first is not None:
             self.find("loc-duplicate", f"{loc} is also on line {first}", line)
@@ -188,10 +217,34 @@ class _Checker:
         self.all_sitemaps = self.all_sitemaps and looks_like_sitemap(loc)
         self.all_pages = self.all_pages and looks_like_page(loc)
         if kind == "sitemap":
-            self.result.children.append((loc, line))
+            self.child(loc, line)
+
+    def child(self, loc: str, line: int) -> None:
+        """An index's child, kept to be validated unless the rules of index following refuse it.
+
+        The rules are :mod:`feedmap._follow_rules`' (those of ``convert``, ``info`` and ``discover --tree``): a
+        child off the index's site is reported (``child-off-site``) and never read, a ``file:`` child of a
+        remote index included; a loc that is no http(s) URL was reported by the loc check.
+        """
+        url = child_url(loc, self.base_url)
+        if url is None:
+            return  # relative, and no URL to resolve it against: loc-not-absolute said it
+        refused = scope_refusal(url, self.base_url)
+        if refused is None:
+            self.result.children.append((url, line))
+        elif refused[0] == "child-off-site":
+            self.find("child-off-site", f"child sitemap {url} {refused[1]}", line)
+
+    def finish_scope(self) -> None:
+        """The one finding of the URLs outside the scope (line 0), also when the XML breaks off."""
+        if self.scope is not None and (found := self.scope.finding()) is not None:
+            self.find(*found, 0)
+        self.scope = None
 
     def finish(self, total_bytes: int) -> None:
-        entries, kind, line = self.result.entries, self.result.kind, self.root_line
+        """The findings about the whole file (line 0: they come after the entries, in line order)."""
+        entries, kind, line = self.result.entries, self.result.kind, 0
+        self.finish_scope()
         if total_bytes > PROTOCOL_MAX_BYTES:
             self.find("too-many-bytes", f"{total_bytes:,} bytes uncompressed; at most {PROTOCOL_MAX_BYTES:,}", line)
         if kind == "urlset" and not entries:
@@ -205,12 +258,25 @@ class _Checker:
 
 
 def validate_sitemap(
-    stream: BinaryIO, find: Findings, *, base_url: str | None = None, now: dt.datetime | None = None
+    stream: BinaryIO,
+    find: Findings,
+    *,
+    base_url: str | None = None,
+    now: dt.datetime | None = None,
+    lifted: Callable[[], bool] | None = None,
 ) -> SitemapResult:
-    """Check one ``<urlset>`` or ``<sitemapindex>`` document; findings go to ``find``."""
+    """Check one ``<urlset>`` or ``<sitemapindex>`` document; findings go to ``find``.
+
+    ``base_url`` is the document's URL (the scope of its URLs and children); ``lifted`` says whether the
+    site's robots.txt names it (then URLs of its site outside its directory are allowed).
+    """
+    peek = getattr(stream, "peek", None)
+    problem = unusable_declaration(peek(1024)) if peek is not None else None
+    if problem is not None:  # read as the reader reads it: as UTF-8 (a UTF-7 "+ADw-" is no "<")
+        find("unknown-encoding", f"{problem}, as feedmap reads it (the protocol wants UTF-8)", 1)
     counted = Counted(stream)
-    checker = _Checker(find, base_url, now or dt.datetime.now(dt.timezone.utc))
-    context = make_iterparse(counted, "*")  # type: ignore[arg-type]
+    checker = _Checker(find, base_url, now or dt.datetime.now(dt.timezone.utc), lifted)
+    context = make_iterparse(counted, "*", encoding="utf-8" if problem is not None else None)  # type: ignore[arg-type]
     root: etree._Element | None = None
     try:
         for _event, element in context:  # "end" events only: half as many as with "start"
@@ -228,6 +294,7 @@ def validate_sitemap(
     except etree.XMLSyntaxError as exc:
         line, column = exc.position
         find("xml-not-well-formed", f"{exc.msg}; checking stops here", line, column)
+        checker.finish_scope()
     finally:
         checker.seen.close()
     return checker.result

@@ -10,22 +10,23 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import posixpath
 import re
+from collections.abc import Callable
 from decimal import Decimal
 from urllib.parse import urlsplit
 
 from feedmap._dates import W3CDate, parse_lenient
-from feedmap._urls import MAX_LOC_LENGTH, encode_url, is_uri, same_site
+from feedmap._urls import MAX_LOC_LENGTH, encode_url, is_uri, same_site, scope_check
+from feedmap._wording import counted
 
 __all__ = [
     "CHANGEFREQS",
     "Problem",
+    "ScopeTally",
     "check_changefreq",
     "check_lastmod",
     "check_priority",
     "check_url",
-    "in_scope",
     "looks_like_page",
     "looks_like_sitemap",
 ]
@@ -71,14 +72,51 @@ def check_url(url: str) -> Problem | None:
     return None
 
 
-def in_scope(url: str, base: str, *, directory: bool) -> bool:
-    """Whether ``url`` is on ``base``'s scheme, host and port and, with ``directory``, under its directory."""
-    if not same_site(url, base):
-        return False
-    if not directory:
-        return True
-    folder = posixpath.dirname(urlsplit(base).path or "/").rstrip("/") + "/"
-    return (urlsplit(url).path or "/").startswith(folder)
+class ScopeTally:
+    """The URLs of one sitemap outside its scope (sitemaps.org "Sitemap file location"), said once at the end.
+
+    ``base`` is the sitemap's URL: a URL must be on its site and under its directory (:func:`scope_check`:
+    paths in their normal form, so ``/maps/../x`` and ``/maps/%2e%2e/x`` are not under ``/maps/``).  The
+    protocol lifts the directory rule for a sitemap the site's robots.txt names ("Sitemaps & Cross
+    Submits"): ``lifted`` says so (asked once, at the end, only when a URL of the site is outside the
+    directory).  What is left is one INFO ``loc-out-of-scope`` with a count, as ``convert`` says it.
+    """
+
+    def __init__(self, base: str, lifted: Callable[[], bool] | None = None) -> None:
+        self.base = base
+        self.inside = scope_check(base)
+        self.lifted = lifted
+        self.outside = self.off_site = 0
+        self.first: tuple[str, int] | None = None
+
+    def check(self, url: str, line: int) -> None:
+        if self.inside(url):
+            return
+        if same_site(url, self.base):
+            self.outside += 1
+        else:
+            self.off_site += 1
+        if self.first is None:
+            self.first = (url, line)
+
+    def finding(self) -> Problem | None:
+        """The one finding of the file, or None (nothing outside, or only what robots.txt lifts)."""
+        if self.outside and self.lifted is not None and self.lifted():
+            self.outside = 0
+            if not self.off_site:
+                return None
+        total = self.outside + self.off_site
+        if not total or self.first is None:
+            return None
+        directory = self.base.partition("?")[0].rpartition("/")[0] + "/"
+        first, line = self.first
+        elsewhere = f" ({self.off_site:,} of them on other sites)" if self.off_site else ""
+        return "loc-out-of-scope", (
+            f"{counted(total, 'URL')}{elsewhere} not under {directory}, where this sitemap is "
+            f"(first: {first}, line {line}): sitemaps.org lets a sitemap list only URLs under its own location "
+            "unless the robots.txt of their site names it; add a 'Sitemap:' line naming this sitemap (or its "
+            "index) to that robots.txt, or serve the sitemap from a directory above them"
+        )
 
 
 def check_changefreq(text: str) -> Problem | None:

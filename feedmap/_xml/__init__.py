@@ -17,7 +17,7 @@ Each job lives in its own module; this package re-exports them under the names t
 from __future__ import annotations
 
 from feedmap._xml._cleaning import CleaningStream
-from feedmap._xml._decoding import guess_encoding
+from feedmap._xml._decoding import guess_encoding, unusable_declaration
 from feedmap._xml._escape import escape_attribute, escape_text, unwritable
 from feedmap._xml._names import (
     GOOGLE_084_NS,
@@ -56,5 +56,6 @@ __all__ = [
     "namespace_of",
     "peek_cleaned",
     "peek_root",
+    "unusable_declaration",
     "unwritable",
 ]

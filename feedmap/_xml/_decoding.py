@@ -21,7 +21,7 @@ import webencodings
 
 from feedmap._xml._repairs import REPORT_CAP, Lines, Repairs
 
-__all__ = ["Utf8Input", "guess_encoding"]
+__all__ = ["Utf8Input", "guess_encoding", "unusable_declaration"]
 
 #: U+FFFE and U+FFFF in UTF-8: valid UTF-8, but no XML characters (XML 1.0 §2.2); lxml stops at them.
 _NONCHARACTER = re.compile(rb"\xef\xbf[\xbe\xbf]")
@@ -91,6 +91,24 @@ def guess_encoding(head: bytes) -> tuple[str, bool] | None:
         return "utf-16-le", False
     if head[0] == 0 and head[2] == 0 and head[1] in starts and head[3] != 0:
         return "utf-16-be", False
+    return None
+
+
+def unusable_declaration(head: bytes) -> str | None:
+    """Why the encoding a document's first bytes declare is not the one it is read in (it is read as UTF-8,
+    see :class:`Utf8Input`), or None: a name that is no WHATWG document encoding (``UTF-7``), or UTF-16/32
+    declared by bytes that are ASCII-compatible.  ``validate`` reads such a document as the reader does."""
+    if guess_encoding(head) is not None:
+        return None
+    declared = _DECLARED_ENCODING.match(head)
+    if declared is None:
+        return None
+    name = declared.group(1).decode("ascii")
+    encoding = webencodings.lookup(name)
+    if encoding is None or encoding.name == "replacement":
+        return f"encoding {name!r} is not a document encoding; read as UTF-8"
+    if (_python_codec(name) or encoding.codec_info).name.startswith(("utf-16", "utf-32")):
+        return f"the document declares {name} but is not in it; read as UTF-8"
     return None
 
 
@@ -169,19 +187,16 @@ class Utf8Input:
             return
         declared = _DECLARED_ENCODING.match(head)
         name = declared.group(1).decode("ascii") if declared is not None else "UTF-8"
+        problem = unusable_declaration(head)
+        if problem is not None:  # read as UTF-8, the declaration rewritten to say so
+            self._repairs.warning("unknown-encoding", problem, 1)
+            self._declaration_pending = True
+            return
         encoding = webencodings.lookup(name)
-        if encoding is None or encoding.name == "replacement":
-            self._repairs.warning("unknown-encoding", f"encoding {name!r} is not a document encoding; read as UTF-8", 1)
-            codec = "utf-8"
-        else:  # the codec of the very name declared when Python has one (Shift_JIS is not cp932), else WHATWG's
-            codec_info = _python_codec(name) or encoding.codec_info
-            codec = codec_info.name
-        if codec.startswith(("utf-16", "utf-32")):  # the bytes are ASCII-compatible (guess_encoding said so)
-            self._repairs.warning(
-                "unknown-encoding", f"the document declares {name} but is not in it; read as UTF-8", 1
-            )
-            codec = "utf-8"
-        if codec == "utf-8":
+        assert encoding is not None  # unusable_declaration said it is one
+        # the codec of the very name declared when Python has one (Shift_JIS is not cp932), else WHATWG's
+        codec_info = _python_codec(name) or encoding.codec_info
+        if codec_info.name == "utf-8":
             self._declaration_pending = name.lower() not in _UTF8_NAMES
         else:
             self._decoder = codec_info.incrementaldecoder("feedmap-record")

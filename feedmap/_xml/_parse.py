@@ -24,13 +24,19 @@ __all__ = ["iter_elements", "make_iterparse"]
 
 
 def make_iterparse(
-    source: CleaningStream | BinaryIO, tags: list[str] | str, events: tuple[str, ...] = ("end",)
+    source: CleaningStream | BinaryIO,
+    tags: list[str] | str,
+    events: tuple[str, ...] = ("end",),
+    encoding: str | None = None,
 ) -> etree.iterparse:
-    """An ``iterparse`` that cannot be abused: no DTD, no entities, no network, no huge trees."""
+    """An ``iterparse`` that cannot be abused: no DTD, no entities, no network, no huge trees.
+
+    ``encoding`` overrides the one the document declares."""
     return etree.iterparse(
         source,
         events=events,
         tag=tags,
+        encoding=encoding,
         resolve_entities=False,
         no_network=True,
         load_dtd=False,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from typing import Any
 
 from feedmap._errors import Diagnostic, Level, SourceError
@@ -36,11 +37,22 @@ examples:
   feedmap validate public/sitemap.xml --base-url https://example.com/sitemap.xml
                                                    also check that every URL is under the sitemap's directory
   feedmap validate https://example.com/sitemap.xml --json    one JSON object, for CI
+  feedmap validate sitemap.xml --ignore lastmod-future --ignore loc-duplicate
+                                                   every finding but those of these codes
   feedmap validate --explain loc-not-escaped       what a code means
   feedmap validate --explain                       every code, its level and meaning
 
+In text output, each file shows the first {shown} findings of any one code, then "and N more"
+(--json lists every one).  Findings come in line order; what is about a whole file (a count of URLs
+outside the sitemap's directory, its size) comes after its lines.
+
 exit codes: 0 no error (warnings allowed unless --strict), 1 an error, 2 an input that cannot be read at all
 """
+
+
+#: In text output, the findings of one code shown per file before "and N more".
+SHOWN_PER_CODE = 10
+_EPILOG = _EPILOG.replace("{shown}", str(SHOWN_PER_CODE))
 
 
 def add_parser(subparsers: Any) -> None:
@@ -49,8 +61,11 @@ def add_parser(subparsers: Any) -> None:
         help="list every protocol rule a sitemap, index, text sitemap or feed breaks, with its line",
         description="Check each INPUT against the protocol (sitemaps.org 0.9 and its XSDs, RSS 2.0, ROR) without "
         "repairing anything: one line per finding (file:line[:col]: level[code]: message), then a summary.  "
-        "An index's children are validated too, each under its own name (--no-follow: the index only).  "
-        "The scope of URLs is checked when the sitemap's URL is known (a fetched input, --map, --base-url).",
+        "An index's children are validated too, each under its own name (--no-follow: the index only), by the "
+        "rules convert follows them with: a child off the index's site (another host, a redirect off it, a file: "
+        "child of a remote index) is reported and never read.  "
+        "The scope of URLs is checked when the sitemap's URL is known (a fetched input, --map, --base-url): the "
+        "URLs outside its directory are one note per file, none when the site's robots.txt names the sitemap.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -61,11 +76,23 @@ def add_parser(subparsers: Any) -> None:
     _reword(
         parser,
         strict="warnings count as errors: exit 1 on a warning too (every finding is still listed)",
-        base_url="the URL of a local input, for the scope checks (URLs under its directory, children on its site)",
+        base_url="the URL of a local input, for the scope checks (URLs under its directory, children on its site: "
+        "those off it are not read)",
         since=argparse.SUPPRESS,  # every child of an index is validated
         max_line_bytes=argparse.SUPPRESS,  # a text sitemap is checked line by line, whatever the length
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON object (findings, counts, ok)")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object (findings, counts, ok), streamed: every finding, none capped",
+    )
+    parser.add_argument(
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="CODE",
+        help="leave out the findings of CODE: not listed, not counted (repeatable; see --explain)",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="print errors and warnings only, then the summary")
     parser.add_argument(
         "--explain",
@@ -119,36 +146,84 @@ def run(args: argparse.Namespace) -> int:
     if not args.inputs:
         print("feedmap validate: error: give at least one INPUT (or --explain CODE)", file=sys.stderr)
         return EXIT_UNREADABLE
+    unknown = [code for code in args.ignore if code not in all_rules()]
+    if unknown:
+        print(
+            f"feedmap validate: error: --ignore {unknown[0]}: no such code (feedmap validate --explain lists them)",
+            file=sys.stderr,
+        )
+        return EXIT_UNREADABLE
     options = reading_options(args)
     total = Report(strict=options.strict)
     unreadable = False
-    out = _JsonFindings() if args.json else None
-
-    def show(finding: Diagnostic) -> None:
-        if out is not None:
-            out.add(finding)
-        elif not (args.quiet and finding.level < Level.WARNING):
-            print(finding_line(finding))
-
+    out = _JsonFindings() if args.json else _TextFindings(quiet=args.quiet)
     for source in args.inputs:
         try:
-            report = validate(source, args.source_format, options, on_diagnostic=show)
+            report = validate(source, args.source_format, options, on_diagnostic=out.add, ignore=args.ignore)
         except SourceError as exc:
             unreadable = True
             found = Diagnostic(Level.ERROR, "unreadable", str(exc), source)
-            show(found)
+            out.add(found)
             total.add(found, keep=False)
             continue
+        finally:
+            out.end_of_input()
         total.counts.update(report.counts)
         total.files += report.files
         total.entries += report.entries
-    if out is not None:
-        out.finish(total)
-    else:
-        print(_summary(total))
+    out.finish(total)
     if unreadable:
         return EXIT_UNREADABLE
     return EXIT_VALID if total.ok else EXIT_INVALID
+
+
+class _TextFindings:
+    """The findings as lines, at most :data:`SHOWN_PER_CODE` of one code per file, then "and N more".
+
+    Streaming: what is held is a count per (file, code) of the current input, and the "and N more" lines
+    are said when the findings move on to another file (a file's findings come together, but for those its
+    index says about its children after them) and at the end of each input.
+    """
+
+    def __init__(self, *, quiet: bool) -> None:
+        self.quiet = quiet
+        self.seen: Counter[tuple[str, str]] = Counter()
+        self.levels: dict[tuple[str, str], Level] = {}
+        self.said: Counter[tuple[str, str]] = Counter()  # the hidden ones already said
+        self.source: str | None = None
+
+    def add(self, finding: Diagnostic) -> None:
+        if self.quiet and finding.level < Level.WARNING:
+            return
+        if finding.source != self.source:
+            self._say_hidden()
+            self.source = finding.source
+        key = (finding.source, finding.code)
+        self.seen[key] += 1
+        if self.seen[key] <= SHOWN_PER_CODE:
+            print(finding_line(finding))
+        else:
+            self.levels[key] = finding.level
+
+    def _say_hidden(self) -> None:
+        for key, level in self.levels.items():
+            hidden = self.seen[key] - SHOWN_PER_CODE - self.said[key]
+            if hidden > 0:
+                source, code = key
+                self.said[key] += hidden
+                shown = "" if self.said[key] > hidden else f" (the first {SHOWN_PER_CODE} are shown above)"
+                more = Diagnostic(level, code, f"and {hidden:,} more{shown}; --json lists every one", source)
+                print(finding_line(more))
+        self.levels.clear()
+
+    def end_of_input(self) -> None:
+        self._say_hidden()
+        self.seen.clear()
+        self.said.clear()
+        self.source = None
+
+    def finish(self, total: Report) -> None:
+        print(_summary(total))
 
 
 class _JsonFindings:
@@ -170,6 +245,9 @@ class _JsonFindings:
         }
         sys.stdout.write(("" if self.first else ", ") + one_line(json.dumps(item, ensure_ascii=False)))
         self.first = False
+
+    def end_of_input(self) -> None:
+        pass
 
     def finish(self, total: Report) -> None:
         counts = {
