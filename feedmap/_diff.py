@@ -45,7 +45,7 @@ from feedmap._dates import W3CDate
 from feedmap._diff_inputs import COMPARED_FIELDS, INCOMPLETE_CODES, compared_fields, read_input
 from feedmap._errors import DiagnosticHandler, Reporter, SourceError
 from feedmap._model import Alternate, ChangeFreq, Entry, Image
-from feedmap._seen_keys import no_room
+from feedmap._scratch import scratch_error, temporary_folder
 from feedmap._sources import SourceLike
 from feedmap._wording import counted
 
@@ -55,6 +55,7 @@ _IMAGE_FIELDS = ("loc", "caption", "geo_location", "title", "license")
 #: SQLite's page cache per database, in KiB (negative: a size, not a page count): bounded memory.
 _CACHE_KIB = 32 * 1024
 _BATCH = 5000
+_WHAT = "database for comparing sitemaps"
 
 _SCHEMA = """
 CREATE TABLE {table} (seq INTEGER PRIMARY KEY, loc TEXT NOT NULL, lastmod TEXT, changefreq TEXT,
@@ -269,7 +270,7 @@ def _run(
     incomplete: list[str],
 ) -> Iterator[Change]:
     try:
-        folder = tempfile.TemporaryDirectory(prefix="feedmap-diff-")
+        folder = tempfile.TemporaryDirectory(prefix="feedmap-diff-", dir=temporary_folder(_WHAT))
     except OSError as exc:
         raise _storage_error(exc) from exc
     with folder:
@@ -301,8 +302,8 @@ def _run(
 
 
 def _storage_error(exc: Exception) -> SourceError:
-    # no_room names the folder even when Python finds none (tempfile.gettempdir raising would escape here)
-    return no_room("database for comparing sitemaps", exc)
+    # scratch_error names the folder even when Python finds none (tempfile.gettempdir raising would escape here)
+    return scratch_error(_WHAT, exc)
 
 
 def diff(
