@@ -38,7 +38,7 @@ __all__ = [
 #: microseconds an entry, written and read back) at the cost of a few megabytes...
 _ENTRIES_IN_MEMORY = 10_000
 #: ... and at most this many bytes of them (:func:`entry_size`): 300 entries of 900 KB stay on disk.
-_BYTES_IN_MEMORY = 16 << 20
+_BYTES_IN_MEMORY = 8 << 20
 
 #: What an entry costs in memory beyond its texts (the object, its tuples, a lastmod), and an image or an
 #: alternate beyond theirs: a rough figure, for the byte budgets of the spool and of ``--sort``.
