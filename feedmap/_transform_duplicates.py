@@ -15,7 +15,7 @@ import struct
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
-from feedmap._context import Context
+from feedmap._context import Context, Options
 from feedmap._dates import known_date
 from feedmap._errors import SourceError
 from feedmap._model import Alternate, ChangeFreq, Entry, Image, blank_image, new_entry, new_position
@@ -32,6 +32,7 @@ __all__ = [
     "merged_entries",
     "newer",
     "reported_entries",
+    "url_key",
 ]
 
 #: Entries kept as they are before the spool pickles them: most documents merge without pickling (a few
@@ -272,11 +273,19 @@ class _Repeats:
 
 
 def _as_written(ctx: Context) -> Callable[[str], str]:
-    """The URL an XML output writes for a loc, what every policy keys on: two spellings of one URL (an IRI
-    and its URI) are one URL (and one guid); with ``--keep-urls``, the loc as read."""
-    if ctx.options.keep_urls and not ctx.options.encode_urls:
-        return lambda loc: loc
+    return url_key(ctx.options)
+
+
+def url_key(options: Options) -> Callable[[str], str]:
+    """The URL an XML output writes for a loc, what every policy (and ``diff``) keys on: two spellings of one
+    URL (an IRI and its URI) are one URL (and one guid); with ``keep_urls``, the loc as read."""
+    if options.keep_urls and not options.encode_urls:
+        return _unchanged
     return _encoded
+
+
+def _unchanged(loc: str) -> str:
+    return loc
 
 
 def _encoded(loc: str) -> str:

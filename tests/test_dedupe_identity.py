@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from feedmap import Diagnostic, Entry, Options
+from feedmap import diff as feedmap_diff
 from feedmap.cli import main
 from feedmap.transforms import dedupe, merge_duplicates, report_duplicates
 
@@ -160,3 +161,17 @@ def test_locs_too_long_for_the_memory_budget_spill_and_stay_distinct(
     out = [e.loc for e in dedupe([Entry(loc=loc) for loc in locs + locs[::-1]], Options(dedupe="first"))]
     assert out == locs
     assert made and not made[0].exists()  # spilled, then removed
+
+
+def test_diff_compares_urls_as_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The sibling in ``diff``: an IRI in OLD and its URI in NEW (what a conversion writes) are one URL, not a
+    removal and an addition; both spellings in one input are one URL, merged."""
+    old = _write(tmp_path, "old.txt", [IRI, "https://e.example/x"])
+    new = _write(tmp_path, "new.txt", [URI, "https://e.example/x", IRI])
+    code = main(["diff", str(old), str(new)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.out + captured.err
+    assert "info[duplicates-merged]" in captured.err
+    with feedmap_diff(old, new) as changes:
+        assert list(changes) == []
+        assert changes.counts == {"added": 0, "removed": 0, "changed": 0, "unchanged": 2}
