@@ -7,6 +7,7 @@ falls back to the next candidate (``/tmp``), a disk the user did not choose.  An
 way is said as what it is (POSIX ``errno`` values, IEEE Std 1003.1): no room (``ENOSPC``, ``EDQUOT``), too
 many open files (``EMFILE``, ``ENFILE``), not allowed (``EACCES``, ``EPERM``, ``EROFS``), or anything else
 with the system's own words.  Each is a :class:`~feedmap._errors.SourceError` (the CLI's exit 2).
+:class:`ScratchSpool` is :class:`tempfile.SpooledTemporaryFile` with the same checks when it moves to disk.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import IO
 
 from feedmap._errors import SourceError
 
-__all__ = ["scratch_error", "scratch_file", "scratch_folder", "temporary_folder"]
+__all__ = ["ScratchSpool", "scratch_error", "scratch_file", "scratch_folder", "temporary_folder"]
 
 #: The environment variables Python reads for the temporary folder, in its order (:func:`tempfile.gettempdir`).
 _VARIABLES = ("TMPDIR", "TEMP", "TMP")
@@ -49,7 +50,10 @@ def temporary_folder(what: str = "file") -> str:
 
 def scratch_error(what: str, exc: BaseException) -> SourceError:
     """The error of a temporary ``what`` that could not be made, written or read, said as what it is, naming
-    the temporary folder (or "the temporary folder" when Python finds none)."""
+    the temporary folder (or "the temporary folder" when Python finds none).  A SourceError already said
+    (an OSError too) is returned as it is."""
+    if isinstance(exc, SourceError):
+        return exc
     try:
         where = tempfile.gettempdir()
     except OSError:
@@ -83,3 +87,26 @@ def scratch_file(prefix: str, what: str) -> IO[bytes]:
         return tempfile.NamedTemporaryFile(prefix=prefix, dir=folder)
     except OSError as exc:
         raise scratch_error(what, exc) from exc
+
+
+class ScratchSpool(tempfile.SpooledTemporaryFile[bytes]):
+    """Bytes in memory up to ``max_size``, then in a temporary file of :func:`temporary_folder`: a TMPDIR
+    naming no folder, a full disk or too many open files are said (:func:`scratch_error`) when it moves
+    there or writes there, not fallen back from or raised raw."""
+
+    def __init__(self, max_size: int, what: str) -> None:
+        super().__init__(max_size=max_size)
+        self.what = what
+
+    def rollover(self) -> None:
+        temporary_folder(self.what)
+        try:
+            super().rollover()
+        except OSError as exc:
+            raise scratch_error(self.what, exc) from exc
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        try:
+            return int(super().write(data))
+        except OSError as exc:
+            raise scratch_error(self.what, exc) from exc

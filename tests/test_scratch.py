@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from localsite import LocalSite
 
 from feedmap import Entry, Options, SourceError
 from feedmap.cli import main
@@ -52,7 +53,17 @@ SITES: dict[str, tuple[dict[str, int], Callable[[Path], list[str]]]] = {
         {"feedmap._seen_keys.IN_MEMORY": 2},
         lambda d: ["validate", str(_sitemap(d / "in.xml", 20, repeat=5))],
     ),
+    "feed-copy": (  # the RSS reader keeps a copy of what it read, for feedparser if the XML breaks off
+        {"feedmap._formats.rss._SPOOL_IN_MEMORY": 100},
+        lambda d: ["convert", str(_feed(d / "in.rss", 30)), "-t", "text", "-o", str(d / "out.txt")],
+    ),
 }
+
+
+def _feed(path: Path, count: int) -> Path:
+    items = "".join(f"<item><link>https://e.example/{n}</link></item>" for n in range(count))
+    path.write_text(f'<rss version="2.0"><channel><title>t</title>{items}</channel></rss>', encoding="utf-8")
+    return path
 
 
 def _force(monkeypatch: pytest.MonkeyPatch, settings: dict[str, int]) -> None:
@@ -161,3 +172,27 @@ def test_sorted_runs_are_merged_before_they_are_many(monkeypatch: pytest.MonkeyP
     assert len(list(tmp_path.iterdir())) <= 3
     assert [first.loc, *(e.loc for e in out)] == sorted(locs)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_child_fetched_past_its_memory_copy_checks_tmpdir(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str], web: LocalSite
+) -> None:
+    """A child of a remote index is copied to a spooled file: past 10 bytes it moves to disk, in TMPDIR."""
+    monkeypatch.setattr("feedmap._follow._SPOOL_IN_MEMORY", 10)
+    child = _sitemap(tmp_path / "child.xml", 3).read_bytes()
+    web.add("/child.xml", child, content_type="application/xml")
+    index = f'<sitemapindex xmlns="{SM}"><sitemap><loc>{web.url("/child.xml")}</loc></sitemap></sitemapindex>'
+    web.add("/index.xml", index, content_type="application/xml")
+    missing = tmp_path / "no-such-folder"
+    monkeypatch.setenv("TMPDIR", str(missing))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    code = main(["convert", web.url("/index.xml"), "-t", "text"])
+    captured = capsys.readouterr()
+    assert code != 0 and "TMPDIR" in captured.err and str(missing) in captured.err, captured.err
+    assert "Traceback" not in captured.err
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    assert main(["convert", web.url("/index.xml"), "-t", "text"]) == 0
+    assert capsys.readouterr().out.split() == [f"https://e.example/{n}" for n in range(3)]
