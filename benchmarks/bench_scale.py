@@ -330,9 +330,9 @@ def main() -> int:
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as scratch:
         root = Path(scratch)
-        rows += big_entry_rows(root, args.big_entries) if args.big_entries else []
         if not args.big_only:
             rows += scale_rows(root, args.urls, compare=args.compare_in_memory, with_npm=not args.no_npm)
+        rows += big_entry_rows(root, args.big_entries) if args.big_entries else []
     return _print(rows)
 
 
