@@ -19,6 +19,9 @@ Generates into a temporary directory (deleted afterwards), with fixed seeds:
   installed; npm ``sitemap`` is installed into ``benchmarks/.npm-sitemap/`` (git-ignored) on first use;
 * the same URLs and images as one XML sitemap (a single file far over 50,000 URLs), split by ``feedmap
   convert`` and by ``SitemapAndIndexStream`` fed by npm ``sitemap``'s own ``XMLToSitemapItemStream``;
+* N big entries (``--big-entries``, 300 by default: a 900 KB description each) as JSON lines, converted to
+  JSON lines, RSS and a sitemap, with ``--sort loc`` and ``--dedupe first``: memory bounded by the byte
+  budgets of the writers' batches, the merge's spool and the sort's runs, whatever the entries' size;
 * the same split with the entries made in the process, no file read (``_scale_data.made``): feedmap's
   splitting engine fed ``Entry`` objects (no repeat check, as npm has none) and ``feedmap.split`` (the
   library call: repeats merged), against ``SitemapAndIndexStream`` fed JS objects (``--made=N``): the
@@ -173,6 +176,37 @@ def dedupe_rows(root: Path, urls: int, compare: bool) -> list[Row]:
     return rows
 
 
+BIG_DESCRIPTION = 900_000
+
+
+def big_entry_rows(root: Path, entries: int) -> list[Row]:
+    """``entries`` entries of a 900 KB description each, converted: peak RSS far below the input's size."""
+    data = root / "big.jsonl"
+    with data.open("w", encoding="utf-8") as out:
+        for n in range(entries):
+            entry = {"loc": f"https://bench.example/{n}", "description": f"{n:>9}" + "d" * BIG_DESCRIPTION}
+            out.write(json.dumps(entry) + "\n")
+    reads = f"JSON lines, {entries:,} descriptions of 900 KB ({_megabytes([data])})"
+    cases = [
+        ("big entries, `-t jsonl`", ["-t", "jsonl"], b"\n"),
+        ("big entries, `-t rss` (merges by default)", ["-t", "rss"], b"</item>"),
+        ("big entries, `-t sitemap` (merges by default)", ["-t", "sitemap"], b"</url>"),
+        ("big entries, `--sort loc -t jsonl`", ["--sort", "loc", "-t", "jsonl"], b"\n"),
+        ("big entries, `--dedupe first -t rss`", ["--dedupe", "first", "-t", "rss"], b"</item>"),
+    ]
+    rows = []
+    for label, options, marker in cases:
+        out = root / "big.out"
+        run = run_feedmap(["convert", str(data), *options, "--max-bytes", "2G", "-o", str(out), "-q"])
+        written = _count(out, marker) if run.code == 0 else -1
+        out.unlink(missing_ok=True)
+        ok = written == entries
+        result = f"{written:,} entries written" if ok else f"FAILED (exit {run.code}, {written:,} written)"
+        rows.append(Row(label, reads, entries, run.wall, run.rss_mib, result, ok))
+    data.unlink()
+    return rows
+
+
 def diff_row(root: Path, urls: int) -> Row:
     site = root / "diff"
     old, new, (added, removed, changed) = bench_diff.generate(site, urls)
@@ -290,29 +324,44 @@ def main() -> int:
     parser.add_argument(
         "--compare-in-memory", action="store_true", help="also run dedupe with every key in memory (no spill)"
     )
+    parser.add_argument("--big-entries", type=int, default=300, help="entries of 900 KB (default: 300; 0: none)")
+    parser.add_argument("--big-only", action="store_true", help="run the big-entry cases only")
     args = parser.parse_args()
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as scratch:
         root = Path(scratch)
-        rows += dedupe_rows(root, args.urls, args.compare_in_memory)
-        rows.append(diff_row(root, args.urls))
-        data = root / "images.jsonl"
-        images = write_images(data, args.urls)
-        reads = f"JSON lines, {images:,} images ({_megabytes([data])})"
-        rows += split_feedmap_rows(root, data, args.urls, reads)
-        npm = None if args.no_npm else split_npm_row(root, data, args.urls, reads)
-        rows += [npm] if npm is not None else []
-        xml = root / "images.xml"
-        write_images_xml(data, xml)
-        data.unlink()
-        xml_reads = f"one XML sitemap, the same URLs and images ({_megabytes([xml])})"
-        rows += split_feedmap_rows(root, xml, args.urls, xml_reads)[:1]
-        npm = None if args.no_npm else split_npm_row(root, xml, args.urls, xml_reads)
-        rows += [npm] if npm is not None else []
-        xml.unlink()
-        rows += made_feedmap_rows(root, args.urls)
-        made = None if args.no_npm else split_npm_row(root, None, args.urls, MADE)
-        rows += [made] if made is not None else []
+        if not args.big_only:
+            rows += scale_rows(root, args.urls, compare=args.compare_in_memory, with_npm=not args.no_npm)
+        rows += big_entry_rows(root, args.big_entries) if args.big_entries else []
+    return _print(rows)
+
+
+def scale_rows(root: Path, urls: int, *, compare: bool, with_npm: bool) -> list[Row]:
+    """The dedupe, diff and split cases of ``urls`` URLs."""
+    rows: list[Row] = []
+    rows += dedupe_rows(root, urls, compare)
+    rows.append(diff_row(root, urls))
+    data = root / "images.jsonl"
+    images = write_images(data, urls)
+    reads = f"JSON lines, {images:,} images ({_megabytes([data])})"
+    rows += split_feedmap_rows(root, data, urls, reads)
+    peer = split_npm_row(root, data, urls, reads) if with_npm else None
+    rows += [peer] if peer is not None else []
+    xml = root / "images.xml"
+    write_images_xml(data, xml)
+    data.unlink()
+    xml_reads = f"one XML sitemap, the same URLs and images ({_megabytes([xml])})"
+    rows += split_feedmap_rows(root, xml, urls, xml_reads)[:1]
+    peer = split_npm_row(root, xml, urls, xml_reads) if with_npm else None
+    rows += [peer] if peer is not None else []
+    xml.unlink()
+    rows += made_feedmap_rows(root, urls)
+    made = split_npm_row(root, None, urls, MADE) if with_npm else None
+    rows += [made] if made is not None else []
+    return rows
+
+
+def _print(rows: list[Row]) -> int:
     print(f"feedmap scale benchmark: Python {platform.python_version()}, {os.cpu_count()} CPUs, {platform.machine()}")
     print()
     print("| case | reads | URLs | wall (s) | peak RSS (MiB) | result |")

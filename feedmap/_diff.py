@@ -4,8 +4,11 @@ One job: compare the entries of OLD and NEW by loc on the fields of sitemaps.org
 (https://www.sitemaps.org/protocol.html: ``lastmod``, ``changefreq``, ``priority``), the Google image
 extension 1.1 (``images``) and hreflang alternates (``alternates``).  Both inputs are read with
 :func:`feedmap.read` (files, URLs, indexes followed per the options) and streamed into a temporary SQLite
-database on disk (the standard library's :mod:`sqlite3`, deleted afterwards), one row per distinct loc: a
-million URLs are never held as Python objects.  A loc repeated within one input counts once, the entry with
+database on disk (the standard library's :mod:`sqlite3`, deleted afterwards), one row per distinct URL, a
+loc as written (an IRI and its URI, ``café`` and ``caf%C3%A9``, are one URL, as every conversion writes and
+merges them; with ``options.keep_urls``, as read; a change shows the loc as read): a million URLs are never
+held as Python objects.  A loc repeated
+within one input counts once, the entry with
 the newest ``lastmod`` kept (ties: the first), as :func:`feedmap.transforms.merge_duplicates` and every
 conversion keep it; each input's repeats are reported (INFO ``duplicates-merged``).
 
@@ -35,7 +38,7 @@ import json
 import os
 import sqlite3
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal
@@ -45,8 +48,9 @@ from feedmap._dates import W3CDate
 from feedmap._diff_inputs import COMPARED_FIELDS, INCOMPLETE_CODES, compared_fields, read_input
 from feedmap._errors import DiagnosticHandler, Reporter, SourceError
 from feedmap._model import Alternate, ChangeFreq, Entry, Image
-from feedmap._seen_keys import no_room
+from feedmap._scratch import scratch_error, temporary_folder
 from feedmap._sources import SourceLike
+from feedmap._transform_duplicates import url_key
 from feedmap._wording import counted
 
 __all__ = ["COMPARED_FIELDS", "INCOMPLETE_CODES", "Change", "Changes", "diff", "item_key"]
@@ -55,16 +59,18 @@ _IMAGE_FIELDS = ("loc", "caption", "geo_location", "title", "license")
 #: SQLite's page cache per database, in KiB (negative: a size, not a page count): bounded memory.
 _CACHE_KIB = 32 * 1024
 _BATCH = 5000
+_WHAT = "database for comparing sitemaps"
 
 _SCHEMA = """
-CREATE TABLE {table} (seq INTEGER PRIMARY KEY, loc TEXT NOT NULL, lastmod TEXT, changefreq TEXT,
-                      priority REAL, images TEXT, alternates TEXT, lastmod_at TEXT, alternates_by TEXT);
-CREATE UNIQUE INDEX {table}_loc ON {table}(loc);
+CREATE TABLE {table} (seq INTEGER PRIMARY KEY, url TEXT NOT NULL, loc TEXT NOT NULL, lastmod TEXT,
+                      changefreq TEXT, priority REAL, images TEXT, alternates TEXT, lastmod_at TEXT,
+                      alternates_by TEXT);
+CREATE UNIQUE INDEX {table}_url ON {table}(url);
 """
 _INSERT = """
-INSERT INTO {table} (loc, lastmod, changefreq, priority, images, alternates, lastmod_at, alternates_by)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT(loc) DO UPDATE SET lastmod = excluded.lastmod, changefreq = excluded.changefreq,
+INSERT INTO {table} (url, loc, lastmod, changefreq, priority, images, alternates, lastmod_at, alternates_by)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT(url) DO UPDATE SET lastmod = excluded.lastmod, changefreq = excluded.changefreq,
     priority = excluded.priority, images = excluded.images, alternates = excluded.alternates,
     lastmod_at = excluded.lastmod_at, alternates_by = excluded.alternates_by
 WHERE feedmap_repeat(excluded.lastmod, {table}.lastmod)
@@ -74,12 +80,12 @@ _COLUMNS = "loc, lastmod, changefreq, priority, images, alternates, lastmod_at, 
 #: case; see the module).
 _COMPARED_BY = {name: name for name in COMPARED_FIELDS} | {"lastmod": "lastmod_at", "alternates": "alternates_by"}
 _ADDED_OR_CHANGED = f"""
-SELECT o.loc IS NULL, {", ".join("n." + c for c in _COLUMNS.split(", "))},
+SELECT o.url IS NULL, {", ".join("n." + c for c in _COLUMNS.split(", "))},
        {", ".join("o." + c for c in _COLUMNS.split(", "))}
-FROM new n LEFT JOIN old o ON o.loc = n.loc WHERE o.loc IS NULL OR {{differs}} ORDER BY n.seq
+FROM new n LEFT JOIN old o ON o.url = n.url WHERE o.url IS NULL OR {{differs}} ORDER BY n.seq
 """
-_REMOVED = f"SELECT {_COLUMNS} FROM old o WHERE NOT EXISTS (SELECT 1 FROM new n WHERE n.loc = o.loc) ORDER BY o.seq"
-_UNCHANGED = "SELECT count(*) FROM new n JOIN old o ON o.loc = n.loc WHERE NOT ({differs})"
+_REMOVED = f"SELECT {_COLUMNS} FROM old o WHERE NOT EXISTS (SELECT 1 FROM new n WHERE n.url = o.url) ORDER BY o.seq"
+_UNCHANGED = "SELECT count(*) FROM new n JOIN old o ON o.url = n.url WHERE NOT ({differs})"
 
 
 def _differs(compared: tuple[str, ...]) -> str:
@@ -140,12 +146,14 @@ def _instant(lastmod: W3CDate | None) -> str | None:
     return f"@{(lastmod.to_datetime() - _EPOCH) // _dt.timedelta(microseconds=1)}"
 
 
-def _row(entry: Entry) -> tuple[Any, ...]:
-    """The stored form of an entry's compared fields: text, a float, JSON of sorted images and alternates,
-    and what the lastmod compares by."""
+def _row(entry: Entry, key: Callable[[str], str]) -> tuple[Any, ...]:
+    """The stored form of an entry: the URL it is (its loc as written, ``key``: an IRI and its URI are one URL,
+    as every conversion merges them), then its compared fields (text, a float, JSON of sorted images and
+    alternates) and what the lastmod compares by."""
     images = _json([list(item_key(i)) for i in entry.images]) if entry.images else None
     alternates = _json([[a.hreflang, a.href] for a in entry.alternates]) if entry.alternates else None
     return (
+        key(entry.loc),
         entry.loc,
         entry.lastmod.text if entry.lastmod is not None else None,
         entry.changefreq.value if entry.changefreq is not None else None,
@@ -221,12 +229,15 @@ class Changes(Iterator[Change]):
         self.close()
 
 
-def _store(db: sqlite3.Connection, table: str, entries: Iterable[Entry], name: str, *, reporter: Reporter) -> None:
-    """Stream ``entries`` into ``table``: one row per loc (newest lastmod kept); repeats reported."""
+def _store(
+    db: sqlite3.Connection, table: str, entries: Iterable[Entry], name: str, *, reporter: Reporter, options: Options
+) -> None:
+    """Stream ``entries`` into ``table``: one row per loc as written (newest lastmod kept); repeats reported."""
     repeats = _Repeats()
     db.create_function("feedmap_repeat", 2, repeats, deterministic=True)
     db.executescript(_SCHEMA.format(table=table))
-    db.executemany(_INSERT.format(table=table), map(_row, entries))
+    key = url_key(options)
+    db.executemany(_INSERT.format(table=table), (_row(entry, key) for entry in entries))
     if repeats.count:
         reporter.info(
             "duplicates-merged",
@@ -269,7 +280,7 @@ def _run(
     incomplete: list[str],
 ) -> Iterator[Change]:
     try:
-        folder = tempfile.TemporaryDirectory(prefix="feedmap-diff-")
+        folder = tempfile.TemporaryDirectory(prefix="feedmap-diff-", dir=temporary_folder(_WHAT))
     except OSError as exc:
         raise _storage_error(exc) from exc
     with folder:
@@ -287,7 +298,7 @@ def _run(
             db.execute("BEGIN")
             inputs = []
             for table, source in zip(("old", "new"), sources, strict=True):
-                store = functools.partial(_store, db, table, reporter=reporter)
+                store = functools.partial(_store, db, table, reporter=reporter, options=options)
                 lost_as = "removed" if table == "new" else "added"
                 inputs.append(read_input(source, format, options, reporter, lost_as=lost_as, store=store))
             incomplete.extend(one.name for one in inputs if not one.complete)
@@ -301,8 +312,8 @@ def _run(
 
 
 def _storage_error(exc: Exception) -> SourceError:
-    # no_room names the folder even when Python finds none (tempfile.gettempdir raising would escape here)
-    return no_room("database for comparing sitemaps", exc)
+    # scratch_error names the folder even when Python finds none (tempfile.gettempdir raising would escape here)
+    return scratch_error(_WHAT, exc)
 
 
 def diff(

@@ -34,7 +34,6 @@ an index as a document of kind ``index`` whose entries are its children (loc, la
 from __future__ import annotations
 
 import contextlib
-import tempfile
 from collections import deque
 from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Future
@@ -56,6 +55,7 @@ from feedmap._follow_rules import (
 from feedmap._http import shared_fetcher
 from feedmap._locate import MapEscapeError, local_path
 from feedmap._model import DocKind, Document, Entry
+from feedmap._scratch import ScratchSpool
 from feedmap._transform_filters import within
 from feedmap._wording import counted
 
@@ -126,7 +126,7 @@ def _download(url: str, ctx: Context) -> tuple[BinaryIO, str]:
     Returns the file and the URL it was found at after redirects (the site a nested index is scoped to).
     A redirect off the index's site is refused before it is followed (FetchError ``redirect-refused``).
     """
-    spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)  # noqa: SIM115 - handed to the reader
+    spool = ScratchSpool(_SPOOL_IN_MEMORY, "copy of a child sitemap")
     try:
         fetcher = shared_fetcher(ctx.shared, ctx.options.http)
         with fetcher.open(url, max_bytes=ctx.options.max_bytes, redirect_rule=same_site_rule(ctx.url)) as fetched:

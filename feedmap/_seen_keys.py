@@ -1,14 +1,17 @@
 """The keys a dedupe has seen, each with an int, in first-seen order: in a dict, then in SQLite on disk.
 
-One job: :class:`SeenKeys`, the memory of :mod:`feedmap._transform_duplicates`.  Up to :data:`IN_MEMORY`
-keys live in a dict (about 100-150 bytes a key); past it they move into a temporary SQLite database
-(https://www.sqlite.org/, the standard library's :mod:`sqlite3`, DB-API 2.0, PEP 249) in a temporary
-directory, so memory stops growing with the input.  The database is a scratch file: no journal
-(``PRAGMA journal_mode=OFF``), no syncing (``PRAGMA synchronous=OFF``), a page cache of :data:`CACHE_KIB`
-KiB, and changes written in batches of :data:`BATCH` with ``executemany``.  A row's ``seq`` (its rowid)
-keeps the first-seen order: a key changed later keeps its row.  A key is an ``int`` or a ``str``: the
-column has no type affinity, so SQLite stores either as given and an integer never equals a text, as in
-the dict.  The directory is removed by :meth:`SeenKeys.close`.
+One job: :class:`SeenKeys`, the memory of :mod:`feedmap._transform_duplicates` and of validate's repeats.  Up
+to :data:`IN_MEMORY` keys (and :data:`IN_MEMORY_BYTES` of key text: a key may be a long URL) live in a dict
+(about 100-150 bytes a key); past it they move into a temporary SQLite database (https://www.sqlite.org/, the
+standard library's :mod:`sqlite3`, DB-API 2.0, PEP 249) in a temporary directory
+(:func:`feedmap._scratch.scratch_folder`), so memory stops growing with the input.  The database is a scratch
+file: no journal (``PRAGMA journal_mode=OFF``), no syncing (``PRAGMA synchronous=OFF``), a page cache of
+:data:`CACHE_KIB` KiB, and changes written in batches of :data:`BATCH` keys or :data:`BATCH_BYTES` of key text
+with ``executemany``.  A row's ``seq`` (its rowid) keeps the first-seen order: a key changed later keeps its
+row.  A key is an ``int`` or a ``str``: the column has no type affinity, so SQLite stores either as given and
+an integer never equals a text, as in the dict.  A key is its own identity: a text key is compared whole (by
+the dict, then by SQLite's ``UNIQUE`` index); the Bloom filter in front of the database only says "maybe",
+which the database then answers.  The directory is removed by :meth:`SeenKeys.close`.
 """
 
 from __future__ import annotations
@@ -16,20 +19,25 @@ from __future__ import annotations
 import contextlib
 import shutil
 import sqlite3
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 
 from feedmap._errors import SourceError
+from feedmap._scratch import scratch_error, scratch_folder
 
-__all__ = ["BATCH", "CACHE_KIB", "IN_MEMORY", "SeenKeys", "no_room"]
+__all__ = ["BATCH", "BATCH_BYTES", "CACHE_KIB", "IN_MEMORY", "IN_MEMORY_BYTES", "SeenKeys"]
 
 #: Keys held in a dict before they move to SQLite.  A dedupe of 1,000,000 URLs converted to a sitemap
 #: (``feedmap convert ... -t sitemap``) peaks at about 150 MB in memory alone; with this cap, under 100 MB.
 IN_MEMORY = 250_000
 
+#: Characters of text keys held in the dict before they move to SQLite (URLs of 100 characters: 160,000).
+IN_MEMORY_BYTES = 16 << 20
+
 #: Keys added or changed held in memory past the cap before they are written with one ``executemany``.
 BATCH = 20_000
+
+#: Characters of text keys held in such a batch before it is written.
+BATCH_BYTES = 4 << 20
 
 #: SQLite's page cache, in KiB (``PRAGMA cache_size`` takes a negative number for KiB).
 CACHE_KIB = 4096
@@ -74,7 +82,7 @@ class _Database:
     """The keys past the cap: the ``seen`` table of a database in a temporary directory."""
 
     def __init__(self) -> None:
-        self.folder = Path(tempfile.mkdtemp(prefix="feedmap-dedupe-"))
+        self.folder = scratch_folder("feedmap-dedupe-", _WHAT)
         try:
             # one generator uses it at a time, but its consumer may advance it from another thread
             self.db = sqlite3.connect(self.folder / "seen.sqlite3", isolation_level=None, check_same_thread=False)
@@ -106,18 +114,16 @@ class _Database:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def no_room(what: str, exc: Exception) -> SourceError:
-    """The error of a temporary ``what`` that cannot be made or written (a folder missing or full), naming the
-    temporary folder; also when Python found none (``tempfile.gettempdir`` raises then)."""
-    try:
-        where = tempfile.gettempdir()
-    except OSError:
-        where = "the temporary folder"
-    return SourceError(f"temporary {what} in {where}: {exc}; set TMPDIR to a folder with room")
+_WHAT = "database for repeated URLs"
 
 
 def _trouble(exc: Exception) -> SourceError:
-    return no_room("database for repeated URLs", exc)
+    return scratch_error(_WHAT, exc)
+
+
+def _size(key: Key) -> int:
+    """What a key counts against the byte budgets: its characters (an int: 8)."""
+    return len(key) if isinstance(key, str) else 8
 
 
 class SeenKeys:
@@ -130,7 +136,9 @@ class SeenKeys:
     def __init__(self, in_memory: int | None = None) -> None:
         self._cap = IN_MEMORY if in_memory is None else in_memory
         self._memory: dict[Key, int] = {}
+        self._memory_bytes = 0
         self._db: _Database | None = None
+        self._batch_bytes = 0
         self._added: dict[Key, int] = {}  # past the cap: keys not yet in the database, in order
         self._changed: dict[Key, int] = {}  # past the cap: new values of keys in the database
         self._bloom = _Bloom()  # past the cap: every key
@@ -154,11 +162,13 @@ class SeenKeys:
         """A new key, placed after every other."""
         if self._db is None:
             self._memory[key] = value
-            if len(self._memory) >= self._cap:
+            self._memory_bytes += _size(key)
+            if len(self._memory) >= self._cap or self._memory_bytes >= IN_MEMORY_BYTES:
                 self._spill()
             return
         self._added[key] = value
         self._bloom.add(key)
+        self._batch_bytes += _size(key)
         self._batch_done()
 
     def replace(self, key: Key, value: int) -> None:
@@ -169,6 +179,7 @@ class SeenKeys:
             self._added[key] = value
         else:
             self._changed[key] = value
+            self._batch_bytes += _size(key)
             self._batch_done()
 
     def values(self) -> Iterator[int]:
@@ -185,6 +196,7 @@ class SeenKeys:
     def close(self) -> None:
         """Forget every key; remove the database and its directory."""
         self._memory, self._added, self._changed = {}, {}, {}
+        self._memory_bytes = self._batch_bytes = 0
         if self._db is not None:
             self._db.close()
             self._db = None
@@ -192,15 +204,16 @@ class SeenKeys:
     def _spill(self) -> None:
         try:
             self._db = _Database()
-        except (OSError, sqlite3.Error) as exc:
+        except (OSError, sqlite3.Error) as exc:  # scratch_folder raises its own SourceError
             raise _trouble(exc) from exc
         for key in self._memory:
             self._bloom.add(key)
         self._added, self._memory = self._memory, {}
+        self._memory_bytes = 0
         self._write()
 
     def _batch_done(self) -> None:
-        if len(self._added) + len(self._changed) >= BATCH:
+        if len(self._added) + len(self._changed) >= BATCH or self._batch_bytes >= BATCH_BYTES:
             self._write()
 
     def _write(self) -> None:
@@ -211,3 +224,4 @@ class SeenKeys:
         except sqlite3.Error as exc:
             raise _trouble(exc) from exc
         self._added, self._changed = {}, {}
+        self._batch_bytes = 0

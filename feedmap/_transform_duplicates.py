@@ -9,25 +9,42 @@ kept in memory per URL is described in :mod:`feedmap.transforms`.
 
 from __future__ import annotations
 
+import contextlib
 import pickle
 import struct
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, BinaryIO
+from typing import IO, Any
 
-from feedmap._context import Context
+from feedmap._context import Context, Options
 from feedmap._dates import known_date
 from feedmap._errors import SourceError
 from feedmap._model import Alternate, ChangeFreq, Entry, Image, blank_image, new_entry, new_position
-from feedmap._seen_keys import SeenKeys, no_room
+from feedmap._scratch import scratch_error, scratch_file
+from feedmap._seen_keys import SeenKeys
 from feedmap._transform_checks import where
 from feedmap._urls import encode_url, is_uri
 
-__all__ = ["DEDUPE_POLICIES", "LISTED_REPEATS", "deduped_entries", "merged_entries", "newer", "reported_entries"]
+__all__ = [
+    "DEDUPE_POLICIES",
+    "LISTED_REPEATS",
+    "deduped_entries",
+    "entry_size",
+    "merged_entries",
+    "newer",
+    "reported_entries",
+    "url_key",
+]
 
 #: Entries kept as they are before the spool pickles them: most documents merge without pickling (a few
-#: microseconds an entry, written and read back) at the cost of a few megabytes.
+#: microseconds an entry, written and read back) at the cost of a few megabytes...
 _ENTRIES_IN_MEMORY = 10_000
+#: ... and at most this many bytes of them (:func:`entry_size`): 300 entries of 900 KB stay on disk.
+_BYTES_IN_MEMORY = 8 << 20
+
+#: What an entry costs in memory beyond its texts (the object, its tuples, a lastmod), and an image or an
+#: alternate beyond theirs: a rough figure, for the byte budgets of the spool and of ``--sort``.
+_ENTRY_OVERHEAD = 400
+_PART_OVERHEAD = 120
 
 #: An entry as pickled: its fields as plain values (the lastmod as its text, the changefreq as its value, each
 #: image and alternate as a tuple, the origin as (source, line)): they pickle several times faster than the
@@ -73,8 +90,25 @@ def _thaw(frozen: _Frozen) -> Entry:
     return entry
 
 
-def _no_room(exc: OSError) -> SourceError:
-    return no_room("file for repeated URLs", exc)
+def entry_size(entry: Entry) -> int:
+    """About the bytes ``entry`` takes in memory: its texts' characters and a fixed overhead per part."""
+    size = _ENTRY_OVERHEAD + len(entry.loc) + len(entry.title or "") + len(entry.description or "")
+    for keyword in entry.keywords:
+        size += len(keyword)
+    for image in entry.images:
+        size += _PART_OVERHEAD + sum(len(text) for text in (image.loc, image.caption, image.title) if text)
+    for alternate in entry.alternates:
+        size += _PART_OVERHEAD + len(alternate.href)
+    for key, value in entry.extras.items():
+        size += _PART_OVERHEAD + len(key) + (len(value) if isinstance(value, str) else 0)
+    return size
+
+
+_WHAT = "file for repeated URLs"
+
+
+def _no_room(exc: BaseException) -> SourceError:
+    return scratch_error(_WHAT, exc)
 
 
 _CHANGEFREQS = {member.value: member for member in ChangeFreq}
@@ -95,24 +129,29 @@ _LENGTH = struct.Struct("<Q")  # each pickle is preceded by its length
 
 
 class _Spool:
-    """Entries kept by offset: the first :data:`_ENTRIES_IN_MEMORY` in a list (offsets below 0), the others
+    """Entries kept by offset: the first :data:`_ENTRIES_IN_MEMORY` (up to :data:`_BYTES_IN_MEMORY`) in a
+    list (offsets below 0), the others
     pickled one after another (each after its length) into a temporary file, written and read by the
     :data:`_CHUNK`, so that a merge of a million entries makes a few hundred file calls, not millions."""
 
     def __init__(self) -> None:
-        self._file: BinaryIO | None = None  # opened with the first chunk written
+        self._file: IO[bytes] | None = None  # opened with the first chunk written
         self._written = 0  # bytes in the file
         self._tail = bytearray()  # the pickles after those, not written yet
         self._chunk = b""  # bytes of the file read last, from offset self._chunk_at
         self._chunk_at = 0
         self._next = -1  # the offset after the entry read last: the next one in order
         self._held: list[Entry] = []
+        self._held_bytes = 0  # past the budget: -1, every later entry pickled
 
     def add(self, entry: Entry) -> int:
         """Append ``entry``; its offset."""
-        if len(self._held) < _ENTRIES_IN_MEMORY:
-            self._held.append(entry)
-            return -len(self._held)
+        if self._held_bytes >= 0 and len(self._held) < _ENTRIES_IN_MEMORY:
+            self._held_bytes += entry_size(entry)
+            if self._held_bytes <= _BYTES_IN_MEMORY:
+                self._held.append(entry)
+                return -len(self._held)
+            self._held_bytes = -1
         data = pickle.dumps(_freeze(entry), protocol=pickle.HIGHEST_PROTOCOL)
         offset = self._written + len(self._tail)
         self._tail += _LENGTH.pack(len(data))
@@ -139,7 +178,7 @@ class _Spool:
     def _write(self) -> None:
         try:  # a temporary folder that is missing or full: said as such, not as a traceback
             if self._file is None:
-                self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close)
+                self._file = scratch_file("feedmap-dedupe-", _WHAT)
             self._file.seek(self._written)
             self._file.write(self._tail)
             self._file.flush()  # a full disk shows here, not at a later read
@@ -166,7 +205,9 @@ class _Spool:
         self._tail = bytearray()
         self._chunk = b""
         if self._file is not None:
-            self._file.close()
+            with contextlib.suppress(OSError):  # a full disk: the data not flushed is dropped, not raised again
+                self._file.close()
+            self._file = None
 
 
 def _record(data: bytes, start: int) -> int:
@@ -232,10 +273,29 @@ class _Repeats:
 
 
 def _as_written(ctx: Context) -> Callable[[str], str]:
-    """The URL an XML output writes for a loc: two spellings of one URL (an IRI and its URI) are one guid."""
-    if ctx.options.keep_urls and not ctx.options.encode_urls:
-        return lambda loc: loc
-    return lambda loc: loc if is_uri(loc) else encode_url(loc)
+    return url_key(ctx.options)
+
+
+def url_key(options: Options) -> Callable[[str], str]:
+    """The URL an XML output writes for a loc, what every policy (and ``diff``) keys on: two spellings of one
+    URL (an IRI and its URI) are one URL (and one guid); with ``keep_urls``, the loc as read."""
+    if options.keep_urls and not options.encode_urls:
+        return _unchanged
+    return _encoded
+
+
+def _unchanged(loc: str) -> str:
+    return loc
+
+
+def _encoded(loc: str) -> str:
+    """``loc`` as a URI; a lone surrogate (an entry built in Python), which no URI encodes, keeps it as it is."""
+    if is_uri(loc):
+        return loc
+    try:
+        return encode_url(loc)
+    except UnicodeEncodeError:
+        return loc
 
 
 def merged_entries(
@@ -249,8 +309,9 @@ def merged_entries(
 
     Only each loc's hash and offset in the spool stay in memory; a repeated loc reads the kept entry back.
     """
-    # hash(loc) -> offset of the kept entry, in first-seen order; a loc whose hash another loc has (rare) is
-    # keyed by itself (a str never equals an int), so it keeps its place in that order too
+    # hash(loc) -> offset of the kept entry, in first-seen order; the kept entry's loc confirms the match: a
+    # loc whose hash another loc has (rare, or crafted) is keyed by itself (a str never equals an int), so it
+    # keeps its place in that order too
     kept = SeenKeys()
     repeats = _Repeats("first here")
     spool = _Spool()
@@ -286,19 +347,21 @@ def reported_entries(
     """:func:`report_duplicates` with a context (the step form); ``drop``: repeats are left out as well.
 
     Dropping is right where only the loc is written (a text sitemap): the output is that of
-    :func:`merged_entries`, streamed.  Only a set of the locs' hashes grows with the input.
+    :func:`merged_entries`, streamed.  Only the set of the locs as written grows with the input (the text
+    itself, not a hash: two locs are one only when their texts are).
     """
-    seen = SeenKeys()  # hash(loc) -> 0
+    seen = SeenKeys()  # loc as written -> 0
     repeats = _Repeats("first repeated here")
+    written = _as_written(ctx)
     try:
         for entry in entries:
-            key = hash(entry.loc)
-            if seen.get(key) is not None:
-                repeats.add(entry.loc, lambda: where(entry, ctx))  # noqa: B023 (called at once)
+            loc = written(entry.loc)
+            if seen.get(loc) is not None:
+                repeats.add(loc, lambda: where(entry, ctx))  # noqa: B023 (called at once)
                 if drop:
                     continue
             else:
-                seen.add(key, 0)
+                seen.add(loc, 0)
             yield entry
     finally:
         seen.close()
@@ -307,7 +370,7 @@ def reported_entries(
 
 def deduped_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
     """Each loc once by ``ctx.options.dedupe`` (None: ``newest``), in first-seen order: ``first`` streams
-    (only a set of hashes grows), ``last`` and ``newest`` merge as :func:`merged_entries` does."""
+    (only the set of locs seen grows), ``last`` and ``newest`` merge as :func:`merged_entries` does."""
     policy = ctx.options.dedupe or "newest"
     if policy == "first":
         return reported_entries(entries, ctx, drop=True, kept_what="the first kept")

@@ -2,11 +2,15 @@
 
 One job: order a stream of entries by ``loc`` or ``lastmod`` (``options.sort``: ``"loc"``, ``"lastmod"`` or
 ``"-lastmod"``), stably (entries that compare equal keep their input order), in bounded memory: up to
-:data:`ENTRIES_IN_MEMORY` entries are sorted in memory; past it each batch is sorted and pickled into a
-temporary file (a sorted run), and the runs are merged with :func:`heapq.merge` (an external merge sort).
-The temporary files are removed when the output ends or is closed.  When only the first N in order are
-wanted (a conversion's ``limit`` right after the sort, N up to :data:`ENTRIES_IN_MEMORY`), only the N
-smallest are kept (:func:`heapq.nsmallest`): memory for N entries, nothing on disk.
+:data:`ENTRIES_IN_MEMORY` entries, and :data:`RUN_BYTES` of them (:func:`entry_size`: big descriptions
+fill a run sooner), are sorted in memory; past it each batch is sorted and pickled into a temporary file (a
+sorted run, in :func:`feedmap._scratch.temporary_folder`), and the runs are merged with :func:`heapq.merge`
+(an external merge sort).  Every :data:`MAX_RUNS` runs are merged into one, so that the runs open at once
+stay few (an input of any size never meets the open-file limit).  The temporary files are removed when the
+output ends, fails or is closed; a temporary folder that is missing or full is a
+:class:`~feedmap._errors.SourceError`, said as such.  When only the first N in order are wanted (a
+conversion's ``limit`` right after the sort, N up to :data:`ENTRIES_IN_MEMORY`), each full batch is cut
+down to its N smallest: memory for about 2N entries, nothing on disk unless those N are too big to hold.
 
 The keys: ``loc`` compares the loc as written (Python string order: by code point).  ``lastmod`` compares
 W3C Datetime values (https://www.w3.org/TR/NOTE-datetime, the sitemaps.org 0.9 ``<lastmod>``) as instants:
@@ -19,9 +23,9 @@ directions (``lastmod`` oldest first, ``-lastmod`` newest first), in input order
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import pickle
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from operator import itemgetter
 from typing import IO, Any
@@ -29,20 +33,25 @@ from typing import IO, Any
 from feedmap._context import Context
 from feedmap._errors import SourceError
 from feedmap._model import Entry
-from feedmap._seen_keys import no_room
-from feedmap._transform_duplicates import _freeze, _thaw
+from feedmap._scratch import scratch_error, scratch_file
+from feedmap._transform_duplicates import _freeze, _thaw, entry_size
 
-__all__ = ["ENTRIES_IN_MEMORY", "SORT_KEYS", "sorted_entries"]
+__all__ = ["ENTRIES_IN_MEMORY", "MAX_RUNS", "RUN_BYTES", "SORT_KEYS", "sorted_entries"]
 
 #: The values ``options.sort`` takes.
 SORT_KEYS = ("loc", "lastmod", "-lastmod")
 
-#: Entries sorted in memory before a sorted run goes to a temporary file (a few hundred megabytes at most for
-#: typical entries; ten runs for a million entries, each an open file while they are merged).
+#: Entries sorted in memory before a sorted run goes to a temporary file (ten runs for a million entries)...
 ENTRIES_IN_MEMORY = 100_000
+#: ... and at most this many bytes of them (:func:`entry_size`): entries of 900 KB make runs of 37.
+RUN_BYTES = 32 << 20
+#: Sorted runs on disk merged into one when there are this many (each is an open file while merged).
+MAX_RUNS = 64
 
 _SortKey = tuple[Any, ...]
+_Record = tuple[_SortKey, int, Entry]
 _order = itemgetter(0, 1)  # (key, input position): unique, so the entries themselves are never compared
+_WHAT = "file for sorting"
 
 
 def _by_loc(entry: Entry) -> _SortKey:
@@ -64,68 +73,86 @@ _KEYS: dict[str, Callable[[Entry], _SortKey]] = {
 }
 
 
-def _write_run(batch: list[tuple[_SortKey, int, Entry]]) -> IO[bytes]:
-    """``batch`` sorted and pickled into a new temporary file, rewound for reading (SourceError when the
-    temporary folder cannot be written: missing, not a folder, full)."""
-    batch.sort(key=_order)
-    try:
-        run = tempfile.NamedTemporaryFile(prefix="feedmap-sort-", suffix=".run")  # noqa: SIM115 (closed by the caller)
-    except OSError as exc:
-        raise _no_room(exc) from exc
-    try:
-        for key, position, entry in batch:
-            pickle.dump((key, position, _freeze(entry)), run, protocol=pickle.HIGHEST_PROTOCOL)
-        run.seek(0)
-    except BaseException as exc:
+def _no_room(exc: BaseException) -> SourceError:
+    return scratch_error(_WHAT, exc)
+
+
+def _close(run: IO[bytes]) -> None:
+    """Close and remove a run; a full disk refusing its last bytes again is not raised twice."""
+    with contextlib.suppress(OSError):
         run.close()
+
+
+def _write_run(records: Iterable[_Record]) -> IO[bytes]:
+    """``records`` (in order) pickled into a new temporary file, rewound for reading (SourceError when the
+    temporary folder cannot take it: missing, not a folder, full)."""
+    run = scratch_file("feedmap-sort-", _WHAT)
+    try:
+        for key, position, entry in records:
+            pickle.dump((key, position, _freeze(entry)), run, protocol=pickle.HIGHEST_PROTOCOL)
+        run.seek(0)  # flushes: a full disk shows here
+    except BaseException as exc:
+        _close(run)
         if isinstance(exc, OSError):
             raise _no_room(exc) from exc
         raise
     return run
 
 
-def _no_room(exc: OSError) -> SourceError:
-    return no_room("file for sorting", exc)
-
-
-def _read_run(run: IO[bytes]) -> Iterator[tuple[_SortKey, int, Entry]]:
+def _read_run(run: IO[bytes]) -> Iterator[_Record]:
     """The records of a run written by :func:`_write_run`, in order."""
     while True:
         try:
             key, position, frozen = pickle.load(run)  # our own temporary file, written by _write_run
         except EOFError:
             return
+        except OSError as exc:
+            raise _no_room(exc) from exc
         yield key, position, _thaw(frozen)
+
+
+def _merged(runs: list[IO[bytes]], batch: list[_Record]) -> Iterator[_Record]:
+    return heapq.merge(*(_read_run(run) for run in runs), iter(batch), key=_order)
 
 
 def sorted_entries(entries: Iterable[Entry], ctx: Context, *, first: int | None = None) -> Iterator[Entry]:
     """The entries ordered by ``ctx.options.sort`` (unchanged and streamed when None); see the module.
 
-    ``first``: only the first N in that order are wanted (the others are not yielded).
+    ``first``: only the first N in that order are wanted (the others may not be yielded).
     """
     order = ctx.options.sort
     if order is None:
         yield from entries
         return
     key = _KEYS[order]
-    if first is not None and first <= ENTRIES_IN_MEMORY:
-        keyed = ((key(entry), position, entry) for position, entry in enumerate(entries))
-        yield from (entry for _, _, entry in heapq.nsmallest(first, keyed, key=_order))
-        return
+    # a batch is cut down to the first N (when only they are wanted) or written as a run when it holds
+    # `most` entries or RUN_BYTES; a cut batch stays in memory while it is small
+    pruned = first is not None and first <= ENTRIES_IN_MEMORY
+    most = max(ENTRIES_IN_MEMORY, 2 * first) if first is not None and pruned else ENTRIES_IN_MEMORY
     runs: list[IO[bytes]] = []
-    batch: list[tuple[_SortKey, int, Entry]] = []
+    batch: list[_Record] = []
+    size = 0
     try:
         for position, entry in enumerate(entries):
             batch.append((key(entry), position, entry))
-            if len(batch) >= ENTRIES_IN_MEMORY:
-                runs.append(_write_run(batch))
-                batch = []
+            size += entry_size(entry)
+            if len(batch) < most and size < RUN_BYTES:
+                continue
+            batch.sort(key=_order)
+            if first is not None:
+                del batch[first:]  # none of the others is among the first N
+                size = sum(entry_size(record[2]) for record in batch)
+                if pruned and size <= RUN_BYTES // 2:
+                    continue
+            runs.append(_write_run(batch))
+            batch, size = [], 0
+            if len(runs) >= MAX_RUNS:
+                merged = _write_run(_merged(runs, []))
+                for run in runs:
+                    _close(run)
+                runs = [merged]
         batch.sort(key=_order)
-        if not runs:
-            yield from (entry for _, _, entry in batch)
-            return
-        merged = heapq.merge(*(_read_run(run) for run in runs), iter(batch), key=_order)
-        yield from (entry for _, _, entry in merged)
+        yield from (entry for _, _, entry in (_merged(runs, batch) if runs else batch))
     finally:  # also when a step after it stops reading (--limit)
         for run in runs:
-            run.close()
+            _close(run)

@@ -35,7 +35,8 @@ raises :class:`~feedmap._errors.StrictError` at the first warning; :func:`resolv
   ``options.require_lastmod``; one INFO ``entries-filtered`` with what each filter left out.
 * :func:`sort_entries`: the entries ordered by ``options.sort`` (``"loc"``, ``"lastmod"`` oldest first,
   ``"-lastmod"`` newest first), stably; lastmods compared by the instant their period starts (no zone is
-  UTC), entries without one last; past 100,000 entries sorted runs are pickled to temporary files and merged.
+  UTC), entries without one last; past 100,000 entries or 32 MiB sorted runs are pickled to temporary files
+  and merged.
 * :func:`limit_entries`: the first ``options.limit`` entries; the input is not read further (INFO
   ``limit-reached``).
 
@@ -50,12 +51,16 @@ the database most lookups of new URLs) plus a page cache of 4 MiB and a batch of
 (``dedupe`` ``newest`` to a text sitemap: 15.7 s, 71 MiB); with every key in memory (measured before the
 spool was made faster) it took 152 MiB and about three quarters of the time.  It reports each repeated loc at
 its first occurrence.
-:func:`report_duplicates` and ``dedupe`` ``first`` keep only the locs' hashes, the same way: about 90 bytes
-per URL in memory up to the cap, then 41 on disk (``first`` of the same million: 60 MiB, 10.0 s; 124 MiB
-with every key in memory), so they report each repeated loc where it is first repeated.  Both keep the text of
-a loc only once it repeats.  Hashes that collide are told apart by comparing the locs (the merge) or, in
-:func:`report_duplicates` and ``first``, count as a repeat (for a million URLs, about one chance in
-3 x 10^7 that any two collide).  Reproduce the figures with ``python benchmarks/bench_scale.py
+:func:`report_duplicates` and ``dedupe`` ``first`` keep the locs as written (their text, not a hash: two
+locs are one URL only when their texts are), the same way: about 100 bytes and the URL's characters per URL
+in memory, up to the cap or 16 MiB of text (``feedmap._seen_keys.IN_MEMORY_BYTES``), then on disk; they
+report each repeated loc where it is first repeated.  Every policy keys on the URL as an XML output writes it
+(an IRI and its URI are one URL; with ``keep_urls``, as read).  The merge keeps a hash per URL and confirms
+each hash match by comparing the kept entry's loc: locs whose hashes collide (rare, or crafted: an ASCII
+string and a UCS-2 one can hash alike under any seed) stay two URLs.  Big entries are bounded by bytes too:
+the merge holds at most 8 MiB of entries as they are, ``sort_entries`` writes a run every 32 MiB, and the
+writers write every MiB of output.
+Reproduce the figures with ``python benchmarks/bench_scale.py
 --compare-in-memory`` (``--urls N`` for fewer URLs).
 """
 
@@ -279,8 +284,8 @@ def sort_entries(
     (oldest first) or ``"-lastmod"`` (newest first); stable; entries without a lastmod last in both directions.
 
     A lastmod is placed at the instant its period starts, no zone read as UTC.  Nothing comes out before
-    the input ends; past :data:`feedmap._transform_sort.ENTRIES_IN_MEMORY` entries, sorted runs are pickled
-    into temporary files (removed at the end) and merged.
+    the input ends; past :data:`feedmap._transform_sort.ENTRIES_IN_MEMORY` entries (or ``RUN_BYTES`` of them),
+    sorted runs are pickled into temporary files (removed at the end) and merged.
     """
     return _apply(source, sorted_entries, options, on_diagnostic, reporter)
 

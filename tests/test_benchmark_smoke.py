@@ -138,9 +138,10 @@ def test_quick_feed_benchmark_reports_memory_and_matches_the_raw_loop(tmp_path: 
 
 
 def test_quick_scale_benchmark_prints_every_case(tmp_path: Path) -> None:
-    """benchmarks/bench_scale.py --urls 3000 --no-npm: every case ran and checked its result (exit 0), the
-    split also with entries made in the process."""
+    """benchmarks/bench_scale.py --urls 3000 --no-npm --big-entries 3: every case ran and checked its result
+    (exit 0), the split also with entries made in the process, the big entries last."""
     command = [sys.executable, str(ROOT / "benchmarks" / "bench_scale.py"), "--urls", "3000", "--no-npm"]
+    command += ["--big-entries", "3"]
     completed = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     rows = [line for line in completed.stdout.splitlines() if line.startswith("| ") and "---" not in line]
@@ -155,10 +156,16 @@ def test_quick_scale_benchmark_prints_every_case(tmp_path: Path) -> None:
         "| split, feedmap (`convert -t sitemap -o DIR/ --base-url`)",
         "| split, feedmap engine fed `Entry` objects (no repeat check)",
         "| split, `feedmap.split` fed `Entry` objects (repeats merged)",
+        "| big entries, `-t jsonl`",
+        "| big entries, `-t rss` (merges by default)",
+        "| big entries, `-t sitemap` (merges by default)",
+        "| big entries, `--sort loc -t jsonl`",
+        "| big entries, `--dedupe first -t rss`",
     ]
+    assert all(row.endswith("| 3 entries written |") for row in rows[-5:]), rows[-5:]
     assert rows[1].count("| 2,720 distinct written |") == 1
     assert "| 15 added, 15 removed, 15 changed, 2,970 unchanged |" in rows[4]
-    for row in rows[5:]:
+    for row in rows[5:-5]:
         assert "| 1 file + index (" in row, row
     assert "| one XML sitemap, the same URLs and images (" in rows[7]
     assert "npm" not in completed.stdout

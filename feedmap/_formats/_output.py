@@ -16,10 +16,14 @@ from feedmap._registry import Rendered
 from feedmap._transform_checks import where
 from feedmap._urls import encode_url_checked, is_uri, not_in_iris
 
-__all__ = ["MAX_BYTES", "MAX_URLS", "SizeWatch", "encoded_url", "output_url", "write_blocks"]
+__all__ = ["BATCH_CHARACTERS", "MAX_BYTES", "MAX_URLS", "SizeWatch", "encoded_url", "output_url", "write_blocks"]
 
 MAX_URLS = PROTOCOL_MAX_URLS
 MAX_BYTES = PROTOCOL_MAX_BYTES
+
+#: Characters of rendered blocks gathered before they are written, whatever their count: a batch of big
+#: entries (900 KB descriptions) is written as soon as it holds this much.
+BATCH_CHARACTERS = 1 << 20
 
 
 class SizeWatch:
@@ -55,7 +59,8 @@ class SizeWatch:
 
 
 def write_blocks(sink: BinaryIO, rendered: Rendered, watch: SizeWatch, *, batch: int = 512) -> int:
-    """Write a rendered document (header, blocks, footer) in batches; returns the number of blocks.
+    """Write a rendered document (header, blocks, footer) in batches of ``batch`` blocks or
+    :data:`BATCH_CHARACTERS`, whichever comes first; returns the number of blocks.
 
     No block written: the format's ``empty-document`` warning.
     """
@@ -63,15 +68,17 @@ def write_blocks(sink: BinaryIO, rendered: Rendered, watch: SizeWatch, *, batch:
     sink.write(data)
     watch.add(0, len(data))
     pending: list[str] = []
-    count = 0
+    count = characters = 0
     for _entry, block in rendered.items:
         pending.append(block)
-        if len(pending) >= batch:
+        characters += len(block)
+        if len(pending) >= batch or characters >= BATCH_CHARACTERS:
             data = "".join(pending).encode("utf-8")
             sink.write(data)
             watch.add(len(pending), len(data))
             count += len(pending)
             pending.clear()
+            characters = 0
     if pending:
         data = "".join(pending).encode("utf-8")
         sink.write(data)

@@ -27,7 +27,7 @@ from feedmap._dates import W3CDate, to_rfc822
 from feedmap._formats._ext import Hooks, WriteStep
 from feedmap._formats._feedhtml import description_html, plain_text
 from feedmap._formats._feedvocab import GENERATOR
-from feedmap._formats._output import SizeWatch, output_url, write_blocks
+from feedmap._formats._output import BATCH_CHARACTERS, SizeWatch, output_url, write_blocks
 from feedmap._formats._xmlwrite import attribute_of, loc_text, text_of
 from feedmap._model import Document, Entry
 from feedmap._registry import Rendered
@@ -49,7 +49,8 @@ __all__ = [
 ]
 
 _CHANNEL = "the channel"
-#: Items rendered before the root element is written (their namespaces are declared on it).
+#: Items rendered before the root element is written (their namespaces are declared on it): this many, or
+#: fewer when they hold :data:`feedmap._formats._output.BATCH_CHARACTERS` (big items are not held by the 512).
 FIRST_BATCH = 512
 
 
@@ -245,7 +246,7 @@ def render_channel(
     head = f"<channel>{channel.elements(ctx, namespaces)}\n{after_channel(channel)}"
     dropped: set[str] = set()
     items = ((entry, item(entry, dropped)) for entry in entries)
-    first_batch = list(itertools.islice(items, FIRST_BATCH))
+    first_batch = _first_items(items)
     header = f'<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"{namespaces.close_root()}>\n{head}'
     return Rendered(
         header,
@@ -253,6 +254,18 @@ def render_channel(
         "</channel>\n</rss>\n",
         "no entries: wrote a feed channel without items",
     )
+
+
+def _first_items(items: Iterator[tuple[Entry, str]]) -> list[tuple[Entry, str]]:
+    """The first :data:`FIRST_BATCH` items, or fewer holding :data:`BATCH_CHARACTERS` characters."""
+    first: list[tuple[Entry, str]] = []
+    characters = 0
+    for item in items:
+        first.append(item)
+        characters += len(item[1])
+        if len(first) >= FIRST_BATCH or characters >= BATCH_CHARACTERS:
+            break
+    return first
 
 
 def write_channel(sink: BinaryIO, ctx: Context, rendered: Rendered) -> int:

@@ -34,6 +34,7 @@ from feedmap._formats._jsonl_values import (
     text_of,
 )
 from feedmap._formats._lines import bounded_lines, too_long
+from feedmap._formats._output import BATCH_CHARACTERS
 from feedmap._model import (
     ENTRY_FIELDS,
     DocKind,
@@ -101,18 +102,21 @@ def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
     dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
     if not doc.meta.is_empty() or doc.meta.kind is not DocKind.URLSET:
         sink.write(_encoded([dumps(_meta_to_json(doc.meta))], ctx))
-    count = 0
+    count = characters = 0
     pending: list[str] = []
     for entry in doc.entries:
         try:
-            pending.append(dumps(entry_to_json(entry)))
+            line = dumps(entry_to_json(entry))
         except ValueError:  # a priority that is not a number (NaN, infinity: JSON has none)
             ctx.warning("invalid-priority", f"priority {entry.priority} of {entry.loc} is not a number; not written")
-            pending.append(dumps(entry_to_json(replace(entry, priority=None))))
+            line = dumps(entry_to_json(replace(entry, priority=None)))
+        pending.append(line)
         count += 1
-        if len(pending) >= 1024:
+        characters += len(line)
+        if len(pending) >= 1024 or characters >= BATCH_CHARACTERS:  # lines of big entries: by size
             sink.write(_encoded(pending, ctx))
             pending.clear()
+            characters = 0
     if pending:
         sink.write(_encoded(pending, ctx))
     return count

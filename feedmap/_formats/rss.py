@@ -31,7 +31,6 @@ sitemap`` keeps them; XML extras an RSS 2.0 item cannot hold (RDF, Atom, XHTML m
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -51,6 +50,7 @@ from feedmap._formats._rsswrite import Namespaces, extension_elements, item_core
 from feedmap._formats._xmlwrite import format_priority, text_of, xml_extras
 from feedmap._model import ENTRY_FIELDS, Document, Entry
 from feedmap._registry import FormatSpec, Rendered
+from feedmap._scratch import ScratchSpool
 from feedmap._sources import PeekableStream, Readable, Source
 from feedmap._xml import IMAGE_NS, SITEMAP_NS, line_of, peek_root
 
@@ -64,7 +64,7 @@ class _Recorder:
 
     def __init__(self, inner: Readable) -> None:
         self._inner = inner
-        self._spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)  # noqa: SIM115 (closed by close)
+        self._spool = ScratchSpool(_SPOOL_IN_MEMORY, "copy of the feed")
 
     def read(self, size: int = -1, /) -> bytes:
         data = self._inner.read(size)

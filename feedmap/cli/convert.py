@@ -237,7 +237,8 @@ def _add_selection_options(parser: argparse.ArgumentParser) -> None:
         "--dedupe",
         choices=("first", "last", "newest"),
         help="each URL once, keeping its first entry, its last, or the one with the newest lastmod (ties to the "
-        "first), in every output format (default: JSON lines keeps repeats, the others keep the newest), "
+        "first), in every output format (default: JSON lines keeps repeats, the others keep the newest); URLs "
+        "compared as XML writes them (an IRI and its URI are one), "
         "e.g. feedmap convert crawl-1.jsonl crawl-2.jsonl --dedupe newest -t sitemap",
     )
     pick.add_argument(
@@ -245,7 +246,7 @@ def _add_selection_options(parser: argparse.ArgumentParser) -> None:
         choices=SORT_KEYS,
         help="order the entries by URL (loc), oldest lastmod first (lastmod) or newest first (-lastmod; write "
         "--sort=-lastmod or --sort -lastmod), after deduplication and before --limit; stable; entries without "
-        "a lastmod last",
+        "a lastmod last; large inputs are sorted in runs in TMPDIR",
     )
     pick.add_argument(
         "--limit",
