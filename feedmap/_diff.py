@@ -35,7 +35,7 @@ import json
 import os
 import sqlite3
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal
@@ -43,6 +43,7 @@ from typing import Any, Literal
 from feedmap._context import Options, reporter_for
 from feedmap._dates import W3CDate
 from feedmap._diff_inputs import COMPARED_FIELDS, INCOMPLETE_CODES, compared_fields, read_input
+from feedmap._diff_sides import MapLike, Side, check_not_same, side_of
 from feedmap._errors import DiagnosticHandler, Reporter, SourceError
 from feedmap._model import Alternate, ChangeFreq, Entry, Image
 from feedmap._seen_keys import no_room
@@ -221,12 +222,21 @@ class Changes(Iterator[Change]):
         self.close()
 
 
-def _store(db: sqlite3.Connection, table: str, entries: Iterable[Entry], name: str, *, reporter: Reporter) -> None:
-    """Stream ``entries`` into ``table``: one row per loc (newest lastmod kept); repeats reported."""
+def _store(
+    db: sqlite3.Connection,
+    table: str,
+    entries: Iterable[Entry],
+    name: str,
+    *,
+    reporter: Reporter,
+    record: Callable[[Iterable[Entry]], Iterable[Entry]],
+) -> None:
+    """Stream ``entries`` into ``table`` (through ``record``): one row per loc (newest lastmod kept); repeats
+    reported."""
     repeats = _Repeats()
     db.create_function("feedmap_repeat", 2, repeats, deterministic=True)
     db.executescript(_SCHEMA.format(table=table))
-    db.executemany(_INSERT.format(table=table), map(_row, entries))
+    db.executemany(_INSERT.format(table=table), map(_row, record(entries)))
     if repeats.count:
         reporter.info(
             "duplicates-merged",
@@ -261,9 +271,8 @@ def _compare(db: sqlite3.Connection, counts: dict[str, int], compared: tuple[str
 
 
 def _run(
-    sources: tuple[SourceLike, SourceLike],
+    sides: tuple[Side, Side],
     format: str | None,
-    options: Options,
     reporter: Reporter,
     counts: dict[str, int],
     incomplete: list[str],
@@ -286,10 +295,11 @@ def _run(
             db.execute("PRAGMA locking_mode = EXCLUSIVE")
             db.execute("BEGIN")
             inputs = []
-            for table, source in zip(("old", "new"), sources, strict=True):
-                store = functools.partial(_store, db, table, reporter=reporter)
+            for table, side in zip(("old", "new"), sides, strict=True):
+                store = functools.partial(_store, db, table, reporter=reporter, record=side.recorded)
                 lost_as = "removed" if table == "new" else "added"
-                inputs.append(read_input(source, format, options, reporter, lost_as=lost_as, store=store))
+                inputs.append(read_input(side.source, format, side.options_for, reporter, lost_as=lost_as, store=store))
+            check_not_same(*sides)
             incomplete.extend(one.name for one in inputs if not one.complete)
             yield from _compare(db, counts, compared_fields(inputs, reporter))
         except sqlite3.Error as exc:  # SQLite's own trouble: the disk is full, the file cannot be written
@@ -311,6 +321,8 @@ def diff(
     options: Options | None = None,
     *,
     source_format: str | None = None,
+    old_maps: MapLike = (),
+    new_maps: MapLike = (),
     on_diagnostic: DiagnosticHandler | None = None,
     reporter: Reporter | None = None,
 ) -> Changes:
@@ -324,6 +336,13 @@ def diff(
     that cannot be read raises the errors :func:`feedmap.read` raises; one read incompletely (a child of an
     index that could not be read) is reported (ERROR ``input-incomplete``) and named in ``incomplete``.
     ``source_format`` names the format of both inputs (default: recognised from each one's content).
+
+    ``old`` or ``new`` may be a directory ``feedmap.convert`` published (``-o DIR/``): its sitemap index
+    (``options.index_name``) is read with the children it names read from the directory by file name.
+    ``old_maps`` and ``new_maps`` are ``(url_prefix, directory)`` pairs for one side only, looked up before
+    ``options.maps`` (which serve both).  When both sides are read from the same local files (one file, or
+    both indexes' children from one directory), :class:`~feedmap.ReadError` ``same-files`` is raised: the
+    comparison would find nothing.
     ``options.since`` is refused (ValueError): it would skip an index's child in one input only.
     """
     options = options or Options()
@@ -335,4 +354,5 @@ def diff(
     counts = {"added": 0, "removed": 0, "changed": 0, "unchanged": 0}
     reporter = reporter_for(options, reporter, on_diagnostic)
     incomplete: list[str] = []
-    return Changes(_run((old, new), source_format, options, reporter, counts, incomplete), counts, incomplete)
+    sides = (side_of(old, options, old_maps), side_of(new, options, new_maps))
+    return Changes(_run(sides, source_format, reporter, counts, incomplete), counts, incomplete)
