@@ -20,12 +20,11 @@ from typing import Any
 
 from feedmap._diff import Change, diff, item_key
 from feedmap._errors import FormatError, Reporter
-from feedmap._formats.jsonl import one_line
 from feedmap._model import Alternate, Image
 from feedmap.cli._common import DiagnosticPrinter, add_reading_options, parse_map, reading_options
-from feedmap.cli._terminal import unshowable
+from feedmap.cli._terminal import json_text, shown_url
 
-__all__ = ["add_parser", "change_line", "run", "shown"]
+__all__ = ["add_parser", "change_line", "run"]
 
 EXIT_SAME = 0
 EXIT_DIFFERENT = 1
@@ -136,28 +135,19 @@ def _listed(old: tuple[Any, ...], new: tuple[Any, ...]) -> str:
     return f"{len(old)} -> {len(new)}, +{added} -{removed}"
 
 
-def shown(loc: str) -> str:
-    """``loc`` as printed in the text output: what :func:`feedmap.cli._common.unshowable` matches
-    percent-encoded (RFC 3986 §2.1, its UTF-8 bytes), as a URI would write it; other characters, readable
-    non-ASCII included, as read."""
-    if loc.isascii() and loc.isprintable():
-        return loc
-    return unshowable().sub(lambda found: "".join(f"%{byte:02X}" for byte in found.group().encode("utf-8")), loc)
-
-
 def change_line(change: Change) -> str:
     """The text of one change: ``+ URL``, ``- URL`` or ``~ URL  field: old -> new; ...``."""
     if change.kind == "added":
-        return f"+ {shown(change.loc)}"
+        return f"+ {shown_url(change.loc)}"
     if change.kind == "removed":
-        return f"- {shown(change.loc)}"
+        return f"- {shown_url(change.loc)}"
     parts = []
     for name, (old, new) in change.values().items():
         if name in ("images", "alternates"):
             parts.append(f"{name}: {_listed(old, new)}")
         else:
             parts.append(f"{name}: {_text(old)} -> {_text(new)}")
-    return f"~ {shown(change.loc)}  {'; '.join(parts)}"
+    return f"~ {shown_url(change.loc)}  {'; '.join(parts)}"
 
 
 def _json_value(value: object) -> Any:
@@ -222,7 +212,7 @@ def run(args: argparse.Namespace) -> int:
                 if args.quiet:
                     continue
                 if jsonl:
-                    print(one_line(json.dumps(change_object(change), ensure_ascii=False)))
+                    print(json_text(change_object(change)))
                 else:
                     print(change_line(change))
         finally:

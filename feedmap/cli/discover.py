@@ -12,7 +12,6 @@ site that cannot be reached.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -23,6 +22,7 @@ from feedmap._sitemaptree import SitemapNode, sitemap_trees
 from feedmap._sources import DEFAULT_MAX_BYTES
 from feedmap.cli._advice import ADVICE
 from feedmap.cli._common import DiagnosticPrinter, add_http_options, add_map_option, http_settings, parse_size
+from feedmap.cli._terminal import json_text, printable, shown_url
 
 __all__ = ["add_parser", "run", "tree_lines"]
 
@@ -119,7 +119,7 @@ def _describe(node: SitemapNode) -> str:
 
 def tree_lines(root: SitemapNode) -> list[str]:
     """The lines of a :class:`~feedmap._sitemaptree.SitemapNode`'s tree, two spaces of indent per level."""
-    return [f"{'  ' * depth}{node.url}  {_describe(node)}" for depth, node in root.walk()]
+    return [f"{'  ' * depth}{shown_url(node.url)}  {printable(_describe(node))}" for depth, node in root.walk()]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
     found = discover(args.site, options, reporter=reporter)
     if args.verbose:
         for probe in found.tried:
-            print(Diagnostic(Level.INFO, probe.code, probe.message, probe.url), file=sys.stderr)
+            print(printable(str(Diagnostic(Level.INFO, probe.code, probe.message, probe.url))), file=sys.stderr)
     trees: list[SitemapNode] = []
     if args.tree and found.sitemaps:
         trees = sitemap_trees(found.urls, options, reporter=reporter)
@@ -140,16 +140,16 @@ def run(args: argparse.Namespace) -> int:
         result = found.to_dict()
         if args.tree:
             result["tree"] = [tree.to_dict() for tree in trees]
-        print(json.dumps(result, ensure_ascii=False))
+        print(json_text(result))
     elif args.tree:
         for tree in trees:
             print("\n".join(tree_lines(tree)))
     else:
         for url in found.urls:
-            print(url)
+            print(shown_url(url))
     if not found.sitemaps:
-        print(f"feedmap: no sitemap found for {found.site}; tried:", file=sys.stderr)
+        print(printable(f"feedmap: no sitemap found for {found.site}; tried:"), file=sys.stderr)
         for probe in found.tried:
-            print(f"  {probe.url}: {probe.message}", file=sys.stderr)
+            print(printable(f"  {probe.url}: {probe.message}"), file=sys.stderr)
         return 1
     return 0
