@@ -87,8 +87,8 @@ def side_of(source: SourceLike, options: Options, maps: MapLike) -> Side:
     index = directory / options.index_name
     if not index.is_file():
         raise SourceError(
-            f"{directory}: a directory is compared by its sitemap index, and it holds no {options.index_name} "
-            "(the index `feedmap convert -o DIR/` writes); name the index file instead"
+            f"{directory}: holds no {options.index_name}: a directory is compared by the sitemap index "
+            "`feedmap convert -o DIR/` writes into it (is its index named otherwise? give its index name)"
         )
     return Side(index, options, directory=directory, base=_base_url(index, options))
 
@@ -125,7 +125,7 @@ class _InDirectory:
 
     def __call__(self, loc: str, lastmod: W3CDate | None) -> bool:
         if not self._by_name(loc):
-            under = f"{self.base} + a file name" if self.base is not None else "an http(s) URL"
+            under = f"{self.base} + a file name" if self.base is not None else "the index's first child's base + a name"
             self.reporter.warning(
                 "child-outside-directory",
                 f"child sitemap {loc} is not {under}, a file of {self.directory}; not read",

@@ -209,3 +209,15 @@ def test_hostile_directories_never_end_in_a_traceback(
             assert "\x1b" not in out + err and "\u202e" not in out + err
             if code in (0, 1):  # a complete comparison: every child of the hostile index was read
                 assert "input-incomplete" not in err and out.splitlines()[-1].endswith("unchanged")
+
+
+def test_a_directory_whose_index_is_named_otherwise(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    day1 = publish(capsys, tmp_path / "day1", [entry("a"), entry("b"), entry("c")], "--index-name", "idx.xml")
+    day2 = publish(capsys, tmp_path / "day2", [entry("a"), entry("b"), entry("d")], "--index-name", "idx.xml")
+    code, _out, err = run(capsys, "diff", day1, day2)
+    assert code == 2 and "sitemap_index.xml" in err
+    code, out, err = run(capsys, "diff", day1, day2, "--index-name", "idx.xml")
+    assert (code, out.splitlines()[-1]) == (1, "1 added, 1 removed, 0 changed, 2 unchanged"), err
+    with feedmap.diff(day1, day2, feedmap.Options(index_name="idx.xml")) as changes:
+        assert [change.kind for change in changes] == ["added", "removed"]
+    assert run(capsys, "diff", day1, day2, "--index-name", "../idx.xml")[0] == 2

@@ -22,6 +22,7 @@ from feedmap._diff import Change, diff, item_key
 from feedmap._errors import FormatError, Reporter
 from feedmap._model import Alternate, Image
 from feedmap.cli._common import DiagnosticPrinter, add_reading_options, parse_map, reading_options
+from feedmap.cli._split_options import _index_name as index_file_name
 from feedmap.cli._terminal import json_text, shown_url
 
 __all__ = ["add_parser", "change_line", "run"]
@@ -100,6 +101,13 @@ def add_parser(subparsers: Any) -> None:
             metavar="PREFIX=DIR",
             help=f"as --map, for {side.upper()} only (looked up before --map; repeatable)",
         )
+    parser.add_argument(
+        "--index-name",
+        type=index_file_name,
+        metavar="NAME",
+        help="for a directory (OLD_DIR/ NEW_DIR/): the file name of its index, as convert's --index-name "
+        "(default: sitemap_index.xml)",
+    )
     parser.add_argument(
         "--jsonl", action="store_true", help="print JSON lines: one object per change, then a summary object"
     )
@@ -204,7 +212,7 @@ def run(args: argparse.Namespace) -> int:
     jsonl = args.jsonl or args.json
     printer = DiagnosticPrinter(quiet=args.quiet)
     reporter = Reporter(strict=args.strict, handler=printer)
-    options = reading_options(args)
+    options = reading_options(args, **({"index_name": args.index_name} if args.index_name else {}))
     sides = {"old_maps": args.old_maps, "new_maps": args.new_maps}
     with diff(args.old, args.new, options, source_format=args.source_format, reporter=reporter, **sides) as changes:
         try:
