@@ -20,6 +20,7 @@ from collections.abc import Callable
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from feedmap._urls import is_http_url, same_site
+from feedmap._wording import counted
 
 __all__ = ["child_refusal", "child_url", "loop_key", "resolved_message", "same_site_rule"]
 
@@ -104,7 +105,7 @@ def child_refusal(
     if key in ancestors:
         return "index-loop", "is an index already being read; not followed"
     if len(ancestors) > max_depth:
-        return "index-too-deep", f"is nested deeper than {max_depth} indexes; not followed"
+        return "index-too-deep", f"is nested deeper than {counted(max_depth, 'index', 'indexes')}; not followed"
     return None
 
 

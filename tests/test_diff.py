@@ -175,7 +175,9 @@ def test_cli_same_inputs_exit_zero(capsys: pytest.CaptureFixture[str], pair: tup
     assert (code, out) == (0, "0 added, 0 removed, 0 changed, 7 unchanged\n")
 
 
-def test_cli_one_file_on_both_sides_is_trouble_not_same(capsys: pytest.CaptureFixture[str], pair: tuple[Path, Path]) -> None:
+def test_cli_one_file_on_both_sides_is_trouble_not_same(
+    capsys: pytest.CaptureFixture[str], pair: tuple[Path, Path]
+) -> None:
     """Comparing a file with itself (also spelt two ways) finds nothing whatever it holds: said, exit 2."""
     old, _new = pair
     code, out, err = run(capsys, "diff", old, old.parent / "." / old.name)
