@@ -165,11 +165,16 @@ def test_json_is_deprecated_for_jsonl_with_a_warning(
 NAMES = st.text(string.ascii_letters + string.digits + "-_.%#?&é\u202e\x1b\r ", min_size=1, max_size=12).filter(
     lambda name: name not in (".", "..")
 )
+#: Children that are no base URL + a file name, whatever the base (the first child's): never read, the side is
+#: incomplete (exit 2).
+NEVER_BY_NAME = ("file:///nonexistent/x.xml", "x.xml", f"{BASE}a%2Fb.xml", f"{BASE}%00.xml", BASE)
+#: Children under another base than the first child's: read by name from the directory when one comes first.
+ELSEWHERE = ("https://example.com/other/x.xml", f"{BASE}../x.xml", f"{BASE}%2e%2e/x.xml", "https://example.net/maps/x.xml")
 CHILD = st.one_of(
     NAMES.map(lambda name: f"{BASE}{name}"),  # a file of the directory, or not
-    st.sampled_from(["https://example.com/other/x.xml", "file:///nonexistent/x.xml", "x.xml", f"{BASE}../x.xml",
-                     f"{BASE}%2e%2e/x.xml", f"{BASE}a%2Fb.xml", f"{BASE}%00.xml", BASE]),
-)  # fmt: skip
+    st.sampled_from(["https://example.com/maps/sitemap-1.xml", "https://example.com/maps/sitemap-2.xml"]),
+    st.sampled_from(NEVER_BY_NAME + ELSEWHERE),
+)
 FILE_BODY = st.sampled_from([
     f'<urlset {NS}><url><loc>https://example.com/p</loc></url></urlset>',
     f'<urlset {NS}><url><loc>https://example.com/p</loc>',  # cut short
@@ -213,6 +218,8 @@ def test_hostile_directories_never_end_in_a_traceback(
             assert "\x1b" not in out + err and "\u202e" not in out + err
             if code in (0, 1):  # a complete comparison: every child of the hostile index was read
                 assert "input-incomplete" not in err and out.splitlines()[-1].endswith("unchanged")
+            if drop_index or any(child in NEVER_BY_NAME for child in children):  # never read from elsewhere
+                assert code == 2, (children, err)
 
 
 def test_a_directory_whose_index_is_named_otherwise(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
