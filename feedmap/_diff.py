@@ -343,7 +343,8 @@ def diff(
     ``options.maps`` (which serve both).  When both sides are read from the same local files (one file, or
     both indexes' children from one directory), :class:`~feedmap.ReadError` ``same-files`` is raised: the
     comparison would find nothing.
-    ``options.since`` is refused (ValueError): it would skip an index's child in one input only.
+    ``options.since`` is refused (ValueError): it would skip an index's child in one input only, and so are
+    maps of a side that is a directory (its children are read from it).
     """
     options = options or Options()
     if options.since is not None:

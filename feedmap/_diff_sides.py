@@ -31,7 +31,7 @@ from feedmap._model import Entry
 from feedmap._sources import SourceLike, is_url, source_name
 from feedmap._urls import is_http_url
 
-__all__ = ["MapLike", "Side", "check_not_same", "side_of"]
+__all__ = ["MapLike", "Side", "check_not_same", "is_directory", "side_of"]
 
 MapLike = Sequence[tuple[str, "str | os.PathLike[str]"]]
 
@@ -53,9 +53,16 @@ class Side:
         return source_name(self.source)
 
     def options_for(self, reporter: Reporter) -> Options:
-        """The options the side is read with, a directory's children limited to it (reported to ``reporter``)."""
+        """The options the side is read with, a directory's children limited to it (reported to ``reporter``);
+        for a directory, its index is looked at first (SourceError when there is none)."""
         if self.directory is None:
             return self.options
+        if not os.path.isfile(self.name):  # a directory's source is its index's path
+            raise SourceError(
+                f"{self.directory}: holds no {self.options.index_name}: a directory is compared by the sitemap "
+                "index `feedmap convert -o DIR/` writes into it (is its index named otherwise? give its index name)"
+            )
+        self.base = _base_url(Path(self.name), self.options)
         in_directory = _InDirectory(self.base, self.directory, self.name, reporter, self.options.follow_child)
         maps = ((self.base, self.directory),) if self.base is not None else ()
         return replace(self.options, maps=maps, follow_child=in_directory)
@@ -71,7 +78,8 @@ class Side:
             yield entry
 
 
-def _is_directory(source: SourceLike) -> bool:
+def is_directory(source: SourceLike) -> bool:
+    """Whether ``source`` names a directory (a published one, see the module)."""
     if not isinstance(source, (str, os.PathLike)):
         return False
     name = os.fspath(source)
@@ -80,17 +88,13 @@ def _is_directory(source: SourceLike) -> bool:
 
 def side_of(source: SourceLike, options: Options, maps: MapLike) -> Side:
     """The side ``source`` is: a published directory (see the module) or a source read with ``maps`` first."""
-    if not isinstance(source, (str, os.PathLike)) or not _is_directory(source):
+    if not isinstance(source, (str, os.PathLike)) or not is_directory(source):
         own = tuple((prefix, Path(directory)) for prefix, directory in maps)
         return Side(source, replace(options, maps=(*own, *options.maps)) if own else options)
     directory = Path(os.fspath(source))
-    index = directory / options.index_name
-    if not index.is_file():
-        raise SourceError(
-            f"{directory}: holds no {options.index_name}: a directory is compared by the sitemap index "
-            "`feedmap convert -o DIR/` writes into it (is its index named otherwise? give its index name)"
-        )
-    return Side(index, options, directory=directory, base=_base_url(index, options))
+    if maps:
+        raise ValueError(f"{directory} is a directory, whose children are read from it: its own maps do not apply")
+    return Side(directory / options.index_name, options, directory=directory)
 
 
 def _base_url(index: Path, options: Options) -> str | None:

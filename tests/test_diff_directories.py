@@ -95,6 +95,14 @@ def test_per_side_maps_read_each_index_s_children_from_its_own_directory(
     assert (code, out.splitlines()[-1]) == (1, "1 added, 1 removed, 1 changed, 2 unchanged"), err
 
 
+def test_a_side_s_map_for_a_directory_is_refused(capsys: pytest.CaptureFixture[str], days: tuple[Path, Path]) -> None:
+    day1, day2 = days
+    code, out, err = run(capsys, "diff", day1, day2, "--old-map", f"{BASE}={day2}")
+    assert (code, out) == (2, "") and "--old-map" in err and "Traceback" not in err
+    with pytest.raises(ValueError, match="directory"):
+        feedmap.diff(day1, day2, new_maps=[(BASE, day1)])
+
+
 def test_library_diff_of_directories_and_per_side_maps(days: tuple[Path, Path]) -> None:
     day1, day2 = days
     with feedmap.diff(day1, day2) as changes:
@@ -232,3 +240,11 @@ def test_a_directory_whose_index_is_named_otherwise(capsys: pytest.CaptureFixtur
     with feedmap.diff(day1, day2, feedmap.Options(index_name="idx.xml")) as changes:
         assert [change.kind for change in changes] == ["added", "removed"]
     assert run(capsys, "diff", day1, day2, "--index-name", "../idx.xml")[0] == 2
+
+
+def test_library_diff_reads_nothing_before_the_first_change_is_asked_for(days: tuple[Path, Path]) -> None:
+    day1, day2 = days
+    (day2 / "sitemap_index.xml").unlink()
+    changes = feedmap.diff(day1, day2)  # no error yet: nothing read
+    with pytest.raises(feedmap.SourceError, match="sitemap_index.xml"), changes:
+        next(changes)

@@ -19,6 +19,7 @@ import sys
 from typing import Any
 
 from feedmap._diff import Change, diff, item_key
+from feedmap._diff_sides import is_directory
 from feedmap._errors import FormatError, Reporter
 from feedmap._model import Alternate, Image
 from feedmap.cli._common import DiagnosticPrinter, add_reading_options, parse_map, reading_options
@@ -207,6 +208,9 @@ def run(args: argparse.Namespace) -> int:
             "diff compares whole inputs: --since would skip an index's child in one input and read it in the "
             "other (when its lastmod moved past the date), listing all its URLs as added or removed"
         )
+    for side in ("old", "new"):
+        if getattr(args, f"{side}_maps") and is_directory(getattr(args, side)):
+            raise FormatError(f"--{side}-map: {side.upper()} is a directory, whose children are read from it")
     if args.json:
         print(_JSON_DEPRECATED, file=sys.stderr)
     jsonl = args.jsonl or args.json
