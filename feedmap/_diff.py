@@ -12,7 +12,9 @@ conversion keep it; each input's repeats are reported (INFO ``duplicates-merged`
 An input read incompletely (an index's child that could not be read, XML or gzip that breaks off, a line
 skipped: :data:`feedmap._diff_inputs.INCOMPLETE_CODES`) would make the URLs it lost look removed (or added):
 ERROR ``input-incomplete`` says so, and :attr:`Changes.incomplete` names it.  Only the fields both inputs'
-formats can hold are compared (a text sitemap holds the loc alone; INFO ``fields-not-compared``).
+formats can hold are compared (a text sitemap holds the loc alone; INFO ``fields-not-compared``).  What each
+side is read from (a directory ``feedmap convert -o DIR/`` published, a side's own maps) and the refusal of two
+sides read from the same files (ReadError ``same-files``) are :mod:`feedmap._diff_sides`.
 
 A ``lastmod`` with a time compares as the instant it names (W3C Datetime,
 https://www.w3.org/TR/NOTE-datetime: the zone applied, no zone read as UTC as the filters and ``--sort`` read
