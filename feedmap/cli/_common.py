@@ -53,8 +53,7 @@ T = TypeVar("T")
 
 
 class DiagnosticPrinter:
-    """Prints diagnostics as they arrive (control and bidi characters escaped: :func:`printable`); repeated
-    codes are cut short and counted."""
+    """Prints diagnostics as they arrive, escaped (:func:`printable`); repeated codes are cut short and counted."""
 
     def __init__(self, stream: TextIO | None = None, *, quiet: bool = False, per_code: int = PER_CODE) -> None:
         self.stream = stream if stream is not None else sys.stderr
