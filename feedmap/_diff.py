@@ -15,7 +15,9 @@ conversion keep it; each input's repeats are reported (INFO ``duplicates-merged`
 An input read incompletely (an index's child that could not be read, XML or gzip that breaks off, a line
 skipped: :data:`feedmap._diff_inputs.INCOMPLETE_CODES`) would make the URLs it lost look removed (or added):
 ERROR ``input-incomplete`` says so, and :attr:`Changes.incomplete` names it.  Only the fields both inputs'
-formats can hold are compared (a text sitemap holds the loc alone; INFO ``fields-not-compared``).
+formats can hold are compared (a text sitemap holds the loc alone; INFO ``fields-not-compared``).  What each
+side is read from (a directory ``feedmap convert -o DIR/`` published, a side's own maps) and the refusal of two
+sides read from the same files (ReadError ``same-files``) are :mod:`feedmap._diff_sides`.
 
 A ``lastmod`` with a time compares as the instant it names (W3C Datetime,
 https://www.w3.org/TR/NOTE-datetime: the zone applied, no zone read as UTC as the filters and ``--sort`` read
@@ -46,6 +48,7 @@ from typing import Any, Literal
 from feedmap._context import Options, reporter_for
 from feedmap._dates import W3CDate
 from feedmap._diff_inputs import COMPARED_FIELDS, INCOMPLETE_CODES, compared_fields, read_input
+from feedmap._diff_sides import MapLike, Side, check_not_same, side_of
 from feedmap._errors import DiagnosticHandler, Reporter, SourceError
 from feedmap._model import Alternate, ChangeFreq, Entry, Image
 from feedmap._scratch import scratch_error, temporary_folder
@@ -230,14 +233,22 @@ class Changes(Iterator[Change]):
 
 
 def _store(
-    db: sqlite3.Connection, table: str, entries: Iterable[Entry], name: str, *, reporter: Reporter, options: Options
+    db: sqlite3.Connection,
+    table: str,
+    entries: Iterable[Entry],
+    name: str,
+    *,
+    reporter: Reporter,
+    options: Options,
+    record: Callable[[Iterable[Entry]], Iterable[Entry]],
 ) -> None:
-    """Stream ``entries`` into ``table``: one row per loc as written (newest lastmod kept); repeats reported."""
+    """Stream ``entries`` into ``table`` (through ``record``): one row per loc as written (newest lastmod kept);
+    repeats reported."""
     repeats = _Repeats()
     db.create_function("feedmap_repeat", 2, repeats, deterministic=True)
     db.executescript(_SCHEMA.format(table=table))
     key = url_key(options)
-    db.executemany(_INSERT.format(table=table), (_row(entry, key) for entry in entries))
+    db.executemany(_INSERT.format(table=table), (_row(entry, key) for entry in record(entries)))
     if repeats.count:
         reporter.info(
             "duplicates-merged",
@@ -272,9 +283,8 @@ def _compare(db: sqlite3.Connection, counts: dict[str, int], compared: tuple[str
 
 
 def _run(
-    sources: tuple[SourceLike, SourceLike],
+    sides: tuple[Side, Side],
     format: str | None,
-    options: Options,
     reporter: Reporter,
     counts: dict[str, int],
     incomplete: list[str],
@@ -297,10 +307,13 @@ def _run(
             db.execute("PRAGMA locking_mode = EXCLUSIVE")
             db.execute("BEGIN")
             inputs = []
-            for table, source in zip(("old", "new"), sources, strict=True):
-                store = functools.partial(_store, db, table, reporter=reporter, options=options)
+            for table, side in zip(("old", "new"), sides, strict=True):
+                store = functools.partial(
+                    _store, db, table, reporter=reporter, options=side.options, record=side.recorded
+                )
                 lost_as = "removed" if table == "new" else "added"
-                inputs.append(read_input(source, format, options, reporter, lost_as=lost_as, store=store))
+                inputs.append(read_input(side.source, format, side.options_for, reporter, lost_as=lost_as, store=store))
+            check_not_same(*sides)
             incomplete.extend(one.name for one in inputs if not one.complete)
             yield from _compare(db, counts, compared_fields(inputs, reporter))
         except sqlite3.Error as exc:  # SQLite's own trouble: the disk is full, the file cannot be written
@@ -322,6 +335,8 @@ def diff(
     options: Options | None = None,
     *,
     source_format: str | None = None,
+    old_maps: MapLike = (),
+    new_maps: MapLike = (),
     on_diagnostic: DiagnosticHandler | None = None,
     reporter: Reporter | None = None,
 ) -> Changes:
@@ -335,7 +350,15 @@ def diff(
     that cannot be read raises the errors :func:`feedmap.read` raises; one read incompletely (a child of an
     index that could not be read) is reported (ERROR ``input-incomplete``) and named in ``incomplete``.
     ``source_format`` names the format of both inputs (default: recognised from each one's content).
-    ``options.since`` is refused (ValueError): it would skip an index's child in one input only.
+
+    ``old`` or ``new`` may be a directory ``feedmap.convert`` published (``-o DIR/``): its sitemap index
+    (``options.index_name``) is read with the children it names read from the directory by file name.
+    ``old_maps`` and ``new_maps`` are ``(url_prefix, directory)`` pairs for one side only, looked up before
+    ``options.maps`` (which serve both).  When both sides are read from the same local files (one file, or
+    both indexes' children from one directory), :class:`~feedmap.ReadError` ``same-files`` is raised: the
+    comparison would find nothing.
+    ``options.since`` is refused (ValueError): it would skip an index's child in one input only, and so are
+    maps of a side that is a directory (its children are read from it).
     """
     options = options or Options()
     if options.since is not None:
@@ -346,4 +369,5 @@ def diff(
     counts = {"added": 0, "removed": 0, "changed": 0, "unchanged": 0}
     reporter = reporter_for(options, reporter, on_diagnostic)
     incomplete: list[str] = []
-    return Changes(_run((old, new), source_format, options, reporter, counts, incomplete), counts, incomplete)
+    sides = (side_of(old, options, old_maps), side_of(new, options, new_maps))
+    return Changes(_run(sides, source_format, reporter, counts, incomplete), counts, incomplete)

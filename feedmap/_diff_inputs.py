@@ -37,6 +37,7 @@ INCOMPLETE_CODES = frozenset(
     {
         "child-failed",
         "child-off-site",
+        "child-outside-directory",
         "child-not-read",
         "index-too-deep",
         "map-escape",
@@ -92,17 +93,19 @@ def _holds(doc: Document) -> frozenset[str]:
 def read_input(
     source: SourceLike,
     format: str | None,
-    options: Options,
+    options_for: Callable[[Reporter], Options],
     reporter: Reporter,
     *,
     lost_as: str,
     store: Callable[[Iterable[Entry], str], None],
 ) -> InputRead:
-    """Read ``source`` and hand its entries to ``store`` (with the input's name); ERROR ``input-incomplete``
-    when entries were lost (``lost_as``: how the comparison shows them, ``"removed"`` or ``"added"``)."""
+    """Read ``source`` with the options ``options_for`` gives for the reporter of its diagnostics, and hand
+    its entries to ``store`` (with the input's name); ERROR ``input-incomplete`` when entries were lost
+    (``lost_as``: how the comparison shows them, ``"removed"`` or ``"added"``)."""
     name = source_name(source)
     watch = _Watch(reporter)
-    with read(source, format, options, reporter=Reporter(handler=watch, keep=0)) as doc:
+    watched = Reporter(handler=watch, keep=0)
+    with read(source, format, options_for(watched), reporter=watched) as doc:
         store(doc.entries, name)
         found = InputRead(name, doc.format or "", not watch.lost, _holds(doc))
     if watch.lost:

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from feedmap._urls import is_http_url, normalised_escapes, normalised_path, same_site
+from feedmap._wording import counted
 
 __all__ = [
     "child_refusal",
@@ -91,7 +92,7 @@ def nesting_refusal(key: str, ancestors: tuple[str, ...], max_depth: int) -> tup
     if key in ancestors:
         return "index-loop", "is an index already being read; not followed"
     if len(ancestors) > max_depth:
-        return "index-too-deep", f"is nested deeper than {max_depth} indexes; not followed"
+        return "index-too-deep", f"is nested deeper than {counted(max_depth, 'index', 'indexes')}; not followed"
     return None
 
 

@@ -29,6 +29,7 @@ from feedmap._gzip import GzipReader, Readable
 from feedmap._http_deadline import Clock, DeadlineTransport
 from feedmap._http_settings import HttpSettings
 from feedmap._urls import is_http_url
+from feedmap._wording import counted
 
 __all__ = ["RETRY_STATUSES", "Answer", "Wire", "too_large"]
 
@@ -205,7 +206,9 @@ class Wire:
         url, target, rule = exchange.url, exchange.target, exchange.rule
         if exchange.hops > self._settings.max_redirects:
             raise FetchError(
-                f"{url}: more than {self._settings.max_redirects} redirects", url=url, code="too-many-redirects"
+                f"{url}: more than {counted(self._settings.max_redirects, 'redirect')}",
+                url=url,
+                code="too-many-redirects",
             )
         why = "is not an http(s) URL" if not is_http_url(target) else rule(target) if rule is not None else None
         if why is not None:

@@ -28,6 +28,7 @@ from urllib.parse import urljoin, urlsplit
 from feedmap._context import Context
 from feedmap._model import Alternate, Entry, Image, new_entry
 from feedmap._urls import check_loc, has_scheme, is_absolute_url, is_http_url
+from feedmap._wording import counted
 
 __all__ = [
     "absolute_entries",
@@ -124,7 +125,8 @@ def absolute_entries(entries: Iterable[Entry], ctx: Context, target: str = "") -
         what = f"format {target!r}" if target else "the output"
         ctx.reporter.warning(
             "relative-url-left-out",
-            f"{left_out} entries without an absolute URL left out ({what} requires absolute URLs; the first: {loc!r})",
+            f"{counted(left_out, 'entry')} without an absolute URL left out ({what} requires absolute URLs; "
+            f"the first: {loc!r})",
             source,
             line,
         )

@@ -23,6 +23,7 @@ from feedmap._scratch import scratch_error, scratch_file
 from feedmap._seen_keys import SeenKeys
 from feedmap._transform_checks import where
 from feedmap._urls import encode_url, is_uri
+from feedmap._wording import counted
 
 __all__ = [
     "DEDUPE_POLICIES",
@@ -267,9 +268,10 @@ class _Repeats:
         for loc, (count, source, line) in self.seen.items():
             ctx.reporter.info("duplicate-loc", f"{loc} appears {count} times ({self.where}); {what}", source, line)
         if self.unlisted:
-            ctx.info("more-duplicates", f"{self.unlisted} more repeats of other URLs, not listed one by one; {what}")
+            more = counted(self.unlisted, "more repeat")
+            ctx.info("more-duplicates", f"{more} of other URLs, not listed one by one; {what}")
         if merged and self.total:
-            ctx.info("duplicates-merged", f"{self.total} repeated URLs merged, {merged}")
+            ctx.info("duplicates-merged", f"{counted(self.total, 'repeated URL')} merged, {merged}")
 
 
 def _as_written(ctx: Context) -> Callable[[str], str]:

@@ -168,8 +168,19 @@ def test_cli_text_output_and_exit_one(capsys: pytest.CaptureFixture[str], pair: 
 
 def test_cli_same_inputs_exit_zero(capsys: pytest.CaptureFixture[str], pair: tuple[Path, Path]) -> None:
     old, _new = pair
-    code, out, _err = run(capsys, "diff", old, old)
+    copy = write(old.parent / "copy.xml", old.read_text(encoding="utf-8"))
+    code, out, _err = run(capsys, "diff", old, copy)
     assert (code, out) == (0, "0 added, 0 removed, 0 changed, 7 unchanged\n")
+
+
+def test_cli_one_file_on_both_sides_is_trouble_not_same(
+    capsys: pytest.CaptureFixture[str], pair: tuple[Path, Path]
+) -> None:
+    """Comparing a file with itself (also spelt two ways) finds nothing whatever it holds: said, exit 2."""
+    old, _new = pair
+    code, out, err = run(capsys, "diff", old, old.parent / "." / old.name)
+    assert (code, out) == (2, "")
+    assert "error[same-files]" in err and "--old-map" in err
 
 
 def test_cli_quiet_prints_only_the_summary(capsys: pytest.CaptureFixture[str], pair: tuple[Path, Path]) -> None:
@@ -256,7 +267,7 @@ def test_cli_index_followed_through_map(capsys: pytest.CaptureFixture[str], tmp_
         )
     indexes = (tmp_path / "old/index.xml", tmp_path / "new/index.xml")
     code, out, err = run(capsys, "diff", *indexes, "--map", f"https://e.com/={tmp_path / 'old'}")
-    assert code == 0  # both indexes' child read from one directory: the same URLs
+    assert (code, out) == (2, "") and "error[same-files]" in err  # both indexes' child from one directory
     code, out, err = run(capsys, "diff", tmp_path / "old/part.xml", tmp_path / "new/index.xml",
                          "--map", f"https://e.com/={tmp_path / 'new'}")  # fmt: skip
     assert code == 1, err
@@ -432,8 +443,10 @@ def test_library_changes_name_the_inputs_read_incompletely(tmp_path: Path) -> No
     assert len(removed) == 5
     assert changes.incomplete == (str(new),)
     assert [d.code for d in seen if d.level is feedmap.Level.ERROR] == ["input-incomplete"]
-    with feedmap.diff(old, old, options) as same:
-        assert list(same) == [] and same.incomplete == ()
+    copy = write(tmp_path / "copy.xml", old.read_text(encoding="utf-8"))  # the same index, the same children
+    with pytest.raises(feedmap.ReadError) as raised, feedmap.diff(old, copy, options) as same:
+        list(same)
+    assert raised.value.code == "same-files"
 
 
 @pytest.mark.parametrize(
@@ -562,13 +575,14 @@ def test_cli_a_text_sitemap_and_an_xml_one_with_the_same_urls_are_the_same(
     assert (code, out.splitlines()[0]) == (1, "+ https://e.com/c")
     with feedmap.diff(xml, text) as changes:
         assert list(changes) == [] and changes.counts["unchanged"] == 2
-    code, out, err = run(capsys, "diff", xml, xml)
+    code, out, err = run(capsys, "diff", xml, write(tmp_path / "copy.xml", xml.read_text(encoding="utf-8")))
     assert code == 0 and "fields-not-compared" not in err
 
 
 def test_cli_help_gives_an_example_of_each_own_option(capsys: pytest.CaptureFixture[str]) -> None:
     out = run(capsys, "diff", "--help")[1]
-    for example in ("feedmap diff --json ", "feedmap diff -q ", "feedmap diff --no-follow ", " --map https://"):
+    examples = ("feedmap diff --jsonl ", "feedmap diff -q ", "feedmap diff --no-follow ", "feedmap diff day1/ day2/")
+    for example in (*examples, " --old-map https://", " --new-map https://"):
         assert example in out, example
 
 

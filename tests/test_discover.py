@@ -328,8 +328,9 @@ def test_cli_tree_with_nested_index_gzip_child_and_failing_child(
     tree_site: LocalSite, capsys: pytest.CaptureFixture[str]
 ) -> None:
     url = tree_site.url
-    code, out, _ = run(capsys, "discover", url("/"), "--tree", "--retries", "0")
-    assert code == 0
+    code, out, err = run(capsys, "discover", url("/"), "--tree", "--retries", "0")
+    assert code == 1  # /gone.xml is missing, as `feedmap convert` of it exits 1
+    assert "1 sitemap of the tree could not be read" in err
     assert out.splitlines() == [
         f"{url('/sitemap_index.xml')}  index, 4 sitemaps, 1,240 URLs, 1 not read",
         f"  {url('/sitemap-posts.xml.gz')}  1,000 URLs",
@@ -344,7 +345,7 @@ def test_cli_tree_with_nested_index_gzip_child_and_failing_child(
 def test_cli_tree_json_parses_with_counts(tree_site: LocalSite, capsys: pytest.CaptureFixture[str]) -> None:
     url = tree_site.url
     code, out, _ = run(capsys, "discover", url("/"), "--tree", "--json", "--retries", "0")
-    assert code == 0
+    assert code == 1  # /gone.xml is missing
     result = json.loads(out)
     assert [s["url"] for s in result["sitemaps"]] == [url("/sitemap_index.xml")]
     (root,) = result["tree"]
@@ -475,7 +476,7 @@ def test_cli_tree_from_a_build_directory_with_no_server(tmp_path: Path, capsys: 
     (public / "sitemap_index.xml").write_bytes(index_xml(f"{site}a.xml.gz", f"{site}missing.xml"))
     (public / "a.xml.gz").write_bytes(gzip.compress(urlset_xml(12)))
     code, out, err = run(capsys, "discover", site, "--tree", "--map", f"{site}={public}")
-    assert code == 0, err
+    assert code == 1, err  # missing.xml is missing: exit 1, as convert
     assert out.splitlines() == [
         f"{site}sitemap_index.xml  index, 2 sitemaps, 12 URLs, 1 not read",
         f"  {site}a.xml.gz  12 URLs",
@@ -583,3 +584,22 @@ def test_sitemap_tree_under_strict_options_stops_at_the_first_warning(tmp_path: 
     with pytest.raises(StrictError) as caught:
         sitemap_tree(f"{site}sitemap.xml", Options(maps=[(site, tmp_path)], strict=True))
     assert caught.value.code == seen[0].code
+
+
+def test_cli_tree_exit_code_a_loop_is_no_failure_a_missing_root_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    site = "https://www.example.com/"
+    public = tmp_path / "public"
+    public.mkdir()
+    (public / "robots.txt").write_text(f"Sitemap: {site}index.xml\n")
+    (public / "index.xml").write_bytes(index_xml(f"{site}index.xml", f"{site}a.xml"))  # lists itself: a loop
+    (public / "a.xml").write_bytes(urlset_xml(3))
+    code, out, err = run(capsys, "discover", site, "--tree", "--map", f"{site}={public}")
+    assert code == 0, (out, err)
+    assert "error[index-loop]" in out
+    (public / "robots.txt").write_text(f"Sitemap: {site}gone.xml\n")  # the listed sitemap is missing
+    code, out, err = run(capsys, "discover", site, "--tree", "--map", f"{site}={public}")
+    assert code == 1 and "error[file-missing]" in out and "1 sitemap of the tree could not be read" in err
+    assert run(capsys, "discover", site, "--tree", "--json", "--map", f"{site}={public}")[0] == 1
+    assert run(capsys, "discover", site, "--map", f"{site}={public}")[0] == 0  # listed as written, not read

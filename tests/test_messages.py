@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from localsite import LocalSite
 
 import feedmap
 from feedmap import _registry as registry
@@ -137,3 +138,63 @@ def test_feedmap_formats_says_the_index_notes_with_their_flags(capsys: pytest.Ca
     rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)}
     assert rows["sitemapindex"]["notes"] == INDEX_NOTE
     assert rows["rss"]["notes"] == RSS_NOTE
+
+
+SM_NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+
+
+def _index_of(*locs: str) -> str:
+    children = "".join(f"<sitemap><loc>{loc}</loc></sitemap>" for loc in locs)
+    return f'<?xml version="1.0"?>\n<sitemapindex {SM_NS}>{children}</sitemapindex>\n'
+
+
+PLURAL_CASES = {
+    # name: (file name, content, convert options, the singular said, the plural it was)
+    "duplicates-merged": ("a.txt", "https://e.com/a\nhttps://e.com/a\n", [], "1 repeated URL merged", "URLs merged"),
+    "more-duplicates": (
+        "b.txt",
+        "".join(f"https://e.com/{n}\nhttps://e.com/{n}\n" for n in range(101)),
+        [],
+        "1 more repeat of other URLs",
+        "1 more repeats",
+    ),
+    "relative-url-left-out": ("c.jsonl", '{"loc": "/relative"}\n', [], "1 entry without", "1 entries"),
+    "doctype-ignored": (
+        "d.xml",
+        f'<?xml version="1.0"?>\n<!DOCTYPE urlset [<!ENTITY a "x">]>\n<urlset {SM_NS}><url><loc>https://e.com/</loc>'
+        "</url></urlset>\n",
+        [],
+        "the 1 entity it declares",
+        "1 entities",
+    ),
+    "more-repairs": (
+        "e.xml",
+        f'<?xml version="1.0"?>\n<urlset {SM_NS}><url><loc>https://e.com/{chr(0xFFFF) * 101}</loc></url></urlset>\n',
+        [],
+        "1 more invalid-character repair was made",
+        "repairs were made",
+    ),
+    "index-too-deep": ("f.xml", _index_of("https://e.com/g.xml"), ["--max-depth", "1"], "than 1 index;", "1 indexes"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PLURAL_CASES))
+def test_a_count_of_one_takes_the_singular(tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str) -> None:
+    name, content, options, singular, plural = PLURAL_CASES[case]
+    (tmp_path / name).write_text(content, encoding="utf-8")
+    (tmp_path / "g.xml").write_text(_index_of("https://e.com/h.xml"), encoding="utf-8")  # nested: f -> g -> h
+    (tmp_path / "h.xml").write_text(f"<urlset {SM_NS}><url><loc>https://e.com/p</loc></url></urlset>", encoding="utf-8")
+    main(["convert", str(tmp_path / name), "-t", "sitemap", "--map", f"https://e.com/={tmp_path}", *options])
+    err = capsys.readouterr().err
+    assert f"[{case}]" in err and singular in err and plural not in err, err
+
+
+def test_more_than_one_redirect_takes_the_singular(web: LocalSite) -> None:
+    web.add("/a", status=302, headers={"Location": web.url("/b")})
+    web.add("/b", status=302, headers={"Location": web.url("/c")})
+    web.add("/c", "https://e.com/\n", content_type="text/plain")
+    options = feedmap.Options(http=feedmap.HttpSettings(max_redirects=1, retries=0))
+    with pytest.raises(feedmap.FetchError) as caught, feedmap.read(web.url("/a"), options=options) as doc:
+        list(doc.entries)
+    assert caught.value.code == "too-many-redirects"
+    assert "more than 1 redirect" in str(caught.value) and "redirects" not in str(caught.value)

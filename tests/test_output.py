@@ -223,6 +223,46 @@ def test_stdout_keeps_what_was_converted_before_strict_stops(capsys: pytest.Capt
     assert out.encode() == WRITTEN
 
 
+SM = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+#: Inputs whose first entry stops a --strict run (a warning), by the format written from them.
+FIRST_ENTRY_STOPS = {
+    "sitemap": ("urls.txt", b"not a url\nhttp://a/1\n", ()),
+    "rss": ("urls.txt", b"not a url\nhttp://a/1\n", ("--link", "http://a/")),
+    "ror": ("urls.txt", b"not a url\nhttp://a/1\n", ("--link", "http://a/")),
+    "text": ("urls.txt", b"not a url\nhttp://a/1\n", ()),
+    "jsonl": ("feed.jsonl", b'{"kind":"feed","title":"t"}\n{"loc":"http://a/1","changefreq":"Daily"}\n', ()),
+    "sitemapindex": (
+        "index.xml",
+        f"<sitemapindex {SM}><sitemap><loc>http://a/1.xml</loc><lastmod>Daily</lastmod></sitemap>"
+        "</sitemapindex>".encode(),
+        ("--no-follow",),
+    ),
+}
+
+
+@pytest.mark.parametrize("target", sorted(FIRST_ENTRY_STOPS))
+def test_a_run_stopping_at_its_first_entry_leaves_no_half_header_on_stdout(
+    capsys: pytest.CaptureFixture[str], out_dir: Path, target: str
+) -> None:
+    """The header (<?xml ...><urlset ...>, a feed's channel, JSON lines' first line) goes out with the first
+    entry: stopped before it, standard output is left empty, not holding the start of a document."""
+    name, data, more = FIRST_ENTRY_STOPS[target]
+    source = out_dir / name
+    source.write_bytes(data)
+    code, out, err = run(capsys, "convert", source, "--strict", "-t", target, *more)
+    assert code == 1 and "error[" in err
+    assert out == ""
+    code, out, err = run(capsys, "convert", source, "-t", target, *more)  # lenient: the whole document
+    assert code == 0 and out.endswith(("</urlset>\n", "</sitemapindex>\n", "</rss>\n", "http://a/1\n", "}\n")), out
+
+
+def test_an_empty_document_under_strict_writes_nothing(capsys: pytest.CaptureFixture[str], out_dir: Path) -> None:
+    source = out_dir / "empty.jsonl"
+    source.write_bytes(b'{"kind":"feed","title":"t"}\n')
+    code, out, err = run(capsys, "convert", source, "--strict", "-t", "sitemap")
+    assert (code, out) == (1, "") and "error[empty-document]" in err
+
+
 # ----------------------------------------------------------------------------------- symbolic links
 
 

@@ -62,34 +62,40 @@ def write_blocks(sink: BinaryIO, rendered: Rendered, watch: SizeWatch, *, batch:
     """Write a rendered document (header, blocks, footer) in batches of ``batch`` blocks or
     :data:`BATCH_CHARACTERS`, whichever comes first; returns the number of blocks.
 
-    No block written: the format's ``empty-document`` warning.
+    The header goes out with the first batch of blocks (or with the footer), so that a run stopping before
+    its first entry (an input that fails, ``--strict``) leaves no half document on a stream that cannot be
+    taken back, such as standard output.  No block written: the format's ``empty-document`` warning, said
+    before anything is written.
     """
-    data = rendered.header.encode("utf-8")
-    sink.write(data)
-    watch.add(0, len(data))
+    head = rendered.header.encode("utf-8")
     pending: list[str] = []
     count = characters = 0
     for _entry, block in rendered.items:
         pending.append(block)
         characters += len(block)
         if len(pending) >= batch or characters >= BATCH_CHARACTERS:
-            data = "".join(pending).encode("utf-8")
-            sink.write(data)
-            watch.add(len(pending), len(data))
+            _flush(sink, watch, head, pending)
+            head = b""
             count += len(pending)
             pending.clear()
             characters = 0
     if pending:
-        data = "".join(pending).encode("utf-8")
-        sink.write(data)
-        watch.add(len(pending), len(data))
+        _flush(sink, watch, head, pending)
+        head = b""
         count += len(pending)
-    data = rendered.footer.encode("utf-8")
-    sink.write(data)
-    watch.add(0, len(data))
     if count == 0:
         watch.ctx.warning("empty-document", rendered.empty)
+    data = head + rendered.footer.encode("utf-8")
+    sink.write(data)
+    watch.add(0, len(data))
     return count
+
+
+def _flush(sink: BinaryIO, watch: SizeWatch, head: bytes, blocks: list[str]) -> None:
+    """Write ``head`` (the header, before the first batch; else empty) and a batch of blocks."""
+    data = head + "".join(blocks).encode("utf-8")
+    sink.write(data)
+    watch.add(len(blocks), len(data))
 
 
 def output_url(url: str, ctx: Context, entry: Entry | None = None) -> str:

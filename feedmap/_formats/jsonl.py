@@ -100,10 +100,10 @@ def _meta_to_json(meta: DocMeta) -> dict[str, Any]:
 
 def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
     dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
-    if not doc.meta.is_empty() or doc.meta.kind is not DocKind.URLSET:
-        sink.write(_encoded([dumps(_meta_to_json(doc.meta))], ctx))
     count = characters = 0
-    pending: list[str] = []
+    pending: list[str] = []  # the header line (the document's meta) goes out with the first batch of entries
+    if not doc.meta.is_empty() or doc.meta.kind is not DocKind.URLSET:
+        pending.append(dumps(_meta_to_json(doc.meta)))
     for entry in doc.entries:
         try:
             line = dumps(entry_to_json(entry))

@@ -21,6 +21,7 @@ import itertools
 import re
 
 from feedmap._errors import Reporter
+from feedmap._wording import counted
 from feedmap._xml._decoding import Utf8Input, _Inner
 from feedmap._xml._repairs import REPORT_CAP, Lines, Repairs
 
@@ -204,7 +205,8 @@ class CleaningStream:
             listed = ", ".join(sorted(f"&{name.decode()};" for name in names)[:5])
             self._reporter.warning(
                 "doctype-ignored",
-                f"the DOCTYPE is ignored (DTDs are never read): the {len(names)} entities it declares ({listed}"
+                f"the DOCTYPE is ignored (DTDs are never read): the {counted(len(names), 'entity', 'entities')} it "
+                f"declares ({listed}"
                 f"{', ...' if len(names) > 5 else ''}) are not expanded",
                 self._name,
                 line,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from feedmap._errors import Reporter
+from feedmap._wording import counted
 
 __all__ = ["REPORT_CAP", "Lines", "Repairs"]
 
@@ -69,6 +70,7 @@ class Repairs:
         for code, count in self.unreported.items():  # its own code: a printer that caps each code shows it
             self.reporter.warning(
                 "more-repairs",
-                f"{count:,} more {code} repairs were made (the first {REPORT_CAP} were reported one by one)",
+                f"{counted(count, 'more ' + code + ' repair')} {'was' if count == 1 else 'were'} made "
+                f"(the first {REPORT_CAP} were reported one by one)",
                 self.name,
             )

@@ -22,13 +22,17 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from types import FrameType
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from feedmap import __version__
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 from feedmap._errors import FeedmapError, FormatError, ReadError, SourceError, UnknownFormatError, WriteError
 from feedmap._sinks import GuardedOutput
 from feedmap.cli import convert, diff, discover, formats, info, validate
 from feedmap.cli._advice import advice_for, read_error, unknown_format
+from feedmap.cli._terminal import printable, printable_lines
 
 __all__ = ["Terminated", "build_parser", "console", "main"]
 
@@ -57,8 +61,15 @@ exit codes: 0 ok (warnings printed), 1 unusable input or a warning under --stric
 """
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, its messages (a usage error quoting an argument, a file name) printed escaped."""
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        super()._print_message(printable_lines(message), file)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="feedmap",
         description="Convert between XML sitemaps, sitemap indexes, text sitemaps, RSS/Atom feeds, ROR RSS "
         "and JSON lines.",
@@ -121,7 +132,7 @@ def _signals_stop_the_run() -> Iterator[None]:
 def _say(message: str) -> None:
     """Print to stderr, which may be a closed pipe too."""
     with contextlib.suppress(OSError):
-        print(message, file=sys.stderr)
+        print(printable(message), file=sys.stderr)
 
 
 def _quiet_stdout() -> None:
@@ -209,25 +220,26 @@ def _run(argv: Sequence[str] | None) -> int:
 
 
 def _report(exc: FeedmapError) -> int:
-    """Print an expected error as a message; the exit code it calls for."""
+    """Print an expected error as a message (its outside text escaped: :func:`printable`); the exit code it
+    calls for."""
+    message, code = _message(exc)
+    print(printable(message), file=sys.stderr)
+    return code
+
+
+def _message(exc: FeedmapError) -> tuple[str, int]:
     if isinstance(exc, UnknownFormatError):
-        print(unknown_format(exc), file=sys.stderr)
-        return EXIT_INVALID
+        return unknown_format(exc), EXIT_INVALID
     if isinstance(exc, ReadError):
         where = f"{exc.source}:{exc.line}" if exc.source and exc.line else exc.source or "feedmap"
-        print(f"{where}: error[{exc.code}]: {read_error(exc)}", file=sys.stderr)
-        return EXIT_INVALID
+        return f"{where}: error[{exc.code}]: {read_error(exc)}", EXIT_INVALID
     if isinstance(exc, WriteError):
-        print(f"feedmap: error: {exc}", file=sys.stderr)
-        return EXIT_INVALID
+        return f"feedmap: error: {exc}", EXIT_INVALID
     if isinstance(exc, FormatError):
-        print(f"feedmap: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return f"feedmap: error: {exc}", EXIT_USAGE
     if isinstance(exc, SourceError):
-        print(f"feedmap: error: {exc}{advice_for(exc)}", file=sys.stderr)
-        return EXIT_USAGE
-    print(f"feedmap: error: {exc}", file=sys.stderr)  # pragma: no cover - every subclass is handled above
-    return EXIT_INVALID  # pragma: no cover
+        return f"feedmap: error: {exc}{advice_for(exc)}", EXIT_USAGE
+    return f"feedmap: error: {exc}", EXIT_INVALID  # pragma: no cover - every subclass is handled above
 
 
 def console() -> NoReturn:

@@ -30,6 +30,7 @@ from feedmap._errors import Diagnostic, FormatError, Level
 from feedmap._sources import DEFAULT_MAX_BYTES
 from feedmap._transform_filters import check_bounds, within
 from feedmap.cli._advice import with_advice
+from feedmap.cli._terminal import printable
 
 __all__ = [
     "DiagnosticPrinter",
@@ -52,7 +53,7 @@ T = TypeVar("T")
 
 
 class DiagnosticPrinter:
-    """Prints diagnostics as they arrive; repeated codes are cut short and counted."""
+    """Prints diagnostics as they arrive, escaped (:func:`printable`); repeated codes are cut short and counted."""
 
     def __init__(self, stream: TextIO | None = None, *, quiet: bool = False, per_code: int = PER_CODE) -> None:
         self.stream = stream if stream is not None else sys.stderr
@@ -70,7 +71,7 @@ class DiagnosticPrinter:
             self.hidden[diagnostic.code] += 1
             return
         self.shown[diagnostic.code] += 1
-        print(with_advice(diagnostic), file=self.stream)
+        print(printable(with_advice(diagnostic)), file=self.stream)
 
     def finish(self) -> None:
         if self.hidden:

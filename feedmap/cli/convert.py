@@ -26,6 +26,7 @@ from feedmap.cli._common import (
     reading_options,
 )
 from feedmap.cli._split_options import add_split_options, check_split, last_line
+from feedmap.cli._terminal import printable
 
 __all__ = ["add_parser", "run"]
 
@@ -354,5 +355,5 @@ def run(args: argparse.Namespace) -> int:
         progress.close()
         printer.finish()
     if args.output not in (None, "-") and not args.quiet:
-        print(last_line(args, summary, target), file=sys.stderr)
+        print(printable(last_line(args, summary, target)), file=sys.stderr)
     return 0

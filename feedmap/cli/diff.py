@@ -1,11 +1,14 @@
 """``feedmap diff OLD NEW``: the URLs added, removed and changed between two inputs, like diff(1).
 
 The comparison is :func:`feedmap._diff.diff` (by loc, on lastmod, changefreq, priority, images and
-alternates, in a temporary SQLite database on disk).  Changes go to stdout, one line each (or one JSON object
-each with ``--json``), then the summary line (``--json``: a last object of kind ``summary``); reading
-diagnostics go to stderr as ``file:line: level[code]: message``.  Exit codes are those of diff(1): 0 the
-inputs hold the same URLs with the same values, 1 they differ, 2 trouble (an input that cannot be read or
-was read incompletely, a usage error).
+alternates, in a temporary SQLite database on disk).  Changes go to stdout, one line each (or JSON lines,
+one object each, with ``--jsonl``), then the summary line (``--jsonl``: a last object of kind ``summary``);
+reading diagnostics go to stderr as ``file:line: level[code]: message``.  ``--json`` is the deprecated
+name of ``--jsonl`` (warned on stderr): everywhere else ``--json`` prints one object, and so will diff's.
+OLD and NEW may be directories ``feedmap convert -o DIR/`` published (:mod:`feedmap._diff_sides`).
+Exit codes are those of diff(1): 0 the inputs hold the same URLs with the same values, 1 they differ,
+2 trouble (an input that cannot be read or was read incompletely, both read from the same files, a usage
+error).
 """
 
 from __future__ import annotations
@@ -16,26 +19,31 @@ import sys
 from typing import Any
 
 from feedmap._diff import Change, diff, item_key
+from feedmap._diff_sides import is_directory
 from feedmap._errors import FormatError, Reporter
-from feedmap._formats.jsonl import one_line
 from feedmap._model import Alternate, Image
-from feedmap.cli._common import DiagnosticPrinter, add_reading_options, reading_options
-from feedmap.cli._terminal import unshowable
+from feedmap.cli._common import DiagnosticPrinter, add_reading_options, parse_map, reading_options
+from feedmap.cli._split_options import _index_name as index_file_name
+from feedmap.cli._terminal import json_text, shown_url
 
-__all__ = ["add_parser", "change_line", "run", "shown"]
+__all__ = ["add_parser", "change_line", "run"]
 
 EXIT_SAME = 0
 EXIT_DIFFERENT = 1
 EXIT_TROUBLE = 2
 
 _DESCRIPTION = """\
-Compare OLD and NEW (files, http(s) URLs or '-'; gzip recognised by content; sitemap indexes followed) by
-URL: which URLs were added, removed, or changed in lastmod, changefreq, priority, images or alternates.
+Compare OLD and NEW (files, directories, http(s) URLs or '-'; gzip recognised by content; sitemap indexes
+followed) by URL: which URLs were added, removed, or changed in lastmod, changefreq, priority, images or alternates.
 Both are streamed into a temporary database on disk (deleted afterwards), so a million URLs take little
 memory.  Exit 0 when they are the same, 1 when they differ, 2 on trouble (also --strict at a warning).
 An input read incompletely (an index's child that could not be read, a file or gzip stream cut short, a
 line skipped) is trouble: the changes are printed, but the URLs it lost would look removed (or added), so
 the exit is 2.
+A directory (OLD_DIR/ NEW_DIR/) is what `feedmap convert -o DIR/ --base-url URL` published: its
+sitemap_index.xml, with each child it names (URL + a file name) read from that directory by name.
+When both sides are read from the same files (one --map serving both indexes), there is nothing to
+compare: that is said, with exit 2.
 """
 
 _EPILOG = """\
@@ -50,10 +58,12 @@ examples:
   feedmap diff old/sitemap.xml sitemap.xml                   what a regeneration changed
   feedmap diff https://example.com/sitemap.xml public/sitemap.xml
                                                              the live sitemap against a new build
-  feedmap diff old/index.xml new/index.xml --map https://example.com/=new/
-                                                             two indexes whose children --map finds
-                                                             (--map applies to both inputs)
-  feedmap diff --json a.xml.gz b.xml.gz | jq -c 'select(.kind == "changed")'
+  feedmap diff day1/ day2/                                   two directories written by convert -o DIR/
+  feedmap diff old/index.xml new/index.xml \
+      --old-map https://example.com/=old/ --new-map https://example.com/=new/
+                                                             two indexes, each side's children from its
+                                                             own directory (--map serves both sides)
+  feedmap diff --jsonl a.xml.gz b.xml.gz | jq -c 'select(.kind == "changed")'
   feedmap diff --no-follow old/index.xml index.xml          which child sitemaps were added or removed
   feedmap diff -q a.xml b.xml && echo same                   exit 0 same, 1 different, 2 trouble
 
@@ -82,7 +92,32 @@ def add_parser(subparsers: Any) -> None:
         inputs=False,
         no_follow_help="for a sitemap index: compare the index's own entries (its child sitemaps), not their URLs",
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON object per change, then a summary object")
+    for side in ("old", "new"):
+        parser.add_argument(
+            f"--{side}-map",
+            dest=f"{side}_maps",
+            action="append",
+            type=parse_map,
+            default=[],
+            metavar="PREFIX=DIR",
+            help=f"as --map, for {side.upper()} only (looked up before --map; repeatable)",
+        )
+    parser.add_argument(
+        "--index-name",
+        type=index_file_name,
+        metavar="NAME",
+        help="for a directory (OLD_DIR/ NEW_DIR/): the file name of its index, as convert's --index-name "
+        "(default: sitemap_index.xml)",
+    )
+    parser.add_argument(
+        "--jsonl", action="store_true", help="print JSON lines: one object per change, then a summary object"
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="deprecated name of --jsonl (JSON lines; warned): in a future release --json will print one JSON "
+        "object, as it does in the other commands",
+    )
     parser.add_argument(
         "-q",
         "--quiet",
@@ -109,28 +144,19 @@ def _listed(old: tuple[Any, ...], new: tuple[Any, ...]) -> str:
     return f"{len(old)} -> {len(new)}, +{added} -{removed}"
 
 
-def shown(loc: str) -> str:
-    """``loc`` as printed in the text output: what :func:`feedmap.cli._common.unshowable` matches
-    percent-encoded (RFC 3986 §2.1, its UTF-8 bytes), as a URI would write it; other characters, readable
-    non-ASCII included, as read."""
-    if loc.isascii() and loc.isprintable():
-        return loc
-    return unshowable().sub(lambda found: "".join(f"%{byte:02X}" for byte in found.group().encode("utf-8")), loc)
-
-
 def change_line(change: Change) -> str:
     """The text of one change: ``+ URL``, ``- URL`` or ``~ URL  field: old -> new; ...``."""
     if change.kind == "added":
-        return f"+ {shown(change.loc)}"
+        return f"+ {shown_url(change.loc)}"
     if change.kind == "removed":
-        return f"- {shown(change.loc)}"
+        return f"- {shown_url(change.loc)}"
     parts = []
     for name, (old, new) in change.values().items():
         if name in ("images", "alternates"):
             parts.append(f"{name}: {_listed(old, new)}")
         else:
             parts.append(f"{name}: {_text(old)} -> {_text(new)}")
-    return f"~ {shown(change.loc)}  {'; '.join(parts)}"
+    return f"~ {shown_url(change.loc)}  {'; '.join(parts)}"
 
 
 def _json_value(value: object) -> Any:
@@ -168,6 +194,12 @@ def summary_line(counts: dict[str, int]) -> str:
     return ", ".join(f"{counts[kind]:,} {kind}" for kind in ("added", "removed", "changed", "unchanged"))
 
 
+_JSON_DEPRECATED = (
+    "feedmap diff: warning: --json is deprecated, write --jsonl: it prints JSON lines (one object per change); "
+    "in a future release --json will print one JSON object, as in the other commands"
+)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.old == "-" and args.new == "-":
         raise FormatError("standard input ('-') can be read only once")
@@ -176,21 +208,28 @@ def run(args: argparse.Namespace) -> int:
             "diff compares whole inputs: --since would skip an index's child in one input and read it in the "
             "other (when its lastmod moved past the date), listing all its URLs as added or removed"
         )
+    for side in ("old", "new"):
+        if getattr(args, f"{side}_maps") and is_directory(getattr(args, side)):
+            raise FormatError(f"--{side}-map: {side.upper()} is a directory, whose children are read from it")
+    if args.json:
+        print(_JSON_DEPRECATED, file=sys.stderr)
+    jsonl = args.jsonl or args.json
     printer = DiagnosticPrinter(quiet=args.quiet)
     reporter = Reporter(strict=args.strict, handler=printer)
-    options = reading_options(args)
-    with diff(args.old, args.new, options, source_format=args.source_format, reporter=reporter) as changes:
+    options = reading_options(args, **({"index_name": args.index_name} if args.index_name else {}))
+    sides = {"old_maps": args.old_maps, "new_maps": args.new_maps}
+    with diff(args.old, args.new, options, source_format=args.source_format, reporter=reporter, **sides) as changes:
         try:
             for change in changes:
                 if args.quiet:
                     continue
-                if args.json:
-                    print(one_line(json.dumps(change_object(change), ensure_ascii=False)))
+                if jsonl:
+                    print(json_text(change_object(change)))
                 else:
                     print(change_line(change))
         finally:
             printer.finish()
-    if args.json:
+    if jsonl:
         print(json.dumps({"kind": "summary", **changes.counts}))
     else:
         print(summary_line(changes.counts))

@@ -5,14 +5,14 @@ sitemaps.org; ``/sitemap.xml`` and ``/sitemap_index.xml`` when robots.txt names 
 of :mod:`feedmap._sitemaptree` (the sitemaps.org index, children on the index's site).  The sitemap URLs
 go to stdout, one per line, so they can be piped; how each was found goes to stderr with ``--verbose``.
 
-Exit codes: 0 a sitemap was found, 1 none was found (what was tried is printed), 2 a usage error or a
-site that cannot be reached.
+Exit codes: 0 a sitemap was found, 1 none was found (what was tried is printed) or, with ``--tree``, a
+sitemap of the tree could not be read (missing, off-site, not a sitemap: as ``convert`` exits 1 for it; a
+loop back to an index being read is no failure), 2 a usage error or a site that cannot be reached.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -21,8 +21,10 @@ from feedmap._discover import discover, site_root
 from feedmap._errors import Diagnostic, Level, Reporter, SourceError
 from feedmap._sitemaptree import SitemapNode, sitemap_trees
 from feedmap._sources import DEFAULT_MAX_BYTES
+from feedmap._wording import counted
 from feedmap.cli._advice import ADVICE
 from feedmap.cli._common import DiagnosticPrinter, add_http_options, add_map_option, http_settings, parse_size
+from feedmap.cli._terminal import json_text, printable, shown_url
 
 __all__ = ["add_parser", "run", "tree_lines"]
 
@@ -54,7 +56,8 @@ examples:
   feedmap convert "$(feedmap discover example.com | head -n1)" -t text
                                                          every URL of the first sitemap found
 
-exit codes: 0 a sitemap was found, 1 none was found, 2 usage error or the site cannot be reached
+exit codes: 0 a sitemap was found, 1 none was found or (--tree) a sitemap of the tree could not be read
+  (error[CODE] on its line; an index loop is no failure), 2 usage error or the site cannot be reached
 """
 
 
@@ -119,7 +122,7 @@ def _describe(node: SitemapNode) -> str:
 
 def tree_lines(root: SitemapNode) -> list[str]:
     """The lines of a :class:`~feedmap._sitemaptree.SitemapNode`'s tree, two spaces of indent per level."""
-    return [f"{'  ' * depth}{node.url}  {_describe(node)}" for depth, node in root.walk()]
+    return [f"{'  ' * depth}{shown_url(node.url)}  {printable(_describe(node))}" for depth, node in root.walk()]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -131,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     found = discover(args.site, options, reporter=reporter)
     if args.verbose:
         for probe in found.tried:
-            print(Diagnostic(Level.INFO, probe.code, probe.message, probe.url), file=sys.stderr)
+            print(printable(str(Diagnostic(Level.INFO, probe.code, probe.message, probe.url))), file=sys.stderr)
     trees: list[SitemapNode] = []
     if args.tree and found.sitemaps:
         trees = sitemap_trees(found.urls, options, reporter=reporter)
@@ -140,16 +143,21 @@ def run(args: argparse.Namespace) -> int:
         result = found.to_dict()
         if args.tree:
             result["tree"] = [tree.to_dict() for tree in trees]
-        print(json.dumps(result, ensure_ascii=False))
+        print(json_text(result))
     elif args.tree:
         for tree in trees:
             print("\n".join(tree_lines(tree)))
     else:
         for url in found.urls:
-            print(url)
+            print(shown_url(url))
     if not found.sitemaps:
-        print(f"feedmap: no sitemap found for {found.site}; tried:", file=sys.stderr)
+        print(printable(f"feedmap: no sitemap found for {found.site}; tried:"), file=sys.stderr)
         for probe in found.tried:
-            print(f"  {probe.url}: {probe.message}", file=sys.stderr)
+            print(printable(f"  {probe.url}: {probe.message}"), file=sys.stderr)
+        return 1
+    unread = sum(1 for tree in trees for _, node in tree.walk() if not node.ok and node.code != "index-loop")
+    if unread:
+        unread_text = counted(unread, "sitemap")
+        print(f"feedmap: {unread_text} of the tree could not be read (its error[CODE] says why)", file=sys.stderr)
         return 1
     return 0

@@ -8,6 +8,7 @@ from typing import Any
 
 from feedmap import _registry as registry
 from feedmap._model import ENTRY_FIELDS
+from feedmap.cli._terminal import printable
 
 __all__ = ["add_parser", "run"]
 
@@ -76,6 +77,6 @@ def run(args: argparse.Namespace) -> int:
         if row["notes"]:
             print(f"{'':<13} {row['notes']}")
     for name, reason in sorted(broken.items()):
-        print(f"{name:<13} BROKEN           {reason}")
+        print(printable(f"{name:<13} BROKEN           {reason}"))  # a plugin's own words
     print("\nsplit: written into numbered files and an index by `feedmap convert -o DIR/ --base-url URL`")
     return 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -13,6 +12,7 @@ from feedmap._errors import Level, Reporter
 from feedmap._model import DocKind
 from feedmap._wording import counted
 from feedmap.cli._common import DiagnosticPrinter, add_reading_options, reading_options
+from feedmap.cli._terminal import json_text, printable
 
 __all__ = ["add_parser", "describe", "run"]
 
@@ -115,7 +115,7 @@ def describe(source: str, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _print_text(summary: dict[str, Any]) -> None:
-    print(summary["input"])
+    print(printable(summary["input"]))
     print(f"  format:      {summary['format']}")
     if summary["followed"]:
         print(f"  kind:        {summary['kind']} (the entries of the index's children, followed)")
@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     for source in args.inputs:
         summary = describe(source, args)
         if args.json:
-            print(json.dumps(summary, ensure_ascii=False))
+            print(json_text(summary))
         else:
             _print_text(summary)
         sys.stdout.flush()
