@@ -251,11 +251,20 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
 
 
 def _has_lone_surrogate(obj: Any) -> bool:
-    """True when a key or string in ``obj`` holds a surrogate that no UTF-8 output can carry."""
-    try:
-        json.dumps(obj, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return True
+    """True when a key or string in ``obj`` holds a surrogate that no UTF-8 output can carry (an escaped pair,
+    ``\\ud83d\\ude00``, is one character once decoded). The values are walked, not re-encoded: the line's
+    fractions are Decimal, which ``json.dumps`` refuses; iteratively, as the line may nest deeply."""
+    pending: list[Any] = [obj]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, str):
+            if _SURROGATE.search(value) is not None:
+                return True
+        elif isinstance(value, dict):
+            pending.extend(value.keys())
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
     return False
 
 
