@@ -54,7 +54,9 @@ def test_the_entry_read_from_an_escaped_line_is_the_raw_one() -> None:
 
 def test_a_lone_escaped_surrogate_beside_a_priority_is_still_refused() -> None:
     reporter = Reporter()
-    data = b'{"loc":"https://www.example.com/a","title":"\\ud83d","priority":0.5}\n{"loc":"https://www.example.com/b"}\n'
+    data = (
+        b'{"loc":"https://www.example.com/a","title":"\\ud83d","priority":0.5}\n{"loc":"https://www.example.com/b"}\n'
+    )
     with feedmap.read(io.BytesIO(data), format="jsonl", reporter=reporter) as doc:
         assert [entry.loc for entry in doc] == ["https://www.example.com/b"]
     assert [(d.line, d.code) for d in reporter.diagnostics] == [(1, "invalid-value")]
