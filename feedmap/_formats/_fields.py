@@ -7,8 +7,9 @@ usable remains) and reports every repair as a diagnostic — sitemaps.org 0.9 fi
   silently);
 * ``lastmod``: W3C Datetime (see :mod:`feedmap._dates`);
 * ``changefreq``: exactly one of the seven lower-case words (other case is repaired with a warning);
-* ``priority``: an ``xsd:decimal`` from 0.0 to 1.0 (out of range is clamped with a warning; other number
-  forms are ignored with a warning; a value not written back as read is noted).
+* ``priority``: an ``xsd:decimal`` from 0.0 to 1.0 (out of range is ignored with a warning, never clamped: 5.0
+  is no claim to the top priority; other number forms are ignored with a warning; a value not written back
+  as read is noted).
 """
 
 from __future__ import annotations
@@ -141,9 +142,8 @@ def read_priority(text: str | None, ctx: Context, line: int) -> float | None:
     exact = decimal.Decimal(value)
     number = float(exact)
     if number < 0.0 or number > 1.0:
-        clamped = min(max(number, 0.0), 1.0)
-        ctx.warning("invalid-priority", f"priority {value} is outside 0.0-1.0; read as {clamped}", line)
-        return clamped
+        ctx.warning("invalid-priority", f"priority {value} is outside 0.0-1.0; ignored", line)
+        return None
     number = abs(number)  # -0.0 is 0.0
     if decimal.Decimal(repr(number)) != exact:
         ctx.info("priority-normalised", f"priority {value} has more digits than are kept; read as {number!r}", line)
