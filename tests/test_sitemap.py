@@ -906,3 +906,35 @@ def test_an_out_of_range_priority_built_in_python_is_not_written(format: str) ->
     summary = feedmap.write([Entry(loc="https://www.example.com/a", title="A", priority=5.0)], sink, format)
     assert b"priority>" not in sink.getvalue() and b'"priority"' not in sink.getvalue()
     assert codes(summary.diagnostics, warnings_only=True) == ["invalid-priority"]
+
+
+XHTML_DECLARED = ' xmlns:xhtml="http://www.w3.org/1999/xhtml"'
+
+
+@pytest.mark.parametrize(
+    ("link", "reported"),
+    [
+        ("<xhtml:link/>", True),
+        ('<xhtml:link rel="alternate" href="https://www.example.com/de"/>', True),
+        ('<xhtml:link rel="alternate" hreflang="de"/>', True),
+        ('<xhtml:link rel="alternate" hreflang="de" href=""/>', True),
+        ('<xhtml:link hreflang="de" href="https://www.example.com/de"/>', True),
+        ('<xhtml:link rel="canonical" href="https://www.example.com/"/>', False),  # another kind of link
+    ],
+)
+@pytest.mark.parametrize("format", ["sitemap", "rss"])
+def test_an_incomplete_hreflang_link_is_reported_and_kept(link: str, reported: bool, format: str) -> None:
+    if format == "sitemap":
+        data = urlset(f"<url><loc>https://www.example.com/</loc>\n{link}</url>", extra=XHTML_DECLARED)
+    else:
+        data = (
+            f'<rss version="2.0"{XHTML_DECLARED}><channel><title>T</title><link>https://www.example.com/</link>'
+            f"<description>D</description><item><title>I</title><link>https://www.example.com/</link>\n{link}"
+            "</item></channel></rss>"
+        ).encode()
+    entries, diagnostics, _ = read(data, format)
+    assert entries[0].alternates == ()
+    assert "{http://www.w3.org/1999/xhtml}link" in entries[0].extras  # kept verbatim, written back
+    assert [(d.line, d.code) for d in diagnostics if d.code == "alternate-incomplete"] == (
+        [(4, "alternate-incomplete")] if format == "sitemap" else [(2, "alternate-incomplete")]
+    ) * reported
