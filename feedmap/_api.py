@@ -73,9 +73,7 @@ def _open_document(source: SourceLike, format: str | None, ctx: Context) -> Docu
     return doc
 
 
-def start_document(
-    source: SourceLike, format: str | None, ctx: Context
-) -> tuple[Document, contextlib.ExitStack]:
+def start_document(source: SourceLike, format: str | None, ctx: Context) -> tuple[Document, contextlib.ExitStack]:
     """Open and start reading one source: the document, and the stack that closes its input.
 
     The entries are the reader's own (not closing anything when exhausted): index following uses this to

@@ -196,8 +196,9 @@ def _resolve(name: str, path: str) -> FormatSpec:
 def get(name: str) -> FormatSpec:
     """The format called ``name``; FormatError naming the known formats otherwise."""
     if not isinstance(name, str):  # e.g. read(source, Options(...)): the options given where the format goes
-        raise TypeError(f"a format is named by a string such as 'sitemap', not {type(name).__name__}; "
-                        "pass options as options=...")
+        raise TypeError(
+            f"a format is named by a string such as 'sitemap', not {type(name).__name__}; pass options as options=..."
+        )
     key = name.strip().lower()
     spec = _loaded.get(key)
     if spec is not None:
@@ -320,4 +321,3 @@ def detect(source: Source) -> FormatSpec:
     line = sniffed.root.line if sniffed.root is not None else 0
     formats = [name for name, _ in readable]
     raise UnknownFormatError(what, source=source.name, line=line, code=code, formats=formats)
-

@@ -93,7 +93,7 @@ def _names_of(pattern: str) -> re.Pattern[str]:
     found = NUMBER_FIELD.search(pattern)
     width = found[1] if found is not None else None
     number = f"(?!0{{{width}}})[0-9]{{{width}}}|[1-9][0-9]{{{width},}}" if width else "[1-9][0-9]*"
-    first, *rest = (re.escape(piece) for piece in NUMBER_FIELD.split(pattern)[:: 2])
+    first, *rest = (re.escape(piece) for piece in NUMBER_FIELD.split(pattern)[::2])
     regex = first + f"(?P<n>{number})" + "(?P=n)".join(rest) + r"(?:\.gz)?"
     return re.compile(regex)
 
@@ -364,4 +364,3 @@ def _write_index(parts: list[_Part], where: Layout, publisher: Publisher, ctx: C
     entries = [Entry(loc=base + part.name, lastmod=part.newest) for part in parts]
     with publisher.file(where.index) as out:
         writer(Document(entries=entries), out, ctx=ctx)
-

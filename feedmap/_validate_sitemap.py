@@ -29,7 +29,15 @@ from feedmap._validate_values import (
     looks_like_page,
     looks_like_sitemap,
 )
-from feedmap._xml import GOOGLE_084_NS, IMAGE_NS, SITEMAP_NAMESPACES, SITEMAP_NS, line_of, make_iterparse
+from feedmap._xml import (
+    GOOGLE_084_NS,
+    IMAGE_NS,
+    SITEMAP_NAMESPACES,
+    SITEMAP_NS,
+    line_of,
+    make_iterparse,
+    parser_limit,
+)
 
 __all__ = ["MAX_IMAGES", "Counted", "SitemapResult", "validate_sitemap"]
 
@@ -227,7 +235,11 @@ def validate_sitemap(
         checker.finish(counted.total)
     except etree.XMLSyntaxError as exc:
         line, column = exc.position
-        find("xml-not-well-formed", f"{exc.msg}; checking stops here", line, column)
+        limit = parser_limit(exc.msg or "")
+        if limit is not None:  # in the words convert uses for it
+            find("xml-limit", f"{limit}; checking stops here", line, column)
+        else:
+            find("xml-not-well-formed", f"{exc.msg}; checking stops here", line, column)
     finally:
         checker.seen.close()
     return checker.result

@@ -920,6 +920,7 @@ XHTML_DECLARED = ' xmlns:xhtml="http://www.w3.org/1999/xhtml"'
         ('<xhtml:link rel="alternate" hreflang="de" href=""/>', True),
         ('<xhtml:link hreflang="de" href="https://www.example.com/de"/>', True),
         ('<xhtml:link rel="canonical" href="https://www.example.com/"/>', False),  # another kind of link
+        ('<xhtml:link rel="alternate" href="android-app://com.example/page"/>', False),  # an app deep link
     ],
 )
 @pytest.mark.parametrize("format", ["sitemap", "rss"])

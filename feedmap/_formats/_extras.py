@@ -61,8 +61,7 @@ _SITEMAP_ELEMENTS = ("urlset", "url", "sitemapindex", "sitemap", "loc", "lastmod
 _SITEMAP_OWN = frozenset(f"{{{ns}}}{local}" for ns in SITEMAP_NAMESPACES for local in _SITEMAP_ELEMENTS)
 #: What the RSS and ROR writers write themselves (RSS 2.0 has no namespace), and the sitemap fields they use.
 _FEED_OWN = frozenset(
-    "{}" + local
-    for local in ("rss", "channel", "item", "link", "guid", "title", "description", "pubDate")
+    "{}" + local for local in ("rss", "channel", "item", "link", "guid", "title", "description", "pubDate")
 ) | frozenset(f"{{{ns}}}{local}" for ns in SITEMAP_NAMESPACES for local in ("priority", "changefreq"))
 
 _CACHED_UP_TO = 4096  # longer values are checked each time rather than held in the cache

@@ -14,7 +14,7 @@ from feedmap import _registry as registry
 from feedmap._context import Options
 from feedmap._converters import enrich
 from feedmap._converters.kinds import xml_for_kind
-from feedmap._errors import Diagnostic, FormatError, Reporter
+from feedmap._errors import Diagnostic, FormatError, Level, Reporter
 from feedmap._model import DocKind
 from feedmap._transform_sort import SORT_KEYS
 from feedmap.cli._common import (
@@ -26,6 +26,9 @@ from feedmap.cli._common import (
     reading_options,
 )
 from feedmap.cli._split_options import add_split_options, check_split, last_line
+
+#: The exit code of an input read with an error (as ``feedmap validate`` gives for an invalid one).
+EXIT_INVALID = 1
 
 __all__ = ["add_parser", "run"]
 
@@ -156,7 +159,7 @@ def add_parser(subparsers: Any) -> None:
     feed.add_argument(
         "--self-url",
         metavar="URL",
-        help='the feed\'s own URL, written as atom:link rel="self" (into a directory, -o DIR/: each file\'s own '
+        help="the feed's own URL, written as atom:link rel=\"self\" (into a directory, -o DIR/: each file's own "
         "URL, --base-url + its name)",
     )
     parser.add_argument(
@@ -249,8 +252,7 @@ def _add_selection_options(parser: argparse.ArgumentParser) -> None:
         "--limit",
         type=non_negative_int,
         metavar="N",
-        help="write the first N entries (after the filters, deduplication and --sort); reading stops there when "
-        "it can",
+        help="write the first N entries (after the filters, deduplication and --sort); reading stops there when it can",
     )
 
 
@@ -353,4 +355,5 @@ def run(args: argparse.Namespace) -> int:
         printer.finish()
     if args.output not in (None, "-") and not args.quiet:
         print(last_line(args, summary, target), file=sys.stderr)
-    return 0
+    # an error read on through (xml-limit: a run of blanks past the parser's limit) still makes the input invalid
+    return EXIT_INVALID if reporter.level_counts[Level.ERROR] else 0

@@ -82,9 +82,7 @@ def add_parser(subparsers: Any) -> None:
         inputs=False,
         no_follow_help="for a sitemap index: compare the index's own entries (its child sitemaps), not their URLs",
     )
-    parser.add_argument(
-        "--json", action="store_true", help="print one JSON object per change, then a summary object"
-    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object per change, then a summary object")
     parser.add_argument(
         "-q",
         "--quiet",

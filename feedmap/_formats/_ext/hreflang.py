@@ -23,6 +23,7 @@ from feedmap._formats._feedlinks import ATOM_NS, link_relation
 from feedmap._formats._output import output_url
 from feedmap._formats._xmlwrite import attribute_of
 from feedmap._model import Alternate, Entry
+from feedmap._urls import is_http_url
 from feedmap._xml import XHTML_NS, line_of
 
 __all__ = ["EXTENSION", "alternate_elements", "atom_link_elements", "read", "read_atom_link"]
@@ -35,7 +36,8 @@ def read(element: etree._Element, into: Fields, ctx: Context, offset: int) -> bo
     without ``rel``, or an alternate without ``hreflang`` or ``href``, is reported (``alternate-incomplete``)."""
     rel, hreflang, href = element.get("rel"), element.get("hreflang"), element.get("href")
     if rel != "alternate" or not hreflang or not href:
-        if rel is None or rel == "alternate":
+        app_link = bool(href) and not is_http_url(href or "")  # rel="alternate" href="android-app://..."
+        if rel is None or (rel == "alternate" and not app_link):
             _report_incomplete(element, ("rel", rel), ("hreflang", hreflang), ("href", href), ctx=ctx, offset=offset)
         return False
     into.alternates.append(Alternate(hreflang=hreflang.strip(), href=href.strip()))
