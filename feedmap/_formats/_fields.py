@@ -18,7 +18,7 @@ import decimal
 import re
 
 from feedmap._context import Context
-from feedmap._dates import W3CDate, parse_lenient
+from feedmap._dates import W3CDate, parse_lenient, read_rfc822
 from feedmap._model import ChangeFreq
 from feedmap._transform_checks import relative_reference, resolve
 from feedmap._urls import check_loc
@@ -95,6 +95,19 @@ def read_lastmod(text: str | None, ctx: Context, line: int, what: str = "lastmod
     elif text != text.strip():
         ctx.info("whitespace-trimmed", f"blank space around the {what} value was removed", line)
     return value_or_none
+
+
+def read_rfc822_date(text: str, ctx: Context, line: int, what: str) -> W3CDate | None:
+    """An RFC 822 date (RSS ``pubDate``) as W3C Datetime, or None when it is not one; a date that gives no time
+    zone is read as UTC, with the warning ``date-no-zone`` (the zone is invented, never silently)."""
+    value, no_zone = read_rfc822(text)
+    if value is not None and no_zone:
+        ctx.warning(
+            "date-no-zone",
+            f"<{what}> {text.strip()!r} gives no time zone (none, -0000 or an unknown one); read as UTC: {value}",
+            line,
+        )
+    return value
 
 
 def read_changefreq(text: str | None, ctx: Context, line: int) -> ChangeFreq | None:
