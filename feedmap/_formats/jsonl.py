@@ -20,6 +20,7 @@ from typing import Any, BinaryIO
 from feedmap._context import Context
 from feedmap._dates import W3CDate
 from feedmap._errors import ReadError
+from feedmap._formats._extras import extra_problem
 from feedmap._formats._fields import read_changefreq, read_lastmod, read_loc
 from feedmap._formats._jsonl_values import (
     IMAGE_KEYS,
@@ -104,6 +105,8 @@ def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
     count = 0
     pending: list[str] = []
     for entry in doc.entries:
+        if entry.extras and any(key.startswith("{") for key in entry.extras):
+            entry = _readable_extras(entry, ctx)
         try:
             pending.append(dumps(entry_to_json(entry)))
         except ValueError:  # a priority that is not a number (NaN, infinity: JSON has none)
@@ -116,6 +119,18 @@ def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
     if pending:
         sink.write(_encoded(pending, ctx))
     return count
+
+
+def _readable_extras(entry: Entry, ctx: Context) -> Entry:
+    """The entry without the XML extras this format's reader would refuse (``{}news:news``: an element whose
+    prefix was never declared), each reported (``invalid-extra``): never written to be lost when read."""
+    problems = {key: extra_problem(key, value) for key, value in entry.extras.items() if key.startswith("{")}
+    if not any(problems.values()):
+        return entry
+    for key, problem in problems.items():
+        if problem is not None:
+            ctx.warning("invalid-extra", f"extra {key!r} of {entry.loc} {problem}; not written")
+    return replace(entry, extras={key: value for key, value in entry.extras.items() if problems.get(key) is None})
 
 
 #: Line breaks other than "\n" that JSON lets stand raw inside a string (json.dumps escapes only C0
