@@ -55,7 +55,8 @@ produces are removed.  A text sitemap is split too (urls-1.txt, ...), a feed (-t
 
 Reading is lenient: what real files get wrong (a bare '&', blanks before '<?xml', 'Daily', a priority
 of 1.5, an odd date, a truncated file) is repaired and reported as file:line: warning[code]: message.
---strict stops with exit 1 at the first such warning instead.
+--strict stops with exit 1 at the first such warning instead.  An error read past (error[xml-limit]:
+a run of blank space past the XML parser's limit, cut) is written as read and exits 1.
 """
 
 _EPILOG = """\
