@@ -20,7 +20,7 @@ import enum
 import re
 from email.utils import format_datetime, parsedate_to_datetime
 
-__all__ = ["Precision", "W3CDate", "from_rfc822", "known_date", "parse_lenient", "to_rfc822"]
+__all__ = ["Precision", "W3CDate", "from_rfc822", "known_date", "parse_lenient", "read_rfc822", "to_rfc822"]
 
 
 class Precision(enum.IntEnum):
@@ -334,18 +334,28 @@ def parse_lenient(text: str) -> tuple[W3CDate | None, str | None]:
 
 def from_rfc822(text: str) -> W3CDate | None:
     """An RFC 822 / RFC 1123 date (RSS ``pubDate``) as a W3C value with the same offset; None if not one."""
+    return read_rfc822(text)[0]
+
+
+def read_rfc822(text: str) -> tuple[W3CDate | None, bool]:
+    """:func:`from_rfc822`, and whether the date gave no zone (none, ``-0000`` or one RFC 5322 §4.3 does not
+    know): such a date is read as UTC, which the caller reports, as the zone is then invented."""
     try:
         moment = parsedate_to_datetime(text.strip())
     except (TypeError, ValueError, IndexError):
-        return None
+        return None, False
     if moment is None:
-        return None
+        return None, False
     if moment.year < 1000:
-        return None
+        return None, False
+    return _rfc822_value(moment), moment.tzinfo is None
+
+
+def _rfc822_value(moment: _dt.datetime) -> W3CDate | None:
     stamp = moment.strftime("%Y-%m-%dT%H:%M:%S")
     offset = moment.utcoffset()
     if offset is None or offset == _dt.timedelta(0):
-        # RFC 2822: "-0000" means "no zone information"; both it and GMT/UT/+0000 are written as Z
+        # GMT/UT/+0000, and (read_rfc822 says so) no zone, "-0000" (RFC 5322: no zone information): Z
         return W3CDate(stamp + "Z")
     minutes = int(offset.total_seconds()) // 60
     sign = "-" if minutes < 0 else "+"

@@ -192,6 +192,12 @@ class Discovery:
         }
 
 
+#: A robots.txt line naming a sitemap (the directive in any case, RFC 9309 §2.2 and sitemaps.org).
+_SITEMAP_LINE = re.compile(rb"\s*sitemap\s*:", re.IGNORECASE)
+#: A byte that is not UTF-8, as ``surrogateescape`` decodes it.
+_UNDECODED = re.compile("[\udc80-\udcff]")
+
+
 def _robots(site: str, result: Discovery, options: Options, shared: Shared, reporter: Reporter) -> list[str]:
     """The sitemap URLs robots.txt names (resolved, http(s) only), recording the probe."""
     robots_url = urljoin(site, "/robots.txt")
@@ -214,12 +220,23 @@ def _robots(site: str, result: Discovery, options: Options, shared: Shared, repo
         result.tried.append(Probe(robots_url, error_code(exc), reason_of(exc, robots_url)))
         reporter.warning("robots-unreadable", f"robots.txt could not be read ({exc})", robots_url)
         return []
-    if cut:
+    if cut is not None:
         reporter.info("robots-truncated", robots_cut_note(robots_url), robots_url)
-    text = data.decode("utf-8", "replace").removeprefix("\ufeff")
+        if _SITEMAP_LINE.match(cut) is not None:
+            shown = cut.strip()[:80].decode("utf-8", "backslashreplace")
+            reporter.warning(
+                "robots-bad-sitemap", f"{shown}... is cut at {ROBOTS_MAX_BYTES // 1024} KiB; ignored", robots_url
+            )
+    # undecodable bytes kept as surrogate escapes: a Sitemap: line holding one is skipped below, not read as a
+    # URL with U+FFFD in it (RFC 9309 §2.2: robots.txt is UTF-8)
+    text = data.decode("utf-8", "surrogateescape").removeprefix("\ufeff")
     urls = []
     for line in RobotsPolicy(text, allow_all=True).sitemaps:
         written = line.strip()
+        if _UNDECODED.search(written) is not None:
+            shown = written.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            reporter.warning("robots-bad-sitemap", f"Sitemap: {shown} is not UTF-8 (RFC 9309); ignored", robots_url)
+            continue
         url = written
         if not is_absolute_url(written):
             url = urljoin(final, written)

@@ -314,7 +314,7 @@ class Fetcher:
             return RobotsPolicy(None, allow_all=False, unavailable=why)
         text = data.decode("utf-8", "replace")
         policy = RobotsPolicy(text, allow_all=True, token=robots_token(self.settings.user_agent))
-        if cut:
+        if cut is not None:
             policy.note = robots_cut_note(robots_url)
         return policy
 
@@ -325,9 +325,9 @@ def shared_fetcher(shared: Shared, settings: HttpSettings) -> Fetcher:
     return shared.keep(Fetcher, lambda: Fetcher(settings))
 
 
-def read_head(stream: Readable, limit: int) -> tuple[bytes, bool]:
+def read_head(stream: Readable, limit: int) -> tuple[bytes, bytes | None]:
     """At most the first ``limit`` bytes of ``stream``, cut after their last line break when there is more
-    (a rule cut in the middle is not read), and whether there was more."""
+    (a rule cut in the middle is not read), and the line cut there (None when there was no more)."""
     parts: list[bytes] = []
     size = 0
     while size <= limit and (chunk := stream.read(limit + 1 - size)):
@@ -335,10 +335,10 @@ def read_head(stream: Readable, limit: int) -> tuple[bytes, bool]:
         size += len(chunk)
     data = b"".join(parts)
     if len(data) <= limit:
-        return data, False
+        return data, None
     data = data[:limit]
     end = max(data.rfind(b"\n"), data.rfind(b"\r"))
-    return (data[: end + 1] if end >= 0 else data), True
+    return data[: end + 1], data[end + 1 :]
 
 
 def robots_cut_note(robots_url: str) -> str:

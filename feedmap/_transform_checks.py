@@ -152,16 +152,10 @@ def checked_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
 
 def _with_priority(entry: Entry, priority: float, ctx: Context) -> Entry:
     source, line = where(entry, ctx)
-    fixed: float | None
-    if not math.isfinite(priority):
-        fixed = None
-        message = f"priority {priority} of {entry.loc} is not a number; ignored"
-    else:
-        fixed = min(max(priority, 0.0), 1.0)
-        message = f"priority {priority} of {entry.loc} is outside 0.0-1.0; read as {fixed}"
-    ctx.reporter.warning("invalid-priority", message, source, line)
+    what = "is not a number" if not math.isfinite(priority) else "is outside 0.0-1.0"
+    ctx.reporter.warning("invalid-priority", f"priority {priority} of {entry.loc} {what}; ignored", source, line)
     copy = _with_loc(entry, entry.loc)
-    copy.priority = fixed
+    copy.priority = None  # never clamped: an invalid value is no claim to the top (or bottom) priority
     return copy
 
 

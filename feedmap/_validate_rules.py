@@ -26,6 +26,7 @@ RULES: dict[str, tuple[Level, str]] = {
     "corrupt-gzip": (W, "the gzip stream is damaged: what it held before is checked"),
     "unknown-encoding": (E, "an encoding no reader uses (UTF-7), or UTF-16/32 declared on 8-bit bytes: read as UTF-8"),
     "xml-not-well-formed": (E, "the XML breaks off or is malformed (XML 1.0 well-formedness); checking stops"),
+    "xml-limit": (E, "past a limit of the XML parser (one text of 10,000,000 characters, 256 levels); checking stops"),
     "namespace-wrong": (E, "the root element has no namespace or another one than sitemaps.org 0.9's"),
     "namespace-variant": (W, "a namespace variant readers accept (https, a trailing /, Google 0.84); the XSD does not"),
     "unknown-element": (E, "an element of the sitemaps.org namespace that the protocol does not define here"),

@@ -37,6 +37,7 @@ from feedmap._xml import (
     SITEMAP_NS,
     line_of,
     make_iterparse,
+    parser_limit,
     unusable_declaration,
 )
 
@@ -293,7 +294,11 @@ def validate_sitemap(
         checker.finish(counted.total)
     except etree.XMLSyntaxError as exc:
         line, column = exc.position
-        find("xml-not-well-formed", f"{exc.msg}; checking stops here", line, column)
+        limit = parser_limit(exc.msg or "")
+        if limit is not None:  # in the words convert uses for it
+            find("xml-limit", f"{limit}; checking stops here", line, column)
+        else:
+            find("xml-not-well-formed", f"{exc.msg}; checking stops here", line, column)
         checker.finish_scope()
     finally:
         checker.seen.close()

@@ -20,7 +20,7 @@ raises :class:`~feedmap._errors.StrictError` at the first warning; :func:`resolv
   ``relative-url-left-out`` with the count): sitemaps.org 0.9 and RSS 2.0 (``link``, permalink ``guid``)
   require absolute URLs.
 * :func:`check_values`: the checks a reader makes, for entries built in code (``invalid-loc``,
-  ``relative-url``, ``invalid-priority``: out of 0.0-1.0 clamped, not a number dropped).
+  ``relative-url``, ``invalid-priority``: out of 0.0-1.0 or not a number, dropped).
 * :func:`merge_duplicates`: each loc once, in first-seen order, the entry with the newest lastmod kept
   (sitemaps.org lists a URL once; RSS 2.0 guids identify an item); INFO ``duplicate-loc`` per repeated loc
   (count and the first occurrence's line) and INFO ``duplicates-merged`` with the total.
@@ -190,7 +190,7 @@ def check_values(
     reporter: Reporter | None = None,
 ) -> Document | Iterator[Entry]:
     """The checks readers make, on entries built in code: ``invalid-loc``, ``relative-url`` (kept), and
-    ``invalid-priority`` (outside 0.0-1.0: clamped; not a number: dropped).
+    ``invalid-priority`` (outside 0.0-1.0 or not a number: dropped).
 
     :func:`feedmap.write` runs it on entries no feedmap reader produced.
     """

@@ -335,11 +335,10 @@ def test_more_zeros_at_the_ends_are_still_in_range(text: str, number: float) -> 
     assert all(level is Level.INFO for level, _ in diagnostics)  # never a warning: --strict reads it
 
 
-@pytest.mark.parametrize(
-    ("text", "clamped"), [("1.01", 1.0), ("1.0000001", 1.0), ("2", 1.0), ("-0.01", 0.0), ("-1", 0.0)]
-)
-def test_priorities_just_past_the_ends_are_clamped_with_a_warning(text: str, clamped: float) -> None:
-    assert _read_priority(text) == (clamped, [(Level.WARNING, "invalid-priority")])
+@pytest.mark.parametrize("text", ["1.01", "1.0000001", "2", "-0.01", "-1"])
+def test_priorities_just_past_the_ends_are_ignored_with_a_warning(text: str) -> None:
+    """Not clamped: 2 is an invalid value, not a claim to the top priority."""
+    assert _read_priority(text) == (None, [(Level.WARNING, "invalid-priority")])
 
 
 def test_minus_zero_is_zero_with_a_note() -> None:

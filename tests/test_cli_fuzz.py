@@ -120,6 +120,16 @@ def hostile_inputs(folder: Path) -> dict[str, bytes]:
             f"<sitemap><loc>{(folder / 'missing.xml').as_uri()}</loc></sitemap>"
             f"<sitemap><loc>{(folder / 'truncated.xml').as_uri()}</loc></sitemap></sitemapindex>"
         ).encode(),
+        # issue 17: recovery of a cut first entry, an entry undeclaring the namespace, an unclosed <sitemap>
+        # holding several <loc>, a run of blanks past the parser's text limit, an escaped emoji beside a priority
+        "cut-first-url.xml": _urlset("").replace(b"</urlset>", b"<url><loc>https://e.com/a</loc><lastmod>20"),
+        "no-namespace-entry.xml": _urlset('<url xmlns=""><loc>https://e.com/a</loc></url>'),
+        "unclosed-sitemap.xml": (
+            f'<sitemapindex xmlns="{SM}"><sitemap><loc>{(folder / "index.xml").as_uri()}</loc>'
+            f"<loc>{(folder / 'missing.xml').as_uri()}</loc></sitemapindex>"
+        ).encode(),
+        "blank-run.xml.gz": gzip.compress(_urlset("<url><loc>https://e.com/a</loc></url>" + " " * (11 << 20)), mtime=0),
+        "emoji-priority.jsonl": b'{"loc":"https://e.com/a","title":"\\ud83d\\ude00","priority":0.5}\n',
         "empty.xml": b"",
         "bom-only.txt": b"\xef\xbb\xbf",
         "garbage.bin": bytes(range(256)) * 4,

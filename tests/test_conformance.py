@@ -562,7 +562,12 @@ def test_unescaped_less_than_is_a_warning_not_a_traceback() -> None:
     broken = next(number for number, line in enumerate(lines, start=1) if "<</" in line)
     assert lxml_root(path.read_bytes()) is None  # really not well-formed
     _, entries, diagnostics = read_all(path)
-    assert entries == []  # the only <url> is the broken one
+    # the only <url> is the broken one: kept with the fields complete before the break (its loc and lastmod),
+    # as a broken entry after others is (issue 17: the first one was lost)
+    assert [(e.loc, e.lastmod.text if e.lastmod else None, e.changefreq) for e in entries] == [
+        ("http://example.com&><'\"/", "2011-06-27T00:00:00.000Z", None)
+    ]
+    assert "truncated-entry" in [d.code for d in diagnostics]
     malformed = [d for d in diagnostics if d.code == "malformed-xml"]
     assert len(malformed) == 1
     assert malformed[0].line == broken and malformed[0].level is Level.WARNING

@@ -97,9 +97,7 @@ def _write(tmp_path: Path, name: str, lines: list[str]) -> Path:
     return path
 
 
-def test_a_text_sitemap_keeps_both_locs_of_a_hash_collision(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_text_sitemap_keeps_both_locs_of_a_hash_collision(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``-t text`` drops repeats by default: two locs with equal hashes were one, 'appears 2 times' (JSON
     lines keep a relative loc, which the wide one is)."""
     wide = colliding(NARROW)

@@ -136,7 +136,7 @@ def test_a_child_not_in_the_directory_is_never_read_from_elsewhere(
     but the directory: the child is refused with a warning, the side incomplete (exit 2)."""
     day1, day2 = days
     secret = tmp_path / "secret.xml"
-    secret.write_text(f'<urlset {NS}><url><loc>https://example.com/secret</loc></url></urlset>', encoding="utf-8")
+    secret.write_text(f"<urlset {NS}><url><loc>https://example.com/secret</loc></url></urlset>", encoding="utf-8")
     index = day2 / "sitemap_index.xml"
     text = index.read_text(encoding="utf-8")
     extra = f"<sitemap><loc>{secret.as_uri()}</loc></sitemap><sitemap><loc>https://example.com/x.xml</loc></sitemap>"
@@ -177,7 +177,12 @@ NAMES = st.text(string.ascii_letters + string.digits + "-_.%#?&é\u202e\x1b\r ",
 #: incomplete (exit 2).
 NEVER_BY_NAME = ("file:///nonexistent/x.xml", "x.xml", f"{BASE}a%2Fb.xml", f"{BASE}%00.xml", BASE)
 #: Children under another base than the first child's: read by name from the directory when one comes first.
-ELSEWHERE = ("https://example.com/other/x.xml", f"{BASE}../x.xml", f"{BASE}%2e%2e/x.xml", "https://example.net/maps/x.xml")
+ELSEWHERE = (
+    "https://example.com/other/x.xml",
+    f"{BASE}../x.xml",
+    f"{BASE}%2e%2e/x.xml",
+    "https://example.net/maps/x.xml",
+)
 CHILD = st.one_of(
     NAMES.map(lambda name: f"{BASE}{name}"),  # a file of the directory, or not
     st.sampled_from(["https://example.com/maps/sitemap-1.xml", "https://example.com/maps/sitemap-2.xml"]),

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from localsite import LocalSite
 
+import feedmap
 from feedmap._context import HttpSettings, Options
 from feedmap._discover import discover, find_sitemaps, site_root
 from feedmap._errors import Diagnostic, FetchError, Level, SourceError, StrictError
@@ -603,3 +604,29 @@ def test_cli_tree_exit_code_a_loop_is_no_failure_a_missing_root_is(
     assert code == 1 and "error[file-missing]" in out and "1 sitemap of the tree could not be read" in err
     assert run(capsys, "discover", site, "--tree", "--json", "--map", f"{site}={public}")[0] == 1
     assert run(capsys, "discover", site, "--map", f"{site}={public}")[0] == 0  # listed as written, not read
+
+
+def test_a_sitemap_line_that_is_not_utf8_is_skipped_with_a_warning(web: LocalSite) -> None:
+    """Decoded with replacement, the line became a URL holding U+FFFD, fetched as if robots.txt named it."""
+    good = web.url("/good.xml")
+    body = b"Sitemap: " + web.url("/caf\xe9.xml").encode("latin-1") + b"\nSitemap: " + good.encode() + b"\n"
+    web.add("/robots.txt", body, content_type="text/plain")
+    seen: list[Diagnostic] = []
+    found = feedmap.find_sitemaps(web.base, feedmap.Options(http=FAST), on_diagnostic=seen.append)
+    assert found == [good]
+    assert [(d.level, d.code) for d in seen] == [(Level.WARNING, "robots-bad-sitemap")]
+    assert "\\xe9" in seen[0].message
+
+
+@pytest.mark.parametrize("before", ["", "User-agent: *\nDisallow: /private/\n"])
+def test_a_sitemap_line_cut_at_500_kib_is_skipped_with_a_warning(web: LocalSite, before: str) -> None:
+    """RFC 9309 §2.5 reads the first 500 KiB: the Sitemap: line the limit cuts names a URL that was never
+    written (with nothing before it, the whole cut line was read as a URL)."""
+    long_url = web.url("/" + "a" * 600_000 + ".xml")
+    web.add("/robots.txt", f"{before}Sitemap: {long_url}\n", content_type="text/plain")
+    seen: list[Diagnostic] = []
+    found = feedmap.find_sitemaps(web.base, feedmap.Options(http=FAST), on_diagnostic=seen.append)
+    assert found == []  # robots.txt names none, and neither usual location is there
+    assert web.hits("/sitemap.xml") == 1
+    assert codes(seen)[:2] == ["robots-truncated", "robots-bad-sitemap"]
+    assert seen[1].level == Level.WARNING and "500 KiB" in seen[1].message

@@ -49,6 +49,7 @@ HOSTILE_JSONL = (
     b'{"loc":"https://e.com/3","extras":{"{}foo":"<foo/>","{urn:x}y":"<x:y xmlns:x=\\"urn:x\\">1</x:y>"}}\n'
     b'{"loc":"https://e.com/ctl\\u0001\\r","priority":5e-324,"title":"\\ufffe","keywords":["\\u0000"]}\n'
     b'{"loc":"https://e.com/4","alternates":[{"hreflang":"d\\ne","href":"https://e.com/\\t"}]}\n'
+    b'{"loc":"https://e.com/5","title":"\\ud83d\\ude00","priority":0.5,"extras":{"{}news:news":"<news:news/>"}}\n'
 )
 #: A sitemap whose xhtml and image prefixes are never declared.
 UNDECLARED = (

@@ -906,3 +906,26 @@ def test_reference_repairs_count_lines_once_across_sections_and_matches() -> Non
     assert lines[:4] == [("html-entity", 1), ("invalid-character", 3), ("html-entity", 4), ("invalid-character", 4)]
     surrogate_lines = [line for code, line in lines if code == "invalid-character"]
     assert surrogate_lines == [line for k in range(100) for line in (4 * k + 3, 4 * k + 4)][: len(surrogate_lines)]
+
+
+@pytest.mark.parametrize("ror", [False, True])
+@pytest.mark.parametrize(
+    ("written", "warned"),
+    [
+        ("Mon, 01 Jan 2024 10:00:00", True),  # no zone: UTC was invented in silence
+        ("Mon, 01 Jan 2024 10:00:00 -0000", True),  # RFC 5322 §3.3: "no information about the local time zone"
+        ("Mon, 01 Jan 2024 10:00:00 GMT", False),
+        ("Mon, 01 Jan 2024 10:00:00 +0000", False),
+    ],
+)
+def test_a_pubdate_without_a_zone_is_read_as_utc_with_a_warning(ror: bool, written: str, warned: bool) -> None:
+    namespace = ' xmlns:ror="http://rorweb.com/0.1/"' if ror else ""
+    resource = "<ror:resourceOf>sitemap</ror:resourceOf>" if ror else ""
+    data = (
+        f'<rss version="2.0"{namespace}><channel><title>T</title><link>https://www.example.com/</link>'
+        f"<description>D</description>\n<item><title>A</title><link>https://www.example.com/a</link>"
+        f"<pubDate>{written}</pubDate>{resource}</item></channel></rss>"
+    ).encode()
+    _, entries, diagnostics, _ = read(data, "ror" if ror else "rss")
+    assert [e.lastmod.text if e.lastmod else None for e in entries] == ["2024-01-01T10:00:00Z"]
+    assert [(d.line, d.code) for d in diagnostics if d.code == "date-no-zone"] == [(2, "date-no-zone")] * warned

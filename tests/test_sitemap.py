@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Iterable
+from pathlib import Path
 
 import pytest
 from lxml import etree
@@ -12,6 +14,7 @@ import feedmap
 from feedmap import ChangeFreq, Entry, Image, W3CDate
 from feedmap._errors import Diagnostic, Level, Reporter
 from feedmap._model import Alternate, DocKind
+from feedmap.cli import main
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 IMAGE = "http://www.google.com/schemas/sitemap-image/1.1"
@@ -278,8 +281,11 @@ def test_changefreq_repairs(written: str, expected: ChangeFreq | None, code: str
         ("0.50", 0.5, None),
         ("1", 1.0, None),
         ("0.0", 0.0, None),
-        ("1.5", 1.0, "invalid-priority"),
-        ("-0.2", 0.0, "invalid-priority"),
+        # out of range: an invalid value, never clamped to the top (or bottom) priority
+        ("1.5", None, "invalid-priority"),
+        ("1.1", None, "invalid-priority"),
+        ("5.0", None, "invalid-priority"),
+        ("-0.2", None, "invalid-priority"),
         ("high", None, "invalid-priority"),
         ("NaN", None, "invalid-priority"),
         ("", None, "invalid-priority"),
@@ -798,7 +804,7 @@ def test_fields_the_format_cannot_hold_are_reported_once() -> None:
         (1.2345678901234567e-05, "0.000012345678901235", "priority-rounded"),
         (1e-18, "0.000000000000000001", None),
         (0.12345678901234568, "0.12345678901234568", None),
-        (1.5, "1.0", "invalid-priority"),
+        (1.5, None, "invalid-priority"),
         (-0.0, "-0.0", None),
         (float("nan"), None, "invalid-priority"),
         (float("inf"), None, "invalid-priority"),
@@ -875,3 +881,61 @@ def test_a_field_holding_an_unexpanded_entity_is_not_used(field: str) -> None:
     entries, diagnostics, _ = read(data)
     assert [(e.loc, e.priority, e.lastmod, e.changefreq) for e in entries] == [("https://e.com/a", None, None, None)]
     assert [d.message for d in diagnostics if d.code == "unresolved-entity"][-1].startswith(f"<{field}> holds")
+
+
+@pytest.mark.parametrize("format", ["sitemap", "jsonl", "rss", "ror"])
+@pytest.mark.parametrize("priority", ["1.1", "5.0", "-0.5"])
+def test_an_out_of_range_priority_is_read_as_absent_by_every_reader(
+    format: str, priority: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Clamped, 5.0 became 1.0: an invalid value turned into the top priority. It is ignored, with the warning."""
+    sink = io.BytesIO()
+    feedmap.write([Entry(loc="https://www.example.com/a", title="A", priority=0.25)], sink, format)
+    assert sink.getvalue().count(b"0.25") == 1
+    source = tmp_path / f"in.{format}"
+    source.write_bytes(sink.getvalue().replace(b"0.25", priority.encode()))
+    out = tmp_path / "out.jsonl"
+    assert main(["convert", str(source), "-f", format, "-t", "jsonl", "-o", str(out)]) == 0
+    assert "priority" not in json.loads(out.read_text().splitlines()[-1])  # after a feed's header line
+    assert "warning[invalid-priority]" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("format", ["sitemap", "jsonl", "rss", "ror"])
+def test_an_out_of_range_priority_built_in_python_is_not_written(format: str) -> None:
+    sink = io.BytesIO()
+    summary = feedmap.write([Entry(loc="https://www.example.com/a", title="A", priority=5.0)], sink, format)
+    assert b"priority>" not in sink.getvalue() and b'"priority"' not in sink.getvalue()
+    assert codes(summary.diagnostics, warnings_only=True) == ["invalid-priority"]
+
+
+XHTML_DECLARED = ' xmlns:xhtml="http://www.w3.org/1999/xhtml"'
+
+
+@pytest.mark.parametrize(
+    ("link", "reported"),
+    [
+        ("<xhtml:link/>", True),
+        ('<xhtml:link rel="alternate" href="https://www.example.com/de"/>', True),
+        ('<xhtml:link rel="alternate" hreflang="de"/>', True),
+        ('<xhtml:link rel="alternate" hreflang="de" href=""/>', True),
+        ('<xhtml:link hreflang="de" href="https://www.example.com/de"/>', True),
+        ('<xhtml:link rel="canonical" href="https://www.example.com/"/>', False),  # another kind of link
+        ('<xhtml:link rel="alternate" href="android-app://com.example/page"/>', False),  # an app deep link
+    ],
+)
+@pytest.mark.parametrize("format", ["sitemap", "rss"])
+def test_an_incomplete_hreflang_link_is_reported_and_kept(link: str, reported: bool, format: str) -> None:
+    if format == "sitemap":
+        data = urlset(f"<url><loc>https://www.example.com/</loc>\n{link}</url>", extra=XHTML_DECLARED)
+    else:
+        data = (
+            f'<rss version="2.0"{XHTML_DECLARED}><channel><title>T</title><link>https://www.example.com/</link>'
+            f"<description>D</description><item><title>I</title><link>https://www.example.com/</link>\n{link}"
+            "</item></channel></rss>"
+        ).encode()
+    entries, diagnostics, _ = read(data, format)
+    assert entries[0].alternates == ()
+    assert "{http://www.w3.org/1999/xhtml}link" in entries[0].extras  # kept verbatim, written back
+    assert [(d.line, d.code) for d in diagnostics if d.code == "alternate-incomplete"] == (
+        [(4, "alternate-incomplete")] if format == "sitemap" else [(2, "alternate-incomplete")]
+    ) * reported

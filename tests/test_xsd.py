@@ -123,9 +123,8 @@ def test_every_xsd_lastmod_form_is_valid(schemas: dict[str, etree.XMLSchema], la
 @pytest.mark.parametrize("lastmod", ["2024", "2024-02", "2024-02-29T10:11Z"])
 def test_the_xsd_rejects_coarse_w3c_dates(schemas: dict[str, etree.XMLSchema], lastmod: str) -> None:
     """W3C Datetime allows these, the XSD does not: the oracle itself is checked, so the tests above mean something."""
-    data, _ = write([Entry(loc="https://www.example.com/", lastmod=W3CDate(lastmod))])
-    root, _ = strip_extensions(data)
-    assert not schemas["urlset"].validate(root)
+    data = f'<urlset xmlns="{SM}"><url><loc>https://www.example.com/</loc><lastmod>{lastmod}</lastmod></url></urlset>'
+    assert not schemas["urlset"].validate(etree.fromstring(data))
 
 
 def test_empty_document_is_invalid_and_warned(schemas: dict[str, etree.XMLSchema]) -> None:
@@ -258,3 +257,63 @@ def test_tiny_priorities_are_written_as_xsd_decimals(schemas: dict[str, etree.XM
     entries = [Entry(loc=f"https://www.example.com/{p}", priority=p) for p in (1e-7, 5e-324, 2.5e-05, 1.0, 0.0)]
     data, _ = write(entries)
     assert_valid(data, schemas)
+
+
+# ------------------------------------------------------------------------------------------------ lastmods
+
+MINUTE_DATES = st.builds(
+    lambda moment, zone: W3CDate(moment.strftime("%Y-%m-%dT%H:%M") + zone),
+    st.datetimes(min_value=datetime.datetime(1000, 1, 1)),
+    st.sampled_from(["Z", "+00:00", "-08:00", "+05:30", "+14:00", "-12:00"]),
+)
+
+
+@pytest.mark.parametrize("format", ["sitemap", "sitemapindex"])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lastmods=st.lists(MINUTE_DATES | XSD_DATES, min_size=1, max_size=4))
+def test_written_lastmods_are_xsd_valid_and_the_same_instant(
+    schemas: dict[str, etree.XMLSchema], format: str, lastmods: list[W3CDate]
+) -> None:
+    """A time of minutes (W3C Datetime, not the XSD) is written with its seconds: the same instant, reported."""
+    entries = [Entry(loc=f"https://www.example.com/{n}", lastmod=lastmod) for n, lastmod in enumerate(lastmods)]
+    data, diagnostics = write(entries, format)
+    assert_valid(data, schemas)
+    written = [W3CDate(element.text or "") for element in etree.fromstring(data).iter(f"{{{SM}}}lastmod")]
+    assert [date.to_datetime() for date in written] == [date.to_datetime() for date in lastmods]
+    minutes = [date for date in lastmods if date.precision is feedmap.Precision.MINUTE]
+    added = [d for d in diagnostics if d.code == "lastmod-seconds-added"]
+    assert len(added) == len(minutes) and all(d.level is feedmap.Level.INFO for d in added)
+    assert [d.code for d in diagnostics if d.level >= feedmap.Level.WARNING] == []
+
+
+@pytest.mark.parametrize("format", ["sitemap", "sitemapindex"])
+def test_a_lastmod_of_minutes_read_is_written_with_seconds(
+    schemas: dict[str, etree.XMLSchema], format: str, tmp_path: Path
+) -> None:
+    source = tmp_path / "in.xml"
+    source.write_text(
+        f'<urlset xmlns="{SM}"><url><loc>https://www.example.com/a</loc><lastmod>2024-03-01T10:00Z</lastmod></url>'
+        "<url><loc>https://www.example.com/b</loc><lastmod>2024-03-01T10:00+05:30</lastmod></url></urlset>"
+    )
+    out = tmp_path / "out.xml"
+    summary = feedmap.convert(source, out, format)
+    assert_valid(out.read_bytes(), schemas)
+    written = [element.text for element in etree.parse(str(out)).iter(f"{{{SM}}}lastmod")]
+    assert written == ["2024-03-01T10:00:00Z", "2024-03-01T10:00:00+05:30"]
+    assert [d.code for d in summary.diagnostics if d.code.startswith("lastmod")] == ["lastmod-seconds-added"] * 2
+
+
+@pytest.mark.parametrize("lastmod", ["2023", "2023-05"])
+@pytest.mark.parametrize("format", ["sitemap", "sitemapindex"])
+def test_a_year_or_month_lastmod_is_kept_and_warned_as_validate_warns(
+    schemas: dict[str, etree.XMLSchema], format: str, lastmod: str, tmp_path: Path
+) -> None:
+    """A full date would invent a month or a day: the value is kept, with the warning validate gives it."""
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.xml"
+    source.write_text(f'{{"loc": "https://www.example.com/a", "lastmod": "{lastmod}"}}\n')
+    summary = feedmap.convert(source, out, format)
+    written = [element.text for element in etree.parse(str(out)).iter(f"{{{SM}}}lastmod")]
+    assert written == [lastmod]
+    warned = [d.code for d in summary.diagnostics if d.level >= feedmap.Level.WARNING and d.code.startswith("lastmod")]
+    validated = [d.code for d in feedmap.validate(out).findings if d.code.startswith("lastmod")]
+    assert warned == validated == ["lastmod-not-xsd"]

@@ -20,7 +20,7 @@ from lxml import etree
 from feedmap._context import Context
 from feedmap._dates import W3CDate, from_rfc822
 from feedmap._formats._feedlinks import ATOM_NS, IANA_RELATIONS, link_relation
-from feedmap._formats._fields import read_lastmod
+from feedmap._formats._fields import read_lastmod, read_rfc822_date
 from feedmap._urls import is_absolute_url
 from feedmap._xml import IMAGE_NS, SITEMAP_NAMESPACES, XHTML_NS
 
@@ -122,7 +122,7 @@ def feed_date(text: str, key: str, ctx: Context, line: int = 0) -> W3CDate | Non
             return W3CDate(text)
         except ValueError:
             pass
-    return from_rfc822(text) or read_lastmod(text, ctx, line, what=key)
+    return read_rfc822_date(text, ctx, line, key) or read_lastmod(text, ctx, line, what=key)
 
 
 def qname(tag: str) -> tuple[str, str]:

@@ -7,8 +7,9 @@ usable remains) and reports every repair as a diagnostic — sitemaps.org 0.9 fi
   silently);
 * ``lastmod``: W3C Datetime (see :mod:`feedmap._dates`);
 * ``changefreq``: exactly one of the seven lower-case words (other case is repaired with a warning);
-* ``priority``: an ``xsd:decimal`` from 0.0 to 1.0 (out of range is clamped with a warning; other number
-  forms are ignored with a warning; a value not written back as read is noted).
+* ``priority``: an ``xsd:decimal`` from 0.0 to 1.0 (out of range is ignored with a warning, never clamped: 5.0
+  is no claim to the top priority; other number forms are ignored with a warning; a value not written back
+  as read is noted).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import decimal
 import re
 
 from feedmap._context import Context
-from feedmap._dates import W3CDate, parse_lenient
+from feedmap._dates import W3CDate, parse_lenient, read_rfc822
 from feedmap._model import ChangeFreq
 from feedmap._transform_checks import relative_reference, resolve
 from feedmap._urls import check_loc
@@ -96,6 +97,19 @@ def read_lastmod(text: str | None, ctx: Context, line: int, what: str = "lastmod
     return value_or_none
 
 
+def read_rfc822_date(text: str, ctx: Context, line: int, what: str) -> W3CDate | None:
+    """An RFC 822 date (RSS ``pubDate``) as W3C Datetime, or None when it is not one; a date that gives no time
+    zone is read as UTC, with the warning ``date-no-zone`` (the zone is invented, never silently)."""
+    value, no_zone = read_rfc822(text)
+    if value is not None and no_zone:
+        ctx.warning(
+            "date-no-zone",
+            f"<{what}> {text.strip()!r} gives no time zone (none, -0000 or an unknown one); read as UTC: {value}",
+            line,
+        )
+    return value
+
+
 def read_changefreq(text: str | None, ctx: Context, line: int) -> ChangeFreq | None:
     value = (text or "").strip()
     member = _CHANGEFREQS.get(value)
@@ -141,9 +155,8 @@ def read_priority(text: str | None, ctx: Context, line: int) -> float | None:
     exact = decimal.Decimal(value)
     number = float(exact)
     if number < 0.0 or number > 1.0:
-        clamped = min(max(number, 0.0), 1.0)
-        ctx.warning("invalid-priority", f"priority {value} is outside 0.0-1.0; read as {clamped}", line)
-        return clamped
+        ctx.warning("invalid-priority", f"priority {value} is outside 0.0-1.0; ignored", line)
+        return None
     number = abs(number)  # -0.0 is 0.0
     if decimal.Decimal(repr(number)) != exact:
         ctx.info("priority-normalised", f"priority {value} has more digits than are kept; read as {number!r}", line)

@@ -139,10 +139,9 @@ def priority_of(value: Any, ctx: Context, line: int) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)) or value != value:  # NaN
         raise Bad("'priority' must be a number")
-    if value < 0 or value > 1:
-        clamped = min(max(float(value), 0.0), 1.0)
-        ctx.warning("invalid-priority", f"priority {value} is outside 0.0-1.0; read as {clamped}", line)
-        return clamped
+    if value < 0 or value > 1:  # an invalid value, not a claim to the top (or bottom) priority
+        ctx.warning("invalid-priority", f"priority {value} is outside 0.0-1.0; ignored", line)
+        return None
     number = float(value)
     if isinstance(value, Decimal) and Decimal(repr(number)) != value:
         ctx.warning("priority-rounded", f"priority {value} is read as {number!r}, the nearest binary float", line)

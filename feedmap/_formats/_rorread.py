@@ -16,12 +16,12 @@ from collections.abc import Callable, Iterator, Mapping
 from lxml import etree
 
 from feedmap._context import Context
-from feedmap._dates import W3CDate, from_rfc822
+from feedmap._dates import W3CDate
 from feedmap._errors import Reporter
 from feedmap._formats._elements import duplicate, holds_markup, serialize_element
 from feedmap._formats._ext import ReadHook, hooks
 from feedmap._formats._feedvocab import GENERATOR, channel_date, real_title
-from feedmap._formats._fields import read_changefreq, read_lastmod, read_loc, read_priority
+from feedmap._formats._fields import read_changefreq, read_lastmod, read_loc, read_priority, read_rfc822_date
 from feedmap._model import Alternate, ChangeFreq, DocKind, DocMeta, Entry, Image, full_entry, new_position
 from feedmap._sources import Source
 from feedmap._xml import (
@@ -231,7 +231,7 @@ def _lastmod(item: _Item, ctx: Context) -> W3CDate | None:
         lastmod = read_lastmod(updated[0], ctx, updated[1], what="ror:updated")
     pub = item.plain.get("pubDate")
     if lastmod is None and pub is not None and pub[0] and pub[0].strip():
-        lastmod = from_rfc822(pub[0]) or read_lastmod(pub[0], ctx, pub[1], what="pubDate")
+        lastmod = read_rfc822_date(pub[0], ctx, pub[1], "pubDate") or read_lastmod(pub[0], ctx, pub[1], what="pubDate")
     return lastmod
 
 

@@ -44,8 +44,10 @@ __all__ = [
     "plain_text_of",
     "render_channel",
     "site_of",
+    "trimmed",
     "web_url_or_none",
     "write_channel",
+    "written_keywords",
 ]
 
 _CHANNEL = "the channel"
@@ -133,11 +135,45 @@ def plain_text_of(value: str, what: str, loc: str, ctx: Context) -> str:
     """``value`` escaped for an element that holds plain text (a title, the channel description): ``&`` and
     ``<`` as the hexadecimal references ``&#x26;`` and ``&#x3C;``, as the RSS Best Practices Profile asks
     ("Encoding & and <"), so that no reader, nor the W3C validator (``ContainsHTML``, ``CharacterData``),
-    takes a ``&lang`` or a ``<blink>`` in the text for HTML."""
+    takes a ``&lang`` or a ``<blink>`` in the text for HTML.  Blank space around it (U+0085 and the other
+    Unicode blanks too) is removed, as feed readers remove it: reported, never changed in silence."""
+    value = trimmed(value, what, loc, ctx)
     text = text_of(plain_text(value, what, loc, ctx), what, loc, ctx)
     if "&" not in text:
         return text
     return text.replace("&amp;", "&#x26;").replace("&lt;", "&#x3C;")
+
+
+def trimmed(value: str, what: str, loc: str, ctx: Context) -> str:
+    """``value`` without the blank space around it (``str.strip``: what feed readers remove), the change
+    reported (``whitespace-trimmed``)."""
+    stripped = value.strip()
+    if stripped != value:
+        ctx.info("whitespace-trimmed", f"blank space around the {what} of {loc} ({value[:40]!r}) was removed")
+    return stripped
+
+
+def written_keywords(keywords: tuple[str, ...], loc: str, ctx: Context, *, joined: bool) -> list[str]:
+    """The keywords as a feed writes them: trimmed, an empty one left out (``keyword-changed`` for either, as a
+    reader trims and drops them), and, when ``joined`` (``ror:keywords``, one comma-separated element), one
+    holding a comma reported: it reads back as several."""
+    kept = []
+    for keyword in keywords:
+        stripped = keyword.strip()
+        if not stripped:
+            ctx.warning("keyword-changed", f"an empty keyword of {loc} is left out")
+            continue
+        if stripped != keyword:
+            ctx.warning("keyword-changed", f"keyword {keyword!r} of {loc} is written trimmed, {stripped!r}")
+        if joined and "," in stripped:
+            parts = [part.strip() for part in stripped.split(",") if part.strip()]
+            ctx.warning(
+                "keyword-changed",
+                f"keyword {stripped!r} of {loc} holds a comma: ror:keywords is a comma-separated list, so it "
+                f"reads back as {len(parts)} keywords {parts!r}",
+            )
+        kept.append(stripped)
+    return kept
 
 
 def extension_elements(entry: Entry, ctx: Context, namespaces: Namespaces, steps: tuple[WriteStep, ...]) -> list[str]:

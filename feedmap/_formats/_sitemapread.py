@@ -201,10 +201,26 @@ def iter_entries(source: Source, ctx: Context, namespace: str, element: str) -> 
     """Stream the entries of every ``element`` child of the root (``url`` of a urlset, ``sitemap`` of an
     index: each format's extensions read their elements)."""
     tag = _qualified(namespace, element)
+    # an entry that undeclares the namespace (<url xmlns="">, children in no namespace either) is still one
+    tags = [tag, element] if namespace else [tag]
     read_hooks = hooks("sitemapindex" if element == "sitemap" else "sitemap").read
     count = 0
-    for node, offset in iter_elements(source.stream, [tag], reporter=ctx.reporter, name=ctx.name):
-        entry = entry_from_element(node, namespace, ctx, offset, read_hooks)
+    nodes = iter_elements(
+        source.stream, tags, reporter=ctx.reporter, name=ctx.name, starts_entry=_qualified(namespace, "loc")
+    )
+    for node, offset in nodes:
+        node_namespace = namespace
+        if node.tag == element and namespace:
+            parent = node.getparent()
+            if parent is None or parent.getparent() is not None:
+                continue  # deeper than an entry (inside an extension element): part of the entry around it
+            node_namespace = ""
+            ctx.warning(
+                "entry-namespace",
+                f'<{element}> in no namespace (xmlns="") inside the sitemap namespace\'s root; read as an entry',
+                line_of(node) + offset,
+            )
+        entry = entry_from_element(node, node_namespace, ctx, offset, read_hooks)
         if entry is not None:
             count += 1
             yield entry

@@ -6,15 +6,18 @@ surrogates) is dropped and reported (``character-dropped``); text and attributes
 through one escaping function, which measured 3x faster than ``lxml.etree.xmlfile``; the tests parse every
 output back to prove it well-formed.  A priority is a short ``xsd:decimal`` (XML Schema Part 2 §3.2.3); an
 extra is written only when it is well-formed elements named by its key (:mod:`feedmap._formats._extras`).
-Root tags follow the sitemaps.org 0.9 schemas (https://www.sitemaps.org/protocol.html).
+Root tags follow the sitemaps.org 0.9 schemas (https://www.sitemaps.org/protocol.html); a lastmod is written
+as their ``xsd:date | xsd:dateTime`` (XML Schema Part 2 §3.2.7, §3.2.9) wherever the same instant can be.
 """
 
 from __future__ import annotations
 
 import decimal
 import math
+import re
 
 from feedmap._context import Context
+from feedmap._dates import W3CDate
 from feedmap._formats._extras import xml_extra
 from feedmap._formats._output import output_url
 from feedmap._model import Entry
@@ -34,6 +37,7 @@ __all__ = [
     "text_of",
     "undeclared",
     "xml_extras",
+    "xsd_lastmod",
 ]
 
 SCHEMA_LOCATION = f"{SITEMAP_NS} {SITEMAP_NS}/sitemap.xsd"
@@ -169,7 +173,7 @@ def format_priority(priority: float, ctx: Context | None = None, loc: str = "") 
     The shortest decimal that reads back as the same float, positional (the XSD's decimal has no exponent),
     with at most :data:`PRIORITY_PLACES` fractional digits: ``5e-324`` is written ``0.0``, not as 325
     digits.  A written value that differs from the entry's is reported (``priority-rounded``), and so is a
-    value outside 0.0-1.0 (written clamped) or not a number (not written) (``invalid-priority``).
+    value outside 0.0-1.0 or not a number (not written) (``invalid-priority``).
     """
     text = repr(float(priority))
     if "e" not in text and len(text) <= PRIORITY_PLACES + 2 and 0.0 <= priority <= 1.0:
@@ -182,11 +186,10 @@ def _unusual_priority(priority: float, ctx: Context | None, loc: str) -> str | N
         if ctx is not None:
             ctx.warning("invalid-priority", f"priority {priority} of {loc} is not a number; not written")
         return None
-    if not 0.0 <= priority <= 1.0:
-        clamped = min(max(priority, 0.0), 1.0)
+    if not 0.0 <= priority <= 1.0:  # never clamped: an invalid value is no claim to the top priority
         if ctx is not None:
-            ctx.warning("invalid-priority", f"priority {priority} of {loc} is outside 0.0-1.0; written as {clamped}")
-        priority = clamped
+            ctx.warning("invalid-priority", f"priority {priority} of {loc} is outside 0.0-1.0; not written")
+        return None
     exact = decimal.Decimal(repr(priority))
     rounded = exact.quantize(_PRIORITY_QUANTUM, rounding=decimal.ROUND_HALF_EVEN).normalize()
     text = format(rounded, "f")
@@ -197,4 +200,33 @@ def _unusual_priority(priority: float, ctx: Context | None, loc: str) -> str | N
             "priority-rounded",
             f"priority {priority!r} of {loc} written as {text} (at most {PRIORITY_PLACES} decimal places)",
         )
+    return text
+
+
+#: The sitemaps XSD's lastmod: ``xsd:date`` or ``xsd:dateTime`` (seconds required, zone optional).
+_XSD_LASTMOD = re.compile(r"\d{4}-\d\d-\d\d(?:T\d\d:\d\d:\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d)?", re.ASCII)
+#: W3C Datetime's minute precision (its zone is required): the XSD form is the same instant with ``:00``.
+_MINUTES = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d)(Z|[+-]\d\d:\d\d)", re.ASCII)
+
+
+def xsd_lastmod(lastmod: W3CDate, ctx: Context, loc: str) -> str:
+    """The lastmod text a sitemap or index writes: as read when the sitemaps XSD takes it; a time of minutes
+    with ``:00`` seconds added (the same instant; INFO ``lastmod-seconds-added``); a year or a month as read,
+    with the warning ``feedmap validate`` gives it (``lastmod-not-xsd``): a full date would invent a day."""
+    text = lastmod.text
+    if _XSD_LASTMOD.fullmatch(text) is not None:
+        return text
+    minutes = _MINUTES.fullmatch(text)
+    if minutes is not None:
+        written = f"{minutes[1]}:00{minutes[2]}"
+        ctx.info(
+            "lastmod-seconds-added",
+            f"lastmod {text} of {loc} written as {written}, the same instant (the sitemaps XSD wants seconds)",
+        )
+        return written
+    ctx.warning(
+        "lastmod-not-xsd",
+        f"lastmod {text!r} of {loc} is W3C Datetime but the sitemaps XSD rejects it; written as read "
+        "(a full date, YYYY-MM-DD, would invent a month or day that the source does not give)",
+    )
     return text

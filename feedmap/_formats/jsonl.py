@@ -20,6 +20,7 @@ from typing import Any, BinaryIO
 from feedmap._context import Context
 from feedmap._dates import W3CDate
 from feedmap._errors import ReadError
+from feedmap._formats._extras import extra_problem
 from feedmap._formats._fields import read_changefreq, read_lastmod, read_loc
 from feedmap._formats._jsonl_values import (
     IMAGE_KEYS,
@@ -105,6 +106,8 @@ def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
     if not doc.meta.is_empty() or doc.meta.kind is not DocKind.URLSET:
         pending.append(dumps(_meta_to_json(doc.meta)))
     for entry in doc.entries:
+        if entry.extras and any(key.startswith("{") for key in entry.extras):
+            entry = _readable_extras(entry, ctx)
         try:
             line = dumps(entry_to_json(entry))
         except ValueError:  # a priority that is not a number (NaN, infinity: JSON has none)
@@ -120,6 +123,18 @@ def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
     if pending:
         sink.write(_encoded(pending, ctx))
     return count
+
+
+def _readable_extras(entry: Entry, ctx: Context) -> Entry:
+    """The entry without the XML extras this format's reader would refuse (``{}news:news``: an element whose
+    prefix was never declared), each reported (``invalid-extra``): never written to be lost when read."""
+    problems = {key: extra_problem(key, value) for key, value in entry.extras.items() if key.startswith("{")}
+    if not any(problems.values()):
+        return entry
+    for key, problem in problems.items():
+        if problem is not None:
+            ctx.warning("invalid-extra", f"extra {key!r} of {entry.loc} {problem}; not written")
+    return replace(entry, extras={key: value for key, value in entry.extras.items() if problems.get(key) is None})
 
 
 #: Line breaks other than "\n" that JSON lets stand raw inside a string (json.dumps escapes only C0
@@ -255,11 +270,20 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
 
 
 def _has_lone_surrogate(obj: Any) -> bool:
-    """True when a key or string in ``obj`` holds a surrogate that no UTF-8 output can carry."""
-    try:
-        json.dumps(obj, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return True
+    """True when a key or string in ``obj`` holds a surrogate that no UTF-8 output can carry (an escaped pair,
+    ``\\ud83d\\ude00``, is one character once decoded). The values are walked, not re-encoded: the line's
+    fractions are Decimal, which ``json.dumps`` refuses; iteratively, as the line may nest deeply."""
+    pending: list[Any] = [obj]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, str):
+            if _SURROGATE.search(value) is not None:
+                return True
+        elif isinstance(value, dict):
+            pending.extend(value.keys())
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
     return False
 
 

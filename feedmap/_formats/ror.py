@@ -46,6 +46,7 @@ from feedmap._formats._rsswrite import (
     render_channel,
     web_url_or_none,
     write_channel,
+    written_keywords,
 )
 from feedmap._formats._xmlwrite import format_priority, rdf_only, text_of
 from feedmap._model import ENTRY_FIELDS, Document, Entry
@@ -94,8 +95,9 @@ def _ror_fields(entry: Entry, ctx: Context) -> list[str]:
     parts: list[str] = []
     if entry.lastmod is not None:
         parts += ["<pubDate>", to_rfc822(entry.lastmod), "</pubDate>"]  # ror:updated keeps the exact text
-    if entry.keywords:
-        parts.append(_ror("keywords", ", ".join(entry.keywords), loc, ctx))
+    keywords = written_keywords(entry.keywords, loc, ctx, joined=True) if entry.keywords else []
+    if keywords:
+        parts.append(_ror("keywords", ", ".join(keywords), loc, ctx))
     if entry.lastmod is not None:
         parts.append(_ror("updated", entry.lastmod.text, loc, ctx))
     if entry.changefreq is not None:

@@ -46,7 +46,14 @@ from feedmap._formats._feedparsed import feedparse, parsed_entries, raw_links, r
 from feedmap._formats._feedrepair import ReferenceRepairs, replace_surrogate_refs
 from feedmap._formats._feedstream import FeedItems
 from feedmap._formats._feedvocab import ATOM03_NS, ATOM_NS, CORE_NAMESPACES, DC_NS, RDF_NS
-from feedmap._formats._rsswrite import Namespaces, extension_elements, item_core, render_channel, write_channel
+from feedmap._formats._rsswrite import (
+    Namespaces,
+    extension_elements,
+    item_core,
+    render_channel,
+    write_channel,
+    written_keywords,
+)
 from feedmap._formats._xmlwrite import format_priority, text_of, xml_extras
 from feedmap._model import ENTRY_FIELDS, Document, Entry
 from feedmap._registry import FormatSpec, Rendered
@@ -176,7 +183,7 @@ def exact_rfc822(lastmod: W3CDate) -> str | None:
 
 def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces, table: Hooks) -> str:
     parts = item_core(entry, ctx, namespaces, table)
-    for keyword in entry.keywords:
+    for keyword in written_keywords(entry.keywords, entry.loc, ctx, joined=False) if entry.keywords else ():
         parts += ["<category>", text_of(keyword, "keyword", entry.loc, ctx), "</category>"]
     if entry.lastmod is not None:
         # the exact lastmod in one place (pubDate and dc:date together are the validator's DuplicateItemSemantics)

@@ -31,6 +31,7 @@ from feedmap._formats._xmlwrite import (
     report_unwritable,
     root_open_tag,
     xml_extras,
+    xsd_lastmod,
 )
 from feedmap._model import DocKind, DocMeta, Document, Entry
 from feedmap._registry import FormatSpec, Rendered
@@ -65,7 +66,7 @@ def _url_block(entry: Entry, ctx: Context, dropped: set[str], table: Hooks, decl
         report_unwritable(url, "loc", entry.loc, ctx)
     parts = ["<url><loc>", loc, "</loc>"]
     if entry.lastmod is not None:
-        parts += ["<lastmod>", entry.lastmod.text, "</lastmod>"]
+        parts += ["<lastmod>", xsd_lastmod(entry.lastmod, ctx, entry.loc), "</lastmod>"]
     if entry.changefreq is not None:
         parts += ["<changefreq>", entry.changefreq.value, "</changefreq>"]
     if entry.priority is not None:

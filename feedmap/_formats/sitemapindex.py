@@ -19,7 +19,7 @@ from typing import BinaryIO
 from feedmap._context import Context
 from feedmap._formats._output import SizeWatch, write_blocks
 from feedmap._formats._sitemapread import check_root, iter_entries
-from feedmap._formats._xmlwrite import loc_text, root_open_tag, xml_extras
+from feedmap._formats._xmlwrite import loc_text, root_open_tag, xml_extras, xsd_lastmod
 from feedmap._model import DocKind, DocMeta, Document, Entry
 from feedmap._registry import FormatSpec, Rendered
 from feedmap._sources import Source
@@ -39,7 +39,7 @@ def read(source: Source, *, ctx: Context) -> Document:
 def _sitemap_block(entry: Entry, ctx: Context, dropped: set[str]) -> str:
     parts = ["<sitemap><loc>", loc_text(entry, ctx), "</loc>"]
     if entry.lastmod is not None:
-        parts += ["<lastmod>", entry.lastmod.text, "</lastmod>"]
+        parts += ["<lastmod>", xsd_lastmod(entry.lastmod, ctx, entry.loc), "</lastmod>"]
     if entry.extras:
         parts += xml_extras(entry, dropped, ctx, {})
     parts.append("</sitemap>\n")

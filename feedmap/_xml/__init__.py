@@ -31,7 +31,7 @@ from feedmap._xml._names import (
     local_name,
     namespace_of,
 )
-from feedmap._xml._parse import iter_elements, make_iterparse
+from feedmap._xml._parse import iter_elements, make_iterparse, parser_limit
 from feedmap._xml._peek import RootInfo, peek_cleaned, peek_root
 from feedmap._xml._repairs import REPORT_CAP
 
@@ -54,6 +54,7 @@ __all__ = [
     "local_name",
     "make_iterparse",
     "namespace_of",
+    "parser_limit",
     "peek_cleaned",
     "peek_root",
     "unusable_declaration",

@@ -9,7 +9,10 @@ outside CDATA (XML 1.0, https://www.w3.org/TR/xml/):
 * a bare ``&`` (or a reference to an entity that XML does not predefine) is escaped to ``&amp;`` so the
   URL keeps its ``&`` (§4.1);
 * C0 control characters that §2.2 forbids are removed, and character references to them or to
-  surrogates (``&#xD800;``) replaced by U+FFFD.
+  surrogates (``&#xD800;``) replaced by U+FFFD;
+* a run of blank space (§2.3 ``S``) longer than :data:`MAX_BLANK_RUN` is cut to that length (its line breaks
+  kept while they fit): libxml2 stops at one text of 10,000,000 characters (its memory guard), so 400 MB of
+  spaces between two ``<url>`` lost every entry after them; reported as ``xml-limit``.
 
 Decoding to UTF-8 comes first (:mod:`feedmap._xml._decoding`); repairs are reported one by one up to
 :data:`~feedmap._xml._repairs.REPORT_CAP` per kind, then counted.
@@ -25,8 +28,13 @@ from feedmap._wording import counted
 from feedmap._xml._decoding import Utf8Input, _Inner
 from feedmap._xml._repairs import REPORT_CAP, Lines, Repairs
 
-__all__ = ["CleaningStream"]
+__all__ = ["MAX_BLANK_RUN", "TEXT_LIMIT", "CleaningStream"]
 
+#: What libxml2's limit on one text is, in feedmap's words (``parser_limit`` gives the others).
+TEXT_LIMIT = "the XML parser's limit on one text, 10,000,000 characters (a guard on memory)"
+#: The longest run of blank space passed on; the rest of a longer run is left out (an error, ``xml-limit``).
+MAX_BLANK_RUN = 1 << 20
+_BLANKS = b" \t\r\n"
 _KEEP = 64  # bytes held back at a chunk's end so that markers and references are never split
 _BARE_AMP = re.compile(rb"&(?!(?:amp|lt|gt|quot|apos|#[0-9]{1,7}|#x[0-9A-Fa-f]{1,6});)")
 _ENTITY_REF = re.compile(rb"&([A-Za-z_:][A-Za-z0-9_.:-]*);")
@@ -95,6 +103,8 @@ class CleaningStream:
         self._entities: frozenset[bytes] = frozenset()
         #: Lines removed before the XML declaration; add to lxml's sourceline for the input's line.
         self.line_offset = 0
+        self._blank_run = 0  # length of the run of blank space the output ends with
+        self._blank_run_reported = False
 
     def finish(self) -> None:
         """Report how many repairs of each kind went unreported one by one (once, at the end: ``more-repairs``)."""
@@ -115,6 +125,35 @@ class CleaningStream:
     # ------------------------------------------------------------------------------- cleaning
 
     def read(self, size: int = -1) -> bytes:
+        """Cleaned bytes, a run of blank space past :data:`MAX_BLANK_RUN` cut (see the module's docstring)."""
+        while True:
+            out = self._read_cleaned(size)
+            if out.strip(_BLANKS):  # the usual chunk: not all blank
+                self._blank_run = len(out) - len(out.rstrip(_BLANKS))
+                return out
+            if not out or self._blank_run + len(out) <= MAX_BLANK_RUN:
+                self._blank_run += len(out)
+                return out
+            self._report_blank_run()
+            kept = max(MAX_BLANK_RUN - self._blank_run, 0)
+            breaks = b"\n" * min(out.count(b"\n"), kept)  # the lines lxml counts stay as they were, if they fit
+            self._blank_run += len(breaks)
+            if breaks:
+                return breaks
+
+    def _report_blank_run(self) -> None:
+        if self._blank_run_reported:
+            return
+        self._blank_run_reported = True
+        self._reporter.error(
+            "xml-limit",
+            f"more than {MAX_BLANK_RUN // (1 << 20)} MiB of blank space in one run: a text past {TEXT_LIMIT} stops "
+            f"the parser; the blanks past the first {MAX_BLANK_RUN // (1 << 20)} MiB are left out and reading goes on",
+            self._name,
+            self._line,
+        )
+
+    def _read_cleaned(self, size: int) -> bytes:
         if not self._started:
             self._start()
         want = size if size > 0 else 1 << 16

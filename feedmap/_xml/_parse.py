@@ -17,10 +17,23 @@ from lxml import etree
 
 from feedmap._errors import Reporter
 from feedmap._sources import PeekableStream
-from feedmap._xml._cleaning import CleaningStream
+from feedmap._xml._cleaning import TEXT_LIMIT, CleaningStream
 from feedmap._xml._names import line_of, local_name
 
-__all__ = ["iter_elements", "make_iterparse"]
+__all__ = ["iter_elements", "make_iterparse", "parser_limit"]
+
+
+def parser_limit(message: str) -> str | None:
+    """libxml2's message for a limit it keeps without ``XML_PARSE_HUGE`` (lxml's ``huge_tree``, off here as
+    it guards memory) in feedmap's words; None for another message."""
+    if "XML_PARSE_HUGE" not in message and "Resource limit" not in message and "huge" not in message.lower():
+        return None
+    lowered = message.lower()
+    if "depth" in lowered:
+        return "elements nested more than 256 levels deep: past the XML parser's limit (a guard on memory)"
+    if "text" in lowered:
+        return f"a text past {TEXT_LIMIT}"
+    return f"a name, attribute value or text longer than the XML parser allows (a guard on memory): {message}"
 
 
 def make_iterparse(
@@ -53,6 +66,7 @@ def iter_elements(
     reporter: Reporter,
     name: str,
     report_unknown: bool = True,
+    starts_entry: str | None = None,
 ) -> Iterator[tuple[etree._Element, int]]:
     """Yield each completed element with one of ``tags`` (Clark names) and the line offset to add to
     lxml's ``sourceline`` to get the line in the input (blank lines removed before ``<?xml``).
@@ -64,9 +78,12 @@ def iter_elements(
     With ``report_unknown``, other elements beside the wanted ones (they are expected directly under the
     root, as in a urlset) are reported as ``unknown-element``; formats whose wanted elements sit deeper
     (RSS items inside ``<channel>``, next to the channel's own elements) turn it off.
+    ``starts_entry``: the Clark tag of the child that begins an entry (a sitemap's ``<loc>``): an element the
+    break cut holding several is yielded as one element per such child (an unclosed ``<sitemap>`` followed
+    by the index's other ``<loc>`` lines gives each child, as crawler-commons recovers them).
     """
     cleaner = CleaningStream(stream, reporter=reporter, name=name)
-    context = make_iterparse(cleaner, tags)
+    context = make_iterparse(cleaner, tags, ("start", "end"))
     wanted = frozenset(tags)
 
     def check_unexpected(node: etree._Element) -> None:
@@ -79,8 +96,14 @@ def iter_elements(
             )
 
     previous: etree._Element | None = None
+    started: etree._Element | None = None  # the wanted element begun last: the one a break cuts, if not ended
     try:
-        for _event, element in context:
+        for event, element in context:
+            if event == "start":
+                started = element
+                continue
+            if next(element.iterancestors(*tags), None) is not None:
+                continue  # inside a wanted element (an extension's own <url>): part of that one, kept whole
             yield element, cleaner.line_offset
             element.clear(keep_tail=False)
             parent = element.getparent()
@@ -101,7 +124,7 @@ def iter_elements(
         if broke is None:  # only namespace errors: lxml read to the end, every element was yielded
             return
         line, message = broke
-        partial = _partial(previous, wanted, message)
+        partial = _partial(started if started is not previous else None, message)
         if partial is not None:
             reporter.warning(
                 "truncated-entry",
@@ -109,7 +132,8 @@ def iter_elements(
                 name,
                 line_of(partial) + cleaner.line_offset or line,
             )
-            yield partial, cleaner.line_offset
+            for piece in _pieces(partial, starts_entry):
+                yield piece, cleaner.line_offset
     finally:
         cleaner.finish()
 
@@ -144,6 +168,11 @@ def _report_break(
             return None
     if fatal is not None:
         message = f"{fatal.message.strip()}, line {fatal.line}, column {fatal.column}"
+        limit = parser_limit(fatal.message)
+        if limit is not None:  # not malformed: a limit hit, and the input is invalid for feedmap (an error)
+            line = fatal.line + offset if fatal.line else 0
+            reporter.error("xml-limit", f"{limit}; the entries before it are kept, nothing after it", name, line)
+            return line, message
         return _break_at(reporter, name, fatal.line + offset if fatal.line else 0, message)
     line = (exc.lineno or 0) + offset if exc.lineno else 0
     return _break_at(reporter, name, line, exc.msg if hasattr(exc, "msg") and exc.msg else str(exc))
@@ -162,17 +191,14 @@ def _break_at(reporter: Reporter, name: str, line: int, message: str) -> tuple[i
 _PREMATURE_END = re.compile(r"Premature end of data in tag (\S+) line")
 
 
-def _partial(previous: etree._Element | None, wanted: frozenset[str], message: str) -> etree._Element | None:
-    """The wanted element the XML broke off in, without its last child when that may be cut too; None if none.
+def _partial(partial: etree._Element | None, message: str) -> etree._Element | None:
+    """The wanted element the XML broke off in (begun, never ended: the first of the file too), without its
+    last child when that may be cut too; None if none.
 
     The children before the last one are complete (another began after each).  The last one is complete
     when text after it was read, or when the parser says the data ended inside the wanted element itself.
     """
-    parent = previous.getparent() if previous is not None else None
-    if parent is None or not len(parent) or parent[-1] is previous:
-        return None
-    partial = parent[-1]
-    if not isinstance(partial.tag, str) or partial.tag not in wanted or not len(partial):
+    if partial is None or not len(partial):
         return None
     ended = _PREMATURE_END.search(message)
     qualified = f"{partial.prefix}:{local_name(partial.tag)}" if partial.prefix else local_name(partial.tag)
@@ -180,3 +206,19 @@ def _partial(previous: etree._Element | None, wanted: frozenset[str], message: s
     if (ended is None or ended.group(1) != qualified) and last.tail is None:
         partial.remove(last)
     return partial if len(partial) else None
+
+
+def _pieces(partial: etree._Element, starts_entry: str | None) -> list[etree._Element]:
+    """``partial``, or one element of its tag per ``starts_entry`` child (the children before the second one
+    stay with the first), each at the line of the child that begins it."""
+    children = list(partial)
+    starts = [index for index, child in enumerate(children) if child.tag == starts_entry]
+    if len(starts) < 2:
+        return [partial]
+    pieces = []
+    for begin, end in zip([0, *starts[1:]], [*starts[1:], len(children)], strict=True):
+        piece = etree.Element(partial.tag, nsmap=partial.nsmap)  # type: ignore[arg-type]  # lxml takes a None prefix
+        piece.sourceline = children[max(begin, starts[0])].sourceline
+        piece.extend(children[begin:end])  # moved from partial, which is left empty
+        pieces.append(piece)
+    return pieces

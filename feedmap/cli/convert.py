@@ -14,7 +14,7 @@ from feedmap import _registry as registry
 from feedmap._context import Options
 from feedmap._converters import enrich
 from feedmap._converters.kinds import xml_for_kind
-from feedmap._errors import Diagnostic, FormatError, Reporter
+from feedmap._errors import Diagnostic, FormatError, Level, Reporter
 from feedmap._model import DocKind
 from feedmap._transform_sort import SORT_KEYS
 from feedmap.cli._common import (
@@ -27,6 +27,9 @@ from feedmap.cli._common import (
 )
 from feedmap.cli._split_options import add_split_options, check_split, last_line
 from feedmap.cli._terminal import printable
+
+#: The exit code of an input read with an error (as ``feedmap validate`` gives for an invalid one).
+EXIT_INVALID = 1
 
 __all__ = ["add_parser", "run"]
 
@@ -53,7 +56,8 @@ split too (urls-1.txt, ...), a feed (-t rss, -t ror) when --max-urls says how ma
 
 Reading is lenient: what real files get wrong (a bare '&', blanks before '<?xml', 'Daily', a priority
 of 1.5, an odd date, a truncated file) is repaired and reported as file:line: warning[code]: message.
---strict stops with exit 1 at the first such warning instead.
+--strict stops with exit 1 at the first such warning instead.  An error read past (error[xml-limit]:
+a run of blank space past the XML parser's limit, cut) is written as read and exits 1.
 """
 
 _EPILOG = """\
@@ -356,4 +360,5 @@ def run(args: argparse.Namespace) -> int:
         printer.finish()
     if args.output not in (None, "-") and not args.quiet:
         print(printable(last_line(args, summary, target)), file=sys.stderr)
-    return 0
+    # an error read on through (xml-limit: a run of blanks past the parser's limit) still makes the input invalid
+    return EXIT_INVALID if reporter.level_counts[Level.ERROR] else 0

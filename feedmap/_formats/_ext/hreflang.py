@@ -23,7 +23,8 @@ from feedmap._formats._feedlinks import ATOM_NS, link_relation
 from feedmap._formats._output import output_url
 from feedmap._formats._xmlwrite import attribute_of
 from feedmap._model import Alternate, Entry
-from feedmap._xml import XHTML_NS
+from feedmap._urls import is_http_url
+from feedmap._xml import XHTML_NS, line_of
 
 __all__ = ["EXTENSION", "alternate_elements", "atom_link_elements", "read", "read_atom_link"]
 
@@ -31,12 +32,26 @@ _FEEDS = frozenset({"rss", "ror"})
 
 
 def read(element: etree._Element, into: Fields, ctx: Context, offset: int) -> bool:
-    """The read hook: an alternate joins ``into.alternates``; another ``xhtml:link`` is not claimed."""
-    hreflang, href = element.get("hreflang"), element.get("href")
-    if element.get("rel") != "alternate" or not hreflang or not href:
+    """The read hook: an alternate joins ``into.alternates``; another ``xhtml:link`` is not claimed. A link
+    without ``rel``, or an alternate without ``hreflang`` or ``href``, is reported (``alternate-incomplete``)."""
+    rel, hreflang, href = element.get("rel"), element.get("hreflang"), element.get("href")
+    if rel != "alternate" or not hreflang or not href:
+        app_link = bool(href) and not is_http_url(href or "")  # rel="alternate" href="android-app://..."
+        if rel is None or (rel == "alternate" and not app_link):
+            _report_incomplete(element, ("rel", rel), ("hreflang", hreflang), ("href", href), ctx=ctx, offset=offset)
         return False
     into.alternates.append(Alternate(hreflang=hreflang.strip(), href=href.strip()))
     return True
+
+
+def _report_incomplete(element: etree._Element, *attributes: tuple[str, str | None], ctx: Context, offset: int) -> None:
+    missing = " and ".join(name for name, value in attributes if not (value or "").strip())
+    ctx.warning(
+        "alternate-incomplete",
+        f'<xhtml:link> without {missing} is no hreflang alternate (Google\'s localized versions need rel="alternate", '
+        "hreflang and href); kept as an extra",
+        line_of(element) + offset,
+    )
 
 
 def read_atom_link(element: etree._Element, into: Fields, ctx: Context, offset: int) -> bool:
