@@ -1,0 +1,90 @@
+"""The rules an option value obeys, checked where the value is made (the CLI's parser, ``Options``, ``HttpSettings``).
+
+One job: say what is wrong with a number or a header text before it reaches the code that uses it, so that
+``--timeout nan`` or ``HttpSettings(host_delay=float("inf"))`` is refused at once, naming the option, rather
+than failing deep inside (``OverflowError`` from ``time.sleep``) or silently meaning something else (a NaN
+deadline compares false with everything, which disabled it).
+
+* Numbers are finite, of the right kind (an ``int`` where a count is meant; ``bool`` is no number here), and
+  within a range; seconds are at most :data:`MAX_SECONDS` (a day), well inside what a socket timeout and
+  ``time.sleep`` accept.
+* Header text (``User-Agent``) is an RFC 9110 §5.5 field value: visible ASCII characters with spaces or tabs
+  between them (https://www.rfc-editor.org/rfc/rfc9110#section-5.5).  RFC 9110 keeps obs-text (bytes 0x80
+  to 0xFF) only for old senders, and httpx encodes header text as ASCII, so nothing beyond ASCII is sent.
+
+The functions return the problem as text (None when the value is right); :func:`check_number` and
+:func:`check_header_text` raise :class:`ValueError` with the option's name, as ``Options`` does.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = [
+    "MAX_SECONDS",
+    "MAX_SIZE",
+    "check_header_text",
+    "check_number",
+    "header_text_problem",
+    "number_problem",
+]
+
+#: The longest wait any option may ask for, in seconds (a day): timeouts, deadlines, delays.
+MAX_SECONDS = 86_400.0
+#: The largest size in bytes any option may give (1 PiB): far beyond any input, and a number that prints.
+MAX_SIZE = 1 << 50
+
+
+def number_problem(
+    value: object, *, minimum: float, maximum: float | None = None, integer: bool = False, above: bool = False
+) -> str | None:
+    """What is wrong with ``value`` as a number from ``minimum`` (excluded when ``above``) to ``maximum``, an
+    ``int`` when ``integer``; None when it is right."""
+    kind = "whole number" if integer else "number"
+    if isinstance(value, bool) or not isinstance(value, (int, float) if not integer else int):
+        return f"give a {kind}, not {value!r}"
+    if not math.isfinite(value):
+        return f"give a finite {kind}, not {value!r}"
+    low = f"more than {minimum:g}" if above else f"at least {minimum:g}"
+    if value < minimum or (above and value == minimum):
+        return f"{value!r} is too small: give {low}" + (f" and at most {maximum:,g}" if maximum is not None else "")
+    if maximum is not None and value > maximum:
+        return f"{value!r} is too large: give at most {maximum:,g}"
+    return None
+
+
+def check_number(
+    name: str,
+    value: object,
+    *,
+    minimum: float,
+    maximum: float | None = None,
+    integer: bool = False,
+    above: bool = False,
+) -> None:
+    """:class:`ValueError` naming ``name`` when :func:`number_problem` finds something wrong with ``value``."""
+    problem = number_problem(value, minimum=minimum, maximum=maximum, integer=integer, above=above)
+    if problem is not None:
+        raise ValueError(f"{name}: {problem}")
+
+
+def header_text_problem(text: object) -> str | None:
+    """What keeps ``text`` from being sent as an HTTP header value (RFC 9110 §5.5), or None."""
+    if not isinstance(text, str):
+        return f"give text, not {text!r}"
+    if not text.strip(" \t"):
+        return "give some text (it is empty)"
+    for char in text:
+        if not (" " <= char <= "~" or char == "\t"):
+            return (
+                f"{char!r} (U+{ord(char):04X}) cannot be sent in an HTTP header: "
+                "use visible ASCII characters and spaces (RFC 9110 §5.5)"
+            )
+    return None
+
+
+def check_header_text(name: str, text: object) -> None:
+    """:class:`ValueError` naming ``name`` when ``text`` cannot be sent as a header value."""
+    problem = header_text_problem(text)
+    if problem is not None:
+        raise ValueError(f"{name}: {problem}")
