@@ -42,15 +42,25 @@ def number_problem(
     ``int`` when ``integer``; None when it is right."""
     kind = "whole number" if integer else "number"
     if isinstance(value, bool) or not isinstance(value, (int, float) if not integer else int):
-        return f"give a {kind}, not {value!r}"
-    if not math.isfinite(value):
+        return f"give a {kind}, not {_shown(value)}"
+    if isinstance(value, float) and not math.isfinite(value):
         return f"give a finite {kind}, not {value!r}"
     low = f"more than {minimum:g}" if above else f"at least {minimum:g}"
     if value < minimum or (above and value == minimum):
-        return f"{value!r} is too small: give {low}" + (f" and at most {maximum:,g}" if maximum is not None else "")
+        high = f" and at most {maximum:,g}" if maximum is not None else ""
+        return f"{_shown(value)} is too small: give {low}{high}"
     if maximum is not None and value > maximum:
-        return f"{value!r} is too large: give at most {maximum:,g}"
+        return f"{_shown(value)} is too large: give at most {maximum:,g}"
     return None
+
+
+def _shown(value: object) -> str:
+    """``value`` for a message: a whole number of more than 20 digits by its length (``repr`` refuses one of
+    more than 4,300 digits)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"a number of some {int(value.bit_length() * 0.30103) + 1:,} digits"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def check_number(
