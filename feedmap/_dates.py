@@ -336,7 +336,7 @@ def from_rfc822(text: str) -> W3CDate | None:
     """An RFC 822 / RFC 1123 date (RSS ``pubDate``) as a W3C value with the same offset; None if not one."""
     try:
         moment = parsedate_to_datetime(text.strip())
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError, IndexError, OverflowError):  # OverflowError: a number no C long holds
         return None
     if moment is None:
         return None
