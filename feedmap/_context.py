@@ -133,7 +133,7 @@ class Options:
             raise ValueError(f"dedupe is 'first', 'last' or 'newest', not {self.dedupe!r}")
         if self.sort not in (None, "loc", "lastmod", "-lastmod"):
             raise ValueError(f"sort is 'loc', 'lastmod' or '-lastmod', not {self.sort!r}")
-        _check_numbers(self)
+        _check_values(self)
         _check_split_options(self)
         # dates may be given as text, patterns as one string or any sequence of strings
         for name in ("since", "until"):
@@ -145,9 +145,10 @@ class Options:
             object.__setattr__(self, name, (value,) if isinstance(value, str) else tuple(value))
 
 
-def _check_numbers(options: Options) -> None:
+def _check_values(options: Options) -> None:
     """ValueError for a size, count or limit that is no whole number in its range (see
-    :mod:`feedmap._option_values`), or ``http`` that is no :class:`HttpSettings`."""
+    :mod:`feedmap._option_values`), or ``http`` that is no :class:`HttpSettings`.  URLs are checked where they
+    are used (:func:`feedmap.split` raises FormatError for a base URL that is no http(s) URL)."""
     for name in ("max_bytes", "max_line_bytes", "page_max_bytes"):
         check_number(name, getattr(options, name), minimum=1, maximum=MAX_SIZE, integer=True)
     check_number("max_depth", options.max_depth, minimum=0, integer=True)

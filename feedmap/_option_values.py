@@ -8,6 +8,9 @@ deadline compares false with everything, which disabled it).
 * Numbers are finite, of the right kind (an ``int`` where a count is meant; ``bool`` is no number here), and
   within a range; seconds are at most :data:`MAX_SECONDS` (a day), well inside what a socket timeout and
   ``time.sleep`` accept.
+* URLs given on the command line (``--base-url``, ``--link``, ``--self-url``) are absolute http(s) URLs
+  with a host and a port that parses (RFC 3986 §4.3, RFC 9110 §4.2), without blanks or control characters.
+* Text written into XML (``--title``, ``--description``) holds only XML 1.0 characters (§2.2 ``Char``).
 * Header text (``User-Agent``) is an RFC 9110 §5.5 field value: visible ASCII characters with spaces or tabs
   between them (https://www.rfc-editor.org/rfc/rfc9110#section-5.5).  RFC 9110 keeps obs-text (bytes 0x80
   to 0xFF) only for old senders, and httpx encodes header text as ASCII, so nothing beyond ASCII is sent.
@@ -19,6 +22,8 @@ The functions return the problem as text (None when the value is right); :func:`
 from __future__ import annotations
 
 import math
+import re
+from urllib.parse import urlsplit
 
 __all__ = [
     "MAX_SECONDS",
@@ -27,6 +32,8 @@ __all__ = [
     "check_number",
     "header_text_problem",
     "number_problem",
+    "web_url_problem",
+    "xml_text_problem",
 ]
 
 #: The longest wait any option may ask for, in seconds (a day): timeouts, deadlines, delays.
@@ -98,3 +105,34 @@ def check_header_text(name: str, text: object) -> None:
     problem = header_text_problem(text)
     if problem is not None:
         raise ValueError(f"{name}: {problem}")
+
+
+#: Characters XML 1.0 cannot hold (§2.2 ``Char``: not the C0 controls but tab, LF, CR; no surrogates, FFFE, FFFF).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_BLANK_OR_CONTROL = re.compile("[\x00-\x20\x7f-\x9f]")
+
+
+def web_url_problem(text: object) -> str | None:
+    """What keeps ``text`` from being an absolute http(s) URL with a host (and a port that parses), or None."""
+    if not isinstance(text, str):
+        return f"give a URL, not {text!r}"
+    example = "give an absolute http(s) URL such as https://www.example.com/"
+    if _BLANK_OR_CONTROL.search(text) or _NOT_XML.search(text):
+        return f"{text!r} is not an absolute http(s) URL (it holds a blank or a control character): {example}"
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 (a port out of range or not a number is a ValueError)
+    except ValueError as exc:
+        return f"{text!r} is not an absolute http(s) URL ({exc}): {example}"
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return f"{text!r} is not an absolute http(s) URL: {example}"
+    return None
+
+
+
+def xml_text_problem(text: str) -> str | None:
+    """What keeps ``text`` from being written into XML 1.0 as it is, or None."""
+    found = _NOT_XML.search(text)
+    if found is None:
+        return None
+    return f"U+{ord(found[0]):04X} cannot be written in XML 1.0: leave out control characters"

@@ -1,6 +1,7 @@
 """Every option value is checked when it is parsed (issue 17, point 7).
 
-A value that cannot be used (not finite, out of range, a User-Agent no HTTP header can carry) is a usage
+A value that cannot be used (not finite, out of range, a User-Agent no HTTP header can carry, a URL option
+that is no absolute http(s) URL, a feed title XML cannot hold) is a usage
 error of the CLI (exit 2, the option named, no traceback) for every subcommand that takes the option, and a
 ``ValueError`` naming the field where the library's ``Options`` and ``HttpSettings`` are made, instead of a
 traceback deep inside (``time.sleep(inf)``, ``socket.settimeout(inf)``, ``"café".encode("ascii")``) or a
@@ -59,12 +60,24 @@ READING_CASES = [
     ("--max-line-bytes", LONG_NUMBER),
     ("--max-depth", "0"),
     ("--max-depth", "x"),
+    ("--base-url", "www.example.com/"),
+    ("--base-url", "file:///srv/www/"),
+    ("--base-url", "https://www.example.com:99999/"),
+    ("--base-url", "https://[::1/"),
+    ("--base-url", "https://www.example.com/a b/"),
 ]
 CONVERT_CASES = [
     ("--limit", "-1"),
     ("--limit", "1.5"),
     ("--max-urls", "nan"),
     ("--max-file-bytes", LONG_NUMBER),
+    ("--link", "javascript://www.example.com/%0Aalert(1)"),
+    ("--link", "http://[::1"),
+    ("--self-url", "https://www.example.com:port/feed.xml"),
+    ("--self-url", "ftp://www.example.com/feed.xml"),
+    ("--title", "bell\x07"),
+    ("--title", "undecodable \udcff byte"),  # what argv holds for a byte that is no UTF-8
+    ("--description", "form\x0cfeed"),
 ]
 
 
@@ -116,6 +129,11 @@ def test_a_bad_option_value_is_a_usage_error_naming_the_option(
         ("--user-agent", "tab\tinside"),
         ("--max-bytes", "1024T"),
         ("--max-bytes", "1.5K"),
+        ("--base-url", "https://www.example.com/maps/"),
+        ("--link", "https://www.example.com/"),
+        ("--self-url", "http://127.0.0.1:8080/feed.xml"),
+        ("--title", "Café & co\ttabbed"),
+        ("--description", "line one\nline two"),
     ],
 )
 def test_a_good_option_value_is_taken(

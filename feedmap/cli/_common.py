@@ -41,6 +41,8 @@ from feedmap.cli._option_types import (
     positive_int,
     retry_count,
     wait_seconds,
+    web_url,
+    xml_text,
 )
 
 __all__ = [
@@ -57,6 +59,8 @@ __all__ = [
     "parse_size",
     "positive_int",
     "reading_options",
+    "web_url",
+    "xml_text",
 ]
 
 PER_CODE = 20
@@ -216,6 +220,7 @@ def add_reading_options(parser: argparse.ArgumentParser, *, no_follow_help: str,
     parser.add_argument("--no-follow", action="store_true", help=no_follow_help)
     parser.add_argument(
         "--base-url",
+        type=web_url,
         metavar="URL",
         help="resolve relative URLs of a local input against URL (a fetched input's own URL comes first, "
         "a feed's channel link after)",

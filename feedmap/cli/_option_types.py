@@ -15,7 +15,14 @@ from typing import Any
 
 from feedmap._context import MAX_CONCURRENCY
 from feedmap._http_settings import MAX_RETRIES
-from feedmap._option_values import MAX_SECONDS, MAX_SIZE, header_text_problem, number_problem
+from feedmap._option_values import (
+    MAX_SECONDS,
+    MAX_SIZE,
+    header_text_problem,
+    number_problem,
+    web_url_problem,
+    xml_text_problem,
+)
 
 __all__ = [
     "concurrency_count",
@@ -26,6 +33,8 @@ __all__ = [
     "positive_int",
     "retry_count",
     "wait_seconds",
+    "web_url",
+    "xml_text",
 ]
 
 _SIZE = re.compile(r"(?ai)\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*")
@@ -77,6 +86,22 @@ pause_seconds = _number(float, 0, maximum=MAX_SECONDS)
 def header_text(text: str) -> str:
     """``--user-agent``: text an HTTP header can carry (RFC 9110 §5.5: visible ASCII and spaces)."""
     problem = header_text_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
+def web_url(text: str) -> str:
+    """``--base-url``, ``--link``, ``--self-url``: an absolute http(s) URL with a host."""
+    problem = web_url_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
+def xml_text(text: str) -> str:
+    """``--title``, ``--description``: text XML 1.0 can hold (no control characters, no undecodable bytes)."""
+    problem = xml_text_problem(text)
     if problem is not None:
         raise argparse.ArgumentTypeError(problem)
     return text
