@@ -20,6 +20,7 @@ from feedmap._errors import DiagnosticHandler, Reporter
 from feedmap._follow_rules import loop_key
 from feedmap._http_settings import DEADLINE_FACTOR, DEFAULT_USER_AGENT, HttpSettings
 from feedmap._limits import DEFAULT_MAX_BYTES, PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
+from feedmap._option_values import MAX_SIZE, check_number
 
 __all__ = [
     "DEADLINE_FACTOR",
@@ -28,6 +29,7 @@ __all__ = [
     "DEFAULT_MAX_LINE_BYTES",
     "DEFAULT_PAGE_MAX_BYTES",
     "DEFAULT_USER_AGENT",
+    "MAX_CONCURRENCY",
     "NUMBER_FIELD",
     "Closable",
     "Context",
@@ -41,6 +43,8 @@ __all__ = [
 
 DEFAULT_MAX_DEPTH = 5
 DEFAULT_CONCURRENCY = 16
+#: The most index children (or pages) fetched at once that may be asked for: one thread each.
+MAX_CONCURRENCY = 1000
 #: Largest page read by enrichment (a page's head is at its start; 5 MiB is far beyond real pages).
 DEFAULT_PAGE_MAX_BYTES = 5 * 1024 * 1024
 #: Longest line of a line-based input (JSON lines, text sitemap) read: far beyond any real entry or URL.
@@ -129,6 +133,7 @@ class Options:
             raise ValueError(f"dedupe is 'first', 'last' or 'newest', not {self.dedupe!r}")
         if self.sort not in (None, "loc", "lastmod", "-lastmod"):
             raise ValueError(f"sort is 'loc', 'lastmod' or '-lastmod', not {self.sort!r}")
+        _check_values(self)
         _check_split_options(self)
         # dates may be given as text, patterns as one string or any sequence of strings
         for name in ("since", "until"):
@@ -138,6 +143,20 @@ class Options:
         for name in ("include", "exclude"):
             value = getattr(self, name)
             object.__setattr__(self, name, (value,) if isinstance(value, str) else tuple(value))
+
+
+def _check_values(options: Options) -> None:
+    """ValueError for a size, count or limit that is no whole number in its range (see
+    :mod:`feedmap._option_values`), or ``http`` that is no :class:`HttpSettings`.  URLs are checked where they
+    are used (:func:`feedmap.split` raises FormatError for a base URL that is no http(s) URL)."""
+    for name in ("max_bytes", "max_line_bytes", "page_max_bytes"):
+        check_number(name, getattr(options, name), minimum=1, maximum=MAX_SIZE, integer=True)
+    check_number("max_depth", options.max_depth, minimum=0, integer=True)
+    check_number("concurrency", options.concurrency, minimum=1, maximum=MAX_CONCURRENCY, integer=True)
+    if options.limit is not None:
+        check_number("limit", options.limit, minimum=0, integer=True)
+    if not isinstance(options.http, HttpSettings):
+        raise ValueError(f"http: give an HttpSettings, not {options.http!r}")
 
 
 def _check_split_options(options: Options) -> None:

@@ -342,7 +342,7 @@ def read_rfc822(text: str) -> tuple[W3CDate | None, bool]:
     know): such a date is read as UTC, which the caller reports, as the zone is then invented."""
     try:
         moment = parsedate_to_datetime(text.strip())
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError, IndexError, OverflowError):  # OverflowError: a number no C long holds
         return None, False
     if moment is None:
         return None, False

@@ -22,8 +22,10 @@ What it implements, and where the rules come from:
   (an httpcore network backend shortens each read's timeout to what is left), as httpx's own timeouts
   are per read.
 * **Conditional GET** (RFC 9110 §13.1): with a cache directory, a response's ``ETag`` and
-  ``Last-Modified`` are kept with its body, sent back as ``If-None-Match`` / ``If-Modified-Since``, and a
-  ``304 Not Modified`` is answered from the cache.
+  ``Last-Modified`` are kept with its body under the URL that answered it, sent back as ``If-None-Match`` /
+  ``If-Modified-Since`` to that URL only (each redirect hop its own), and a ``304 Not Modified`` is answered
+  with that URL's kept body; ``Cache-Control: no-store`` responses are not kept (RFC 9111 §3, see
+  :mod:`feedmap._http_cache`).
 * **robots.txt** (RFC 9309) is read with Protego (Scrapy's parser: wildcards, longest match): a 4xx
   robots.txt allows everything, a 5xx or an unreachable one disallows everything (RFC 9309 §2.3.1.3-4).
   Only the first 500 KiB are parsed, as RFC 9309 §2.5 allows (a longer file is cut at its last whole
@@ -63,7 +65,7 @@ if TYPE_CHECKING:
 
     from protego import Protego
 
-    from feedmap._http_cache import Cache
+    from feedmap._http_cache import Cache, Kept
     from feedmap._http_send import Wire
 
 __all__ = [
@@ -258,19 +260,22 @@ class Fetcher:
         read it inside the ``with``.
         """
         request_url = _request_url(url)
-        cached = self._cache.validators(request_url) if self._cache is not None else None
         headers = {"Accept": accept} if accept else {}
-        if cached is not None:
-            headers.update(cached[0])
-        with self._connection().exchange(url, request_url, headers, redirect_rule) as answer:
-            if answer.status == 304 and cached is not None and self._cache is not None:
-                with self._cache.cached_body(url, request_url) as body_file:
-                    merged = {**cached[1], **answer.headers}
-                    yield Fetched(url, answer.final_url, 200, merged, body_file, from_cache=True)
+        with contextlib.ExitStack() as stack:
+            kept = _KeptPerHop(self._cache)
+            stack.callback(kept.close)
+            conditions = kept.conditions if self._cache is not None else None
+            exchange = self._connection().exchange(url, request_url, headers, redirect_rule, conditions)
+            answer = stack.enter_context(exchange)
+            record = kept.current
+            if answer.status == 304 and record is not None:
+                merged = {**record.headers, **answer.headers}
+                yield Fetched(url, answer.final_url, 200, merged, record.body, from_cache=True)
                 return
+            kept.close()
             answer.refuse_errors()
             body = answer.body(max_bytes)
-            with self._recorded(request_url, answer.headers, body) as recorded:
+            with self._recorded(answer.final_url, answer.headers, body) as recorded:
                 yield Fetched(url, answer.final_url, answer.status, answer.headers, recorded)
 
     def _recorded(
@@ -317,6 +322,27 @@ class Fetcher:
         if cut is not None:
             policy.note = robots_cut_note(robots_url)
         return policy
+
+
+class _KeptPerHop:
+    """The cache record of the URL being requested, one hop after the other: each hop is sent the validators
+    kept for its own URL (none from the URL before it), and a 304 is answered with that URL's body."""
+
+    def __init__(self, cache: Cache | None) -> None:
+        self._cache = cache
+        self.current: Kept | None = None
+
+    def conditions(self, url: str) -> dict[str, str]:
+        """The conditional headers for a request of ``url``; the record of the hop before is let go."""
+        self.close()
+        if self._cache is not None:
+            self.current = self._cache.kept(url)
+        return dict(self.current.send) if self.current is not None else {}
+
+    def close(self) -> None:
+        if self.current is not None:
+            self.current.close()
+            self.current = None
 
 
 def shared_fetcher(shared: Shared, settings: HttpSettings) -> Fetcher:

@@ -1,10 +1,21 @@
-"""The HTTP cache: conditional GET (RFC 9110 §13.1, https://www.rfc-editor.org/rfc/rfc9110#section-13.1).
+"""The HTTP cache: conditional GET (RFC 9110 §13.1) and what may be stored (RFC 9111 §3).
 
 One job: keep each response that has validators (``ETag``, ``Last-Modified``) with its body, one pair of
 files per URL in the cache directory, written whole or not at all; hand back the validators to send as
 ``If-None-Match`` / ``If-Modified-Since``, and the kept body when the server answers ``304 Not Modified``.
 A damaged record is a miss (fetched again and replaced); a cache that cannot be written is given up for
 that response, never failing the fetch.
+
+* **Keyed by the URL requested** (https://www.rfc-editor.org/rfc/rfc9111#section-2): a record belongs to
+  the URL whose response it holds, each redirect hop its own (:class:`feedmap._http.Fetcher` asks for the
+  validators of every hop's target), so one origin's validators are never sent to another, nor its 304
+  answered with another URL's body.
+* **Not stored** (RFC 9111 §3, https://www.rfc-editor.org/rfc/rfc9111#section-3): a response with
+  ``Cache-Control: no-store``; a record kept from before is removed.  ``private`` responses are stored:
+  this cache is a private one (one user's directory, RFC 9111 §5.2.2.7 binds shared caches only).
+* **Files opened as they are**: the record's files are opened without following a symbolic link
+  (``O_NOFOLLOW``) and used only when they are regular files (``O_NONBLOCK``: a FIFO put there does not
+  block the open), both before the validators are sent; the body served on a 304 is the file opened then.
 """
 
 from __future__ import annotations
@@ -13,16 +24,33 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 import tempfile
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from feedmap._errors import FetchError, SourceError
+from feedmap._errors import SourceError
 from feedmap._gzip import Readable
 
-__all__ = ["Cache"]
+__all__ = ["Cache", "Kept"]
+
+#: The largest metadata record read: a record holds two validators and a Content-Type (a few hundred bytes).
+_MAX_META_BYTES = 64 * 1024
+
+
+@dataclass(slots=True)
+class Kept:
+    """A usable record: the validators to send, the response headers kept, and the body, opened."""
+
+    send: dict[str, str]
+    headers: dict[str, str]
+    body: BinaryIO
+
+    def close(self) -> None:
+        self.body.close()
 
 
 class Cache:
@@ -37,46 +65,37 @@ class Cache:
             raise SourceError(f"{directory}: cannot be used as the HTTP cache ({exc.strerror or exc})") from None
 
     def _paths(self, url: str) -> tuple[Path, Path]:
-        key = hashlib.sha256(url.encode("utf-8")).hexdigest()
+        key = hashlib.sha256(url.partition("#")[0].encode("utf-8", "surrogatepass")).hexdigest()
         return self.directory / f"{key}.json", self.directory / f"{key}.body"
 
-    def validators(self, url: str) -> tuple[dict[str, str], dict[str, str]] | None:
-        """(request headers to send, cached response headers), or None when nothing usable is kept."""
+    def kept(self, url: str) -> Kept | None:
+        """The record of ``url`` (the URL requested, fragment aside) with its body opened, or None when nothing
+        usable is kept (missing, damaged, not regular files): the validators go with that body, whatever
+        replaces the files afterwards."""
         meta_path, body_path = self._paths(url)
-        if not (meta_path.is_file() and body_path.is_file()):  # missing, or a FIFO that would block a read
+        with self._lock:  # a record is put in place under this lock: the two files read here belong together
+            meta_file = _open_regular(meta_path)
+            if meta_file is None:
+                return None
+            with meta_file:
+                body_file = _open_regular(body_path)
+                raw = meta_file.read(_MAX_META_BYTES + 1)
+        if body_file is None:
             return None
-        try:
-            meta = json.loads(meta_path.read_text("utf-8"))
-        except (OSError, ValueError):  # ValueError: not JSON, or not UTF-8
-            return None
-        if not _valid_meta(meta):
+        send, headers = _validators(raw)
+        if not send:
+            body_file.close()
             return None  # a damaged entry is a miss: fetched again and replaced
-        send = {}
-        if meta.get("etag"):
-            send["If-None-Match"] = meta["etag"]
-        if meta.get("last-modified"):
-            send["If-Modified-Since"] = meta["last-modified"]
-        return (send, dict(meta.get("headers", {}))) if send else None
-
-    @contextlib.contextmanager
-    def cached_body(self, url: str, request_url: str) -> Iterator[BinaryIO]:
-        """The kept body of ``request_url``, for a ``304 Not Modified`` answer to a fetch of ``url``."""
-        try:
-            body_file = self._paths(request_url)[1].open("rb")
-        except OSError as exc:  # removed since its validators were read
-            raise FetchError(
-                f"{url}: the server answered 304 Not Modified, but the cached copy cannot be read "
-                f"({exc.strerror or exc})",
-                url=url,
-                code="cache-failed",
-            ) from None
-        with body_file:
-            yield body_file
+        return Kept(send, headers, body_file)
 
     @contextlib.contextmanager
     def recording(self, url: str, headers: dict[str, str], body: Readable) -> Iterator[Readable]:
-        """``body``, kept with its validators as it is read when it has any; the record is put in place only
-        when the body was read to its end (and could be written), else dropped."""
+        """``body``, kept with its validators as it is read when it has any and may be stored; the record is put
+        in place only when the body was read to its end (and could be written), else dropped."""
+        if not storable(headers):
+            self.forget(url)  # what was kept is no longer to be revalidated
+            yield body
+            return
         writer = self._recorder(url, headers)
         if writer is None:
             yield body
@@ -90,6 +109,13 @@ class Cache:
             else:
                 writer.discard()
 
+    def forget(self, url: str) -> None:
+        """Remove the record of ``url``, if any (its metadata first: a body alone is no record)."""
+        with self._lock:
+            for path in self._paths(url):
+                with contextlib.suppress(OSError):
+                    path.unlink()
+
     def _recorder(self, url: str, headers: dict[str, str]) -> _CacheWriter | None:
         if not (headers.get("etag") or headers.get("last-modified")):
             return None
@@ -97,6 +123,47 @@ class Cache:
             return _CacheWriter(self, url, headers)
         except OSError:  # the cache cannot be written (full, read-only): the fetch goes on without it
             return None
+
+
+def storable(headers: dict[str, str]) -> bool:
+    """Whether a response may be stored (RFC 9111 §3): not when ``Cache-Control`` holds ``no-store``."""
+    directives = headers.get("cache-control", "").split(",")
+    return not any(directive.partition("=")[0].strip().lower() == "no-store" for directive in directives)
+
+
+def _open_regular(path: Path) -> BinaryIO | None:
+    """``path`` opened for reading when it is a regular file and no symbolic link, else None."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:  # missing, a symbolic link (ELOOP), unreadable
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return None
+        return os.fdopen(fd, "rb")
+    except OSError:
+        os.close(fd)
+        return None
+
+
+def _validators(raw: bytes) -> tuple[dict[str, str], dict[str, str]]:
+    """(request headers to send, kept response headers) of a metadata record; nothing to send when damaged."""
+    if len(raw) > _MAX_META_BYTES:
+        return {}, {}
+    try:
+        meta = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):  # not UTF-8, not JSON, or nested deeper than the parser goes
+        return {}, {}
+    if not _valid_meta(meta):
+        return {}, {}
+    send = {}
+    if meta.get("etag"):
+        send["If-None-Match"] = meta["etag"]
+    if meta.get("last-modified"):
+        send["If-Modified-Since"] = meta["last-modified"]
+    return send, dict(meta.get("headers", {}))
 
 
 def _valid_meta(meta: object) -> bool:

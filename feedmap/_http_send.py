@@ -5,7 +5,8 @@ One job: the wire side of :meth:`feedmap._http.Fetcher.open` (the rules are list
 * **send**: one request on the pooled client, within the request's deadline (:mod:`feedmap._http_deadline`);
 * **retry** (RFC 9110 §15.6, RFC 6585 §4): 429, 500, 502, 503 and 504, and connection failures, with
   exponential backoff or the server's ``Retry-After`` (RFC 9110 §10.2.3), up to ``max_retry_wait``;
-* **redirect** (RFC 9110 §15.4): followed one hop at a time, each target checked before it is requested;
+* **redirect** (RFC 9110 §15.4): followed one hop at a time, each target checked before it is requested,
+  with the conditional headers (RFC 9110 §13.1) of that target only, never those of the URL before it;
 * **body**: the undecoded bytes counted against the cap and the deadline as they arrive, then
   ``Content-Encoding: gzip`` (RFC 9110 §8.4.1.3) inflated by :class:`feedmap._gzip.GzipReader` and
   counted again.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
+import re
 import time
 import zlib
 from collections.abc import Callable, Iterator
@@ -31,9 +33,13 @@ from feedmap._http_settings import HttpSettings
 from feedmap._urls import is_http_url
 from feedmap._wording import counted
 
-__all__ = ["RETRY_STATUSES", "Answer", "Wire", "too_large"]
+__all__ = ["CONDITIONAL_HEADERS", "RETRY_STATUSES", "Answer", "Conditions", "Wire", "too_large"]
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+#: The request headers that make a GET conditional (RFC 9110 §13.1), which belong to one URL.
+CONDITIONAL_HEADERS = ("If-None-Match", "If-Modified-Since")
+#: Gives the conditional headers to send with a request for a URL (the validators kept for it), or none.
+Conditions = Callable[[str], dict[str, str]]
 _CHUNK = 64 * 1024
 
 
@@ -50,6 +56,7 @@ class _Exchange:
     headers: dict[str, str]
     rule: Callable[[str], str | None] | None
     clock: Clock
+    conditions: Conditions | None = None
     request: httpx.Request | None = None
     attempt: int = 0
     hops: int = 0
@@ -77,8 +84,8 @@ class Answer:
     def body(self, max_bytes: int) -> Readable:
         """The content-decoded body as a stream, capped at ``max_bytes`` before and after decoding."""
         url = self.url
-        length = self.headers.get("content-length", "")
-        if length.isdigit() and int(length) > max_bytes:
+        length = _whole_number(self.headers.get("content-length", ""))
+        if length is not None and length > max_bytes:
             raise too_large(url, max_bytes)
         # no chunk size: each piece as it comes off the socket (httpx's chunker would wait for a whole
         # chunk, so a trickling body would pass the deadline and the cap would be checked late)
@@ -116,12 +123,20 @@ class Wire:
 
     @contextlib.contextmanager
     def exchange(
-        self, url: str, request_url: str, headers: dict[str, str], rule: Callable[[str], str | None] | None
+        self,
+        url: str,
+        request_url: str,
+        headers: dict[str, str],
+        rule: Callable[[str], str | None] | None,
+        conditions: Conditions | None = None,
     ) -> Iterator[Answer]:
         """GET ``request_url`` (``url`` as given, for messages), retrying and following redirects; the final
-        response, closed when the ``with`` ends."""
+        response, closed when the ``with`` ends.  ``conditions`` gives the conditional headers of each hop's
+        target, asked once per hop before it is requested."""
         clock = Clock(self._settings.response_deadline())
-        response = self._respond(_Exchange(url, request_url, headers, rule, clock))
+        if conditions is not None:
+            headers = {**_unconditional(headers), **conditions(request_url)}
+        response = self._respond(_Exchange(url, request_url, headers, rule, clock, conditions))
         try:
             yield Answer(url, response, clock)
         finally:
@@ -200,6 +215,10 @@ class Wire:
         exchange.hops += 1
         self._check_redirect(exchange)
         exchange.attempt = 0
+        for name in CONDITIONAL_HEADERS:  # httpx carries them over: they belong to the URL before
+            request.headers.pop(name, None)
+        if exchange.conditions is not None:
+            request.headers.update(exchange.conditions(exchange.target))
 
     def _check_redirect(self, exchange: _Exchange) -> None:
         """Refuse a redirect before it is followed: too many hops, not http(s), or against the rule."""
@@ -302,20 +321,42 @@ class _Decoded:
         return data
 
 
+def _unconditional(headers: dict[str, str]) -> dict[str, str]:
+    """``headers`` without the conditional ones (whatever their case)."""
+    names = {name.lower() for name in CONDITIONAL_HEADERS}
+    return {name: value for name, value in headers.items() if name.lower() not in names}
+
+
 def _retry_after(value: str | None) -> float | None:
     """Seconds to wait from a ``Retry-After`` value (delay-seconds or an HTTP-date), or None."""
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
-        return float(value)
+    seconds = _whole_number(value)
+    if seconds is not None:
+        return float(seconds)
     try:
         when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
     if when.tzinfo is None:
         return None
     return max(0.0, when.timestamp() - time.time())
+
+
+#: A header's whole number (RFC 9110 §5.6.1 ``1*DIGIT``): ASCII digits only, where ``str.isdigit`` also takes
+#: ``²`` and ``٣``, which ``int`` refuses or reads as another number.
+_DIGITS = re.compile(r"[0-9]+", re.ASCII)
+#: More digits than this are read as this many nines: above any cap or wait, and no int too long to print.
+_MOST_DIGITS = 18
+
+
+def _whole_number(value: str) -> int | None:
+    """``value`` as a header's whole number (``Content-Length``, ``Retry-After`` seconds), else None."""
+    value = value.strip()
+    if _DIGITS.fullmatch(value) is None:
+        return None
+    return int(value) if len(value) <= _MOST_DIGITS else int("9" * _MOST_DIGITS)
 
 
 def _bad_location(exc: Exception) -> bool:

@@ -12,13 +12,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["DEADLINE_FACTOR", "DEFAULT_USER_AGENT", "HttpSettings"]
+from feedmap._option_values import MAX_SECONDS, check_header_text, check_number
+
+__all__ = ["DEADLINE_FACTOR", "DEFAULT_USER_AGENT", "MAX_CONNECTIONS", "MAX_REDIRECTS", "MAX_RETRIES", "HttpSettings"]
 
 DEFAULT_USER_AGENT = "feedmap/0.1 (+https://pypi.org/project/feedmap/)"
 #: The default deadline of a request is this many times the read timeout: 300 s with the default 30 s
 #: (a 50 MiB sitemap needs about 1.4 Mbit/s to arrive in time; a server slower than that, or one
 #: trickling headers, is given up), and it scales with ``--timeout``.
 DEADLINE_FACTOR = 10
+#: The most retries of one request, redirects of one fetch and connections at once that may be asked for.
+MAX_RETRIES = 100
+MAX_REDIRECTS = 100
+MAX_CONNECTIONS = 1000
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -47,6 +53,20 @@ class HttpSettings:
     cache_dir: Path | None = None
     #: Most connections open at once (the pool is shared by all threads).
     max_connections: int = 64
+
+    def __post_init__(self) -> None:
+        """ValueError for a value that cannot be used: not finite, out of range, or a User-Agent that cannot be
+        sent (see :mod:`feedmap._option_values`)."""
+        check_header_text("user_agent", self.user_agent)
+        for name in ("connect_timeout", "read_timeout"):
+            check_number(name, getattr(self, name), minimum=0, above=True, maximum=MAX_SECONDS)
+        if self.deadline is not None:
+            check_number("deadline", self.deadline, minimum=0, above=True, maximum=MAX_SECONDS)
+        for name in ("backoff", "max_retry_wait", "host_delay"):
+            check_number(name, getattr(self, name), minimum=0, maximum=MAX_SECONDS)
+        check_number("retries", self.retries, minimum=0, maximum=MAX_RETRIES, integer=True)
+        check_number("max_redirects", self.max_redirects, minimum=0, maximum=MAX_REDIRECTS, integer=True)
+        check_number("max_connections", self.max_connections, minimum=1, maximum=MAX_CONNECTIONS, integer=True)
 
     def response_deadline(self) -> float:
         """The deadline of one request: ``deadline``, else ``DEADLINE_FACTOR * read_timeout``."""

@@ -232,7 +232,7 @@ def _own_descriptor(name: str) -> int | None:
     current = os.path.abspath(name)
     for _ in range(40):  # the kernel's limit on links followed
         folder, leaf = os.path.split(current)
-        if leaf.isdigit() and os.path.realpath(folder) == own:
+        if leaf.isascii() and leaf.isdigit() and os.path.realpath(folder) == own:  # "²".isdigit() too
             return int(leaf)
         try:
             link = os.readlink(current)

@@ -5,7 +5,11 @@
   (real ``.xml.gz`` files are often not compressed, and compressed files are often not named ``.gz``).
 * Decompressed input is capped (default 100 MiB) while it is read, so a decompression bomb stops with
   :class:`~feedmap._errors.LimitError` after at most the cap, not after filling memory or disk; NUL
-  padding after gzip data and optional gzip header fields count against the cap too.
+  padding after gzip data and optional gzip header fields count against the cap too.  So are remote
+  bodies, standard input, file objects and special files (FIFOs, devices), whose size nothing tells.  A
+  local regular file that is not compressed is read whole: its size is known when it is opened, and
+  reading streams, so the cap would protect nothing (only a file growing past that size and the cap
+  while it is read is stopped).
 * gzip damage (RFC 1952: a bad CRC32 or ISIZE, garbage after a member, a cut stream) is a warning
   (``corrupt-gzip``, ``truncated-gzip``) reported after everything inflated before it was used.
 * Outputs are opened by :mod:`feedmap._sinks` (:func:`open_sink` is re-exported here).
@@ -16,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import stat
 import sys
 import zlib
 from collections.abc import Callable, Iterator, Sequence
@@ -175,6 +180,15 @@ def is_url(text: str) -> bool:
     return text[:8].lower().startswith(("http://", "https://", "file:"))
 
 
+def _regular_size(stream: BinaryIO) -> int | None:
+    """The size of the regular file ``stream`` reads, or None for anything else (a FIFO, a device, a socket)."""
+    try:
+        status = os.fstat(stream.fileno())
+    except (OSError, ValueError):
+        return None
+    return status.st_size if stat.S_ISREG(status.st_mode) else None
+
+
 def _open_raw(source: SourceLike, name: str) -> tuple[BinaryIO, bool, Path | None]:
     """Returns (stream, we_own_it, path)."""
     if isinstance(source, str) and source == "-":
@@ -229,19 +243,31 @@ def open_source(
                 return
         display = name or source_name(source)
         raw, owned, path = _open_raw(source, display)
+        whole = None
         if owned:
             stack.callback(raw.close)
-        yield _opened(raw, display, path, url, reporter, max_bytes)
+            whole = _regular_size(raw)  # a file of ours by its path: read whole when regular
+        yield _opened(raw, display, path, url, reporter, max_bytes, whole=whole)
 
 
 def _opened(
-    raw: Readable, display: str, path: Path | None, url: str | None, reporter: Reporter, max_bytes: int
+    raw: Readable,
+    display: str,
+    path: Path | None,
+    url: str | None,
+    reporter: Reporter,
+    max_bytes: int,
+    *,
+    whole: int | None = None,
 ) -> Source:
+    """``raw`` as a Source: gzip decompressed, capped at ``max_bytes`` (at ``whole`` when larger: the size of
+    an uncompressed regular file, which is read whole)."""
     head = PeekableStream(raw)
     try:
         magic = head.peek(2)
     except OSError as exc:
         raise SourceError(f"{display}: cannot read ({exc})") from None
     compressed = magic == GZIP_MAGIC
-    capped = _CappedStream(head, limit=max_bytes, name=display, reporter=reporter, compressed=compressed)
+    limit = max(max_bytes, whole) if whole is not None and not compressed else max_bytes
+    capped = _CappedStream(head, limit=limit, name=display, reporter=reporter, compressed=compressed)
     return Source(display, PeekableStream(capped), path, compressed, url)

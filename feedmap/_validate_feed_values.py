@@ -70,11 +70,12 @@ _ZONES.update({"pst": -8, "pdt": -7})
 _RFC822 = re.compile(
     r"(?:(?P<dow>[a-z]{3})\s*,\s*)?(?P<day>\d\d?)\s+(?P<month>[a-z]{3})\s+(?P<year>\d\d(?:\d\d)?)\s+"
     r"(?P<hour>\d\d):(?P<minute>\d\d)(?::(?P<second>\d\d))?(?:\s+(?P<zone>[+-]\d{4}|[a-z]{1,3}))?",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,  # RFC 822 digits are ASCII; \d alone also matches Arabic-Indic ones, which int() reads
 )
 _RFC2822 = re.compile(
     r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?\d\d? (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} "
-    r"\d\d:\d\d(?::\d\d)? (?:[+-]\d{4}|UT|GMT|EST|EDT|CST|CDT|MST|MDT|PST|PDT|Z)"
+    r"\d\d:\d\d(?::\d\d)? (?:[+-]\d{4}|UT|GMT|EST|EDT|CST|CDT|MST|MDT|PST|PDT|Z)",
+    re.ASCII,
 )
 _QUOTED_PAIR = re.compile(r"\\.")
 _INNER_COMMENT = re.compile(r"\([^()]*\)")

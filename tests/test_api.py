@@ -254,7 +254,9 @@ def test_diagnostics_arrive_while_streaming(tmp_path: Path) -> None:
 
 
 def test_max_bytes_raises_limit_error(tmp_path: Path) -> None:
-    path = write_file(tmp_path / "urls.txt", b"".join(b"https://example.com/%05d\n" % i for i in range(1000)))
+    # gzip: the cap counts decompressed bytes (a plain local file is read whole, tests/test_local_cap.py)
+    data = b"".join(b"https://example.com/%05d\n" % i for i in range(1000))
+    path = write_file(tmp_path / "urls.txt.gz", gzip.compress(data))
     with pytest.raises(feedmap.LimitError) as info, feedmap.read(path, options=feedmap.Options(max_bytes=1024)) as doc:
         list(doc.entries)
     assert info.value.code == "too-large"

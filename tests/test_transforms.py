@@ -416,8 +416,10 @@ def test_an_unknown_format_error_names_no_flag_and_the_cli_adds_it(
 
 
 def test_a_size_cap_error_names_no_flag_and_the_cli_adds_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = tmp_path / "site.xml"
-    path.write_bytes(sitemap_xml([(f"https://e.example/{n}", None) for n in range(100)]))
+    import gzip
+
+    path = tmp_path / "site.xml.gz"  # compressed: a plain local file is read whole whatever the cap
+    path.write_bytes(gzip.compress(sitemap_xml([(f"https://e.example/{n}", None) for n in range(100)])))
     with pytest.raises(LimitError) as caught, feedmap.read(path, options=feedmap.Options(max_bytes=1024)) as doc:
         list(doc)
     assert "--" not in str(caught.value)

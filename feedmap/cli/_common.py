@@ -7,11 +7,10 @@ at most :data:`PER_CODE` of one code, then a count of what was not shown.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
@@ -21,15 +20,30 @@ from feedmap._context import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_LINE_BYTES,
     DEFAULT_USER_AGENT,
+    MAX_CONCURRENCY,
     FollowPredicate,
     HttpSettings,
     Options,
 )
 from feedmap._dates import W3CDate, parse_lenient
 from feedmap._errors import Diagnostic, FormatError, Level
+from feedmap._http_settings import MAX_RETRIES
+from feedmap._option_values import MAX_SECONDS
 from feedmap._sources import DEFAULT_MAX_BYTES
 from feedmap._transform_filters import check_bounds, within
 from feedmap.cli._advice import with_advice
+from feedmap.cli._option_types import (
+    concurrency_count,
+    header_text,
+    non_negative_int,
+    parse_size,
+    pause_seconds,
+    positive_int,
+    retry_count,
+    wait_seconds,
+    web_url,
+    xml_text,
+)
 from feedmap.cli._terminal import printable
 
 __all__ = [
@@ -40,10 +54,14 @@ __all__ = [
     "add_reading_options",
     "follow_since",
     "http_settings",
+    "non_negative_int",
     "parse_date",
     "parse_map",
     "parse_size",
+    "positive_int",
     "reading_options",
+    "web_url",
+    "xml_text",
 ]
 
 PER_CODE = 20
@@ -77,21 +95,6 @@ class DiagnosticPrinter:
         if self.hidden:
             listed = ", ".join(f"{count} {code}" for code, count in self.hidden.most_common())
             print(f"feedmap: not shown: {listed} (the first {self.per_code} of each were)", file=self.stream)
-
-
-_SIZE = re.compile(r"(?i)\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*")
-_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
-
-
-def parse_size(text: str) -> int:
-    """``100M``, ``1.5GiB``, ``500000`` -> bytes (binary units)."""
-    match = _SIZE.fullmatch(text)
-    if match is None:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a size; write bytes, or a number with K, M or G")
-    value = int(float(match.group(1)) * _UNITS[match.group(2).lower()])
-    if value <= 0:
-        raise argparse.ArgumentTypeError("the size must be positive")
-    return value
 
 
 def parse_map(text: str) -> tuple[str, Path]:
@@ -205,7 +208,8 @@ def add_reading_options(parser: argparse.ArgumentParser, *, no_follow_help: str,
         type=parse_size,
         default=DEFAULT_MAX_BYTES,
         metavar="N",
-        help="largest (decompressed) input to read, e.g. 200M or 2G (default: 100M)",
+        help="largest (decompressed) input to read, e.g. 200M or 2G (default: 100M): gzip input, fetched bodies, "
+        "standard input, FIFOs; a local regular file that is not compressed is read whole",
     )
     parser.add_argument(
         "--max-line-bytes",
@@ -217,6 +221,7 @@ def add_reading_options(parser: argparse.ArgumentParser, *, no_follow_help: str,
     parser.add_argument("--no-follow", action="store_true", help=no_follow_help)
     parser.add_argument(
         "--base-url",
+        type=web_url,
         metavar="URL",
         help="resolve relative URLs of a local input against URL (a fetched input's own URL comes first, "
         "a feed's channel link after)",
@@ -257,51 +262,55 @@ def add_http_options(parser: argparse.ArgumentParser) -> None:
     web = parser.add_argument_group("fetching over HTTP")
     web.add_argument(
         "--concurrency",
-        type=positive_int,
+        type=concurrency_count,
         default=DEFAULT_CONCURRENCY,
         metavar="N",
-        help=f"requests in flight at once (default: {DEFAULT_CONCURRENCY})",
+        help=f"requests in flight at once, 1 to {MAX_CONCURRENCY:,} (default: {DEFAULT_CONCURRENCY})",
     )
     web.add_argument(
         "--timeout",
-        type=positive_float,
+        type=wait_seconds,
         default=30.0,
         metavar="SECONDS",
-        help="longest wait for a connection or for the next bytes of a response (default: 30)",
+        help=f"longest wait for a connection or for the next bytes of a response, more than 0 and at most "
+        f"{MAX_SECONDS:,g} (default: 30)",
     )
     web.add_argument(
         "--deadline",
-        type=positive_float,
+        type=wait_seconds,
         default=None,
         metavar="SECONDS",
-        help=f"longest one request may take in all: connection, redirects, headers, body and retries "
-        f"(default: {DEADLINE_FACTOR} times --timeout)",
+        help=f"longest one request may take in all: connection, redirects, headers, body and retries, at most "
+        f"{MAX_SECONDS:,g} (default: {DEADLINE_FACTOR} times --timeout)",
     )
     web.add_argument(
         "--retries",
-        type=non_negative_int,
+        type=retry_count,
         default=3,
         metavar="N",
-        help="retries after 429 and 5xx answers (honouring Retry-After) and failed connections (default: 3)",
+        help=f"retries after 429 and 5xx answers (honouring Retry-After) and failed connections, 0 to {MAX_RETRIES} "
+        "(default: 3)",
     )
     web.add_argument(
         "--delay",
-        type=non_negative_float,
+        type=pause_seconds,
         default=0.0,
         metavar="SECONDS",
-        help="pause between two requests to the same host, to be polite (default: 0)",
+        help=f"pause between two requests to the same host, to be polite, at most {MAX_SECONDS:,g} (default: 0)",
     )
     web.add_argument(
         "--user-agent",
+        type=header_text,
         default=DEFAULT_USER_AGENT,
         metavar="TEXT",
-        help=f"User-Agent header (default: {DEFAULT_USER_AGENT})",
+        help=f"User-Agent header, visible ASCII characters and spaces (default: {DEFAULT_USER_AGENT})",
     )
     web.add_argument(
         "--cache",
         type=cache_directory,
         metavar="DIR",
-        help="keep responses with their ETag/Last-Modified in DIR and revalidate them next time (conditional GET)",
+        help="keep responses with their ETag/Last-Modified in DIR and revalidate them next time (conditional GET), "
+        "each under the URL that answered it; Cache-Control: no-store responses are not kept",
     )
 
 
@@ -345,26 +354,6 @@ def parse_date(text: str) -> W3CDate:
     if value is None:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date; write it as YYYY-MM-DD or a W3C datetime")
     return value
-
-
-def _number(kind: type[int] | type[float], minimum: float, inclusive: bool) -> Callable[[str], Any]:
-    def convert(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if value < minimum or (value == minimum and not inclusive):
-            bound = "at least" if inclusive else "more than"
-            raise argparse.ArgumentTypeError(f"{text} is too small: give {bound} {minimum:g}")
-        return value
-
-    return convert
-
-
-positive_int = _number(int, 1, True)
-non_negative_int = _number(int, 0, True)
-positive_float = _number(float, 0, False)
-non_negative_float = _number(float, 0, True)
 
 
 def reading_options(args: argparse.Namespace, **more: Any) -> Options:

@@ -24,6 +24,8 @@ from feedmap.cli._common import (
     non_negative_int,
     parse_date,
     reading_options,
+    web_url,
+    xml_text,
 )
 from feedmap.cli._split_options import add_split_options, check_split, last_line
 from feedmap.cli._terminal import printable
@@ -154,14 +156,26 @@ def add_parser(subparsers: Any) -> None:
     )
     feed = parser.add_argument_group("feed output (-t rss, -t ror)")
     feed.add_argument(
-        "--title", metavar="TEXT", help="channel title (default: the input's, else derived from the site)"
+        "--title",
+        type=xml_text,
+        metavar="TEXT",
+        help="channel title (default: the input's, else derived from the site)",
     )
     feed.add_argument(
-        "--link", metavar="URL", help="channel link, an http(s) URL (default: the input's, else the first URL's site)"
+        "--link",
+        type=web_url,
+        metavar="URL",
+        help="channel link, an http(s) URL (default: the input's, else the first URL's site)",
     )
-    feed.add_argument("--description", metavar="TEXT", help="channel description (default: the input's, else derived)")
+    feed.add_argument(
+        "--description",
+        type=xml_text,
+        metavar="TEXT",
+        help="channel description (default: the input's, else derived)",
+    )
     feed.add_argument(
         "--self-url",
+        type=web_url,
         metavar="URL",
         help="the feed's own URL, written as atom:link rel=\"self\" (into a directory, -o DIR/: each file's own "
         "URL, --base-url + its name)",

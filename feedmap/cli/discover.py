@@ -96,7 +96,8 @@ def add_parser(subparsers: Any) -> None:
         type=parse_size,
         default=DEFAULT_MAX_BYTES,
         metavar="N",
-        help="largest (decompressed) sitemap to read, e.g. 200M (default: 100M)",
+        help="largest (decompressed) sitemap to read, e.g. 200M (default: 100M); a local regular file (--map) that "
+        "is not compressed is read whole",
     )
     add_http_options(parser)
     parser.set_defaults(run=run)

@@ -1,0 +1,107 @@
+"""The argparse types of option values: each checked when parsed, a usage error (exit 2) naming the option.
+
+One job: turn an option's text into its value or an :class:`argparse.ArgumentTypeError`, by the rules of
+:mod:`feedmap._option_values` (which ``Options`` and ``HttpSettings`` apply in the library too): numbers
+finite and in range, sizes in bytes that print, header text an RFC 9110 §5.5 field value.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+from feedmap._context import MAX_CONCURRENCY
+from feedmap._http_settings import MAX_RETRIES
+from feedmap._option_values import (
+    MAX_SECONDS,
+    MAX_SIZE,
+    header_text_problem,
+    number_problem,
+    web_url_problem,
+    xml_text_problem,
+)
+
+__all__ = [
+    "concurrency_count",
+    "header_text",
+    "non_negative_int",
+    "parse_size",
+    "pause_seconds",
+    "positive_int",
+    "retry_count",
+    "wait_seconds",
+    "web_url",
+    "xml_text",
+]
+
+_SIZE = re.compile(r"(?ai)\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*")
+_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
+
+
+def parse_size(text: str) -> int:
+    """``100M``, ``1.5GiB``, ``500000`` -> bytes (binary units)."""
+    match = _SIZE.fullmatch(text)
+    if match is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size; write bytes, or a number with K, M or G")
+    # exact decimal arithmetic: float() of a long number is inf, which no int holds
+    value = int(Decimal(match.group(1)) * _UNITS[match.group(2).lower()])
+    if value <= 0:
+        raise argparse.ArgumentTypeError("the size must be positive")
+    if value > MAX_SIZE:
+        raise argparse.ArgumentTypeError(f"{text!r} is too large: give at most {MAX_SIZE // _UNITS['t']:,}T")
+    return value
+
+
+def _number(
+    kind: type[int] | type[float], minimum: float, *, above: bool = False, maximum: float | None = None
+) -> Callable[[str], Any]:
+    """An argparse type: a finite ``kind`` from ``minimum`` (excluded when ``above``) to ``maximum``."""
+
+    def convert(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {'whole ' if kind is int else ''}number") from None
+        problem = number_problem(value, minimum=minimum, maximum=maximum, integer=kind is int, above=above)
+        if problem is not None:
+            raise argparse.ArgumentTypeError(problem)
+        return value
+
+    return convert
+
+
+positive_int = _number(int, 1)
+non_negative_int = _number(int, 0)
+concurrency_count = _number(int, 1, maximum=MAX_CONCURRENCY)
+retry_count = _number(int, 0, maximum=MAX_RETRIES)
+#: ``--timeout``, ``--deadline``: finite seconds, more than 0, at most a day.
+wait_seconds = _number(float, 0, above=True, maximum=MAX_SECONDS)
+#: ``--delay``: finite seconds from 0, at most a day.
+pause_seconds = _number(float, 0, maximum=MAX_SECONDS)
+
+
+def header_text(text: str) -> str:
+    """``--user-agent``: text an HTTP header can carry (RFC 9110 §5.5: visible ASCII and spaces)."""
+    problem = header_text_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
+def web_url(text: str) -> str:
+    """``--base-url``, ``--link``, ``--self-url``: an absolute http(s) URL with a host."""
+    problem = web_url_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
+def xml_text(text: str) -> str:
+    """``--title``, ``--description``: text XML 1.0 can hold (no control characters, no undecodable bytes)."""
+    problem = xml_text_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
