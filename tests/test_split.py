@@ -675,6 +675,24 @@ def test_files_named_at_another_base_url_are_left_and_reported(tmp_path: Path) -
     assert {"sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml"} <= set(os.listdir(tmp_path))
 
 
+def test_names_at_another_base_url_that_leave_the_directory_are_not_reported_as_its_files(tmp_path: Path) -> None:
+    """stale-files-left names files of the directory only: ``..%2Fx`` is a path out of it, never looked up."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (tmp_path / "outside.xml").write_text("not of this directory")
+    (site / "kept.xml").write_text("an earlier run's file")
+    listed = ["..%2Foutside.xml", "%2E%2E%2Foutside.xml", "kept.xml", "%2e%2e"]
+    body = "".join(f"<sitemap><loc>https://cdn.example.com/s/{name}</loc></sitemap>" for name in listed)
+    (site / INDEX).write_text(
+        f'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{body}</sitemapindex>'
+    )
+    seen: list[feedmap.Diagnostic] = []
+    feedmap.split(pages(1), site, "sitemap", feedmap.Options(base_url=BASE), on_diagnostic=seen.append)
+    (left,) = [d for d in seen if d.code == "stale-files-left"]
+    assert "kept.xml" in left.message and "outside" not in left.message and "1 file" in left.message
+    assert (tmp_path / "outside.xml").exists() and (site / "kept.xml").exists()
+
+
 def test_a_non_ascii_base_url_still_finds_the_files_its_index_named(tmp_path: Path) -> None:
     options = feedmap.Options(base_url="https://example.com/cartes é/", max_urls=1)
     feedmap.split(pages(3), tmp_path, "sitemap", options)
