@@ -19,7 +19,8 @@ a name atomically within one directory:
    the error names them; the index is not replaced unless every child is in place;
 4. then the files that the index being replaced (the one at the index's name, read before anything moved)
    named and that this run does not write are removed: never a file no index of this name named (another
-   set's, or one feedmap never wrote); then the directory is synced.
+   set's, or one feedmap never wrote), nor one listed under another spelling only (a file system folding
+   case finds this run's ``sitemap-1.xml`` at ``SITEMAP-1.XML``); then the directory is synced.
 
 A run killed outright (SIGKILL, power loss) may leave temporary files: the next run removes them, and only
 them (:mod:`feedmap._publish_lock`: each run holds a lock while it writes).
@@ -225,7 +226,10 @@ class Publisher:
 
     def _remove_stale(self, stale: list[str]) -> list[str]:
         removed: list[str] = []
+        present = _entry_names(self.directory) if stale else set()
         for name in stale:
+            if name not in present:  # not there, or there under another spelling only (see _entry_names)
+                continue
             path = self._path(name)
             try:
                 kind = os.lstat(path).st_mode
@@ -380,6 +384,15 @@ def _same_chunks(first: BinaryIO, second: BinaryIO) -> bool:
             return False
         if not one:
             return True
+
+
+def _entry_names(directory: str) -> set[str]:
+    """The names of the directory's entries as stored (none when it cannot be listed): where a file system folds
+    case or Unicode forms (macOS, casefolded ext4), only a name listed exactly is the stale file itself."""
+    try:
+        return set(os.listdir(directory))
+    except OSError:
+        return set()
 
 
 def _unlink_quietly(path: str) -> None:

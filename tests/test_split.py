@@ -693,6 +693,30 @@ def test_names_at_another_base_url_that_leave_the_directory_are_not_reported_as_
     assert (tmp_path / "outside.xml").exists() and (site / "kept.xml").exists()
 
 
+def test_a_stale_name_another_spelling_of_a_file_written_is_not_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a file system folding case (macOS, Windows, casefolded ext4: made here at the OS boundary, lstat and
+    unlink finding a name in any case), the replaced index's ``SITEMAP-1.XML`` is this run's ``sitemap-1.xml``."""
+    split(pages(2), tmp_path, max_urls=1)
+    index = tmp_path / INDEX
+    index.write_text(index.read_text().replace("sitemap-", "SITEMAP-").replace(".xml</loc>", ".XML</loc>"))
+    real_lstat, real_unlink = os.lstat, os.unlink
+
+    def folded(path: str) -> str:
+        where, name = os.path.split(os.fspath(path))
+        if os.path.samefile(where or ".", tmp_path):
+            name = next((found for found in os.listdir(tmp_path) if found.casefold() == name.casefold()), name)
+        return os.path.join(where, name)
+
+    monkeypatch.setattr(os, "lstat", lambda path, *args, **kwargs: real_lstat(folded(path), *args, **kwargs))
+    monkeypatch.setattr(os, "unlink", lambda path, *args, **kwargs: real_unlink(folded(path), *args, **kwargs))
+    summary = split(pages(2, start=5), tmp_path, max_urls=1)
+    assert summary.removed == ()
+    assert [name for name, _ in index_of(tmp_path)] == [f"{BASE}sitemap-1.xml", f"{BASE}sitemap-2.xml"]
+    assert (tmp_path / "sitemap-1.xml").exists() and (tmp_path / "sitemap-2.xml").exists()
+
+
 def test_a_non_ascii_base_url_still_finds_the_files_its_index_named(tmp_path: Path) -> None:
     options = feedmap.Options(base_url="https://example.com/cartes é/", max_urls=1)
     feedmap.split(pages(3), tmp_path, "sitemap", options)
