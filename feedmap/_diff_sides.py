@@ -6,7 +6,7 @@
   its children read from DIR by file name.  The base URL is that of the index's first child (its URL up
   to the last ``/``); a child that is not base URL + a file name is not read from anywhere (WARNING
   ``child-outside-directory``: the side is then incomplete), so that nothing of another directory or of
-  the network takes its place.
+  the network takes its place; nor is an index that is a symbolic link out of DIR.
 * **Any other source** is read with the maps of ``Options.maps`` and the side's own (``old_maps``,
   ``new_maps``: ``--old-map`` and ``--new-map``, looked up first).
 * **The same files**: when every entry of both sides was read from the same local files (one file, one
@@ -62,7 +62,13 @@ class Side:
                 f"{self.directory}: holds no {self.options.index_name}: a directory is compared by the sitemap "
                 "index `feedmap convert -o DIR/` writes into it (is its index named otherwise? give its index name)"
             )
-        self.base = _base_url(Path(self.name), self.options)
+        index = Path(self.name)
+        if not index.resolve().is_relative_to(self.directory.resolve()):  # as its children: nothing from elsewhere
+            raise SourceError(
+                f"{index} is a symbolic link out of {self.directory}; a directory is compared by its own files "
+                "(give the index's own path to compare it)"
+            )
+        self.base = _base_url(index, self.options)
         in_directory = _InDirectory(self.base, self.directory, self.name, reporter, self.options.follow_child)
         maps = ((self.base, self.directory),) if self.base is not None else ()
         return replace(self.options, maps=maps, follow_child=in_directory)

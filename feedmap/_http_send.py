@@ -3,6 +3,8 @@
 One job: the wire side of :meth:`feedmap._http.Fetcher.open` (the rules are listed in :mod:`feedmap._http`):
 
 * **send**: one request on the pooled client, within the request's deadline (:mod:`feedmap._http_deadline`);
+  a host IDNA refuses (httpx decoding an ``xn--`` label, RFC 5891 §5.4; Python encoding a name for
+  ``getaddrinfo``, RFC 3490: an empty label, one over 63 characters) is a fetch failure, never retried;
 * **retry** (RFC 9110 §15.6, RFC 6585 §4): 429, 500, 502, 503 and 504, and connection failures, with
   exponential backoff or the server's ``Retry-After`` (RFC 9110 §10.2.3), up to ``max_retry_wait``;
 * **redirect** (RFC 9110 §15.4): followed one hop at a time, each target checked before it is requested,
@@ -169,6 +171,9 @@ class Wire:
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
             self._connection_failed(exchange, exc)
             return None
+        except UnicodeError as exc:  # no OSError, so no httpx error: a host IDNA refuses, never retried
+            url = exchange.url
+            raise FetchError(f"{url}: cannot fetch (a host name that cannot be encoded: {exc})", url=url) from None
 
     def _connection_failed(self, exchange: _Exchange, exc: Exception) -> None:
         """Wait before a retry of a failed connection, or raise :class:`FetchError`."""

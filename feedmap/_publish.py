@@ -19,7 +19,7 @@ a name atomically within one directory:
    the error names them; the index is not replaced unless every child is in place;
 4. then the files that the index being replaced (the one at the index's name, read before anything moved)
    named and that this run does not write are removed: never a file no index of this name named (another
-   set's, or one feedmap never wrote); then the directory is synced.
+   set's, one feedmap never wrote, one listed only in another case or form); then the directory is synced.
 
 A run killed outright (SIGKILL, power loss) may leave temporary files: the next run removes them, and only
 them (:mod:`feedmap._publish_lock`: each run holds a lock while it writes).
@@ -225,7 +225,10 @@ class Publisher:
 
     def _remove_stale(self, stale: list[str]) -> list[str]:
         removed: list[str] = []
+        present = _listed_exactly(self.directory, set(stale)) if stale else set()
         for name in stale:
+            if name not in present:  # not there, or there under another spelling only (see _listed_exactly)
+                continue
             path = self._path(name)
             try:
                 kind = os.lstat(path).st_mode
@@ -380,6 +383,16 @@ def _same_chunks(first: BinaryIO, second: BinaryIO) -> bool:
             return False
         if not one:
             return True
+
+
+def _listed_exactly(directory: str, names: set[str]) -> set[str]:
+    """Those of ``names`` the directory lists as stored (none when it cannot be listed): where a file system
+    folds case or Unicode forms (macOS, casefolded ext4), only a name listed exactly is the stale file itself."""
+    try:
+        with os.scandir(directory) as found:
+            return {entry.name for entry in found if entry.name in names}
+    except OSError:
+        return set()
 
 
 def _unlink_quietly(path: str) -> None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import unicodedata
 from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import BinaryIO
@@ -103,13 +104,15 @@ def file_url(base: str, name: str) -> str:
 
 def _names_of(pattern: str) -> re.Pattern[str]:
     """The file names a pattern gives, gzipped or not: every ``{n}`` the same number from 1 (``{n:0Wd}``: W
-    digits, zero-padded, or more digits without a leading zero past 10**W - 1)."""
+    digits, zero-padded, or more digits without a leading zero past 10**W - 1); in any case, for a name in
+    NFC (a file system may fold case and Unicode forms: ``S1.XML`` is then the file ``s1.xml``)."""
     found = NUMBER_FIELD.search(pattern)
     width = found[1] if found is not None else None
     number = f"(?!0{{{width}}})[0-9]{{{width}}}|[1-9][0-9]{{{width},}}" if width else "[1-9][0-9]*"
-    first, *rest = (re.escape(piece) for piece in NUMBER_FIELD.split(pattern)[::2])
+    pieces = NUMBER_FIELD.split(unicodedata.normalize("NFC", pattern))[::2]
+    first, *rest = (re.escape(piece) for piece in pieces)
     regex = first + f"(?P<n>{number})" + "(?P=n)".join(rest) + r"(?:\.gz)?"
-    return re.compile(regex)
+    return re.compile(regex, re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +168,7 @@ def layout(format: str, directory: str | os.PathLike[str], ctx: Context) -> Layo
             raise FormatError(f"the {what} {name!r} holds a control character or is not UTF-8: give another name")
     if any(is_run_file(name) for name in (found.name(1), found.name(12_345_678), found.index)):
         raise FormatError(f"{pattern!r} or {found.index!r} names feedmap's temporary files: name them otherwise")
-    if _names_of(pattern).fullmatch(found.index):
+    if _names_of(pattern).fullmatch(unicodedata.normalize("NFC", found.index)):
         raise FormatError(f"the index name {found.index!r} is one of the file names {pattern!r}: name it otherwise")
     given = options.base_url or ""
     if _FILE_LIKE.search(urlsplit(given).path) and not given.endswith("/"):

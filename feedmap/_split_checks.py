@@ -79,9 +79,11 @@ def report_left(directory: str, index: str, base: str, ctx: Context) -> None:
     (an earlier run's, served from another base URL): no run removes them, no index names them any more."""
     found: dict[str, None] = {}  # in order, each once
     for loc in _previous_locs(os.path.join(directory, index)):
-        name = unquote(loc.rsplit("/", 1)[-1])
+        name = _file_name(loc.rsplit("/", 1)[-1])
+        if loc.startswith(base) or name is None:
+            continue
         path = os.path.join(directory, name)
-        if not loc.startswith(base) and name and os.path.isfile(path) and not os.path.islink(path):
+        if os.path.isfile(path) and not os.path.islink(path):
             found[name] = None
     left = list(found)
     if left:
@@ -120,9 +122,16 @@ def listed_names(previous: BinaryIO, base: str) -> Iterator[str]:
     """The file names (under ``base``, no folder, percent-decoded) that the index being replaced lists: what
     :func:`feedmap._split.file_url` gave for them.  None when it is no sitemap index feedmap can read."""
     for loc in itertools.islice(_locs(previous), _MOST_LISTED):
-        name = unquote(loc[len(base) :]) if loc.startswith(base) else ""
-        if name and "/" not in name:
+        name = _file_name(loc[len(base) :]) if loc.startswith(base) else None
+        if name is not None:
             yield name
+
+
+def _file_name(tail: str) -> str | None:
+    """The file of the directory a loc's last part names (percent-decoded), or None when it names none there:
+    empty, ``.``, ``..``, or holding a ``/`` or NUL once decoded (``..%2Fx``: a path out of the directory)."""
+    name = unquote(tail)
+    return name if name not in ("", ".", "..") and "/" not in name and "\0" not in name else None
 
 
 def _previous_locs(index: str) -> list[str]:

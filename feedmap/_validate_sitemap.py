@@ -36,6 +36,7 @@ from feedmap._xml import (
     SITEMAP_NAMESPACES,
     SITEMAP_NS,
     line_of,
+    local_name,
     make_iterparse,
     parser_limit,
     unusable_declaration,
@@ -167,7 +168,7 @@ class _Checker:
             elif child_name in fields:
                 self.find("element-repeated", f"<{child_name}> is given twice in one <{kind}>", line_of(child))
             else:
-                fields[child_name] = (child.text or "", line_of(child))
+                fields[child_name] = (self.text_only(child, child_name), line_of(child))
                 place = _ORDER.index(child_name)
                 if place < last and not misplaced:
                     misplaced = True
@@ -179,6 +180,15 @@ class _Checker:
                     )
                 last = max(last, place)
         return fields
+
+    def text_only(self, field: etree._Element, name: str) -> str:
+        """A field's text; none when it holds an element (lxml's ``.text`` stops there), as the readers say."""
+        inner = next((node for node in field if isinstance(node.tag, str)), None)
+        if inner is None:
+            return field.text or ""
+        message = f"<{local_name(inner.tag)}> inside <{name}> is not read: <{name}> must hold text only"
+        self.find("unknown-element", f"{message}; its value is not used", line_of(inner))
+        return ""
 
     def image(self, image: etree._Element, count: int) -> None:
         if count == MAX_IMAGES + 1:

@@ -147,6 +147,21 @@ def test_a_child_not_in_the_directory_is_never_read_from_elsewhere(
     assert "secret" not in out
 
 
+def test_an_index_linked_from_outside_the_directory_is_not_read(
+    capsys: pytest.CaptureFixture[str], days: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """A directory's index, as its children, is one of its files: a symbolic link out of it is refused."""
+    day1, day2 = days
+    secret = tmp_path / "secret.xml"
+    secret.write_text(f"<urlset {NS}><url><loc>https://example.com/secret</loc></url></urlset>", encoding="utf-8")
+    (day2 / "sitemap_index.xml").unlink()
+    (day2 / "sitemap_index.xml").symlink_to(secret)
+    code, out, err = run(capsys, "diff", day1, day2)
+    assert (code, out) == (2, "") and "secret" not in err.replace(str(tmp_path), "")
+    with pytest.raises(feedmap.SourceError), feedmap.diff(day1, day2) as changes:
+        list(changes)
+
+
 def test_a_directory_without_an_index_is_a_message(capsys: pytest.CaptureFixture[str], days: tuple[Path, Path]) -> None:
     day1, day2 = days
     (day2 / "sitemap_index.xml").unlink()

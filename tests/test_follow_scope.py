@@ -179,3 +179,18 @@ def test_a_remote_index_cannot_probe_local_paths(
         _code, out = run(capsys, *command, index)
         assert "child-off-site" in out, command
         assert "regular file" not in out, command
+
+
+def test_validate_reads_a_loc_holding_an_element_as_convert_does(
+    web: LocalSite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``<loc>URL<x/>more</loc>``: lxml's text stops at ``<x/>``; the readers take no value from it, and
+    validate neither follows the text before the element as a child nor counts it a valid loc."""
+    child = web.add("/child.xml", urlset_xml(web.url("/a")))
+    index = web.add("/index.xml", index_xml(f"{child}<x/>-rest"))
+    report = feedmap.validate(index, options=feedmap.Options(http=FAST))
+    assert web.hits("/child.xml") == 0
+    codes = {(finding.code, finding.line) for finding in report.findings}
+    assert {("unknown-element", 3), ("loc-missing", 3)} <= codes
+    code, out = run(capsys, "convert", index, "-t", "text")
+    assert web.hits("/child.xml") == 0 and "warning[unknown-element]" in out, (code, out)

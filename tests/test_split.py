@@ -675,6 +675,48 @@ def test_files_named_at_another_base_url_are_left_and_reported(tmp_path: Path) -
     assert {"sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml"} <= set(os.listdir(tmp_path))
 
 
+def test_names_at_another_base_url_that_leave_the_directory_are_not_reported_as_its_files(tmp_path: Path) -> None:
+    """stale-files-left names files of the directory only: ``..%2Fx`` is a path out of it, never looked up."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (tmp_path / "outside.xml").write_text("not of this directory")
+    (site / "kept.xml").write_text("an earlier run's file")
+    listed = ["..%2Foutside.xml", "%2E%2E%2Foutside.xml", "kept.xml", "%2e%2e"]
+    body = "".join(f"<sitemap><loc>https://cdn.example.com/s/{name}</loc></sitemap>" for name in listed)
+    (site / INDEX).write_text(
+        f'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{body}</sitemapindex>'
+    )
+    seen: list[feedmap.Diagnostic] = []
+    feedmap.split(pages(1), site, "sitemap", feedmap.Options(base_url=BASE), on_diagnostic=seen.append)
+    (left,) = [d for d in seen if d.code == "stale-files-left"]
+    assert "kept.xml" in left.message and "outside" not in left.message and "1 file" in left.message
+    assert (tmp_path / "outside.xml").exists() and (site / "kept.xml").exists()
+
+
+def test_a_stale_name_another_spelling_of_a_file_written_is_not_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a file system folding case (macOS, Windows, casefolded ext4: made here at the OS boundary, lstat and
+    unlink finding a name in any case), the replaced index's ``SITEMAP-1.XML`` is this run's ``sitemap-1.xml``."""
+    split(pages(2), tmp_path, max_urls=1)
+    index = tmp_path / INDEX
+    index.write_text(index.read_text().replace("sitemap-", "SITEMAP-").replace(".xml</loc>", ".XML</loc>"))
+    real_lstat, real_unlink = os.lstat, os.unlink
+
+    def folded(path: str) -> str:
+        where, name = os.path.split(os.fspath(path))
+        if os.path.samefile(where or ".", tmp_path):
+            name = next((found for found in os.listdir(tmp_path) if found.casefold() == name.casefold()), name)
+        return os.path.join(where, name)
+
+    monkeypatch.setattr(os, "lstat", lambda path, *args, **kwargs: real_lstat(folded(path), *args, **kwargs))
+    monkeypatch.setattr(os, "unlink", lambda path, *args, **kwargs: real_unlink(folded(path), *args, **kwargs))
+    summary = split(pages(2, start=5), tmp_path, max_urls=1)
+    assert summary.removed == ()
+    assert [name for name, _ in index_of(tmp_path)] == [f"{BASE}sitemap-1.xml", f"{BASE}sitemap-2.xml"]
+    assert (tmp_path / "sitemap-1.xml").exists() and (tmp_path / "sitemap-2.xml").exists()
+
+
 def test_a_non_ascii_base_url_still_finds_the_files_its_index_named(tmp_path: Path) -> None:
     options = feedmap.Options(base_url="https://example.com/cartes é/", max_urls=1)
     feedmap.split(pages(3), tmp_path, "sitemap", options)

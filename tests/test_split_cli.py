@@ -312,6 +312,20 @@ def test_two_sets_share_a_directory_with_their_own_index_names(
     assert code == 2 and "--index-name: only for an output directory" in err
 
 
+@pytest.mark.parametrize(
+    ("pattern", "index"), [("b{n}.xml", "B2.XML"), ("café-{n}.xml", "cafe\u0301-1.xml"), ("b{n}.xml", "b1.xml.GZ")]
+)
+def test_an_index_name_a_file_name_in_another_case_or_unicode_form_is_refused(
+    capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path, pattern: str, index: str
+) -> None:
+    """Where the file system folds case or Unicode forms (macOS, Windows), ``B2.XML`` is the file ``b2.xml``:
+    the index would replace a file it names.  Refused before anything is written, as the name itself is."""
+    out = tmp_path / "out"
+    argv = ["-o", f"{out}/", "--base-url", BASE, "--max-urls", "10", "--name", pattern, "--index-name", index]
+    code, _, err = run(capsys, "convert", urls, *argv)
+    assert code == 2 and "index name" in err and not out.exists()
+
+
 def test_names_a_url_must_encode_and_gz_in_capitals(
     capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path
 ) -> None:

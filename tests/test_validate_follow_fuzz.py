@@ -87,6 +87,8 @@ def child_urls(sites: Sites) -> st.SearchStrategy[str]:
             "[::1",
             "",
             f"127.0.0.1:{web_port}\\@127.0.0.2:{other_port}",
+            "www..example.com",  # hosts IDNA refuses: an empty label, an invalid A-label
+            "xn--zz",
         ]
     )
     paths = st.sampled_from(["/leaf.xml", "/../leaf.xml", "/%2e%2e/leaf.xml", "/./leaf.xml", secret, "/r/0", "/r/1"])
