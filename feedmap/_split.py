@@ -391,4 +391,8 @@ def _write_index(parts: list[_Part], where: Layout, base: str, publisher: Publis
     assert writer is not None  # the index format writes
     entries = [Entry(loc=file_url(base, part.name), lastmod=part.newest) for part in parts]
     with publisher.file(where.index) as out:
-        writer(Document(entries=entries), out, ctx=ctx)
+        if _gzip_named(where.index):  # --index-name NAME.xml.gz: gzip, as its name says (sitemaps.org allows it)
+            with gzipped(out) as compressed:
+                writer(Document(entries=entries), compressed, ctx=ctx)
+        else:
+            writer(Document(entries=entries), out, ctx=ctx)

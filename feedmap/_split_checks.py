@@ -12,9 +12,11 @@ fetch what the index names, so a file it named once and names no more is no long
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import itertools
 import os
 import stat
+import zlib
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 from urllib.parse import unquote
@@ -23,6 +25,7 @@ from lxml import etree
 
 from feedmap._context import Context
 from feedmap._errors import Diagnostic, Level, Reporter
+from feedmap._gzip import GZIP_MAGIC
 from feedmap._limits import PROTOCOL_MAX_URLS
 from feedmap._model import Entry
 from feedmap._urls import encode_url_checked, is_uri, scope_check
@@ -156,9 +159,12 @@ _LOC = "{http://www.sitemaps.org/schemas/sitemap/0.9}loc"
 def _locs(file: BinaryIO) -> Iterator[str]:
     """The ``loc`` of each sitemap of the sitemap index ``file`` (hardened parser: no DTD, entities or
     network); none when its root is not ``sitemapindex``, and none after the point where it is not
-    well-formed."""
+    well-formed.  A gzip index (``--index-name NAME.xml.gz``, RFC 1952) is read inflated, as it is written."""
+    head = file.read(len(GZIP_MAGIC))
+    file.seek(0)
+    source: BinaryIO | gzip.GzipFile = gzip.GzipFile(fileobj=file, mode="rb") if head == GZIP_MAGIC else file
     events = etree.iterparse(
-        file, events=("start", "end"), resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False
+        source, events=("start", "end"), resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False
     )
     try:
         for event, element in events:
@@ -173,7 +179,7 @@ def _locs(file: BinaryIO) -> Iterator[str]:
                 element.clear()
                 while element.getprevious() is not None:
                     del parent[0]
-    except etree.LxmlError:
+    except (etree.LxmlError, OSError, EOFError, zlib.error):  # not XML, or a gzip stream cut or damaged
         return
 
 

@@ -849,3 +849,20 @@ def test_names_of_feedmaps_temporary_files_are_refused(tmp_path: Path, options: 
     with pytest.raises(feedmap.FormatError, match="feedmap's temporary files"):
         split(pages(3), tmp_path / "out", **options)
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("index_name", ["sitemap_index.xml.gz", "INDEX.XML.GZ"])
+def test_an_index_named_gz_is_gzip_and_its_names_are_removed_when_stale(tmp_path: Path, index_name: str) -> None:
+    """--index-name NAME.xml.gz wrote plain XML under a gzip name; and the next run, reading the replaced
+    index as plain XML, found no names in it and removed none of the files it no longer writes."""
+    first = split(pages(25), tmp_path, max_urls=10, index_name=index_name)
+    data = (tmp_path / index_name).read_bytes()
+    assert data[:2] == b"\x1f\x8b"
+    assert [loc.rsplit("/", 1)[-1] for loc in locs_of(gzip.decompress(data))] == list(first.files)
+    second = split(pages(5), tmp_path, max_urls=10, index_name=index_name)
+    assert sorted(second.removed) == sorted(set(first.files) - set(second.files))
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([index_name, *second.files])
+
+
+def locs_of(data: bytes) -> list[str]:
+    return [element.text or "" for element in etree.fromstring(data).iter(f"{SM}loc")]

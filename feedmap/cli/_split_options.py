@@ -81,8 +81,9 @@ def add_split_options(parser: argparse.ArgumentParser) -> None:
         "--index-name",
         type=_index_name,
         metavar="NAME",
-        help="the sitemap index's file name (default: sitemap_index.xml); sets of files of other --name patterns "
-        "can share a directory, each with its own index: a run removes only files its index named before",
+        help="the sitemap index's file name (default: sitemap_index.xml; a name ending in .gz writes it gzip); "
+        "sets of files of other --name patterns can share a directory, each with its own index: a run removes "
+        "only files its index named before",
     )
 
 
