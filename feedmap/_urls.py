@@ -119,18 +119,36 @@ def not_in_iris(url: str) -> str:
 
 def encode_host(host: str) -> str:
     """A host name as a URI holds it: an ASCII host as it is, any other through UTS #46 non-transitional
-    processing (the ``idna`` package: mapped, ``ß``, final sigma and joiners kept, IDNA 2008 rules, each
-    non-ASCII label as its ``xn--`` A-label), as the WHATWG URL Standard and browsers do.
+    processing as the WHATWG URL Standard's "domain to ASCII" runs it and browsers do (``☃.net`` is
+    ``xn--n3h.net``): mapped (``ß``, final sigma and joiners kept), each non-ASCII label checked by the
+    UTS #46 validity criteria (NFC, no leading combining mark, CheckJoiners, CheckBidi; CheckHyphens and
+    UseSTD3ASCIIRules off: not IDNA 2008's stricter code point table, which refuses symbols and emoji that
+    browsers and DNS registries take) and written as its ``xn--`` A-label.
 
-    Raises UnicodeError (``idna.IDNAError`` is one) for a host that has no such form (a joiner out of its
-    context, a symbol, a label of more than 63 octets).  ASCII labels are left as mapped, underscores and all
-    (UseSTD3ASCIIRules off, as in browsers).
+    Raises UnicodeError (``idna.IDNAError`` is one) for a host that has no such form (a code point UTS #46
+    disallows, a joiner out of its context, a label of more than 63 octets).  ASCII labels are left as
+    mapped, underscores and all.
     """
     if host.isascii():
         return host
-    mapped = idna.uts46_remap(host, std3_rules=False, transitional=False)
-    labels = mapped.split(".")
-    return ".".join(label if label.isascii() else idna.alabel(label).decode("ascii") for label in labels)
+    mapped = idna.uts46_remap(host, std3_rules=False, transitional=False)  # raises for a disallowed code point
+    return ".".join(_a_label(label) for label in mapped.split("."))
+
+
+def _a_label(label: str) -> str:
+    """One label of a mapped host as UTS #46 §4.1 ToASCII writes it (CheckJoiners, CheckBidi on)."""
+    if label.isascii():
+        return label
+    idna.check_nfc(label)
+    idna.check_initial_combiner(label)
+    for position, char in enumerate(label):
+        if char in "\u200c\u200d" and not idna.valid_contextj(label, position):
+            raise idna.IDNAError(f"joiner U+{ord(char):04X} at position {position + 1} of {label!r} is out of context")
+    idna.check_bidi(label)
+    written = "xn--" + label.encode("punycode").decode("ascii")
+    if len(written) > 63:
+        raise idna.IDNAError(f"label {label!r} is {len(written)} octets long as an A-label; DNS allows 63")
+    return written
 
 
 # RFC 3986 Appendix B, the scheme as §3.1 defines it: splits any string (every group may be empty or

@@ -274,6 +274,8 @@ HOSTS = [
     ("straße.de", "xn--strae-oqa.de"),  # IDNA 2003: strasse.de
     ("βόλος.com", "xn--nxasmm1c.com"),  # the final sigma kept (IDNA 2003 made it a medial one)
     ("\uff26\uff21\u00df\uff0ede", "xn--fa-hia.de"),  # mapped: full-width letters and dot, case folded
+    ("☃.net", "xn--n3h.net"),  # a symbol: valid in UTS 46 (browsers write it so), refused by IDNA 2008's table
+    ("\U0001f600.example", "xn--e28h.example"),  # an emoji, as every browser's URL bar writes it
 ]
 
 
@@ -308,6 +310,18 @@ def test_a_host_with_a_joiner_is_kept_as_read_and_reported_at_its_line(
     code, _, err = run(capsys, "convert", source, "-t", "sitemap", "-o", tmp_path / "out.xml", "--strict")
     assert code == 1
     assert "host-not-encoded" in err
+
+
+def test_a_symbol_host_and_its_a_label_are_one_url_with_no_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``☃.net`` is ``xn--n3h.net`` to a browser (UTS 46 takes symbols and emoji, IDNA 2008's table does
+    not): written as that A-label, not kept as read with a warning, so that ``--strict`` takes it."""
+    source = jsonl(tmp_path / "in.jsonl", {"loc": "https://☃.net/a"}, {"loc": "https://xn--n3h.net/a"})
+    code, out, err = run(capsys, "convert", source, "-t", "sitemap", "-o", "-", "--strict", "--dedupe", "first")
+    assert code == 0, err
+    assert [element.text for element in etree.fromstring(out.encode()).iter("{*}loc")] == ["https://xn--n3h.net/a"]
+    assert "host-not-encoded" not in err
 
 
 def test_a_host_label_too_long_for_dns_is_kept_as_read_with_a_warning() -> None:
