@@ -232,15 +232,27 @@ def has_scheme(text: str) -> bool:
 
 
 def origin(url: str) -> tuple[str, str, int]:
-    """(scheme, host, port) of a URL, the port made explicit; the site a URL belongs to.
+    """(scheme, host, port) of a URL, the port made explicit and the host as written (an IDN as its
+    A-labels); the site a URL belongs to.
 
     Raises ValueError for a URL whose authority cannot be parsed (``http://[::1/x``).
     """
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
-    host = (parts.hostname or "").rstrip(".")
+    host = _site_host((parts.hostname or "").rstrip("."))
     port = parts.port  # None when absent or empty (RFC 3986 6.2.3); 0 is a port, not "no port"
     return scheme, host, port if port is not None else (443 if scheme == "https" else 80)
+
+
+def _site_host(host: str) -> str:
+    """The host as written (:func:`encode_host`), so that ``faß.de`` and ``xn--fa-hia.de``, one host to a
+    browser, are one site; a host with no IDNA form is compared as read."""
+    if host.isascii():
+        return host
+    try:
+        return encode_host(host)
+    except UnicodeError:
+        return host
 
 
 def same_site(url: str, base: str) -> bool:

@@ -388,3 +388,29 @@ def test_a_written_url_holds_every_character_read(path: str, userinfo: str) -> N
     assert written is not None and written.isascii() and not any(char.isspace() for char in written)
     assert unquote(written) == loc
     assert (written != loc) == bool(codes(diagnostics, "url-encoded"))
+
+
+def split_at_an_idn(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """A split written with ``--base-url https://faß.de/maps/``: its index names ``https://xn--fa-hia.de/...``."""
+    source = tmp_path / "in.txt"
+    source.write_text("https://faß.de/maps/a\nhttps://faß.de/maps/b\n", "utf-8")
+    out = tmp_path / "out"
+    code, _, err = run(
+        capsys, "convert", source, "-o", f"{out}/", "--base-url", "https://faß.de/maps/", "--max-urls", "1"
+    )
+    assert code == 0, err
+    assert "https://xn--fa-hia.de/maps/sitemap-1.xml" in (out / "sitemap_index.xml").read_text("utf-8")
+    return out
+
+
+def test_an_idn_and_its_a_label_are_one_site_to_the_children_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``faß.de`` and ``xn--fa-hia.de`` are one host to a browser: the index's children written under the
+    A-label are on the site given as an IRI, not ``child-off-site``."""
+    out = split_at_an_idn(tmp_path, capsys)
+    index = out / "sitemap_index.xml"
+    mapping = f"https://xn--fa-hia.de/maps/={out}"
+    code, _, err = run(capsys, "validate", index, "--base-url", "https://faß.de/maps/", "--map", mapping)
+    assert code == 0, err
+    assert "child-off-site" not in err
