@@ -414,3 +414,17 @@ def test_an_idn_and_its_a_label_are_one_site_to_the_children_rule(
     code, _, err = run(capsys, "validate", index, "--base-url", "https://faß.de/maps/", "--map", mapping)
     assert code == 0, err
     assert "child-off-site" not in err
+
+
+@pytest.mark.parametrize("command", ["convert", "validate"])
+def test_a_map_prefix_given_as_an_iri_covers_the_urls_written_from_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """``--map https://faß.de/maps/=DIR``, the base URL the split was written with, reads its children
+    ``https://xn--fa-hia.de/maps/sitemap-N.xml`` from DIR (they were fetched from the network)."""
+    out = split_at_an_idn(tmp_path, capsys)
+    extra = ["-t", "text"] if command == "convert" else []
+    code, stdout, err = run(capsys, command, out / "sitemap_index.xml", "--map", f"https://faß.de/maps/={out}", *extra)
+    assert code == 0, err
+    if command == "convert":
+        assert stdout.splitlines() == ["https://xn--fa-hia.de/maps/a", "https://xn--fa-hia.de/maps/b"]
