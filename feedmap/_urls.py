@@ -163,6 +163,20 @@ _IP_LITERAL_SAFE = "[]:.%"
 _NOT_IN_IRIS = re.compile(r"[\x00-\x20\x7f<>\"{}|\\^`\[\]]")
 
 
+_LONE_SURROGATE = re.compile(r"([\ud800-\udfff])")
+
+
+def _quote(text: str, safe: str) -> str:
+    """:func:`urllib.parse.quote`, but for a lone surrogate (no UTF-8 holds one: only a ``str`` built in
+    Python has it), left as it is for the writer's check of what XML and UTF-8 cannot hold to drop and
+    report (``character-dropped``), as it does in every other field."""
+    try:
+        return quote(text, safe=safe)
+    except UnicodeEncodeError:
+        parts = _LONE_SURROGATE.split(text)  # the surrogates at the odd places
+        return "".join(part if number % 2 else quote(part, safe=safe) for number, part in enumerate(parts))
+
+
 def _escape_not_in_iris(text: str) -> str:
     return _NOT_IN_IRIS.sub(lambda match: quote(match.group()), text)
 
@@ -173,16 +187,16 @@ def _encode_authority(authority: str) -> tuple[str, str | None]:
     problem = None
     if hostport.startswith("[") and "]" in hostport:  # an IP literal (RFC 3986 §3.2.2), then ':port'
         end = hostport.index("]") + 1
-        host, port = quote(hostport[:end], safe=_IP_LITERAL_SAFE), hostport[end:]
+        host, port = _quote(hostport[:end], _IP_LITERAL_SAFE), hostport[end:]
     else:
         host, colon, port = hostport.partition(":")
         port = colon + port
         try:
-            host = quote(encode_host(host), safe=_REG_NAME_SAFE)
+            host = _quote(encode_host(host), _REG_NAME_SAFE)
         except UnicodeError as exc:
             problem = f"host {host!r} has no IDNA form (UTS #46: {exc}); kept as read"
             host = _escape_not_in_iris(host)
-    return quote(userinfo, safe=_USERINFO_SAFE) + at + host + quote(port, safe=":"), problem
+    return _quote(userinfo, _USERINFO_SAFE) + at + host + _quote(port, ":"), problem
 
 
 def encode_url_checked(url: str) -> tuple[str, str | None]:
@@ -196,11 +210,11 @@ def encode_url_checked(url: str) -> tuple[str, str | None]:
     if authority is not None:
         authority, problem = _encode_authority(authority)
         parts += ["//", authority]
-    parts.append(quote(path, safe=_PATH_SAFE))
+    parts.append(_quote(path, _PATH_SAFE))
     if query is not None:
-        parts += ["?", quote(query, safe=_QUERY_SAFE)]
+        parts += ["?", _quote(query, _QUERY_SAFE)]
     if fragment is not None:
-        parts += ["#", quote(fragment, safe=_QUERY_SAFE)]
+        parts += ["#", _quote(fragment, _QUERY_SAFE)]
     return "".join(parts), problem
 
 
