@@ -3,7 +3,9 @@
 * W3C Datetime (https://www.w3.org/TR/NOTE-datetime): six granularities, ``YYYY`` to
   ``YYYY-MM-DDThh:mm:ss.sTZD``; the zone designator (``Z`` or ``+hh:mm``) is required with a time.
 * The sitemap XSD (``xsd:date | xsd:dateTime``) also allows a time with seconds but no zone, and a date with
-  zone; a time of minutes without zone is in neither grammar (it is repaired to seconds).
+  zone; a time of minutes without zone is in neither grammar (it is repaired to seconds).  Its seconds run
+  00-59 (XML Schema 1.0 Part 2 §3.2.7, as libxml2 checks them): a leap second ``:60``, which W3C Datetime
+  (ISO 8601) allows, is no xsd:dateTime (:func:`is_xsd_lastmod`).
 
 :class:`W3CDate` accepts the union of both grammars and keeps the text exactly as written, so every
 granularity round-trips byte-exact and ``2005-01-01`` never becomes a datetime.  Values outside both
@@ -20,7 +22,16 @@ import enum
 import re
 from email.utils import format_datetime, parsedate_to_datetime
 
-__all__ = ["Precision", "W3CDate", "from_rfc822", "known_date", "parse_lenient", "read_rfc822", "to_rfc822"]
+__all__ = [
+    "Precision",
+    "W3CDate",
+    "from_rfc822",
+    "is_xsd_lastmod",
+    "known_date",
+    "parse_lenient",
+    "read_rfc822",
+    "to_rfc822",
+]
 
 
 class Precision(enum.IntEnum):
@@ -180,6 +191,16 @@ class W3CDate:
     def sort_key(self) -> float:
         """A number that orders values by instant (POSIX seconds)."""
         return self.to_datetime().timestamp()
+
+
+# xsd:date | xsd:dateTime (XML Schema 1.0 Part 2, 3.2.9 and 3.2.7): seconds required with a time, 00-59
+_XSD_LASTMOD = re.compile(r"\d{4}-\d\d-\d\d(?:T\d\d:\d\d:[0-5]\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d)?", re.ASCII)
+
+
+def is_xsd_lastmod(text: str) -> bool:
+    """Whether a lastmod (a W3C Datetime or XSD value) is what the sitemaps XSD's ``tLastmod`` takes: not a
+    year, a month, a time of minutes, or a leap second."""
+    return _XSD_LASTMOD.fullmatch(text) is not None
 
 
 def known_date(text: str) -> W3CDate:

@@ -21,6 +21,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from feedmap._errors import SourceError
+from feedmap._urls import encode_url
 
 __all__ = ["MapEscapeError", "is_mapped", "local_path"]
 
@@ -37,8 +38,20 @@ def _under(url: str, prefix: str) -> bool:
     return prefix.endswith(("/", "=", "?", "#")) or len(url) == len(prefix) or url[len(prefix)] in "/?#"
 
 
+def _rest(url: str, prefix: str) -> str | None:
+    """What follows ``prefix`` in ``url``, or None when ``url`` is not under it.  An IRI and its URI are one
+    URL (``https://faß.de/`` covers ``https://xn--fa-hia.de/a``, as written): both are compared as written
+    when either is not ASCII."""
+    if _under(url, prefix):
+        return url[len(prefix) :]
+    if url.isascii() and prefix.isascii():
+        return None
+    url, prefix = encode_url(url), encode_url(prefix)
+    return url[len(prefix) :] if _under(url, prefix) else None
+
+
 def is_mapped(url: str, maps: Sequence[tuple[str, Path]]) -> bool:
-    return any(_under(url, prefix) for prefix, _ in maps)
+    return any(_rest(url, prefix) is not None for prefix, _ in maps)
 
 
 def _decoded_path(url: str, text: str) -> str:
@@ -94,8 +107,9 @@ def local_path(
     or one that is not a regular file.
     """
     for prefix, directory in maps:
-        if _under(url, prefix):
-            rest = _decoded_path(url, url[len(prefix) :]).lstrip("/")
+        after = _rest(url, prefix)
+        if after is not None:
+            rest = _decoded_path(url, after).lstrip("/")
             return _regular(url, _mapped(url, rest, directory, index_name, pretty))
     if url.startswith("file:"):
         return _regular(url, Path(_decoded_path(url, url)))

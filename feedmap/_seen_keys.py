@@ -78,6 +78,12 @@ class _Bloom:
         return False
 
 
+def _stored(key: Key) -> int | bytes:
+    """A key as the database holds it: a text as its UTF-8 bytes, a lone surrogate (a loc built in Python)
+    too (``surrogatepass``: SQLite's text is UTF-8 and refuses it), so every text has its own stored form."""
+    return key.encode("utf-8", "surrogatepass") if isinstance(key, str) else key
+
+
 class _Database:
     """The keys past the cap: the ``seen`` table of a database in a temporary directory."""
 
@@ -94,14 +100,14 @@ class _Database:
             raise
 
     def get(self, key: Key) -> int | None:
-        row = self.db.execute("SELECT value FROM seen WHERE key = ?", (key,)).fetchone()
+        row = self.db.execute("SELECT value FROM seen WHERE key = ?", (_stored(key),)).fetchone()
         return None if row is None else int(row[0])
 
     def write(self, added: dict[Key, int], changed: dict[Key, int]) -> None:
         """Append ``added`` (in their order) and update ``changed``, in one transaction."""
         self.db.execute("BEGIN")
-        self.db.executemany("INSERT INTO seen (key, value) VALUES (?, ?)", added.items())
-        self.db.executemany("UPDATE seen SET value = ? WHERE key = ?", ((v, k) for k, v in changed.items()))
+        self.db.executemany("INSERT INTO seen (key, value) VALUES (?, ?)", ((_stored(k), v) for k, v in added.items()))
+        self.db.executemany("UPDATE seen SET value = ? WHERE key = ?", ((v, _stored(k)) for k, v in changed.items()))
         self.db.execute("COMMIT")
 
     def values(self) -> Iterator[int]:

@@ -291,13 +291,8 @@ def _unchanged(loc: str) -> str:
 
 
 def _encoded(loc: str) -> str:
-    """``loc`` as a URI; a lone surrogate (an entry built in Python), which no URI encodes, keeps it as it is."""
-    if is_uri(loc):
-        return loc
-    try:
-        return encode_url(loc)
-    except UnicodeEncodeError:
-        return loc
+    """``loc`` as a URI (a lone surrogate, from an entry built in Python, is kept: :func:`encode_url`)."""
+    return loc if is_uri(loc) else encode_url(loc)
 
 
 def merged_entries(

@@ -119,18 +119,36 @@ def not_in_iris(url: str) -> str:
 
 def encode_host(host: str) -> str:
     """A host name as a URI holds it: an ASCII host as it is, any other through UTS #46 non-transitional
-    processing (the ``idna`` package: mapped, ``ß``, final sigma and joiners kept, IDNA 2008 rules, each
-    non-ASCII label as its ``xn--`` A-label), as the WHATWG URL Standard and browsers do.
+    processing as the WHATWG URL Standard's "domain to ASCII" runs it and browsers do (``☃.net`` is
+    ``xn--n3h.net``): mapped (``ß``, final sigma and joiners kept), each non-ASCII label checked by the
+    UTS #46 validity criteria (NFC, no leading combining mark, CheckJoiners, CheckBidi; CheckHyphens and
+    UseSTD3ASCIIRules off: not IDNA 2008's stricter code point table, which refuses symbols and emoji that
+    browsers and DNS registries take) and written as its ``xn--`` A-label.
 
-    Raises UnicodeError (``idna.IDNAError`` is one) for a host that has no such form (a joiner out of its
-    context, a symbol, a label of more than 63 octets).  ASCII labels are left as mapped, underscores and all
-    (UseSTD3ASCIIRules off, as in browsers).
+    Raises UnicodeError (``idna.IDNAError`` is one) for a host that has no such form (a code point UTS #46
+    disallows, a joiner out of its context, a label of more than 63 octets).  ASCII labels are left as
+    mapped, underscores and all.
     """
     if host.isascii():
         return host
-    mapped = idna.uts46_remap(host, std3_rules=False, transitional=False)
-    labels = mapped.split(".")
-    return ".".join(label if label.isascii() else idna.alabel(label).decode("ascii") for label in labels)
+    mapped = idna.uts46_remap(host, std3_rules=False, transitional=False)  # raises for a disallowed code point
+    return ".".join(_a_label(label) for label in mapped.split("."))
+
+
+def _a_label(label: str) -> str:
+    """One label of a mapped host as UTS #46 §4.1 ToASCII writes it (CheckJoiners, CheckBidi on)."""
+    if label.isascii():
+        return label
+    idna.check_nfc(label)
+    idna.check_initial_combiner(label)
+    for position, char in enumerate(label):
+        if char in "\u200c\u200d" and not idna.valid_contextj(label, position):
+            raise idna.IDNAError(f"joiner U+{ord(char):04X} at position {position + 1} of {label!r} is out of context")
+    idna.check_bidi(label)
+    written = "xn--" + label.encode("punycode").decode("ascii")
+    if len(written) > 63:
+        raise idna.IDNAError(f"label {label!r} is {len(written)} octets long as an A-label; DNS allows 63")
+    return written
 
 
 # RFC 3986 Appendix B, the scheme as §3.1 defines it: splits any string (every group may be empty or
@@ -145,6 +163,20 @@ _IP_LITERAL_SAFE = "[]:.%"
 _NOT_IN_IRIS = re.compile(r"[\x00-\x20\x7f<>\"{}|\\^`\[\]]")
 
 
+_LONE_SURROGATE = re.compile(r"([\ud800-\udfff])")
+
+
+def _quote(text: str, safe: str) -> str:
+    """:func:`urllib.parse.quote`, but for a lone surrogate (no UTF-8 holds one: only a ``str`` built in
+    Python has it), left as it is for the writer's check of what XML and UTF-8 cannot hold to drop and
+    report (``character-dropped``), as it does in every other field."""
+    try:
+        return quote(text, safe=safe)
+    except UnicodeEncodeError:
+        parts = _LONE_SURROGATE.split(text)  # the surrogates at the odd places
+        return "".join(part if number % 2 else quote(part, safe=safe) for number, part in enumerate(parts))
+
+
 def _escape_not_in_iris(text: str) -> str:
     return _NOT_IN_IRIS.sub(lambda match: quote(match.group()), text)
 
@@ -155,16 +187,16 @@ def _encode_authority(authority: str) -> tuple[str, str | None]:
     problem = None
     if hostport.startswith("[") and "]" in hostport:  # an IP literal (RFC 3986 §3.2.2), then ':port'
         end = hostport.index("]") + 1
-        host, port = quote(hostport[:end], safe=_IP_LITERAL_SAFE), hostport[end:]
+        host, port = _quote(hostport[:end], _IP_LITERAL_SAFE), hostport[end:]
     else:
         host, colon, port = hostport.partition(":")
         port = colon + port
         try:
-            host = quote(encode_host(host), safe=_REG_NAME_SAFE)
+            host = _quote(encode_host(host), _REG_NAME_SAFE)
         except UnicodeError as exc:
             problem = f"host {host!r} has no IDNA form (UTS #46: {exc}); kept as read"
             host = _escape_not_in_iris(host)
-    return quote(userinfo, safe=_USERINFO_SAFE) + at + host + quote(port, safe=":"), problem
+    return _quote(userinfo, _USERINFO_SAFE) + at + host + _quote(port, ":"), problem
 
 
 def encode_url_checked(url: str) -> tuple[str, str | None]:
@@ -178,11 +210,11 @@ def encode_url_checked(url: str) -> tuple[str, str | None]:
     if authority is not None:
         authority, problem = _encode_authority(authority)
         parts += ["//", authority]
-    parts.append(quote(path, safe=_PATH_SAFE))
+    parts.append(_quote(path, _PATH_SAFE))
     if query is not None:
-        parts += ["?", quote(query, safe=_QUERY_SAFE)]
+        parts += ["?", _quote(query, _QUERY_SAFE)]
     if fragment is not None:
-        parts += ["#", quote(fragment, safe=_QUERY_SAFE)]
+        parts += ["#", _quote(fragment, _QUERY_SAFE)]
     return "".join(parts), problem
 
 
@@ -214,15 +246,27 @@ def has_scheme(text: str) -> bool:
 
 
 def origin(url: str) -> tuple[str, str, int]:
-    """(scheme, host, port) of a URL, the port made explicit; the site a URL belongs to.
+    """(scheme, host, port) of a URL, the port made explicit and the host as written (an IDN as its
+    A-labels); the site a URL belongs to.
 
     Raises ValueError for a URL whose authority cannot be parsed (``http://[::1/x``).
     """
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
-    host = (parts.hostname or "").rstrip(".")
+    host = _site_host((parts.hostname or "").rstrip("."))
     port = parts.port  # None when absent or empty (RFC 3986 6.2.3); 0 is a port, not "no port"
     return scheme, host, port if port is not None else (443 if scheme == "https" else 80)
+
+
+def _site_host(host: str) -> str:
+    """The host as written (:func:`encode_host`), so that ``faß.de`` and ``xn--fa-hia.de``, one host to a
+    browser, are one site; a host with no IDNA form is compared as read."""
+    if host.isascii():
+        return host
+    try:
+        return encode_host(host)
+    except UnicodeError:
+        return host
 
 
 def same_site(url: str, base: str) -> bool:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from urllib.parse import urlsplit
 
-from feedmap._dates import W3CDate, parse_lenient
+from feedmap._dates import W3CDate, is_xsd_lastmod, parse_lenient
 from feedmap._urls import MAX_LOC_LENGTH, encode_url, is_uri, same_site, scope_check
 from feedmap._wording import counted
 
@@ -37,8 +37,6 @@ CHANGEFREQS = frozenset({"always", "hourly", "daily", "weekly", "monthly", "year
 _DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)", re.ASCII)
 # W3C Datetime as the note writes it: a zone is required with a time and absent from a date
 _W3C_STRICT = re.compile(r"\d{4}(?:-\d\d(?:-\d\d(?:T\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d))?)?)?", re.ASCII)
-# xsd:date | xsd:dateTime (XML Schema 1.0 Part 2, 3.2.9 and 3.2.7): seconds required with a time
-_XSD = re.compile(r"\d{4}-\d\d-\d\d(?:T\d\d:\d\d:\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d)?", re.ASCII)
 #: A lastmod later than now by more than this is in the future (zones reach +14:00).
 FUTURE_SLACK = dt.timedelta(days=1)
 #: The XSD's tLoc minLength.
@@ -163,11 +161,9 @@ def _check_lastmod(text: str, now: dt.datetime) -> Problem | None:
         repaired, _note = parse_lenient(value)
         hint = f"; write {repaired.text}" if repaired is not None else " (e.g. 2024-06-01 or 2024-06-01T10:00:00Z)"
         return "lastmod-invalid", f"lastmod {value!r} is not a W3C Datetime{hint}"
-    if _XSD.fullmatch(value) is None:
-        return "lastmod-not-xsd", (
-            f"lastmod {value!r} is W3C Datetime but the sitemaps XSD rejects it; "
-            "write a full date (YYYY-MM-DD) or a time with seconds"
-        )
+    if not is_xsd_lastmod(value):
+        fix = "a time of seconds 00-59" if value[17:19] == "60" else "a full date (YYYY-MM-DD) or a time with seconds"
+        return "lastmod-not-xsd", f"lastmod {value!r} is W3C Datetime but the sitemaps XSD rejects it; write {fix}"
     if _W3C_STRICT.fullmatch(value) is None:
         what = "a time without a zone" if "T" in value else "a date with a zone"
         return "lastmod-no-zone", f"lastmod {value!r} is {what}: the XSD accepts it, W3C Datetime does not"

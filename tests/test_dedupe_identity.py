@@ -9,6 +9,7 @@ seed.
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from collections.abc import Callable, Iterator
@@ -17,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from feedmap import Diagnostic, Entry, Options
+import feedmap
+from feedmap import Diagnostic, Entry, Image, Options
 from feedmap import diff as feedmap_diff
 from feedmap.cli import main
 from feedmap.transforms import dedupe, merge_duplicates, report_duplicates
@@ -173,3 +175,21 @@ def test_diff_compares_urls_as_written(tmp_path: Path, capsys: pytest.CaptureFix
     with feedmap_diff(old, new) as changes:
         assert list(changes) == []
         assert changes.counts == {"added": 0, "removed": 0, "changed": 0, "unchanged": 2}
+
+
+@pytest.mark.parametrize("format", ["sitemap", "sitemapindex", "rss", "ror", "text", "jsonl"])
+@pytest.mark.parametrize("dedupe_policy", [None, "first"])
+def test_a_lone_surrogate_in_a_url_built_in_python_is_dropped_and_reported(
+    spilled: bool, format: str, dedupe_policy: str | None
+) -> None:
+    """No UTF-8 holds a lone surrogate: in a loc's path, query, userinfo or image it ended every XML write
+    (and a spilled dedupe) in UnicodeEncodeError; it is dropped with ``character-dropped``, as in any field."""
+    locs = [f"https://e.example/{n}\ud800?q=\udfff" for n in range(5)] + ["https://u\ud800@e.example/x"]
+    entries = [Entry(loc=loc) for loc in locs] + [Entry(loc=locs[0])]
+    entries.append(Entry(loc="https://e.example/i", images=(Image(loc="https://e.example/i\udc00.png"),)))
+    sink = io.BytesIO()
+    summary = feedmap.write(entries, sink, format, Options(dedupe=dedupe_policy))  # type: ignore[arg-type]
+    text = sink.getvalue().decode("utf-8")
+    assert "https://e.example/4?q=" in text and "https://u@e.example/x" in text
+    assert "character-dropped" in {d.code for d in summary.diagnostics}
+    assert len([d for d in summary.diagnostics if d.code == "duplicate-loc"]) == 1

@@ -46,7 +46,13 @@ def test_ror_keywords_that_cannot_be_held_are_reported(
 
 @pytest.mark.parametrize(
     ("keywords", "read_back", "reported"),
-    [(("tea", "", "cup"), ("tea", "cup"), 1), ((" tea ", "cup"), ("tea", "cup"), 1), (("a, b",), ("a, b",), 0)],
+    [
+        (("tea", "", "cup"), ("tea", "cup"), 1),
+        ((" tea ", "cup"), ("tea", "cup"), 1),
+        (("a, b",), ("a, b",), 0),
+        (("tea", "tea", "Tea"), ("tea", "Tea"), 1),  # a feed reader reads a repeated category once
+        (("tea", " tea"), ("tea",), 2),
+    ],
 )
 def test_rss_categories_that_cannot_be_held_are_reported(
     keywords: tuple[str, ...], read_back: tuple[str, ...], reported: int
@@ -90,3 +96,14 @@ def test_json_lines_never_write_an_extra_their_reader_refuses() -> None:
     with feedmap.read(io.BytesIO(sink.getvalue()), format="jsonl", on_diagnostic=reread.append) as doc:
         assert next(iter(doc)).extras == {"{}x": "<x>kept</x>"}
     assert reread == []  # what was written is read without a complaint
+
+
+@pytest.mark.parametrize("format", ["rss", "ror"])
+def test_an_ampersand_written_as_amp_in_a_description_is_reported(format: str) -> None:
+    """``Paws&Toebeans`` is written ``Paws&amp;Toebeans`` (the same HTML, no parse error): the description
+    read back is that HTML, so the change is said (a real ROR file's double-escaped descriptions had it)."""
+    entry, diagnostics = round_trip(Entry(loc=LOC, title="T", description="Paws&Toebeans"), format)
+    assert entry.description == "Paws&amp;Toebeans"
+    assert [d.level for d in diagnostics if d.code == "ampersand-escaped"] == [Level.INFO]
+    _, diagnostics = round_trip(Entry(loc=LOC, title="T", description="Paws &amp; Toebeans & co"), format)
+    assert "ampersand-escaped" not in [d.code for d in diagnostics]

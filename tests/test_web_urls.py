@@ -274,6 +274,8 @@ HOSTS = [
     ("straße.de", "xn--strae-oqa.de"),  # IDNA 2003: strasse.de
     ("βόλος.com", "xn--nxasmm1c.com"),  # the final sigma kept (IDNA 2003 made it a medial one)
     ("\uff26\uff21\u00df\uff0ede", "xn--fa-hia.de"),  # mapped: full-width letters and dot, case folded
+    ("☃.net", "xn--n3h.net"),  # a symbol: valid in UTS 46 (browsers write it so), refused by IDNA 2008's table
+    ("\U0001f600.example", "xn--e28h.example"),  # an emoji, as every browser's URL bar writes it
 ]
 
 
@@ -308,6 +310,18 @@ def test_a_host_with_a_joiner_is_kept_as_read_and_reported_at_its_line(
     code, _, err = run(capsys, "convert", source, "-t", "sitemap", "-o", tmp_path / "out.xml", "--strict")
     assert code == 1
     assert "host-not-encoded" in err
+
+
+def test_a_symbol_host_and_its_a_label_are_one_url_with_no_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``☃.net`` is ``xn--n3h.net`` to a browser (UTS 46 takes symbols and emoji, IDNA 2008's table does
+    not): written as that A-label, not kept as read with a warning, so that ``--strict`` takes it."""
+    source = jsonl(tmp_path / "in.jsonl", {"loc": "https://☃.net/a"}, {"loc": "https://xn--n3h.net/a"})
+    code, out, err = run(capsys, "convert", source, "-t", "sitemap", "-o", "-", "--strict", "--dedupe", "first")
+    assert code == 0, err
+    assert [element.text for element in etree.fromstring(out.encode()).iter("{*}loc")] == ["https://xn--n3h.net/a"]
+    assert "host-not-encoded" not in err
 
 
 def test_a_host_label_too_long_for_dns_is_kept_as_read_with_a_warning() -> None:
@@ -374,3 +388,43 @@ def test_a_written_url_holds_every_character_read(path: str, userinfo: str) -> N
     assert written is not None and written.isascii() and not any(char.isspace() for char in written)
     assert unquote(written) == loc
     assert (written != loc) == bool(codes(diagnostics, "url-encoded"))
+
+
+def split_at_an_idn(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """A split written with ``--base-url https://faß.de/maps/``: its index names ``https://xn--fa-hia.de/...``."""
+    source = tmp_path / "in.txt"
+    source.write_text("https://faß.de/maps/a\nhttps://faß.de/maps/b\n", "utf-8")
+    out = tmp_path / "out"
+    code, _, err = run(
+        capsys, "convert", source, "-o", f"{out}/", "--base-url", "https://faß.de/maps/", "--max-urls", "1"
+    )
+    assert code == 0, err
+    assert "https://xn--fa-hia.de/maps/sitemap-1.xml" in (out / "sitemap_index.xml").read_text("utf-8")
+    return out
+
+
+def test_an_idn_and_its_a_label_are_one_site_to_the_children_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``faß.de`` and ``xn--fa-hia.de`` are one host to a browser: the index's children written under the
+    A-label are on the site given as an IRI, not ``child-off-site``."""
+    out = split_at_an_idn(tmp_path, capsys)
+    index = out / "sitemap_index.xml"
+    mapping = f"https://xn--fa-hia.de/maps/={out}"
+    code, _, err = run(capsys, "validate", index, "--base-url", "https://faß.de/maps/", "--map", mapping)
+    assert code == 0, err
+    assert "child-off-site" not in err
+
+
+@pytest.mark.parametrize("command", ["convert", "validate"])
+def test_a_map_prefix_given_as_an_iri_covers_the_urls_written_from_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """``--map https://faß.de/maps/=DIR``, the base URL the split was written with, reads its children
+    ``https://xn--fa-hia.de/maps/sitemap-N.xml`` from DIR (they were fetched from the network)."""
+    out = split_at_an_idn(tmp_path, capsys)
+    extra = ["-t", "text"] if command == "convert" else []
+    code, stdout, err = run(capsys, command, out / "sitemap_index.xml", "--map", f"https://faß.de/maps/={out}", *extra)
+    assert code == 0, err
+    if command == "convert":
+        assert stdout.splitlines() == ["https://xn--fa-hia.de/maps/a", "https://xn--fa-hia.de/maps/b"]

@@ -134,16 +134,28 @@ def unambiguous_ampersands(value: str) -> str:
     return _AMPERSAND.sub(_spelled, value)
 
 
+def _ampersands_escaped(value: str, loc: str, ctx: Context) -> str:
+    written = unambiguous_ampersands(value)
+    if written != value:
+        ctx.info(
+            "ampersand-escaped",
+            f"description of {loc}: an '&' that starts no character reference is written '&amp;' (the same "
+            "text as HTML; read back, the description holds '&amp;')",
+        )
+    return written
+
+
 def description_html(value: str, loc: str, ctx: Context) -> str:
     """``value`` as the HTML an item description may hold: sanitized when it holds what HTML descriptions
     must not (reported: ``html-sanitized``), else as it is but for an ampersand a strict HTML parser could
-    take for a character reference (:func:`unambiguous_ampersands`)."""
+    take for a character reference (:func:`unambiguous_ampersands`; reported, INFO ``ampersand-escaped``: the
+    same HTML, but the description read back holds ``&amp;``)."""
     if "<" not in value:
-        return unambiguous_ampersands(value)
+        return _ampersands_escaped(value, loc, ctx)
     value = _writable(value, "description", loc, ctx)
     removed = _disallowed(value)
     if not removed:  # written as it is, so it reads back as it is (ammonia would respell ``&`` as ``&amp;``)
-        return unambiguous_ampersands(value)
+        return _ampersands_escaped(value, loc, ctx)
     ctx.warning(
         "html-sanitized",
         f"description of {loc}: {', '.join(removed)} removed (not HTML an RSS description may safely hold)",

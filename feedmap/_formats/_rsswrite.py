@@ -156,8 +156,9 @@ def trimmed(value: str, what: str, loc: str, ctx: Context) -> str:
 def written_keywords(keywords: tuple[str, ...], loc: str, ctx: Context, *, joined: bool) -> list[str]:
     """The keywords as a feed writes them: trimmed, an empty one left out (``keyword-changed`` for either, as a
     reader trims and drops them), and, when ``joined`` (``ror:keywords``, one comma-separated element), one
-    holding a comma reported: it reads back as several."""
-    kept = []
+    holding a comma reported: it reads back as several; else (one ``<category>`` each) a repeat left out and
+    reported, as a feed reader reads a repeated category once (feedparser does)."""
+    kept: list[str] = []
     for keyword in keywords:
         stripped = keyword.strip()
         if not stripped:
@@ -165,6 +166,9 @@ def written_keywords(keywords: tuple[str, ...], loc: str, ctx: Context, *, joine
             continue
         if stripped != keyword:
             ctx.warning("keyword-changed", f"keyword {keyword!r} of {loc} is written trimmed, {stripped!r}")
+        if not joined and stripped in kept:
+            ctx.warning("keyword-changed", f"keyword {stripped!r} of {loc} repeats: written once (one <category>)")
+            continue
         if joined and "," in stripped:
             parts = [part.strip() for part in stripped.split(",") if part.strip()]
             ctx.warning(

@@ -17,7 +17,7 @@ import math
 import re
 
 from feedmap._context import Context
-from feedmap._dates import W3CDate
+from feedmap._dates import W3CDate, is_xsd_lastmod
 from feedmap._formats._extras import xml_extra
 from feedmap._formats._output import output_url
 from feedmap._model import Entry
@@ -203,18 +203,17 @@ def _unusual_priority(priority: float, ctx: Context | None, loc: str) -> str | N
     return text
 
 
-#: The sitemaps XSD's lastmod: ``xsd:date`` or ``xsd:dateTime`` (seconds required, zone optional).
-_XSD_LASTMOD = re.compile(r"\d{4}-\d\d-\d\d(?:T\d\d:\d\d:\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d)?", re.ASCII)
 #: W3C Datetime's minute precision (its zone is required): the XSD form is the same instant with ``:00``.
 _MINUTES = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d)(Z|[+-]\d\d:\d\d)", re.ASCII)
 
 
 def xsd_lastmod(lastmod: W3CDate, ctx: Context, loc: str) -> str:
     """The lastmod text a sitemap or index writes: as read when the sitemaps XSD takes it; a time of minutes
-    with ``:00`` seconds added (the same instant; INFO ``lastmod-seconds-added``); a year or a month as read,
+    with ``:00`` seconds added (the same instant; INFO ``lastmod-seconds-added``); a year, a month or a leap
+    second (``:60``, no xsd:dateTime) as read,
     with the warning ``feedmap validate`` gives it (``lastmod-not-xsd``): a full date would invent a day."""
     text = lastmod.text
-    if _XSD_LASTMOD.fullmatch(text) is not None:
+    if is_xsd_lastmod(text):
         return text
     minutes = _MINUTES.fullmatch(text)
     if minutes is not None:
@@ -224,9 +223,13 @@ def xsd_lastmod(lastmod: W3CDate, ctx: Context, loc: str) -> str:
             f"lastmod {text} of {loc} written as {written}, the same instant (the sitemaps XSD wants seconds)",
         )
         return written
+    why = (
+        "its seconds would be 59, another instant"
+        if text[17:19] == "60"
+        else "a full date, YYYY-MM-DD, would invent a month or day that the source does not give"
+    )
     ctx.warning(
         "lastmod-not-xsd",
-        f"lastmod {text!r} of {loc} is W3C Datetime but the sitemaps XSD rejects it; written as read "
-        "(a full date, YYYY-MM-DD, would invent a month or day that the source does not give)",
+        f"lastmod {text!r} of {loc} is W3C Datetime but the sitemaps XSD rejects it; written as read ({why})",
     )
     return text
