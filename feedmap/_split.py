@@ -380,7 +380,7 @@ def split_document(doc: Document, where: Layout, ctx: Context) -> SplitResult:
         if writer.total == 0:
             ctx.warning("empty-document", rendered.empty)
         _write_index(writer.parts, where, base, publisher, ctx)
-        report_left(where.directory, where.index, base, ctx)
+        report_left(where.directory, where.index, base, frozenset(part.name for part in writer.parts), ctx)
         report = publisher.commit(index=where.index)
     report_removed(where.index, report.removed, report.leftovers, ctx)
     return SplitResult(writer.total, tuple(part.name for part in writer.parts), where.index, report)

@@ -77,13 +77,14 @@ def scoped(items: Iterable[tuple[Entry, str]], base_url: str, ctx: Context) -> I
         )
 
 
-def report_left(directory: str, index: str, base: str, ctx: Context) -> None:
+def report_left(directory: str, index: str, base: str, written: frozenset[str], ctx: Context) -> None:
     """Warn of the files of the directory that the index being replaced names at another URL than ``base``
-    (an earlier run's, served from another base URL): no run removes them, no index names them any more."""
+    (an earlier run's, served from another base URL) and this run does not write (``written`` are replaced,
+    not left): no run removes them, no index names them any more."""
     found: dict[str, None] = {}  # in order, each once
     for loc in _previous_locs(os.path.join(directory, index)):
         name = _file_name(loc.rsplit("/", 1)[-1])
-        if loc.startswith(base) or name is None:
+        if loc.startswith(base) or name is None or name in written:
             continue
         path = os.path.join(directory, name)
         if os.path.isfile(path) and not os.path.islink(path):

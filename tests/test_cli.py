@@ -703,6 +703,7 @@ def test_info_json(capsys: pytest.CaptureFixture[str], sitemap: Path, tmp_path: 
         "with_lastmod",
         "lastmod_min",
         "lastmod_max",
+        "errors",
         "warnings",
         "notes",
         "diagnostics",

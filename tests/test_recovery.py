@@ -125,6 +125,22 @@ def test_the_whitespace_gzip_bomb_is_read_through_named_and_exits_1(
     assert "error[xml-limit]" in err and "XML_PARSE_HUGE" not in err and "10,000,000 characters" in err
 
 
+def test_info_counts_an_error_read_past_as_an_error_and_exits_1_as_convert(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``info`` counted the xml-limit error among the warnings and exited 0 where ``convert`` exits 1."""
+    source = blank_bomb(tmp_path / "bomb.xml.gz", 2 << 20)
+    clean = tmp_path / "clean.txt"
+    clean.write_text("https://www.example.com/a\n")
+    assert main(["info", str(source), str(clean)]) == 1  # every input described, then the exit says it
+    out = capsys.readouterr().out
+    assert "1 error, 0 warnings, 0 notes (xml-limit 1)" in out and "clean.txt" in out
+    assert main(["info", "--json", str(source)]) == 1
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["entries"], summary["errors"], summary["warnings"]) == (2, 1, 0)
+    assert main(["info", str(clean)]) == 0
+
+
 def test_validate_names_the_same_limit_in_the_same_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = blank_bomb(tmp_path / "bomb.xml.gz", 12 << 20)
     assert main(["validate", str(source)]) == 1

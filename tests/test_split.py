@@ -717,6 +717,19 @@ def test_a_stale_name_another_spelling_of_a_file_written_is_not_removed(
     assert (tmp_path / "sitemap-1.xml").exists() and (tmp_path / "sitemap-2.xml").exists()
 
 
+def test_files_this_run_writes_again_are_not_reported_left(tmp_path: Path) -> None:
+    """Moved to another base URL under the same names: the files written again are replaced, not left; the
+    warning named them all ("sitemap-1.xml, sitemap-2.xml, sitemap-3.xml ... left in place")."""
+    split(pages(3), tmp_path, max_urls=1)
+    seen: list[Diagnostic] = []
+    options = feedmap.Options(base_url="https://cdn.example.com/s/", max_urls=1)
+    summary = feedmap.split(pages(2), tmp_path, "sitemap", options, on_diagnostic=seen.append)
+    assert [os.path.basename(name) for name in summary.files] == ["sitemap-1.xml", "sitemap-2.xml"]
+    (left,) = [d for d in seen if d.code == "stale-files-left"]
+    assert "1 file" in left.message and "sitemap-3.xml" in left.message
+    assert "sitemap-1.xml" not in left.message and "sitemap-2.xml" not in left.message
+
+
 def test_a_non_ascii_base_url_still_finds_the_files_its_index_named(tmp_path: Path) -> None:
     options = feedmap.Options(base_url="https://example.com/cartes é/", max_urls=1)
     feedmap.split(pages(3), tmp_path, "sitemap", options)

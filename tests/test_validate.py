@@ -376,6 +376,15 @@ def test_cli_explain(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["validate"], capsys)[0] == 2
 
 
+def test_cli_since_is_refused_not_ignored(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """validate checks every child of an index: --since (taken by the shared reading options) did nothing."""
+    path = tmp_path / "urls.txt"
+    path.write_text("https://example.com/a\n")
+    code, _, err = run(["validate", str(path), "--since", "2024-01-01"], capsys)
+    assert code == 2 and "--since" in err
+    assert run(["validate", str(path)], capsys)[0] == 0
+
+
 def test_the_readme_example_is_the_real_output(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

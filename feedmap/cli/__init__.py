@@ -56,8 +56,9 @@ examples:
   feedmap discover example.com --tree                            a site's sitemaps (robots.txt) as a tree
   feedmap formats                                                what can be read and written
 
-exit codes: 0 ok (warnings printed), 1 unusable input or a warning under --strict, 2 usage or I/O error,
-  130 Ctrl-C, 143 SIGTERM, 129 SIGHUP (no partial output left), 141 the output's reader went away (| head)
+exit codes: 0 ok (warnings printed), 1 unusable input, an error read past (xml-limit) or a warning under
+  --strict (diff: 1 different, 2 trouble), 2 usage or I/O error, 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP
+  (no partial output left), 141 the output's reader went away (| head)
 """
 
 

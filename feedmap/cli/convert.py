@@ -78,10 +78,19 @@ examples:
                                                    sitemap-1.xml, ... and sitemap_index.xml
   feedmap convert urls.txt -t sitemap -o out/ --base-url https://example.com/ --max-urls 10000 --gzip
                                                    sitemap-1.xml.gz, ... of 10,000 URLs each, and the index
+  feedmap convert products.jsonl -o out/ --base-url https://example.com/ --name 'products-{n}.xml' \\
+      --index-name products_index.xml          a second set in out/ with its own index: neither run
+                                                   removes a file of the other's
   feedmap convert https://example.com/sitemap.xml --enrich -t ror -o ror.xml
                                                    a ROR feed with each page's title, description, keywords
   feedmap convert sitemap.xml --enrich --map https://example.com/=public/ -t jsonl
                                                    the same from a static-site build directory, no network
+
+exit codes: 0 written (repairs and warnings are printed; an index child that could not be read is a
+  warning[child-failed]), 1 an input that cannot be used (not a sitemap or feed, no child of an index read),
+  an error read past (error[xml-limit]: what could be read is written) or a warning under --strict,
+  2 usage or I/O error (a missing input, a full disk, an output that cannot be written),
+  130/143/129 stopped by Ctrl-C, SIGTERM or SIGHUP (no partial output left), 141 stdout closed (| head)
 """
 
 

@@ -85,8 +85,12 @@ def add_parser(subparsers: Any) -> None:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("old", metavar="OLD", help="the earlier input: a file path, an http(s) URL, or -")
-    parser.add_argument("new", metavar="NEW", help="the later input: a file path, an http(s) URL, or -")
+    parser.add_argument(
+        "old",
+        metavar="OLD",
+        help="the earlier input: a file path, a directory (DIR/) convert -o DIR/ wrote, an http(s) URL, or -",
+    )
+    parser.add_argument("new", metavar="NEW", help="the later input, as OLD")
     add_reading_options(
         parser,
         inputs=False,
@@ -210,7 +214,10 @@ def run(args: argparse.Namespace) -> int:
         )
     for side in ("old", "new"):
         if getattr(args, f"{side}_maps") and is_directory(getattr(args, side)):
-            raise FormatError(f"--{side}-map: {side.upper()} is a directory, whose children are read from it")
+            raise FormatError(
+                f"--{side}-map: {side.upper()} is a directory, whose children are read from it by name; "
+                f"leave out --{side}-map"
+            )
     if args.json:
         print(_JSON_DEPRECATED, file=sys.stderr)
     jsonl = args.jsonl or args.json

@@ -14,6 +14,9 @@ from feedmap._wording import counted
 from feedmap.cli._common import DiagnosticPrinter, add_reading_options, reading_options
 from feedmap.cli._terminal import json_text, printable
 
+#: The exit code of an input read past an error (``xml-limit``), as ``feedmap convert`` gives it.
+EXIT_INVALID = 1
+
 __all__ = ["add_parser", "describe", "run"]
 
 _EPILOG = """\
@@ -22,6 +25,9 @@ examples:
   feedmap info --json sitemap.xml urls.txt         one JSON object per input
   feedmap info index.xml --map https://example.com/=public/
                                                    an index with its children read from a build dir
+
+exit codes: 0 read (repairs and warnings are counted), 1 an error read past (error[xml-limit]: the rest was
+  read and counted) or a warning under --strict, 2 an input that cannot be read (missing file, HTTP error)
 """
 
 
@@ -108,7 +114,8 @@ def describe(source: str, args: argparse.Namespace) -> dict[str, Any]:
         "with_lastmod": dated,
         "lastmod_min": first,
         "lastmod_max": last,
-        "warnings": reporter.level_counts[Level.WARNING] + reporter.level_counts[Level.ERROR],
+        "errors": reporter.level_counts[Level.ERROR],
+        "warnings": reporter.level_counts[Level.WARNING],
         "notes": reporter.level_counts[Level.INFO],
         "diagnostics": dict(reporter.counts.most_common()),
     }
@@ -134,17 +141,21 @@ def _print_text(summary: dict[str, Any]) -> None:
     if summary["diagnostics"]:
         codes = ", ".join(f"{code} {count:,}" for code, count in summary["diagnostics"].items())
         found = f"{counted(summary['warnings'], 'warning')}, {counted(summary['notes'], 'note')}"
+        if summary["errors"]:
+            found = f"{counted(summary['errors'], 'error')}, {found}"
         print(f"  diagnostics: {found} ({codes})")
     else:
         print("  diagnostics: none")
 
 
 def run(args: argparse.Namespace) -> int:
+    invalid = False
     for source in args.inputs:
         summary = describe(source, args)
+        invalid = invalid or summary["errors"] > 0  # an error read past (xml-limit): exit 1, as convert
         if args.json:
             print(json_text(summary))
         else:
             _print_text(summary)
         sys.stdout.flush()
-    return 0
+    return EXIT_INVALID if invalid else 0

@@ -146,6 +146,13 @@ def run(args: argparse.Namespace) -> int:
     if not args.inputs:
         print("feedmap validate: error: give at least one INPUT (or --explain CODE)", file=sys.stderr)
         return EXIT_UNREADABLE
+    if args.since is not None:  # hidden from --help; taken by the shared reading options, meaningless here
+        print(
+            "feedmap validate: error: --since: validate checks every child of an index, whatever its lastmod; "
+            "leave --since out (convert --since reads the children changed since a date)",
+            file=sys.stderr,
+        )
+        return EXIT_UNREADABLE
     unknown = [code for code in args.ignore if code not in all_rules()]
     if unknown:
         print(
