@@ -11,8 +11,10 @@ outside CDATA (XML 1.0, https://www.w3.org/TR/xml/):
 * C0 control characters that §2.2 forbids are removed, and character references to them or to
   surrogates (``&#xD800;``) replaced by U+FFFD;
 * a run of blank space (§2.3 ``S``) longer than :data:`MAX_BLANK_RUN` is cut to that length (its line breaks
-  kept while they fit): libxml2 stops at one text of 10,000,000 characters (its memory guard), so 400 MB of
-  spaces between two ``<url>`` lost every entry after them; reported as ``xml-limit``.
+  kept while they fit): libxml2 stops at one text of :data:`PARSER_TEXT_MAX` characters (its memory guard),
+  so 400 MB of spaces between two ``<url>`` lost every entry after them.  A run past the parser's limit is
+  reported as ``xml-limit`` (an error: the document is past what parsers read, and ``validate`` says so too);
+  a shorter run is passed on whole but for its blanks past :data:`MAX_BLANK_RUN`, which hold no value.
 
 Decoding to UTF-8 comes first (:mod:`feedmap._xml._decoding`); repairs are reported one by one up to
 :data:`~feedmap._xml._repairs.REPORT_CAP` per kind, then counted.
@@ -28,12 +30,15 @@ from feedmap._wording import counted
 from feedmap._xml._decoding import Utf8Input, _Inner
 from feedmap._xml._repairs import REPORT_CAP, Lines, Repairs
 
-__all__ = ["MAX_BLANK_RUN", "TEXT_LIMIT", "CleaningStream"]
+__all__ = ["MAX_BLANK_RUN", "PARSER_TEXT_MAX", "TEXT_LIMIT", "CleaningStream"]
 
 #: What libxml2's limit on one text is, in feedmap's words (``parser_limit`` gives the others).
 TEXT_LIMIT = "the XML parser's limit on one text, 10,000,000 characters (a guard on memory)"
-#: The longest run of blank space passed on; the rest of a longer run is left out (an error, ``xml-limit``).
-MAX_BLANK_RUN = 1 << 20
+#: libxml2's limit on one text node without XML_PARSE_HUGE (its XML_MAX_TEXT_LENGTH).
+PARSER_TEXT_MAX = 10_000_000
+#: The longest run of blank space passed on: below the parser's limit, with room for the text around it; the
+#: rest of a longer run is left out (``xml-limit`` when the run is past :data:`PARSER_TEXT_MAX`).
+MAX_BLANK_RUN = 9_000_000
 _BLANKS = b" \t\r\n"
 _KEEP = 64  # bytes held back at a chunk's end so that markers and references are never split
 _BARE_AMP = re.compile(rb"&(?!(?:amp|lt|gt|quot|apos|#[0-9]{1,7}|#x[0-9A-Fa-f]{1,6});)")
@@ -104,6 +109,7 @@ class CleaningStream:
         #: Lines removed before the XML declaration; add to lxml's sourceline for the input's line.
         self.line_offset = 0
         self._blank_run = 0  # length of the run of blank space the output ends with
+        self._whole_run = 0  # and of that run as read, the blanks left out counted
         self._blank_run_reported = False
 
     def finish(self) -> None:
@@ -129,12 +135,14 @@ class CleaningStream:
         while True:
             out = self._read_cleaned(size)
             if out.strip(_BLANKS):  # the usual chunk: not all blank
-                self._blank_run = len(out) - len(out.rstrip(_BLANKS))
+                self._blank_run = self._whole_run = len(out) - len(out.rstrip(_BLANKS))
                 return out
+            self._whole_run += len(out)
             if not out or self._blank_run + len(out) <= MAX_BLANK_RUN:
                 self._blank_run += len(out)
                 return out
-            self._report_blank_run()
+            if self._whole_run > PARSER_TEXT_MAX:
+                self._report_blank_run()
             kept = max(MAX_BLANK_RUN - self._blank_run, 0)
             breaks = b"\n" * min(out.count(b"\n"), kept)  # the lines lxml counts stay as they were, if they fit
             self._blank_run += len(breaks)
@@ -147,8 +155,8 @@ class CleaningStream:
         self._blank_run_reported = True
         self._reporter.error(
             "xml-limit",
-            f"more than {MAX_BLANK_RUN // (1 << 20)} MiB of blank space in one run: a text past {TEXT_LIMIT} stops "
-            f"the parser; the blanks past the first {MAX_BLANK_RUN // (1 << 20)} MiB are left out and reading goes on",
+            f"more than {PARSER_TEXT_MAX:,} characters of blank space in one run: a text past {TEXT_LIMIT} stops "
+            f"the parser; the blanks past the first {MAX_BLANK_RUN:,} are left out and reading goes on",
             self._name,
             self._line,
         )
