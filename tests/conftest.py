@@ -1,8 +1,8 @@
 """Shared fixtures for the whole test suite.
 
 * ``samples_dir``: the repository's ``samples/`` folder (hand-written inputs and their golden outputs).
-* ``corpus_dir``: the external conformance corpus, ``../shared/corpus`` relative to the repository root
-  or the folder named by ``$FEEDMAP_CORPUS``; a test that asks for it is skipped, with the reason, when
+* ``corpus_dir``: the external conformance corpus, the folder named by ``$FEEDMAP_CORPUS`` (the repository
+  names no place outside itself); a test that asks for it is skipped, with the reason, when
   the folder is absent, unless ``$FEEDMAP_REQUIRE_CORPUS`` is set (CI sets it): then every skip for want
   of the corpus is a failure.  Corpus files are read in place and never copied into the repository.
 * ``web``: a real HTTP server on 127.0.0.1 with programmable routes (``tests/localsite.py``).
@@ -27,10 +27,9 @@ SAMPLES_DIR = REPO_ROOT / "samples"
 
 
 def find_corpus() -> Path | None:
-    """The corpus folder ($FEEDMAP_CORPUS, else ../shared/corpus next to the repository), or None."""
+    """The corpus folder ($FEEDMAP_CORPUS), or None when it is unset or names no folder."""
     configured = os.environ.get("FEEDMAP_CORPUS")
-    candidate = Path(configured) if configured else REPO_ROOT.parent / "shared" / "corpus"
-    return candidate if candidate.is_dir() else None
+    return Path(configured) if configured and Path(configured).is_dir() else None
 
 
 @pytest.fixture(scope="session")
@@ -53,8 +52,12 @@ def corpus_dir() -> Path:
     """The external conformance corpus; skips the test when it is absent (fails under FEEDMAP_REQUIRE_CORPUS=1)."""
     corpus = find_corpus()
     if corpus is None:
-        where = os.environ.get("FEEDMAP_CORPUS") or str(REPO_ROOT.parent / "shared" / "corpus")
-        message = f"external corpus not found at {where} (set FEEDMAP_CORPUS to its folder)"
+        configured = os.environ.get("FEEDMAP_CORPUS")
+        message = (
+            f"external corpus not found at {configured} (FEEDMAP_CORPUS names no folder)"
+            if configured
+            else "external corpus not given: set FEEDMAP_CORPUS to its folder"
+        )
         if corpus_required():
             pytest.fail(f"{message}; {REQUIRE_CORPUS} is set, so conformance tests may not be skipped")
         pytest.skip(message)

@@ -1,7 +1,7 @@
 """Conformance against real files written by other projects (sitemap.js, advertools, crawler-commons).
 
-The corpus lives outside the repository, in ``../shared/corpus`` next to it (or the folder named by
-``$FEEDMAP_CORPUS``); see its README.  This module is skipped, with the reason, when it is absent.
+The corpus lives outside the repository, in the folder named by ``$FEEDMAP_CORPUS`` (CI sets it); see its
+README.  This module is skipped, with the reason, when it is absent.
 
 The expectations come from the files themselves: where a file is well-formed XML, the entries feedmap
 reads are compared with an independent lxml parse of the same bytes (decompressed with :mod:`gzip`),
@@ -32,9 +32,8 @@ FOLDERS = ("sitemapjs", "advertools", "crawler-commons")
 
 
 def find_corpus() -> Path:
-    """The corpus folder ($FEEDMAP_CORPUS, else ../shared/corpus beside the repository)."""
-    configured = os.environ.get("FEEDMAP_CORPUS")
-    return Path(configured) if configured else REPO_ROOT.parent / "shared" / "corpus"
+    """The corpus folder ($FEEDMAP_CORPUS; unset, a folder that holds no corpus)."""
+    return Path(os.environ.get("FEEDMAP_CORPUS") or REPO_ROOT / "no-corpus-given")
 
 
 CORPUS = find_corpus()

@@ -1,6 +1,6 @@
 """Conformance over real feeds: feedparser's own test suite and ROR files published in the wild.
 
-The corpus lives outside the repository (``../shared/corpus`` or ``$FEEDMAP_CORPUS``; see its README); the
+The corpus lives outside the repository (the folder named by ``$FEEDMAP_CORPUS``; see its README); the
 tests are skipped, with the reason, when it is absent.
 
 ``feedparser/``: every file is read without a crash (a :class:`~feedmap.FeedmapError` is an answer, any other
