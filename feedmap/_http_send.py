@@ -26,8 +26,9 @@ from dataclasses import dataclass
 
 import httpx
 
-from feedmap._errors import FetchError, LimitError
+from feedmap._errors import FetchError
 from feedmap._gzip import GzipReader, Readable
+from feedmap._http_cache import too_large
 from feedmap._http_deadline import Clock, DeadlineTransport
 from feedmap._http_settings import HttpSettings
 from feedmap._urls import is_http_url
@@ -41,10 +42,6 @@ CONDITIONAL_HEADERS = ("If-None-Match", "If-Modified-Since")
 #: Gives the conditional headers to send with a request for a URL (the validators kept for it), or none.
 Conditions = Callable[[str], dict[str, str]]
 _CHUNK = 64 * 1024
-
-
-def too_large(url: str, limit: int) -> LimitError:
-    return LimitError(f"the response is larger than {limit:,} bytes", source=url, code="too-large")
 
 
 @dataclass(slots=True)

@@ -231,3 +231,27 @@ def test_a_private_response_is_kept(web: LocalSite, tmp_path: Path) -> None:
     assert read_locs(url, cache) == FIRST
     assert read_locs(url, cache) == FIRST
     assert conditional(web, "/sitemap.xml") == [None, '"v1"']
+
+
+# ------------------------------------------------------------------------------------------- what is served
+
+
+def test_a_kept_body_over_the_cap_is_too_large_on_a_304(web: LocalSite, tmp_path: Path) -> None:
+    """A body kept by a run with a larger cap (or grown in the cache) is capped when a 304 serves it, as the
+    fetched body is: enrich reads a page whole, so nothing after it would stop it."""
+    cache = tmp_path / "cache"
+    page = b"<html><head><title>" + b"x" * 5000 + b"</title></head></html>"
+
+    def respond(request: dict[str, str]) -> Route:
+        if request.get("if-none-match") == '"v1"':
+            return Route(status=304, content_type="text/html", headers={"ETag": '"v1"'})
+        return Route(page, content_type="text/html", headers={"ETag": '"v1"'})
+
+    url = web.add_responder("/page.html", respond)
+    for cap, titled, codes in ((100_000, True, []), (1_000, False, ["enrich-failed"])):
+        found: list[feedmap.Diagnostic] = []
+        options = feedmap.Options(http=settings(cache), page_max_bytes=cap)
+        (entry,) = feedmap.enrich([feedmap.Entry(loc=url)], options, on_diagnostic=found.append)
+        assert bool(entry.title) is titled
+        assert [d.code for d in found] == codes
+    assert conditional(web, "/page.html") == [None, '"v1"']  # the second page came from the cache
