@@ -161,15 +161,17 @@ def _check_values(options: Options) -> None:
 
 def _check_split_options(options: Options) -> None:
     """ValueError for a file limit outside what the protocol allows, or a file name that is not one."""
-    if options.max_urls is not None and not 1 <= options.max_urls <= PROTOCOL_MAX_URLS:
-        raise ValueError(f"max_urls is 1 to {PROTOCOL_MAX_URLS:,}, not {options.max_urls!r}")
-    if options.max_file_bytes is not None and not 1 <= options.max_file_bytes <= PROTOCOL_MAX_BYTES:
-        raise ValueError(f"max_file_bytes is 1 to {PROTOCOL_MAX_BYTES:,}, not {options.max_file_bytes!r}")
+    if options.max_urls is not None:
+        check_number("max_urls", options.max_urls, minimum=1, maximum=PROTOCOL_MAX_URLS, integer=True)
+    if options.max_file_bytes is not None:
+        check_number("max_file_bytes", options.max_file_bytes, minimum=1, maximum=PROTOCOL_MAX_BYTES, integer=True)
+    if options.name is not None and not isinstance(options.name, str):
+        raise ValueError(f"name: give a file name pattern, not {options.name!r}")
     problem = name_pattern_problem(options.name) if options.name is not None else None
     if problem is not None:
         raise ValueError(f"name: {problem}")
     index = options.index_name
-    if not index or index in (".", "..") or _not_a_base_name(index):
+    if not isinstance(index, str) or not index or index in (".", "..") or _not_a_base_name(index):
         raise ValueError(f"index_name is a file name, not {index!r}")
 
 

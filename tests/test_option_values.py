@@ -196,6 +196,17 @@ def test_http_settings_refuse_a_bad_value_when_made(field: str, value: object) -
         ("limit", -1),
         ("limit", 2.0),
         ("http", "fast"),
+        ("max_urls", 1.5),
+        ("max_urls", True),
+        ("max_urls", "5"),
+        ("max_urls", 50_001),
+        ("max_file_bytes", 2.5),
+        ("max_file_bytes", "5"),
+        ("max_file_bytes", True),
+        ("name", 5),
+        ("name", b"{n}.xml"),
+        ("index_name", 5),
+        ("index_name", b"index.xml"),
     ],
 )
 def test_options_refuse_a_bad_value_when_made(field: str, value: object) -> None:
