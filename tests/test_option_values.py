@@ -53,6 +53,7 @@ HTTP_CASES = [
     ("--max-bytes", f"{LONG_NUMBER}T"),
     ("--max-bytes", "2048T"),
     ("--max-bytes", "nanM"),
+    ("--cache", ""),  # Path("") is the current directory: the cache would be written among the user's files
 ]
 READING_CASES = [
     *HTTP_CASES,
@@ -173,6 +174,10 @@ def test_a_good_option_value_is_taken(
         ("user_agent", "a\nb"),
         ("user_agent", ""),
         ("user_agent", b"bytes/1.0"),
+        ("cache_dir", ""),
+        ("cache_dir", "cache\0"),
+        ("cache_dir", 5),
+        ("cache_dir", b"cache"),
     ],
 )
 def test_http_settings_refuse_a_bad_value_when_made(field: str, value: object) -> None:

@@ -338,7 +338,9 @@ def follow_since(since: W3CDate) -> FollowPredicate:
 
 
 def cache_directory(text: str) -> Path:
-    """``--cache DIR``: a directory, made when missing."""
+    """``--cache DIR``: a directory, made when missing (an empty text is none: not the current directory)."""
+    if not text:
+        raise argparse.ArgumentTypeError("give a directory for the cache (it is empty)")
     path = Path(text)
     try:
         path.mkdir(parents=True, exist_ok=True)
