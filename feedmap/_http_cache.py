@@ -14,8 +14,9 @@ that response, never failing the fetch.
   ``Cache-Control: no-store``; a record kept from before is removed.  ``private`` responses are stored:
   this cache is a private one (one user's directory, RFC 9111 §5.2.2.7 binds shared caches only).
 * **Files opened as they are**: the record's files are opened without following a symbolic link
-  (``O_NOFOLLOW``) and used only when they are regular files (``O_NONBLOCK``: a FIFO put there does not
-  block the open), both before the validators are sent; the body served on a 304 is the file opened then,
+  (``O_NOFOLLOW``) and used only when they are regular files of one link, as the cache writes them (a hard
+  link to a file elsewhere is refused too; ``O_NONBLOCK``: a FIFO put there does not block the open), both
+  before the validators are sent; the body served on a 304 is the file opened then,
   capped at the run's ``max_bytes`` as a fetched body is (it may have been kept under a larger cap).
 """
 
@@ -162,14 +163,16 @@ def storable(headers: dict[str, str]) -> bool:
 
 
 def _open_regular(path: Path) -> BinaryIO | None:
-    """``path`` opened for reading when it is a regular file and no symbolic link, else None."""
+    """``path`` opened for reading when it is a regular file, no symbolic link and no hard link (a file the
+    cache wrote has one link: it was put in place by a rename), else None."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
     except OSError:  # missing, a symbolic link (ELOOP), unreadable
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode) or status.st_nlink != 1:  # a hard link is another file's too
             os.close(fd)
             return None
         return os.fdopen(fd, "rb")

@@ -85,6 +85,23 @@ def test_a_body_replaced_by_a_link_is_a_miss(web: LocalSite, tmp_path: Path) -> 
     assert secret.read_bytes() == urlset(*SECRET)  # and the link's target left alone
 
 
+def test_a_body_replaced_by_a_hard_link_is_a_miss(web: LocalSite, tmp_path: Path) -> None:
+    """A hard link passes O_NOFOLLOW: a body the cache wrote has one link (it is put in place by a rename), so
+    one with more is another file's, not served on a 304."""
+    cache = tmp_path / "cache"
+    url = web.add_responder("/sitemap.xml", etag_route(urlset(*FIRST), '"v1"'))
+    assert read_locs(url, cache) == FIRST
+    secret = tmp_path / "secret.xml"
+    secret.write_bytes(urlset(*SECRET))
+    body = one(cache, ".body")
+    body.unlink()
+    os.link(secret, body)
+    assert read_locs(url, cache) == FIRST  # fetched again, not the linked file
+    assert conditional(web, "/sitemap.xml") == [None, None]
+    assert body.stat().st_nlink == 1 and body.read_bytes() == urlset(*FIRST)  # the record was put right
+    assert secret.read_bytes() == urlset(*SECRET)
+
+
 def test_a_record_metadata_replaced_by_a_link_is_a_miss(web: LocalSite, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     url = web.add_responder("/sitemap.xml", etag_route(urlset(*FIRST), '"v1"'))
