@@ -163,7 +163,13 @@ class Wire:
                 return self._client.send(exchange.request, stream=True)
         except httpx.TimeoutException as exc:
             raise self._timed_out(exchange, connecting=isinstance(exc, httpx.ConnectTimeout)) from None
-        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        except httpx.InvalidURL as exc:
+            if exchange.request is None:  # the URL asked for (checked before: not expected)
+                raise FetchError(
+                    f"{exchange.url}: not a valid URL ({exc})", url=exchange.url, code="invalid-url"
+                ) from None
+            raise _refused_location(exchange.url, exc) from None  # httpx could not make a URL of the Location
+        except httpx.HTTPError as exc:
             self._connection_failed(exchange, exc)
             return None
 
@@ -171,11 +177,7 @@ class Wire:
         """Wait before a retry of a failed connection, or raise :class:`FetchError`."""
         url = exchange.url
         if _bad_location(exc):  # the server answered: a redirect to no URL, which a retry repeats
-            raise FetchError(
-                f"{url}: redirects to a malformed URL ({exc}); the redirect is not followed",
-                url=url,
-                code="redirect-refused",
-            ) from None
+            raise _refused_location(url, exc) from None
         if exchange.attempt < self._settings.retries and isinstance(
             exc, (httpx.ConnectError, httpx.RemoteProtocolError)
         ):
@@ -354,6 +356,14 @@ def _whole_number(value: str) -> int | None:
     if _DIGITS.fullmatch(value) is None:
         return None
     return int(value) if len(value) <= _MOST_DIGITS else int("9" * _MOST_DIGITS)
+
+
+def _refused_location(url: str, exc: Exception) -> FetchError:
+    """``redirect-refused`` for a ``Location`` that is no URL (``http://[::1``) or that httpx cannot request
+    (``javascript:alert(1)``, ``data:...``: a scheme without a host, which httpx gives the request's host)."""
+    return FetchError(
+        f"{url}: redirects to a malformed URL ({exc}); the redirect is not followed", url=url, code="redirect-refused"
+    )
 
 
 def _bad_location(exc: Exception) -> bool:
