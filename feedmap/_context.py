@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -140,9 +140,25 @@ class Options:
             value = getattr(self, name)
             if isinstance(value, str):
                 object.__setattr__(self, name, W3CDate.parse(value))
+            elif value is not None and not isinstance(value, W3CDate):
+                raise ValueError(f"{name}: give a W3CDate or its text, not {value!r}")
         for name in ("include", "exclude"):
-            value = getattr(self, name)
-            object.__setattr__(self, name, (value,) if isinstance(value, str) else tuple(value))
+            object.__setattr__(self, name, _patterns(name, getattr(self, name)))
+
+
+def _patterns(name: str, value: object) -> tuple[str, ...]:
+    """``include`` / ``exclude`` as a tuple of regular expressions (one string or any iterable of strings);
+    ValueError naming the field for anything else (bytes would compile, and fail on the first URL searched)."""
+    if isinstance(value, str):
+        patterns: tuple[object, ...] = (value,)
+    elif isinstance(value, Iterable) and not isinstance(value, (bytes, bytearray)):
+        patterns = tuple(value)
+    else:
+        patterns = (value,)
+    texts = [pattern for pattern in patterns if isinstance(pattern, str)]
+    if len(texts) != len(patterns):
+        raise ValueError(f"{name}: give a regular expression or a sequence of them, not {value!r}")
+    return tuple(texts)  # compiled where they are used (re.error for one that does not compile)
 
 
 def _check_values(options: Options) -> None:

@@ -212,6 +212,10 @@ def test_http_settings_refuse_a_bad_value_when_made(field: str, value: object) -
         ("name", b"{n}.xml"),
         ("index_name", 5),
         ("index_name", b"index.xml"),
+        ("include", 5),
+        ("exclude", [b"bytes"]),
+        ("since", 5),
+        ("until", 2024.5),
     ],
 )
 def test_options_refuse_a_bad_value_when_made(field: str, value: object) -> None:
