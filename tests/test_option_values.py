@@ -230,3 +230,12 @@ def test_settings_at_the_bounds_are_made() -> None:
     assert settings.response_deadline() == 86_400
     options = feedmap.Options(http=settings, max_bytes=1, concurrency=1000, max_depth=0, limit=0)
     assert options.http is settings
+
+
+def test_a_cache_that_is_a_link_to_nothing_is_said_as_such(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cache = tmp_path / "cache"
+    cache.symlink_to(tmp_path / "gone")
+    assert main([*command_lines(tmp_path)["info"], "--cache", str(cache)]) == 2
+    err = capsys.readouterr().err
+    assert "argument --cache" in err and "link to nothing" in err and "Traceback" not in err
+    assert not (tmp_path / "gone").exists()

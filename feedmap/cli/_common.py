@@ -345,7 +345,8 @@ def cache_directory(text: str) -> Path:
     try:
         path.mkdir(parents=True, exist_ok=True)
     except FileExistsError:
-        raise argparse.ArgumentTypeError(f"{text} is a file, not a directory; give a directory for the cache") from None
+        what = "a link to nothing" if path.is_symlink() and not path.exists() else "a file"
+        raise argparse.ArgumentTypeError(f"{text} is {what}, not a directory; give a directory for the cache") from None
     except OSError as exc:
         raise argparse.ArgumentTypeError(f"cannot make the cache directory {text} ({exc.strerror or exc})") from None
     return path
