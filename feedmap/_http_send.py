@@ -131,8 +131,8 @@ class Wire:
         response, closed when the ``with`` ends.  ``conditions`` gives the conditional headers of each hop's
         target, asked once per hop before it is requested."""
         clock = Clock(self._settings.response_deadline())
-        if conditions is not None:
-            headers = {**_unconditional(headers), **conditions(request_url)}
+        if conditions is not None:  # the record of the URL as httpx requests it: what the answer is kept under
+            headers = {**_unconditional(headers), **conditions(_as_requested(request_url))}
         response = self._respond(_Exchange(url, request_url, headers, rule, clock, conditions))
         try:
             yield Answer(url, response, clock)
@@ -318,6 +318,15 @@ class _Decoded:
         if self._total > self._limit:
             raise too_large(self._url, self._limit)
         return data
+
+
+def _as_requested(url: str) -> str:
+    """``url`` as httpx sends it (``é`` and blanks percent-encoded, the host normalised), which is the final URL
+    of an answer without redirects: the key its cache record is kept under."""
+    try:
+        return str(httpx.URL(url))
+    except httpx.InvalidURL:  # refused when sent, with its message
+        return url
 
 
 def _unconditional(headers: dict[str, str]) -> dict[str, str]:

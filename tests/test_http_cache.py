@@ -272,3 +272,15 @@ def test_a_kept_body_over_the_cap_is_too_large_on_a_304(web: LocalSite, tmp_path
         assert bool(entry.title) is titled
         assert [d.code for d in found] == codes
     assert conditional(web, "/page.html") == [None, '"v1"']  # the second page came from the cache
+
+
+@pytest.mark.parametrize(("asked", "served"), [("/café.xml", "/caf%C3%A9.xml"), ("/a b.xml", "/a%20b.xml")])
+def test_a_url_the_client_encodes_is_revalidated(web: LocalSite, tmp_path: Path, asked: str, served: str) -> None:
+    """The record is kept under the URL as requested (percent-encoded by the client) and looked up under the
+    same: a URL given with ``é`` or a blank was stored and never found, so never revalidated."""
+    cache = tmp_path / "cache"
+    web.add_responder(served, etag_route(urlset(*FIRST), '"v1"'))
+    url = web.url(served).replace(served, asked)
+    assert read_locs(url, cache) == FIRST
+    assert read_locs(url, cache) == FIRST
+    assert conditional(web, served) == [None, '"v1"']
