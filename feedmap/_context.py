@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -140,9 +140,25 @@ class Options:
             value = getattr(self, name)
             if isinstance(value, str):
                 object.__setattr__(self, name, W3CDate.parse(value))
+            elif value is not None and not isinstance(value, W3CDate):
+                raise ValueError(f"{name}: give a W3CDate or its text, not {value!r}")
         for name in ("include", "exclude"):
-            value = getattr(self, name)
-            object.__setattr__(self, name, (value,) if isinstance(value, str) else tuple(value))
+            object.__setattr__(self, name, _patterns(name, getattr(self, name)))
+
+
+def _patterns(name: str, value: object) -> tuple[str, ...]:
+    """``include`` / ``exclude`` as a tuple of regular expressions (one string or any iterable of strings);
+    ValueError naming the field for anything else (bytes would compile, and fail on the first URL searched)."""
+    if isinstance(value, str):
+        patterns: tuple[object, ...] = (value,)
+    elif isinstance(value, Iterable) and not isinstance(value, (bytes, bytearray)):
+        patterns = tuple(value)
+    else:
+        patterns = (value,)
+    texts = [pattern for pattern in patterns if isinstance(pattern, str)]
+    if len(texts) != len(patterns):
+        raise ValueError(f"{name}: give a regular expression or a sequence of them, not {value!r}")
+    return tuple(texts)  # compiled where they are used (re.error for one that does not compile)
 
 
 def _check_values(options: Options) -> None:
@@ -161,15 +177,17 @@ def _check_values(options: Options) -> None:
 
 def _check_split_options(options: Options) -> None:
     """ValueError for a file limit outside what the protocol allows, or a file name that is not one."""
-    if options.max_urls is not None and not 1 <= options.max_urls <= PROTOCOL_MAX_URLS:
-        raise ValueError(f"max_urls is 1 to {PROTOCOL_MAX_URLS:,}, not {options.max_urls!r}")
-    if options.max_file_bytes is not None and not 1 <= options.max_file_bytes <= PROTOCOL_MAX_BYTES:
-        raise ValueError(f"max_file_bytes is 1 to {PROTOCOL_MAX_BYTES:,}, not {options.max_file_bytes!r}")
+    if options.max_urls is not None:
+        check_number("max_urls", options.max_urls, minimum=1, maximum=PROTOCOL_MAX_URLS, integer=True)
+    if options.max_file_bytes is not None:
+        check_number("max_file_bytes", options.max_file_bytes, minimum=1, maximum=PROTOCOL_MAX_BYTES, integer=True)
+    if options.name is not None and not isinstance(options.name, str):
+        raise ValueError(f"name: give a file name pattern, not {options.name!r}")
     problem = name_pattern_problem(options.name) if options.name is not None else None
     if problem is not None:
         raise ValueError(f"name: {problem}")
     index = options.index_name
-    if not index or index in (".", "..") or _not_a_base_name(index):
+    if not isinstance(index, str) or not index or index in (".", "..") or _not_a_base_name(index):
         raise ValueError(f"index_name is a file name, not {index!r}")
 
 

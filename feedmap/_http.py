@@ -24,8 +24,8 @@ What it implements, and where the rules come from:
 * **Conditional GET** (RFC 9110 §13.1): with a cache directory, a response's ``ETag`` and
   ``Last-Modified`` are kept with its body under the URL that answered it, sent back as ``If-None-Match`` /
   ``If-Modified-Since`` to that URL only (each redirect hop its own), and a ``304 Not Modified`` is answered
-  with that URL's kept body; ``Cache-Control: no-store`` responses are not kept (RFC 9111 §3, see
-  :mod:`feedmap._http_cache`).
+  with that URL's kept body, capped as a fetched body is; ``Cache-Control: no-store`` responses are not
+  kept (RFC 9111 §3, see :mod:`feedmap._http_cache`).
 * **robots.txt** (RFC 9309) is read with Protego (Scrapy's parser: wildcards, longest match): a 4xx
   robots.txt allows everything, a 5xx or an unreachable one disallows everything (RFC 9309 §2.3.1.3-4).
   Only the first 500 KiB are parsed, as RFC 9309 §2.5 allows (a longer file is cut at its last whole
@@ -270,7 +270,8 @@ class Fetcher:
             record = kept.current
             if answer.status == 304 and record is not None:
                 merged = {**record.headers, **answer.headers}
-                yield Fetched(url, answer.final_url, 200, merged, record.body, from_cache=True)
+                body = record.capped_body(url, max_bytes)
+                yield Fetched(url, answer.final_url, 200, merged, body, from_cache=True)
                 return
             kept.close()
             answer.refuse_errors()

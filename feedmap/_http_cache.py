@@ -14,8 +14,10 @@ that response, never failing the fetch.
   ``Cache-Control: no-store``; a record kept from before is removed.  ``private`` responses are stored:
   this cache is a private one (one user's directory, RFC 9111 §5.2.2.7 binds shared caches only).
 * **Files opened as they are**: the record's files are opened without following a symbolic link
-  (``O_NOFOLLOW``) and used only when they are regular files (``O_NONBLOCK``: a FIFO put there does not
-  block the open), both before the validators are sent; the body served on a 304 is the file opened then.
+  (``O_NOFOLLOW``) and used only when they are regular files of one link, as the cache writes them (a hard
+  link to a file elsewhere is refused too; ``O_NONBLOCK``: a FIFO put there does not block the open), both
+  before the validators are sent; the body served on a 304 is the file opened then,
+  capped at the run's ``max_bytes`` as a fetched body is (it may have been kept under a larger cap).
 """
 
 from __future__ import annotations
@@ -32,10 +34,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from feedmap._errors import SourceError
+from feedmap._errors import LimitError, SourceError
 from feedmap._gzip import Readable
 
-__all__ = ["Cache", "Kept"]
+__all__ = ["Cache", "Kept", "too_large"]
 
 #: The largest metadata record read: a record holds two validators and a Content-Type (a few hundred bytes).
 _MAX_META_BYTES = 64 * 1024
@@ -51,6 +53,35 @@ class Kept:
 
     def close(self) -> None:
         self.body.close()
+
+    def capped_body(self, url: str, max_bytes: int) -> Readable:
+        """The kept body read as a fetched one is: :class:`LimitError` ``too-large`` past ``max_bytes`` (at once
+        when the file is larger, as for a ``Content-Length``), whatever cap the run that kept it had."""
+        if os.fstat(self.body.fileno()).st_size > max_bytes:
+            raise too_large(url, max_bytes)
+        return _CappedFile(self.body, url, max_bytes)
+
+
+def too_large(url: str, limit: int) -> LimitError:
+    """The error of a response (fetched, or kept and served on a 304) larger than the cap."""
+    return LimitError(f"the response is larger than {limit:,} bytes", source=url, code="too-large")
+
+
+class _CappedFile:
+    """A kept body counted as it is read (it may grow after it was opened): ``too-large`` past the cap."""
+
+    def __init__(self, file: BinaryIO, url: str, limit: int) -> None:
+        self._file = file
+        self._url = url
+        self._limit = limit
+        self._total = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._file.read(size if size >= 0 else self._limit + 1 - self._total)
+        self._total += len(data)
+        if self._total > self._limit:
+            raise too_large(self._url, self._limit)
+        return data
 
 
 class Cache:
@@ -132,14 +163,16 @@ def storable(headers: dict[str, str]) -> bool:
 
 
 def _open_regular(path: Path) -> BinaryIO | None:
-    """``path`` opened for reading when it is a regular file and no symbolic link, else None."""
+    """``path`` opened for reading when it is a regular file, no symbolic link and no hard link (a file the
+    cache wrote has one link: it was put in place by a rename), else None."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
     except OSError:  # missing, a symbolic link (ELOOP), unreadable
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode) or status.st_nlink != 1:  # a hard link is another file's too
             os.close(fd)
             return None
         return os.fdopen(fd, "rb")

@@ -28,8 +28,9 @@ from dataclasses import dataclass
 
 import httpx
 
-from feedmap._errors import FetchError, LimitError
+from feedmap._errors import FetchError
 from feedmap._gzip import GzipReader, Readable
+from feedmap._http_cache import too_large
 from feedmap._http_deadline import Clock, DeadlineTransport
 from feedmap._http_settings import HttpSettings
 from feedmap._urls import is_http_url
@@ -43,10 +44,6 @@ CONDITIONAL_HEADERS = ("If-None-Match", "If-Modified-Since")
 #: Gives the conditional headers to send with a request for a URL (the validators kept for it), or none.
 Conditions = Callable[[str], dict[str, str]]
 _CHUNK = 64 * 1024
-
-
-def too_large(url: str, limit: int) -> LimitError:
-    return LimitError(f"the response is larger than {limit:,} bytes", source=url, code="too-large")
 
 
 @dataclass(slots=True)
@@ -136,8 +133,8 @@ class Wire:
         response, closed when the ``with`` ends.  ``conditions`` gives the conditional headers of each hop's
         target, asked once per hop before it is requested."""
         clock = Clock(self._settings.response_deadline())
-        if conditions is not None:
-            headers = {**_unconditional(headers), **conditions(request_url)}
+        if conditions is not None:  # the record of the URL as httpx requests it: what the answer is kept under
+            headers = {**_unconditional(headers), **conditions(_as_requested(request_url))}
         response = self._respond(_Exchange(url, request_url, headers, rule, clock, conditions))
         try:
             yield Answer(url, response, clock)
@@ -168,7 +165,13 @@ class Wire:
                 return self._client.send(exchange.request, stream=True)
         except httpx.TimeoutException as exc:
             raise self._timed_out(exchange, connecting=isinstance(exc, httpx.ConnectTimeout)) from None
-        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        except httpx.InvalidURL as exc:
+            if exchange.request is None:  # the URL asked for (checked before: not expected)
+                raise FetchError(
+                    f"{exchange.url}: not a valid URL ({exc})", url=exchange.url, code="invalid-url"
+                ) from None
+            raise _refused_location(exchange.url, exc) from None  # httpx could not make a URL of the Location
+        except httpx.HTTPError as exc:
             self._connection_failed(exchange, exc)
             return None
         except UnicodeError as exc:  # no OSError, so no httpx error: a host IDNA refuses, never retried
@@ -179,11 +182,7 @@ class Wire:
         """Wait before a retry of a failed connection, or raise :class:`FetchError`."""
         url = exchange.url
         if _bad_location(exc):  # the server answered: a redirect to no URL, which a retry repeats
-            raise FetchError(
-                f"{url}: redirects to a malformed URL ({exc}); the redirect is not followed",
-                url=url,
-                code="redirect-refused",
-            ) from None
+            raise _refused_location(url, exc) from None
         if exchange.attempt < self._settings.retries and isinstance(
             exc, (httpx.ConnectError, httpx.RemoteProtocolError)
         ):
@@ -326,6 +325,15 @@ class _Decoded:
         return data
 
 
+def _as_requested(url: str) -> str:
+    """``url`` as httpx sends it (``é`` and blanks percent-encoded, the host normalised), which is the final URL
+    of an answer without redirects: the key its cache record is kept under."""
+    try:
+        return str(httpx.URL(url))
+    except httpx.InvalidURL:  # refused when sent, with its message
+        return url
+
+
 def _unconditional(headers: dict[str, str]) -> dict[str, str]:
     """``headers`` without the conditional ones (whatever their case)."""
     names = {name.lower() for name in CONDITIONAL_HEADERS}
@@ -362,6 +370,14 @@ def _whole_number(value: str) -> int | None:
     if _DIGITS.fullmatch(value) is None:
         return None
     return int(value) if len(value) <= _MOST_DIGITS else int("9" * _MOST_DIGITS)
+
+
+def _refused_location(url: str, exc: Exception) -> FetchError:
+    """``redirect-refused`` for a ``Location`` that is no URL (``http://[::1``) or that httpx cannot request
+    (``javascript:alert(1)``, ``data:...``: a scheme without a host, which httpx gives the request's host)."""
+    return FetchError(
+        f"{url}: redirects to a malformed URL ({exc}); the redirect is not followed", url=url, code="redirect-refused"
+    )
 
 
 def _bad_location(exc: Exception) -> bool:

@@ -9,6 +9,7 @@ conditional GET §13.1) and RFC 9309 (the user agent's product token matched aga
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,9 +68,22 @@ class HttpSettings:
         check_number("retries", self.retries, minimum=0, maximum=MAX_RETRIES, integer=True)
         check_number("max_redirects", self.max_redirects, minimum=0, maximum=MAX_REDIRECTS, integer=True)
         check_number("max_connections", self.max_connections, minimum=1, maximum=MAX_CONNECTIONS, integer=True)
+        if self.cache_dir is not None:
+            object.__setattr__(self, "cache_dir", _cache_path(self.cache_dir))
 
     def response_deadline(self) -> float:
         """The deadline of one request: ``deadline``, else ``DEADLINE_FACTOR * read_timeout``."""
         if self.deadline is not None:
             return self.deadline
         return DEADLINE_FACTOR * self.read_timeout
+
+
+def _cache_path(directory: object) -> Path:
+    """``cache_dir`` as a Path: ValueError for no path, an empty one (which would make the current directory
+    the cache) or one holding NUL (which no path holds)."""
+    if not isinstance(directory, (str, os.PathLike)) or isinstance(os.fspath(directory), bytes):
+        raise ValueError(f"cache_dir: give a directory's path, not {directory!r}")
+    text = os.fspath(directory)
+    if not text or "\0" in text:
+        raise ValueError(f"cache_dir: give a directory's path, not {text!r}")
+    return Path(text)

@@ -894,8 +894,9 @@ def test_a_fifo_in_the_cache_is_a_miss_not_a_hang(web: LocalSite, tmp_path: Path
     assert "if-none-match" not in seen[1]
 
 
-def test_a_redirect_to_a_malformed_url_is_refused_not_retried(web: LocalSite) -> None:
-    url = web.add("/bad-location.xml", status=302, headers={"Location": "http://[::1/x"})
+@pytest.mark.parametrize("location", ["http://[::1/x", "javascript:alert(1)", "data:text/xml,<urlset/>"])
+def test_a_redirect_to_a_malformed_url_is_refused_not_retried(web: LocalSite, location: str) -> None:
+    url = web.add("/bad-location.xml", status=302, headers={"Location": location})
     error = fetch_error(url, HttpSettings(retries=3, backoff=0.01))
     assert error.code == "redirect-refused"
     assert web.hits("/bad-location.xml") == 1  # the server answered; asking again gets the same answer

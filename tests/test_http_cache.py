@@ -85,6 +85,23 @@ def test_a_body_replaced_by_a_link_is_a_miss(web: LocalSite, tmp_path: Path) -> 
     assert secret.read_bytes() == urlset(*SECRET)  # and the link's target left alone
 
 
+def test_a_body_replaced_by_a_hard_link_is_a_miss(web: LocalSite, tmp_path: Path) -> None:
+    """A hard link passes O_NOFOLLOW: a body the cache wrote has one link (it is put in place by a rename), so
+    one with more is another file's, not served on a 304."""
+    cache = tmp_path / "cache"
+    url = web.add_responder("/sitemap.xml", etag_route(urlset(*FIRST), '"v1"'))
+    assert read_locs(url, cache) == FIRST
+    secret = tmp_path / "secret.xml"
+    secret.write_bytes(urlset(*SECRET))
+    body = one(cache, ".body")
+    body.unlink()
+    os.link(secret, body)
+    assert read_locs(url, cache) == FIRST  # fetched again, not the linked file
+    assert conditional(web, "/sitemap.xml") == [None, None]
+    assert body.stat().st_nlink == 1 and body.read_bytes() == urlset(*FIRST)  # the record was put right
+    assert secret.read_bytes() == urlset(*SECRET)
+
+
 def test_a_record_metadata_replaced_by_a_link_is_a_miss(web: LocalSite, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     url = web.add_responder("/sitemap.xml", etag_route(urlset(*FIRST), '"v1"'))
@@ -231,3 +248,39 @@ def test_a_private_response_is_kept(web: LocalSite, tmp_path: Path) -> None:
     assert read_locs(url, cache) == FIRST
     assert read_locs(url, cache) == FIRST
     assert conditional(web, "/sitemap.xml") == [None, '"v1"']
+
+
+# ------------------------------------------------------------------------------------------- what is served
+
+
+def test_a_kept_body_over_the_cap_is_too_large_on_a_304(web: LocalSite, tmp_path: Path) -> None:
+    """A body kept by a run with a larger cap (or grown in the cache) is capped when a 304 serves it, as the
+    fetched body is: enrich reads a page whole, so nothing after it would stop it."""
+    cache = tmp_path / "cache"
+    page = b"<html><head><title>" + b"x" * 5000 + b"</title></head></html>"
+
+    def respond(request: dict[str, str]) -> Route:
+        if request.get("if-none-match") == '"v1"':
+            return Route(status=304, content_type="text/html", headers={"ETag": '"v1"'})
+        return Route(page, content_type="text/html", headers={"ETag": '"v1"'})
+
+    url = web.add_responder("/page.html", respond)
+    for cap, titled, codes in ((100_000, True, []), (1_000, False, ["enrich-failed"])):
+        found: list[feedmap.Diagnostic] = []
+        options = feedmap.Options(http=settings(cache), page_max_bytes=cap)
+        (entry,) = feedmap.enrich([feedmap.Entry(loc=url)], options, on_diagnostic=found.append)
+        assert bool(entry.title) is titled
+        assert [d.code for d in found] == codes
+    assert conditional(web, "/page.html") == [None, '"v1"']  # the second page came from the cache
+
+
+@pytest.mark.parametrize(("asked", "served"), [("/café.xml", "/caf%C3%A9.xml"), ("/a b.xml", "/a%20b.xml")])
+def test_a_url_the_client_encodes_is_revalidated(web: LocalSite, tmp_path: Path, asked: str, served: str) -> None:
+    """The record is kept under the URL as requested (percent-encoded by the client) and looked up under the
+    same: a URL given with ``é`` or a blank was stored and never found, so never revalidated."""
+    cache = tmp_path / "cache"
+    web.add_responder(served, etag_route(urlset(*FIRST), '"v1"'))
+    url = web.url(served).replace(served, asked)
+    assert read_locs(url, cache) == FIRST
+    assert read_locs(url, cache) == FIRST
+    assert conditional(web, served) == [None, '"v1"']

@@ -53,6 +53,7 @@ HTTP_CASES = [
     ("--max-bytes", f"{LONG_NUMBER}T"),
     ("--max-bytes", "2048T"),
     ("--max-bytes", "nanM"),
+    ("--cache", ""),  # Path("") is the current directory: the cache would be written among the user's files
 ]
 READING_CASES = [
     *HTTP_CASES,
@@ -173,6 +174,10 @@ def test_a_good_option_value_is_taken(
         ("user_agent", "a\nb"),
         ("user_agent", ""),
         ("user_agent", b"bytes/1.0"),
+        ("cache_dir", ""),
+        ("cache_dir", "cache\0"),
+        ("cache_dir", 5),
+        ("cache_dir", b"cache"),
     ],
 )
 def test_http_settings_refuse_a_bad_value_when_made(field: str, value: object) -> None:
@@ -196,6 +201,21 @@ def test_http_settings_refuse_a_bad_value_when_made(field: str, value: object) -
         ("limit", -1),
         ("limit", 2.0),
         ("http", "fast"),
+        ("max_urls", 1.5),
+        ("max_urls", True),
+        ("max_urls", "5"),
+        ("max_urls", 50_001),
+        ("max_file_bytes", 2.5),
+        ("max_file_bytes", "5"),
+        ("max_file_bytes", True),
+        ("name", 5),
+        ("name", b"{n}.xml"),
+        ("index_name", 5),
+        ("index_name", b"index.xml"),
+        ("include", 5),
+        ("exclude", [b"bytes"]),
+        ("since", 5),
+        ("until", 2024.5),
     ],
 )
 def test_options_refuse_a_bad_value_when_made(field: str, value: object) -> None:
@@ -210,3 +230,12 @@ def test_settings_at_the_bounds_are_made() -> None:
     assert settings.response_deadline() == 86_400
     options = feedmap.Options(http=settings, max_bytes=1, concurrency=1000, max_depth=0, limit=0)
     assert options.http is settings
+
+
+def test_a_cache_that_is_a_link_to_nothing_is_said_as_such(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cache = tmp_path / "cache"
+    cache.symlink_to(tmp_path / "gone")
+    assert main([*command_lines(tmp_path)["info"], "--cache", str(cache)]) == 2
+    err = capsys.readouterr().err
+    assert "argument --cache" in err and "link to nothing" in err and "Traceback" not in err
+    assert not (tmp_path / "gone").exists()

@@ -338,12 +338,15 @@ def follow_since(since: W3CDate) -> FollowPredicate:
 
 
 def cache_directory(text: str) -> Path:
-    """``--cache DIR``: a directory, made when missing."""
+    """``--cache DIR``: a directory, made when missing (an empty text is none: not the current directory)."""
+    if not text:
+        raise argparse.ArgumentTypeError("give a directory for the cache (it is empty)")
     path = Path(text)
     try:
         path.mkdir(parents=True, exist_ok=True)
     except FileExistsError:
-        raise argparse.ArgumentTypeError(f"{text} is a file, not a directory; give a directory for the cache") from None
+        what = "a link to nothing" if path.is_symlink() and not path.exists() else "a file"
+        raise argparse.ArgumentTypeError(f"{text} is {what}, not a directory; give a directory for the cache") from None
     except OSError as exc:
         raise argparse.ArgumentTypeError(f"cannot make the cache directory {text} ({exc.strerror or exc})") from None
     return path
