@@ -102,11 +102,12 @@ def iter_elements(
             if event == "start":
                 started = element
                 continue
-            if next(element.iterancestors(*tags), None) is not None:
+            parent = element.getparent()
+            nested = parent is not None and parent.getparent() is not None  # deeper than the root's children
+            if nested and next(element.iterancestors(*tags), None) is not None:
                 continue  # inside a wanted element (an extension's own <url>): part of that one, kept whole
             yield element, cleaner.line_offset
             element.clear(keep_tail=False)
-            parent = element.getparent()
             if parent is not None:
                 while element.getprevious() is not None:
                     first = parent[0]
