@@ -45,7 +45,17 @@ def temporary_folder(what: str = "file") -> str:
     try:
         return tempfile.gettempdir()
     except OSError as exc:  # no candidate folder can be written at all
-        raise scratch_error(what, exc) from exc
+        raise scratch_error(what, _open_files_exhausted() or exc) from exc
+
+
+def _open_files_exhausted() -> OSError | None:
+    """EMFILE or ENFILE if no file can be opened now, else None: Python's search for a temporary folder says
+    "No usable temporary directory" (ENOENT) whatever made each candidate fail."""
+    try:
+        os.close(os.open(os.curdir, os.O_RDONLY))
+    except OSError as exc:
+        return exc if exc.errno in _TOO_MANY_FILES else None
+    return None
 
 
 def scratch_error(what: str, exc: BaseException) -> SourceError:

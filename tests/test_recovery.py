@@ -87,6 +87,25 @@ def test_an_unclosed_sitemap_holding_several_locs_gives_each() -> None:
     assert codes(reporter.diagnostics) == ["malformed-xml", "truncated-entry"]
 
 
+@pytest.mark.parametrize("prefix", ["", "s:"])
+def test_an_unclosed_sitemap_on_one_line_keeps_its_last_loc(prefix: str) -> None:
+    """A minified index: the tag mismatch at the root's end tag names the <sitemap> as the element left open,
+    so its last <loc> ended; it was dropped as if the break had cut it."""
+    xmlns = f'xmlns:s="{SM}"' if prefix else f'xmlns="{SM}"'
+    locs = "".join(f"<{prefix}loc>https://www.example.com/{n}.xml</{prefix}loc>" for n in (1, 2, 3))
+    data = f"<{prefix}sitemapindex {xmlns}><{prefix}sitemap>{locs}</{prefix}sitemapindex>"
+    found, diagnostics = read(data.encode())
+    assert found == [f"https://www.example.com/{n}.xml" for n in (1, 2, 3)]
+    assert codes(diagnostics) == ["malformed-xml", "truncated-entry"]
+
+
+def test_a_loc_cut_by_a_tag_mismatch_on_one_line_is_still_left_out() -> None:
+    data = f'<sitemapindex xmlns="{SM}"><sitemap><loc>https://www.example.com/1.xml</loc><loc>https://www.exa</sitemapindex>'
+    found, diagnostics = read(data.encode())
+    assert found == ["https://www.example.com/1.xml"]
+    assert codes(diagnostics) == ["malformed-xml", "truncated-entry"]
+
+
 def test_a_complete_url_with_two_locs_is_still_one_entry_and_reported() -> None:
     data = f'<urlset xmlns="{SM}"><url><loc>https://www.example.com/a</loc><loc>https://www.example.com/b</loc></url></urlset>'
     locs, diagnostics = read(data.encode())

@@ -102,6 +102,29 @@ def test_a_tmpdir_naming_a_folder_is_used(monkeypatch: pytest.MonkeyPatch, tmp_p
     assert list(scratch.iterdir()) == []
 
 
+@pytest.mark.parametrize("site", ["diff", "validate-repeats"])
+def test_too_many_open_files_while_python_looks_for_the_folder_is_said_as_such(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str], site: str
+) -> None:
+    """Python's search for a temporary folder turns EMFILE into "No usable temporary directory" (ENOENT):
+    that was said as a folder to create, not as the open-file limit it is."""
+    settings, command = SITES[site]
+    _force(monkeypatch, settings)
+    arguments = command(tmp_path)
+    monkeypatch.delenv("TMPDIR", raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", None)  # as in a new process: Python looks for the folder again
+
+    def no_more_files(path: Any, *args: Any, **kwargs: Any) -> int:
+        raise OSError(errno.EMFILE, os.strerror(errno.EMFILE), str(path))
+
+    monkeypatch.setattr(os, "open", no_more_files)
+    code = main(arguments)
+    captured = capsys.readouterr()
+    err = captured.err + captured.out  # validate reports on stdout
+    assert code == 2, err
+    assert "ulimit" in err and "Traceback" not in err
+
+
 @pytest.mark.parametrize("site", ["dedupe-entries", "sort-runs"])
 def test_too_many_open_files_is_said_as_such(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str], site: str

@@ -87,3 +87,11 @@ def test_a_usage_error_quoting_an_argument_is_escaped(capsys: pytest.CaptureFixt
     code, out, err = run(capsys, "convert", "x.xml", "--map", f"https://e.com/=no{ODD_NAME}")
     assert code == 2 and "usage:" in err and "\n" in err  # the usage lines keep their line breaks
     assert_escaped(out + err)
+
+
+def test_validate_json_escapes_the_name_as_the_other_commands_do(capsys: pytest.CaptureFixture[str], odd: Path) -> None:
+    """validate --json wrote U+202E raw (json.dumps escapes only the C0 controls): not through json_text."""
+    code, out, err = run(capsys, "validate", "--json", odd)
+    assert code == 1, err  # 'Daily' breaks the protocol's changefreq rule
+    assert_escaped(out + err)
+    assert json.loads(out)["findings"][0]["file"] == str(odd)

@@ -188,11 +188,12 @@ def test_blanks_before_the_xml_declaration_are_removed(prefix: bytes, blank_line
         b"<url><loc>http://e.com/3</loc></urx>",  # malformed: mismatched end tag
     )
     entries, diagnostics = read_sitemap(prefix + body)
-    assert [e.loc for e in entries] == ["http://e.com/1", "http://e.com/2?a&b"]
+    # the <url> the mismatched end tag breaks is kept with its complete <loc> (truncated-entry)
+    assert [e.loc for e in entries] == ["http://e.com/1", "http://e.com/2?a&b", "http://e.com/3"]
     assert located(diagnostics, "leading-whitespace") == [1]
     # every later diagnostic and origin carries the line of the ORIGINAL input
     first = blank_lines + HEADER_LINES + 1
-    assert [e.origin.line if e.origin else None for e in entries] == [first, first + 1]
+    assert [e.origin.line if e.origin else None for e in entries] == [first, first + 1, first + 2]
     assert located(diagnostics, "bare-ampersand") == [first + 1]
     assert located(diagnostics, "invalid-lastmod") == [first + 1]
     assert located(diagnostics, "malformed-xml") == [first + 2]
@@ -315,10 +316,13 @@ def test_truncated_large_xml_keeps_every_complete_entry() -> None:
 
 
 def test_mismatched_tag_stops_reading_with_its_line() -> None:
+    """The <url> whose end tag is misspelled is kept with its complete <loc>, whether or not blanks follow
+    the </loc> (it was dropped when none did); nothing after the break is read."""
     data = urlset(url(b"http://e.com/1"), b"<url><loc>http://e.com/2</loc></urx>", url(b"http://e.com/3"))
     entries, diagnostics = read_sitemap(data)
-    assert [e.loc for e in entries] == ["http://e.com/1"]
+    assert [e.loc for e in entries] == ["http://e.com/1", "http://e.com/2"]
     assert located(diagnostics, "malformed-xml") == [HEADER_LINES + 2]
+    assert located(diagnostics, "truncated-entry") == [HEADER_LINES + 2]
 
 
 # ------------------------------------------------------------------------------------------- safety

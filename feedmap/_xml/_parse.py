@@ -189,7 +189,8 @@ def _break_at(reporter: Reporter, name: str, line: int, message: str) -> tuple[i
     return line, message
 
 
-_PREMATURE_END = re.compile(r"Premature end of data in tag (\S+) line")
+#: libxml2's fatal errors that name the element open at the break: its children all ended.
+_PREMATURE_END = re.compile(r"(?:Premature end of data in tag|Opening and ending tag mismatch:) (\S+) line")
 
 
 def _partial(partial: etree._Element | None, message: str) -> etree._Element | None:
@@ -197,14 +198,19 @@ def _partial(partial: etree._Element | None, message: str) -> etree._Element | N
     last child when that may be cut too; None if none.
 
     The children before the last one are complete (another began after each).  The last one is complete
-    when text after it was read, or when the parser says the data ended inside the wanted element itself.
+    when text after it was read, or when the parser says the data ended (or an end tag mismatched) inside
+    the wanted element itself.
     """
     if partial is None or not len(partial):
         return None
     ended = _PREMATURE_END.search(message)
     qualified = f"{partial.prefix}:{local_name(partial.tag)}" if partial.prefix else local_name(partial.tag)
     last = partial[-1]
-    if (ended is None or ended.group(1) != qualified) and last.tail is None:
+    # a tag mismatch names the open element without its prefix: unless the last child has that name too
+    open_names = (
+        {qualified} if local_name(last.tag) == local_name(partial.tag) else {qualified, local_name(partial.tag)}
+    )
+    if (ended is None or ended.group(1) not in open_names) and last.tail is None:
         partial.remove(last)
     return partial if len(partial) else None
 

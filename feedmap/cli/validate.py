@@ -16,11 +16,10 @@ from collections import Counter
 from typing import Any
 
 from feedmap._errors import Diagnostic, Level, SourceError
-from feedmap._formats.jsonl import one_line
 from feedmap._validate import Report, all_rules, validate
 from feedmap._wording import counted
 from feedmap.cli._common import add_reading_options, reading_options
-from feedmap.cli._terminal import printable
+from feedmap.cli._terminal import json_text, printable
 
 __all__ = ["add_parser", "finding_line", "run"]
 
@@ -250,7 +249,7 @@ class _JsonFindings:
             "code": finding.code,
             "message": finding.message,
         }
-        sys.stdout.write(("" if self.first else ", ") + one_line(json.dumps(item, ensure_ascii=False)))
+        sys.stdout.write(("" if self.first else ", ") + json_text(item))
         self.first = False
 
     def end_of_input(self) -> None:
