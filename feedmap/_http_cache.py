@@ -26,7 +26,6 @@ import contextlib
 import hashlib
 import json
 import os
-import stat
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -35,6 +34,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from feedmap._errors import LimitError, SourceError
+from feedmap._files import open_regular
 from feedmap._gzip import Readable
 
 __all__ = ["Cache", "Kept", "too_large"]
@@ -165,20 +165,7 @@ def storable(headers: dict[str, str]) -> bool:
 def _open_regular(path: Path) -> BinaryIO | None:
     """``path`` opened for reading when it is a regular file, no symbolic link and no hard link (a file the
     cache wrote has one link: it was put in place by a rename), else None."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError:  # missing, a symbolic link (ELOOP), unreadable
-        return None
-    try:
-        status = os.fstat(fd)
-        if not stat.S_ISREG(status.st_mode) or status.st_nlink != 1:  # a hard link is another file's too
-            os.close(fd)
-            return None
-        return os.fdopen(fd, "rb")
-    except OSError:
-        os.close(fd)
-        return None
+    return open_regular(path, single_link=True)
 
 
 def _validators(raw: bytes) -> tuple[dict[str, str], dict[str, str]]:

@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from feedmap._errors import SourceError
+from feedmap._files import READ_NO_FOLLOW, open_regular
 from feedmap._publish_lock import RunLock, commit_lock, is_run_file
 from feedmap._sinks import GuardedOutput, _blocking_file, _buffered, _keep_metadata, _temporary, cannot_write
 
@@ -192,11 +193,11 @@ class Publisher:
         (none without an index, a reader, or a regular file at the index's name)."""
         if index is None or self._listed is None:
             return []
-        flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        previous = open_regular(self._path(index))  # a link or FIFO: no index
+        if previous is None:
+            return []
         try:
-            with open(os.open(self._path(index), flags), "rb") as previous:  # a link or FIFO: no index
-                if not stat.S_ISREG(os.fstat(previous.fileno()).st_mode):
-                    return []
+            with previous:
                 listed = dict.fromkeys(self._listed(previous))
         except OSError:
             return []
@@ -360,9 +361,8 @@ def _sync_and_close(path: str, fd: int) -> int:
 
 def _same_bytes(path: str, temporary: str, size: int) -> bool:
     """Whether the regular file at ``path`` (a link never is one) holds the staged bytes: size, then chunks."""
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(path, flags)  # O_NONBLOCK: a FIFO put there meanwhile does not wait for a writer
+        fd = os.open(path, READ_NO_FOLLOW)  # O_NONBLOCK: a FIFO put there meanwhile does not wait for a writer
     except OSError:
         return False  # nothing there, a link, or unreadable: replaced
     with open(fd, "rb") as existing:

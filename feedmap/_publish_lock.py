@@ -25,6 +25,7 @@ import re
 import stat
 from collections.abc import Iterator
 
+from feedmap._files import READ_NO_FOLLOW
 from feedmap._sinks import cannot_write
 
 try:
@@ -40,7 +41,6 @@ _PART = re.compile(r"\..*\.(?P<token>[0-9a-f]{8})\.[0-9a-f]{8}\.part", re.DOTALL
 _LOCK = re.compile(r"\.feedmap-(?P<token>[0-9a-f]{8})\.lock")
 #: Longest name (UTF-8 bytes) kept whole in a temporary file's name (NAME_MAX is 255 with the additions).
 _LONGEST = 150
-_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def is_run_file(name: str) -> bool:
@@ -139,7 +139,7 @@ class RunLock:
         """Remove ``names`` (one run's files) when nobody holds the run's lock; the names removed."""
         lock = os.path.join(self.directory, _lock_name(token))
         try:
-            fd = os.open(lock, _OPEN_FLAGS)
+            fd = os.open(lock, READ_NO_FOLLOW)
         except OSError:  # no lock file: not a run's (a run's lock outlives its temporary files), or unreadable
             return []
         try:

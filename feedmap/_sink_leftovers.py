@@ -14,14 +14,14 @@ import os
 import re
 import stat
 
+from feedmap._files import READ_NO_FOLLOW
+
 try:
     import fcntl
 except ImportError:  # not POSIX: no locks, nothing removed
     fcntl = None  # type: ignore[assignment]
 
 __all__ = ["lock_temporary", "remove_dead_temporaries"]
-
-_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def lock_temporary(fd: int, path: str) -> bool:
@@ -58,7 +58,7 @@ def remove_dead_temporaries(own: str) -> None:
 
 def _remove_if_dead(path: str) -> None:
     assert fcntl is not None
-    fd = os.open(path, _OPEN_FLAGS)
+    fd = os.open(path, READ_NO_FOLLOW)
     try:
         found = os.fstat(fd)
         if not stat.S_ISREG(found.st_mode):

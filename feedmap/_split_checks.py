@@ -15,7 +15,6 @@ import dataclasses
 import gzip
 import itertools
 import os
-import stat
 import zlib
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
@@ -25,6 +24,7 @@ from lxml import etree
 
 from feedmap._context import Context
 from feedmap._errors import Diagnostic, Level, Reporter
+from feedmap._files import open_regular
 from feedmap._gzip import GZIP_MAGIC
 from feedmap._limits import PROTOCOL_MAX_URLS
 from feedmap._model import Entry
@@ -141,11 +141,11 @@ def _file_name(tail: str) -> str | None:
 def _previous_locs(index: str) -> list[str]:
     """The ``loc`` of each sitemap the index at path ``index`` lists, in its order; none when there is no
     index or it cannot be read."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    file = open_regular(index)  # a link is no earlier index (nor a FIFO: no wait)
+    if file is None:
+        return []
     try:
-        with open(os.open(index, flags), "rb") as file:  # a link is no earlier index (nor a FIFO: no wait)
-            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-                return []
+        with file:
             return list(itertools.islice(_locs(file), _MOST_LISTED))
     except OSError:
         return []
