@@ -73,10 +73,10 @@ def entries():
         yield Entry(loc=loc, lastmod=W3CDate(lastmod), images=tuple(Image(loc=image) for image in images))
 options = feedmap.Options(base_url=base)
 if mode == "engine":
-    from feedmap import _split
-    from feedmap._context import Context
-    from feedmap._errors import Reporter
-    from feedmap._model import Document
+    from feedmap._publish import split as _split
+    from feedmap._core.context import Context
+    from feedmap._core.errors import Reporter
+    from feedmap._core.model import Document
     ctx = Context(reporter=Reporter(), options=options)
     _split.split_document(Document(entries=entries()), _split.layout("sitemap", out, ctx), ctx)
 else:
@@ -89,8 +89,8 @@ with open("/proc/self/status", encoding="ascii") as status:
 CHILD = f"""
 import os, sys
 if os.environ.get("{IN_MEMORY_ENV}"):
-    import feedmap._seen_keys
-    feedmap._seen_keys.IN_MEMORY = int(os.environ["{IN_MEMORY_ENV}"])
+    import feedmap._io.seen_keys
+    feedmap._io.seen_keys.IN_MEMORY = int(os.environ["{IN_MEMORY_ENV}"])
 from feedmap.cli import main
 code = main(sys.argv[1:])
 sys.stdout.flush()

@@ -1,8 +1,8 @@
 """feedmap: convert between XML sitemaps, sitemap indexes, text sitemaps, feeds and JSON lines.
 
 One intermediate representation (:class:`Document` of :class:`Entry`) sits between pluggable readers and
-writers (see :mod:`feedmap._registry`).  Reading streams: memory does not grow with the number of URLs.
-The steps between them (relative URLs, repeated URLs, ...) are functions of :mod:`feedmap.transforms`.
+writers (see :mod:`feedmap.formats._registry`).  Reading streams: memory does not grow with the number of URLs.
+The steps between them (relative URLs, repeated URLs, ...) are functions of :mod:`feedmap.converters._steps`.
 Everything a user may touch is exported here and listed in the README's "Library API" section (a test
 keeps the two in step).
 
@@ -13,12 +13,9 @@ keeps the two in step).
 
 from feedmap import transforms
 from feedmap._api import SplitSummary, Summary, convert, read, split, write
-from feedmap._context import HttpSettings, Options
-from feedmap._converters.enrich import enrich
-from feedmap._dates import Precision, W3CDate
-from feedmap._diff import Change, Changes, diff
-from feedmap._discover import find_sitemaps
-from feedmap._errors import (
+from feedmap._core.context import HttpSettings, Options
+from feedmap._core.dates import Precision, W3CDate
+from feedmap._core.errors import (
     Diagnostic,
     FeedmapError,
     FetchError,
@@ -32,11 +29,14 @@ from feedmap._errors import (
     UnknownFormatError,
     WriteError,
 )
-from feedmap._formats._ext import Extension
-from feedmap._model import Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, Position
-from feedmap._registry import Detection, FormatSpec, Rendered, register
-from feedmap._sitemaptree import SitemapNode, sitemap_tree
-from feedmap._validate import Report, validate
+from feedmap._core.model import Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, Position
+from feedmap._diff.diff import Change, Changes, diff
+from feedmap._validate.report import Report, validate
+from feedmap._web.discover import find_sitemaps
+from feedmap._web.sitemaptree import SitemapNode, sitemap_tree
+from feedmap.converters._enrich import enrich
+from feedmap.formats._registry import Detection, FormatSpec, Rendered, register
+from feedmap.formats.ext import Extension
 
 __version__ = "0.1.0"
 

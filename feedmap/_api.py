@@ -1,16 +1,16 @@
 """The library API: :func:`read`, :func:`write`, :func:`convert`, :func:`split`.
 
-A run is: open the source (:mod:`feedmap._sources`), resolve its format (:mod:`feedmap._registry`), read a
-streaming :class:`~feedmap._model.Document`, and hand it to a writer that writes while entries arrive.
-Diagnostics go to a :class:`~feedmap._errors.Reporter`; pass ``on_diagnostic`` to see them as they come.
+A run is: open the source (:mod:`feedmap._io.sources`), resolve its format (:mod:`feedmap.formats._registry`), read a
+streaming :class:`~feedmap._core.model.Document`, and hand it to a writer that writes while entries arrive.
+Diagnostics go to a :class:`~feedmap._core.errors.Reporter`; pass ``on_diagnostic`` to see them as they come.
 Nothing here prints or exits.
 
 One call style for every step: the data (a source, a document or entries, a sink) first, then the format
 name (``format``: what is read by :func:`read`, what is written by :func:`write` and :func:`convert`,
-whose input format is ``source_format``), then one :class:`~feedmap._context.Options` with every setting,
+whose input format is ``source_format``), then one :class:`~feedmap._core.context.Options` with every setting,
 then, by keyword, where diagnostics go (``reporter=`` or ``on_diagnostic=``, as the transforms take them).
-The library's other calls follow it without a format: :func:`feedmap._converters.enrich.enrich`,
-:func:`feedmap._discover.find_sitemaps` and :func:`feedmap._sitemaptree.sitemap_tree` take
+The library's other calls follow it without a format: :func:`feedmap.converters._enrich.enrich`,
+:func:`feedmap._web.discover.find_sitemaps` and :func:`feedmap._web.sitemaptree.sitemap_tree` take
 ``(data, options=None, *, on_diagnostic=None, reporter=None)``.
 """
 
@@ -22,17 +22,13 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
-from feedmap import _converters as converters
-from feedmap import _registry as registry
-from feedmap._context import Context, Options, reporter_for
-from feedmap._converters.kinds import report_kind_change
-from feedmap._errors import DiagnosticHandler, FormatError, Reporter
-from feedmap._follow import follow_index
-from feedmap._http import shared_fetcher
-from feedmap._model import ENTRY_FIELDS, DocKind, Document, Entry
-from feedmap._registry import FormatSpec
-from feedmap._sinks import gzip_named, gzipped
-from feedmap._sources import (
+from feedmap._core.context import Context, Options, reporter_for
+from feedmap._core.errors import DiagnosticHandler, FormatError, Reporter
+from feedmap._core.model import ENTRY_FIELDS, DocKind, Document, Entry
+from feedmap._core.summary import SplitSummary, Summary
+from feedmap._io.http import shared_fetcher
+from feedmap._io.sinks import gzip_named, gzipped
+from feedmap._io.sources import (
     SinkLike,
     Source,
     SourceLike,
@@ -41,9 +37,13 @@ from feedmap._sources import (
     open_source,
     source_name,
 )
-from feedmap._split import Layout, layout, split_document
-from feedmap._split_checks import SplitReading
-from feedmap._summary import SplitSummary, Summary
+from feedmap._publish.split import Layout, layout, split_document
+from feedmap._publish.split_checks import SplitReading
+from feedmap._web.follow import follow_index
+from feedmap.converters import _pipeline as converters
+from feedmap.converters._kinds import report_kind_change
+from feedmap.formats import _registry as registry
+from feedmap.formats._registry import FormatSpec
 
 __all__ = ["SplitSummary", "Summary", "convert", "read", "split", "write"]
 
@@ -107,7 +107,7 @@ def start_document(source: SourceLike, format: str | None, ctx: Context) -> tupl
 
 
 def _start_child(source: SourceLike, ctx: Context) -> tuple[Document, contextlib.ExitStack]:
-    """Open an index's child for :mod:`feedmap._follow`: its format recognised by content."""
+    """Open an index's child for :mod:`feedmap._web.follow`: its format recognised by content."""
     return start_document(source, None, ctx)
 
 
@@ -130,7 +130,7 @@ def read(
     by content.  The format is recognised by content unless ``format`` names it.  Entries stream: iterate
     ``doc.entries`` once, and use the document as a context manager (or exhaust it) to close the input.
 
-    ``options`` (:class:`~feedmap._context.Options`) holds the settings: for a sitemap index, ``follow``
+    ``options`` (:class:`~feedmap._core.context.Options`) holds the settings: for a sitemap index, ``follow``
     (False: the index's own entries) and ``follow_child``, a predicate ``(loc, lastmod) -> bool`` choosing
     the children to read, ``concurrency`` children fetched at once, ``max_depth``; ``maps`` pairs
     ``(url_prefix, directory)``: URLs under a prefix are read from the directory instead of the network;
@@ -258,18 +258,18 @@ def write(
 ) -> Summary:
     """Write a document (or any iterable of entries) to a path, ``"-"``/None for stdout, or a binary file.
 
-    The document goes through the same steps as in :func:`convert` (see :func:`feedmap._converters.plan`):
+    The document goes through the same steps as in :func:`convert` (see :func:`feedmap.converters._pipeline.plan`):
     entries without an absolute URL are left out of XML formats, repeated URLs are reported and, for every
     format but JSON lines, merged (newest lastmod kept), a feed written as a sitemap becomes a urlset.
     Entries no feedmap reader produced (an iterable, or a Document built in code) are first checked as a
-    reader checks what it reads (:func:`feedmap.transforms.check_values`).  The settings that apply are
+    reader checks what it reads (:func:`feedmap.converters._steps.check_values`).  The settings that apply are
     those of writing in ``options``: ``strict``, ``schema_location``, ``encode_urls``, ``keep_urls`` and
     the feed channel (``channel_title``, ...).
 
     A regular file (or a new path) is written atomically: to a temporary file renamed over it when
     everything was written; a symbolic link's target is replaced; a device, a FIFO or ``/dev/fd/N`` is
-    written straight through (see :mod:`feedmap._sinks`).  An output that cannot be opened or written (a
-    directory, a full disk) raises :class:`~feedmap._errors.SourceError`.
+    written straight through (see :mod:`feedmap._io.sinks`).  An output that cannot be opened or written (a
+    directory, a full disk) raises :class:`~feedmap._core.errors.SourceError`.
     """
     spec = _writer_spec(format)
     document = doc if isinstance(doc, Document) else Document(entries=doc)
@@ -306,8 +306,8 @@ def split(
     in :func:`write`. The directory is made if missing; changed files are replaced, the index last, and the
     files the replaced index named that this run no longer writes are removed; an error leaves the directory
     as it was.
-    A format without a renderer (``jsonl``, ``sitemapindex``) raises :class:`~feedmap._errors.FormatError`;
-    more than 50,000 files, :class:`~feedmap._errors.LimitError` (see :mod:`feedmap._split`).
+    A format without a renderer (``jsonl``, ``sitemapindex``) raises :class:`~feedmap._core.errors.FormatError`;
+    more than 50,000 files, :class:`~feedmap._core.errors.LimitError` (see :mod:`feedmap._publish.split`).
     """
     document = data if isinstance(data, Document) else Document(entries=data)
     ctx = _context(options, reporter, on_diagnostic, os.fspath(directory))
@@ -355,16 +355,16 @@ def convert(
     """Read ``sources`` (one source or several, concatenated) and write them to ``sink`` in ``format``.
 
     As :func:`read` (with ``source_format`` as its ``format``) then :func:`write`, with one ``options``.
-    Between reader and writer run the steps of :func:`feedmap._converters.plan` (the transforms of
-    :mod:`feedmap.transforms`: relative URLs left out of XML formats, repeated URLs merged, a feed made a
+    Between reader and writer run the steps of :func:`feedmap.converters._pipeline.plan` (the transforms of
+    :mod:`feedmap.converters._steps`: relative URLs left out of XML formats, repeated URLs merged, a feed made a
     urlset, pages enriched with ``options.enrich``, ROR channel derived).  ``wrap``, if given, is a last
     step: a function from the entry stream to an entry stream, applied after those steps and before the
     writer (a filter, a transform, a progress counter); the entries it yields are written as they are.
     ``format`` names the format written, or is a function choosing it from the kind of entries read
-    (:func:`feedmap._converters.kinds.xml_for_kind`).  Writing entries as another kind (an index's own
+    (:func:`feedmap.converters._kinds.xml_for_kind`).  Writing entries as another kind (an index's own
     entries as pages, pages as an index) is reported (``kind-changed``).  A ``sink`` that is a directory (one
     that exists, or a path ending with ``/``) is written as :func:`split` writes it, and the result is a
-    :class:`~feedmap._summary.SplitSummary`.
+    :class:`~feedmap._core.summary.SplitSummary`.
     """
     spec = _writer_spec(format) if isinstance(format, str) else None
     inputs: Sequence[SourceLike] = (

@@ -1,13 +1,13 @@
 """Boundary tests: the edges of each value range, one test per edge a hand-made mutant moved undetected.
 
-* dates (feedmap._dates): W3C-DTF (https://www.w3.org/TR/NOTE-datetime) and the sitemap XSD's
+* dates (feedmap._core.dates): W3C-DTF (https://www.w3.org/TR/NOTE-datetime) and the sitemap XSD's
   ``xsd:date | xsd:dateTime`` (XML Schema 1.1 Part 2, D.3: years 0001-9999 here, since a value must become a
   ``datetime``; hours 00-23, minutes 00-59, seconds 00-60 with a leap second kept as text; zone offsets
-  -14:00..+14:00).  The fast path (:func:`feedmap._dates._common_form`) must agree with the full grammar
+  -14:00..+14:00).  The fast path (:func:`feedmap._core.dates._common_form`) must agree with the full grammar
   (``_W3C`` + ``_valid``): a hypothesis property checks it on date-like strings.
-* URLs (feedmap._urls): RFC 3986 §3.4/§3.5 allow ``?`` and ``/`` in a query and a fragment; §6.2.3 makes an
+* URLs (feedmap._core.urls): RFC 3986 §3.4/§3.5 allow ``?`` and ``/`` in a query and a fragment; §6.2.3 makes an
   empty or default port the same as none, and scheme and host case-insensitive (the site of a URL).
-* priorities (feedmap._formats._fields): an ``xsd:decimal`` from 0.0 to 1.0, both ends included.
+* priorities (feedmap.formats._fields): an ``xsd:decimal`` from 0.0 to 1.0, both ends included.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import feedmap
-from feedmap._context import Context
-from feedmap._dates import _COMMON, _W3C, W3CDate, _common_form, _valid, parse_lenient
-from feedmap._errors import Level, Reporter
-from feedmap._formats._fields import PLAIN_PRIORITIES, read_priority
-from feedmap._urls import encode_url, origin, same_site
+from feedmap._core.context import Context
+from feedmap._core.dates import _COMMON, _W3C, W3CDate, _common_form, _valid, parse_lenient
+from feedmap._core.errors import Level, Reporter
+from feedmap._core.urls import encode_url, origin, same_site
+from feedmap.formats._fields import PLAIN_PRIORITIES, read_priority
 
 # ------------------------------------------------------------------------------------------------ dates
 

@@ -219,7 +219,7 @@ def test_several_inputs_are_concatenated_in_order(
 
 
 def test_stdin_dash(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    # feedmap._sources reads sys.stdin.buffer: give it real bytes behind a text wrapper
+    # feedmap._io.sources reads sys.stdin.buffer: give it real bytes behind a text wrapper
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(SITEMAP)))
     code, out, err = run(capsys, "convert", "-", "-t", "text")
     assert code == 0, err

@@ -26,7 +26,7 @@ import pytest
 from lxml import etree
 from test_fuzz import SAMPLES, SEED_FILES  # the same seeds as the in-process fuzz test
 
-from feedmap._registry import all_formats
+from feedmap.formats._registry import all_formats
 
 WRITERS = [spec.name for spec in all_formats() if spec.writer is not None]
 READERS = [spec.name for spec in all_formats() if spec.reader is not None]

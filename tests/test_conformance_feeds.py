@@ -37,11 +37,11 @@ from lxml import etree
 
 import feedmap
 from feedmap import Entry, FeedmapError
-from feedmap._context import Context
-from feedmap._errors import Diagnostic, Level, Reporter
-from feedmap._formats import _feedparsed
-from feedmap._model import DocMeta
+from feedmap._core.context import Context
+from feedmap._core.errors import Diagnostic, Level, Reporter
+from feedmap._core.model import DocMeta
 from feedmap.cli import main
+from feedmap.formats.feeds import _parsed as _feedparsed
 
 ROR_NAMESPACES = ("http://rorweb.com/0.1/", "http://www.rorweb.com/0.1/")
 ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#\s]+")

@@ -1,6 +1,6 @@
 """Converters and cross-format round trips: feed -> sitemap, sitemap -> ROR, and what survives a trip.
 
-* :func:`feedmap._converters.plan` picks ``feed_to_sitemap`` for a feed written as a sitemap, index or text
+* :func:`feedmap.converters._pipeline.plan` picks ``feed_to_sitemap`` for a feed written as a sitemap, index or text
   sitemap, and ``sitemap_to_ror`` for anything not already ROR written as ROR;
 * ``feed_to_sitemap`` lists each URL once, in first-seen order, keeping the entry with the newest lastmod
   (compared as instants), and reports the merged count (INFO ``duplicates-merged``);
@@ -24,12 +24,12 @@ from test_roundtrip import PRIORITIES, URLS, XML_TEXT, alternates, images, w3c_d
 
 import feedmap
 from feedmap import ChangeFreq, Entry, W3CDate
-from feedmap._context import Context, Options
-from feedmap._converters import as_urlset, feed_to_sitemap, plan, sitemap_to_ror
-from feedmap._errors import Diagnostic, Level, Reporter
-from feedmap._model import Alternate, DocKind, DocMeta, Document, Image, Position
+from feedmap._core.context import Context, Options
+from feedmap._core.errors import Diagnostic, Level, Reporter
+from feedmap._core.model import Alternate, DocKind, DocMeta, Document, Image, Position
 from feedmap.cli import main
-from feedmap.transforms import absolute_step, merge_step, report_step, unique_step, web_step
+from feedmap.converters._pipeline import as_urlset, feed_to_sitemap, plan, sitemap_to_ror
+from feedmap.converters._steps import absolute_step, merge_step, report_step, unique_step, web_step
 
 # ------------------------------------------------------------------------------------------------ helpers
 

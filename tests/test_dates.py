@@ -1,4 +1,4 @@
-"""feedmap._dates: W3C Datetime values kept as written, lenient repairs, RFC 822 output.
+"""feedmap._core.dates: W3C Datetime values kept as written, lenient repairs, RFC 822 output.
 
 References: W3C-DTF (https://www.w3.org/TR/NOTE-datetime) has six granularities and requires a zone
 designator with a time; the sitemap XSD (xsd:date | xsd:dateTime) also allows a time without zone and a
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from feedmap._dates import Precision, W3CDate, parse_lenient, to_rfc822
+from feedmap._core.dates import Precision, W3CDate, parse_lenient, to_rfc822
 
 # ------------------------------------------------------------------------------------ kept as written
 

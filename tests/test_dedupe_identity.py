@@ -22,7 +22,7 @@ import feedmap
 from feedmap import Diagnostic, Entry, Image, Options
 from feedmap import diff as feedmap_diff
 from feedmap.cli import main
-from feedmap.transforms import dedupe, merge_duplicates, report_duplicates
+from feedmap.converters._steps import dedupe, merge_duplicates, report_duplicates
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
@@ -56,10 +56,10 @@ def spilled(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp
     """Both paths: every key in a dict, or a cap of 2 keys (then SQLite), batches of 2, 1 entry held."""
     if request.param == "spilled":
         monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
-        monkeypatch.setattr("feedmap._seen_keys.IN_MEMORY", 2)
-        monkeypatch.setattr("feedmap._seen_keys.BATCH", 2)
-        monkeypatch.setattr("feedmap._transform_duplicates._ENTRIES_IN_MEMORY", 1)
-        monkeypatch.setattr("feedmap._transform_duplicates._CHUNK", 64)
+        monkeypatch.setattr("feedmap._io.seen_keys.IN_MEMORY", 2)
+        monkeypatch.setattr("feedmap._io.seen_keys.BATCH", 2)
+        monkeypatch.setattr("feedmap.converters._duplicates._ENTRIES_IN_MEMORY", 1)
+        monkeypatch.setattr("feedmap.converters._duplicates._CHUNK", 64)
     yield request.param == "spilled"
     if request.param == "spilled":
         assert list(tmp_path.iterdir()) == [], "the spill left files behind"
@@ -147,8 +147,8 @@ def test_locs_too_long_for_the_memory_budget_spill_and_stay_distinct(
 ) -> None:
     """Keys are texts now: a few long locs fill the byte budget (not the count) and move to disk."""
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
-    monkeypatch.setattr("feedmap._seen_keys.IN_MEMORY_BYTES", 10_000)
-    monkeypatch.setattr("feedmap._seen_keys.BATCH_BYTES", 10_000)
+    monkeypatch.setattr("feedmap._io.seen_keys.IN_MEMORY_BYTES", 10_000)
+    monkeypatch.setattr("feedmap._io.seen_keys.BATCH_BYTES", 10_000)
     made: list[Path] = []
     real = __import__("tempfile").mkdtemp
 

@@ -14,12 +14,12 @@ import pytest
 from lxml import etree
 
 import feedmap
-from feedmap import _registry as registry
-from feedmap._detection import BUILTINS
-from feedmap._errors import Reporter
-from feedmap._registry import Detection
-from feedmap._sources import open_source
+from feedmap._core.errors import Reporter
+from feedmap._io.sources import open_source
 from feedmap._xml import _peek
+from feedmap.formats import _registry as registry
+from feedmap.formats._detection import BUILTINS
+from feedmap.formats._registry import Detection
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 SITEMAP = f'<?xml version="1.0"?>\n<urlset xmlns="{NS}"><url><loc>https://e.com/a</loc></url></urlset>\n'.encode()
@@ -32,9 +32,9 @@ RSS = b'<rss version="2.0"><channel><title>t</title><item><link>https://e.com/a<
 
 _IMPORTED = """
 import io, json, sys
-from feedmap import _registry as registry
-from feedmap._errors import Reporter
-from feedmap._sources import open_source
+from feedmap.formats import _registry as registry
+from feedmap._core.errors import Reporter
+from feedmap._io.sources import open_source
 if sys.argv[1] == "detect":
     with open_source(io.BytesIO(sys.argv[2].encode()), reporter=Reporter()) as opened:
         registry.detect(opened)

@@ -16,8 +16,8 @@ import pytest
 from localsite import LocalSite
 
 import feedmap
-from feedmap._diff import Change
-from feedmap._model import Entry, Image
+from feedmap._core.model import Entry, Image
+from feedmap._diff.diff import Change
 from feedmap.cli import main
 from feedmap.cli.diff import change_line
 

@@ -1,4 +1,5 @@
-"""``feedmap discover``, :mod:`feedmap._discover` (robots.txt, the usual locations), :mod:`feedmap._sitemaptree`.
+"""``feedmap discover``, :mod:`feedmap._web.discover` (robots.txt, the usual locations),
+:mod:`feedmap._web.sitemaptree`.
 
 Everything runs against the real local server of ``tests/localsite.py`` (the ``web`` fixture), or against a
 ``--map`` build directory with no server at all.  "Another site" is ``http://localhost:PORT`` seen from
@@ -16,10 +17,10 @@ import pytest
 from localsite import LocalSite
 
 import feedmap
-from feedmap._context import HttpSettings, Options
-from feedmap._discover import discover, find_sitemaps, site_root
-from feedmap._errors import Diagnostic, FetchError, Level, SourceError, StrictError
-from feedmap._sitemaptree import sitemap_tree, sitemap_trees
+from feedmap._core.context import HttpSettings, Options
+from feedmap._core.errors import Diagnostic, FetchError, Level, SourceError, StrictError
+from feedmap._web.discover import discover, find_sitemaps, site_root
+from feedmap._web.sitemaptree import sitemap_tree, sitemap_trees
 from feedmap.cli import main
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"

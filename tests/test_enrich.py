@@ -1,4 +1,4 @@
-"""Page enrichment (``--enrich``, ``feedmap._converters.enrich``) against a real HTTP server on 127.0.0.1.
+"""Page enrichment (``--enrich``, ``feedmap.converters._enrich``) against a real HTTP server on 127.0.0.1.
 
 Covers: title/description/keywords carried (also into ROR RSS through the CLI); empty fields filled and
 existing ones kept unless overwrite; charsets (HTTP header, meta, windows-1252 fallback, UTF-8 BOM, and
@@ -29,12 +29,12 @@ from lxml import etree
 
 import feedmap
 from feedmap import Entry
-from feedmap._context import HttpSettings, Options
-from feedmap._converters.enrich import enrich
-from feedmap._errors import Diagnostic, Reporter, StrictError
-from feedmap._model import DocKind, DocMeta, Document, Position
+from feedmap._core.context import HttpSettings, Options
+from feedmap._core.errors import Diagnostic, Reporter, StrictError
+from feedmap._core.model import DocKind, DocMeta, Document, Position
 from feedmap.cli import main
 from feedmap.cli._common import Progress
+from feedmap.converters._enrich import enrich
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 ROR = "http://rorweb.com/0.1/"

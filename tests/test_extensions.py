@@ -1,4 +1,4 @@
-"""feedmap._formats._ext: the extension hooks the XML formats read and write through, and third-party
+"""feedmap.formats.ext: the extension hooks the XML formats read and write through, and third-party
 extensions from the ``feedmap.extensions`` entry-point group (a real distribution put on ``sys.path``)."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from lxml import etree
 
 import feedmap
 from feedmap import Entry
-from feedmap._context import Context
-from feedmap._errors import Diagnostic, Reporter, StrictError
-from feedmap._formats import _ext
-from feedmap._formats._ext import Extension, hooks
+from feedmap._core.context import Context
+from feedmap._core.errors import Diagnostic, Reporter, StrictError
+from feedmap.formats import ext as _ext
+from feedmap.formats.ext import Extension, hooks
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 EX = "http://example.com/ns/rating"

@@ -21,8 +21,8 @@ from lxml import etree
 
 import feedmap
 from feedmap import Entry, W3CDate
-from feedmap._errors import Diagnostic, Reporter
-from feedmap._model import Alternate, DocKind, DocMeta, Document
+from feedmap._core.errors import Diagnostic, Reporter
+from feedmap._core.model import Alternate, DocKind, DocMeta, Document
 
 ATOM = "http://www.w3.org/2005/Atom"
 XHTML = "http://www.w3.org/1999/xhtml"

@@ -1,5 +1,5 @@
-"""Index following as its own step (:mod:`feedmap._follow`): the index reader yields the index's own entries,
-and :func:`feedmap._follow.follow_index` turns an index into its children's entries.
+"""Index following as its own step (:mod:`feedmap._web.follow`): the index reader yields the index's own entries,
+and :func:`feedmap._web.follow.follow_index` turns an index into its children's entries.
 
 The rules themselves (scope, loops, depth, ``--since``, downloads) are exercised end to end through
 ``feedmap.read`` in test_sitemapindex.py and test_follow_web.py.
@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import BinaryIO
 
 import feedmap
-from feedmap._context import Context, Options
-from feedmap._errors import Reporter
-from feedmap._follow import follow_index
-from feedmap._formats import sitemapindex
-from feedmap._model import DocKind, DocMeta, Document, Entry, Position
-from feedmap._sources import open_source
+from feedmap._core.context import Context, Options
+from feedmap._core.errors import Reporter
+from feedmap._core.model import DocKind, DocMeta, Document, Entry, Position
+from feedmap._io.sources import open_source
+from feedmap._web.follow import follow_index
+from feedmap.formats.sitemap import _index as sitemapindex
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 

@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 from lxml import etree
 
 import feedmap
-from feedmap._context import Options
-from feedmap._errors import FeedmapError, Reporter
-from feedmap._registry import all_formats
+from feedmap._core.context import Options
+from feedmap._core.errors import FeedmapError, Reporter
+from feedmap.formats._registry import all_formats
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 SEED_FILES = [

@@ -24,9 +24,9 @@ from pathlib import Path
 import pytest
 
 import feedmap
-from feedmap import _registry as registry
-from feedmap._context import Options
-from feedmap._errors import Diagnostic, Level, Reporter
+from feedmap._core.context import Options
+from feedmap._core.errors import Diagnostic, Level, Reporter
+from feedmap.formats import _registry as registry
 
 SAMPLES_DIR = Path(__file__).resolve().parent.parent / "samples"
 

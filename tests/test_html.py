@@ -1,10 +1,10 @@
-"""``feedmap._html``: a page's title, description and keywords from its bytes (WHATWG encoding sniffing)."""
+"""``feedmap.converters._html``: a page's title, description and keywords from its bytes (WHATWG encoding sniffing)."""
 
 from __future__ import annotations
 
 import pytest
 
-from feedmap._html import PageMeta, decode_page, encoding_for_label, page_meta, prescan, sniff_encoding
+from feedmap.converters._html import PageMeta, decode_page, encoding_for_label, page_meta, prescan, sniff_encoding
 
 
 def page(head: str, body: str = "<p>text</p>") -> str:

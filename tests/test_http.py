@@ -1,6 +1,6 @@
 """Fetching over HTTP (issue 4, points 1 and 6) against a real server on 127.0.0.1 (``tests/localsite.py``).
 
-What :mod:`feedmap._http` promises, each checked on the wire: the ``User-Agent`` (default and overridden) and
+What :mod:`feedmap._io.http` promises, each checked on the wire: the ``User-Agent`` (default and overridden) and
 ``Accept-Encoding: gzip``; ``Content-Encoding: gzip`` decoded and a gzip *file* recognised by its magic bytes;
 retries on 503/429 honouring ``Retry-After`` (RFC 9110 §10.2.3) and giving up when it asks too much; the
 redirect limit; the size cap enforced from ``Content-Length`` and while streaming (a content-encoding bomb);
@@ -28,9 +28,9 @@ import pytest
 from localsite import LocalSite, Responder, Route
 
 import feedmap
-from feedmap._context import DEFAULT_USER_AGENT, HttpSettings, Options
-from feedmap._errors import FeedmapError, FetchError, LimitError, Reporter
-from feedmap._http import Fetcher
+from feedmap._core.context import DEFAULT_USER_AGENT, HttpSettings, Options
+from feedmap._core.errors import FeedmapError, FetchError, LimitError, Reporter
+from feedmap._io.http import Fetcher
 from feedmap.cli import main
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -906,7 +906,9 @@ def test_starting_feedmap_imports_neither_httpx_nor_protego() -> None:
     """httpx and Protego are slow to import, and hashlib maps OpenSSL (some 4 MiB of peak RSS): they load with
     the first request, the first robots.txt and the HTTP cache, so a run on local files does not pay for them,
     although the modules that fetch are imported at start."""
-    modules = "feedmap, feedmap.cli, feedmap._discover, feedmap._http, feedmap._sources, feedmap._converters.enrich"
+    modules = (
+        "feedmap, feedmap.cli, feedmap._web.discover, feedmap._io.http, feedmap._io.sources, feedmap.converters._enrich"
+    )
     heavy = "('httpx', 'httpcore', 'protego', 'hashlib')"
     code = f"import sys, {modules}; print(sorted(m for m in {heavy} if m in sys.modules))"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

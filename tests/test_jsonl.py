@@ -11,8 +11,8 @@ import pytest
 
 import feedmap
 from feedmap import Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, W3CDate
-from feedmap._context import Options
-from feedmap._errors import Diagnostic, ReadError, Reporter
+from feedmap._core.context import Options
+from feedmap._core.errors import Diagnostic, ReadError, Reporter
 
 
 def read(data: bytes, format: str | None = "jsonl") -> tuple[list[Entry], list[Diagnostic], DocMeta]:

@@ -10,7 +10,7 @@ import pytest
 
 import feedmap
 from feedmap import Entry, Image, W3CDate
-from feedmap._errors import Diagnostic, Reporter
+from feedmap._core.errors import Diagnostic, Reporter
 
 LOC = "https://www.example.com/"
 IMG = "https://www.example.com/i.png"

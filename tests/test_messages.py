@@ -12,9 +12,9 @@ import pytest
 from localsite import LocalSite
 
 import feedmap
-from feedmap import _registry as registry
-from feedmap._errors import UnknownFormatError
+from feedmap._core.errors import UnknownFormatError
 from feedmap.cli import main
+from feedmap.formats import _registry as registry
 
 INDEX = (
     b'<?xml version="1.0"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'

@@ -8,7 +8,7 @@ import pickle
 import pytest
 
 from feedmap import Alternate, ChangeFreq, Entry, Image, Position, W3CDate
-from feedmap._model import blank_image, new_entry, new_position
+from feedmap._core.model import blank_image, new_entry, new_position
 
 
 def test_new_entry_equals_the_keyword_constructor() -> None:

@@ -1,4 +1,4 @@
-"""Outputs (feedmap._sinks.open_sink, ``-o``): what is at the path decides how it is written.
+"""Outputs (feedmap._io.sinks.open_sink, ``-o``): what is at the path decides how it is written.
 
 POSIX rename(2) replaces a name atomically, which suits regular files only: a device, a FIFO or a
 process's own descriptor (``/dev/fd/N``) is written straight through, as ``cat > PATH`` would; a
@@ -30,8 +30,8 @@ from pathlib import Path
 import pytest
 
 import feedmap
-from feedmap._errors import SourceError
-from feedmap._sinks import open_sink
+from feedmap._core.errors import SourceError
+from feedmap._io.sinks import open_sink
 from feedmap.cli import main
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="device nodes, FIFOs and /proc/self/fd as on Linux")

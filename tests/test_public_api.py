@@ -17,8 +17,8 @@ import pytest
 from localsite import LocalSite
 
 import feedmap
-from feedmap import _registry as registry
 from feedmap._xml import SITEMAP_NS
+from feedmap.formats import _registry as registry
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "sitemap" / "basic.xml"
@@ -110,8 +110,10 @@ def test_the_readme_third_party_format_works_through_its_entry_point(readme_form
     assert "tsv" in registry.readable_names()
 
 
-_TRANSFORMS = [getattr(feedmap.transforms, name) for name in ("resolve_relative", "keep_absolute", "check_values",
-                                                                "merge_duplicates", "report_duplicates")]  # fmt: skip
+_TRANSFORMS = [
+    getattr(feedmap.converters._steps, name)
+    for name in ("resolve_relative", "keep_absolute", "check_values", "merge_duplicates", "report_duplicates")
+]
 
 
 @pytest.mark.parametrize("call", [feedmap.enrich, feedmap.find_sitemaps, feedmap.sitemap_tree, *_TRANSFORMS])
@@ -126,10 +128,10 @@ def test_the_web_functions_and_transforms_take_options_as_read_does(call: object
 
 
 def test_every_public_transform_is_documented() -> None:
-    """The ``feedmap.transforms`` bullet names each function the module exports."""
+    """The ``feedmap.converters._steps`` bullet names each function the module exports."""
     section = _section("Library API")
-    bullet = section[section.index("* `feedmap.transforms`") :].split("\n* ", 1)[0]
-    assert sorted(name for name in feedmap.transforms.__all__ if f"`{name}" not in bullet) == []
+    bullet = section[section.index("* `feedmap.converters._steps`") :].split("\n* ", 1)[0]
+    assert sorted(name for name in feedmap.converters._steps.__all__ if f"`{name}" not in bullet) == []
 
 
 def _signature_lines() -> dict[str, str]:

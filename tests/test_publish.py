@@ -1,4 +1,4 @@
-"""Publishing a set of files into a directory without churn (feedmap._publish.Publisher).
+"""Publishing a set of files into a directory without churn (feedmap._publish.publish.Publisher).
 
 Real files in tmp_path: unchanged files keep their bytes, inode and modification time; changed ones are
 replaced by rename(2); the index goes in place after its children and stale files (only those the index
@@ -24,8 +24,8 @@ from typing import BinaryIO
 
 import pytest
 
-from feedmap._errors import SourceError
-from feedmap._publish import Publisher, PublishReport
+from feedmap._core.errors import SourceError
+from feedmap._publish.publish import Publisher, PublishReport
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="rename(2), FIFOs and tmpfs as on Linux")
 
@@ -170,7 +170,7 @@ def test_staged_files_are_invisible_until_the_commit(site: Path) -> None:
             out.write(b"new")
         staged = parts(site)
         assert len(staged) == 2 and all(name.startswith((".sitemap-1.xml.", ".sitemap-4.xml.")) for name in staged)
-        hidden = (".part", ".lock")  # the temporaries and the run's lock file (feedmap._publish_lock)
+        hidden = (".part", ".lock")  # the temporaries and the run's lock file (feedmap._publish.lock)
         assert {k: v for k, v in snapshot(site).items() if not k.endswith(hidden)} == before
         publisher.commit()
     assert parts(site) == [] and (site / "sitemap-4.xml").read_bytes() == b"new"

@@ -1,4 +1,4 @@
-"""feedmap._registry: recognising formats (content first, file extension second), names, registration,
+"""feedmap.formats._registry: recognising formats (content first, file extension second), names, registration,
 and third-party formats through the ``feedmap.formats`` entry-point group."""
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from typing import BinaryIO
 import pytest
 
 import feedmap
-from feedmap import _registry as registry
-from feedmap._context import Context
-from feedmap._errors import FormatError, Reporter, UnknownFormatError
-from feedmap._model import DocMeta, Document, Entry
-from feedmap._registry import FormatSpec, Sniffed, detect, sniff
-from feedmap._sources import PeekableStream, Source, open_source
+from feedmap._core.context import Context
+from feedmap._core.errors import FormatError, Reporter, UnknownFormatError
+from feedmap._core.model import DocMeta, Document, Entry
+from feedmap._io.sources import PeekableStream, Source, open_source
+from feedmap.formats import _registry as registry
+from feedmap.formats._registry import FormatSpec, Sniffed, detect, sniff
 
 NS09 = "http://www.sitemaps.org/schemas/sitemap/0.9"
 URL = b"<url><loc>http://e.com/</loc></url>"
@@ -414,8 +414,8 @@ def plugin_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_regist
 
 
 _DEMO_MODULE = """
-    from feedmap._model import DocMeta, Document, Entry
-    from feedmap._registry import FormatSpec
+    from feedmap._core.model import DocMeta, Document, Entry
+    from feedmap.formats._registry import FormatSpec
 
 
     def read(source, *, ctx):
@@ -480,7 +480,7 @@ def test_broken_entry_point_keeps_its_reason_and_is_listed(plugin_path: Path) ->
 _RACE = """
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from feedmap import _registry as registry
+from feedmap.formats import _registry as registry
 barrier = threading.Barrier(8)
 def load(_):
     barrier.wait()

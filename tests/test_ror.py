@@ -30,11 +30,11 @@ from test_roundtrip import ROR_TEXT, entries_for
 
 import feedmap
 from feedmap import ChangeFreq, Entry, Image, W3CDate
-from feedmap._errors import Diagnostic, Level, ReadError, Reporter
-from feedmap._formats._feedhtml import unambiguous_ampersands
-from feedmap._model import Alternate, DocMeta
-from feedmap._registry import get
+from feedmap._core.errors import Diagnostic, Level, ReadError, Reporter
+from feedmap._core.model import Alternate, DocMeta
 from feedmap.cli import main
+from feedmap.formats._registry import get
+from feedmap.formats.feeds._html import unambiguous_ampersands
 
 ROR = "http://rorweb.com/0.1/"
 ROR_WWW = "http://www.rorweb.com/0.1/"

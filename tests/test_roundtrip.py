@@ -21,13 +21,13 @@ from lxml import etree
 
 import feedmap
 from feedmap import Alternate, ChangeFreq, Entry, Image, Precision, W3CDate
-from feedmap._context import Context
-from feedmap._errors import Reporter
-from feedmap._formats import _feedhtml
-from feedmap._formats._feedhtml import unambiguous_ampersands
-from feedmap._formats._xmlwrite import PRIORITY_PLACES
-from feedmap._model import ENTRY_FIELDS
-from feedmap._registry import FormatSpec, all_formats
+from feedmap._core.context import Context
+from feedmap._core.errors import Reporter
+from feedmap._core.model import ENTRY_FIELDS
+from feedmap.formats._registry import FormatSpec, all_formats
+from feedmap.formats._xmlwrite import PRIORITY_PLACES
+from feedmap.formats.feeds import _html as _feedhtml
+from feedmap.formats.feeds._html import unambiguous_ampersands
 
 #: Formats whose extras are XML: only ``{namespace}local`` keys survive; every other format keeps all.
 XML_FORMATS = frozenset({"sitemap", "sitemapindex", "rss", "ror"})

@@ -30,11 +30,11 @@ from test_roundtrip import entries_for
 
 import feedmap
 from feedmap import ChangeFreq, Entry, Image, W3CDate
-from feedmap._errors import Diagnostic, Level, ReadError, Reporter, StrictError
-from feedmap._model import DocKind, DocMeta
-from feedmap._registry import get
-from feedmap._urls import encode_url
+from feedmap._core.errors import Diagnostic, Level, ReadError, Reporter, StrictError
+from feedmap._core.model import DocKind, DocMeta
+from feedmap._core.urls import encode_url
 from feedmap.cli import main
+from feedmap.formats._registry import get
 
 ATOM = "http://www.w3.org/2005/Atom"
 
@@ -803,7 +803,7 @@ class _Trickle:
 
 
 def test_reference_repairs_hold_across_any_read_boundary() -> None:
-    from feedmap._formats._feedrepair import ReferenceRepairs
+    from feedmap.formats.feeds._repair import ReferenceRepairs
 
     text = b"<a>x&#xD800;y&nbsp;<![CDATA[&nbsp;&#xD800;]]]]>&eacute;&amp;&#55296;&#1234;&unknown;</a>\n" * 40
     expected = b"<a>x&#xFFFD;y&#160;<![CDATA[&nbsp;&#xD800;]]]]>&#233;&amp;&#xFFFD;&#1234;&unknown;</a>\n" * 40
@@ -894,7 +894,7 @@ def test_distinct_alternates_and_repeatable_elements_are_not_duplicates() -> Non
 def test_reference_repairs_count_lines_once_across_sections_and_matches() -> None:
     """Lines were counted from the start of the chunk for each CDATA-separated segment and each match (quadratic
     in a large read: 3.2 MB of surrogate references read in 1 MiB chunks took 51 s); counted incrementally now."""
-    from feedmap._formats._feedrepair import ReferenceRepairs
+    from feedmap.formats.feeds._repair import ReferenceRepairs
 
     text = b"".join(b"<![CDATA[\n]]>&#xD800;\n&nbsp;&#55296;\n" if i % 2 else b"&eacute;\n" for i in range(200))
     reporter = Reporter()

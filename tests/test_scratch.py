@@ -20,7 +20,7 @@ from localsite import LocalSite
 
 from feedmap import Entry, Options, SourceError
 from feedmap.cli import main
-from feedmap.transforms import sort_entries
+from feedmap.converters._steps import sort_entries
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
@@ -34,15 +34,15 @@ def _sitemap(path: Path, count: int, *, repeat: int = 0, body: str = "") -> Path
 #: Each spill site, forced: the thresholds it spills past lowered, and a command that reaches it.
 SITES: dict[str, tuple[dict[str, int], Callable[[Path], list[str]]]] = {
     "dedupe-keys": (
-        {"feedmap._seen_keys.IN_MEMORY": 2},
+        {"feedmap._io.seen_keys.IN_MEMORY": 2},
         lambda d: ["convert", str(_sitemap(d / "in.xml", 20, repeat=5)), "-t", "text", "-o", str(d / "out.txt")],
     ),
     "dedupe-entries": (
-        {"feedmap._transform_duplicates._ENTRIES_IN_MEMORY": 0, "feedmap._transform_duplicates._CHUNK": 10},
+        {"feedmap.converters._duplicates._ENTRIES_IN_MEMORY": 0, "feedmap.converters._duplicates._CHUNK": 10},
         lambda d: ["convert", str(_sitemap(d / "in.xml", 20, repeat=5)), "-t", "sitemap", "-o", str(d / "out.xml")],
     ),
     "sort-runs": (
-        {"feedmap._transform_sort.ENTRIES_IN_MEMORY": 2},
+        {"feedmap.converters._sort.ENTRIES_IN_MEMORY": 2},
         lambda d: ["convert", str(_sitemap(d / "in.xml", 20)), "--sort", "loc", "-t", "text", "-o", str(d / "out.txt")],
     ),
     "diff": (
@@ -50,11 +50,11 @@ SITES: dict[str, tuple[dict[str, int], Callable[[Path], list[str]]]] = {
         lambda d: ["diff", str(_sitemap(d / "old.xml", 5)), str(_sitemap(d / "new.xml", 6))],
     ),
     "validate-repeats": (
-        {"feedmap._seen_keys.IN_MEMORY": 2},
+        {"feedmap._io.seen_keys.IN_MEMORY": 2},
         lambda d: ["validate", str(_sitemap(d / "in.xml", 20, repeat=5))],
     ),
     "feed-copy": (  # the RSS reader keeps a copy of what it read, for feedparser if the XML breaks off
-        {"feedmap._formats.rss._SPOOL_IN_MEMORY": 100},
+        {"feedmap.formats.feeds._rss._SPOOL_IN_MEMORY": 100},
         lambda d: ["convert", str(_feed(d / "in.rss", 30)), "-t", "text", "-o", str(d / "out.txt")],
     ),
 }
@@ -94,7 +94,7 @@ def test_a_tmpdir_naming_a_folder_is_used(monkeypatch: pytest.MonkeyPatch, tmp_p
     scratch.mkdir()
     monkeypatch.setenv("TMPDIR", str(scratch))
     monkeypatch.setattr(tempfile, "tempdir", None)
-    monkeypatch.setattr("feedmap._transform_sort.ENTRIES_IN_MEMORY", 2)
+    monkeypatch.setattr("feedmap.converters._sort.ENTRIES_IN_MEMORY", 2)
     sorted_out = sort_entries([Entry(loc=f"https://e.example/{n}") for n in (3, 1, 2, 0, 4)], Options(sort="loc"))
     assert next(sorted_out).loc == "https://e.example/0"
     assert [path.name[:13] for path in scratch.iterdir()] == ["feedmap-sort-", "feedmap-sort-"]
@@ -179,7 +179,7 @@ def test_the_library_raises_a_source_error_for_a_missing_tmpdir(
 ) -> None:
     monkeypatch.setenv("TMPDIR", str(tmp_path / "gone"))
     monkeypatch.setattr(tempfile, "tempdir", None)
-    monkeypatch.setattr("feedmap._transform_sort.ENTRIES_IN_MEMORY", 2)
+    monkeypatch.setattr("feedmap.converters._sort.ENTRIES_IN_MEMORY", 2)
     with pytest.raises(SourceError, match="TMPDIR"):
         list(sort_entries([Entry(loc=f"https://e.example/{n}") for n in range(5)], Options(sort="loc")))
 
@@ -187,8 +187,8 @@ def test_the_library_raises_a_source_error_for_a_missing_tmpdir(
 def test_sorted_runs_are_merged_before_they_are_many(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Each run is an open file while runs are merged: past MAX_RUNS they are merged into one first."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    monkeypatch.setattr("feedmap._transform_sort.ENTRIES_IN_MEMORY", 2)
-    monkeypatch.setattr("feedmap._transform_sort.MAX_RUNS", 3)
+    monkeypatch.setattr("feedmap.converters._sort.ENTRIES_IN_MEMORY", 2)
+    monkeypatch.setattr("feedmap.converters._sort.MAX_RUNS", 3)
     locs = [f"https://e.example/{(n * 37) % 101:03d}" for n in range(101)]
     out = sort_entries([Entry(loc=loc, title=str(n)) for n, loc in enumerate(locs)], Options(sort="loc"))
     first = next(out)
@@ -201,7 +201,7 @@ def test_a_child_fetched_past_its_memory_copy_checks_tmpdir(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str], web: LocalSite
 ) -> None:
     """A child of a remote index is copied to a spooled file: past 10 bytes it moves to disk, in TMPDIR."""
-    monkeypatch.setattr("feedmap._follow._SPOOL_IN_MEMORY", 10)
+    monkeypatch.setattr("feedmap._web.follow._SPOOL_IN_MEMORY", 10)
     child = _sitemap(tmp_path / "child.xml", 3).read_bytes()
     web.add("/child.xml", child, content_type="application/xml")
     index = f'<sitemapindex xmlns="{SM}"><sitemap><loc>{web.url("/child.xml")}</loc></sitemap></sitemapindex>'

@@ -1,13 +1,13 @@
-"""What the contexts of one run share (:class:`feedmap._context.Shared`): one HTTP fetcher, made on first use
-by the layer that fetches (:func:`feedmap._http.shared_fetcher`) and kept by the run without the context
+"""What the contexts of one run share (:class:`feedmap._core.context.Shared`): one HTTP fetcher, made on first use
+by the layer that fetches (:func:`feedmap._io.http.shared_fetcher`) and kept by the run without the context
 knowing what it is, shared by every thread, closed when the run ends."""
 
 from __future__ import annotations
 
 import threading
 
-from feedmap._context import HttpSettings, Shared
-from feedmap._http import Fetcher, shared_fetcher
+from feedmap._core.context import HttpSettings, Shared
+from feedmap._io.http import Fetcher, shared_fetcher
 
 
 class _Resource:

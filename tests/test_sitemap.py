@@ -12,8 +12,8 @@ from lxml import etree
 
 import feedmap
 from feedmap import ChangeFreq, Entry, Image, W3CDate
-from feedmap._errors import Diagnostic, Level, Reporter
-from feedmap._model import Alternate, DocKind
+from feedmap._core.errors import Diagnostic, Level, Reporter
+from feedmap._core.model import Alternate, DocKind
 from feedmap.cli import main
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"

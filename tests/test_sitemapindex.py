@@ -13,10 +13,10 @@ from lxml import etree
 
 import feedmap
 from feedmap import Entry, W3CDate
-from feedmap._context import Options
-from feedmap._errors import Diagnostic, Level, ReadError, Reporter
-from feedmap._locate import is_mapped, local_path
-from feedmap._model import DocKind
+from feedmap._core.context import Options
+from feedmap._core.errors import Diagnostic, Level, ReadError, Reporter
+from feedmap._core.model import DocKind
+from feedmap._io.locate import is_mapped, local_path
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 SITE = "https://www.example.com/"
@@ -569,13 +569,13 @@ def test_a_symlinked_index_file_inside_the_map_is_read(site: Path) -> None:
     ],
 )
 def test_loop_key_normalises_equivalent_spellings(spelling: str, canonical: str) -> None:
-    from feedmap._follow import loop_key
+    from feedmap._web.follow import loop_key
 
     assert loop_key(spelling) == loop_key(canonical) == canonical
 
 
 def test_loop_key_keeps_what_differs() -> None:
-    from feedmap._follow import loop_key
+    from feedmap._web.follow import loop_key
 
     assert loop_key("https://ex.com:8443/a") == "https://ex.com:8443/a"
     assert loop_key("https://ex.com/A") != loop_key("https://ex.com/a")  # paths are case-sensitive

@@ -1,4 +1,4 @@
-"""feedmap._sources: opening inputs (paths, '-', file objects), gzip by magic bytes, the size cap, and
+"""feedmap._io.sources: opening inputs (paths, '-', file objects), gzip by magic bytes, the size cap, and
 atomic output through open_sink.
 
 RFC 1952: a gzip member starts with the bytes 1f 8b and ends with CRC32 and ISIZE; a file may hold
@@ -19,9 +19,9 @@ import pytest
 from localsite import LocalSite
 
 import feedmap
-from feedmap._context import HttpSettings
-from feedmap._errors import FetchError, LimitError, Reporter, SourceError
-from feedmap._sources import open_sink, open_source
+from feedmap._core.context import HttpSettings
+from feedmap._core.errors import FetchError, LimitError, Reporter, SourceError
+from feedmap._io.sources import open_sink, open_source
 
 NS = b"http://www.sitemaps.org/schemas/sitemap/0.9"
 

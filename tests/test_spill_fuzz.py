@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from feedmap import Entry, Options
 from feedmap.cli import main
-from feedmap.transforms import dedupe, merge_duplicates, report_duplicates, sort_entries
+from feedmap.converters._steps import dedupe, merge_duplicates, report_duplicates, sort_entries
 
 NARROW = "https://e.example/ab"
 WIDE = "".join(chr(ord(low) | ord(high) << 8) for low, high in zip(NARROW[::2], NARROW[1::2], strict=True))
@@ -44,17 +44,17 @@ DATES = [None, "2024-01-01", "2024-01-02", "2024-01-03"]
 
 #: Every threshold of the spills, lowered: keys, their bytes and batches, entries held, chunks, runs.
 LOW = {
-    "feedmap._seen_keys.IN_MEMORY": 2,
-    "feedmap._seen_keys.IN_MEMORY_BYTES": 600,
-    "feedmap._seen_keys.BATCH": 2,
-    "feedmap._seen_keys.BATCH_BYTES": 600,
-    "feedmap._transform_duplicates._ENTRIES_IN_MEMORY": 1,
-    "feedmap._transform_duplicates._BYTES_IN_MEMORY": 1500,
-    "feedmap._transform_duplicates._CHUNK": 50,
-    "feedmap._transform_duplicates._SMALL": 10,
-    "feedmap._transform_sort.ENTRIES_IN_MEMORY": 3,
-    "feedmap._transform_sort.RUN_BYTES": 2500,
-    "feedmap._transform_sort.MAX_RUNS": 2,
+    "feedmap._io.seen_keys.IN_MEMORY": 2,
+    "feedmap._io.seen_keys.IN_MEMORY_BYTES": 600,
+    "feedmap._io.seen_keys.BATCH": 2,
+    "feedmap._io.seen_keys.BATCH_BYTES": 600,
+    "feedmap.converters._duplicates._ENTRIES_IN_MEMORY": 1,
+    "feedmap.converters._duplicates._BYTES_IN_MEMORY": 1500,
+    "feedmap.converters._duplicates._CHUNK": 50,
+    "feedmap.converters._duplicates._SMALL": 10,
+    "feedmap.converters._sort.ENTRIES_IN_MEMORY": 3,
+    "feedmap.converters._sort.RUN_BYTES": 2500,
+    "feedmap.converters._sort.MAX_RUNS": 2,
 }
 
 Kept = list[tuple[str, str]]  # (loc, title): the title says which input entry it is

@@ -24,8 +24,9 @@ import pytest
 from lxml import etree
 
 import feedmap
-from feedmap import Entry, Image, W3CDate, _split
-from feedmap._errors import Diagnostic
+from feedmap import Entry, Image, W3CDate
+from feedmap._core.errors import Diagnostic
+from feedmap._publish import split as _split
 
 SM = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 BASE = "https://example.com/maps/"
@@ -286,12 +287,12 @@ def test_formats_without_a_renderer_cannot_be_split(tmp_path: Path, format: str)
 @pytest.mark.parametrize("format", ["sitemap", "text", "rss", "ror"])
 def test_writing_is_the_rendered_parts_joined(format: str) -> None:
     """One rendering path: the writer writes the renderer's header, blocks and footer."""
-    spec = feedmap._registry.get(format)
+    spec = feedmap.formats._registry.get(format)
     assert spec.renderer is not None
     entries = list(pages(600, images=1))  # more than the first batch a feed renders before its root
     sink = io.BytesIO()
     feedmap.write(entries, sink, format)
-    from feedmap._context import Context
+    from feedmap._core.context import Context
 
     ctx = Context(reporter=feedmap.Reporter())
     rendered = spec.renderer(feedmap.Document(entries=iter(entries)), ctx=ctx)

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from localsite import LocalSite
 
-from feedmap._formats import _output, text
 from feedmap.cli import main
+from feedmap.formats import _output
+from feedmap.formats.lines import _text as text
 
 BASE = "https://example.com/maps/"
 

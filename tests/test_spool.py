@@ -1,5 +1,5 @@
 """Entries pickled to a temporary file by dedupe and sort come back whole: every field, with its type, whatever
-the order of writes and reads (feedmap._transform_duplicates's spool)."""
+the order of writes and reads (feedmap.converters._duplicates's spool)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-import feedmap._transform_duplicates as duplicates
-import feedmap._transform_sort as sort_module
+import feedmap.converters._duplicates as duplicates
+import feedmap.converters._sort as sort_module
 from feedmap import Alternate, ChangeFreq, Entry, Image, Options, Position, W3CDate
-from feedmap.transforms import dedupe, sort_entries
+from feedmap.converters._steps import dedupe, sort_entries
 
 
 def _rich(n: int, lastmod: str | None) -> Entry:

@@ -24,9 +24,9 @@ from test_roundtrip import ROUND_TRIP_FORMATS, entries_for
 
 import feedmap
 from feedmap import ChangeFreq, Entry, W3CDate
-from feedmap._errors import Level, Reporter, StrictError
-from feedmap._registry import FormatSpec, get
-from feedmap._urls import check_loc, encode_url
+from feedmap._core.errors import Level, Reporter, StrictError
+from feedmap._core.urls import check_loc, encode_url
+from feedmap.formats._registry import FormatSpec, get
 
 WRITABLE = {spec.name for spec in ROUND_TRIP_FORMATS}
 

@@ -18,7 +18,7 @@ import pytest
 from localsite import LocalSite, Route
 
 import feedmap
-from feedmap._errors import Diagnostic, Reporter
+from feedmap._core.errors import Diagnostic, Reporter
 from feedmap.cli import main
 
 ATOM = "http://www.w3.org/2005/Atom"
@@ -535,7 +535,7 @@ def test_strict_says_what_lenient_reading_would_have_done(tmp_path: Path, capsys
 
 
 def test_strict_on_a_message_without_a_repair_keeps_it_whole() -> None:
-    from feedmap._errors import strict_message
+    from feedmap._core.errors import strict_message
 
     assert strict_message("no entries") == "no entries (strict mode stops at the first warning)"
 
@@ -640,7 +640,7 @@ def test_info_finds_the_lastmod_span_across_shapes_and_zones(
 
 
 def test_discover_tree_resolves_a_relative_child_against_its_index(web: LocalSite) -> None:
-    from feedmap._sitemaptree import sitemap_tree
+    from feedmap._web.sitemaptree import sitemap_tree
 
     web.add("/sub/child.xml", urlset_xml("https://www.example.com/a"))
     index = web.add("/sub/index.xml", index_xml("child.xml"))

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 import feedmap
 from feedmap import Entry, W3CDate
-from feedmap._errors import Diagnostic, Level, Reporter
-from feedmap._formats._lines import bounded_lines
+from feedmap._core.errors import Diagnostic, Level, Reporter
 from feedmap.cli import main
+from feedmap.formats.lines._common import bounded_lines
 
 
 def read(data: bytes, format: str | None = "text") -> tuple[list[Entry], list[Diagnostic]]:

@@ -1,4 +1,4 @@
-"""feedmap._urls: the sitemaps.org ``loc`` rules and IRI-to-URI encoding (RFC 3987 §3.1)."""
+"""feedmap._core.urls: the sitemaps.org ``loc`` rules and IRI-to-URI encoding (RFC 3987 §3.1)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import feedmap
-from feedmap._errors import Reporter
-from feedmap._urls import MAX_LOC_LENGTH, check_loc, encode_url, is_absolute_url, same_site
+from feedmap._core.errors import Reporter
+from feedmap._core.urls import MAX_LOC_LENGTH, check_loc, encode_url, is_absolute_url, same_site
 
 
 def _url_of_length(length: int) -> str:
@@ -102,7 +102,7 @@ def test_check_loc_rejects_a_malformed_authority_with_userinfo(loc: str) -> None
 @given(st.text(alphabet="hts:/[]@%?#. a1:-<", max_size=30))
 def test_the_plain_loc_check_without_userinfo_agrees_with_the_full_one_when_there_is_no_at_sign(tail: str) -> None:
     """check_loc skips the optional userinfo of its fast regex for a loc without '@': the result is the same."""
-    from feedmap._urls import _PLAIN_LOC, _PLAIN_LOC_NO_USERINFO
+    from feedmap._core.urls import _PLAIN_LOC, _PLAIN_LOC_NO_USERINFO
 
     loc = "http://" + tail.replace("@", "")
     assert (_PLAIN_LOC.fullmatch(loc) is None) == (_PLAIN_LOC_NO_USERINFO.fullmatch(loc) is None)

@@ -15,8 +15,8 @@ from lxml import etree
 
 import feedmap
 from feedmap import Entry
-from feedmap._context import Options
-from feedmap._errors import Diagnostic, Level, Reporter
+from feedmap._core.context import Options
+from feedmap._core.errors import Diagnostic, Level, Reporter
 from feedmap.cli import main
 
 IRI = "http://www.example.com/ümlat.html&q=name"
@@ -293,7 +293,7 @@ def test_atom_markup_subtitles_become_plain_channel_descriptions(tmp_path: Path,
         list(doc)
     import feedparser
 
-    from feedmap._formats._feedparsed import _feed_description
+    from feedmap.formats.feeds._parsed import _feed_description
 
     parsed = feedparser.parse(text.encode(), sanitize_html=False, resolve_relative_uris=False)
     assert _feed_description(parsed.feed, atom=True) == "A lot of effort"

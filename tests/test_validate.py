@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 import feedmap
-from feedmap import _validate_sitemap, _validate_text
-from feedmap._validate_rules import RULES
+from feedmap._validate import sitemap as _validate_sitemap
+from feedmap._validate import text as _validate_text
+from feedmap._validate.rules import RULES
 from feedmap.cli import main
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -417,7 +418,8 @@ def test_a_cut_gzip_is_said_and_the_break_located(tmp_path: Path) -> None:
 
 
 def test_feeds_go_to_the_feed_rules(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """An RSS or ROR input is checked by the feed rules (feedmap._validate_feed), its items counted, their codes
+    """An RSS or ROR input is checked by the feed rules (feedmap.formats.feeds._channel_checks), its items
+    counted, their codes
     explained by --explain."""
     rss = (
         b'<rss version="2.0"><channel><title>T</title><link>https://example.com/</link><description>D</description>'

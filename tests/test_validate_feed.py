@@ -1,4 +1,5 @@
-"""The RSS 2.0 / ROR rules of ``feedmap validate`` (feedmap._validate_feed): each rule with a failing and a
+"""The RSS 2.0 / ROR rules of ``feedmap validate`` (feedmap.formats.feeds._channel_checks): each rule with a
+failing and a
 passing input, the line it names, well-formedness, the ROR namespace, duplicate guids past the spill."""
 
 from __future__ import annotations
@@ -7,9 +8,9 @@ import io
 
 import pytest
 
-import feedmap._seen_keys
-from feedmap._errors import Diagnostic
-from feedmap._validate_feed import FEED_RULES, validate_feed
+import feedmap._io.seen_keys
+from feedmap._core.errors import Diagnostic
+from feedmap.formats.feeds._channel_checks import FEED_RULES, validate_feed
 
 ATOM = 'xmlns:atom="http://www.w3.org/2005/Atom"'
 ROR = 'xmlns:ror="http://rorweb.com/0.1/"'
@@ -251,7 +252,7 @@ def test_a_doctype_with_entities_is_read_without_expanding_them() -> None:
 
 
 def test_duplicate_guids_found_past_the_spill_to_disk(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(feedmap._seen_keys, "IN_MEMORY", 50)
+    monkeypatch.setattr(feedmap._io.seen_keys, "IN_MEMORY", 50)
     items = "".join(f'<item><title>{n}</title><guid isPermaLink="false">g{n}</guid></item>\n' for n in range(300))
     items += '<item><title>again</title><guid isPermaLink="false">g7</guid></item>'
     found, count = check(feed(items))

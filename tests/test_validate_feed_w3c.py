@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 import test_feed_validator as w3c
 
-from feedmap._errors import Diagnostic, Level
-from feedmap._validate_feed import validate_feed
+from feedmap._core.errors import Diagnostic, Level
+from feedmap.formats.feeds._channel_checks import validate_feed
 
 offline = w3c.offline  # the validator fetches DTDs and looks up domains: only the loopback is reachable
 

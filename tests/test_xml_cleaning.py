@@ -16,9 +16,9 @@ import pytest
 from lxml import etree
 
 import feedmap
-from feedmap._errors import Diagnostic, Reporter
-from feedmap._model import Entry
-from feedmap._sources import PeekableStream
+from feedmap._core.errors import Diagnostic, Reporter
+from feedmap._core.model import Entry
+from feedmap._io.sources import PeekableStream
 from feedmap._xml import CleaningStream, escape_attribute, escape_text, unwritable
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"

@@ -21,8 +21,8 @@ from lxml import etree
 
 import feedmap
 from feedmap import Alternate, ChangeFreq, Entry, Image, W3CDate
-from feedmap._context import Options
-from feedmap._errors import Diagnostic
+from feedmap._core.context import Options
+from feedmap._core.errors import Diagnostic
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 IMAGE = "http://www.google.com/schemas/sitemap-image/1.1"

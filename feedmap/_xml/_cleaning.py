@@ -25,8 +25,8 @@ from __future__ import annotations
 import itertools
 import re
 
-from feedmap._errors import Reporter
-from feedmap._wording import counted
+from feedmap._core.errors import Reporter
+from feedmap._core.wording import counted
 from feedmap._xml._decoding import Utf8Input, _Inner
 from feedmap._xml._repairs import REPORT_CAP, Lines, Repairs
 

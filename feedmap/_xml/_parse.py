@@ -15,8 +15,8 @@ from typing import BinaryIO
 
 from lxml import etree
 
-from feedmap._errors import Reporter
-from feedmap._sources import PeekableStream
+from feedmap._core.errors import Reporter
+from feedmap._io.sources import PeekableStream
 from feedmap._xml._cleaning import TEXT_LIMIT, CleaningStream
 from feedmap._xml._names import line_of, local_name
 

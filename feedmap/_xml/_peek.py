@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from feedmap._errors import Reporter
-from feedmap._sources import PeekableStream
+from feedmap._core.errors import Reporter
+from feedmap._io.sources import PeekableStream
 from feedmap._xml._cleaning import CleaningStream
 from feedmap._xml._names import line_of, local_name, namespace_of
 

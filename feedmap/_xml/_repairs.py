@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from feedmap._errors import Reporter
-from feedmap._wording import counted
+from feedmap._core.errors import Reporter
+from feedmap._core.wording import counted
 
 __all__ = ["REPORT_CAP", "Lines", "Repairs"]
 

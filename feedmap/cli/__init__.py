@@ -28,8 +28,8 @@ from feedmap import __version__
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
-from feedmap._errors import FeedmapError, FormatError, ReadError, SourceError, UnknownFormatError, WriteError
-from feedmap._sinks import GuardedOutput
+from feedmap._core.errors import FeedmapError, FormatError, ReadError, SourceError, UnknownFormatError, WriteError
+from feedmap._io.sinks import GuardedOutput
 from feedmap.cli import convert, diff, discover, formats, info, validate
 from feedmap.cli._advice import advice_for, read_error, unknown_format
 from feedmap.cli._terminal import printable, printable_lines

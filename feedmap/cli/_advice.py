@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from feedmap import _registry as registry
-from feedmap._errors import Diagnostic, FeedmapError, ReadError, StrictError, UnknownFormatError, strict_message
+from feedmap._core.errors import Diagnostic, FeedmapError, ReadError, StrictError, UnknownFormatError, strict_message
+from feedmap.formats import _registry as registry
 
 __all__ = ["ADVICE", "DISCOVER_HINT", "advice_for", "read_error", "unknown_format", "with_advice"]
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
-from feedmap._context import (
+from feedmap._core.context import (
     DEADLINE_FACTOR,
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_DEPTH,
@@ -25,12 +25,11 @@ from feedmap._context import (
     HttpSettings,
     Options,
 )
-from feedmap._dates import W3CDate, parse_lenient
-from feedmap._errors import Diagnostic, FormatError, Level
-from feedmap._http_settings import MAX_RETRIES
-from feedmap._option_values import MAX_SECONDS
-from feedmap._sources import DEFAULT_MAX_BYTES
-from feedmap._transform_filters import check_bounds, within
+from feedmap._core.dates import W3CDate, parse_lenient
+from feedmap._core.errors import Diagnostic, FormatError, Level
+from feedmap._core.http_settings import MAX_RETRIES
+from feedmap._core.option_values import MAX_SECONDS
+from feedmap._io.sources import DEFAULT_MAX_BYTES
 from feedmap.cli._advice import with_advice
 from feedmap.cli._option_types import (
     concurrency_count,
@@ -45,6 +44,7 @@ from feedmap.cli._option_types import (
     xml_text,
 )
 from feedmap.cli._terminal import printable
+from feedmap.converters._filters import check_bounds, within
 
 __all__ = [
     "DiagnosticPrinter",

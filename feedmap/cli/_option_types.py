@@ -1,7 +1,7 @@
 """The argparse types of option values: each checked when parsed, a usage error (exit 2) naming the option.
 
 One job: turn an option's text into its value or an :class:`argparse.ArgumentTypeError`, by the rules of
-:mod:`feedmap._option_values` (which ``Options`` and ``HttpSettings`` apply in the library too): numbers
+:mod:`feedmap._core.option_values` (which ``Options`` and ``HttpSettings`` apply in the library too): numbers
 finite and in range, sizes in bytes that print, header text an RFC 9110 §5.5 field value.
 """
 
@@ -13,9 +13,9 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from feedmap._context import MAX_CONCURRENCY
-from feedmap._http_settings import MAX_RETRIES
-from feedmap._option_values import (
+from feedmap._core.context import MAX_CONCURRENCY
+from feedmap._core.http_settings import MAX_RETRIES
+from feedmap._core.option_values import (
     MAX_SECONDS,
     MAX_SIZE,
     header_text_problem,

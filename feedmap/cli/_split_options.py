@@ -7,13 +7,13 @@ import os
 from collections.abc import Callable
 
 from feedmap import _api as api
-from feedmap._context import name_pattern_problem
-from feedmap._errors import FormatError
-from feedmap._limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
-from feedmap._model import DocKind
-from feedmap._split import check_directory
-from feedmap._summary import SplitSummary, Summary
-from feedmap._wording import counted
+from feedmap._core.context import name_pattern_problem
+from feedmap._core.errors import FormatError
+from feedmap._core.limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
+from feedmap._core.model import DocKind
+from feedmap._core.summary import SplitSummary, Summary
+from feedmap._core.wording import counted
+from feedmap._publish.split import check_directory
 from feedmap.cli._common import non_negative_int, parse_size
 
 __all__ = ["add_split_options", "check_split", "last_line"]

@@ -10,13 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from feedmap import _api as api
-from feedmap import _registry as registry
-from feedmap._context import Options
-from feedmap._converters import enrich
-from feedmap._converters.kinds import xml_for_kind
-from feedmap._errors import Diagnostic, FormatError, Level, Reporter
-from feedmap._model import DocKind
-from feedmap._transform_sort import SORT_KEYS
+from feedmap._core.context import Options
+from feedmap._core.errors import Diagnostic, FormatError, Level, Reporter
+from feedmap._core.model import DocKind
 from feedmap.cli._common import (
     DiagnosticPrinter,
     Progress,
@@ -29,6 +25,10 @@ from feedmap.cli._common import (
 )
 from feedmap.cli._split_options import add_split_options, check_split, last_line
 from feedmap.cli._terminal import printable
+from feedmap.converters import _enrich as enrich
+from feedmap.converters._kinds import xml_for_kind
+from feedmap.converters._sort import SORT_KEYS
+from feedmap.formats import _registry as registry
 
 #: The exit code of an input read with an error (as ``feedmap validate`` gives for an invalid one).
 EXIT_INVALID = 1

@@ -1,11 +1,11 @@
 """``feedmap diff OLD NEW``: the URLs added, removed and changed between two inputs, like diff(1).
 
-The comparison is :func:`feedmap._diff.diff` (by loc, on lastmod, changefreq, priority, images and
+The comparison is :func:`feedmap._diff.diff.diff` (by loc, on lastmod, changefreq, priority, images and
 alternates, in a temporary SQLite database on disk).  Changes go to stdout, one line each (or JSON lines,
 one object each, with ``--jsonl``), then the summary line (``--jsonl``: a last object of kind ``summary``);
 reading diagnostics go to stderr as ``file:line: level[code]: message``.  ``--json`` is the deprecated
 name of ``--jsonl`` (warned on stderr): everywhere else ``--json`` prints one object, and so will diff's.
-OLD and NEW may be directories ``feedmap convert -o DIR/`` published (:mod:`feedmap._diff_sides`).
+OLD and NEW may be directories ``feedmap convert -o DIR/`` published (:mod:`feedmap._diff.sides`).
 Exit codes are those of diff(1): 0 the inputs hold the same URLs with the same values, 1 they differ,
 2 trouble (an input that cannot be read or was read incompletely, both read from the same files, a usage
 error).
@@ -18,10 +18,10 @@ import json
 import sys
 from typing import Any
 
-from feedmap._diff import Change, diff, item_key
-from feedmap._diff_sides import is_directory
-from feedmap._errors import FormatError, Reporter
-from feedmap._model import Alternate, Image
+from feedmap._core.errors import FormatError, Reporter
+from feedmap._core.model import Alternate, Image
+from feedmap._diff.diff import Change, diff, item_key
+from feedmap._diff.sides import is_directory
 from feedmap.cli._common import DiagnosticPrinter, add_reading_options, parse_map, reading_options
 from feedmap.cli._split_options import _index_name as index_file_name
 from feedmap.cli._terminal import json_text, shown_url

@@ -1,8 +1,8 @@
 """``feedmap discover``: find a site's sitemaps (robots.txt, then the usual locations) and show their tree.
 
-The rules are those of :mod:`feedmap._discover` (robots.txt ``Sitemap:`` lines per RFC 9309 and
+The rules are those of :mod:`feedmap._web.discover` (robots.txt ``Sitemap:`` lines per RFC 9309 and
 sitemaps.org; ``/sitemap.xml`` and ``/sitemap_index.xml`` when robots.txt names none), and ``--tree`` those
-of :mod:`feedmap._sitemaptree` (the sitemaps.org index, children on the index's site).  The sitemap URLs
+of :mod:`feedmap._web.sitemaptree` (the sitemaps.org index, children on the index's site).  The sitemap URLs
 go to stdout, one per line, so they can be piped; how each was found goes to stderr with ``--verbose``.
 
 Exit codes: 0 a sitemap was found, 1 none was found (what was tried is printed) or, with ``--tree``, a
@@ -16,12 +16,12 @@ import argparse
 import sys
 from typing import Any
 
-from feedmap._context import Options
-from feedmap._discover import discover, site_root
-from feedmap._errors import Diagnostic, Level, Reporter, SourceError
-from feedmap._sitemaptree import SitemapNode, sitemap_trees
-from feedmap._sources import DEFAULT_MAX_BYTES
-from feedmap._wording import counted
+from feedmap._core.context import Options
+from feedmap._core.errors import Diagnostic, Level, Reporter, SourceError
+from feedmap._core.wording import counted
+from feedmap._io.sources import DEFAULT_MAX_BYTES
+from feedmap._web.discover import discover, site_root
+from feedmap._web.sitemaptree import SitemapNode, sitemap_trees
 from feedmap.cli._advice import ADVICE
 from feedmap.cli._common import DiagnosticPrinter, add_http_options, add_map_option, http_settings, parse_size
 from feedmap.cli._terminal import json_text, printable, shown_url
@@ -122,7 +122,7 @@ def _describe(node: SitemapNode) -> str:
 
 
 def tree_lines(root: SitemapNode) -> list[str]:
-    """The lines of a :class:`~feedmap._sitemaptree.SitemapNode`'s tree, two spaces of indent per level."""
+    """The lines of a :class:`~feedmap._web.sitemaptree.SitemapNode`'s tree, two spaces of indent per level."""
     return [f"{'  ' * depth}{shown_url(node.url)}  {printable(_describe(node))}" for depth, node in root.walk()]
 
 

@@ -6,9 +6,9 @@ import argparse
 import json
 from typing import Any
 
-from feedmap import _registry as registry
-from feedmap._model import ENTRY_FIELDS
+from feedmap._core.model import ENTRY_FIELDS
 from feedmap.cli._terminal import printable
+from feedmap.formats import _registry as registry
 
 __all__ = ["add_parser", "run"]
 

@@ -7,10 +7,10 @@ import sys
 from typing import Any
 
 from feedmap import _api as api
-from feedmap._dates import W3CDate
-from feedmap._errors import Level, Reporter
-from feedmap._model import DocKind
-from feedmap._wording import counted
+from feedmap._core.dates import W3CDate
+from feedmap._core.errors import Level, Reporter
+from feedmap._core.model import DocKind
+from feedmap._core.wording import counted
 from feedmap.cli._common import DiagnosticPrinter, add_reading_options, reading_options
 from feedmap.cli._terminal import json_text, printable
 

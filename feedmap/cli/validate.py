@@ -1,6 +1,6 @@
 """``feedmap validate INPUT...``: every protocol rule each input breaks, one line per finding, then a summary.
 
-The checks are :func:`feedmap._validate.validate` (sitemaps.org 0.9 and its XSDs for sitemaps, indexes and
+The checks are :func:`feedmap._validate.report.validate` (sitemaps.org 0.9 and its XSDs for sitemaps, indexes and
 text sitemaps; RSS 2.0 and ROR for feeds).  Findings go to stdout as ``file:line[:col]: level[code]: message``
 (or, with ``--json``, one JSON object for CI systems), then ``2 errors, 5 warnings in 3 files, 120,000
 entries``.  Exit 0 with no error (warnings allowed unless ``--strict``), 1 with an error, 2 when an input
@@ -15,9 +15,9 @@ import sys
 from collections import Counter
 from typing import Any
 
-from feedmap._errors import Diagnostic, Level, SourceError
-from feedmap._validate import Report, all_rules, validate
-from feedmap._wording import counted
+from feedmap._core.errors import Diagnostic, Level, SourceError
+from feedmap._core.wording import counted
+from feedmap._validate.report import Report, all_rules, validate
 from feedmap.cli._common import add_reading_options, reading_options
 from feedmap.cli._terminal import json_text, printable
 

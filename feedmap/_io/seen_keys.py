@@ -1,0 +1,233 @@
+"""The keys a dedupe has seen, each with an int, in first-seen order: in a dict, then in SQLite on disk.
+
+One job: :class:`SeenKeys`, the memory of :mod:`feedmap.converters._duplicates` and of validate's repeats.  Up
+to :data:`IN_MEMORY` keys (and :data:`IN_MEMORY_BYTES` of key text: a key may be a long URL) live in a dict
+(about 100-150 bytes a key); past it they move into a temporary SQLite database (https://www.sqlite.org/, the
+standard library's :mod:`sqlite3`, DB-API 2.0, PEP 249) in a temporary directory
+(:func:`feedmap._io.scratch.scratch_folder`), so memory stops growing with the input.  The database is a scratch
+file: no journal (``PRAGMA journal_mode=OFF``), no syncing (``PRAGMA synchronous=OFF``), a page cache of
+:data:`CACHE_KIB` KiB, and changes written in batches of :data:`BATCH` keys or :data:`BATCH_BYTES` of key text
+with ``executemany``.  A row's ``seq`` (its rowid) keeps the first-seen order: a key changed later keeps its
+row.  A key is an ``int`` or a ``str``: the column has no type affinity, so SQLite stores either as given and
+an integer never equals a text, as in the dict.  A key is its own identity: a text key is compared whole (by
+the dict, then by SQLite's ``UNIQUE`` index); the Bloom filter in front of the database only says "maybe",
+which the database then answers.  The directory is removed by :meth:`SeenKeys.close`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import sqlite3
+from collections.abc import Iterator
+
+from feedmap._core.errors import SourceError
+from feedmap._io.scratch import scratch_error, scratch_folder
+
+__all__ = ["BATCH", "BATCH_BYTES", "CACHE_KIB", "IN_MEMORY", "IN_MEMORY_BYTES", "SeenKeys"]
+
+#: Keys held in a dict before they move to SQLite.  A dedupe of 1,000,000 URLs converted to a sitemap
+#: (``feedmap convert ... -t sitemap``) peaks at about 150 MB in memory alone; with this cap, under 100 MB.
+IN_MEMORY = 250_000
+
+#: Characters of text keys held in the dict before they move to SQLite (URLs of 100 characters: 160,000).
+IN_MEMORY_BYTES = 16 << 20
+
+#: Keys added or changed held in memory past the cap before they are written with one ``executemany``.
+BATCH = 20_000
+
+#: Characters of text keys held in such a batch before it is written.
+BATCH_BYTES = 4 << 20
+
+#: SQLite's page cache, in KiB (``PRAGMA cache_size`` takes a negative number for KiB).
+CACHE_KIB = 4096
+
+Key = int | str
+
+_BLOOM_BITS = 1 << 24
+_BLOOM_MASK = _BLOOM_BITS - 1
+_BLOOM_KEYS = _BLOOM_BITS // 16
+
+_SCHEMA = "CREATE TABLE seen (seq INTEGER PRIMARY KEY, key UNIQUE NOT NULL, value INTEGER NOT NULL)"
+
+
+class _Bloom:
+    """A Bloom filter (Bloom, 1970) over the keys past the cap: most keys never seen are answered without
+    asking the database.  Filters of :data:`_BLOOM_KEYS` keys, 2 MiB each (16 bits a key, three probes
+    taken from the key's 64-bit hash: about one false "maybe" in 200), one more each time one fills."""
+
+    def __init__(self) -> None:
+        self._filters: list[bytearray] = []
+        self._count = _BLOOM_KEYS
+
+    def add(self, key: Key) -> None:
+        if self._count >= _BLOOM_KEYS:
+            self._filters.append(bytearray(_BLOOM_BITS >> 3))
+            self._count = 0
+        self._count += 1
+        bits, h = self._filters[-1], hash(key)
+        for spot in (h & _BLOOM_MASK, (h >> 20) & _BLOOM_MASK, (h >> 40) & _BLOOM_MASK):
+            bits[spot >> 3] |= 1 << (spot & 7)
+
+    def __contains__(self, key: Key) -> bool:
+        h = hash(key)
+        one, two, three = h & _BLOOM_MASK, (h >> 20) & _BLOOM_MASK, (h >> 40) & _BLOOM_MASK
+        for bits in self._filters:  # a loop, not any(): no generator made per key asked
+            if bits[one >> 3] >> (one & 7) & bits[two >> 3] >> (two & 7) & bits[three >> 3] >> (three & 7) & 1:
+                return True
+        return False
+
+
+def _stored(key: Key) -> int | bytes:
+    """A key as the database holds it: a text as its UTF-8 bytes, a lone surrogate (a loc built in Python)
+    too (``surrogatepass``: SQLite's text is UTF-8 and refuses it), so every text has its own stored form."""
+    return key.encode("utf-8", "surrogatepass") if isinstance(key, str) else key
+
+
+class _Database:
+    """The keys past the cap: the ``seen`` table of a database in a temporary directory."""
+
+    def __init__(self) -> None:
+        self.folder = scratch_folder("feedmap-dedupe-", _WHAT)
+        try:
+            # one generator uses it at a time, but its consumer may advance it from another thread
+            self.db = sqlite3.connect(self.folder / "seen.sqlite3", isolation_level=None, check_same_thread=False)
+            for pragma in ("journal_mode=OFF", "synchronous=OFF", f"cache_size=-{CACHE_KIB}", "temp_store=MEMORY"):
+                self.db.execute(f"PRAGMA {pragma}")
+            self.db.execute(_SCHEMA)
+        except BaseException:
+            self.close()
+            raise
+
+    def get(self, key: Key) -> int | None:
+        row = self.db.execute("SELECT value FROM seen WHERE key = ?", (_stored(key),)).fetchone()
+        return None if row is None else int(row[0])
+
+    def write(self, added: dict[Key, int], changed: dict[Key, int]) -> None:
+        """Append ``added`` (in their order) and update ``changed``, in one transaction."""
+        self.db.execute("BEGIN")
+        self.db.executemany("INSERT INTO seen (key, value) VALUES (?, ?)", ((_stored(k), v) for k, v in added.items()))
+        self.db.executemany("UPDATE seen SET value = ? WHERE key = ?", ((v, _stored(k)) for k, v in changed.items()))
+        self.db.execute("COMMIT")
+
+    def values(self) -> Iterator[int]:
+        for (value,) in self.db.execute("SELECT value FROM seen ORDER BY seq"):
+            yield int(value)
+
+    def close(self) -> None:
+        with contextlib.suppress(AttributeError, sqlite3.Error):
+            self.db.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+_WHAT = "database for repeated URLs"
+
+
+def _trouble(exc: Exception) -> SourceError:
+    return scratch_error(_WHAT, exc)
+
+
+def _size(key: Key) -> int:
+    """What a key counts against the byte budgets: its characters (an int: 8)."""
+    return len(key) if isinstance(key, str) else 8
+
+
+class SeenKeys:
+    """A mapping of keys to ints in first-seen order (a key set again keeps its place), bounded in memory.
+
+    Use :meth:`get` for a key, :meth:`add` for a key :meth:`get` did not find, :meth:`replace` for one it
+    found, :meth:`values` once at the end, and :meth:`close` always.
+    """
+
+    def __init__(self, in_memory: int | None = None) -> None:
+        self._cap = IN_MEMORY if in_memory is None else in_memory
+        self._memory: dict[Key, int] = {}
+        self._memory_bytes = 0
+        self._db: _Database | None = None
+        self._batch_bytes = 0
+        self._added: dict[Key, int] = {}  # past the cap: keys not yet in the database, in order
+        self._changed: dict[Key, int] = {}  # past the cap: new values of keys in the database
+        self._bloom = _Bloom()  # past the cap: every key
+
+    def get(self, key: Key) -> int | None:
+        if self._db is None:
+            return self._memory.get(key)
+        if key not in self._bloom:
+            return None
+        value = self._added.get(key)
+        if value is None:
+            value = self._changed.get(key)
+        if value is None:
+            try:
+                value = self._db.get(key)
+            except sqlite3.Error as exc:
+                raise _trouble(exc) from exc
+        return value
+
+    def add(self, key: Key, value: int) -> None:
+        """A new key, placed after every other."""
+        if self._db is None:
+            self._memory[key] = value
+            self._memory_bytes += _size(key)
+            if len(self._memory) >= self._cap or self._memory_bytes >= IN_MEMORY_BYTES:
+                self._spill()
+            return
+        self._added[key] = value
+        self._bloom.add(key)
+        self._batch_bytes += _size(key)
+        self._batch_done()
+
+    def replace(self, key: Key, value: int) -> None:
+        """A new value for a key seen before; the key keeps its place."""
+        if self._db is None:
+            self._memory[key] = value
+        elif key in self._added:
+            self._added[key] = value
+        else:
+            self._changed[key] = value
+            self._batch_bytes += _size(key)
+            self._batch_done()
+
+    def values(self) -> Iterator[int]:
+        """The values in the keys' first-seen order."""
+        if self._db is None:
+            yield from list(self._memory.values())
+            return
+        self._write()
+        try:
+            yield from self._db.values()
+        except sqlite3.Error as exc:
+            raise _trouble(exc) from exc
+
+    def close(self) -> None:
+        """Forget every key; remove the database and its directory."""
+        self._memory, self._added, self._changed = {}, {}, {}
+        self._memory_bytes = self._batch_bytes = 0
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def _spill(self) -> None:
+        try:
+            self._db = _Database()
+        except (OSError, sqlite3.Error) as exc:  # scratch_folder raises its own SourceError
+            raise _trouble(exc) from exc
+        for key in self._memory:
+            self._bloom.add(key)
+        self._added, self._memory = self._memory, {}
+        self._memory_bytes = 0
+        self._write()
+
+    def _batch_done(self) -> None:
+        if len(self._added) + len(self._changed) >= BATCH or self._batch_bytes >= BATCH_BYTES:
+            self._write()
+
+    def _write(self) -> None:
+        if self._db is None:  # called past the cap only
+            return
+        try:
+            self._db.write(self._added, self._changed)
+        except sqlite3.Error as exc:
+            raise _trouble(exc) from exc
+        self._added, self._changed = {}, {}
+        self._batch_bytes = 0

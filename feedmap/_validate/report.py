@@ -1,0 +1,345 @@
+"""``feedmap.validate``: every protocol rule an input breaks, with its line, as one :class:`Report`.
+
+The sitemaps.org protocol 0.9 (https://www.sitemaps.org/protocol.html) and its XSDs for XML sitemaps, indexes
+and text sitemaps (:mod:`feedmap._validate.sitemap`, :mod:`feedmap._validate.text`; the rule table is
+:data:`feedmap._validate.rules.RULES`); RSS 2.0 and ROR (https://www.rssboard.org/rss-specification,
+http://rorweb.com/0.1/) by the feed rules module, looked up by name only for a feed, so that this module
+works without it.  Unlike :func:`feedmap.read`, nothing is repaired and reading never stops at the first
+problem: each finding is a :class:`~feedmap._core.errors.Diagnostic` (level, code, message, file, line, column).
+An index's children are validated too (unless ``options.follow`` is False), each under its own name, by the
+rules of index following (:mod:`feedmap._core.follow_rules`, sitemaps.org "Sitemap file location"): never one off
+the index's site, see :class:`_Run`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime as dt
+from collections import Counter
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass, field
+
+from feedmap._core.context import Context, Options, Shared
+from feedmap._core.errors import (
+    Diagnostic,
+    DiagnosticHandler,
+    FeedmapError,
+    FetchError,
+    Level,
+    LimitError,
+    ReadError,
+    Reporter,
+    SourceError,
+    StrictError,
+    UnknownFormatError,
+    reason_of,
+)
+from feedmap._core.follow_rules import loop_key, nesting_refusal, same_site_rule
+from feedmap._core.urls import is_http_url, same_site
+from feedmap._io.http import shared_fetcher
+from feedmap._io.locate import MapEscapeError, is_mapped, local_path
+from feedmap._io.sources import Source, SourceLike, is_url, open_source
+from feedmap._validate.rules import RULES, Findings
+from feedmap._validate.sitemap import validate_sitemap
+from feedmap._validate.text import validate_text
+from feedmap._web.discover import open_url, robots_sitemaps, site_root
+from feedmap.formats import _registry as registry
+from feedmap.formats._detection import sniff
+from feedmap.formats.feeds._channel_checks import FEED_RULES, validate_feed
+
+__all__ = ["Report", "all_rules", "validate"]
+
+_XML_SITEMAP = frozenset({"sitemap", "sitemapindex"})
+_FEEDS = frozenset({"rss", "ror"})
+
+
+@dataclass
+class Report:
+    """What :func:`validate` found: its findings, the files checked (an index's children too), their entries.
+
+    ``findings`` holds every finding when :func:`validate` was given no ``on_diagnostic`` or ``reporter``;
+    with one, the findings go there as they come and are not kept (so that memory does not grow with them:
+    a million bad URLs are a million findings), and only the counts are.
+    """
+
+    findings: list[Diagnostic] = field(default_factory=list)
+    files: int = 0
+    entries: int = 0
+    #: With strict, a warning makes the report not ``ok`` either.
+    strict: bool = False
+    #: Findings by level, kept or not.
+    counts: Counter[Level] = field(default_factory=Counter)
+
+    def add(self, finding: Diagnostic, *, keep: bool = True) -> None:
+        self.counts[finding.level] += 1
+        if keep:
+            self.findings.append(finding)
+
+    def count(self, level: Level) -> int:
+        return self.counts[level]
+
+    @property
+    def errors(self) -> int:
+        return self.count(Level.ERROR)
+
+    @property
+    def warnings(self) -> int:
+        return self.count(Level.WARNING)
+
+    @property
+    def infos(self) -> int:
+        return self.count(Level.INFO)
+
+    @property
+    def ok(self) -> bool:
+        """No error (and, when strict, no warning)."""
+        return not self.errors and not (self.strict and self.warnings)
+
+
+#: Longest message kept whole: two locs of the protocol's 2,048 characters fit (a loc and its escaped form); a
+#: longer one comes from a hostile value (a 10 MB text node) and is cut, so that findings stay the size of lines.
+MAX_MESSAGE = 5000
+
+
+def _cut(message: str) -> str:
+    return f"{message[:MAX_MESSAGE]}... (cut: {len(message):,} characters)"
+
+
+def all_rules() -> dict[str, tuple[Level, str]]:
+    """Every rule's code -> (level, one-line explanation): the sitemap rules and the feed rules."""
+    return {**RULES, **FEED_RULES}
+
+
+@dataclass
+class _Index:
+    """An index whose children are being validated: the children left, where its findings go, its URL."""
+
+    children: Iterator[tuple[str, int]]
+    find: Findings
+    #: Where the index was found (after redirects), else the ``--base-url`` given: the scope of its children.
+    url: str | None
+    #: What identifies it for loop detection (:func:`~feedmap._core.follow_rules.loop_key`, or its resolved path).
+    key: str
+    #: The URLs of the indexes that led to it, itself last (a robots.txt naming one lifts the directory rule).
+    lineage: tuple[str, ...]
+
+
+class _Run:
+    """One call of :func:`validate`: the report, where findings go, the options, the run's shared fetcher.
+
+    An index's children are validated by the rules of index following that ``convert``, ``info`` and
+    ``discover --tree`` keep (:mod:`feedmap._core.follow_rules`): a child off the index's site is never read
+    (a ``file:`` child of a remote index included), each redirect hop of a child is checked before it is
+    requested, loops and nesting deeper than ``max_depth`` are not followed; each child is validated
+    once.  The walk keeps an explicit stack of indexes, so a deep chain costs no Python stack.
+    """
+
+    def __init__(self, report: Report, options: Options, emit: Callable[[Diagnostic], None]) -> None:
+        self.report = report
+        self.options = options
+        self.emit = emit
+        self.shared = Shared()
+        self.visited: set[str] = set()
+        self.now = dt.datetime.now(dt.timezone.utc)
+        self.robots: dict[str, frozenset[str]] = {}
+
+    def walk(self, source: SourceLike, format: str | None) -> None:
+        """Validate ``source`` and, when it is an index (and ``follow``), its children depth first."""
+        root = self.root(source, format)
+        stack = [root] if root is not None else []
+        while stack:
+            top = stack[-1]
+            child = next(top.children, None)
+            if child is None:
+                stack.pop()
+                continue
+            nested = self.child(*child, top, tuple(index.key for index in stack))
+            if nested is not None:
+                stack.append(nested)
+
+    def root(self, source: SourceLike, format: str | None) -> _Index | None:
+        try:
+            return self._root(source, format)
+        except LimitError as exc:  # a Content-Length over --max-bytes: the input cannot be read at all
+            raise SourceError(str(exc)) from None
+
+    def _root(self, source: SourceLike, format: str | None) -> _Index | None:
+        remote = isinstance(source, str) and is_url(source) and not source.startswith("file:")
+        with open_source(
+            source,
+            reporter=Reporter(handler=self.emit),
+            max_bytes=self.options.max_bytes,
+            fetcher=shared_fetcher(self.shared, self.options.http) if remote else None,
+            maps=self.options.maps,
+        ) as opened:
+            key = str(opened.path.resolve()) if opened.path is not None else loop_key(opened.url or opened.name)
+            self.visited.add(key)
+            return self.file(opened, format, key, (), self.options.base_url)
+
+    def child(self, url: str, line: int, index: _Index, ancestors: tuple[str, ...]) -> _Index | None:
+        """Validate one child of ``index`` (named at ``line`` of it); a nested index is returned, to be walked."""
+        find = index.find
+        try:
+            path = local_path(url, self.options.maps)
+        except MapEscapeError as exc:
+            find("map-escape", str(exc), line)
+            return None
+        except SourceError as exc:  # a NUL in the path, not a regular file (a FIFO would block)
+            find("child-unreadable", f"child sitemap {url} could not be read: {reason_of(exc, url)}", line)
+            return None
+        key = str(path.resolve()) if path is not None else loop_key(url)
+        refused = nesting_refusal(key, ancestors, self.options.max_depth)
+        if refused is not None:
+            find(refused[0], f"child sitemap {url} {refused[1]}", line)
+            return None
+        if key in self.visited:
+            return None  # validated already, as the child of another index
+        self.visited.add(key)
+        try:
+            with open_url(
+                url,
+                self.options,
+                self.shared,
+                Reporter(handler=self.emit),
+                self.options.max_bytes,
+                same_site_rule(index.url),
+            ) as opened:
+                nested = self.file(opened, None, key, index.lineage)
+        except FetchError as exc:
+            if exc.code == "redirect-refused":
+                find("child-off-site", f"child sitemap {url} {reason_of(exc, url)}; not read", line)
+            else:
+                find("child-unreadable", f"child sitemap {url} could not be read: {reason_of(exc, url)}", line)
+            return None
+        except StrictError:
+            raise
+        except FeedmapError as exc:  # SourceError, a size cap (Content-Length over --max-bytes)
+            find("child-unreadable", f"child sitemap {url} could not be read: {reason_of(exc, url)}", line)
+            return None
+        if nested is not None:
+            find("nested-index", f"child sitemap {url} is a sitemap index inside an index", line)
+        return nested
+
+    def file(
+        self, opened: Source, format: str | None, key: str, lineage: tuple[str, ...], given: str | None = None
+    ) -> _Index | None:
+        """Validate one opened input; an index to follow is returned with its children.
+
+        Its URL (the scope of its URLs and children) is where it was fetched from, or mapped to by
+        ``--map``; else ``given`` (``--base-url``, for the input named on the command line only).
+        """
+        self.report.files += 1
+        find = Findings(self.emit, opened.name)
+        fetched = opened.url if opened.url is not None and is_http_url(opened.url) else None
+        base = fetched or given
+        lineage = (*lineage, base) if base is not None else lineage
+        try:
+            # no network for a local input, nor for one read through --map unless its robots.txt is mapped too
+            lifted = self._lifted(lineage, mapped=opened.path is not None) if fetched is not None else None
+            children = self._checked(opened, format, find, base, lifted)
+        except UnknownFormatError as exc:
+            find("unknown-format", exc.what, exc.line)
+        except ReadError as exc:  # a size cap (--max-bytes) hit while reading
+            find("unreadable", exc.bare_message, exc.line)
+        else:
+            if children is not None and self.options.follow:
+                return _Index(iter(children), find, base, key, lineage)
+        return None
+
+    def _checked(
+        self, opened: Source, format: str | None, find: Findings, base: str | None, lifted: Callable[[], bool] | None
+    ) -> list[tuple[str, int]] | None:
+        """Check one input by the rules of its format; an index's children (to follow) or None."""
+        kind = _format_of(opened, format)
+        if kind in _XML_SITEMAP:
+            result = validate_sitemap(opened.stream, find, base_url=base, now=self.now, lifted=lifted)  # type: ignore[arg-type]
+            self.report.entries += result.entries
+            return result.children if result.kind == "sitemapindex" else None
+        if kind == "text":
+            self.report.entries += validate_text(opened.stream, find, base_url=base, lifted=lifted)
+            return None
+        if kind in _FEEDS:
+            self.report.entries += validate_feed(opened.stream, opened.name, self.emit, base_url=base)  # type: ignore[arg-type]
+            return None
+        find("no-rules", f"validate has no rules for {kind}; the input was only read")
+        self._read_only(opened, kind)
+        return None
+
+    def _lifted(self, lineage: tuple[str, ...], *, mapped: bool) -> Callable[[], bool]:
+        """Whether the robots.txt of the sitemap's site names it or an index above it (read once per site,
+        only when asked: when URLs of the site are outside the sitemap's directory)."""
+
+        def lifted() -> bool:
+            url = lineage[-1]
+            site = site_root(url)
+            if mapped and not is_mapped(site + "robots.txt", self.options.maps):
+                return False
+            if site not in self.robots:
+                named = robots_sitemaps(site, self.options, self.shared)
+                self.robots[site] = frozenset(loop_key(sitemap) for sitemap in named)
+            return any(loop_key(above) in self.robots[site] for above in lineage if same_site(above, url))
+
+        return lifted
+
+    def _read_only(self, opened: Source, kind: str) -> None:
+        spec = registry.get(kind)
+        assert spec.reader is not None
+        ctx = Context(reporter=Reporter(handler=self.emit), options=self.options, name=opened.name)
+        doc = spec.reader(opened, ctx=ctx)
+        self.report.entries += sum(1 for _ in doc.entries)
+
+
+def _format_of(opened: Source, format: str | None) -> str:
+    """The format to validate by: named, else the root element for XML, else what reading would recognise."""
+    if format is not None:
+        return registry.get(format).name
+    sniffed = sniff(opened.stream)
+    if sniffed.kind == "xml" and (sniffed.root is None or sniffed.root.local in _XML_SITEMAP):
+        return "sitemap"  # malformed XML too: its line and column are reported
+    return registry.detect(opened).name
+
+
+def validate(
+    source: SourceLike,
+    format: str | None = None,
+    options: Options | None = None,
+    *,
+    on_diagnostic: DiagnosticHandler | None = None,
+    reporter: Reporter | None = None,
+    ignore: Collection[str] = (),
+) -> Report:
+    """Check ``source`` against every rule of its format; an index's children too.
+
+    ``format`` names the input's format (default: recognised from content).  Findings are collected in the
+    returned :class:`Report`, or, when ``on_diagnostic`` or ``reporter`` is given, passed there as they come
+    and only counted in the report (a strict reporter raises at the first warning; ``options.strict`` only
+    makes warnings count against ``ok``).
+    The findings of the codes in ``ignore`` are left out: neither passed on nor counted (ValueError for a
+    code that is no rule's, see :func:`all_rules`).
+    Raises :class:`~feedmap.SourceError` when the input cannot be opened at all.
+    """
+    unknown = sorted(set(ignore) - set(all_rules()))
+    if unknown:
+        raise ValueError(f"no such validate code: {', '.join(unknown)}")
+    ignored = frozenset(ignore)
+    options = options or Options()
+    report = Report(strict=options.strict)
+
+    keep = reporter is None and on_diagnostic is None
+
+    def emit(finding: Diagnostic) -> None:
+        if finding.code in ignored:
+            return
+        if len(finding.message) > MAX_MESSAGE:
+            finding = dataclasses.replace(finding, message=_cut(finding.message))
+        report.add(finding, keep=keep)
+        if reporter is not None:
+            reporter.report(finding)
+        elif on_diagnostic is not None:
+            on_diagnostic(finding)
+
+    run = _Run(report, options, emit)
+    with contextlib.closing(run.shared):
+        run.walk(source, format)
+    return report

@@ -1,0 +1,379 @@
+"""Index following: reading the children of a sitemap index, as one step between a reader and the API.
+
+Spec: the sitemaps.org 0.9 sitemap index (https://www.sitemaps.org/protocol.html#index).  A reader gives
+an index as a document of kind ``index`` whose entries are its children (loc, lastmod);
+:func:`follow_index` turns it into a document of the children's entries, one child after another
+(streaming), in index order.  The rules (scope, loops, relative children, depth) are those of
+:mod:`feedmap._core.follow_rules`; this module applies them, downloads the children and walks the tree.
+
+* **Local children**: a child is read from disk when its URL starts with a ``--map PREFIX=DIR`` prefix (a
+  static-site build directory) or is a ``file:`` URL (:func:`feedmap._io.locate.local_path`: inside the
+  directory, a regular file, no NUL); a child that cannot be read is reported with its URL and the rest
+  goes on.
+* **The follow filter** (``--since``, :attr:`~feedmap._core.context.Options.follow_child`,
+  :attr:`~feedmap._core.context.Options.since`): a child it leaves
+  out is reported (``child-skipped``) and is no failure.
+* **Scope**: a child of a fetched index must have the index's scheme, host and port (``child-off-site``),
+  and so must every redirect it answers with: each hop is checked before it is requested
+  (:meth:`feedmap._io.http.Fetcher.open`, ``redirect_rule``).
+* **Relative children**: resolved against the index's own URL (``relative-url-resolved``); when the index
+  has no URL (a local file), reported (``child-not-read``) and not read.
+* **Downloads**: up to ``concurrency`` children download ahead of the one being read, on the run's one
+  pool of threads (:meth:`feedmap._core.context.Shared.pool`), each into a spooled temporary file capped at
+  ``--max-bytes``.
+* **Nothing read**: when the index names children and not one of them could be read (every one failed
+  or was refused; a loop back to an index being read is no failure), reading ends with a
+  :class:`~feedmap._core.errors.ReadError` (``no-child-read``), so the CLI exits 1 instead of writing an empty
+  output.  Children left out by the follow filter are not failures.
+* **Depth**: the walk keeps one explicit stack of the indexes being read (:class:`_Following`), not one
+  generator per level, so a deep chain under a large ``max_depth`` costs no Python stack; nesting deeper
+  than ``max_depth`` is not followed (``index-too-deep``), an index already being read is a loop
+  (``index-loop``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import deque
+from collections.abc import Callable, Generator, Iterator
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+from feedmap._core.context import Context, Options
+from feedmap._core.errors import (
+    FeedmapError,
+    FetchError,
+    ReadError,
+    SourceError,
+    StrictError,
+    UnknownFormatError,
+    reason_of,
+)
+from feedmap._core.follow_rules import (
+    child_refusal,
+    child_url,
+    loop_key,
+    nesting_refusal,
+    resolved_message,
+    same_site_rule,
+    scope_refusal,
+)
+from feedmap._core.model import DocKind, Document, Entry
+from feedmap._core.wording import counted
+from feedmap._io.http import shared_fetcher
+from feedmap._io.locate import MapEscapeError, local_path
+from feedmap._io.scratch import ScratchSpool
+from feedmap.converters._filters import within
+
+__all__ = [
+    "FOLLOWED_FORMATS",
+    "ChildOpener",
+    "child_refusal",
+    "child_url",
+    "follow_index",
+    "is_followed",
+    "loop_key",
+    "resolved_message",
+    "same_site_rule",
+]
+
+#: Opens and starts reading one child (a downloaded body or a local path) with its context: the document
+#: (its format recognised by content, not followed) and the stack that closes its input.
+ChildOpener = Callable[[Path | BinaryIO, Context], tuple[Document, contextlib.ExitStack]]
+
+#: The formats whose indexes are followed: a JSON lines file of kind ``index`` is read as it is.
+FOLLOWED_FORMATS = frozenset({"sitemapindex"})
+
+_SPOOL_IN_MEMORY = 1 << 20
+
+
+def is_followed(doc: Document) -> bool:
+    """Whether ``doc`` is an index whose children following reads (a ``<sitemapindex>``)."""
+    return doc.meta.kind is DocKind.INDEX and doc.format in FOLLOWED_FORMATS
+
+
+def follow_index(doc: Document, ctx: Context, open_child: ChildOpener) -> Document:
+    """An index read with ``ctx`` (see :func:`is_followed`), made the document of its children's entries.
+
+    Unless ``ctx.options.follow`` is off (``--no-follow``): then, as any other document, ``doc`` is
+    returned as it is.  The document is changed in place (its kind becomes ``urlset``, its entries those
+    of the children, read with ``open_child``) and returned.
+    """
+    if not ctx.options.follow or not is_followed(doc):
+        return doc
+    doc.meta = doc.meta.as_kind(DocKind.URLSET)
+    doc.entries = _Following(iter(doc.entries), ctx, open_child)
+    return doc
+
+
+@dataclass(slots=True)
+class _Tally:
+    """Children of the whole tree of indexes read to the end, and those that failed or were refused."""
+
+    read: int = 0
+    failed: int = 0
+    #: Left out by the follow filter (no failure, but the message of nothing read names them).
+    skipped: int = 0
+
+
+@dataclass(slots=True)
+class _Child:
+    """A child sitemap about to be read: from disk (``path``) or being downloaded (``download``)."""
+
+    loc: str
+    line: int
+    path: Path | None = None
+    download: Future[tuple[BinaryIO, str]] | None = None
+
+
+def _download(url: str, ctx: Context) -> tuple[BinaryIO, str]:
+    """Fetch a child into a spooled temporary file (in memory up to 1 MiB), capped at ``--max-bytes``.
+
+    Returns the file and the URL it was found at after redirects (the site a nested index is scoped to).
+    A redirect off the index's site is refused before it is followed (FetchError ``redirect-refused``).
+    """
+    spool = ScratchSpool(_SPOOL_IN_MEMORY, "copy of a child sitemap")
+    try:
+        fetcher = shared_fetcher(ctx.shared, ctx.options.http)
+        with fetcher.open(url, max_bytes=ctx.options.max_bytes, redirect_rule=same_site_rule(ctx.url)) as fetched:
+            while chunk := fetched.read(1 << 16):
+                spool.write(chunk)
+            final_url = fetched.final_url
+    except BaseException:
+        spool.close()
+        raise
+    spool.seek(0)
+    return spool, final_url  # type: ignore[return-value]
+
+
+def _absolute(loc: str, line: int, ctx: Context) -> str | None:
+    """The child's URL, a relative one resolved against the index's own URL (reported); None when it
+    is relative and the index has no URL (reported)."""
+    resolved = child_url(loc, ctx.url)
+    if resolved is not None:
+        if resolved != loc:
+            ctx.info("relative-url-resolved", resolved_message(loc, resolved), line)
+        return resolved
+    ctx.warning(
+        "child-not-read",
+        f"child sitemap {loc} is a relative URL, and the index was not read from a URL to resolve it against; not read",
+        line,
+    )
+    return None
+
+
+def _left_out(index_entry: Entry, options: Options) -> bool:
+    """Whether the follow filter leaves a child out: ``follow_child`` says no, or its lastmod is before
+    ``since`` (the entries it holds would all be left out by the entry filter)."""
+    if options.follow_child is not None and not options.follow_child(index_entry.loc, index_entry.lastmod):
+        return True
+    lastmod = index_entry.lastmod
+    return options.since is not None and lastmod is not None and not within(lastmod, options.since, None)
+
+
+def _plan(index_entry: Entry, ctx: Context, tally: _Tally) -> _Child | None:
+    """Decide how a child is read, or report why it is not (and give None)."""
+    line = index_entry.origin.line if index_entry.origin else 0
+    options = ctx.options
+    if _left_out(index_entry, options):
+        lastmod = f" (lastmod {index_entry.lastmod})" if index_entry.lastmod is not None else ""
+        ctx.info(
+            "child-skipped",
+            f"child sitemap {index_entry.loc}{lastmod} is not read: the follow filter left it out",
+            line,
+        )
+        tally.skipped += 1
+        return None
+    tally.failed += 1  # until it is planned
+    loc = _absolute(index_entry.loc, line, ctx)
+    if loc is None:
+        return None
+    refused = scope_refusal(loc, ctx.url)  # before any local path is looked at: none from a remote index
+    if refused is not None:
+        ctx.warning(refused[0], f"child sitemap {loc} {refused[1]}", line)
+        return None
+    try:
+        path = local_path(loc, options.maps)
+    except MapEscapeError as exc:
+        ctx.warning("map-escape", str(exc), line)
+        return None
+    except SourceError as exc:  # a NUL in the path, not a regular file (a FIFO would block)
+        ctx.warning("child-failed", f"child sitemap {loc} could not be read: {reason_of(exc, loc)}", line)
+        return None
+    key = str(path.resolve()) if path is not None else loop_key(loc)
+    refused = nesting_refusal(key, (*ctx.chain, ctx.key()), options.max_depth)
+    if refused is not None:
+        code, reason = refused
+        ctx.warning(code, f"child sitemap {loc} {reason}", line)
+        if code == "index-loop":  # an index being read already: what it lists is read, so this is no failure
+            tally.failed -= 1
+        return None
+    tally.failed -= 1
+    if path is not None:
+        return _Child(loc, line, path=path)
+    return _Child(loc, line, download=ctx.shared.pool(options.concurrency).submit(_download, loc, ctx))
+
+
+def _discard(download: Future[tuple[BinaryIO, str]]) -> None:
+    """Close a child downloaded after nobody wanted it any more (without waiting for it)."""
+    if not download.cancelled() and download.exception() is None:
+        download.result()[0].close()
+
+
+class _Following:
+    """The entries of an index's children, in index order (the ``entries`` of a followed index).
+
+    Iterating it walks the tree of indexes depth first with an explicit stack (one :class:`_Level` per
+    index being read), never one generator deeper per level: a nested index found while following is
+    taken over by the walk of the outermost index, so the nesting depth costs no Python stack.
+    """
+
+    def __init__(self, entries: Iterator[Entry], ctx: Context, open_child: ChildOpener) -> None:
+        self.entries = entries
+        self.ctx = ctx
+        self.open_child = open_child
+        self._walk: Iterator[Entry] | None = None
+
+    def __iter__(self) -> Iterator[Entry]:
+        if self._walk is None:
+            self._walk = _walk(_Level(self.entries, self.ctx), self.open_child)
+        return self._walk
+
+    def close(self) -> None:
+        walk, self._walk = self._walk, iter(())
+        if isinstance(walk, Generator):
+            walk.close()
+
+
+@dataclass(slots=True)
+class _Level:
+    """One index being followed: its entries still to plan, the children planned ahead, how to close it."""
+
+    entries: Iterator[Entry]
+    ctx: Context
+    #: The child this index is, and the context of its parent (None for the outermost index).
+    parent: tuple[_Child, Context] | None = None
+    #: Closes the index's input (None for the outermost index: its document closes it).
+    stack: contextlib.ExitStack | None = None
+    window: deque[_Child] = field(default_factory=deque)
+    planned: bool = False
+    #: Shared by every level of one walk.
+    tally: _Tally = field(default_factory=_Tally)
+
+    def next_child(self) -> _Child | None:
+        """The next child to read while up to ``concurrency`` children download ahead; None at the end."""
+        ahead = max(1, self.ctx.options.concurrency)
+        while not self.planned and len(self.window) < ahead:
+            entry = next(self.entries, None)
+            if entry is None:
+                self.planned = True
+            else:
+                child = _plan(entry, self.ctx, self.tally)
+                if child is not None:
+                    self.window.append(child)
+        return self.window.popleft() if self.window else None
+
+    def close(self) -> None:
+        window, self.window = self.window, deque()
+        for child in window:  # stopped early (an error, or the caller closed us): drop what is in flight
+            if child.download is not None and not child.download.cancel():
+                child.download.add_done_callback(_discard)
+        if self.stack is not None:
+            self.stack.close()
+
+
+def _walk(root: _Level, open_child: ChildOpener) -> Iterator[Entry]:
+    """The leaf entries below ``root``, depth first, in index order (see :class:`_Following`)."""
+    levels = [root]
+    try:
+        while levels:
+            level = levels[-1]
+            try:
+                child = level.next_child()
+            except FeedmapError as exc:
+                if level.parent is None or isinstance(exc, StrictError):
+                    raise  # the outermost index's own failure is the caller's
+                _report(level.parent[0], level.parent[1], exc, level.tally)
+                child = None
+            if child is None:
+                levels.pop().close()
+                continue
+            nested = yield from _read_child(child, level.ctx, level.tally, open_child)
+            if nested is not None:
+                levels.append(nested)
+        _check_something_read(root)
+    finally:
+        for level in reversed(levels):
+            level.close()
+
+
+def _check_something_read(root: _Level) -> None:
+    """ReadError when children were named and not one could be read."""
+    tally = root.tally
+    if tally.read == 0 and tally.failed > 0:
+        if tally.skipped:
+            kept = "the only child sitemap" if tally.failed == 1 else f"each of the {tally.failed} child sitemaps"
+            left = counted(tally.skipped, "other")
+            some = f"{kept} the follow filter kept ({left} left out by it)"
+        else:
+            some = "its only child sitemap" if tally.failed == 1 else f"each of its {tally.failed} child sitemaps"
+        raise ReadError(
+            f"nothing was read from the index: {some} could not be read (see the warnings above)",
+            source=root.ctx.name,
+            code="no-child-read",
+        )
+
+
+def _open_child(child: _Child, ctx: Context, open_child: ChildOpener) -> tuple[Document, Context, contextlib.ExitStack]:
+    """Open a child: its document, the context it is read with, and the stack that closes its input."""
+    stack = contextlib.ExitStack()
+    try:
+        if child.download is not None:
+            body, final_url = child.download.result()
+            stack.enter_context(body)
+            child_ctx = ctx.child(child.loc, None, url=final_url)
+            doc, inner = open_child(body, child_ctx)
+        else:
+            assert child.path is not None
+            mapped = child.loc if not child.loc.startswith("file:") else None
+            child_ctx = ctx.child(str(child.path), child.path, url=mapped)
+            doc, inner = open_child(child.path, child_ctx)
+        stack.push(inner)
+    except BaseException:
+        stack.close()
+        raise
+    return doc, child_ctx, stack
+
+
+def _read_child(
+    child: _Child, ctx: Context, tally: _Tally, open_child: ChildOpener
+) -> Generator[Entry, None, _Level | None]:
+    """Yield a child sitemap's entries; a child that is itself an index is returned as a new level."""
+    try:
+        doc, child_ctx, stack = _open_child(child, ctx, open_child)
+        if is_followed(doc):
+            return _Level(iter(doc.entries), child_ctx, parent=(child, ctx), stack=stack, tally=tally)
+        with stack:
+            yield from doc.entries
+        tally.read += 1
+    except StrictError:
+        raise
+    except FeedmapError as exc:
+        _report(child, ctx, exc, tally)
+    return None
+
+
+def _report(child: _Child, ctx: Context, exc: FeedmapError, tally: _Tally) -> None:
+    """Report why a child could not be read (or stopped being read), on the line of its index naming it."""
+    tally.failed += 1
+    if isinstance(exc, FetchError) and exc.code == "redirect-refused":
+        reason = reason_of(exc, child.loc)
+        ctx.warning("child-off-site", f"child sitemap {child.loc} {reason}; not read", child.line)
+    elif isinstance(exc, UnknownFormatError):
+        reason = f"it is not a sitemap: it {exc.what}" if exc.what else str(exc)
+        ctx.warning("child-failed", f"child sitemap {child.loc} could not be read: {reason}", child.line)
+    else:
+        reason = reason_of(exc, child.loc)  # the URL is named once, first
+        ctx.warning("child-failed", f"child sitemap {child.loc} could not be read: {reason}", child.line)

@@ -1,0 +1,376 @@
+"""Repeated locs behind the transforms: merged (newest lastmod kept) or reported, in bounded memory.
+
+One job: :func:`merged_entries` and :func:`reported_entries`, the steps of
+:func:`feedmap.converters._steps.merge_duplicates` and :func:`feedmap.converters._steps.report_duplicates`.
+sitemaps.org 0.9 (https://www.sitemaps.org/protocol.html) lists a URL once; an RSS 2.0 ``guid``
+(https://www.rssboard.org/rss-specification, ``<guid>`` of ``<item>``) identifies one item.  What is
+kept in memory per URL is described in :mod:`feedmap.converters._steps`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import pickle
+import struct
+from collections.abc import Callable, Iterable, Iterator
+from typing import IO, Any
+
+from feedmap._core.context import Context, Options
+from feedmap._core.dates import known_date
+from feedmap._core.entry_checks import where
+from feedmap._core.errors import SourceError
+from feedmap._core.model import Alternate, ChangeFreq, Entry, Image, blank_image, new_entry, new_position
+from feedmap._core.urls import encode_url, is_uri
+from feedmap._core.wording import counted
+from feedmap._io.scratch import scratch_error, scratch_file
+from feedmap._io.seen_keys import SeenKeys
+
+__all__ = [
+    "DEDUPE_POLICIES",
+    "LISTED_REPEATS",
+    "deduped_entries",
+    "entry_size",
+    "merged_entries",
+    "newer",
+    "reported_entries",
+    "url_key",
+]
+
+#: Entries kept as they are before the spool pickles them: most documents merge without pickling (a few
+#: microseconds an entry, written and read back) at the cost of a few megabytes...
+_ENTRIES_IN_MEMORY = 10_000
+#: ... and at most this many bytes of them (:func:`entry_size`): 300 entries of 900 KB stay on disk.
+_BYTES_IN_MEMORY = 8 << 20
+
+#: What an entry costs in memory beyond its texts (the object, its tuples, a lastmod), and an image or an
+#: alternate beyond theirs: a rough figure, for the byte budgets of the spool and of ``--sort``.
+_ENTRY_OVERHEAD = 400
+_PART_OVERHEAD = 120
+
+#: An entry as pickled: its fields as plain values (the lastmod as its text, the changefreq as its value, each
+#: image and alternate as a tuple, the origin as (source, line)): they pickle several times faster than the
+#: dataclasses and enums, which pickle through Python-level ``__reduce__`` and ``__getstate__`` calls.
+_Frozen = tuple[Any, ...]
+
+
+def _freeze(entry: Entry) -> _Frozen:
+    lastmod = entry.lastmod.text if entry.lastmod is not None else None
+    changefreq = getattr(entry.changefreq, "value", entry.changefreq)  # a str set by hand stays one
+    images = tuple([(i.loc, i.caption, i.geo_location, i.title, i.license) for i in entry.images])
+    alternates = tuple([(a.hreflang, a.href) for a in entry.alternates])
+    origin = tuple(entry.origin) if entry.origin is not None else None
+    return (
+        entry.loc,
+        lastmod,
+        changefreq,
+        entry.priority,
+        entry.title,
+        entry.description,
+        entry.keywords,
+        entry.type,
+        images,
+        alternates,
+        entry.extras,
+        origin,
+    )
+
+
+def _thaw(frozen: _Frozen) -> Entry:
+    loc, lastmod, changefreq, priority, title, description, keywords, kind, images, alternates, extras, origin = frozen
+    entry = new_entry(
+        loc,
+        known_date(lastmod) if lastmod is not None else None,  # the text of a W3CDate: valid
+        _CHANGEFREQS.get(changefreq, changefreq) if changefreq is not None else None,
+        priority,
+        tuple([_image(*image) for image in images]) if images else (),
+        tuple([Alternate(hreflang=hreflang, href=href) for hreflang, href in alternates]) if alternates else (),
+        extras,
+        new_position(*origin) if origin is not None else None,
+    )
+    entry.title, entry.description, entry.keywords, entry.type = title, description, keywords, kind
+    return entry
+
+
+def entry_size(entry: Entry) -> int:
+    """About the bytes ``entry`` takes in memory: its texts' characters and a fixed overhead per part."""
+    size = _ENTRY_OVERHEAD + len(entry.loc) + len(entry.title or "") + len(entry.description or "")
+    for keyword in entry.keywords:
+        size += len(keyword)
+    for image in entry.images:
+        size += _PART_OVERHEAD + sum(len(text) for text in (image.loc, image.caption, image.title) if text)
+    for alternate in entry.alternates:
+        size += _PART_OVERHEAD + len(alternate.href)
+    for key, value in entry.extras.items():
+        size += _PART_OVERHEAD + len(key) + (len(value) if isinstance(value, str) else 0)
+    return size
+
+
+_WHAT = "file for repeated URLs"
+
+
+def _no_room(exc: BaseException) -> SourceError:
+    return scratch_error(_WHAT, exc)
+
+
+_CHANGEFREQS = {member.value: member for member in ChangeFreq}
+
+
+def _image(loc: str, caption: str | None, geo_location: str | None, title: str | None, license: str | None) -> Image:
+    image = blank_image()
+    image.loc, image.caption, image.geo_location = loc, caption, geo_location
+    image.title, image.license = title, license
+    return image
+
+
+#: Bytes of pickled entries gathered before they are written to the temporary file, and read from it at once
+#: when the entries come back in the order they were written (the output of a merge, mostly).
+_CHUNK = 1 << 20
+_SMALL = 4096  # bytes read for an entry asked for out of order (a repeat)
+_LENGTH = struct.Struct("<Q")  # each pickle is preceded by its length
+
+
+class _Spool:
+    """Entries kept by offset: the first :data:`_ENTRIES_IN_MEMORY` (up to :data:`_BYTES_IN_MEMORY`) in a
+    list (offsets below 0), the others
+    pickled one after another (each after its length) into a temporary file, written and read by the
+    :data:`_CHUNK`, so that a merge of a million entries makes a few hundred file calls, not millions."""
+
+    def __init__(self) -> None:
+        self._file: IO[bytes] | None = None  # opened with the first chunk written
+        self._written = 0  # bytes in the file
+        self._tail = bytearray()  # the pickles after those, not written yet
+        self._chunk = b""  # bytes of the file read last, from offset self._chunk_at
+        self._chunk_at = 0
+        self._next = -1  # the offset after the entry read last: the next one in order
+        self._held: list[Entry] = []
+        self._held_bytes = 0  # past the budget: -1, every later entry pickled
+
+    def add(self, entry: Entry) -> int:
+        """Append ``entry``; its offset."""
+        if self._held_bytes >= 0 and len(self._held) < _ENTRIES_IN_MEMORY:
+            self._held_bytes += entry_size(entry)
+            if self._held_bytes <= _BYTES_IN_MEMORY:
+                self._held.append(entry)
+                return -len(self._held)
+            self._held_bytes = -1
+        data = pickle.dumps(_freeze(entry), protocol=pickle.HIGHEST_PROTOCOL)
+        offset = self._written + len(self._tail)
+        self._tail += _LENGTH.pack(len(data))
+        self._tail += data
+        if len(self._tail) >= _CHUNK:
+            self._write()
+        return offset
+
+    def get(self, offset: int) -> Entry:
+        if offset < 0:
+            return self._held[-offset - 1]
+        if offset >= self._written:  # not written yet
+            start = offset - self._written + _LENGTH.size
+            (length,) = _LENGTH.unpack_from(self._tail, start - _LENGTH.size)
+            return _thaw(pickle.loads(self._tail[start : start + length]))
+        chunk, start = self._chunk, offset - self._chunk_at
+        if not 0 <= start <= len(chunk) - _LENGTH.size or (end := start + _record(chunk, start)) > len(chunk):
+            chunk, start = self._read(offset, _CHUNK if offset == self._next else _SMALL), 0
+            end = _record(chunk, 0)
+        self._next = offset + end - start
+        # our own temporary file, written by add
+        return _thaw(pickle.loads(memoryview(chunk)[start + _LENGTH.size : end]))
+
+    def _write(self) -> None:
+        try:  # a temporary folder that is missing or full: said as such, not as a traceback
+            if self._file is None:
+                self._file = scratch_file("feedmap-dedupe-", _WHAT)
+            self._file.seek(self._written)
+            self._file.write(self._tail)
+            self._file.flush()  # a full disk shows here, not at a later read
+        except OSError as exc:
+            raise _no_room(exc) from exc
+        self._written += len(self._tail)
+        self._tail = bytearray()
+
+    def _read(self, offset: int, size: int) -> bytes:
+        """At least the whole entry at ``offset`` and up to ``size`` bytes, read from the file."""
+        assert self._file is not None  # an offset below self._written
+        try:
+            self._file.seek(offset)
+            chunk = self._file.read(max(size, _LENGTH.size))  # the record is whole in the file: its length field too
+            if _record(chunk, 0) > len(chunk):  # an entry larger than size
+                chunk += self._file.read(_record(chunk, 0) - len(chunk))
+        except OSError as exc:
+            raise _no_room(exc) from exc
+        self._chunk, self._chunk_at = chunk, offset
+        return chunk
+
+    def close(self) -> None:
+        self._held.clear()
+        self._tail = bytearray()
+        self._chunk = b""
+        if self._file is not None:
+            with contextlib.suppress(OSError):  # a full disk: the data not flushed is dropped, not raised again
+                self._file.close()
+            self._file = None
+
+
+def _record(data: bytes, start: int) -> int:
+    """The length of the record at ``start`` of ``data``: the length field and the pickle after it."""
+    return _LENGTH.size + int(_LENGTH.unpack_from(data, start)[0])
+
+
+def newer(candidate: Entry, current: Entry) -> bool:
+    """True when ``candidate``'s lastmod is a later instant than ``current``'s (a missing one is oldest)."""
+    if candidate.lastmod is None:
+        return False
+    if current.lastmod is None:
+        return True
+    return candidate.lastmod.sort_key() > current.lastmod.sort_key()
+
+
+def _later(candidate: Entry, current: Entry) -> bool:
+    """Always True: the last entry of a loc replaces the one kept (``--dedupe last``)."""
+    return True
+
+
+#: ``--dedupe`` policies: which entry of a repeated loc is kept (by :func:`deduped_entries`).
+DEDUPE_POLICIES = ("first", "last", "newest")
+
+
+#: How many repeated locs are reported one by one (``duplicate-loc``); the rest are counted.
+LISTED_REPEATS = 100
+
+
+class _Repeats:
+    """The locs seen more than once: how often, and where each was first seen.
+
+    The first :data:`LISTED_REPEATS` repeated locs are listed one by one; repeats of the others are only
+    counted (``more-duplicates``), so an input that repeats every URL neither holds a record per URL here nor
+    prints a line per URL.
+    """
+
+    def __init__(self, where: str) -> None:
+        self.seen: dict[str, list[Any]] = {}  # loc -> [count, source, line], for the listed locs only
+        self.total = 0
+        self.unlisted = 0  # repeats of locs past the listed ones
+        self.where = where  # what the line reported is: the first occurrence, or the first repeat
+
+    def add(self, loc: str, first: Callable[[], tuple[str, int]]) -> None:
+        self.total += 1
+        record = self.seen.get(loc)
+        if record is not None:
+            record[0] += 1
+        elif len(self.seen) < LISTED_REPEATS:
+            self.seen[loc] = [2, *first()]
+        else:
+            self.unlisted += 1
+
+    def report(self, ctx: Context, merged: str) -> None:
+        """Report each listed repeated loc, then the rest and the total; ``merged`` says what became of them."""
+        what = f"merged, {merged}" if merged else "every one kept"
+        for loc, (count, source, line) in self.seen.items():
+            ctx.reporter.info("duplicate-loc", f"{loc} appears {count} times ({self.where}); {what}", source, line)
+        if self.unlisted:
+            more = counted(self.unlisted, "more repeat")
+            ctx.info("more-duplicates", f"{more} of other URLs, not listed one by one; {what}")
+        if merged and self.total:
+            ctx.info("duplicates-merged", f"{counted(self.total, 'repeated URL')} merged, {merged}")
+
+
+def _as_written(ctx: Context) -> Callable[[str], str]:
+    return url_key(ctx.options)
+
+
+def url_key(options: Options) -> Callable[[str], str]:
+    """The URL an XML output writes for a loc, what every policy (and ``diff``) keys on: two spellings of one
+    URL (an IRI and its URI) are one URL (and one guid); with ``keep_urls``, the loc as read."""
+    if options.keep_urls and not options.encode_urls:
+        return _unchanged
+    return _encoded
+
+
+def _unchanged(loc: str) -> str:
+    return loc
+
+
+def _encoded(loc: str) -> str:
+    """``loc`` as a URI (a lone surrogate, from an entry built in Python, is kept: :func:`encode_url`)."""
+    return loc if is_uri(loc) else encode_url(loc)
+
+
+def merged_entries(
+    entries: Iterable[Entry],
+    ctx: Context,
+    replaces: Callable[[Entry, Entry], bool] = newer,
+    kept_what: str = "the newest lastmod kept",
+) -> Iterator[Entry]:
+    """:func:`merge_duplicates` with a context (the step form); ``replaces(candidate, current)``: whether a
+    repeat takes the place of the entry kept (default: when its lastmod is newer; ties to the first).
+
+    Only each loc's hash and offset in the spool stay in memory; a repeated loc reads the kept entry back.
+    """
+    # hash(loc) -> offset of the kept entry, in first-seen order; the kept entry's loc confirms the match: a
+    # loc whose hash another loc has (rare, or crafted) is keyed by itself (a str never equals an int), so it
+    # keeps its place in that order too
+    kept = SeenKeys()
+    repeats = _Repeats("first here")
+    spool = _Spool()
+    written = _as_written(ctx)
+    try:
+        for entry in entries:
+            loc = written(entry.loc)
+            key: int | str = hash(loc)
+            offset = kept.get(key)
+            if offset is not None:
+                current = spool.get(offset)
+                if written(current.loc) != loc:
+                    key = loc
+                    offset = kept.get(loc)
+                    current = spool.get(offset) if offset is not None else current
+            if offset is None:
+                kept.add(key, spool.add(entry))
+                continue
+            repeats.add(loc, lambda: where(current, ctx))  # noqa: B023 (called at once)
+            if replaces(entry, current):
+                kept.replace(key, spool.add(entry))  # an existing key keeps its place
+        repeats.report(ctx, merged=kept_what)
+        for offset in kept.values():
+            yield spool.get(offset)
+    finally:
+        kept.close()
+        spool.close()
+
+
+def reported_entries(
+    entries: Iterable[Entry], ctx: Context, *, drop: bool = False, kept_what: str = "the URL written once"
+) -> Iterator[Entry]:
+    """:func:`report_duplicates` with a context (the step form); ``drop``: repeats are left out as well.
+
+    Dropping is right where only the loc is written (a text sitemap): the output is that of
+    :func:`merged_entries`, streamed.  Only the set of the locs as written grows with the input (the text
+    itself, not a hash: two locs are one only when their texts are).
+    """
+    seen = SeenKeys()  # loc as written -> 0
+    repeats = _Repeats("first repeated here")
+    written = _as_written(ctx)
+    try:
+        for entry in entries:
+            loc = written(entry.loc)
+            if seen.get(loc) is not None:
+                repeats.add(loc, lambda: where(entry, ctx))  # noqa: B023 (called at once)
+                if drop:
+                    continue
+            else:
+                seen.add(loc, 0)
+            yield entry
+    finally:
+        seen.close()
+    repeats.report(ctx, merged=kept_what if drop else "")
+
+
+def deduped_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
+    """Each loc once by ``ctx.options.dedupe`` (None: ``newest``), in first-seen order: ``first`` streams
+    (only the set of locs seen grows), ``last`` and ``newest`` merge as :func:`merged_entries` does."""
+    policy = ctx.options.dedupe or "newest"
+    if policy == "first":
+        return reported_entries(entries, ctx, drop=True, kept_what="the first kept")
+    if policy == "last":
+        return merged_entries(entries, ctx, _later, "the last kept")
+    return merged_entries(entries, ctx)

@@ -1,0 +1,151 @@
+"""Recognising a format without importing it: what the first bytes of an input are, and what each
+built-in format's content looks like.
+
+Sniffing looks at the decompressed head: XML (the root element and the namespaces declared up to it, XML
+1.0 Appendix F for encodings without a byte-order mark), JSON lines, lines of URLs (RFC 3986 schemes), or
+an HTML page (WHATWG HTML: a ``<!DOCTYPE html>`` or an ``<html>`` root).  The built-in formats' detection
+data lives here, beside their lazy paths, so that detecting one imports no format module.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from feedmap._io.sources import PeekableStream
+from feedmap._xml import RootInfo, guess_encoding, peek_root
+
+__all__ = ["BUILTINS", "Detection", "Sniffed", "looks_like_html", "sniff"]
+
+
+@dataclass(frozen=True, slots=True)
+class Sniffed:
+    """What the first bytes of an input look like."""
+
+    kind: str  # "xml", "json", "text", "empty" or "binary"
+    root: RootInfo | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Detection:
+    """What recognising a format needs, known without importing the format's module."""
+
+    extensions: tuple[str, ...] = ()
+    #: Root elements as (namespace, local name); namespace "*" accepts any namespace.
+    roots: tuple[tuple[str, str], ...] = ()
+    #: Namespaces of which at least one must be declared for the root to match (e.g. ROR in RSS).
+    requires_namespaces: frozenset[str] = frozenset()
+    #: Content kind for non-XML formats ("json", "text").
+    content: str | None = None
+    #: Higher wins when several formats match the same content.
+    priority: int = 0
+    #: Media types (RFC 6838) that name the format as well as its name does.
+    media_types: tuple[str, ...] = ()
+    #: False for a format that can only be written: never detected.
+    readable: bool = True
+
+    def matches(self, sniffed: Sniffed) -> bool:
+        if sniffed.kind == "xml" and sniffed.root is not None:
+            root = sniffed.root
+            for namespace, local in self.roots:
+                declared = not self.requires_namespaces or bool(self.requires_namespaces & root.namespaces)
+                if local == root.local and namespace in ("*", root.namespace) and declared:
+                    return True
+            return False
+        return self.content is not None and self.content == sniffed.kind
+
+
+_ANY = "*"
+_RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+_ROR_NAMESPACES = frozenset(
+    {"http://rorweb.com/0.1/", "http://www.rorweb.com/0.1/", "http://rorweb.com/0.1", "http://www.rorweb.com/0.1"}
+)
+#: The built-in formats: where each is defined, and what recognises it (the same values as its FormatSpec,
+#: which a test checks) so that detection imports none of them.
+BUILTINS: dict[str, tuple[str, Detection]] = {
+    "sitemap": (
+        "feedmap.formats.sitemap._urlset:FORMAT",
+        Detection(extensions=(".xml",), roots=((_ANY, "urlset"),), priority=10),
+    ),
+    "sitemapindex": (
+        "feedmap.formats.sitemap._index:FORMAT",
+        Detection(roots=((_ANY, "sitemapindex"),), priority=10),
+    ),
+    "text": (
+        "feedmap.formats.lines._text:FORMAT",
+        Detection(extensions=(".txt",), content="text", media_types=("text/plain",)),
+    ),
+    "jsonl": (
+        "feedmap.formats.lines._jsonl:FORMAT",
+        Detection(
+            extensions=(".jsonl", ".ndjson"),
+            content="json",
+            media_types=("application/jsonl", "application/x-ndjson", "application/x-jsonlines"),
+        ),
+    ),
+    "rss": (
+        "feedmap.formats.feeds._rss:FORMAT",
+        Detection(
+            extensions=(".rss", ".atom"),
+            roots=((_ANY, "rss"), (_RDF_NS, "RDF"), (_ANY, "feed")),
+            priority=5,
+            media_types=("application/rss+xml", "application/atom+xml"),
+        ),
+    ),
+    "ror": (
+        "feedmap.formats.feeds._ror:FORMAT",
+        Detection(extensions=(".ror",), roots=((_ANY, "rss"),), requires_namespaces=_ROR_NAMESPACES, priority=20),
+    ),
+}
+
+
+_URL_LINE = re.compile(rb"^\s*[A-Za-z][A-Za-z0-9+.-]*://\S", re.MULTILINE)
+
+
+_SNIFF_WINDOW = 64 * 1024
+
+
+def _head(stream: PeekableStream) -> bytes:
+    """The first 64 KiB, or more while they are all blank: content after long blank lines is still seen
+    (the XML reader removes blanks before the declaration however long they run)."""
+    window = _SNIFF_WINDOW
+    head = stream.peek(window)
+    while len(head) == window and not head.removeprefix(b"\xef\xbb\xbf").lstrip():
+        window *= 2
+        head = stream.peek(window)
+    return head
+
+
+def sniff(stream: PeekableStream) -> Sniffed:
+    """Look at the first bytes (already decompressed) and say what kind of content they are."""
+    head = _head(stream)
+    body = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not body:
+        return Sniffed("empty")
+    if guess_encoding(head) is not None:  # UTF-16/32, with a byte-order mark or without (XML 1.0 Appendix F)
+        return Sniffed("xml", peek_root(stream))
+    if body.startswith(b"<"):
+        return Sniffed("xml", peek_root(stream))
+    if body.startswith(b"{"):
+        return Sniffed("json")
+    sample = body[:4096]
+    if b"\x00" in sample:
+        return Sniffed("binary")
+    try:
+        sample.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(sample) - 4:  # a cut multi-byte character at the end is fine
+            return Sniffed("binary")
+    if _URL_LINE.search(sample) is not None:
+        return Sniffed("text")
+    return Sniffed("binary")
+
+
+_HTML_START = re.compile(rb"^(?:\s|<!--.*?-->|<\?xml[^>]*>)*<(?:!doctype\s+html|html)\b", re.IGNORECASE | re.DOTALL)
+
+
+def looks_like_html(head: bytes, root: RootInfo | None) -> bool:
+    """An HTML page (WHATWG HTML: a ``<!DOCTYPE html>`` or an ``<html>`` root, XHTML's namespace or none)."""
+    if root is not None:
+        return root.local.lower() == "html" and root.namespace in ("", "http://www.w3.org/1999/xhtml")
+    return _HTML_START.match(head.removeprefix(b"\xef\xbb\xbf")) is not None

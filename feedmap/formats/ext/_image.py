@@ -1,0 +1,99 @@
+"""The Google image sitemap extension: ``<image:image>`` read into ``Entry.images`` and written back.
+
+Spec: Google image sitemaps, namespace ``http://www.google.com/schemas/sitemap-image/1.1``
+(https://developers.google.com/search/docs/crawling-indexing/sitemaps/image-sitemaps): each
+``<image:image>`` holds one ``<image:loc>`` and optionally ``caption``, ``geo_location``, ``title`` and
+``license`` (the last four deprecated by Google in 2022, still read and written).  An image without a loc
+is skipped (``missing-loc``); a child given twice is reported and its first value kept.  Children are
+written in XSD order.  Used by every XML format (sitemap, index, RSS, ROR).
+"""
+
+from __future__ import annotations
+
+from lxml import etree
+
+from feedmap._core.context import Context
+from feedmap._core.model import Entry, blank_image
+from feedmap._xml import IMAGE_NS, line_of
+from feedmap.formats._elements import duplicate, holds_markup
+from feedmap.formats._fields import strip_value
+from feedmap.formats._output import output_url
+from feedmap.formats._xmlwrite import text_of
+from feedmap.formats.ext import Extension, Fields
+
+__all__ = ["EXTENSION", "image_elements", "read"]
+
+_IMAGE_FIELDS = {
+    f"{{{IMAGE_NS}}}loc": "loc",
+    f"{{{IMAGE_NS}}}caption": "caption",
+    f"{{{IMAGE_NS}}}geo_location": "geo_location",
+    f"{{{IMAGE_NS}}}title": "title",
+    f"{{{IMAGE_NS}}}license": "license",
+}
+
+
+def read(element: etree._Element, into: Fields, ctx: Context, offset: int) -> bool:
+    """The read hook: the image an ``<image:image>`` describes joins ``into.images``; one without a loc is
+    reported and skipped."""
+    image = blank_image()
+    seen: set[str] | None = set() if len(element) > 1 else None  # one child (the usual) cannot repeat
+    for child in element:
+        tag = child.tag
+        name = _IMAGE_FIELDS.get(tag)  # None for other elements, and for comments and PIs (tag not a str)
+        if name is None:
+            if isinstance(tag, str):
+                ctx.warning("unknown-element", f"<{tag}> inside <image:image> is not read", line_of(child) + offset)
+            continue
+        if seen is not None:
+            if name in seen:
+                duplicate(child, element, ctx, offset)
+                continue
+            seen.add(name)
+        if len(child) and holds_markup(child, f"image:{name}", ctx, offset):
+            continue
+        text = child.text
+        if not text:
+            continue
+        value = text.strip()
+        if len(value) != len(text):  # blanks around it: strip_value reports that (with the line)
+            value = strip_value(text, f"image:{name}", ctx, line_of(child) + offset)
+        if value:
+            setattr(image, name, value)
+    if not image.loc:
+        ctx.warning("missing-loc", "<image:image> without <image:loc> is skipped", line_of(element) + offset)
+    else:
+        into.images.append(image)
+    return True
+
+
+def image_elements(entry: Entry, ctx: Context, xmlns: str = "") -> list[str]:
+    """The write hook: the entry's ``image:image`` elements, children in XSD order (also inside RSS items);
+    ``xmlns``: declarations for their start tags (a feed declares a namespace where it is first used)."""
+    parts: list[str] = []
+    loc = entry.loc
+    for image in entry.images:
+        image_loc = text_of(output_url(image.loc, ctx, entry), "image:loc", loc, ctx)
+        parts += [f"<image:image{xmlns}><image:loc>", image_loc, "</image:loc>"]
+        if image.caption is not None:
+            parts += ["<image:caption>", text_of(image.caption, "image:caption", loc, ctx), "</image:caption>"]
+        if image.geo_location is not None:
+            geo = text_of(image.geo_location, "image:geo_location", loc, ctx)
+            parts += ["<image:geo_location>", geo, "</image:geo_location>"]
+        if image.title is not None:
+            parts += ["<image:title>", text_of(image.title, "image:title", loc, ctx), "</image:title>"]
+        if image.license is not None:
+            license_url = text_of(output_url(image.license, ctx, entry), "image:license", loc, ctx)
+            parts += ["<image:license>", license_url, "</image:license>"]
+        parts.append("</image:image>")
+    return parts
+
+
+EXTENSION = Extension(
+    name="image",
+    namespace=IMAGE_NS,
+    prefix="image",
+    elements=frozenset({"image"}),
+    field="images",
+    read=read,
+    write=image_elements,
+)

@@ -1,0 +1,1 @@
+"""The line formats: plain-text sitemaps (one URL per line) and JSON lines (one entry per line)."""

@@ -1,0 +1,342 @@
+"""``jsonl``: the IR as JSON Lines (https://jsonlines.org/), one object per entry, for pipelines and ``jq``.
+
+Schema (also in the README): ``loc`` (string, required), ``lastmod`` (the W3C Datetime string exactly as
+read), ``changefreq``, ``priority`` (number), ``title``, ``description``, ``keywords`` (list of strings),
+``type``, ``images`` (list of objects with ``loc``, ``caption``, ``geo_location``, ``title``, ``license``),
+``alternates`` (list of objects with ``hreflang``, ``href``), ``extras`` (object of strings).  Empty
+values are omitted.  At most one header line, the first, has no ``loc``: it carries document metadata
+(``kind``, ``title``, ``link``, ``description``, ``extras``) and is written only when there is some.
+Every IR field has a key, so ``X -> jsonl -> X`` is lossless for every format X.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
+from typing import Any, BinaryIO
+
+from feedmap._core.context import Context
+from feedmap._core.dates import W3CDate
+from feedmap._core.errors import ReadError
+from feedmap._core.model import (
+    ENTRY_FIELDS,
+    DocKind,
+    DocMeta,
+    Document,
+    Entry,
+    full_entry,
+    new_position,
+)
+from feedmap._io.sources import Source
+from feedmap.formats._extras import extra_problem
+from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc
+from feedmap.formats._output import BATCH_CHARACTERS
+from feedmap.formats._registry import FormatSpec
+from feedmap.formats.lines._common import bounded_lines, too_long
+from feedmap.formats.lines._jsonl_values import (
+    IMAGE_KEYS,
+    Bad,
+    alternates_of,
+    decode,
+    extras_of,
+    images_of,
+    priority_of,
+    string_list,
+    string_map,
+    text_of,
+)
+
+__all__ = ["FORMAT", "entry_to_json", "one_line", "read", "write"]
+
+_ENTRY_KEYS = frozenset(ENTRY_FIELDS)
+_META_KEYS = frozenset({"kind", "title", "link", "description", "updated", "extras"})
+_IMAGE_KEYS = IMAGE_KEYS
+#: The keys most lines have: an entry with no other key takes the short way in :func:`_entry`.
+_COMMON_KEYS = frozenset({"loc", "lastmod", "changefreq", "images"})
+
+
+def entry_to_json(entry: Entry) -> dict[str, Any]:
+    """The JSON object for an entry (empty fields omitted), keys in IR order."""
+    obj: dict[str, Any] = {"loc": entry.loc}
+    if entry.lastmod is not None:
+        obj["lastmod"] = entry.lastmod.text
+    if entry.changefreq is not None:
+        obj["changefreq"] = entry.changefreq.value
+    if entry.priority is not None:
+        obj["priority"] = entry.priority
+    if entry.title is not None:
+        obj["title"] = entry.title
+    if entry.description is not None:
+        obj["description"] = entry.description
+    if entry.keywords:
+        obj["keywords"] = list(entry.keywords)
+    if entry.type is not None:
+        obj["type"] = entry.type
+    if entry.images:
+        obj["images"] = [
+            {key: getattr(image, key) for key in _IMAGE_KEYS if getattr(image, key) is not None}
+            for image in entry.images
+        ]
+    if entry.alternates:
+        obj["alternates"] = [{"hreflang": alt.hreflang, "href": alt.href} for alt in entry.alternates]
+    if entry.extras:
+        obj["extras"] = dict(entry.extras)
+    return obj
+
+
+def _meta_to_json(meta: DocMeta) -> dict[str, Any]:
+    obj: dict[str, Any] = {"kind": meta.kind.value}
+    for key in ("title", "link", "description"):
+        value = getattr(meta, key)
+        if value is not None:
+            obj[key] = value
+    if meta.updated is not None:
+        obj["updated"] = str(meta.updated)
+    if meta.extras:
+        obj["extras"] = dict(meta.extras)
+    return obj
+
+
+def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
+    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+    count = characters = 0
+    pending: list[str] = []  # the header line (the document's meta) goes out with the first batch of entries
+    if not doc.meta.is_empty() or doc.meta.kind is not DocKind.URLSET:
+        pending.append(dumps(_meta_to_json(doc.meta)))
+    for entry in doc.entries:
+        if entry.extras and any(key.startswith("{") for key in entry.extras):
+            entry = _readable_extras(entry, ctx)
+        try:
+            line = dumps(entry_to_json(entry))
+        except ValueError:  # a priority that is not a number (NaN, infinity: JSON has none)
+            ctx.warning("invalid-priority", f"priority {entry.priority} of {entry.loc} is not a number; not written")
+            line = dumps(entry_to_json(replace(entry, priority=None)))
+        pending.append(line)
+        count += 1
+        characters += len(line)
+        if len(pending) >= 1024 or characters >= BATCH_CHARACTERS:  # lines of big entries: by size
+            sink.write(_encoded(pending, ctx))
+            pending.clear()
+            characters = 0
+    if pending:
+        sink.write(_encoded(pending, ctx))
+    return count
+
+
+def _readable_extras(entry: Entry, ctx: Context) -> Entry:
+    """The entry without the XML extras this format's reader would refuse (``{}news:news``: an element whose
+    prefix was never declared), each reported (``invalid-extra``): never written to be lost when read."""
+    problems = {key: extra_problem(key, value) for key, value in entry.extras.items() if key.startswith("{")}
+    if not any(problems.values()):
+        return entry
+    for key, problem in problems.items():
+        if problem is not None:
+            ctx.warning("invalid-extra", f"extra {key!r} of {entry.loc} {problem}; not written")
+    return replace(entry, extras={key: value for key, value in entry.extras.items() if problems.get(key) is None})
+
+
+#: Line breaks other than "\n" that JSON lets stand raw inside a string (json.dumps escapes only C0
+#: controls): a reader splitting lines the Unicode way (Python's ``str.splitlines``, editors) would cut an
+#: object there, so they are written as ``\u`` escapes (RFC 8259 §7), the same string once parsed.
+_UNICODE_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def one_line(text: str) -> str:
+    """JSON text with its Unicode line breaks escaped (see :data:`_UNICODE_LINE_BREAKS`)."""
+    if "\x85" in text or "\u2028" in text or "\u2029" in text:
+        return text.translate(_UNICODE_LINE_BREAKS)
+    return text
+
+
+def _encoded(lines: list[str], ctx: Context) -> bytes:
+    """The lines as UTF-8 (Unicode line breaks escaped); a lone surrogate (from an entry built in Python)
+    cannot be, and is dropped."""
+    try:
+        return one_line("\n".join(lines) + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    out: list[bytes] = []
+    for line in lines:
+        try:
+            out.append(line.encode("utf-8"))
+        except UnicodeEncodeError:
+            found = _SURROGATE.findall(line)
+            shown = ", ".join(f"U+{ord(char):04X}" for char in dict.fromkeys(found))
+            what = json.loads(line).get("loc", "the header line")
+            ctx.warning("character-dropped", f"{what!r}: {shown} cannot be written in UTF-8 and was dropped")
+            out.append(_SURROGATE.sub("", line).encode("utf-8"))
+        out.append(b"\n")
+    return one_line(b"".join(out).decode("utf-8")).encode("utf-8")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+# ------------------------------------------------------------------------------------------------ reading
+
+
+def _entry(obj: dict[str, Any], ctx: Context, line: int) -> Entry | None:
+    keys = obj.keys()
+    if not keys <= _ENTRY_KEYS:
+        ctx.warning("unknown-key", f"unknown keys {', '.join(sorted(keys - _ENTRY_KEYS))} ignored", line)
+    # text_of(obj, key) for each of the three, called only when the value is not a string (to raise its Bad)
+    loc_text, lastmod_text, changefreq_text = obj.get("loc"), obj.get("lastmod"), obj.get("changefreq")
+    loc = read_loc(loc_text if loc_text.__class__ is str else text_of(obj, "loc"), ctx, line)
+    if loc is None:
+        return None
+    if lastmod_text is not None and lastmod_text.__class__ is not str:
+        text_of(obj, "lastmod")
+    if changefreq_text is not None and changefreq_text.__class__ is not str:
+        text_of(obj, "changefreq")
+    lastmod = read_lastmod(lastmod_text, ctx, line) if lastmod_text is not None else None
+    changefreq = read_changefreq(changefreq_text, ctx, line) if changefreq_text is not None else None
+    if keys <= _COMMON_KEYS:  # the other fields are absent: what the long way below gives for them
+        images, origin = images_of(obj.get("images")), new_position(ctx.name, line)
+        return full_entry(loc, lastmod, changefreq, None, None, None, (), None, images, (), {}, origin)
+    return full_entry(  # Entry(...) without its coercion: every value below has its type already
+        loc,
+        lastmod,
+        changefreq,
+        priority_of(obj.get("priority"), ctx, line),
+        text_of(obj, "title"),
+        text_of(obj, "description"),
+        string_list(obj.get("keywords"), "keywords"),
+        text_of(obj, "type"),
+        images_of(obj.get("images")),
+        alternates_of(obj.get("alternates")),
+        extras_of(obj.get("extras"), ctx, line),
+        new_position(ctx.name, line),
+    )
+
+
+def _meta(obj: dict[str, Any]) -> DocMeta:
+    kind_text = obj.get("kind", "urlset")
+    try:
+        kind = DocKind(kind_text)
+    except ValueError:
+        raise Bad(f"'kind' must be one of {', '.join(k.value for k in DocKind)}") from None
+    return DocMeta(
+        kind=kind,
+        title=text_of(obj, "title"),
+        link=text_of(obj, "link"),
+        description=text_of(obj, "description"),
+        extras=string_map(obj.get("extras"), "extras"),
+        updated=_updated(text_of(obj, "updated")),
+    )
+
+
+def _updated(text: str | None) -> W3CDate | None:
+    """The channel's last update, a W3C Datetime as written."""
+    if text is None:
+        return None
+    try:
+        return W3CDate(text)
+    except ValueError:
+        raise Bad(f"'updated' must be a W3C Datetime, not {text[:40]!r}") from None
+
+
+def _lines(stream: Iterable[bytes | None], ctx: Context) -> Iterator[tuple[int, dict[str, Any]]]:
+    for line, raw in enumerate(stream, start=1):
+        if raw is None:
+            ctx.warning("line-too-long", too_long(ctx.options.max_line_bytes), line)
+            continue
+        text = raw.strip()
+        if line == 1:
+            text = text.removeprefix(b"\xef\xbb\xbf").strip()
+        if not text:
+            continue
+        try:
+            # strict UTF-8: json.loads(bytes) would let surrogate bytes through; fractions as Decimal (see _priority)
+            obj = decode(text.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            ctx.warning("invalid-json", f"the line is not UTF-8 ({exc.reason} at byte {exc.start}); line skipped", line)
+            continue
+        except (ValueError, RecursionError) as exc:
+            # RecursionError: nesting deeper than the interpreter's stack (e.g. "[[[[..." of any length)
+            ctx.warning("invalid-json", f"not a JSON object ({exc}); line skipped", line)
+            continue
+        if not isinstance(obj, dict):
+            ctx.warning("invalid-json", f"a JSON {type(obj).__name__}, not an object; line skipped", line)
+            continue
+        if _SURROGATE_ESCAPE.search(text) is not None and _has_lone_surrogate(obj):
+            ctx.warning("invalid-value", "a string holds a lone UTF-16 surrogate (\\uD800-\\uDFFF); line skipped", line)
+            continue
+        yield line, obj
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+
+
+def _has_lone_surrogate(obj: Any) -> bool:
+    """True when a key or string in ``obj`` holds a surrogate that no UTF-8 output can carry (an escaped pair,
+    ``\\ud83d\\ude00``, is one character once decoded). The values are walked, not re-encoded: the line's
+    fractions are Decimal, which ``json.dumps`` refuses; iteratively, as the line may nest deeply."""
+    pending: list[Any] = [obj]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, str):
+            if _SURROGATE.search(value) is not None:
+                return True
+        elif isinstance(value, dict):
+            pending.extend(value.keys())
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+    return False
+
+
+def _entries(
+    first: tuple[int, dict[str, Any]] | None, rest: Iterator[tuple[int, dict[str, Any]]], ctx: Context
+) -> Iterator[Entry]:
+    if first is not None:
+        entry = _checked(first[1], ctx, first[0])
+        if entry is not None:
+            yield entry
+    for line, obj in rest:
+        if "loc" not in obj:
+            ctx.warning("missing-loc", "object without 'loc' (only the first line may be a header); skipped", line)
+            continue
+        entry = _checked(obj, ctx, line)
+        if entry is not None:
+            yield entry
+
+
+def _checked(obj: dict[str, Any], ctx: Context, line: int) -> Entry | None:
+    try:
+        return _entry(obj, ctx, line)
+    except Bad as exc:
+        ctx.warning("invalid-value", f"{exc}; line skipped", line)
+        return None
+
+
+def read(source: Source, *, ctx: Context) -> Document:
+    lines = _lines(bounded_lines(source.stream, ctx.options.max_line_bytes), ctx)
+    first = next(lines, None)
+    meta = DocMeta()
+    if first is not None and "loc" not in first[1]:
+        unknown = set(first[1]) - _META_KEYS
+        if unknown:
+            ctx.warning("unknown-key", f"unknown header keys {', '.join(sorted(unknown))} ignored", first[0])
+        try:
+            meta = _meta(first[1])
+        except Bad as exc:
+            raise ReadError(
+                f"invalid header line: {exc}", source=ctx.name, line=first[0], code="invalid-value"
+            ) from None
+        first = None
+    return Document(meta, _entries(first, lines, ctx), diagnostics=ctx.reporter.diagnostics)
+
+
+FORMAT = FormatSpec(
+    name="jsonl",
+    title="JSON Lines (the feedmap IR, one object per entry)",
+    extensions=(".jsonl", ".ndjson"),
+    content="json",
+    priority=0,
+    reader=read,
+    writer=write,
+    fields=frozenset(ENTRY_FIELDS),
+    description="lossless: every IR field; optional first header line with document metadata",
+)

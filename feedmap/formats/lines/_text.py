@@ -1,0 +1,169 @@
+"""``text``: the sitemaps.org text sitemap, one absolute URL per line.
+
+Spec: https://www.sitemaps.org/protocol.html#otherformats — UTF-8, one URL per line, nothing else, at most
+50,000 URLs and 50 MiB.  Reading tolerates a BOM, CRLF or CR line ends, blank lines and blanks around a
+URL; a line that is not an absolute URL is skipped with a warning naming its line.  Input that is not
+UTF-8 is read as Windows-1252 with a warning (never silently).  Only ``loc`` survives in this format.
+
+CSV is not a text sitemap: a line holding a URL followed by comma-separated fields
+(``https://e.com/a,2024-01-01``: a date, another URL or a changefreq after a comma; a number or a quoted
+text after a comma and a blank) is not read as one URL with a comma in it.  When such a line comes
+before any URL, the input is a CSV file: reading stops with a :class:`~feedmap._core.errors.ReadError`
+(``csv-input``, exit 1) saying so; after URLs, the line is skipped with a ``csv-line`` warning.  A URL
+that really holds such a comma can write it as ``%2C``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from feedmap._core.context import Context
+from feedmap._core.errors import ReadError
+from feedmap._core.model import DocKind, DocMeta, Document, Entry, new_entry, new_position
+from feedmap._core.urls import check_loc, is_absolute_url
+from feedmap._io.sources import Source
+from feedmap.formats._output import MAX_BYTES, MAX_URLS, SizeWatch, encoded_url, write_blocks
+from feedmap.formats._registry import FormatSpec, Rendered
+from feedmap.formats.lines._common import bounded_lines, too_long
+
+__all__ = ["FORMAT", "read", "render", "write"]
+
+
+def _decode(raw: bytes, ctx: Context, line: int) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        ctx.warning("encoding", "line is not UTF-8; read as Windows-1252", line)
+        return raw.decode("cp1252", errors="replace")
+
+
+#: A comma-separated field after a URL: a date, another URL or a changefreq; after a comma and a blank
+#: (which no URL holds), also a number or a quoted text.  A comma and a number alone (``/page,2``,
+#: ``@52.5,13.4``) is a URL.
+_CSV_FIELD = re.compile(
+    r",(?:[ \t]*(?:\d{4}-\d\d-\d\d(?:[T ][0-9:.]+(?:Z|[+-]\d\d:?\d\d)?)?|[A-Za-z][A-Za-z0-9+.-]*://[^,\s]*"
+    r'|always|hourly|daily|weekly|monthly|yearly|never)|[ \t]+(?:"[^"]*"|[+-]?\d+(?:\.\d+)?))[ \t]*(?=,|$)',
+    re.IGNORECASE,
+)
+
+
+def csv_tail(text: str) -> str | None:
+    """The comma-separated fields after the URL a line starts with (a CSV row), or None."""
+    match = _CSV_FIELD.search(text)
+    if match is None or not is_absolute_url(text[: match.start()]):
+        return None
+    return text[match.start() :]
+
+
+def _refuse_csv(text: str, tail: str, ctx: Context, line: int) -> None:
+    shown = tail if len(tail) <= 40 else tail[:37] + "..."
+    raise ReadError(
+        f"this looks like a CSV file, not a text sitemap: the line holds {text[: len(text) - len(tail)]!r} "
+        f"then comma-separated fields {shown!r}; a text sitemap has one URL per line (keep the URL column only)",
+        source=ctx.name,
+        line=line,
+        code="csv-input",
+    )
+
+
+def _entries(source: Source, ctx: Context) -> Iterator[Entry]:
+    limit = ctx.options.max_line_bytes
+    count = 0
+    # a lone CR also ends a line (old Mac files)
+    for line, raw in enumerate(bounded_lines(source.stream, limit, any_newline=True), start=1):
+        if raw is None:
+            ctx.warning("line-too-long", too_long(limit), line)
+            continue
+        if line == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        text = _decode(raw, ctx, line).strip()
+        if not text:
+            continue
+        tail = csv_tail(text)
+        if tail is not None:
+            if count == 0:
+                _refuse_csv(text, tail, ctx, line)
+            ctx.warning(
+                "csv-line",
+                f"{text!r} is a URL followed by comma-separated fields ({tail!r}), not one URL; line skipped "
+                "(write a comma that belongs to the URL as %2C)",
+                line,
+            )
+            continue
+        if not is_absolute_url(text):
+            shown = text if len(text) <= 80 else text[:77] + "..."
+            ctx.warning("not-a-url", f"{shown!r} is not an absolute URL; line skipped", line)
+            continue
+        problem = check_loc(text)
+        if problem is not None:
+            ctx.warning("invalid-loc", f"{problem}; kept as written", line)
+        count += 1
+        yield new_entry(text, None, None, None, (), (), {}, new_position(ctx.name, line))
+    if count > MAX_URLS:
+        ctx.warning("too-many-urls", f"{count:,} URLs; the protocol allows {MAX_URLS:,} per file")
+
+
+def read(source: Source, *, ctx: Context) -> Document:
+    return Document(DocMeta(kind=DocKind.URLSET), _entries(source, ctx), diagnostics=ctx.reporter.diagnostics)
+
+
+def _blocks(doc: Document, ctx: Context) -> Iterator[tuple[Entry, str]]:
+    """One line per entry: the loc (encoded with ``encode_urls``); a loc holding a line break is skipped
+    (``invalid-loc``), a lone surrogate (from an entry built in Python) is dropped (``character-dropped``)."""
+    encode = ctx.options.encode_urls
+    for entry in doc.entries:
+        loc = encoded_url(entry.loc, ctx, entry) if encode else entry.loc
+        if loc.isascii():  # nearly every URL: no line break check beyond two searches, nothing to drop
+            if "\n" in loc or "\r" in loc:
+                ctx.warning("invalid-loc", f"{loc!r} contains a line break; not written to a text sitemap")
+                continue
+            yield entry, loc + "\n"
+            continue
+        if "\n" in loc or "\r" in loc:
+            ctx.warning("invalid-loc", f"{loc!r} contains a line break; not written to a text sitemap")
+            continue
+        yield entry, _without_surrogates(loc, ctx) + "\n"
+
+
+def render(doc: Document, *, ctx: Context) -> Rendered:
+    """The text sitemap in parts: no header or footer, one line per entry."""
+    return Rendered("", _blocks(doc, ctx), "", "no entries: wrote an empty text sitemap")
+
+
+def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
+    watch = SizeWatch(ctx, "URLs", warn=False)
+    count = write_blocks(sink, render(doc, ctx=ctx), watch, batch=4096)
+    if count > MAX_URLS:
+        ctx.warning("too-many-urls", f"{count:,} URLs in one text sitemap; the protocol allows {MAX_URLS:,}")
+    if watch.size > MAX_BYTES:
+        ctx.warning("file-too-large", f"{watch.size:,} bytes in one text sitemap; the protocol allows {MAX_BYTES:,}")
+    return count
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_surrogates(loc: str, ctx: Context) -> str:
+    """The loc without the lone surrogates UTF-8 cannot hold (each reported)."""
+    found = _SURROGATE.findall(loc)
+    if not found:
+        return loc
+    shown = ", ".join(f"U+{ord(char):04X}" for char in dict.fromkeys(found))
+    ctx.warning("character-dropped", f"loc {loc!r}: {shown} cannot be written in UTF-8 and was dropped")
+    return _SURROGATE.sub("", loc)
+
+
+FORMAT = FormatSpec(
+    name="text",
+    title="text sitemap (one URL per line)",
+    extensions=(".txt",),
+    content="text",
+    priority=0,
+    reader=read,
+    writer=write,
+    renderer=render,
+    fields=frozenset({"loc"}),
+    description="BOM, CRLF, blank lines tolerated; non-URL lines skipped with a warning",
+)

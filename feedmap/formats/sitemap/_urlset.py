@@ -1,0 +1,118 @@
+"""``sitemap``: the sitemaps.org 0.9 ``<urlset>`` with the Google image extension and hreflang links.
+
+Spec: https://www.sitemaps.org/protocol.html (XSD http://www.sitemaps.org/schemas/sitemap/0.9/sitemap.xsd),
+Google image sitemaps (namespace ``http://www.google.com/schemas/sitemap-image/1.1``) and hreflang
+alternates (``<xhtml:link rel="alternate" hreflang=".." href=".."/>``), both read and written through the
+extension hooks of :mod:`feedmap.formats.ext` (as third-party extensions are).
+
+Reading streams with ``iterparse`` (:mod:`feedmap.formats.sitemap._read`): any prefix, children in any
+order, elements of other namespaces (news, video, ...) kept verbatim in ``Entry.extras`` under their Clark
+name.  A sitemap index given as a sitemap is read as the index it is (``read-as-index``).
+
+Writing emits UTF-8 with nothing before ``<?xml``, children in XSD order (``loc, lastmod, changefreq,
+priority``, then extensions; image children ``loc, caption, geo_location, title, license``) and every
+namespace declared once on the root (:mod:`feedmap.formats._xmlwrite`: what XML 1.0 cannot hold is dropped
+and reported, ``character-dropped``; an extra is written only when it is well-formed elements named by its
+key, ``invalid-extra``; a priority is a short ``xsd:decimal``).
+"""
+
+from __future__ import annotations
+
+from typing import BinaryIO
+
+from feedmap._core.context import Context
+from feedmap._core.model import DocKind, DocMeta, Document, Entry
+from feedmap._io.sources import Source
+from feedmap._xml import escape_text, peek_root
+from feedmap.formats import _registry as registry
+from feedmap.formats._output import SizeWatch, output_url, write_blocks
+from feedmap.formats._registry import FormatSpec, Rendered
+from feedmap.formats._xmlwrite import (
+    ROOT_NAMESPACES,
+    format_priority,
+    report_unwritable,
+    root_open_tag,
+    xml_extras,
+    xsd_lastmod,
+)
+from feedmap.formats.ext import Hooks, hooks, report_broken
+from feedmap.formats.sitemap._read import check_root, iter_entries
+
+__all__ = ["FORMAT", "read", "render", "write"]
+
+
+def read(source: Source, *, ctx: Context) -> Document:
+    report_broken(ctx)
+    root = peek_root(source.stream)
+    if root is not None and root.local == "sitemapindex":
+        ctx.info("read-as-index", "this is a sitemap index; it is read as one")
+        reader = registry.get("sitemapindex").reader
+        assert reader is not None  # the index format reads
+        doc = reader(source, ctx=ctx)
+        doc.format = "sitemapindex"
+        return doc
+    namespace = check_root(root, "urlset", ctx)
+    return Document(
+        DocMeta(kind=DocKind.URLSET),
+        iter_entries(source, ctx, namespace, "url"),
+        diagnostics=ctx.reporter.diagnostics,
+    )
+
+
+def _url_block(entry: Entry, ctx: Context, dropped: set[str], table: Hooks, declared: dict[str, str]) -> str:
+    url = output_url(entry.loc, ctx, entry)
+    loc = escape_text(url)  # loc_text, inlined: this runs once per URL written
+    if loc is not url:
+        report_unwritable(url, "loc", entry.loc, ctx)
+    parts = ["<url><loc>", loc, "</loc>"]
+    if entry.lastmod is not None:
+        parts += ["<lastmod>", xsd_lastmod(entry.lastmod, ctx, entry.loc), "</lastmod>"]
+    if entry.changefreq is not None:
+        parts += ["<changefreq>", entry.changefreq.value, "</changefreq>"]
+    if entry.priority is not None:
+        priority = format_priority(entry.priority, ctx, entry.loc)
+        if priority is not None:
+            parts += ["<priority>", priority, "</priority>"]
+    for field, write_hook in table.write:  # images, alternates, then third-party extensions
+        if getattr(entry, field):
+            parts += write_hook(entry, ctx, "")
+    if entry.extras:
+        parts += xml_extras(entry, dropped, ctx, declared, claimed=table.keys)
+    parts.append("</url>\n")
+    return "".join(parts)
+
+
+def render(doc: Document, *, ctx: Context) -> Rendered:
+    """The ``<urlset>`` in parts: the root's start tag, one ``<url>`` per entry, the end tag."""
+    report_broken(ctx)
+    table = hooks("sitemap")
+    declared = dict(ROOT_NAMESPACES)
+    for prefix, uri in table.namespaces.items():
+        declared.setdefault(prefix, uri)
+    namespaces = "".join(f' xmlns:{prefix}="{uri}"' for prefix, uri in declared.items())
+    dropped: set[str] = set()
+    items = ((entry, _url_block(entry, ctx, dropped, table, declared)) for entry in doc.entries)
+    return Rendered(
+        root_open_tag("urlset", namespaces, ctx),
+        items,
+        "</urlset>\n",
+        "no entries: wrote an empty <urlset> (valid for Google, not for the XSD)",
+    )
+
+
+def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
+    return write_blocks(sink, render(doc, ctx=ctx), SizeWatch(ctx, "URLs"))
+
+
+FORMAT = FormatSpec(
+    name="sitemap",
+    title="XML sitemap (sitemaps.org 0.9 urlset, image extension, hreflang)",
+    extensions=(".xml",),
+    roots=(("*", "urlset"),),
+    priority=10,
+    reader=read,
+    writer=write,
+    renderer=render,
+    fields=frozenset({"loc", "lastmod", "changefreq", "priority", "images", "alternates", "extras"}),
+    description="reads 0.9, https and no-namespace variants and Google 0.84; any prefix, any order",
+)
