@@ -37,8 +37,7 @@ from feedmap._io.sources import (
     open_source,
     source_name,
 )
-from feedmap._publish.split import Layout, layout, split_document
-from feedmap._publish.split_checks import SplitReading
+from feedmap._publish.split import Layout, SplitReading, layout, split_document
 from feedmap._web.follow import follow_index
 from feedmap.converters import _pipeline as converters
 from feedmap.converters._kinds import report_kind_change

@@ -1,4 +1,5 @@
-"""The package stays ruff-clean (complexity 15 at most), mypy --strict clean, in modules of 400 lines at most,
+"""The package stays ruff-clean (complexity 15 at most), mypy --strict clean, in modules of one concept each
+(600 lines at most),
 and keeps the architecture that pyproject.toml declares as import-linter contracts."""
 
 from __future__ import annotations
@@ -29,11 +30,11 @@ def test_mypy_strict_is_clean() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-MAX_MODULE_LINES = 400
+MAX_MODULE_LINES = 600
 
 
-def test_no_module_is_over_400_lines() -> None:
-    """Small modules with one job each: none of the package's modules passes 400 lines."""
+def test_no_module_is_over_600_lines() -> None:
+    """Small modules with one job each: none of the package's modules passes 600 lines."""
     long = {
         str(path.relative_to(ROOT)): count
         for path in sorted((ROOT / "feedmap").rglob("*.py"))

@@ -32,7 +32,7 @@ from feedmap._core.errors import FeedmapError, FormatError, ReadError, SourceErr
 from feedmap._io.sinks import GuardedOutput
 from feedmap.cli import convert, diff, discover, formats, info, validate
 from feedmap.cli._advice import advice_for, read_error, unknown_format
-from feedmap.cli._terminal import printable, printable_lines
+from feedmap.cli._common import printable, printable_lines
 
 __all__ = ["Terminated", "build_parser", "console", "main"]
 

@@ -19,12 +19,12 @@ from feedmap.cli._common import (
     add_reading_options,
     non_negative_int,
     parse_date,
+    printable,
     reading_options,
     web_url,
     xml_text,
 )
 from feedmap.cli._split_options import add_split_options, check_split, last_line
-from feedmap.cli._terminal import printable
 from feedmap.converters import _enrich as enrich
 from feedmap.converters._kinds import xml_for_kind
 from feedmap.converters._sort import SORT_KEYS

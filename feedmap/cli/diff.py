@@ -22,9 +22,8 @@ from feedmap._core.errors import FormatError, Reporter
 from feedmap._core.model import Alternate, Image
 from feedmap._diff.diff import Change, diff, item_key
 from feedmap._diff.sides import is_directory
-from feedmap.cli._common import DiagnosticPrinter, add_reading_options, parse_map, reading_options
+from feedmap.cli._common import DiagnosticPrinter, add_reading_options, json_text, parse_map, reading_options, shown_url
 from feedmap.cli._split_options import _index_name as index_file_name
-from feedmap.cli._terminal import json_text, shown_url
 
 __all__ = ["add_parser", "change_line", "run"]
 

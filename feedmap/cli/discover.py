@@ -23,8 +23,16 @@ from feedmap._io.sources import DEFAULT_MAX_BYTES
 from feedmap._web.discover import discover, site_root
 from feedmap._web.sitemaptree import SitemapNode, sitemap_trees
 from feedmap.cli._advice import ADVICE
-from feedmap.cli._common import DiagnosticPrinter, add_http_options, add_map_option, http_settings, parse_size
-from feedmap.cli._terminal import json_text, printable, shown_url
+from feedmap.cli._common import (
+    DiagnosticPrinter,
+    add_http_options,
+    add_map_option,
+    http_settings,
+    json_text,
+    parse_size,
+    printable,
+    shown_url,
+)
 
 __all__ = ["add_parser", "run", "tree_lines"]
 

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from feedmap._core.model import ENTRY_FIELDS
-from feedmap.cli._terminal import printable
+from feedmap.cli._common import printable
 from feedmap.formats import _registry as registry
 
 __all__ = ["add_parser", "run"]

@@ -11,8 +11,7 @@ from feedmap._core.dates import W3CDate
 from feedmap._core.errors import Level, Reporter
 from feedmap._core.model import DocKind
 from feedmap._core.wording import counted
-from feedmap.cli._common import DiagnosticPrinter, add_reading_options, reading_options
-from feedmap.cli._terminal import json_text, printable
+from feedmap.cli._common import DiagnosticPrinter, add_reading_options, json_text, printable, reading_options
 
 #: The exit code of an input read past an error (``xml-limit``), as ``feedmap convert`` gives it.
 EXIT_INVALID = 1

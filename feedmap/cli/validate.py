@@ -18,8 +18,7 @@ from typing import Any
 from feedmap._core.errors import Diagnostic, Level, SourceError
 from feedmap._core.wording import counted
 from feedmap._validate.report import Report, all_rules, validate
-from feedmap.cli._common import add_reading_options, reading_options
-from feedmap.cli._terminal import json_text, printable
+from feedmap.cli._common import add_reading_options, json_text, printable, reading_options
 
 __all__ = ["add_parser", "finding_line", "run"]
 
