@@ -32,7 +32,11 @@ CHANNEL_ELEMENTS = ("title", "link", "description")
 
 
 def _validating(path: Path) -> bool:
-    return path.name.startswith("_validate") or path == PACKAGE / "cli" / "validate.py"
+    return (
+        path.parent == PACKAGE / "_validate"
+        or (path.parent == PACKAGE / "formats" / "feeds" and path.name.startswith("_channel_"))
+        or path == PACKAGE / "cli" / "validate.py"
+    )
 
 
 def _name_of(call: ast.Call) -> str:
