@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 #: Where each public name lives, imported when first asked for (``feedmap.read``, ``from feedmap import read``).
 _PUBLIC_HOMES = {
-    "transforms": "feedmap",
+    "transforms": "feedmap.transforms",
     "SplitSummary": "feedmap._api",
     "Summary": "feedmap._api",
     "convert": "feedmap._api",
