@@ -272,24 +272,26 @@ def add_reading_options(
     parser: argparse.ArgumentParser,
     *,
     no_follow_help: str,
-    inputs: bool = True,
+    inputs: str | None = "+",
     since: bool = True,
     helps: Mapping[str, str] | None = None,
+    group: OptionGroup | None = None,
 ) -> OptionGroup:
-    """The "input" argument group: INPUT... (unless ``inputs`` is False), -f, --strict, --max-bytes, --no-follow,
+    """The "input" argument group (or ``group``, a command's own, its inputs already in it): INPUT (``inputs``
+    its nargs; None: no INPUT), -f, --strict, --max-bytes, --no-follow,
     --map, --since (unless ``since`` is False: a command showing it among its selection options adds it there
     with :func:`add_since_option`)...: what every reading command takes.  ``helps`` gives the help of an option
     (by its dest) that means something else, or nothing (``argparse.SUPPRESS``), in this command.  Returns the
     group, for the command's own input options."""
     helps = helps or {}
-    group = parser.add_argument_group("input")
+    group = group or parser.add_argument_group("input")
 
     def add(*flags: str, dest: str, **kwargs: Any) -> None:
         group.add_argument(*flags, dest=dest, **{**kwargs, "help": helps.get(dest, kwargs["help"])})
 
-    if inputs:
+    if inputs is not None:
         group.add_argument(
-            "inputs", nargs="+", metavar="INPUT", help="a file path, an http(s) URL, or - for standard input"
+            "inputs", nargs=inputs, metavar="INPUT", help="a file path, an http(s) URL, or - for standard input"
         )
     add("-f", "--from", dest="source_format", metavar="FMT", help="input format (default: recognised from content)")
     add(

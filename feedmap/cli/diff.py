@@ -92,21 +92,23 @@ def add_parser(subparsers: Any) -> None:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    inputs = add_reading_options(
-        parser,
-        inputs=False,
-        no_follow_help="for a sitemap index: compare the index's own entries (its child sitemaps), not their URLs",
-        helps={
-            "strict": "treat any warning as an error: exit 2 at the first problem",  # exit 1 means "different"
-            "since": argparse.SUPPRESS,  # refused by run(): it would skip an index's child on one side only
-        },
-    )
+    inputs = parser.add_argument_group("input")
     inputs.add_argument(
         "old",
         metavar="OLD",
         help="the earlier input: a file path, a directory (DIR/) convert -o DIR/ wrote, an http(s) URL, or -",
     )
     inputs.add_argument("new", metavar="NEW", help="the later input, as OLD")
+    add_reading_options(
+        parser,
+        group=inputs,
+        inputs=None,
+        no_follow_help="for a sitemap index: compare the index's own entries (its child sitemaps), not their URLs",
+        helps={
+            "strict": "treat any warning as an error: exit 2 at the first problem",  # exit 1 means "different"
+            "since": argparse.SUPPRESS,  # refused by run(): it would skip an index's child on one side only
+        },
+    )
     for side in ("old", "new"):
         inputs.add_argument(
             f"--{side}-map",

@@ -67,10 +67,10 @@ def add_parser(subparsers: Any) -> None:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    inputs = add_reading_options(
+    add_reading_options(
         parser,
         no_follow_help="for an index: validate the index only, not its children",
-        inputs=False,
+        inputs="*",  # none with --explain
         helps={
             "strict": "warnings count as errors: exit 1 on a warning too (every finding is still listed)",
             "base_url": "the URL of a local input, for the scope checks (URLs under its directory, children on its "
@@ -78,9 +78,6 @@ def add_parser(subparsers: Any) -> None:
             "since": argparse.SUPPRESS,  # every child of an index is validated
             "max_line_bytes": argparse.SUPPRESS,  # a text sitemap is checked line by line, whatever the length
         },
-    )
-    inputs.add_argument(
-        "inputs", nargs="*", metavar="INPUT", help="a file path, an http(s) URL, or - for standard input"
     )
     output = parser.add_argument_group("output")
     output.add_argument(
