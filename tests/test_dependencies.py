@@ -216,3 +216,14 @@ def test_every_public_name_is_there_when_asked_for() -> None:
     assert feedmap.Entry is importlib.import_module("feedmap").Entry  # asked once, kept
     with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
         _ = feedmap.no_such_name  # type: ignore[attr-defined]
+
+
+def test_the_import_benchmark_runs(tmp_path: Path) -> None:
+    """benchmarks/bench_import.py --quick: every case measured, no heavy module loaded by any import."""
+    figures = tmp_path / "import.json"
+    command = [sys.executable, str(ROOT / "benchmarks" / "bench_import.py"), "--quick", "--json", str(figures)]
+    subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True, timeout=300)
+    result = json.loads(figures.read_text(encoding="utf-8"))
+    assert set(result["median_wall"]) == {"python", "lxml", "feedmap", "formats", "converters"}
+    assert all(probe["heavy"] == [] for probe in result["probes"].values())
+    assert result["probes"]["feedmap"]["feedmap_modules"] == 1
