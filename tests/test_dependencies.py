@@ -19,7 +19,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import tomllib
 
 import feedmap
 
@@ -146,6 +145,7 @@ def test_no_class_replaces_a_private_part_of_a_dependency() -> None:
 
 def _requirements() -> list[tuple[str, str]]:
     """Each requirement of ``[project]`` (dependencies and extras) with the comment on its line."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     project = tomllib.loads(text)["project"]
     wanted = [*project["dependencies"], *(r for extra in project["optional-dependencies"].values() for r in extra)]
