@@ -7,11 +7,11 @@ retries); while a call waits on the server (:meth:`Clock.running`), every socket
 waits no longer than what is left.  That is done by an httpcore network backend
 (https://www.encode.io/httpcore/network-backends/) whose streams shorten each timeout.
 
-httpx 0.28 takes no network backend: :class:`DeadlineTransport` is httpx's own transport with its
-connection pool (the private ``HTTPTransport._pool``) replaced by one over :class:`_DeadlineBackend`.
-A transport written on the public ``httpx.BaseTransport`` would have to copy httpx's private mapping of
-httpcore's requests, responses and exceptions instead, a larger private surface than that one attribute
-(httpx pull request #3749, open, would add the parameter).
+httpx takes no network backend, httpcore does: :class:`DeadlineTransport` is a transport on httpx's
+public transport API (``httpx.BaseTransport``, https://www.python-httpx.org/advanced/transports/) over an
+``httpcore.ConnectionPool`` (https://www.encode.io/httpcore/connection-pools/) built with
+:class:`_DeadlineBackend`.  It maps httpx's request to httpcore's, httpcore's response to httpx's (the body a
+``httpx.SyncByteStream``) and httpcore's exceptions to httpx's of the same name, with public names only.
 """
 
 from __future__ import annotations
@@ -95,18 +95,85 @@ class _DeadlineBackend(httpcore.NetworkBackend):
         self._inner.sleep(seconds)
 
 
-class DeadlineTransport(httpx.HTTPTransport):
-    """httpx's transport over :class:`_DeadlineBackend` (httpx takes no network backend, httpcore does)."""
+#: httpcore's exceptions and httpx's of the same meaning (httpx's documented hierarchy,
+#: https://www.python-httpx.org/exceptions/); the more specific first.
+_HTTPX_ERRORS: tuple[tuple[type[Exception], type[httpx.TransportError]], ...] = (
+    (httpcore.ConnectTimeout, httpx.ConnectTimeout),
+    (httpcore.ReadTimeout, httpx.ReadTimeout),
+    (httpcore.WriteTimeout, httpx.WriteTimeout),
+    (httpcore.PoolTimeout, httpx.PoolTimeout),
+    (httpcore.ConnectError, httpx.ConnectError),
+    (httpcore.ReadError, httpx.ReadError),
+    (httpcore.WriteError, httpx.WriteError),
+    (httpcore.ProxyError, httpx.ProxyError),
+    (httpcore.UnsupportedProtocol, httpx.UnsupportedProtocol),
+    (httpcore.LocalProtocolError, httpx.LocalProtocolError),
+    (httpcore.RemoteProtocolError, httpx.RemoteProtocolError),
+    (httpcore.TimeoutException, httpx.TimeoutException),
+    (httpcore.NetworkError, httpx.NetworkError),
+    (httpcore.ProtocolError, httpx.ProtocolError),
+)
+
+_HTTPCORE_ERRORS = tuple(theirs for theirs, _ in _HTTPX_ERRORS)
+
+
+@contextlib.contextmanager
+def _as_httpx_errors(request: httpx.Request) -> Iterator[None]:
+    """httpcore's exceptions raised inside turned into httpx's, which the client and its callers catch."""
+    try:
+        yield
+    except _HTTPCORE_ERRORS as exc:
+        ours = next(ours for theirs, ours in _HTTPX_ERRORS if isinstance(exc, theirs))
+        raise ours(str(exc), request=request) from exc
+
+
+class _Body(httpx.SyncByteStream):
+    """httpcore's response body as httpx's stream, its errors httpx's; closing it frees the connection."""
+
+    def __init__(self, response: httpcore.Response, request: httpx.Request) -> None:
+        self._response = response
+        self._request = request
+
+    def __iter__(self) -> Iterator[bytes]:
+        with _as_httpx_errors(self._request):
+            yield from self._response.iter_stream()
+
+    def close(self) -> None:
+        self._response.close()
+
+
+class DeadlineTransport(httpx.BaseTransport):
+    """A transport over httpcore's connection pool with :class:`_DeadlineBackend` connections."""
 
     def __init__(self, limits: httpx.Limits) -> None:
-        super().__init__(limits=limits, trust_env=False)
+        # no ssl_context: httpcore's default (certificates verified against certifi's), no environment read
         self._pool = httpcore.ConnectionPool(
-            ssl_context=httpx.create_ssl_context(trust_env=False),
             max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
             keepalive_expiry=limits.keepalive_expiry,
             network_backend=_DeadlineBackend(),
         )
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        url = request.url
+        wire_request = httpcore.Request(
+            request.method,
+            httpcore.URL(scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path),
+            headers=request.headers.raw,
+            content=request.stream,
+            extensions=request.extensions,  # the timeouts httpx set for this request
+        )
+        with _as_httpx_errors(request):
+            response = self._pool.handle_request(wire_request)
+        return httpx.Response(
+            response.status,
+            headers=response.headers,
+            stream=_Body(response, request),
+            extensions=response.extensions,  # reason_phrase, http_version
+        )
+
+    def close(self) -> None:
+        self._pool.close()
 
 
 class Clock:

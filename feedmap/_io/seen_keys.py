@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import sqlite3
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from feedmap._core.errors import SourceError
 from feedmap._io.scratch import scratch_error, scratch_folder
+
+if TYPE_CHECKING:
+    import sqlite3
 
 __all__ = ["BATCH", "BATCH_BYTES", "CACHE_KIB", "IN_MEMORY", "IN_MEMORY_BYTES", "SeenKeys"]
 
@@ -85,9 +88,15 @@ def _stored(key: Key) -> int | bytes:
 
 
 class _Database:
-    """The keys past the cap: the ``seen`` table of a database in a temporary directory."""
+    """The keys past the cap: the ``seen`` table of a database in a temporary directory.  SQLite's errors
+    are :class:`SourceError` (:func:`_trouble`)."""
+
+    db: sqlite3.Connection
 
     def __init__(self) -> None:
+        import sqlite3  # at the first spill: ``import feedmap`` and a dedupe within the cap never load SQLite
+
+        self._error: type[Exception] = sqlite3.Error
         self.folder = scratch_folder("feedmap-dedupe-", _WHAT)
         try:
             # one generator uses it at a time, but its consumer may advance it from another thread
@@ -95,27 +104,39 @@ class _Database:
             for pragma in ("journal_mode=OFF", "synchronous=OFF", f"cache_size=-{CACHE_KIB}", "temp_store=MEMORY"):
                 self.db.execute(f"PRAGMA {pragma}")
             self.db.execute(_SCHEMA)
-        except BaseException:
+        except BaseException as exc:
             self.close()
+            if isinstance(exc, sqlite3.Error):
+                raise _trouble(exc) from exc
             raise
 
     def get(self, key: Key) -> int | None:
-        row = self.db.execute("SELECT value FROM seen WHERE key = ?", (_stored(key),)).fetchone()
+        try:
+            row = self.db.execute("SELECT value FROM seen WHERE key = ?", (_stored(key),)).fetchone()
+        except self._error as exc:
+            raise _trouble(exc) from exc
         return None if row is None else int(row[0])
 
     def write(self, added: dict[Key, int], changed: dict[Key, int]) -> None:
         """Append ``added`` (in their order) and update ``changed``, in one transaction."""
-        self.db.execute("BEGIN")
-        self.db.executemany("INSERT INTO seen (key, value) VALUES (?, ?)", ((_stored(k), v) for k, v in added.items()))
-        self.db.executemany("UPDATE seen SET value = ? WHERE key = ?", ((v, _stored(k)) for k, v in changed.items()))
-        self.db.execute("COMMIT")
+        db = self.db
+        try:
+            db.execute("BEGIN")
+            db.executemany("INSERT INTO seen (key, value) VALUES (?, ?)", ((_stored(k), v) for k, v in added.items()))
+            db.executemany("UPDATE seen SET value = ? WHERE key = ?", ((v, _stored(k)) for k, v in changed.items()))
+            db.execute("COMMIT")
+        except self._error as exc:
+            raise _trouble(exc) from exc
 
     def values(self) -> Iterator[int]:
-        for (value,) in self.db.execute("SELECT value FROM seen ORDER BY seq"):
-            yield int(value)
+        try:
+            for (value,) in self.db.execute("SELECT value FROM seen ORDER BY seq"):
+                yield int(value)
+        except self._error as exc:
+            raise _trouble(exc) from exc
 
     def close(self) -> None:
-        with contextlib.suppress(AttributeError, sqlite3.Error):
+        with contextlib.suppress(AttributeError, self._error):
             self.db.close()
         shutil.rmtree(self.folder, ignore_errors=True)
 
@@ -158,10 +179,7 @@ class SeenKeys:
         if value is None:
             value = self._changed.get(key)
         if value is None:
-            try:
-                value = self._db.get(key)
-            except sqlite3.Error as exc:
-                raise _trouble(exc) from exc
+            value = self._db.get(key)
         return value
 
     def add(self, key: Key, value: int) -> None:
@@ -194,10 +212,7 @@ class SeenKeys:
             yield from list(self._memory.values())
             return
         self._write()
-        try:
-            yield from self._db.values()
-        except sqlite3.Error as exc:
-            raise _trouble(exc) from exc
+        yield from self._db.values()
 
     def close(self) -> None:
         """Forget every key; remove the database and its directory."""
@@ -210,7 +225,7 @@ class SeenKeys:
     def _spill(self) -> None:
         try:
             self._db = _Database()
-        except (OSError, sqlite3.Error) as exc:  # scratch_folder raises its own SourceError
+        except OSError as exc:  # scratch_folder raises its own SourceError, _Database SQLite's as one
             raise _trouble(exc) from exc
         for key in self._memory:
             self._bloom.add(key)
@@ -225,9 +240,6 @@ class SeenKeys:
     def _write(self) -> None:
         if self._db is None:  # called past the cap only
             return
-        try:
-            self._db.write(self._added, self._changed)
-        except sqlite3.Error as exc:
-            raise _trouble(exc) from exc
+        self._db.write(self._added, self._changed)
         self._added, self._changed = {}, {}
         self._batch_bytes = 0

@@ -22,12 +22,9 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from types import FrameType
-from typing import TYPE_CHECKING, NoReturn
+from typing import NoReturn
 
 from feedmap import __version__
-
-if TYPE_CHECKING:
-    from _typeshed import SupportsWrite
 from feedmap._core.errors import FeedmapError, FormatError, ReadError, SourceError, UnknownFormatError, WriteError
 from feedmap._io.sinks import GuardedOutput
 from feedmap.cli import convert, diff, discover, formats, info, validate
@@ -63,13 +60,26 @@ exit codes: 0 ok (warnings printed), 1 unusable input, an error read past (xml-l
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse's parser, its messages (a usage error quoting an argument, a file name) printed escaped."""
+    """argparse's parser, its messages (a usage error quoting an argument, a file name) printed escaped: what
+    :meth:`print_usage`, :meth:`print_help` and :meth:`error` print comes from the public methods below."""
 
-    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
-        super()._print_message(printable_lines(message), file)
+    def format_usage(self) -> str:
+        return printable_lines(super().format_usage())
+
+    def format_help(self) -> str:
+        return printable_lines(super().format_help())
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        super().exit(status, None if message is None else printable_lines(message))
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``feedmap`` parser, its subcommands' parsers within."""
+    return _parsers()[0]
+
+
+def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The ``feedmap`` parser and its subcommands' parsers, by name (the subparsers action's choices)."""
     parser = _Parser(
         prog="feedmap",
         description="Convert between XML sitemaps, sitemap indexes, text sitemaps, RSS/Atom feeds, ROR RSS "
@@ -81,15 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in (convert, diff, info, validate, discover, formats):
         module.add_parser(subparsers)
-    return parser
-
-
-def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    """The parsers of the subcommands, by name."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return dict(action.choices)
-    return {}
+    return parser, dict(subparsers.choices)
 
 
 class Terminated(KeyboardInterrupt):
@@ -198,11 +200,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
+    parser, commands = _parsers()
     try:
         args, unknown = parser.parse_known_args(convert.join_sort_value(sys.argv[1:] if argv is None else argv))
         if unknown:  # said with the usage of the command they were given to (`feedmap convert --bogus`)
-            command = _subcommands(parser).get(getattr(args, "command", None) or "", parser)
+            command = commands.get(getattr(args, "command", None) or "", parser)
             command.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE

@@ -24,9 +24,9 @@ import sys
 import time
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import Any, Protocol, TextIO, TypeVar
 
 from feedmap._core.context import (
     DEADLINE_FACTOR,
@@ -118,10 +118,12 @@ def json_text(value: Any) -> str:
 
 __all__ = [
     "DiagnosticPrinter",
+    "OptionGroup",
     "Progress",
     "add_http_options",
     "add_map_option",
     "add_reading_options",
+    "add_since_option",
     "follow_since",
     "http_settings",
     "non_negative_int",
@@ -260,61 +262,97 @@ class Progress:
         self.clear()
 
 
-def add_reading_options(parser: argparse.ArgumentParser, *, no_follow_help: str, inputs: bool = True) -> None:
-    """INPUT... (unless ``inputs`` is False), -f, --strict, --max-bytes, --no-follow and --map: what every
-    reading command takes."""
-    if inputs:
-        parser.add_argument(
-            "inputs", nargs="+", metavar="INPUT", help="a file path, an http(s) URL, or - for standard input"
+class OptionGroup(Protocol):
+    """Where options are added: a parser or one of its argument groups (``add_argument_group``)."""
+
+    def add_argument(self, *name_or_flags: str, **kwargs: Any) -> argparse.Action: ...
+
+
+def add_reading_options(
+    parser: argparse.ArgumentParser,
+    *,
+    no_follow_help: str,
+    inputs: str | None = "+",
+    since: bool = True,
+    helps: Mapping[str, str] | None = None,
+    group: OptionGroup | None = None,
+) -> OptionGroup:
+    """The "input" argument group (or ``group``, a command's own, its inputs already in it): INPUT (``inputs``
+    its nargs; None: no INPUT), -f, --strict, --max-bytes, --no-follow,
+    --map, --since (unless ``since`` is False: a command showing it among its selection options adds it there
+    with :func:`add_since_option`)...: what every reading command takes.  ``helps`` gives the help of an option
+    (by its dest) that means something else, or nothing (``argparse.SUPPRESS``), in this command.  Returns the
+    group, for the command's own input options."""
+    helps = helps or {}
+    group = group or parser.add_argument_group("input")
+
+    def add(*flags: str, dest: str, **kwargs: Any) -> None:
+        group.add_argument(*flags, dest=dest, **{**kwargs, "help": helps.get(dest, kwargs["help"])})
+
+    if inputs is not None:
+        group.add_argument(
+            "inputs", nargs=inputs, metavar="INPUT", help="a file path, an http(s) URL, or - for standard input"
         )
-    parser.add_argument(
-        "-f", "--from", dest="source_format", metavar="FMT", help="input format (default: recognised from content)"
+    add("-f", "--from", dest="source_format", metavar="FMT", help="input format (default: recognised from content)")
+    add(
+        "--strict",
+        dest="strict",
+        action="store_true",
+        help="treat any warning as an error: exit 1 at the first problem",
     )
-    parser.add_argument(
-        "--strict", action="store_true", help="treat any warning as an error: exit 1 at the first problem"
-    )
-    parser.add_argument(
+    add(
         "--max-bytes",
+        dest="max_bytes",
         type=parse_size,
         default=DEFAULT_MAX_BYTES,
         metavar="N",
         help="largest (decompressed) input to read, e.g. 200M or 2G (default: 100M): gzip input, fetched bodies, "
         "standard input, FIFOs; a local regular file that is not compressed is read whole",
     )
-    parser.add_argument(
+    add(
         "--max-line-bytes",
+        dest="max_line_bytes",
         type=parse_size,
         default=DEFAULT_MAX_LINE_BYTES,
         metavar="N",
         help="longest line of JSON lines or a text sitemap; a longer one is skipped (default: 1M)",
     )
-    parser.add_argument("--no-follow", action="store_true", help=no_follow_help)
-    parser.add_argument(
+    add("--no-follow", dest="no_follow", action="store_true", help=no_follow_help)
+    add(
         "--base-url",
+        dest="base_url",
         type=web_url,
         metavar="URL",
         help="resolve relative URLs of a local input against URL (a fetched input's own URL comes first, "
         "a feed's channel link after)",
     )
-    add_map_option(parser, "e.g. index children or pages from a static-site build directory")
-    parser.add_argument(
+    add_map_option(group, "e.g. index children or pages from a static-site build directory")
+    add(
         "--max-depth",
+        dest="max_depth",
         type=positive_int,
         default=DEFAULT_MAX_DEPTH,
         metavar="N",
         help=f"for a sitemap index: follow nested indexes at most N deep (default: {DEFAULT_MAX_DEPTH})",
     )
-    parser.add_argument(
+    if since:
+        add_since_option(group, help=helps.get("since"))
+    return group
+
+
+def add_since_option(group: OptionGroup, *, help: str | None = None) -> None:
+    """``--since DATE``: a reading option (an index's older children are skipped), into ``args.since``."""
+    group.add_argument(
         "--since",
         type=parse_date,
         metavar="DATE",
-        help="for a sitemap index: skip children whose lastmod is older than DATE (e.g. 2024-06-01); "
+        help=help
+        or "for a sitemap index: skip children whose lastmod is older than DATE (e.g. 2024-06-01); "
         "children without a lastmod are read (convert also keeps only the entries changed since DATE)",
     )
-    add_http_options(parser)
 
 
-def add_map_option(parser: argparse.ArgumentParser, example: str) -> None:
+def add_map_option(parser: OptionGroup, example: str) -> None:
     """``--map PREFIX=DIR``, repeatable, into ``args.maps``."""
     parser.add_argument(
         "--map",
@@ -328,8 +366,8 @@ def add_map_option(parser: argparse.ArgumentParser, example: str) -> None:
 
 
 def add_http_options(parser: argparse.ArgumentParser) -> None:
-    """How URLs are fetched: the options of every command that may read over HTTP."""
-    web = parser.add_argument_group("fetching over HTTP")
+    """How URLs are fetched, the "HTTP" argument group: the options of every command that may read over HTTP."""
+    web = parser.add_argument_group("HTTP")
     web.add_argument(
         "--concurrency",
         type=concurrency_count,

@@ -52,7 +52,7 @@ def _index_name(text: str) -> str:
 
 def add_split_options(parser: argparse.ArgumentParser) -> None:
     """``--max-urls``, ``--max-file-bytes``, ``--name``, ``--gzip``, ``--index-name``: writing into a directory."""
-    split = parser.add_argument_group("writing into a directory (-o DIR/ --base-url URL)")
+    split = parser.add_argument_group("splitting (writing into a directory: -o DIR/ --base-url URL)")
     split.add_argument(
         "--max-urls",
         type=_max_urls,

@@ -16,7 +16,9 @@ from feedmap._core.model import DocKind
 from feedmap.cli._common import (
     DiagnosticPrinter,
     Progress,
+    add_http_options,
     add_reading_options,
+    add_since_option,
     non_negative_int,
     parse_date,
     printable,
@@ -105,8 +107,17 @@ def add_parser(subparsers: Any) -> None:
     add_reading_options(
         parser,
         no_follow_help="for a sitemap index: yield its own entries (loc, lastmod) instead of reading its children",
+        since=False,  # among the selection options
+        # --base-url also says where a directory output is served
+        helps={
+            "base_url": "resolve relative URLs of a local input against URL (a fetched input's own URL comes first, "
+            "a feed's channel link after); with -o DIR/, also the URL the directory is served at: the index's "
+            "locs are URL + each file's name"
+        },
     )
-    parser.add_argument(
+    _add_selection_options(parser)
+    output = parser.add_argument_group("output")
+    output.add_argument(
         "-t",
         "--to",
         dest="target_format",
@@ -115,7 +126,7 @@ def add_parser(subparsers: Any) -> None:
         "index's own entries read with --no-follow, else a sitemap; .atom is refused: feedmap writes RSS 2.0); "
         "a sitemap into a directory (-o DIR/)",
     )
-    parser.add_argument(
+    output.add_argument(
         "-o",
         "--output",
         metavar="OUT",
@@ -123,19 +134,12 @@ def add_parser(subparsers: Any) -> None:
         "when complete (a symbolic link's target is replaced); devices, FIFOs and /dev/fd/N are written directly; "
         "a directory (DIR/ or an existing one) is written as numbered files and a sitemap index (needs --base-url)",
     )
-    for action in parser._actions:  # --base-url (a reading option) also says where a directory output is served
-        if action.dest == "base_url":
-            action.help = (
-                "resolve relative URLs of a local input against URL (a fetched input's own URL comes first, a "
-                "feed's channel link after); with -o DIR/, also the URL the directory is served at: the index's "
-                "locs are URL + each file's name"
-            )
-    parser.add_argument(
+    output.add_argument(
         "--schema-location",
         action="store_true",
         help="add xmlns:xsi and xsi:schemaLocation to XML sitemaps for schema validators",
     )
-    urls = parser.add_mutually_exclusive_group()
+    urls = output.add_mutually_exclusive_group()
     urls.add_argument(
         "--encode-urls",
         action="store_true",
@@ -148,7 +152,6 @@ def add_parser(subparsers: Any) -> None:
         help="XML outputs write URLs as read, not encoded as URIs (a URL that is no URI is reported)",
     )
     add_split_options(parser)
-    _add_selection_options(parser)
     pages = parser.add_argument_group("page enrichment")
     pages.add_argument(
         "--enrich",
@@ -163,7 +166,7 @@ def add_parser(subparsers: Any) -> None:
         help="with --enrich: replace the title, description and keywords an entry already has "
         "(by default only empty ones are filled)",
     )
-    feed = parser.add_argument_group("feed output (-t rss, -t ror)")
+    feed = parser.add_argument_group("feed channel (-t rss, -t ror)")
     feed.add_argument(
         "--title",
         type=xml_text,
@@ -189,6 +192,7 @@ def add_parser(subparsers: Any) -> None:
         help="the feed's own URL, written as atom:link rel=\"self\" (into a directory, -o DIR/: each file's own "
         "URL, --base-url + its name)",
     )
+    add_http_options(parser)
     parser.add_argument(
         "-q", "--quiet", action="store_true", help="print warnings and errors only (no notes, no progress)"
     )
@@ -229,14 +233,15 @@ def join_sort_value(argv: Sequence[str]) -> list[str]:
 
 
 def _add_selection_options(parser: argparse.ArgumentParser) -> None:
-    """``--until``, ``--require-lastmod``, ``--include``, ``--exclude``, ``--limit`` (``--since`` is a reading
-    option: it also skips index children)."""
+    """``--since``, ``--until``, ``--require-lastmod``, ``--include``, ``--exclude``, ``--dedupe``, ``--sort``,
+    ``--limit`` (``--since`` is also a reading option: it skips index children)."""
     pick = parser.add_argument_group(
-        "selecting entries",
+        "selection",
         "--since and --until compare each lastmod as the period it names (2024-01-01 is a whole day,\n"
         "no zone is UTC): both bounds are inclusive, so a lastmod of 2024-01-01 is within\n"
         "--since 2024-01-01T12:00:00Z and --until 2024-01-01",
     )
+    add_since_option(pick)
     pick.add_argument("--until", type=parse_date, metavar="DATE", help="keep entries changed at or before DATE")
     pick.add_argument(
         "--require-lastmod",

@@ -22,7 +22,15 @@ from feedmap._core.errors import FormatError, Reporter
 from feedmap._core.model import Alternate, Image
 from feedmap._diff.diff import Change, diff, item_key
 from feedmap._diff.sides import is_directory
-from feedmap.cli._common import DiagnosticPrinter, add_reading_options, json_text, parse_map, reading_options, shown_url
+from feedmap.cli._common import (
+    DiagnosticPrinter,
+    add_http_options,
+    add_reading_options,
+    json_text,
+    parse_map,
+    reading_options,
+    shown_url,
+)
 from feedmap.cli._split_options import _index_name as index_file_name
 
 __all__ = ["add_parser", "change_line", "run"]
@@ -84,19 +92,25 @@ def add_parser(subparsers: Any) -> None:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
+    inputs = parser.add_argument_group("input")
+    inputs.add_argument(
         "old",
         metavar="OLD",
         help="the earlier input: a file path, a directory (DIR/) convert -o DIR/ wrote, an http(s) URL, or -",
     )
-    parser.add_argument("new", metavar="NEW", help="the later input, as OLD")
+    inputs.add_argument("new", metavar="NEW", help="the later input, as OLD")
     add_reading_options(
         parser,
-        inputs=False,
+        group=inputs,
+        inputs=None,
         no_follow_help="for a sitemap index: compare the index's own entries (its child sitemaps), not their URLs",
+        helps={
+            "strict": "treat any warning as an error: exit 2 at the first problem",  # exit 1 means "different"
+            "since": argparse.SUPPRESS,  # refused by run(): it would skip an index's child on one side only
+        },
     )
     for side in ("old", "new"):
-        parser.add_argument(
+        inputs.add_argument(
             f"--{side}-map",
             dest=f"{side}_maps",
             action="append",
@@ -105,33 +119,30 @@ def add_parser(subparsers: Any) -> None:
             metavar="PREFIX=DIR",
             help=f"as --map, for {side.upper()} only (looked up before --map; repeatable)",
         )
-    parser.add_argument(
+    inputs.add_argument(
         "--index-name",
         type=index_file_name,
         metavar="NAME",
         help="for a directory (OLD_DIR/ NEW_DIR/): the file name of its index, as convert's --index-name "
         "(default: sitemap_index.xml)",
     )
-    parser.add_argument(
+    output = parser.add_argument_group("output")
+    output.add_argument(
         "--jsonl", action="store_true", help="print JSON lines: one object per change, then a summary object"
     )
-    parser.add_argument(
+    output.add_argument(
         "--json",
         action="store_true",
         help="deprecated name of --jsonl (JSON lines; warned): in a future release --json will print one JSON "
         "object, as it does in the other commands",
     )
-    parser.add_argument(
+    output.add_argument(
         "-q",
         "--quiet",
         action="store_true",
         help="print no changes, only the summary (and warnings); the exit code says same or different",
     )
-    for action in parser._actions:
-        if action.dest == "strict":  # exit 1 means "different" here
-            action.help = "treat any warning as an error: exit 2 at the first problem"
-        if action.dest == "since":  # refused by run(): it would skip an index's child on one side only
-            action.help = argparse.SUPPRESS
+    add_http_options(parser)
     parser.set_defaults(run=run, trouble_exit=2)
 
 

@@ -85,27 +85,29 @@ def add_parser(subparsers: Any) -> None:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
+    inputs = parser.add_argument_group("input")
+    inputs.add_argument(
         "site", type=_site, metavar="SITE_URL", help="the site: example.com, https://example.com/ or any URL of it"
     )
-    parser.add_argument("--tree", action="store_true", help="read the sitemaps and print their tree with entry counts")
-    parser.add_argument(
-        "--json",
-        action="store_true",
-        help="print one JSON object: site, sitemaps (url, via, source), tried (url, code, found, message) "
-        "and with --tree the tree (url, kind, format, entries, urls, error, children)",
-    )
-    parser.add_argument(
-        "-v", "--verbose", action="store_true", help="say on stderr what was tried and how each sitemap was found"
-    )
-    add_map_option(parser, "robots.txt and sitemaps too, e.g. a static-site build directory")
-    parser.add_argument(
+    add_map_option(inputs, "robots.txt and sitemaps too, e.g. a static-site build directory")
+    inputs.add_argument(
         "--max-bytes",
         type=parse_size,
         default=DEFAULT_MAX_BYTES,
         metavar="N",
         help="largest (decompressed) sitemap to read, e.g. 200M (default: 100M); a local regular file (--map) that "
         "is not compressed is read whole",
+    )
+    output = parser.add_argument_group("output")
+    output.add_argument("--tree", action="store_true", help="read the sitemaps and print their tree with entry counts")
+    output.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object: site, sitemaps (url, via, source), tried (url, code, found, message) "
+        "and with --tree the tree (url, kind, format, entries, urls, error, children)",
+    )
+    output.add_argument(
+        "-v", "--verbose", action="store_true", help="say on stderr what was tried and how each sitemap was found"
     )
     add_http_options(parser)
     parser.set_defaults(run=run)

@@ -11,7 +11,14 @@ from feedmap._core.dates import W3CDate
 from feedmap._core.errors import Level, Reporter
 from feedmap._core.model import DocKind
 from feedmap._core.wording import counted
-from feedmap.cli._common import DiagnosticPrinter, add_reading_options, json_text, printable, reading_options
+from feedmap.cli._common import (
+    DiagnosticPrinter,
+    add_http_options,
+    add_reading_options,
+    json_text,
+    printable,
+    reading_options,
+)
 
 #: The exit code of an input read past an error (``xml-limit``), as ``feedmap convert`` gives it.
 EXIT_INVALID = 1
@@ -40,10 +47,12 @@ def add_parser(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_reading_options(parser, no_follow_help="for an index: describe the index itself, not its children")
-    parser.add_argument("--json", action="store_true", help="print one JSON object per input instead of text")
-    parser.add_argument(
+    output = parser.add_argument_group("output")
+    output.add_argument("--json", action="store_true", help="print one JSON object per input instead of text")
+    output.add_argument(
         "-q", "--quiet", action="store_true", help="print warnings and errors only (no notes), then the summary"
     )
+    add_http_options(parser)
     parser.set_defaults(run=run)
 
 

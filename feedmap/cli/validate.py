@@ -18,7 +18,7 @@ from typing import Any
 from feedmap._core.errors import Diagnostic, Level, SourceError
 from feedmap._core.wording import counted
 from feedmap._validate.report import Report, all_rules, validate
-from feedmap.cli._common import add_reading_options, json_text, printable, reading_options
+from feedmap.cli._common import add_http_options, add_reading_options, json_text, printable, reading_options
 
 __all__ = ["add_parser", "finding_line", "run"]
 
@@ -67,46 +67,41 @@ def add_parser(subparsers: Any) -> None:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "inputs", nargs="*", metavar="INPUT", help="a file path, an http(s) URL, or - for standard input"
-    )
-    add_reading_options(parser, no_follow_help="for an index: validate the index only, not its children", inputs=False)
-    _reword(
+    add_reading_options(
         parser,
-        strict="warnings count as errors: exit 1 on a warning too (every finding is still listed)",
-        base_url="the URL of a local input, for the scope checks (URLs under its directory, children on its site: "
-        "those off it are not read)",
-        since=argparse.SUPPRESS,  # every child of an index is validated
-        max_line_bytes=argparse.SUPPRESS,  # a text sitemap is checked line by line, whatever the length
+        no_follow_help="for an index: validate the index only, not its children",
+        inputs="*",  # none with --explain
+        helps={
+            "strict": "warnings count as errors: exit 1 on a warning too (every finding is still listed)",
+            "base_url": "the URL of a local input, for the scope checks (URLs under its directory, children on its "
+            "site: those off it are not read)",
+            "since": argparse.SUPPRESS,  # every child of an index is validated
+            "max_line_bytes": argparse.SUPPRESS,  # a text sitemap is checked line by line, whatever the length
+        },
     )
-    parser.add_argument(
+    output = parser.add_argument_group("output")
+    output.add_argument(
         "--json",
         action="store_true",
         help="print one JSON object (findings, counts, ok), streamed: every finding, none capped",
     )
-    parser.add_argument(
+    output.add_argument(
         "--ignore",
         action="append",
         default=[],
         metavar="CODE",
         help="leave out the findings of CODE: not listed, not counted (repeatable; see --explain)",
     )
-    parser.add_argument("-q", "--quiet", action="store_true", help="print errors and warnings only, then the summary")
-    parser.add_argument(
+    output.add_argument("-q", "--quiet", action="store_true", help="print errors and warnings only, then the summary")
+    output.add_argument(
         "--explain",
         nargs="?",
         const="",
         metavar="CODE",
         help="print what CODE means and exit (without CODE: the table of every code)",
     )
+    add_http_options(parser)
     parser.set_defaults(run=run)
-
-
-def _reword(parser: argparse.ArgumentParser, **helps: str) -> None:
-    """The help of reading options that mean something else (or nothing) when validating."""
-    for action in parser._actions:
-        if action.dest in helps:
-            action.help = helps[action.dest]
 
 
 def finding_line(finding: Diagnostic) -> str:
