@@ -2,8 +2,9 @@
 
 The site builds with ``mkdocs build --strict`` (a broken link, anchor or cross-reference is an error); its API
 reference shows every public name of ``feedmap``, ``feedmap.formats`` and ``feedmap.converters`` and links to no
-private module (``feedmap._...``); its command-line reference holds each command's ``--help``, rendered from the
-parsers by the hook ``docs/hooks/cli_reference.py``; its formats table says what the registry says.
+private module (``feedmap._...``), the docstrings' Sphinx roles rendered as links (``docs/hooks/sphinx_roles.py``);
+its command-line reference holds each command's ``--help``, rendered from the parsers by the hook
+``docs/hooks/cli_reference.py``; its formats table says what the registry says.
 
 The README is a front page of at most 150 lines: the two set-up commands (the second is the one ``.ci/run``
 runs), a few recipes that run as written on files that exist, links into the docs.
@@ -106,6 +107,13 @@ def test_the_api_reference_shows_only_public_names(site: Path) -> None:
     page = _html(site, "reference/api")
     entries = re.findall(r'<h[2-6] id="(feedmap\.[\w.]+)"', page)
     assert entries and [entry for entry in entries if PRIVATE.search(entry)] == []
+
+
+def test_the_api_reference_shows_no_raw_sphinx_role(site: Path) -> None:
+    """The docstrings' roles (``:class:`Entry```) are rendered as links or code (docs/hooks/sphinx_roles.py)."""
+    page = _html(site, "reference/api")
+    assert re.findall(r":(?:class|func|meth|attr|mod|exc|data):<code>", page) == []
+    assert '<a class="autorefs autorefs-internal" href="#feedmap.Entry"><code>Entry</code></a>' in page
 
 
 def _commands() -> list[str]:
