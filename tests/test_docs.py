@@ -37,6 +37,9 @@ import feedmap.converters
 import feedmap.formats
 from feedmap.cli import main
 
+#: Building the site and type-checking every example take a minute or two on a loaded machine (pytest-timeout).
+pytestmark = pytest.mark.timeout(900)
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 README = ROOT / "README.md"
