@@ -2,8 +2,8 @@
 
 One intermediate representation (:class:`Document` of :class:`Entry`) sits between pluggable readers and
 writers (see :mod:`feedmap.formats._registry`).  Reading streams: memory does not grow with the number of URLs.
-The steps between them (relative URLs, repeated URLs, ...) are functions of :mod:`feedmap.converters._steps`.
-Everything a user may touch is exported here and listed in the README's "Library API" section (a test
+The steps between them (relative URLs, repeated URLs, ...) are functions of :mod:`feedmap.converters`.
+Everything a user may touch is exported here and described in the docs' library guide, docs/library.md (a test
 keeps the two in step).
 
 >>> import feedmap

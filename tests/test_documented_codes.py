@@ -1,5 +1,5 @@
 """Every diagnostic code feedmap can report is documented: each code a reader, writer, transform, fetch or split
-reports is named in the README, and each finding ``feedmap validate`` can report is explained by
+reports is named in the README or the docs pages, and each finding ``feedmap validate`` can report is explained by
 ``feedmap validate --explain CODE`` at the level it is reported with.
 
 The codes are enumerated from the package's source (as test_static reads it): the first argument of a
@@ -22,7 +22,10 @@ from feedmap.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "feedmap"
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+#: Where the codes are documented: the README and every page of the documentation site.
+DOCUMENTED = "\n".join(
+    path.read_text(encoding="utf-8") for path in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+)
 SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 REPORTING = {"warning", "info", "error"}
 #: Calls whose first argument is a code: a reporter's, the XML repairs' ``report`` (and validate's ``find``).
@@ -101,7 +104,7 @@ def test_every_code_feedmap_reports_is_named_in_the_readme() -> None:
     codes = reported_codes(paths)
     assert {"bare-ampersand", "non-web-url", "host-not-encoded", "lastmod-seconds-added", "xml-limit"} <= set(codes)
     assert {"stale-files-removed", "same-files", "child-outside-directory", "file-missing"} <= set(codes)
-    named = set(re.findall(r"`([a-z0-9-]+)`", README)) | set(re.findall(r"\[([a-z0-9-]+)\]", README))
+    named = set(re.findall(r"`([a-z0-9-]+)`", DOCUMENTED)) | set(re.findall(r"\[([a-z0-9-]+)\]", DOCUMENTED))
     assert sorted(set(codes) - named) == []
 
 

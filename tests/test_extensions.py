@@ -23,9 +23,8 @@ SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 EX = "http://example.com/ns/rating"
 _MODULE = "feedmap_rating"
 
-#: The README's example, verbatim: a complete third-party extension (at most 20 lines) and its entry point.
-_README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-_SECTION = _README[_README.index("\n### A third-party extension\n") :]
+#: The docs' example, verbatim: a complete third-party extension (at most 20 lines) and its entry point.
+_SECTION = (Path(__file__).resolve().parent.parent / "docs" / "writing-an-extension.md").read_text(encoding="utf-8")
 RATING = re.search(r"```python\n(.*?)```", _SECTION, re.DOTALL).group(1)  # type: ignore[union-attr]
 ENTRY_POINT = re.search(r"```toml\n(.*?)```", _SECTION, re.DOTALL).group(1)  # type: ignore[union-attr]
 

@@ -1,6 +1,6 @@
 """The public API: one call style for read, write and convert; everything exported from ``feedmap`` is documented
-in the README's "Library API" section and everything documented there is exported; the third-party format the
-README shows works through a real ``feedmap.formats`` entry point."""
+in the docs' library guide (docs/library.md) and everything documented there is exported; the third-party format
+the docs show (docs/writing-a-format.md) works through a real ``feedmap.formats`` entry point."""
 
 from __future__ import annotations
 
@@ -20,21 +20,19 @@ import feedmap
 from feedmap._xml import SITEMAP_NS
 from feedmap.formats import _registry as registry
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+DOCS = Path(__file__).resolve().parent.parent / "docs"
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "sitemap" / "basic.xml"
+#: The public packages, documented beside the names of ``feedmap.__all__``.
+PUBLIC_PACKAGES = {"formats", "converters"}
 
 
-def _section(title: str, level: str = "##") -> str:
-    text = README.read_text(encoding="utf-8")
-    start = text.index(f"\n{level} {title}\n")
-    end = text.find(f"\n{level} ", start + 1)
-    return text[start : end if end >= 0 else len(text)]
+def _page(name: str) -> str:
+    return (DOCS / name).read_text(encoding="utf-8")
 
 
 def _documented() -> set[str]:
-    """The names the API section describes: each bullet starting with ``feedmap.NAME``."""
-    section = _section("Library API")
-    return set(re.findall(r"^\* `feedmap\.(\w+)", section, re.MULTILINE))
+    """The names the library guide describes: each bullet starting with ``feedmap.NAME``."""
+    return set(re.findall(r"^\* `feedmap\.(\w+)", _page("library.md"), re.MULTILINE))
 
 
 def test_every_exported_name_is_documented() -> None:
@@ -42,7 +40,7 @@ def test_every_exported_name_is_documented() -> None:
 
 
 def test_every_documented_name_is_exported() -> None:
-    assert sorted(_documented() - set(feedmap.__all__)) == []
+    assert sorted(_documented() - set(feedmap.__all__) - PUBLIC_PACKAGES) == []
     assert all(hasattr(feedmap, name) for name in feedmap.__all__)
 
 
@@ -69,8 +67,8 @@ def _code_blocks(section: str, language: str) -> list[str]:
 
 @pytest.fixture
 def readme_format(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """The README's third-party format installed as pip would: a module and a .dist-info with its entry point."""
-    section = _section("A third-party format", "###")
+    """The docs' third-party format installed as pip would: a module and a .dist-info with its entry point."""
+    section = _page("writing-a-format.md")
     (module_source,) = _code_blocks(section, "python")
     (pyproject,) = _code_blocks(section, "toml")
     assert len(module_source.splitlines()) <= 20
@@ -128,21 +126,21 @@ def test_the_web_functions_and_transforms_take_options_as_read_does(call: object
 
 
 def test_every_public_transform_is_documented() -> None:
-    """The ``feedmap.transforms`` bullet names each function the module exports."""
-    section = _section("Library API")
-    bullet = section[section.index("* `feedmap.transforms`") :].split("\n* ", 1)[0]
-    assert sorted(name for name in feedmap.converters._steps.__all__ if f"`{name}" not in bullet) == []
+    """The ``feedmap.converters`` bullet names each function the package exports."""
+    section = _page("library.md")
+    bullet = section[section.index("* `feedmap.converters`") :].split("\n* ", 1)[0]
+    assert sorted(name for name in feedmap.converters.__all__ if f"`{name}" not in bullet) == []
 
 
 def _signature_lines() -> dict[str, str]:
-    """``NAME(...)`` as each bullet of the API section writes a function's call."""
-    section = _section("Library API")
+    """``NAME(...)`` as each bullet of the library guide writes a function's call."""
+    section = _page("library.md")
     calls = re.findall(r"^\* `feedmap\.(\w+)(\(.*?\))(?: -> [^`]+)?`", section, re.MULTILINE | re.DOTALL)
     return {name: arguments for name, arguments in calls}
 
 
 def test_documented_signatures_are_the_real_ones() -> None:
-    """Each ``feedmap.f(...)`` the README shows has the parameter names and defaults of ``f``."""
+    """Each ``feedmap.f(...)`` the library guide shows has the parameter names and defaults of ``f``."""
     documented = _signature_lines()
     assert {"read", "write", "convert", "enrich", "find_sitemaps", "sitemap_tree", "register"} <= set(documented)
     for name, arguments in documented.items():
@@ -150,7 +148,7 @@ def test_documented_signatures_are_the_real_ones() -> None:
 
 
 def _unannotated(function: object) -> str:
-    """``(a, b=None, *, c=None)``: a function's parameters as the README writes them, without annotations."""
+    """``(a, b=None, *, c=None)``: a function's parameters as the guide writes them, without annotations."""
     parts: list[str] = []
     for parameter in inspect.signature(function).parameters.values():  # type: ignore[arg-type]
         if parameter.kind is inspect.Parameter.KEYWORD_ONLY and "*" not in parts:
@@ -160,15 +158,11 @@ def _unannotated(function: object) -> str:
     return f"({', '.join(parts)})"
 
 
-def test_the_readme_library_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, web: LocalSite) -> None:
-    """The API section's example, run as written on the samples, its remote index served by a local site."""
-    example = _code_blocks(_section("Library API"), "python")[0]
-    samples = SAMPLE.parent.parent
-    (tmp_path / "samples" / "sitemap").mkdir(parents=True)
-    shutil.copy(SAMPLE, tmp_path / "samples" / "sitemap" / "basic.xml")
-    shutil.copy(SAMPLE, tmp_path / "a.xml")
-    shutil.copy(samples / "rss" / "feed.xml", tmp_path / "feed.xml")
-    (tmp_path / "b.txt").write_text("https://e.com/b1\nhttps://e.com/b2\n", encoding="utf-8")
+def test_the_pipeline_recipe_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, web: LocalSite) -> None:
+    """The pipeline recipe's example, run as written on the samples, its remote index served by a local site;
+    what it prints last is what its comment says."""
+    example = _code_blocks(_page("recipes/pipeline.md"), "python")[0]
+    shutil.copytree(SAMPLE.parent.parent, tmp_path / "samples")
     page = web.add("/page.html", "<html><head><title>Page one</title></head></html>", content_type="text/html")
     child = web.add("/pages.xml", f'<urlset xmlns="{SITEMAP_NS}"><url><loc>{page}</loc></url></urlset>')
     old = web.add("/old.xml", f'<urlset xmlns="{SITEMAP_NS}"><url><loc>{web.url("/old")}</loc></url></urlset>')
@@ -181,8 +175,11 @@ def test_the_readme_library_example_runs(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.chdir(tmp_path)
     code = example.replace("https://example.com/sitemap_index.xml", web.url("/sitemap_index.xml"))
     with contextlib.redirect_stdout(io.StringIO()) as printed:
-        exec(compile(code, "README.md", "exec"), {})
-    assert printed.getvalue().splitlines()[-1] == "{'added': 0, 'removed': 0, 'changed': 0, 'unchanged': 4}"
+        exec(compile(code, "docs/recipes/pipeline.md", "exec"), {})
+    said = re.search(r"^print\(changes\.counts\)  # (.*)$", example, re.MULTILINE)
+    assert said is not None and printed.getvalue().splitlines()[-1] == said.group(1)
+    assert "stopped: samples/jsonl/entries.jsonl 2 invalid-loc" in printed.getvalue().splitlines()
+    assert not (tmp_path / "all.jsonl").exists()  # strict: the output of a stopped run is not left
     assert len((tmp_path / "recent.jsonl").read_text(encoding="utf-8").splitlines()) == 3
     assert "<title>Page one</title>" in (tmp_path / "ror.xml").read_text(encoding="utf-8")
     assert web.hits("/old.xml") == 0  # the follow filter left the old child out
@@ -195,6 +192,8 @@ def test_the_readme_library_example_runs(tmp_path: Path, monkeypatch: pytest.Mon
     assert sorted(path.name for path in (tmp_path / "public" / "maps").iterdir()) == [
         "sitemap-1.xml",
         "sitemap-2.xml",
+        "sitemap-3.xml",
+        "sitemap-4.xml",
         "sitemap_index.xml",
     ]
     with feedmap.read(tmp_path / "public" / "maps" / "sitemap-1.xml") as newest:

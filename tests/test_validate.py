@@ -386,11 +386,11 @@ def test_cli_since_is_refused_not_ignored(tmp_path: Path, capsys: pytest.Capture
     assert run(["validate", str(path)], capsys)[0] == 0
 
 
-def test_the_readme_example_is_the_real_output(
+def test_the_documented_example_is_the_real_output(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("\n### Validating\n") :]
+    page = (Path(__file__).resolve().parent.parent / "docs" / "recipes" / "validate.md").read_text(encoding="utf-8")
+    section = page[page.index("\n## An example\n") :]
     document = section.split("```xml\n", 1)[1].split("```", 1)[0]
     session = section.split("```\n$ feedmap validate sitemap.xml\n", 1)[1].split("```", 1)[0]
     shown, status = session.split("$ echo $?\n")

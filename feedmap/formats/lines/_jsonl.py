@@ -1,6 +1,6 @@
 """``jsonl``: the IR as JSON Lines (https://jsonlines.org/), one object per entry, for pipelines and ``jq``.
 
-Schema (also in the README): ``loc`` (string, required), ``lastmod`` (the W3C Datetime string exactly as
+Schema (also in the docs, docs/formats.md): ``loc`` (string, required), ``lastmod`` (the W3C Datetime string exactly as
 read), ``changefreq``, ``priority`` (number), ``title``, ``description``, ``keywords`` (list of strings),
 ``type``, ``images`` (list of objects with ``loc``, ``caption``, ``geo_location``, ``title``, ``license``),
 ``alternates`` (list of objects with ``hreflang``, ``href``), ``extras`` (object of strings).  Empty
