@@ -52,7 +52,9 @@ def _context(
 ) -> Context:
     """The context of one call: its options (the defaults when None) and where its diagnostics go."""
     options = options or Options()
-    return Context(reporter=reporter_for(options, reporter, on_diagnostic), options=options, name=name)
+    ctx = Context(reporter=reporter_for(options, reporter, on_diagnostic), options=options, name=name)
+    registry.report_refused(ctx)  # an installed format plugin named like another is not silently ignored
+    return ctx
 
 
 def _readable(format: str | None, source: Source) -> FormatSpec:
