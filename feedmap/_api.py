@@ -57,13 +57,13 @@ def _context(
     return ctx
 
 
-def _readable(format: str | None, source: Source) -> FormatSpec:
+def _readable(format: str | None, source: Source, ctx: Context) -> FormatSpec:
     if format is not None:
         spec = registry.get(format)
         if spec.reader is None:
             raise FormatError(f"format {spec.name!r} cannot be read")
         return spec
-    return registry.detect(source)
+    return registry.detect(source, ctx.reporter)
 
 
 def _open_document(source: SourceLike, format: str | None, ctx: Context) -> Document:
@@ -97,7 +97,7 @@ def start_document(source: SourceLike, format: str | None, ctx: Context) -> tupl
         ctx.name = opened.name
         ctx.path = opened.path
         ctx.url = opened.url or ctx.url
-        spec = _readable(format, opened)
+        spec = _readable(format, opened, ctx)
         assert spec.reader is not None
         doc = spec.reader(opened, ctx=ctx)
         doc.format = doc.format or spec.name
