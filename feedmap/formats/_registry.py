@@ -323,9 +323,11 @@ def _resolve(name: str, path: str) -> FormatSpec:
 
 
 def _detections_known() -> list[tuple[str, Detection]]:
-    """The detection data known without importing anything."""
-    found = [(name, spec.detection) for name, spec in _loaded.items()]
-    return found + [(name, declared) for name, declared in _declared.items() if name in _lazy]
+    """The detection data known without importing anything, by name: a loaded format's spec, else what its
+    lazy registration declared."""
+    found = {name: spec.detection for name, spec in _loaded.items()}
+    found.update((name, declared) for name, declared in _declared.items() if name in found or name in _lazy)
+    return sorted(found.items())
 
 
 def get(name: str) -> FormatSpec:
@@ -379,9 +381,7 @@ def _detections() -> list[tuple[str, Detection]]:
         for name in [name for name in _lazy if name not in _declared]:
             with contextlib.suppress(FormatError):
                 get(name)
-        found = {name: spec.detection for name, spec in _loaded.items()}
-        found.update((name, declared) for name, declared in _declared.items() if name in found or name in _lazy)
-        return sorted(found.items())
+        return _detections_known()
 
 
 def readable_names() -> list[str]:
