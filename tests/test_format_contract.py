@@ -378,3 +378,28 @@ def test_the_registry_view_is_live(tmp_path: Path) -> None:
         """,
     )
     assert printed == ["False", "True late True"]
+
+
+def test_an_entry_point_whose_import_fails_in_any_way_leaves_the_other_formats_working(tmp_path: Path) -> None:
+    install(
+        tmp_path,
+        "boom",
+        "[feedmap.formats]\nboom = boom_format:FORMAT\n",
+        "boom_format",
+        "raise RuntimeError('boom')\n",
+    )
+    printed = python(
+        tmp_path,
+        f"""
+        print(detected({SITEMAP!r}), detected(b"https://e.com/a\\n"))
+        try:
+            feedmap.read(io.BytesIO(b"x"), "boom")
+        except feedmap.FormatError as exc:
+            print(exc)
+        from feedmap.cli import main
+        main(["formats"])
+        """,
+    )
+    assert printed[0] == "sitemap text"
+    assert printed[1] == "format 'boom' is registered as 'boom_format:FORMAT' but cannot be loaded: RuntimeError: boom"
+    assert any(line.startswith("boom ") and "BROKEN" in line and "RuntimeError: boom" in line for line in printed)
