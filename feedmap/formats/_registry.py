@@ -25,8 +25,8 @@ Resolution order for an input (gzip magic bytes are handled first, by :mod:`feed
 4. :class:`UnknownFormatError`.
 
 A name (or media type) names one format: :func:`register` refuses one already taken, built-in or not, unless
-``replace=True``; an entry point named like a format registered before it (a built-in, one registered in
-code, another distribution's) is not loaded and is reported (``format-name-taken``, and in ``feedmap
+``replace=True``; an entry point named like a format registered before it (a built-in one, another
+distribution's entry point) is not loaded and is reported (``format-name-taken``, and in ``feedmap
 formats``).  :func:`registry` is the read-only view of what is registered.
 """
 
