@@ -403,3 +403,15 @@ def test_an_entry_point_whose_import_fails_in_any_way_leaves_the_other_formats_w
     assert printed[0] == "sitemap text"
     assert printed[1] == "format 'boom' is registered as 'boom_format:FORMAT' but cannot be loaded: RuntimeError: boom"
     assert any(line.startswith("boom ") and "BROKEN" in line and "RuntimeError: boom" in line for line in printed)
+
+
+def test_every_command_that_detects_a_format_reports_an_accept_that_raises(tmp_path: Path) -> None:
+    buggy = 'FORMAT = FormatSpec(name="buggy", title="b", reader=reader, accept=lambda head: 1 / 0)\n'
+    install(tmp_path, "buggy", "[feedmap.formats]\nbuggy = buggy_format:FORMAT\n", "buggy_format", buggy)
+    (tmp_path / "urls.txt").write_text("https://e.com/a\n")
+    script = "import sys\nfrom feedmap.cli import main\nsys.stderr = sys.stdout\nmain([{}])\n"
+    printed = python(tmp_path, script.format('"validate", "urls.txt"'))
+    assert printed[0].startswith("urls.txt: warning[format-accept-failed]: format 'buggy' failed")
+    printed = python(tmp_path, script.format('"convert", "urls.txt", "-t", "jsonl"'))
+    assert printed[0].startswith("urls.txt: warning[format-accept-failed]")
+    assert printed[1:] == ['{"loc":"https://e.com/a"}']
