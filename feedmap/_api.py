@@ -52,16 +52,18 @@ def _context(
 ) -> Context:
     """The context of one call: its options (the defaults when None) and where its diagnostics go."""
     options = options or Options()
-    return Context(reporter=reporter_for(options, reporter, on_diagnostic), options=options, name=name)
+    ctx = Context(reporter=reporter_for(options, reporter, on_diagnostic), options=options, name=name)
+    registry.report_refused(ctx)  # an installed format plugin named like another is not silently ignored
+    return ctx
 
 
-def _readable(format: str | None, source: Source) -> FormatSpec:
+def _readable(format: str | None, source: Source, ctx: Context) -> FormatSpec:
     if format is not None:
         spec = registry.get(format)
         if spec.reader is None:
             raise FormatError(f"format {spec.name!r} cannot be read")
         return spec
-    return registry.detect(source)
+    return registry.detect(source, ctx.reporter)
 
 
 def _open_document(source: SourceLike, format: str | None, ctx: Context) -> Document:
@@ -95,7 +97,7 @@ def start_document(source: SourceLike, format: str | None, ctx: Context) -> tupl
         ctx.name = opened.name
         ctx.path = opened.path
         ctx.url = opened.url or ctx.url
-        spec = _readable(format, opened)
+        spec = _readable(format, opened, ctx)
         assert spec.reader is not None
         doc = spec.reader(opened, ctx=ctx)
         doc.format = doc.format or spec.name

@@ -127,6 +127,7 @@ def test_declared_detection_matches_the_format(name: str) -> None:
         declared.content,
         declared.priority,
     )
+    assert found.media_types == declared.media_types
     assert declared.readable == found.readable
 
 

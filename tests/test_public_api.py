@@ -81,8 +81,9 @@ def readme_format(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[s
     (info / "entry_points.txt").write_text(f"[{group}]\n{name} = {target.strip(chr(34))}\n")
     (tmp_path / f"{module}.py").write_text(module_source)
     monkeypatch.syspath_prepend(str(tmp_path))
-    for table in ("_loaded", "_lazy", "_declared", "_broken"):
+    for table in ("_loaded", "_lazy", "_declared", "_broken", "_origin", "_media_claims"):
         monkeypatch.setattr(registry, table, dict(getattr(registry, table)))
+    monkeypatch.setattr(registry, "_refused", list(registry._refused))
     monkeypatch.setattr(registry, "_entry_points_loaded", False)
     yield name
     sys.modules.pop(module, None)

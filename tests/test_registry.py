@@ -33,6 +33,9 @@ def isolated_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(registry, "_declared", dict(registry._declared))
     monkeypatch.setattr(registry, "_entry_points_loaded", registry._entry_points_loaded)
     monkeypatch.setattr(registry, "_broken", dict(registry._broken))
+    monkeypatch.setattr(registry, "_refused", list(registry._refused))
+    monkeypatch.setattr(registry, "_origin", dict(registry._origin))
+    monkeypatch.setattr(registry, "_media_claims", dict(registry._media_claims))
 
 
 def readable_names() -> list[str]:
@@ -359,8 +362,15 @@ def test_registered_format_converts_from_builtins(tmp_path: Path) -> None:
 
 @pytest.mark.usefixtures("isolated_registry")
 def test_lazy_registration_by_dotted_path() -> None:
+    feedmap.register(f"{__name__}:LINKS", name="links-demo")
+    assert registry.get("links-demo") is LINKS
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_lazy_path_to_a_format_of_another_name_is_a_format_error() -> None:
     feedmap.register(f"{__name__}:LINKS", name="links-lazy")
-    assert registry.get("links-lazy") is LINKS
+    with pytest.raises(FormatError, match="named 'links-demo'"):
+        registry.get("links-lazy")
 
 
 @pytest.mark.usefixtures("isolated_registry")
@@ -386,7 +396,9 @@ def test_lazy_path_to_something_else_is_a_format_error() -> None:
 @pytest.mark.usefixtures("isolated_registry")
 def test_a_registered_format_can_replace_a_builtin() -> None:
     replacement = FormatSpec(name="text", title="replacement", content="text", reader=_read_links)
-    feedmap.register(replacement)
+    with pytest.raises(ValueError, match="taken by the built-in format"):
+        feedmap.register(replacement)
+    feedmap.register(replacement, replace=True)
     assert registry.get("text") is replacement
 
 
@@ -454,6 +466,9 @@ def test_entry_point_is_loaded_lazily(plugin_path: Path) -> None:
 def test_entry_point_does_not_shadow_a_builtin(plugin_path: Path) -> None:
     _install_plugin(plugin_path, f"[feedmap.formats]\nsitemap = {_PLUGIN_MODULE}:FORMAT\n", _DEMO_MODULE)
     assert registry.get("sitemap").title != "demo plugin format"
+    ((name, reason),) = registry.refused_entry_points()
+    assert name == "sitemap"
+    assert "taken by the built-in format" in reason
 
 
 def test_broken_entry_point_is_a_format_error(plugin_path: Path) -> None:

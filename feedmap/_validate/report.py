@@ -251,7 +251,7 @@ class _Run:
         self, opened: Source, format: str | None, find: Findings, base: str | None, lifted: Callable[[], bool] | None
     ) -> list[tuple[str, int]] | None:
         """Check one input by the rules of its format; an index's children (to follow) or None."""
-        kind = _format_of(opened, format)
+        kind = _format_of(opened, format, Reporter(handler=self.emit))
         if kind in _XML_SITEMAP:
             result = validate_sitemap(opened.stream, find, base_url=base, now=self.now, lifted=lifted)  # type: ignore[arg-type]
             self.report.entries += result.entries
@@ -290,14 +290,14 @@ class _Run:
         self.report.entries += sum(1 for _ in doc.entries)
 
 
-def _format_of(opened: Source, format: str | None) -> str:
+def _format_of(opened: Source, format: str | None, reporter: Reporter) -> str:
     """The format to validate by: named, else the root element for XML, else what reading would recognise."""
     if format is not None:
         return registry.get(format).name
     sniffed = sniff(opened.stream)
     if sniffed.kind == "xml" and (sniffed.root is None or sniffed.root.local in _XML_SITEMAP):
         return "sitemap"  # malformed XML too: its line and column are reported
-    return registry.detect(opened).name
+    return registry.detect(opened, reporter).name
 
 
 def validate(

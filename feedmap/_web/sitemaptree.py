@@ -137,7 +137,7 @@ def _read(url: str, options: Options, shared: Shared, index_url: str | None) -> 
     try:
         with open_url(url, options, shared, reporter, options.max_bytes, rule) as source:
             result.final_url = source.url or url
-            spec = registry.detect(source)
+            spec = registry.detect(source, reporter)
             assert spec.reader is not None
             ctx = Context(
                 reporter=reporter, options=options, name=url, path=source.path, url=result.final_url, shared=shared

@@ -9,6 +9,7 @@ from typing import Any
 from feedmap._core.model import ENTRY_FIELDS
 from feedmap.cli._common import printable
 from feedmap.formats import _registry as registry
+from feedmap.formats import ext as extensions
 
 __all__ = ["add_parser", "run"]
 
@@ -25,7 +26,10 @@ def add_parser(subparsers: Any) -> None:
         help="list the formats that can be read and written",
         description="List every registered format (built-in and from the 'feedmap.formats' entry-point "
         "group): whether it can be read and written, and which entry fields it holds.  Converting into a "
-        "format that cannot hold a field reports it (info[field-dropped]).",
+        "format that cannot hold a field reports it (info[field-dropped]).  Plugins that are not used are "
+        "listed too: a format or extension that cannot be loaded (BROKEN), and an entry point of the "
+        "'feedmap.formats' or 'feedmap.extensions' group named like a format or extension registered "
+        "before it, a built-in one included (REFUSED, format-name-taken / extension-name-taken).",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -67,8 +71,10 @@ def run(args: argparse.Namespace) -> int:
             }
         )
     broken = registry.broken_formats()
+    unused = _unused_plugins()
     if args.json:
         rows += [{"name": name, "broken": reason} for name, reason in sorted(broken.items())]
+        rows += [{key: name, state: reason, "code": code} for key, name, state, reason, code in unused]
         print(json.dumps(rows, indent=2))
         return 0
     for row in rows:
@@ -79,5 +85,17 @@ def run(args: argparse.Namespace) -> int:
             print(f"{'':<13} {row['notes']}")
     for name, reason in sorted(broken.items()):
         print(printable(f"{name:<13} BROKEN           {reason}"))  # a plugin's own words
+    for key, name, state, reason, code in unused:
+        label = name if key == "name" else f"{name} (extension)"
+        print(printable(f"{label:<13} {state.upper():<16} {reason} [{code}]"))
     print("\nsplit: written into numbered files and an index by `feedmap convert -o DIR/ --base-url URL`")
     return 0
+
+
+def _unused_plugins() -> list[tuple[str, str, str, str, str]]:
+    """The plugins not used, beside the broken formats: (key, name, "refused" or "broken", why, code)."""
+    found = [("name", name, "refused", reason, "format-name-taken") for name, reason in registry.refused_entry_points()]
+    broken = sorted(extensions.broken_extensions().items())
+    found += [("extension", name, "broken", reason, "extension-broken") for name, reason in broken]
+    refused = extensions.refused_extensions()
+    return found + [("extension", name, "refused", reason, "extension-name-taken") for name, reason in refused]

@@ -10,12 +10,17 @@ data lives here, beside their lazy paths, so that detecting one imports no forma
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from feedmap._io.sources import PeekableStream
 from feedmap._xml import RootInfo, guess_encoding, peek_root
 
-__all__ = ["BUILTINS", "Detection", "Sniffed", "looks_like_html", "sniff"]
+__all__ = ["BUILTINS", "Accept", "Detection", "Sniffed", "head_of", "looks_like_html", "sniff"]
+
+#: A format's own test of the content (Pillow's ``accept(prefix)``): the head of the input (the decompressed
+#: first bytes, see :func:`head_of`) -> whether the format claims it.
+Accept = Callable[[bytes], bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,8 +48,12 @@ class Detection:
     media_types: tuple[str, ...] = ()
     #: False for a format that can only be written: never detected.
     readable: bool = True
+    #: The format's own test of the head of the input; when given, it alone decides whether the content is
+    #: this format's (``roots``, ``requires_namespaces`` and ``content`` are then not used to recognise it).
+    accept: Accept | None = None
 
     def matches(self, sniffed: Sniffed) -> bool:
+        """Whether the declared roots or content kind match (not ``accept``: the registry asks it)."""
         if sniffed.kind == "xml" and sniffed.root is not None:
             root = sniffed.root
             for namespace, local in self.roots:
@@ -105,9 +114,10 @@ _URL_LINE = re.compile(rb"^\s*[A-Za-z][A-Za-z0-9+.-]*://\S", re.MULTILINE)
 _SNIFF_WINDOW = 64 * 1024
 
 
-def _head(stream: PeekableStream) -> bytes:
-    """The first 64 KiB, or more while they are all blank: content after long blank lines is still seen
-    (the XML reader removes blanks before the declaration however long they run)."""
+def head_of(stream: PeekableStream) -> bytes:
+    """The first 64 KiB (all of a shorter input), or more while they are all blank: content after long
+    blank lines is still seen (the XML reader removes blanks before the declaration however long they run).
+    This is what a format's ``accept`` is given."""
     window = _SNIFF_WINDOW
     head = stream.peek(window)
     while len(head) == window and not head.removeprefix(b"\xef\xbb\xbf").lstrip():
@@ -118,11 +128,11 @@ def _head(stream: PeekableStream) -> bytes:
 
 def sniff(stream: PeekableStream) -> Sniffed:
     """Look at the first bytes (already decompressed) and say what kind of content they are."""
-    head = _head(stream)
-    body = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    head_bytes = head_of(stream)
+    body = head_bytes.removeprefix(b"\xef\xbb\xbf").lstrip()
     if not body:
         return Sniffed("empty")
-    if guess_encoding(head) is not None:  # UTF-16/32, with a byte-order mark or without (XML 1.0 Appendix F)
+    if guess_encoding(head_bytes) is not None:  # UTF-16/32, with a byte-order mark or without (XML 1.0 Appendix F)
         return Sniffed("xml", peek_root(stream))
     if body.startswith(b"<"):
         return Sniffed("xml", peek_root(stream))

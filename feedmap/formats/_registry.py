@@ -11,34 +11,50 @@ specification); each entry point names a :class:`FormatSpec`, whose fields are i
 module is imported when an input is detected: keep it light).  :func:`register` takes a ``detection`` for a
 lazy registration made in code.
 
-Resolution order for an input: the explicit format name (or one of its media types), then the content
-(gzip magic bytes are handled by :mod:`feedmap._io.sources`; here, by :mod:`feedmap.formats._detection`, the root
-element and declared namespaces of XML, a JSON object per line, or lines of URLs), then the file
-extension, then :class:`UnknownFormatError`.
+Resolution order for an input (gzip magic bytes are handled first, by :mod:`feedmap._io.sources`):
+
+1. the explicit format name (or one of its media types): that format, nothing is detected;
+2. the content, by :mod:`feedmap.formats._detection`: a format that gives ``accept`` (Pillow's idea) is asked
+   with the head of the input and claims it when ``accept`` returns True; a format without ``accept`` claims
+   it by its declared root elements and namespaces (XML), or its content kind (``"json"``: a JSON object per
+   line, ``"text"``: lines of URLs).  Of the formats that claim it, the highest ``priority`` wins (the
+   built-ins: ror 20, sitemap and sitemapindex 10, rss 5, text and jsonl 0); on a tie, one that claimed it by
+   ``accept`` wins over one that only declared it, then the first by name;
+3. the file extension, for content no format claims (never for XML or an empty input), among the formats
+   whose ``accept``, if any, did not refuse it;
+4. :class:`UnknownFormatError`.
+
+A name (or media type) names one format: :func:`register` refuses one already taken, built-in or not, unless
+``replace=True``; an entry point named like a format registered before it (a built-in one, another
+distribution's entry point) is not loaded and is reported (``format-name-taken``, and in ``feedmap
+formats``).  :func:`registry` is the read-only view of what is registered.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
 from feedmap._core.context import Context
-from feedmap._core.errors import FormatError, UnknownFormatError
+from feedmap._core.errors import FormatError, Reporter, UnknownFormatError
 from feedmap._core.model import Document, Entry
 from feedmap._io.sources import Source
-from feedmap.formats._detection import BUILTINS, Detection, Sniffed, looks_like_html, sniff
+from feedmap.formats._detection import BUILTINS, Accept, Detection, Sniffed, head_of, looks_like_html, sniff
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "Accept",
     "Detection",
     "FormatSpec",
     "Reader",
+    "Registry",
     "Rendered",
     "Renderer",
     "Sniffed",
@@ -49,7 +65,10 @@ __all__ = [
     "get",
     "looks_like_html",
     "readable_names",
+    "refused_entry_points",
     "register",
+    "registry",
+    "report_refused",
     "sniff",
 ]
 
@@ -109,6 +128,12 @@ class FormatSpec:
     description: str = ""
     #: Media types that name this format too (``get("application/rss+xml")``).
     media_types: tuple[str, ...] = ()
+    #: The format's own test of the content: called with the head of the input (its decompressed first
+    #: bytes, 64 KiB or all of a shorter input), True claims it.  When given, it alone recognises the
+    #: content (``roots``, ``requires_namespaces`` and ``content`` are not used for that); ``priority``
+    #: orders it among the other formats that claim the same input.  It must not raise (one that does is
+    #: passed over, ``format-accept-failed``) and should be quick: it is asked about every input read.
+    accept: Accept | None = None
 
     @property
     def detection(self) -> Detection:
@@ -121,6 +146,7 @@ class FormatSpec:
             priority=self.priority,
             media_types=self.media_types,
             readable=self.reader is not None,
+            accept=self.accept,
         )
 
     def matches(self, sniffed: Sniffed) -> bool:
@@ -134,33 +160,105 @@ _declared: dict[str, Detection] = {name: detection for name, (_, detection) in B
 _entry_points_loaded = False
 #: Formats whose registration could not be loaded, with the reason (kept so the error stays the same).
 _broken: dict[str, str] = {}
+#: Entry points not registered because their name was taken (``format-name-taken``): (name, reason).
+_refused: list[tuple[str, str]] = []
+#: What registered each name, for the error that refuses it again.
+_origin: dict[str, str] = dict.fromkeys(BUILTINS, "the built-in format")
+#: Media types given to another format by ``register(..., replace=True)``: media type -> format name.
+_media_claims: dict[str, str] = {}
 #: Guards the tables above: formats load lazily, and reading happens on several threads at once (index
 #: children, ``feedmap discover --tree``).  Re-entrant: loading a plugin module may register formats.
 _lock = threading.RLock()
 
+#: A format name: lower case (names are looked up lower-cased), no "/" (that is a media type's).
+_NAME = re.compile(r"[a-z0-9][a-z0-9._+-]*")
+#: A media type as RFC 6838 section 4.2 restricts its names, in lower case (looked up lower-cased).
+_MEDIA_TYPE = re.compile(r"[a-z0-9][a-z0-9!#$&^_.+-]*/[a-z0-9][a-z0-9!#$&^_.+-]*")
 
-def register(spec: FormatSpec | str, name: str | None = None, *, detection: Detection | None = None) -> None:
+
+def register(
+    spec: FormatSpec | str, name: str | None = None, *, detection: Detection | None = None, replace: bool = False
+) -> None:
     """Register a format: a :class:`FormatSpec`, or a lazy ``"module:ATTRIBUTE"`` path with its name.
 
-    A lazy registration with ``detection`` is recognised without importing its module; without, its module
-    is imported the first time an input's format is detected.
+    A name, and each media type, names one format: one already taken (a built-in format, one registered
+    before, an installed entry point of the ``feedmap.formats`` group) is refused with a ``ValueError``
+    unless ``replace=True``, which replaces that format (and gives the media types to this one).
+    Registering the same spec (or path) again under its name changes nothing.  A lazy registration with
+    ``detection`` is recognised without importing its module; without, its module is imported the first
+    time an input's format is detected.
     """
     with _lock:
-        _register(spec, name, detection)
+        _load_entry_points()
+        key, media_types = _name_and_media_types(spec, name, detection)
+        if _registered_as(key, spec, detection):
+            return
+        if not replace:
+            _refuse_taken(key, media_types)
+        _register(spec, key, detection)
+        _media_claims.update(dict.fromkeys(media_types, key) if replace else {})
+        _origin[key] = "a format registered before"
 
 
-def _register(spec: FormatSpec | str, name: str | None, detection: Detection | None) -> None:
+def _registered_as(name: str, spec: FormatSpec | str, detection: Detection | None) -> bool:
+    """Whether ``name`` is registered as exactly this already (registering it again changes nothing)."""
     if isinstance(spec, FormatSpec):
-        _loaded[spec.name] = spec
-        _lazy.pop(spec.name, None)
-        _broken.pop(spec.name, None)
-        _declared.pop(spec.name, None)
+        return _loaded.get(name) == spec
+    return _lazy.get(name) == spec and _declared.get(name) == detection
+
+
+def _name_and_media_types(
+    spec: FormatSpec | str, name: str | None, detection: Detection | None
+) -> tuple[str, tuple[str, ...]]:
+    """The name a registration is for and the media types it declares, each checked for its spelling."""
+    if isinstance(spec, FormatSpec):
+        if name is not None and name != spec.name:
+            raise ValueError(f"a FormatSpec is registered under its own name {spec.name!r}, not {name!r}")
+        name, media_types = spec.name, spec.media_types
+    elif name is None:
+        raise ValueError("a lazy registration needs the format name")
     else:
-        if name is None:
-            raise ValueError("a lazy registration needs the format name")
+        media_types = detection.media_types if detection is not None else ()
+    if not isinstance(name, str) or _NAME.fullmatch(name) is None:
+        raise ValueError(f"format name {name!r}: lower-case letters, digits and . _ + - only, no space or '/'")
+    for media_type in media_types:
+        if _MEDIA_TYPE.fullmatch(media_type) is None:
+            raise ValueError(f"format {name!r}: media type {media_type!r} is not a lower-case type/subtype")
+    return name, media_types
+
+
+def _refuse_taken(name: str, media_types: tuple[str, ...]) -> None:
+    if name in _loaded or name in _lazy or name in _broken:
+        origin = _origin.get(name, "a format registered before")
+        raise ValueError(f"format name {name!r} is taken by {origin}; pass replace=True to replace it")
+    for media_type in media_types:
+        owner = _media_owner(media_type)
+        if owner is not None:
+            raise ValueError(
+                f"format {name!r}: media type {media_type!r} names the format {owner!r}; "
+                "pass replace=True to take it over, or leave it out"
+            )
+
+
+def _media_owner(media_type: str, among: list[tuple[str, Detection]] | None = None) -> str | None:
+    """The format a media type names, among the given detections (else those known without importing)."""
+    claimed = _media_claims.get(media_type)
+    if claimed is not None and (claimed in _loaded or claimed in _lazy):
+        return claimed
+    if among is None:
+        among = _detections_known()
+    return next((name for name, detection in sorted(among) if media_type in detection.media_types), None)
+
+
+def _register(spec: FormatSpec | str, name: str, detection: Detection | None) -> None:
+    _broken.pop(name, None)
+    if isinstance(spec, FormatSpec):
+        _loaded[name] = spec
+        _lazy.pop(name, None)
+        _declared.pop(name, None)
+    else:
         _lazy[name] = spec
         _loaded.pop(name, None)
-        _broken.pop(name, None)
         if detection is None:
             _declared.pop(name, None)
         else:
@@ -178,19 +276,58 @@ def _load_entry_points() -> None:
         _broken[ENTRY_POINT_GROUP] = f"the installed entry points cannot be read: {type(exc).__name__}: {exc}"
         return
     for point in points:
-        if point.name not in _loaded and point.name not in _lazy:
-            _lazy[point.name] = point.value
+        what = f"the entry point {point.name} = {point.value}{_distribution(point)}"
+        if point.name in _loaded or point.name in _lazy or point.name in _broken:
+            taken = _origin.get(point.name, "a format registered before")
+            _refused.append((point.name, f"{what} is not loaded: the name {point.name!r} is taken by {taken}"))
+            continue
+        _lazy[point.name] = point.value
+        _origin[point.name] = what
+
+
+def _distribution(point: EntryPoint) -> str:
+    dist = getattr(point, "dist", None)
+    return f" (distribution {dist.name} {dist.version})" if dist is not None else ""
+
+
+def refused_entry_points() -> list[tuple[str, str]]:
+    """The entry points of the ``feedmap.formats`` group not loaded because their name was taken: (name, why)."""
+    with _lock:
+        _load_entry_points()
+        return list(_refused)
+
+
+def report_refused(ctx: Context) -> None:
+    """Report each entry point not loaded because its name was taken (``format-name-taken``)."""
+    for _, reason in refused_entry_points():
+        ctx.warning("format-name-taken", f"{reason}; rename it (or register it with replace=True)")
 
 
 def _resolve(name: str, path: str) -> FormatSpec:
     module_name, _, attribute = path.partition(":")
     try:
         spec = getattr(importlib.import_module(module_name), attribute or "FORMAT")
-    except (ImportError, AttributeError) as exc:
-        raise FormatError(f"format {name!r} is registered as {path!r} but cannot be loaded: {exc}") from exc
+    except Exception as exc:  # a plugin's import may fail in any way: it must not stop reading other formats
+        what = f"{type(exc).__name__}: {exc}" if not isinstance(exc, ImportError | AttributeError) else str(exc)
+        raise FormatError(f"format {name!r} is registered as {path!r} but cannot be loaded: {what}") from exc
     if not isinstance(spec, FormatSpec):
         raise FormatError(f"format {name!r}: {path!r} is not a FormatSpec")
+    if spec.name != name:
+        raise FormatError(f"format {name!r}: {path!r} is a FormatSpec named {spec.name!r}, not {name!r}")
+    others = [(other, found) for other, found in _detections_known() if other != name]
+    for media_type in spec.media_types:
+        owner = _media_owner(media_type, others)
+        if owner is not None:
+            raise FormatError(f"format {name!r}: its media type {media_type!r} names the format {owner!r}")
     return spec
+
+
+def _detections_known() -> list[tuple[str, Detection]]:
+    """The detection data known without importing anything, by name: a loaded format's spec, else what its
+    lazy registration declared."""
+    found = {name: spec.detection for name, spec in _loaded.items()}
+    found.update((name, declared) for name, declared in _declared.items() if name in found or name in _lazy)
+    return sorted(found.items())
 
 
 def get(name: str) -> FormatSpec:
@@ -233,10 +370,7 @@ def _get_slow(key: str, name: str) -> FormatSpec:
 
 def _by_media_type(media_type: str) -> str:
     """The name of the format a media type names (``application/rss+xml``: rss), else the media type itself."""
-    for name, detection in _detections():
-        if media_type in detection.media_types:
-            return name
-    return media_type
+    return _media_owner(media_type, _detections()) or media_type
 
 
 def _detections() -> list[tuple[str, Detection]]:
@@ -247,9 +381,7 @@ def _detections() -> list[tuple[str, Detection]]:
         for name in [name for name in _lazy if name not in _declared]:
             with contextlib.suppress(FormatError):
                 get(name)
-        found = {name: spec.detection for name, spec in _loaded.items()}
-        found.update((name, declared) for name, declared in _declared.items() if name in found or name in _lazy)
-        return sorted(found.items())
+        return _detections_known()
 
 
 def readable_names() -> list[str]:
@@ -270,6 +402,42 @@ def all_formats() -> list[FormatSpec]:
         return sorted(_loaded.values(), key=lambda spec: spec.name)
 
 
+class Registry(Mapping[str, FormatSpec]):
+    """The registered formats as a read-only mapping, name -> :class:`FormatSpec`, live (what is registered
+    later shows).  Looking a name up loads that format only; iterating (or ``len``) loads every format,
+    leaving out those that cannot be loaded (:func:`broken_formats` says why).  Keys are the exact names:
+    :func:`get` is what also takes a media type or another spelling."""
+
+    __slots__ = ()
+
+    def __getitem__(self, name: str) -> FormatSpec:
+        with _lock:
+            _load_entry_points()
+            if not isinstance(name, str) or (name not in _loaded and name not in _lazy):
+                raise KeyError(name)
+            try:
+                return get(name)
+            except FormatError as exc:
+                raise KeyError(name) from exc
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([spec.name for spec in all_formats()])
+
+    def __len__(self) -> int:
+        return len(all_formats())
+
+    def __repr__(self) -> str:
+        return f"<feedmap format registry: {', '.join(self)}>"
+
+
+_VIEW = Registry()
+
+
+def registry() -> Registry:
+    """The read-only view of the registered formats (see :class:`Registry`); change it with :func:`register`."""
+    return _VIEW
+
+
 def broken_formats() -> dict[str, str]:
     """Registered formats that could not be loaded, each with the reason."""
     all_formats()
@@ -286,22 +454,49 @@ def _by_extension(path: Path | None, formats: list[tuple[str, Detection]]) -> st
     return max(matches, key=lambda match: match[1].priority)[0] if matches else None
 
 
-def _chosen(sniffed: Sniffed, path: Path | None, readable: list[tuple[str, Detection]]) -> str | None:
-    """The name of the format the content (else the file extension) says, or None."""
-    matching = [(name, found) for name, found in readable if found.matches(sniffed)]
-    if matching:
-        return max(matching, key=lambda match: match[1].priority)[0]
-    return _by_extension(path, readable) if sniffed.kind not in ("xml", "empty") else None
+def _accepted(source: Source, readable: list[tuple[str, Detection]], reporter: Reporter | None) -> dict[str, bool]:
+    """What each format that gives ``accept`` answers for this input's head (False for one that raised)."""
+    head = head_of(source.stream)
+    answers: dict[str, bool] = {}
+    for name, found in readable:
+        if found.accept is None:
+            continue
+        try:
+            answers[name] = bool(found.accept(head))
+        except Exception as exc:  # a plugin's bug must not stop every read: it is passed over
+            answers[name] = False
+            if reporter is not None:
+                message = f"format {name!r} failed to recognise the input ({type(exc).__name__}: {exc}); passed over"
+                reporter.warning("format-accept-failed", message, source.name)
+    return answers
 
 
-def detect(source: Source) -> FormatSpec:
-    """The readable format of an opened input, by content first and file extension second.
+def _chosen(
+    sniffed: Sniffed, path: Path | None, readable: list[tuple[str, Detection]], accepted: dict[str, bool]
+) -> str | None:
+    """The name of the format the content (else the file extension) says, or None (see the module's order)."""
+    claiming = [
+        (name, found)
+        for name, found in readable
+        if accepted.get(name, False) or (found.accept is None and found.matches(sniffed))
+    ]
+    if claiming:  # the highest priority; on a tie, a claim by accept; then the first by name
+        return max(claiming, key=lambda claim: (claim[1].priority, claim[0] in accepted))[0]
+    if sniffed.kind in ("xml", "empty"):
+        return None
+    return _by_extension(path, [(name, found) for name, found in readable if found.accept is None])
+
+
+def detect(source: Source, reporter: Reporter | None = None) -> FormatSpec:
+    """The readable format of an opened input, by content first and file extension second (the order is
+    the module's); a format whose ``accept`` fails is passed over, reported on ``reporter`` when given.
 
     Only the chosen format's module is imported; a format that cannot be loaded is passed over.
     """
     sniffed = sniff(source.stream)
     readable = [(name, found) for name, found in _detections() if found.readable]
-    while (name := _chosen(sniffed, source.path, readable)) is not None:
+    accepted = _accepted(source, readable, reporter) if sniffed.kind != "empty" else {}
+    while (name := _chosen(sniffed, source.path, readable, accepted)) is not None:
         try:
             return get(name)
         except FormatError:

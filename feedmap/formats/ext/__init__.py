@@ -12,6 +12,8 @@ specification, https://packaging.python.org/en/latest/specifications/entry-point
 :class:`Extension`.
 They are loaded once, on first use; one that cannot be loaded, or whose hook fails, is reported
 (``extension-broken``, ``extension-failed``) and its elements are kept verbatim as XML extras, as without it.
+An entry point whose name, or whose extension's name, is that of an extension loaded before it (a built-in
+one, another distribution's) is not loaded either, and is reported (``extension-name-taken``).
 
 A third-party extension fills ``Entry.extras`` under the text key ``prefix:element`` (``"ex:rating"``);
 the XML writers leave those keys to its write hook.
@@ -46,6 +48,7 @@ __all__ = [
     "broken_extensions",
     "extensions",
     "hooks",
+    "refused_extensions",
     "report_broken",
 ]
 
@@ -164,6 +167,8 @@ class _Registry:
         self.lock = threading.RLock()  # a plugin that asks for the extensions while it loads must not hang
         self.loaded: list[Extension] | None = None
         self.broken: dict[str, str] = {}
+        #: Entry points not loaded because their name was taken (``extension-name-taken``): (name, why).
+        self.refused: list[tuple[str, str]] = []
         self.tables: dict[str, Hooks] = {}
 
 
@@ -177,7 +182,7 @@ def extensions() -> list[Extension]:
         return loaded
     with _registry.lock:
         if _registry.loaded is None:
-            _registry.loaded = _load_all(_registry.broken)
+            _registry.loaded = _load_all(_registry.broken, _registry.refused)
         return _registry.loaded
 
 
@@ -185,6 +190,12 @@ def broken_extensions() -> dict[str, str]:
     """Entry points of the ``feedmap.extensions`` group that could not be loaded, each with the reason."""
     extensions()
     return dict(_registry.broken)
+
+
+def refused_extensions() -> list[tuple[str, str]]:
+    """Entry points of the ``feedmap.extensions`` group not loaded because their name was taken: (name, why)."""
+    extensions()
+    return list(_registry.refused)
 
 
 def hooks(fmt: str) -> Hooks:
@@ -214,30 +225,44 @@ def _table(fmt: str, chosen: list[Extension], loaded: list[Extension]) -> Hooks:
 
 
 def report_broken(ctx: Context) -> None:
-    """Report each extension that could not be loaded (``extension-broken``); nothing when all load."""
+    """Report each extension that could not be loaded (``extension-broken``) or whose name was taken
+    (``extension-name-taken``); nothing when all load."""
     extensions()
     for name, reason in _registry.broken.items():
         ctx.warning("extension-broken", f"extension {name!r} {reason}; its elements are kept as XML extras")
+    for name, reason in _registry.refused:
+        ctx.warning("extension-name-taken", f"extension {name!r} {reason}; rename it")
 
 
-def _load_all(broken: dict[str, str]) -> list[Extension]:
+def _load_all(broken: dict[str, str], refused: list[tuple[str, str]]) -> list[Extension]:
     loaded = [_builtin(path) for path in _BUILTINS]
     try:
         points = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda point: point.name)
     except Exception as exc:  # an installed distribution's entry_points.txt that cannot be parsed
         broken[ENTRY_POINT_GROUP] = f"(the installed entry points) cannot be read: {type(exc).__name__}: {exc}"
         return loaded
+    #: Each name taken, by whom: the built-ins', then each entry point's and its extension's.
+    names = {ext.name: f"the built-in extension {ext.name!r}" for ext in loaded}
     for point in points:
+        if point.name in names:
+            refused.append((point.name, f"({point.value}) is not loaded: the name is taken by {names[point.name]}"))
+            continue
         try:
             candidate = point.load()
         except Exception as exc:  # a plugin's import may fail in any way: it must not stop feedmap
             broken[point.name] = f"({point.value}) cannot be loaded: {type(exc).__name__}: {exc}"
+            continue
+        if isinstance(candidate, Extension) and candidate.name in names:
+            taken = f"its extension's name {candidate.name!r} is taken by {names[candidate.name]}"
+            refused.append((point.name, f"({point.value}) is not loaded: {taken}"))
             continue
         problem = _problem(candidate, loaded)
         if problem is not None:
             broken[point.name] = f"({point.value}) {problem}"
             continue
         loaded.append(_guarded(candidate))
+        for name in (point.name, candidate.name):
+            names.setdefault(name, f"the entry point {point.name!r}")
     return loaded
 
 
@@ -270,8 +295,6 @@ def _problem(candidate: object, loaded: list[Extension]) -> str | None:
         if _WRITER_PREFIXES.get(part.prefix, part.namespace) != part.namespace:
             return f"uses the prefix {part.prefix!r}, which feedmap writes for {_WRITER_PREFIXES[part.prefix]}"
     for other in loaded:
-        if other.name == candidate.name:
-            return f"has the name of the extension {other.name!r}"
         for mine in candidate.parts:
             problem = _clash(mine, other)
             if problem is not None:

@@ -231,6 +231,7 @@ FORMAT = FormatSpec(
     name="rss",
     title="RSS / Atom feed (read: RSS 0.9x/1.0/2.0, Atom 0.3/1.0, streamed; write: RSS 2.0)",
     extensions=(".rss", ".atom"),
+    media_types=("application/rss+xml", "application/atom+xml"),
     roots=(("*", "rss"), (RDF_NS, "RDF"), ("*", "feed")),
     priority=5,
     reader=read,

@@ -464,6 +464,7 @@ FORMAT = FormatSpec(
     name="jsonl",
     title="JSON Lines (the feedmap IR, one object per entry)",
     extensions=(".jsonl", ".ndjson"),
+    media_types=("application/jsonl", "application/x-ndjson", "application/x-jsonlines"),
     content="json",
     priority=0,
     reader=read,

@@ -159,6 +159,7 @@ FORMAT = FormatSpec(
     name="text",
     title="text sitemap (one URL per line)",
     extensions=(".txt",),
+    media_types=("text/plain",),
     content="text",
     priority=0,
     reader=read,
