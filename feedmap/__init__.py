@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 # HTML sanitizer, SQLite, validation, diff) until a name is first used; PEP 562 module ``__getattr__``.
 # Type checkers read the imports below instead.
 if TYPE_CHECKING:
-    from feedmap import transforms
+    from feedmap import converters, formats, transforms
     from feedmap._api import SplitSummary, Summary, convert, read, split, write
     from feedmap._core.context import HttpSettings, Options
     from feedmap._core.dates import Precision, W3CDate
@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 
 #: Where each public name lives, imported when first asked for (``feedmap.read``, ``from feedmap import read``).
 _PUBLIC_HOMES = {
+    "converters": "feedmap.converters",
+    "formats": "feedmap.formats",
     "transforms": "feedmap.transforms",
     "SplitSummary": "feedmap._api",
     "Summary": "feedmap._api",
@@ -150,9 +152,11 @@ __all__ = [
     "WriteError",
     "__version__",
     "convert",
+    "converters",
     "diff",
     "enrich",
     "find_sitemaps",
+    "formats",
     "read",
     "register",
     "sitemap_tree",

@@ -9,8 +9,6 @@ import inspect
 import io
 import re
 import shutil
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,7 +16,6 @@ from localsite import LocalSite
 
 import feedmap
 from feedmap._xml import SITEMAP_NS
-from feedmap.formats import _registry as registry
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "sitemap" / "basic.xml"
@@ -63,50 +60,6 @@ def test_options_take_maps_as_strings_or_paths(tmp_path: Path) -> None:
 
 def _code_blocks(section: str, language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", section, re.DOTALL)
-
-
-@pytest.fixture
-def readme_format(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """The docs' third-party format installed as pip would: a module and a .dist-info with its entry point."""
-    section = _page("writing-a-format.md")
-    (module_source,) = _code_blocks(section, "python")
-    (pyproject,) = _code_blocks(section, "toml")
-    assert len(module_source.splitlines()) <= 20
-    group, entry = re.match(r'\[project\.entry-points\."([\w.]+)"\]\n(\w+ = "[\w.:]+")\n', pyproject).groups()  # type: ignore[union-attr]
-    name, _, target = entry.partition(" = ")
-    module = target.strip('"').partition(":")[0]
-    info = tmp_path / f"{module}-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(f"[{group}]\n{name} = {target.strip(chr(34))}\n")
-    (tmp_path / f"{module}.py").write_text(module_source)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    for table in ("_loaded", "_lazy", "_declared", "_broken", "_origin", "_media_claims"):
-        monkeypatch.setattr(registry, table, dict(getattr(registry, table)))
-    monkeypatch.setattr(registry, "_refused", list(registry._refused))
-    monkeypatch.setattr(registry, "_entry_points_loaded", False)
-    yield name
-    sys.modules.pop(module, None)
-
-
-def test_the_readme_third_party_format_works_through_its_entry_point(readme_format: str, tmp_path: Path) -> None:
-    assert readme_format == "tsv"
-    out = tmp_path / "pages.tsv"
-    summary = feedmap.convert(SAMPLE, out, "tsv")
-    with feedmap.read(SAMPLE) as doc:
-        locs = [entry.loc for entry in doc.entries]
-    assert summary.entries == len(locs) > 0
-    assert out.read_text(encoding="utf-8").splitlines()[0] == f"{locs[0]}\t"
-    out.write_text("https://e.com/a\tA page\nhttps://e.com/b\t\n", encoding="utf-8")
-    with feedmap.read(out, "tsv") as doc:
-        assert [(entry.loc, entry.title) for entry in doc.entries] == [
-            ("https://e.com/a", "A page"),
-            ("https://e.com/b", None),
-        ]
-    sink = io.BytesIO()
-    feedmap.write([feedmap.Entry(loc="https://e.com/c", title="C")], sink, "tsv")
-    assert sink.getvalue() == b"https://e.com/c\tC\n"
-    assert "tsv" in registry.readable_names()
 
 
 _TRANSFORMS = [
