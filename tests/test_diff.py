@@ -16,8 +16,7 @@ import pytest
 from localsite import LocalSite
 
 import feedmap
-from feedmap._core.model import Entry, Image
-from feedmap._diff.diff import Change
+from feedmap import Change, Entry, Image
 from feedmap.cli import main
 from feedmap.cli.diff import change_line
 

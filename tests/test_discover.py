@@ -17,10 +17,19 @@ import pytest
 from localsite import LocalSite
 
 import feedmap
-from feedmap._core.context import HttpSettings, Options
-from feedmap._core.errors import Diagnostic, FetchError, Level, SourceError, StrictError
-from feedmap._web.discover import discover, find_sitemaps, site_root
-from feedmap._web.sitemaptree import sitemap_tree, sitemap_trees
+from feedmap import (
+    Diagnostic,
+    FetchError,
+    HttpSettings,
+    Level,
+    Options,
+    SourceError,
+    StrictError,
+    find_sitemaps,
+    sitemap_tree,
+)
+from feedmap._web.discover import discover, site_root
+from feedmap._web.sitemaptree import sitemap_trees
 from feedmap.cli import main
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"

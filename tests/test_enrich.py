@@ -28,13 +28,21 @@ from localsite import LocalSite
 from lxml import etree
 
 import feedmap
-from feedmap import Entry
-from feedmap._core.context import HttpSettings, Options
-from feedmap._core.errors import Diagnostic, Reporter, StrictError
-from feedmap._core.model import DocKind, DocMeta, Document, Position
+from feedmap import (
+    Diagnostic,
+    DocKind,
+    DocMeta,
+    Document,
+    Entry,
+    HttpSettings,
+    Options,
+    Position,
+    Reporter,
+    StrictError,
+    enrich,
+)
 from feedmap.cli import main
 from feedmap.cli._common import Progress
-from feedmap.converters._enrich import enrich
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 ROR = "http://rorweb.com/0.1/"

@@ -13,9 +13,8 @@ import pytest
 from lxml import etree
 
 import feedmap
-from feedmap import Entry
+from feedmap import Diagnostic, Entry, Reporter, StrictError
 from feedmap._core.context import Context
-from feedmap._core.errors import Diagnostic, Reporter, StrictError
 from feedmap.formats import ext as _ext
 from feedmap.formats.ext import Extension, hooks
 

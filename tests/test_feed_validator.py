@@ -38,9 +38,7 @@ import pytest
 from lxml import etree
 
 import feedmap
-from feedmap import Entry
-from feedmap._core.context import Options
-from feedmap._core.errors import FeedmapError, Reporter
+from feedmap import Entry, FeedmapError, Options, Reporter
 
 ROR_NS = "http://rorweb.com/0.1/"
 #: As a user publishing a feed would: with its own address (else the validator's MissingAtomSelfLink).

@@ -20,9 +20,7 @@ import pytest
 from lxml import etree
 
 import feedmap
-from feedmap import Entry, W3CDate
-from feedmap._core.errors import Diagnostic, Reporter
-from feedmap._core.model import Alternate, DocKind, DocMeta, Document
+from feedmap import Alternate, Diagnostic, DocKind, DocMeta, Document, Entry, Reporter, W3CDate
 
 ATOM = "http://www.w3.org/2005/Atom"
 XHTML = "http://www.w3.org/1999/xhtml"

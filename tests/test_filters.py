@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 
 import feedmap
-from feedmap import Entry, Options, W3CDate
-from feedmap._core.errors import Diagnostic
+from feedmap import Diagnostic, Entry, Options, W3CDate
 from feedmap.cli import main
 from feedmap.converters._filters import within
 from feedmap.converters._steps import filter_entries, limit_entries

@@ -21,10 +21,7 @@ import pytest
 from localsite import LocalSite
 
 import feedmap
-from feedmap import W3CDate
-from feedmap._core.context import HttpSettings, Options
-from feedmap._core.errors import Diagnostic, Level, ReadError, Reporter
-from feedmap._web.sitemaptree import sitemap_tree
+from feedmap import Diagnostic, HttpSettings, Level, Options, ReadError, Reporter, W3CDate, sitemap_tree
 from feedmap.cli import main
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"

@@ -28,8 +28,8 @@ import pytest
 from localsite import LocalSite, Responder, Route
 
 import feedmap
-from feedmap._core.context import DEFAULT_USER_AGENT, HttpSettings, Options
-from feedmap._core.errors import FeedmapError, FetchError, LimitError, Reporter
+from feedmap import FeedmapError, FetchError, HttpSettings, LimitError, Options, Reporter
+from feedmap._core.context import DEFAULT_USER_AGENT
 from feedmap._io.http import Fetcher
 from feedmap.cli import main
 

@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 import feedmap
-from feedmap._core.errors import SourceError
+from feedmap import SourceError
 from feedmap._io.sinks import open_sink
 from feedmap.cli import main
 

@@ -24,7 +24,7 @@ from typing import BinaryIO
 
 import pytest
 
-from feedmap._core.errors import SourceError
+from feedmap import SourceError
 from feedmap._publish.publish import Publisher, PublishReport
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="rename(2), FIFOs and tmpfs as on Linux")

@@ -29,9 +29,7 @@ from lxml import etree
 from test_roundtrip import ROR_TEXT, entries_for
 
 import feedmap
-from feedmap import ChangeFreq, Entry, Image, W3CDate
-from feedmap._core.errors import Diagnostic, Level, ReadError, Reporter
-from feedmap._core.model import Alternate, DocMeta
+from feedmap import Alternate, ChangeFreq, Diagnostic, DocMeta, Entry, Image, Level, ReadError, Reporter, W3CDate
 from feedmap.cli import main
 from feedmap.formats._registry import get
 from feedmap.formats.feeds._html import unambiguous_ampersands

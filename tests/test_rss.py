@@ -29,9 +29,19 @@ from lxml import etree
 from test_roundtrip import entries_for
 
 import feedmap
-from feedmap import ChangeFreq, Entry, Image, W3CDate
-from feedmap._core.errors import Diagnostic, Level, ReadError, Reporter, StrictError
-from feedmap._core.model import DocKind, DocMeta
+from feedmap import (
+    ChangeFreq,
+    Diagnostic,
+    DocKind,
+    DocMeta,
+    Entry,
+    Image,
+    Level,
+    ReadError,
+    Reporter,
+    StrictError,
+    W3CDate,
+)
 from feedmap._core.urls import encode_url
 from feedmap.cli import main
 from feedmap.formats._registry import get

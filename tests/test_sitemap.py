@@ -11,9 +11,7 @@ import pytest
 from lxml import etree
 
 import feedmap
-from feedmap import ChangeFreq, Entry, Image, W3CDate
-from feedmap._core.errors import Diagnostic, Level, Reporter
-from feedmap._core.model import Alternate, DocKind
+from feedmap import Alternate, ChangeFreq, Diagnostic, DocKind, Entry, Image, Level, Reporter, W3CDate
 from feedmap.cli import main
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"

@@ -12,10 +12,7 @@ import pytest
 from lxml import etree
 
 import feedmap
-from feedmap import Entry, W3CDate
-from feedmap._core.context import Options
-from feedmap._core.errors import Diagnostic, Level, ReadError, Reporter
-from feedmap._core.model import DocKind
+from feedmap import Diagnostic, DocKind, Entry, Level, Options, ReadError, Reporter, W3CDate
 from feedmap._io.locate import is_mapped, local_path
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"

@@ -18,7 +18,7 @@ import pytest
 from localsite import LocalSite, Route
 
 import feedmap
-from feedmap._core.errors import Diagnostic, Reporter
+from feedmap import Diagnostic, Reporter
 from feedmap.cli import main
 
 ATOM = "http://www.w3.org/2005/Atom"
@@ -640,7 +640,7 @@ def test_info_finds_the_lastmod_span_across_shapes_and_zones(
 
 
 def test_discover_tree_resolves_a_relative_child_against_its_index(web: LocalSite) -> None:
-    from feedmap._web.sitemaptree import sitemap_tree
+    from feedmap import sitemap_tree
 
     web.add("/sub/child.xml", urlset_xml("https://www.example.com/a"))
     index = web.add("/sub/index.xml", index_xml("child.xml"))

@@ -23,8 +23,7 @@ from pathlib import Path
 import pytest
 
 import feedmap
-from feedmap import ChangeFreq, Entry, W3CDate
-from feedmap._core.errors import Diagnostic, LimitError, UnknownFormatError
+from feedmap import ChangeFreq, Diagnostic, Entry, LimitError, UnknownFormatError, W3CDate
 from feedmap.cli import main
 from feedmap.converters._steps import (
     check_values,

@@ -14,9 +14,7 @@ import pytest
 from lxml import etree
 
 import feedmap
-from feedmap import Entry
-from feedmap._core.context import Options
-from feedmap._core.errors import Diagnostic, Level, Reporter
+from feedmap import Diagnostic, Entry, Level, Options, Reporter
 from feedmap.cli import main
 
 IRI = "http://www.example.com/ümlat.html&q=name"

@@ -16,8 +16,7 @@ import pytest
 from lxml import etree
 
 import feedmap
-from feedmap._core.errors import Diagnostic, Reporter
-from feedmap._core.model import Entry
+from feedmap import Diagnostic, Entry, Reporter
 from feedmap._io.sources import PeekableStream
 from feedmap._xml import CleaningStream, escape_attribute, escape_text, unwritable
 
