@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import codes
+from conftest import run as cli
 from localsite import LocalSite
 from lxml import etree
 
@@ -83,16 +85,6 @@ def run_enrich(entries: Iterable[Entry], **settings: Any) -> tuple[list[Entry], 
     settings.setdefault("http", SURE)
     result = list(enrich(entries, Options(**settings), reporter=reporter))
     return result, reporter.diagnostics
-
-
-def codes(diagnostics: Iterable[Diagnostic]) -> list[str]:
-    return [d.code for d in diagnostics]
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
-    code = main([str(arg) for arg in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def http_flags() -> list[str]:

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
+from conftest import codes
 from lxml import etree
 
 import feedmap
@@ -62,10 +63,6 @@ def write(entries: Iterable[Entry]) -> tuple[bytes, list[Diagnostic]]:
     sink = io.BytesIO()
     summary = feedmap.write(entries, sink, "sitemap")
     return sink.getvalue(), summary.diagnostics
-
-
-def codes(diagnostics: Iterable[Diagnostic]) -> list[str]:
-    return [diagnostic.code for diagnostic in diagnostics]
 
 
 RATED = urlset("<url><loc>https://e.com/a</loc><ex:rating>4</ex:rating></url>")

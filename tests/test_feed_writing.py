@@ -17,6 +17,7 @@ from collections.abc import Iterable
 import feedparser
 import lxml.html
 import pytest
+from conftest import codes
 from lxml import etree
 
 import feedmap
@@ -55,10 +56,6 @@ def channel_of(data: bytes) -> etree._Element:
 def pages(data: bytes) -> list[etree._Element]:
     """The items of a written feed that are pages (not ROR's header item)."""
     return [item for item in channel_of(data).findall("item") if item.findtext("guid", "").find("#ror-sitemap") < 0]
-
-
-def codes(diagnostics: Iterable[Diagnostic]) -> list[str]:
-    return [d.code for d in diagnostics]
 
 
 # ----------------------------------------------------------------------------------- the channel's last update

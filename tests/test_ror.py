@@ -23,6 +23,7 @@ from pathlib import Path
 
 import feedparser
 import pytest
+from conftest import codes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
@@ -65,10 +66,6 @@ def read(data: bytes, format: str | None = None) -> tuple[DocMeta, list[Entry], 
     with feedmap.read(io.BytesIO(data), format=format, reporter=reporter) as doc:
         entries = list(doc)
         return doc.meta, entries, reporter.diagnostics, doc.format
-
-
-def codes(diagnostics: Iterable[Diagnostic]) -> list[str]:
-    return [d.code for d in diagnostics]
 
 
 def write_ror(entries: Iterable[Entry]) -> tuple[bytes, list[Diagnostic]]:

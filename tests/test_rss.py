@@ -23,6 +23,7 @@ from pathlib import Path
 
 import feedparser
 import pytest
+from conftest import codes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
@@ -57,10 +58,6 @@ def read(data: bytes, format: str | None = None) -> tuple[DocMeta, list[Entry], 
     with feedmap.read(io.BytesIO(data), format=format, reporter=reporter) as doc:
         entries = list(doc)
         return doc.meta, entries, reporter.diagnostics, doc.format
-
-
-def codes(diagnostics: Iterable[Diagnostic]) -> list[str]:
-    return [d.code for d in diagnostics]
 
 
 CHANNEL = "<title>C</title><link>https://www.example.com/</link><description>D</description>"

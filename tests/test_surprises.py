@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import index_xml, urlset_xml
 from localsite import LocalSite, Route
 
 import feedmap
@@ -249,16 +250,6 @@ def test_the_readme_refers_to_nothing_outside_the_repository() -> None:
 
 
 # ----------------------------------------------------------------------------- index children: relative, failed
-
-
-def index_xml(*locs: str) -> bytes:
-    body = "".join(f"<sitemap><loc>{loc}</loc></sitemap>\n" for loc in locs)
-    return f'<?xml version="1.0"?>\n<sitemapindex xmlns="{SM}">\n{body}</sitemapindex>\n'.encode()
-
-
-def urlset_xml(*locs: str) -> bytes:
-    body = "".join(f"<url><loc>{loc}</loc></url>\n" for loc in locs)
-    return f'<?xml version="1.0"?>\n<urlset xmlns="{SM}">\n{body}</urlset>\n'.encode()
 
 
 def read_url(url: str) -> tuple[list[str], list[Diagnostic]]:
