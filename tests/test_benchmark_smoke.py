@@ -15,6 +15,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "benchmarks" / "bench_read.py"
 
@@ -42,6 +44,7 @@ def _run_quick(tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], dict[s
     return completed, result
 
 
+@pytest.mark.timeout(360)  # the benchmark's quick run may take 300 s
 def test_quick_benchmark_reports_ratios(tmp_path: Path) -> None:
     completed, result = _run_quick(tmp_path)
     assert completed.returncode == 0, completed.stdout + completed.stderr
@@ -94,6 +97,7 @@ def test_generated_data_is_reused_and_deterministic(tmp_path: Path) -> None:
     assert "&amp;" in text and "<image:image>" in text and "<lastmod>" in text
 
 
+@pytest.mark.timeout(360)  # the benchmark's quick run may take 300 s
 def test_quick_web_benchmark_runs_every_case(tmp_path: Path) -> None:
     """benchmarks/bench_web.py --quick: every enrichment and following case ran and found every entry."""
     results = tmp_path / "results"
@@ -121,6 +125,7 @@ def test_quick_web_benchmark_runs_every_case(tmp_path: Path) -> None:
     assert "enrichment: concurrency 8 is" in completed.stdout
 
 
+@pytest.mark.timeout(360)  # the benchmark's quick run may take 300 s
 def test_quick_feed_benchmark_reports_memory_and_matches_the_raw_loop(tmp_path: Path) -> None:
     """benchmarks/bench_feeds.py --quick: both feeds read by the CLI and the raw loop, outputs identical."""
     results = tmp_path / "results"
