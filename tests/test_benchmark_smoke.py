@@ -185,3 +185,13 @@ def test_quick_validate_benchmark_compares_validate_with_reading(tmp_path: Path)
     assert len(rows) == 1
     cells = [cell.strip() for cell in rows[0].strip("|").split("|")]
     assert float(cells[5]) > 0 and cells[6] == "-", rows[0]
+
+
+def test_quick_micro_benchmark_times_every_case() -> None:
+    """benchmarks/bench_micro.py --quick: each case the code's docstrings point to printed its timings."""
+    command = [sys.executable, str(ROOT / "benchmarks" / "bench_micro.py"), "--quick"]
+    completed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=100, check=False)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    cases = [line.split()[0] for line in completed.stdout.splitlines()]
+    assert cases == ["control", "noncharacter", "escape", "escape", "entry", "sqlite", "feedparser"]
+    assert all(re.search(r" us\b", line) for line in completed.stdout.splitlines())
