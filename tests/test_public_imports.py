@@ -6,12 +6,17 @@ module (one with a ``_`` part in its dotted name, such as ``feedmap._core.errors
 Imports are read from the syntax tree (those made inside functions too); ``from PRIVATE import NAME`` and
 ``import PRIVATE`` or ``from PUBLIC import _private`` followed by ``alias.NAME`` both count, and a name counts
 when the object it binds is the public object itself (a private helper that merely shares a public name does not).
+
+``python tests/test_public_imports.py --fix`` moves the public names of ``from PRIVATE import ...`` lines to
+imports from their public module (then ``ruff check --fix --select I tests`` merges and sorts them); an
+``alias.NAME`` use is only listed.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -129,3 +134,54 @@ def test_the_count_finds_each_way_of_taking_a_public_name(tmp_path: Path, source
     assert len(found) == len(expected)
     for line, wanted in zip(found, expected, strict=True):
         assert wanted in line
+
+
+def _public_import_lines(node: ast.ImportFrom, public: dict[int, str], indent: str) -> str | None:
+    """The lines that replace ``node``: its public names imported from their public module, the rest kept."""
+    assert node.module is not None
+    module = importlib.import_module(node.module)
+    kept: list[str] = []
+    moved: dict[str, list[str]] = {}
+    for alias in node.names:
+        local = alias.asname or alias.name
+        value = getattr(module, alias.name, None)
+        if value is None or id(value) not in public:
+            kept.append(alias.name if alias.asname is None else f"{alias.name} as {alias.asname}")
+            continue
+        public_module, _, name = public[id(value)].rpartition(".")
+        moved.setdefault(public_module, []).append(name if name == local else f"{name} as {local}")
+    if not moved:
+        return None
+    lines = [f"{indent}from {where} import {', '.join(names)}\n" for where, names in moved.items()]
+    if kept:
+        lines.append(f"{indent}from {node.module} import {', '.join(kept)}\n")
+    return "".join(lines)
+
+
+def fix(path: Path) -> int:
+    """Rewrite the ``from PRIVATE import`` lines of ``path`` that take public names; how many were rewritten."""
+    public = public_objects()
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    edits = []
+    for node in ast.walk(ast.parse("".join(lines), filename=str(path))):
+        if isinstance(node, ast.ImportFrom) and node.module and is_private(node.module):
+            first = lines[node.lineno - 1]
+            replacement = _public_import_lines(node, public, first[: len(first) - len(first.lstrip())])
+            if replacement is not None:
+                edits.append((node.lineno, node.end_lineno or node.lineno, replacement))
+    for start, end, replacement in sorted(edits, reverse=True):
+        lines[start - 1 : end] = [replacement]
+    if edits:
+        path.write_text("".join(lines), encoding="utf-8")
+    return len(edits)
+
+
+if __name__ == "__main__":
+    paths = sorted(TESTS_DIR.glob("*.py"))
+    if sys.argv[1:] == ["--fix"]:
+        for path in paths:
+            if count := fix(path):
+                print(f"{path.name}: {count} import(s) rewritten")
+    left = public_names_from_private_modules(paths)
+    print("\n".join([*left, f"{len(left)} public names imported from private modules"]))
+    sys.exit(1 if left else 0)
