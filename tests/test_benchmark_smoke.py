@@ -142,6 +142,7 @@ def test_quick_feed_benchmark_reports_memory_and_matches_the_raw_loop(tmp_path: 
         assert summary["peak_rss_mib"] > 0 and summary["raw_peak_rss_mib"] > 0
 
 
+@pytest.mark.timeout(180)  # the benchmark's run may take 120 s
 def test_quick_scale_benchmark_prints_every_case(tmp_path: Path) -> None:
     """benchmarks/bench_scale.py --urls 3000 --no-npm --big-entries 3: every case ran and checked its result
     (exit 0), the split also with entries made in the process, the big entries last."""
@@ -176,6 +177,7 @@ def test_quick_scale_benchmark_prints_every_case(tmp_path: Path) -> None:
     assert "npm" not in completed.stdout
 
 
+@pytest.mark.timeout(180)  # the benchmark's run may take 120 s
 def test_quick_validate_benchmark_compares_validate_with_reading(tmp_path: Path) -> None:
     """benchmarks/bench_validate.py on a small file: both cases ran on every URL; a valid file has no error."""
     command = [sys.executable, str(ROOT / "benchmarks" / "bench_validate.py"), "--urls", "2000", "--repeat", "1"]
