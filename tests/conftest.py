@@ -7,23 +7,70 @@
   of the corpus is a failure.  Corpus files are read in place and never copied into the repository.
 * ``web``: a real HTTP server on 127.0.0.1 with programmable routes (``tests/localsite.py``).
 * ``refused_port``: a port on 127.0.0.1 that refuses connections for the whole test (bound, not listening).
+
+Plain helpers shared by the test files (``from conftest import codes, run``), one definition each:
+
+* ``run(capsys, *argv)``: ``feedmap ARGV...`` in-process through :func:`feedmap.cli.main`, as (exit code,
+  stdout, stderr); ``run_words`` gives stdout as its words.
+* ``codes(diagnostics_or_report, at_least=Level.INFO)``: the diagnostic codes, in order.
+* ``urlset_xml(*locs)`` and ``index_xml(*locs)``: a minimal sitemap and sitemap index listing these URLs.
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
 from localsite import LocalSite, refusing_port
+
+import feedmap
+from feedmap import Diagnostic, Level
+from feedmap.cli import main
 
 #: ``pytester`` runs a small pytest session in-process (the test of FEEDMAP_REQUIRE_CORPUS below).
 pytest_plugins = ("pytester",)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLES_DIR = REPO_ROOT / "samples"
+
+
+SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
+    """Run ``feedmap argv...`` in-process; return (exit code, stdout, stderr)."""
+    code = main([str(arg) for arg in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def run_words(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, list[str], str]:
+    """:func:`run`, with stdout split into its words (one URL a line, for the text format)."""
+    code, out, err = run(capsys, *argv)
+    return code, out.split(), err
+
+
+def codes(found: Iterable[Diagnostic] | feedmap.Report, at_least: Level = Level.INFO) -> list[str]:
+    """The codes of these diagnostics (or of a :func:`feedmap.validate` report's findings) of level
+    ``at_least`` or above, in the order they came."""
+    diagnostics = found.findings if isinstance(found, feedmap.Report) else found
+    return [diagnostic.code for diagnostic in diagnostics if diagnostic.level >= at_least]
+
+
+def urlset_xml(*locs: str) -> bytes:
+    """A sitemap (``<urlset>``) listing ``locs`` as they are written."""
+    body = "".join(f"<url><loc>{loc}</loc></url>\n" for loc in locs)
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SITEMAP_NS}">\n{body}</urlset>\n'.encode()
+
+
+def index_xml(*locs: str) -> bytes:
+    """A sitemap index listing ``locs`` as they are written (markup in a loc stays markup)."""
+    body = "".join(f"<sitemap><loc>{loc}</loc></sitemap>\n" for loc in locs)
+    head = f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="{SITEMAP_NS}">\n'
+    return f"{head}{body}</sitemapindex>\n".encode()
 
 
 def find_corpus() -> Path | None:

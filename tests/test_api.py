@@ -460,6 +460,7 @@ def result(process: subprocess.Popen[str]) -> tuple[int, float]:
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="reads the peak RSS from Linux /proc")
+@pytest.mark.timeout(660)  # two probes of up to 300 s each
 def test_memory_does_not_grow_with_the_number_of_urls(tmp_path: Path) -> None:
     """Stream a 200,000-URL sitemap to text and compare with keeping its entries in a list.
 

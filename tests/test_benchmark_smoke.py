@@ -15,6 +15,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "benchmarks" / "bench_read.py"
 
@@ -42,6 +44,7 @@ def _run_quick(tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], dict[s
     return completed, result
 
 
+@pytest.mark.timeout(360)  # the benchmark's quick run may take 300 s
 def test_quick_benchmark_reports_ratios(tmp_path: Path) -> None:
     completed, result = _run_quick(tmp_path)
     assert completed.returncode == 0, completed.stdout + completed.stderr
@@ -94,6 +97,7 @@ def test_generated_data_is_reused_and_deterministic(tmp_path: Path) -> None:
     assert "&amp;" in text and "<image:image>" in text and "<lastmod>" in text
 
 
+@pytest.mark.timeout(360)  # the benchmark's quick run may take 300 s
 def test_quick_web_benchmark_runs_every_case(tmp_path: Path) -> None:
     """benchmarks/bench_web.py --quick: every enrichment and following case ran and found every entry."""
     results = tmp_path / "results"
@@ -121,6 +125,7 @@ def test_quick_web_benchmark_runs_every_case(tmp_path: Path) -> None:
     assert "enrichment: concurrency 8 is" in completed.stdout
 
 
+@pytest.mark.timeout(360)  # the benchmark's quick run may take 300 s
 def test_quick_feed_benchmark_reports_memory_and_matches_the_raw_loop(tmp_path: Path) -> None:
     """benchmarks/bench_feeds.py --quick: both feeds read by the CLI and the raw loop, outputs identical."""
     results = tmp_path / "results"
@@ -137,6 +142,7 @@ def test_quick_feed_benchmark_reports_memory_and_matches_the_raw_loop(tmp_path: 
         assert summary["peak_rss_mib"] > 0 and summary["raw_peak_rss_mib"] > 0
 
 
+@pytest.mark.timeout(180)  # the benchmark's run may take 120 s
 def test_quick_scale_benchmark_prints_every_case(tmp_path: Path) -> None:
     """benchmarks/bench_scale.py --urls 3000 --no-npm --big-entries 3: every case ran and checked its result
     (exit 0), the split also with entries made in the process, the big entries last."""
@@ -171,6 +177,7 @@ def test_quick_scale_benchmark_prints_every_case(tmp_path: Path) -> None:
     assert "npm" not in completed.stdout
 
 
+@pytest.mark.timeout(180)  # the benchmark's run may take 120 s
 def test_quick_validate_benchmark_compares_validate_with_reading(tmp_path: Path) -> None:
     """benchmarks/bench_validate.py on a small file: both cases ran on every URL; a valid file has no error."""
     command = [sys.executable, str(ROOT / "benchmarks" / "bench_validate.py"), "--urls", "2000", "--repeat", "1"]
@@ -180,3 +187,13 @@ def test_quick_validate_benchmark_compares_validate_with_reading(tmp_path: Path)
     assert len(rows) == 1
     cells = [cell.strip() for cell in rows[0].strip("|").split("|")]
     assert float(cells[5]) > 0 and cells[6] == "-", rows[0]
+
+
+def test_quick_micro_benchmark_times_every_case() -> None:
+    """benchmarks/bench_micro.py --quick: each case the code's docstrings point to printed its timings."""
+    command = [sys.executable, str(ROOT / "benchmarks" / "bench_micro.py"), "--quick"]
+    completed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=100, check=False)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    cases = [line.split()[0] for line in completed.stdout.splitlines()]
+    assert cases == ["control", "noncharacter", "escape", "escape", "entry", "sqlite", "feedparser"]
+    assert all(re.search(r" us\b", line) for line in completed.stdout.splitlines())

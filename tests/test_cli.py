@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from conftest import run
 from localsite import LocalSite
 from lxml import etree
 
-from feedmap.cli import main
 from feedmap.cli._common import PER_CODE, parse_size
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -43,13 +43,6 @@ SITEMAP = f"""<?xml version="1.0" encoding="UTF-8"?>
 
 
 # ------------------------------------------------------------------------------------------------ helpers
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
-    """Run ``feedmap argv...`` in-process; return (exit code, stdout, stderr)."""
-    code = main([str(arg) for arg in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def write(path: Path, data: bytes | str) -> Path:

@@ -226,6 +226,7 @@ def _failures(stderr: str) -> list[str]:
     return [section[:3000] for section in sections if "Traceback" in section or "BAD OUTPUT" in section]
 
 
+@pytest.mark.timeout(660)  # its driver runs up to 600 s
 def test_no_traceback_from_hostile_or_mutated_inputs(tmp_path: Path) -> None:
     inputs = {**hostile_inputs(tmp_path), **mutated_inputs(60)}
     cases = _cases(tmp_path, inputs)

@@ -36,10 +36,8 @@ import pytest
 from lxml import etree
 
 import feedmap
-from feedmap import Entry, FeedmapError
+from feedmap import Diagnostic, DocMeta, Entry, FeedmapError, Level, Reporter
 from feedmap._core.context import Context
-from feedmap._core.errors import Diagnostic, Level, Reporter
-from feedmap._core.model import DocMeta
 from feedmap.cli import main
 from feedmap.formats.feeds import _parsed as _feedparsed
 

@@ -23,10 +23,22 @@ from test_ror import as_written_html, ror_entries
 from test_roundtrip import PRIORITIES, URLS, XML_TEXT, alternates, images, w3c_dates
 
 import feedmap
-from feedmap import ChangeFreq, Entry, W3CDate
-from feedmap._core.context import Context, Options
-from feedmap._core.errors import Diagnostic, Level, Reporter
-from feedmap._core.model import Alternate, DocKind, DocMeta, Document, Image, Position
+from feedmap import (
+    Alternate,
+    ChangeFreq,
+    Diagnostic,
+    DocKind,
+    DocMeta,
+    Document,
+    Entry,
+    Image,
+    Level,
+    Options,
+    Position,
+    Reporter,
+    W3CDate,
+)
+from feedmap._core.context import Context
 from feedmap.cli import main
 from feedmap.converters._pipeline import as_urlset, feed_to_sitemap, plan, sitemap_to_ror
 from feedmap.converters._steps import absolute_step, merge_step, report_step, unique_step, web_step

@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from feedmap._core.dates import Precision, W3CDate, parse_lenient, to_rfc822
+from feedmap import Precision, W3CDate
+from feedmap._core.dates import parse_lenient, to_rfc822
 
 # ------------------------------------------------------------------------------------ kept as written
 

@@ -12,11 +12,10 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import run
 
 import feedmap
-from feedmap import Entry, Options, W3CDate
-from feedmap._core.errors import Diagnostic
-from feedmap.cli import main
+from feedmap import Diagnostic, Entry, Options, W3CDate
 from feedmap.converters._steps import dedupe
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -49,12 +48,6 @@ def inputs(tmp_path: Path) -> list[Path]:
 
 
 KEPT = {"first": "daily", "last": "monthly", "newest": "weekly"}
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
-    code = main([str(arg) for arg in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.mark.parametrize("policy", ["first", "last", "newest"])

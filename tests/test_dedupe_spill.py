@@ -20,8 +20,7 @@ import pytest
 import feedmap._io.seen_keys as seen_keys
 import feedmap.converters._duplicates as duplicates
 import feedmap.converters._sort as sort
-from feedmap import Entry, Options, Position
-from feedmap._core.errors import Diagnostic
+from feedmap import Diagnostic, Entry, Options, Position
 from feedmap._io.seen_keys import SeenKeys
 from feedmap.cli import main
 from feedmap.converters._steps import dedupe, merge_duplicates, report_duplicates

@@ -14,12 +14,11 @@ import pytest
 from lxml import etree
 
 import feedmap
-from feedmap._core.errors import Reporter
+from feedmap import Detection, Reporter
 from feedmap._io.sources import open_source
 from feedmap._xml import _peek
 from feedmap.formats import _registry as registry
 from feedmap.formats._detection import BUILTINS
-from feedmap.formats._registry import Detection
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 SITEMAP = f'<?xml version="1.0"?>\n<urlset xmlns="{NS}"><url><loc>https://e.com/a</loc></url></urlset>\n'.encode()
@@ -141,7 +140,7 @@ def test_lazy_registration_with_detection_is_not_imported_to_detect(
 ) -> None:
     monkeypatch.setattr(registry, "_lazy", dict(registry._lazy))
     monkeypatch.setattr(registry, "_declared", dict(registry._declared))
-    registry.register("feedmap_no_such_module:FORMAT", "never", detection=Detection(extensions=(".never",)))
+    feedmap.register("feedmap_no_such_module:FORMAT", "never", detection=Detection(extensions=(".never",)))
     assert "never" in registry.readable_names()
     with feedmap.read(io.BytesIO(SITEMAP)) as doc:  # detecting a sitemap does not load "never"
         assert [entry.loc for entry in doc.entries] == ["https://e.com/a"]

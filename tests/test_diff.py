@@ -13,12 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import run
 from localsite import LocalSite
 
 import feedmap
-from feedmap._core.model import Entry, Image
-from feedmap._diff.diff import Change
-from feedmap.cli import main
+from feedmap import Change, Entry, Image
 from feedmap.cli.diff import change_line
 
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
@@ -45,12 +44,6 @@ def alternate(lang: str, loc: str) -> str:
 def write(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
-    code = main([str(arg) for arg in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.fixture

@@ -12,20 +12,14 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from conftest import run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import feedmap
-from feedmap.cli import main
 
 BASE = "https://example.com/maps/"
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
-    code = main([str(arg) for arg in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def publish(capsys: pytest.CaptureFixture[str], folder: Path, lines: list[str], *more: str) -> Path:

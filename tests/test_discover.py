@@ -10,18 +10,26 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
+from conftest import codes, run
 from localsite import LocalSite
 
 import feedmap
-from feedmap._core.context import HttpSettings, Options
-from feedmap._core.errors import Diagnostic, FetchError, Level, SourceError, StrictError
-from feedmap._web.discover import discover, find_sitemaps, site_root
-from feedmap._web.sitemaptree import sitemap_tree, sitemap_trees
-from feedmap.cli import main
+from feedmap import (
+    Diagnostic,
+    FetchError,
+    HttpSettings,
+    Level,
+    Options,
+    SourceError,
+    StrictError,
+    find_sitemaps,
+    sitemap_tree,
+)
+from feedmap._web.discover import discover, site_root
+from feedmap._web.sitemaptree import sitemap_trees
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 #: No retries, short timeouts: a failure shows at once.
@@ -43,17 +51,6 @@ def index_xml(*children: str) -> bytes:
 
 RSS = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><link>https://www.example.com/</link>
 <description>d</description><item><title>a</title><link>https://www.example.com/a</link></item></channel></rss>"""
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
-    """Run ``feedmap argv...`` in-process; return (exit code, stdout, stderr)."""
-    code = main([str(arg) for arg in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def codes(diagnostics: Iterable[Diagnostic]) -> list[str]:
-    return [d.code for d in diagnostics]
 
 
 def other_site(web: LocalSite, path: str) -> str:

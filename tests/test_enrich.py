@@ -24,17 +24,27 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import codes
+from conftest import run as cli
 from localsite import LocalSite
 from lxml import etree
 
 import feedmap
-from feedmap import Entry
-from feedmap._core.context import HttpSettings, Options
-from feedmap._core.errors import Diagnostic, Reporter, StrictError
-from feedmap._core.model import DocKind, DocMeta, Document, Position
+from feedmap import (
+    Diagnostic,
+    DocKind,
+    DocMeta,
+    Document,
+    Entry,
+    HttpSettings,
+    Options,
+    Position,
+    Reporter,
+    StrictError,
+    enrich,
+)
 from feedmap.cli import main
 from feedmap.cli._common import Progress
-from feedmap.converters._enrich import enrich
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 ROR = "http://rorweb.com/0.1/"
@@ -75,16 +85,6 @@ def run_enrich(entries: Iterable[Entry], **settings: Any) -> tuple[list[Entry], 
     settings.setdefault("http", SURE)
     result = list(enrich(entries, Options(**settings), reporter=reporter))
     return result, reporter.diagnostics
-
-
-def codes(diagnostics: Iterable[Diagnostic]) -> list[str]:
-    return [d.code for d in diagnostics]
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
-    code = main([str(arg) for arg in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def http_flags() -> list[str]:

@@ -10,12 +10,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
+from conftest import codes
 from lxml import etree
 
 import feedmap
-from feedmap import Entry
+from feedmap import Diagnostic, Entry, Reporter, StrictError
 from feedmap._core.context import Context
-from feedmap._core.errors import Diagnostic, Reporter, StrictError
 from feedmap.formats import ext as _ext
 from feedmap.formats.ext import Extension, hooks
 
@@ -62,10 +62,6 @@ def write(entries: Iterable[Entry]) -> tuple[bytes, list[Diagnostic]]:
     sink = io.BytesIO()
     summary = feedmap.write(entries, sink, "sitemap")
     return sink.getvalue(), summary.diagnostics
-
-
-def codes(diagnostics: Iterable[Diagnostic]) -> list[str]:
-    return [diagnostic.code for diagnostic in diagnostics]
 
 
 RATED = urlset("<url><loc>https://e.com/a</loc><ex:rating>4</ex:rating></url>")

@@ -38,9 +38,7 @@ import pytest
 from lxml import etree
 
 import feedmap
-from feedmap import Entry
-from feedmap._core.context import Options
-from feedmap._core.errors import FeedmapError, Reporter
+from feedmap import Entry, FeedmapError, Options, Reporter
 
 ROR_NS = "http://rorweb.com/0.1/"
 #: As a user publishing a feed would: with its own address (else the validator's MissingAtomSelfLink).
@@ -219,6 +217,7 @@ def _iter_outputs(inputs: list[Input]) -> Iterator[tuple[Input, str, bytes | Non
 
 
 @pytest.mark.usefixtures("offline")
+@pytest.mark.timeout(600)  # every corpus case through the external validator: 120 s on a busy machine
 def test_written_feeds_pass_the_w3c_feed_validator(corpus_dir: Path) -> None:
     oracle = Oracle(*_validator(corpus_dir))
     inputs, valid_feeds = _inputs(corpus_dir, oracle)
@@ -259,6 +258,7 @@ def test_written_feeds_pass_the_w3c_feed_validator(corpus_dir: Path) -> None:
 
 
 @pytest.mark.usefixtures("offline")
+@pytest.mark.timeout(600)  # every corpus case through the external validator: 120 s on a busy machine
 def test_written_sitemaps_are_valid_against_the_xsd(corpus_dir: Path) -> None:
     """Every sitemap written from the same inputs is valid against the sitemaps.org XSD (extension elements
     stripped and checked well-formed, as in test_xsd.py); an empty ``<urlset>`` is the documented exception."""

@@ -17,12 +17,11 @@ from collections.abc import Iterable
 import feedparser
 import lxml.html
 import pytest
+from conftest import codes
 from lxml import etree
 
 import feedmap
-from feedmap import Entry, W3CDate
-from feedmap._core.errors import Diagnostic, Reporter
-from feedmap._core.model import Alternate, DocKind, DocMeta, Document
+from feedmap import Alternate, Diagnostic, DocKind, DocMeta, Document, Entry, Reporter, W3CDate
 
 ATOM = "http://www.w3.org/2005/Atom"
 XHTML = "http://www.w3.org/1999/xhtml"
@@ -57,10 +56,6 @@ def channel_of(data: bytes) -> etree._Element:
 def pages(data: bytes) -> list[etree._Element]:
     """The items of a written feed that are pages (not ROR's header item)."""
     return [item for item in channel_of(data).findall("item") if item.findtext("guid", "").find("#ror-sitemap") < 0]
-
-
-def codes(diagnostics: Iterable[Diagnostic]) -> list[str]:
-    return [d.code for d in diagnostics]
 
 
 # ----------------------------------------------------------------------------------- the channel's last update

@@ -15,11 +15,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import run_words as run
 
 import feedmap
-from feedmap import Entry, Options, W3CDate
-from feedmap._core.errors import Diagnostic
-from feedmap.cli import main
+from feedmap import Diagnostic, Entry, Options, W3CDate
 from feedmap.converters._filters import within
 from feedmap.converters._steps import filter_entries, limit_entries
 
@@ -47,12 +46,6 @@ URLS: list[tuple[str, str | None]] = [
 @pytest.fixture
 def urls(tmp_path: Path) -> Path:
     return sitemap(tmp_path / "s.xml", URLS)
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, list[str], str]:
-    code = main([str(arg) for arg in argv])
-    captured = capsys.readouterr()
-    return code, captured.out.split(), captured.err
 
 
 def codes_in(err: str) -> list[str]:

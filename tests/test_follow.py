@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 import feedmap
-from feedmap._core.context import Context, Options
-from feedmap._core.errors import Reporter
-from feedmap._core.model import DocKind, DocMeta, Document, Entry, Position
+from feedmap import DocKind, DocMeta, Document, Entry, Options, Position, Reporter
+from feedmap._core.context import Context
 from feedmap._io.sources import open_source
 from feedmap._web.follow import follow_index
 from feedmap.formats.sitemap import _index as sitemapindex

@@ -16,25 +16,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import index_xml, urlset_xml
+from conftest import run as run_cli
 from localsite import LocalSite
 
 import feedmap
-from feedmap.cli import main
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 #: In the content of every sitemap that must not be read: it appears in an output only if one was.
 MARKER = "never-read-marker"
 FAST = feedmap.HttpSettings(connect_timeout=2.0, read_timeout=3.0, deadline=10.0, retries=0, backoff=0.01)
-
-
-def index_xml(*locs: str) -> bytes:
-    children = "".join(f"<sitemap><loc>{loc}</loc></sitemap>\n" for loc in locs)
-    return f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="{SM}">\n{children}</sitemapindex>\n'.encode()
-
-
-def urlset_xml(*locs: str) -> bytes:
-    body = "".join(f"<url><loc>{loc}</loc></url>\n" for loc in locs)
-    return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SM}">\n{body}</urlset>\n'.encode()
 
 
 @dataclass
@@ -67,9 +58,9 @@ def hostile(web: LocalSite, tmp_path: Path) -> Iterator[Hostile]:
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
-    code = main([*argv, "--timeout", "3", "--retries", "0"])
-    captured = capsys.readouterr()
-    return code, captured.out + captured.err
+    """:func:`conftest.run` with short HTTP bounds; stdout and stderr together."""
+    code, out, err = run_cli(capsys, *argv, "--timeout", "3", "--retries", "0")
+    return code, out + err
 
 
 def test_validate_reads_no_child_off_the_index_site(hostile: Hostile) -> None:

@@ -13,19 +13,15 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import codes, run, urlset_xml
 from localsite import LocalSite
 
 import feedmap
-from feedmap import W3CDate
-from feedmap._core.context import HttpSettings, Options
-from feedmap._core.errors import Diagnostic, Level, ReadError, Reporter
-from feedmap._web.sitemaptree import sitemap_tree
-from feedmap.cli import main
+from feedmap import Diagnostic, HttpSettings, Level, Options, ReadError, Reporter, W3CDate, sitemap_tree
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 FAST = HttpSettings(connect_timeout=2.0, read_timeout=3.0, deadline=10.0, retries=1, backoff=0.01)
@@ -42,11 +38,6 @@ def index_xml(*children: str | tuple[str, str | None]) -> bytes:
     return "".join(parts).encode()
 
 
-def urlset_xml(*locs: str) -> bytes:
-    body = "".join(f"<url><loc>{loc}</loc></url>\n" for loc in locs)
-    return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SM}">\n{body}</urlset>\n'.encode()
-
-
 def pages(name: str, count: int = 2) -> list[str]:
     return [f"https://www.example.com/{name}/{n}" for n in range(count)]
 
@@ -57,16 +48,6 @@ def read(url: str, **options: object) -> tuple[list[str], list[Diagnostic]]:
     with feedmap.read(url, options=feedmap.Options(**options), reporter=reporter) as doc:  # type: ignore[arg-type]
         locs = [entry.loc for entry in doc]
     return locs, reporter.diagnostics
-
-
-def codes(diagnostics: Iterable[Diagnostic]) -> list[str]:
-    return [d.code for d in diagnostics]
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 # ------------------------------------------------------------------------------------------------ children

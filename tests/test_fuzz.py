@@ -23,8 +23,7 @@ from hypothesis import strategies as st
 from lxml import etree
 
 import feedmap
-from feedmap._core.context import Options
-from feedmap._core.errors import FeedmapError, Reporter
+from feedmap import FeedmapError, Options, Reporter
 from feedmap.formats._registry import all_formats
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"

@@ -24,8 +24,7 @@ from pathlib import Path
 import pytest
 
 import feedmap
-from feedmap._core.context import Options
-from feedmap._core.errors import Diagnostic, Level, Reporter
+from feedmap import Diagnostic, Level, Options, Reporter
 from feedmap.formats import _registry as registry
 
 SAMPLES_DIR = Path(__file__).resolve().parent.parent / "samples"

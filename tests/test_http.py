@@ -25,13 +25,13 @@ import zlib
 from pathlib import Path
 
 import pytest
+from conftest import run, urlset_xml
 from localsite import LocalSite, Responder, Route
 
 import feedmap
-from feedmap._core.context import DEFAULT_USER_AGENT, HttpSettings, Options
-from feedmap._core.errors import FeedmapError, FetchError, LimitError, Reporter
+from feedmap import FeedmapError, FetchError, HttpSettings, LimitError, Options, Reporter
+from feedmap._core.context import DEFAULT_USER_AGENT
 from feedmap._io.http import Fetcher
-from feedmap.cli import main
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 LOCS = ["https://www.example.com/", "https://www.example.com/a", "https://www.example.com/b"]
@@ -39,11 +39,6 @@ MB = 1024 * 1024
 
 #: Small settings so that a failing test fails fast: no long backoffs, short timeouts.
 FAST = HttpSettings(connect_timeout=2.0, read_timeout=2.0, deadline=10.0, retries=2, backoff=0.01)
-
-
-def urlset_xml(*locs: str) -> bytes:
-    body = "".join(f"<url><loc>{loc}</loc></url>\n" for loc in locs)
-    return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SM}">\n{body}</urlset>\n'.encode()
 
 
 SITEMAP = urlset_xml(*LOCS)
@@ -67,12 +62,6 @@ def read_locs(url: str, **options: object) -> list[str]:
 
 def headers_of(site: LocalSite, path: str) -> list[dict[str, str]]:
     return [headers for seen, headers in site.request_headers if seen == path]
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @functools.lru_cache(maxsize=1)

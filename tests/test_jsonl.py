@@ -10,9 +10,20 @@ from pathlib import Path
 import pytest
 
 import feedmap
-from feedmap import Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, W3CDate
-from feedmap._core.context import Options
-from feedmap._core.errors import Diagnostic, ReadError, Reporter
+from feedmap import (
+    Alternate,
+    ChangeFreq,
+    Diagnostic,
+    DocKind,
+    DocMeta,
+    Document,
+    Entry,
+    Image,
+    Options,
+    ReadError,
+    Reporter,
+    W3CDate,
+)
 
 
 def read(data: bytes, format: str | None = "jsonl") -> tuple[list[Entry], list[Diagnostic], DocMeta]:

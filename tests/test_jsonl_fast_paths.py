@@ -9,8 +9,7 @@ import json
 import pytest
 
 import feedmap
-from feedmap import Entry, Image, W3CDate
-from feedmap._core.errors import Diagnostic, Reporter
+from feedmap import Diagnostic, Entry, Image, Reporter, W3CDate
 
 LOC = "https://www.example.com/"
 IMG = "https://www.example.com/i.png"

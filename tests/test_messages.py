@@ -12,7 +12,7 @@ import pytest
 from localsite import LocalSite
 
 import feedmap
-from feedmap._core.errors import UnknownFormatError
+from feedmap import UnknownFormatError
 from feedmap.cli import main
 from feedmap.formats import _registry as registry
 

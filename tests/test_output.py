@@ -28,9 +28,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from conftest import run
 
 import feedmap
-from feedmap._core.errors import SourceError
+from feedmap import SourceError
 from feedmap._io.sinks import open_sink
 from feedmap.cli import main
 
@@ -38,12 +39,6 @@ pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="device nodes, F
 
 LOCS = [f"https://e.com/page/{i}" for i in range(3)]
 TEXT = "".join(f"{loc}\n" for loc in LOCS).encode()
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
-    code = main([str(arg) for arg in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def feedmap_process(*argv: str | Path) -> list[str]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import stat
 import subprocess
 import sys
@@ -19,12 +18,11 @@ import threading
 import tracemalloc
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import FrameType
 from typing import BinaryIO
 
 import pytest
 
-from feedmap._core.errors import SourceError
+from feedmap import SourceError
 from feedmap._publish.publish import Publisher, PublishReport
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="rename(2), FIFOs and tmpfs as on Linux")
@@ -306,23 +304,11 @@ def test_a_name_that_became_a_directory_after_staging_stops_the_commit_before_an
     assert after == before and parts(site) == []
 
 
-@pytest.fixture
-def no_hang() -> Iterator[None]:
-    """Fail (instead of hanging) should anything open a FIFO that has no writer."""
-
-    def stuck(signum: int, frame: FrameType | None) -> None:
-        raise AssertionError("blocked on a FIFO")
-
-    previous = signal.signal(signal.SIGALRM, stuck)
-    signal.alarm(10)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
+#: Fail (instead of hanging) should anything open a FIFO that has no writer: opening it blocks until the bound.
+no_hang = pytest.mark.timeout(10)
 
 
-@pytest.mark.usefixtures("no_hang")
+@no_hang
 def test_a_produced_name_that_is_a_fifo_is_refused_not_opened(site: Path) -> None:
     os.mkfifo(site / "sitemap-1.xml.tmp")
     os.replace(site / "sitemap-1.xml.tmp", site / "sitemap-1.xml")
@@ -336,7 +322,7 @@ def test_a_produced_name_that_is_a_fifo_is_refused_not_opened(site: Path) -> Non
     assert snapshot(site) == before and parts(site) == []
 
 
-@pytest.mark.usefixtures("no_hang")
+@no_hang
 def test_a_stale_fifo_is_left_alone(site: Path) -> None:
     os.mkfifo(site / "sitemap-8.xml")
     (site / INDEX).write_bytes(FIRST[INDEX] + b"sitemap-8.xml")

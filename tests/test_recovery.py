@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import codes
 
 import feedmap
 from feedmap import Diagnostic, Level, Reporter
@@ -23,10 +24,6 @@ def read(data: bytes, format: str | None = None) -> tuple[list[str], list[Diagno
     options = feedmap.Options(follow=False)
     with feedmap.read(io.BytesIO(data), format=format, reporter=reporter, options=options) as doc:
         return [entry.loc for entry in doc], reporter.diagnostics
-
-
-def codes(diagnostics: list[Diagnostic]) -> list[str]:
-    return [d.code for d in diagnostics]
 
 
 @pytest.mark.parametrize("tail", ["", "<changefreq>da", "<lastmod>2024-01-01</lastmod>\n"])

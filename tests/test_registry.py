@@ -14,12 +14,11 @@ from typing import BinaryIO
 import pytest
 
 import feedmap
+from feedmap import DocMeta, Document, Entry, FormatError, FormatSpec, Reporter, UnknownFormatError
 from feedmap._core.context import Context
-from feedmap._core.errors import FormatError, Reporter, UnknownFormatError
-from feedmap._core.model import DocMeta, Document, Entry
 from feedmap._io.sources import PeekableStream, Source, open_source
 from feedmap.formats import _registry as registry
-from feedmap.formats._registry import FormatSpec, Sniffed, detect, sniff
+from feedmap.formats._registry import Sniffed, detect, sniff
 
 NS09 = "http://www.sitemaps.org/schemas/sitemap/0.9"
 URL = b"<url><loc>http://e.com/</loc></url>"

@@ -23,15 +23,14 @@ from pathlib import Path
 
 import feedparser
 import pytest
+from conftest import codes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 from test_roundtrip import ROR_TEXT, entries_for
 
 import feedmap
-from feedmap import ChangeFreq, Entry, Image, W3CDate
-from feedmap._core.errors import Diagnostic, Level, ReadError, Reporter
-from feedmap._core.model import Alternate, DocMeta
+from feedmap import Alternate, ChangeFreq, Diagnostic, DocMeta, Entry, Image, Level, ReadError, Reporter, W3CDate
 from feedmap.cli import main
 from feedmap.formats._registry import get
 from feedmap.formats.feeds._html import unambiguous_ampersands
@@ -67,10 +66,6 @@ def read(data: bytes, format: str | None = None) -> tuple[DocMeta, list[Entry], 
     with feedmap.read(io.BytesIO(data), format=format, reporter=reporter) as doc:
         entries = list(doc)
         return doc.meta, entries, reporter.diagnostics, doc.format
-
-
-def codes(diagnostics: Iterable[Diagnostic]) -> list[str]:
-    return [d.code for d in diagnostics]
 
 
 def write_ror(entries: Iterable[Entry]) -> tuple[bytes, list[Diagnostic]]:

@@ -20,11 +20,10 @@ from hypothesis import strategies as st
 from lxml import etree
 
 import feedmap
-from feedmap import Alternate, ChangeFreq, Entry, Image, Precision, W3CDate
+from feedmap import Alternate, ChangeFreq, Entry, FormatSpec, Image, Precision, Reporter, W3CDate
 from feedmap._core.context import Context
-from feedmap._core.errors import Reporter
 from feedmap._core.model import ENTRY_FIELDS
-from feedmap.formats._registry import FormatSpec, all_formats
+from feedmap.formats._registry import all_formats
 from feedmap.formats._xmlwrite import PRIORITY_PLACES
 from feedmap.formats.feeds import _html as _feedhtml
 from feedmap.formats.feeds._html import unambiguous_ampersands

@@ -23,15 +23,26 @@ from pathlib import Path
 
 import feedparser
 import pytest
+from conftest import codes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 from test_roundtrip import entries_for
 
 import feedmap
-from feedmap import ChangeFreq, Entry, Image, W3CDate
-from feedmap._core.errors import Diagnostic, Level, ReadError, Reporter, StrictError
-from feedmap._core.model import DocKind, DocMeta
+from feedmap import (
+    ChangeFreq,
+    Diagnostic,
+    DocKind,
+    DocMeta,
+    Entry,
+    Image,
+    Level,
+    ReadError,
+    Reporter,
+    StrictError,
+    W3CDate,
+)
 from feedmap._core.urls import encode_url
 from feedmap.cli import main
 from feedmap.formats._registry import get
@@ -47,10 +58,6 @@ def read(data: bytes, format: str | None = None) -> tuple[DocMeta, list[Entry], 
     with feedmap.read(io.BytesIO(data), format=format, reporter=reporter) as doc:
         entries = list(doc)
         return doc.meta, entries, reporter.diagnostics, doc.format
-
-
-def codes(diagnostics: Iterable[Diagnostic]) -> list[str]:
-    return [d.code for d in diagnostics]
 
 
 CHANNEL = "<title>C</title><link>https://www.example.com/</link><description>D</description>"

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import threading
 
-from feedmap._core.context import HttpSettings, Shared
+from feedmap import HttpSettings
+from feedmap._core.context import Shared
 from feedmap._io.http import Fetcher, shared_fetcher
 
 

@@ -8,12 +8,11 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
+from conftest import codes
 from lxml import etree
 
 import feedmap
-from feedmap import ChangeFreq, Entry, Image, W3CDate
-from feedmap._core.errors import Diagnostic, Level, Reporter
-from feedmap._core.model import Alternate, DocKind
+from feedmap import Alternate, ChangeFreq, Diagnostic, DocKind, Entry, Image, Level, Reporter, W3CDate
 from feedmap.cli import main
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -34,10 +33,6 @@ def read(data: bytes, format: str | None = "sitemap") -> tuple[list[Entry], list
         entries = list(doc)
         kind = doc.meta.kind
     return entries, reporter.diagnostics, kind
-
-
-def codes(diagnostics: Iterable[Diagnostic], *, warnings_only: bool = False) -> list[str]:
-    return [d.code for d in diagnostics if not warnings_only or d.level >= Level.WARNING]
 
 
 def coded(diagnostics: Iterable[Diagnostic]) -> list[tuple[int, str]]:
@@ -439,7 +434,7 @@ def test_empty_urlset_has_no_entries(data: bytes) -> None:
     entries, diagnostics, kind = read(data, None)
     assert entries == []
     assert kind is DocKind.URLSET
-    assert codes(diagnostics, warnings_only=True) == []
+    assert codes(diagnostics, Level.WARNING) == []
 
 
 def test_lenient_repairs_before_parsing_keep_the_url() -> None:
@@ -905,7 +900,7 @@ def test_an_out_of_range_priority_built_in_python_is_not_written(format: str) ->
     sink = io.BytesIO()
     summary = feedmap.write([Entry(loc="https://www.example.com/a", title="A", priority=5.0)], sink, format)
     assert b"priority>" not in sink.getvalue() and b'"priority"' not in sink.getvalue()
-    assert codes(summary.diagnostics, warnings_only=True) == ["invalid-priority"]
+    assert codes(summary.diagnostics, Level.WARNING) == ["invalid-priority"]
 
 
 XHTML_DECLARED = ' xmlns:xhtml="http://www.w3.org/1999/xhtml"'

@@ -9,13 +9,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pytest
+from conftest import codes, urlset_xml
 from lxml import etree
 
 import feedmap
-from feedmap import Entry, W3CDate
-from feedmap._core.context import Options
-from feedmap._core.errors import Diagnostic, Level, ReadError, Reporter
-from feedmap._core.model import DocKind
+from feedmap import Diagnostic, DocKind, Entry, Level, Options, ReadError, Reporter, W3CDate
 from feedmap._io.locate import is_mapped, local_path
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -34,11 +32,6 @@ def index_xml(*children: str, lastmod: str | None = None) -> bytes:
     return "".join(parts).encode()
 
 
-def urlset_xml(*locs: str) -> bytes:
-    body = "".join(f"<url><loc>{loc}</loc></url>\n" for loc in locs)
-    return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SM}">\n{body}</urlset>\n'.encode()
-
-
 def read_index(
     path: Path, maps: Sequence[tuple[str, Path]] = (), *, follow: bool = True, **options: int
 ) -> tuple[list[Entry], list[Diagnostic], DocKind, str | None]:
@@ -51,10 +44,6 @@ def read_index(
 
 def locs(entries: Iterable[Entry]) -> list[str]:
     return [entry.loc for entry in entries]
-
-
-def codes(diagnostics: Iterable[Diagnostic]) -> list[str]:
-    return [d.code for d in diagnostics]
 
 
 @pytest.fixture

@@ -12,10 +12,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from conftest import run_words as run
 
 import feedmap
 from feedmap import Entry, Options, W3CDate
-from feedmap.cli import main
 from feedmap.cli.convert import join_sort_value
 from feedmap.converters import _sort as sort_module
 from feedmap.converters._steps import sort_entries
@@ -54,12 +54,6 @@ def urls(tmp_path: Path) -> Path:
     path = tmp_path / "s.xml"
     path.write_text(f'<urlset xmlns="{SM}">\n{body}</urlset>\n', encoding="utf-8")
     return path
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, list[str], str]:
-    code = main([str(arg) for arg in argv])
-    captured = capsys.readouterr()
-    return code, captured.out.split(), captured.err
 
 
 # ------------------------------------------------------------------------------------------------ the keys

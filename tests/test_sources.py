@@ -19,8 +19,7 @@ import pytest
 from localsite import LocalSite
 
 import feedmap
-from feedmap._core.context import HttpSettings
-from feedmap._core.errors import FetchError, LimitError, Reporter, SourceError
+from feedmap import FetchError, HttpSettings, LimitError, Reporter, SourceError
 from feedmap._io.sources import open_sink, open_source
 
 NS = b"http://www.sitemaps.org/schemas/sitemap/0.9"

@@ -24,8 +24,7 @@ import pytest
 from lxml import etree
 
 import feedmap
-from feedmap import Entry, Image, W3CDate
-from feedmap._core.errors import Diagnostic
+from feedmap import Diagnostic, Entry, Image, W3CDate
 from feedmap._publish import split as _split
 
 SM = "{http://www.sitemaps.org/schemas/sitemap/0.9}"

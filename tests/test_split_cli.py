@@ -11,19 +11,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import run
 from localsite import LocalSite
 
-from feedmap.cli import main
 from feedmap.formats import _output
 from feedmap.formats.lines import _text as text
 
 BASE = "https://example.com/maps/"
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
-    code = main([str(arg) for arg in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.fixture

@@ -25,6 +25,7 @@ def test_ruff_is_clean() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.timeout(600)  # mypy --strict of the whole package, from a cold cache
 def test_mypy_strict_is_clean() -> None:
     result = _run("mypy", "--strict", "feedmap")
     assert result.returncode == 0, result.stdout + result.stderr

@@ -23,10 +23,9 @@ from test_golden import CASES, Case
 from test_roundtrip import ROUND_TRIP_FORMATS, entries_for
 
 import feedmap
-from feedmap import ChangeFreq, Entry, W3CDate
-from feedmap._core.errors import Level, Reporter, StrictError
+from feedmap import ChangeFreq, Entry, FormatSpec, Level, Reporter, StrictError, W3CDate
 from feedmap._core.urls import check_loc, encode_url
-from feedmap.formats._registry import FormatSpec, get
+from feedmap.formats._registry import get
 
 WRITABLE = {spec.name for spec in ROUND_TRIP_FORMATS}
 

@@ -15,10 +15,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import index_xml, urlset_xml
 from localsite import LocalSite, Route
 
 import feedmap
-from feedmap._core.errors import Diagnostic, Reporter
+from feedmap import Diagnostic, Reporter
 from feedmap.cli import main
 
 ATOM = "http://www.w3.org/2005/Atom"
@@ -251,16 +252,6 @@ def test_the_readme_and_the_docs_refer_to_nothing_outside_the_repository() -> No
 
 
 # ----------------------------------------------------------------------------- index children: relative, failed
-
-
-def index_xml(*locs: str) -> bytes:
-    body = "".join(f"<sitemap><loc>{loc}</loc></sitemap>\n" for loc in locs)
-    return f'<?xml version="1.0"?>\n<sitemapindex xmlns="{SM}">\n{body}</sitemapindex>\n'.encode()
-
-
-def urlset_xml(*locs: str) -> bytes:
-    body = "".join(f"<url><loc>{loc}</loc></url>\n" for loc in locs)
-    return f'<?xml version="1.0"?>\n<urlset xmlns="{SM}">\n{body}</urlset>\n'.encode()
 
 
 def read_url(url: str) -> tuple[list[str], list[Diagnostic]]:
@@ -642,7 +633,7 @@ def test_info_finds_the_lastmod_span_across_shapes_and_zones(
 
 
 def test_discover_tree_resolves_a_relative_child_against_its_index(web: LocalSite) -> None:
-    from feedmap._web.sitemaptree import sitemap_tree
+    from feedmap import sitemap_tree
 
     web.add("/sub/child.xml", urlset_xml("https://www.example.com/a"))
     index = web.add("/sub/index.xml", index_xml("child.xml"))

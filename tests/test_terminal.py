@@ -8,20 +8,13 @@ import json
 from pathlib import Path
 
 import pytest
-
-from feedmap.cli import main
+from conftest import run
 
 HOSTILE = ("\x1b[2J", "\r", "\u202e")
 ODD_NAME = "a\x1b[2Jb\rc\u202ed.xml"
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 #: A warning (changefreq 'Daily' repaired) names the file it is in.
 BODY = f'<?xml version="1.0"?>\n<urlset {NS}><url><loc>https://e.com/a</loc><changefreq>Daily</changefreq></url></urlset>\n'
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
-    code = main([str(arg) for arg in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def assert_escaped(text: str) -> None:

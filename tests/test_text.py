@@ -12,8 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import feedmap
-from feedmap import Entry, W3CDate
-from feedmap._core.errors import Diagnostic, Level, Reporter
+from feedmap import Diagnostic, Entry, Level, Reporter, W3CDate
 from feedmap.cli import main
 from feedmap.formats.lines._common import bounded_lines
 

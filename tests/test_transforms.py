@@ -21,10 +21,10 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import codes
 
 import feedmap
-from feedmap import ChangeFreq, Entry, W3CDate
-from feedmap._core.errors import Diagnostic, LimitError, UnknownFormatError
+from feedmap import ChangeFreq, Diagnostic, Entry, LimitError, UnknownFormatError, W3CDate
 from feedmap.cli import main
 from feedmap.converters._steps import (
     check_values,
@@ -36,10 +36,6 @@ from feedmap.converters._steps import (
 )
 
 PACKAGE = Path(feedmap.__file__).parent
-
-
-def codes(diagnostics: list[Diagnostic]) -> list[str]:
-    return [d.code for d in diagnostics]
 
 
 def feed_xml(items: list[tuple[str, str | None]], link: str | None = "https://blog.example/") -> bytes:

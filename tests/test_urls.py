@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import feedmap
-from feedmap._core.errors import Reporter
+from feedmap import Reporter
 from feedmap._core.urls import MAX_LOC_LENGTH, check_loc, encode_url, is_absolute_url, same_site
 
 

@@ -11,13 +11,11 @@ import io
 from pathlib import Path
 
 import pytest
+from conftest import run
 from lxml import etree
 
 import feedmap
-from feedmap import Entry
-from feedmap._core.context import Options
-from feedmap._core.errors import Diagnostic, Level, Reporter
-from feedmap.cli import main
+from feedmap import Diagnostic, Entry, Level, Options, Reporter
 
 IRI = "http://www.example.com/ümlat.html&q=name"
 URI = "http://www.example.com/%C3%BCmlat.html&q=name"
@@ -28,12 +26,6 @@ def write(entries: list[Entry], format: str, **options: bool) -> tuple[bytes, li
     sink = io.BytesIO()
     summary = feedmap.write(entries, sink, format, feedmap.Options(**options))
     return sink.getvalue(), summary.diagnostics
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
-    code = main([str(arg) for arg in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 # ------------------------------------------------------------------------------------- item 2: URLs

@@ -8,12 +8,12 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import codes, run
 
 import feedmap
 from feedmap._validate import sitemap as _validate_sitemap
 from feedmap._validate import text as _validate_text
 from feedmap._validate.rules import RULES
-from feedmap.cli import main
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 IMAGE = "http://www.google.com/schemas/sitemap-image/1.1"
@@ -40,10 +40,6 @@ def check(tmp_path: Path, data: bytes, name: str = "in.xml", **options: object) 
     path = tmp_path / name
     path.write_bytes(data)
     return feedmap.validate(path, options=feedmap.Options(**options))  # type: ignore[arg-type]
-
-
-def codes(report: feedmap.Report) -> list[str]:
-    return [finding.code for finding in report.findings]
 
 
 GOOD = urlset(url("https://example.com/a"), url("https://example.com/b"))
@@ -297,18 +293,12 @@ def test_strict_makes_warnings_count(tmp_path: Path) -> None:
 # the command
 
 
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_cli_lines_summary_and_exit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "bad.xml").write_bytes(
         urlset(url(extra="<priority>high</priority>"), url("https://example.com/b", "<priority>1</priority>"))
     )
     (tmp_path / "dup.txt").write_bytes(b"https://example.com/a\nhttps://example.com/a\n")
-    code, out, _ = run(["validate", str(tmp_path / "bad.xml"), str(tmp_path / "dup.txt")], capsys)
+    code, out, _ = run(capsys, "validate", str(tmp_path / "bad.xml"), str(tmp_path / "dup.txt"))
     lines = out.splitlines()
     assert code == 1
     assert (
@@ -321,28 +311,28 @@ def test_cli_lines_summary_and_exit(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 def test_cli_column_of_a_syntax_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "broken.xml").write_bytes(CASES["xml-not-well-formed"][0])
-    code, out, _ = run(["validate", str(tmp_path / "broken.xml")], capsys)
+    code, out, _ = run(capsys, "validate", str(tmp_path / "broken.xml"))
     assert code == 1 and re.match(r".*broken\.xml:2:\d+: error\[xml-not-well-formed\]: ", out)
 
 
 def test_cli_exit_zero_and_strict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "ok.xml").write_bytes(GOOD)
     (tmp_path / "warn.xml").write_bytes(urlset())
-    assert run(["validate", str(tmp_path / "ok.xml")], capsys)[:2] == (0, "0 errors, 0 warnings in 1 file, 2 entries\n")
-    assert run(["validate", str(tmp_path / "warn.xml")], capsys)[0] == 0
-    assert run(["validate", str(tmp_path / "warn.xml"), "--strict"], capsys)[0] == 1
+    assert run(capsys, "validate", str(tmp_path / "ok.xml"))[:2] == (0, "0 errors, 0 warnings in 1 file, 2 entries\n")
+    assert run(capsys, "validate", str(tmp_path / "warn.xml"))[0] == 0
+    assert run(capsys, "validate", str(tmp_path / "warn.xml"), "--strict")[0] == 1
 
 
 def test_cli_unreadable_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "ok.xml").write_bytes(GOOD)
-    code, out, _ = run(["validate", str(tmp_path / "missing.xml"), str(tmp_path / "ok.xml")], capsys)
+    code, out, _ = run(capsys, "validate", str(tmp_path / "missing.xml"), str(tmp_path / "ok.xml"))
     assert code == 2
     assert "error[unreadable]" in out and out.endswith("1 error, 0 warnings in 1 file, 2 entries\n")
 
 
 def test_cli_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "bad.xml").write_bytes(urlset(url("/rel")))
-    code, out, _ = run(["validate", str(tmp_path / "bad.xml"), "--json"], capsys)
+    code, out, _ = run(capsys, "validate", str(tmp_path / "bad.xml"), "--json")
     document = json.loads(out)
     assert code == 1 and set(document) == {"findings", "counts", "ok"} and document["ok"] is False
     assert document["findings"] == [
@@ -360,30 +350,30 @@ def test_cli_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_cli_quiet_hides_notes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "in.jsonl").write_bytes(b'{"loc": "https://example.com/a"}\n')
-    assert "info[no-rules]" in run(["validate", str(tmp_path / "in.jsonl")], capsys)[1]
+    assert "info[no-rules]" in run(capsys, "validate", str(tmp_path / "in.jsonl"))[1]
     assert (
-        run(["validate", str(tmp_path / "in.jsonl"), "-q"], capsys)[1]
+        run(capsys, "validate", str(tmp_path / "in.jsonl"), "-q")[1]
         == "0 errors, 0 warnings, 1 note in 1 file, 1 entry\n"
     )
 
 
 def test_cli_explain(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(["validate", "--explain", "loc-not-escaped"], capsys)
+    code, out, _ = run(capsys, "validate", "--explain", "loc-not-escaped")
     assert code == 0 and out.startswith("loc-not-escaped (error): ")
-    code, _, err = run(["validate", "--explain", "no-such-code"], capsys)
+    code, _, err = run(capsys, "validate", "--explain", "no-such-code")
     assert code == 2 and "loc-duplicate" in err
-    code, out, _ = run(["validate", "--explain"], capsys)
+    code, out, _ = run(capsys, "validate", "--explain")
     assert code == 0 and len(out.splitlines()) >= len(RULES)
-    assert run(["validate"], capsys)[0] == 2
+    assert run(capsys, "validate")[0] == 2
 
 
 def test_cli_since_is_refused_not_ignored(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """validate checks every child of an index: --since (taken by the shared reading options) did nothing."""
     path = tmp_path / "urls.txt"
     path.write_text("https://example.com/a\n")
-    code, _, err = run(["validate", str(path), "--since", "2024-01-01"], capsys)
+    code, _, err = run(capsys, "validate", str(path), "--since", "2024-01-01")
     assert code == 2 and "--since" in err
-    assert run(["validate", str(path)], capsys)[0] == 0
+    assert run(capsys, "validate", str(path))[0] == 0
 
 
 def test_the_documented_example_is_the_real_output(
@@ -396,7 +386,7 @@ def test_the_documented_example_is_the_real_output(
     shown, status = session.split("$ echo $?\n")
     (tmp_path / "sitemap.xml").write_text(document, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    code, out, _ = run(["validate", "sitemap.xml"], capsys)
+    code, out, _ = run(capsys, "validate", "sitemap.xml")
     assert (out, code) == (shown, int(status))
 
 
@@ -428,7 +418,7 @@ def test_feeds_go_to_the_feed_rules(tmp_path: Path, capsys: pytest.CaptureFixtur
     report = check(tmp_path, rss, "feed.xml", base_url="https://example.com/feed.xml")
     assert "rss-item-title-or-description" in codes(report)
     assert (report.entries, report.ok) == (2, False)
-    code, out, _err = run(["validate", "--explain", "rss-item-title-or-description"], capsys)
+    code, out, _err = run(capsys, "validate", "--explain", "rss-item-title-or-description")
     assert code == 0 and out.startswith("rss-item-title-or-description (error): ")
 
 
@@ -450,7 +440,7 @@ def test_findings_given_to_a_handler_are_counted_not_kept(tmp_path: Path) -> Non
 def test_cli_json_with_many_findings_is_one_object(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "bad.txt"
     path.write_text("".join(f"https://example.com/a b{n}\n" for n in range(300)) + 'https://example.com/"q"\n')
-    code, out, _err = run(["validate", "--json", str(path)], capsys)
+    code, out, _err = run(capsys, "validate", "--json", str(path))
     assert code == 1
     found = json.loads(out)
     assert found["counts"]["errors"] == len(found["findings"]) == 301
@@ -474,12 +464,12 @@ def test_cli_lines_carry_no_terminal_control_characters(tmp_path: Path, capsys: 
     line = "https://example.com/\x1b[2Jx\u202eevil\n"
     path = tmp_path / "hostile.txt"
     path.write_text(line + line, encoding="utf-8")
-    code, out, _err = run(["validate", str(path)], capsys)
+    code, out, _err = run(capsys, "validate", str(path))
     assert code == 1
     assert "\x1b" not in out and "\u202e" not in out
     assert "\\x1b[2Jx\\u202eevil is also on line 1" in out  # shown escaped, as Python writes it
 
 
 def test_max_line_bytes_is_not_offered_where_it_does_nothing(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _err = run(["validate", "--help"], capsys)
+    code, out, _err = run(capsys, "validate", "--help")
     assert code == 0 and "--max-line-bytes" not in out

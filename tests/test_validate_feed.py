@@ -9,7 +9,7 @@ import io
 import pytest
 
 import feedmap._io.seen_keys
-from feedmap._core.errors import Diagnostic
+from feedmap import Diagnostic
 from feedmap.formats.feeds._channel_checks import FEED_RULES, validate_feed
 
 ATOM = 'xmlns:atom="http://www.w3.org/2005/Atom"'

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import test_feed_validator as w3c
 
-from feedmap._core.errors import Diagnostic, Level
+from feedmap import Diagnostic, Level
 from feedmap.formats.feeds._channel_checks import validate_feed
 
 offline = w3c.offline  # the validator fetches DTDs and looks up domains: only the loopback is reachable

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import index_xml, urlset_xml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from localsite import LocalSite
@@ -30,16 +31,6 @@ SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 MARKER = "fuzz-never-read"
 FAST = feedmap.HttpSettings(connect_timeout=2.0, read_timeout=3.0, deadline=10.0, retries=0, backoff=0.01)
 _numbers = itertools.count()
-
-
-def urlset_xml(*locs: str) -> bytes:
-    body = "".join(f"<url><loc>{loc}</loc></url>\n" for loc in locs)
-    return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SM}">\n{body}</urlset>\n'.encode()
-
-
-def index_xml(*locs: str) -> bytes:
-    body = "".join(f"<sitemap><loc>{escape(loc)}</loc></sitemap>\n" for loc in locs)
-    return f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="{SM}">\n{body}</sitemapindex>\n'.encode()
 
 
 def escape(text: str) -> str:
@@ -123,9 +114,9 @@ def hostile_trees(draw: st.DrawFn, sites: Sites) -> str:
         web.add(f"/r/{hop}", status=status, headers={"Location": target})
     children = draw(st.lists(urls, min_size=1, max_size=5))
     if draw(st.booleans()):
-        nested = web.add(f"/nested-{number}.xml", index_xml(*draw(st.lists(urls, min_size=1, max_size=3))))
+        nested = web.add(f"/nested-{number}.xml", index_xml(*map(escape, draw(st.lists(urls, min_size=1, max_size=3)))))
         children.append(nested)
-    return web.add(f"/index-{number}.xml", index_xml(*children))
+    return web.add(f"/index-{number}.xml", index_xml(*map(escape, children)))
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -16,10 +16,10 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import codes, run
 from localsite import LocalSite
 
 import feedmap
-from feedmap.cli import main
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
@@ -27,16 +27,6 @@ SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 def urlset(*locs: str, extra: str = "") -> bytes:
     body = "".join(f"<url><loc>{loc}</loc>{extra}</url>\n" for loc in locs)
     return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SM}">\n{body}</urlset>\n'.encode()
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def codes(report: feedmap.Report) -> list[str]:
-    return [finding.code for finding in report.findings]
 
 
 # ------------------------------------------------------------------------------------------ scope, once

@@ -15,13 +15,13 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
+from conftest import run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
 import feedmap
 from feedmap import Alternate, Diagnostic, Entry, Image, Level, StrictError
-from feedmap.cli import main
 
 XML_FORMATS = ("sitemap", "sitemapindex", "rss", "ror")
 FEED_FORMATS = ("rss", "ror")
@@ -55,12 +55,6 @@ def scheme(url: str) -> str:
 
 def codes(diagnostics: list[Diagnostic], code: str) -> list[tuple[str, Level]]:
     return [(d.code, d.level) for d in diagnostics if d.code == code]
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
-    code = main([str(arg) for arg in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def jsonl(path: Path, *records: dict[str, object]) -> Path:

@@ -13,11 +13,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import codes
 from lxml import etree
 
 import feedmap
-from feedmap._core.errors import Diagnostic, Reporter
-from feedmap._core.model import Entry
+from feedmap import Diagnostic, Entry, Reporter
 from feedmap._io.sources import PeekableStream
 from feedmap._xml import CleaningStream, escape_attribute, escape_text, unwritable
 
@@ -32,10 +32,6 @@ def read_sitemap(data: bytes) -> tuple[list[Entry], list[Diagnostic]]:
     with feedmap.read(io.BytesIO(data)) as doc:
         entries = list(doc.entries)
     return entries, list(doc.diagnostics)
-
-
-def codes(diagnostics: list[Diagnostic]) -> list[str]:
-    return [d.code for d in diagnostics]
 
 
 def located(diagnostics: list[Diagnostic], code: str) -> list[int]:

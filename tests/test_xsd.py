@@ -20,9 +20,7 @@ from hypothesis import strategies as st
 from lxml import etree
 
 import feedmap
-from feedmap import Alternate, ChangeFreq, Entry, Image, W3CDate
-from feedmap._core.context import Options
-from feedmap._core.errors import Diagnostic
+from feedmap import Alternate, ChangeFreq, Diagnostic, Entry, Image, Options, W3CDate
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 IMAGE = "http://www.google.com/schemas/sitemap-image/1.1"

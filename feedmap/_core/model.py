@@ -106,7 +106,7 @@ class Entry:
     ``origin`` records where the entry was read, for diagnostics; it takes no part in equality.
     Entries and images are values: treat them as immutable and derive changed copies with
     :func:`dataclasses.replace`.  They are not ``frozen`` because freezing made building them, once per
-    URL read, three times slower (4.8 us against 1.6 us for an Entry, measured in the benchmark's run).
+    URL read, several times slower (benchmarks/README.md, ``bench_micro.py`` ``entry``).
     """
 
     loc: str

@@ -422,7 +422,7 @@ def _run(
             db.execute("PRAGMA journal_mode = OFF")
             db.execute("PRAGMA synchronous = OFF")
             db.execute("PRAGMA temp_store = FILE")
-            # our own private file: holding its lock saves a lock and unlock per row (4 times faster)
+            # our own private file: holding its lock saves a lock and unlock per row (benchmarks/README.md, sqlite)
             db.execute("PRAGMA locking_mode = EXCLUSIVE")
             db.execute("BEGIN")
             inputs = []

@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 
 __all__ = ["BATCH", "BATCH_BYTES", "CACHE_KIB", "IN_MEMORY", "IN_MEMORY_BYTES", "SeenKeys"]
 
-#: Keys held in a dict before they move to SQLite.  A dedupe of 1,000,000 URLs converted to a sitemap
-#: (``feedmap convert ... -t sitemap``) peaks at about 150 MB in memory alone; with this cap, under 100 MB.
+#: Keys held in a dict before they move to SQLite, so that a dedupe's memory stops growing with its URLs
+#: (a million URLs with and without the cap: benchmarks/README.md, ``bench_scale.py --compare-in-memory``).
 IN_MEMORY = 250_000
 
 #: Characters of text keys held in the dict before they move to SQLite (URLs of 100 characters: 160,000).

@@ -40,28 +40,24 @@ raises :class:`~feedmap._core.errors.StrictError` at the first warning; :func:`r
 * :func:`limit_entries`: the first ``options.limit`` entries; the input is not read further (INFO
   ``limit-reached``).
 
-Memory: :func:`merge_duplicates` holds the first 10,000 entries as they are (a few megabytes), pickles the
+Memory: :func:`merge_duplicates` holds the first 10,000 entries as they are, pickles the
 others into a temporary file (written and read back by the mebibyte) and keeps, per distinct URL, one ``int`` key
-(the loc's hash) and one ``int`` offset: in a dict, about 120 bytes per URL on CPython 3.11, up to
-250,000 distinct URLs (``feedmap._io.seen_keys.IN_MEMORY``: about 30 MB); past them the keys move to a
+(the loc's hash) and one ``int`` offset: in a dict up to
+250,000 distinct URLs (``feedmap._io.seen_keys.IN_MEMORY``); past them the keys move to a
 temporary SQLite database (a directory under :func:`tempfile.gettempdir`, removed when the output ends, fails
-or is closed): about 41 bytes per URL on disk, and in memory 2 bytes per URL (a Bloom filter that spares
-the database most lookups of new URLs) plus a page cache of 4 MiB and a batch of 20,000 keys.  Converting
-1,000,000 URLs (900,000 distinct) to a sitemap peaks at 71 MiB of RSS for the whole process, in 18.7 s
-(``dedupe`` ``newest`` to a text sitemap: 15.7 s, 71 MiB); with every key in memory (measured before the
-spool was made faster) it took 152 MiB and about three quarters of the time.  It reports each repeated loc at
-its first occurrence.
+or is closed), and in memory stay 16 bits per URL (a Bloom filter that spares
+the database most lookups of new URLs) plus a page cache of 4 MiB and a batch of 20,000 keys.  Memory and time
+for a million URLs, with and without the database, are in benchmarks/README.md (``bench_scale.py``).  It
+reports each repeated loc at its first occurrence.
 :func:`report_duplicates` and ``dedupe`` ``first`` keep the locs as written (their text, not a hash: two
-locs are one URL only when their texts are), the same way: about 100 bytes and the URL's characters per URL
-in memory, up to the cap or 16 MiB of text (``feedmap._io.seen_keys.IN_MEMORY_BYTES``), then on disk; they
+locs are one URL only when their texts are), the same way, in memory up to the cap or 16 MiB of text
+(``feedmap._io.seen_keys.IN_MEMORY_BYTES``), then on disk; they
 report each repeated loc where it is first repeated.  Every policy keys on the URL as an XML output writes it
 (an IRI and its URI are one URL; with ``keep_urls``, as read).  The merge keeps a hash per URL and confirms
 each hash match by comparing the kept entry's loc: locs whose hashes collide (rare, or crafted: an ASCII
 string and a UCS-2 one can hash alike under any seed) stay two URLs.  Big entries are bounded by bytes too:
 the merge holds at most 8 MiB of entries as they are, ``sort_entries`` writes a run every 32 MiB, and the
 writers write every MiB of output.
-Reproduce the figures with ``python benchmarks/bench_scale.py
---compare-in-memory`` (``--urls N`` for fewer URLs).
 """
 
 from __future__ import annotations

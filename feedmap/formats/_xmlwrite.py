@@ -3,8 +3,9 @@
 XML 1.0 (https://www.w3.org/TR/xml/): what §2.2 ``Char`` excludes (most C0 controls, U+FFFE, U+FFFF,
 surrogates) is dropped and reported (``character-dropped``); text and attributes are escaped by
 :func:`feedmap._xml.escape_text` / :func:`~feedmap._xml.escape_attribute`.  Output is string building
-through one escaping function, which measured 3x faster than ``lxml.etree.xmlfile``; the tests parse every
-output back to prove it well-formed.  A priority is a short ``xsd:decimal`` (XML Schema Part 2 §3.2.3); an
+through one escaping function, faster than ``lxml.etree.xmlfile`` for the common loc with nothing to escape
+(benchmarks/README.md, ``bench_micro.py`` ``escape``); the tests parse every output back to prove it
+well-formed.  A priority is a short ``xsd:decimal`` (XML Schema Part 2 §3.2.3); an
 extra is written only when it is well-formed elements named by its key (:mod:`feedmap.formats._extras`).
 Root tags follow the sitemaps.org 0.9 schemas (https://www.sitemaps.org/protocol.html); a lastmod is written
 as their ``xsd:date | xsd:dateTime`` (XML Schema Part 2 §3.2.7, §3.2.9) wherever the same instant can be.
