@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 
 import feedmap
 from feedmap import Level, Reporter, W3CDate
-from feedmap._core.context import Context
 from feedmap._core.dates import _COMMON, _W3C, _common_form, _valid, parse_lenient
 from feedmap._core.urls import encode_url, origin, same_site
+from feedmap.formats import Context
 from feedmap.formats._fields import PLAIN_PRIORITIES, read_priority
 
 # ------------------------------------------------------------------------------------------------ dates

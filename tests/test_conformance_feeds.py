@@ -37,8 +37,8 @@ from lxml import etree
 
 import feedmap
 from feedmap import Diagnostic, DocMeta, Entry, FeedmapError, Level, Reporter
-from feedmap._core.context import Context
 from feedmap.cli import main
+from feedmap.formats import Context
 from feedmap.formats.feeds import _parsed as _feedparsed
 
 ROR_NAMESPACES = ("http://rorweb.com/0.1/", "http://www.rorweb.com/0.1/")

@@ -38,10 +38,10 @@ from feedmap import (
     Reporter,
     W3CDate,
 )
-from feedmap._core.context import Context
 from feedmap.cli import main
 from feedmap.converters._pipeline import as_urlset, feed_to_sitemap, plan, sitemap_to_ror
 from feedmap.converters._steps import absolute_step, merge_step, report_step, unique_step, web_step
+from feedmap.formats import Context
 
 # ------------------------------------------------------------------------------------------------ helpers
 

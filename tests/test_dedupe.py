@@ -16,7 +16,7 @@ from conftest import run
 
 import feedmap
 from feedmap import Diagnostic, Entry, Options, W3CDate
-from feedmap.converters._steps import dedupe
+from feedmap.converters import dedupe
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 A, B, C = "https://e.com/a", "https://e.com/b", "https://e.com/c"

@@ -23,7 +23,7 @@ import feedmap.converters._sort as sort
 from feedmap import Diagnostic, Entry, Options, Position
 from feedmap._io.seen_keys import SeenKeys
 from feedmap.cli import main
-from feedmap.converters._steps import dedupe, merge_duplicates, report_duplicates
+from feedmap.converters import dedupe, merge_duplicates, report_duplicates
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 COLLIDING = {"https://e.example/p/3", "https://e.example/p/17", "https://e.example/p/40"}

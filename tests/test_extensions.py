@@ -15,7 +15,7 @@ from lxml import etree
 
 import feedmap
 from feedmap import Diagnostic, Entry, Reporter, StrictError
-from feedmap._core.context import Context
+from feedmap.formats import Context
 from feedmap.formats import ext as _ext
 from feedmap.formats.ext import Extension, hooks
 

@@ -19,8 +19,8 @@ from conftest import run_words as run
 
 import feedmap
 from feedmap import Diagnostic, Entry, Options, W3CDate
+from feedmap.converters import filter_entries, limit_entries
 from feedmap.converters._filters import within
-from feedmap.converters._steps import filter_entries, limit_entries
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 

@@ -13,9 +13,9 @@ from typing import BinaryIO
 
 import feedmap
 from feedmap import DocKind, DocMeta, Document, Entry, Options, Position, Reporter
-from feedmap._core.context import Context
 from feedmap._io.sources import open_source
 from feedmap._web.follow import follow_index
+from feedmap.formats import Context
 from feedmap.formats.sitemap import _index as sitemapindex
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"

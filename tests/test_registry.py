@@ -15,8 +15,8 @@ import pytest
 
 import feedmap
 from feedmap import DocMeta, Document, Entry, FormatError, FormatSpec, Reporter, UnknownFormatError
-from feedmap._core.context import Context
-from feedmap._io.sources import PeekableStream, Source, open_source
+from feedmap._io.sources import PeekableStream, open_source
+from feedmap.formats import Context, Source
 from feedmap.formats import _registry as registry
 from feedmap.formats._registry import Sniffed, detect, sniff
 

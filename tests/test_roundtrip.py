@@ -21,8 +21,8 @@ from lxml import etree
 
 import feedmap
 from feedmap import Alternate, ChangeFreq, Entry, FormatSpec, Image, Precision, Reporter, W3CDate
-from feedmap._core.context import Context
 from feedmap._core.model import ENTRY_FIELDS
+from feedmap.formats import Context
 from feedmap.formats._registry import all_formats
 from feedmap.formats._xmlwrite import PRIORITY_PLACES
 from feedmap.formats.feeds import _html as _feedhtml

@@ -18,7 +18,7 @@ import feedmap
 from feedmap import Entry, Options, W3CDate
 from feedmap.cli.convert import join_sort_value
 from feedmap.converters import _sort as sort_module
-from feedmap.converters._steps import sort_entries
+from feedmap.converters import sort_entries
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 

@@ -291,7 +291,7 @@ def test_writing_is_the_rendered_parts_joined(format: str) -> None:
     entries = list(pages(600, images=1))  # more than the first batch a feed renders before its root
     sink = io.BytesIO()
     feedmap.write(entries, sink, format)
-    from feedmap._core.context import Context
+    from feedmap.formats import Context
 
     ctx = Context(reporter=feedmap.Reporter())
     rendered = spec.renderer(feedmap.Document(entries=iter(entries)), ctx=ctx)
