@@ -9,7 +9,7 @@ One call style for every step: the data (a source, a document or entries, a sink
 name (``format``: what is read by :func:`read`, what is written by :func:`write` and :func:`convert`,
 whose input format is ``source_format``), then one :class:`~feedmap._core.context.Options` with every setting,
 then, by keyword, where diagnostics go (``reporter=`` or ``on_diagnostic=``, as the transforms take them).
-The library's other calls follow it without a format: :func:`feedmap.converters._enrich.enrich`,
+The library's other calls follow it without a format: :func:`feedmap.converters._steps.enrich`,
 :func:`feedmap._web.discover.find_sitemaps` and :func:`feedmap._web.sitemaptree.sitemap_tree` take
 ``(data, options=None, *, on_diagnostic=None, reporter=None)``.
 """

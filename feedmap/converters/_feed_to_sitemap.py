@@ -14,14 +14,14 @@ from collections.abc import Iterable, Iterator
 
 from feedmap._core.context import Context
 from feedmap._core.model import DocKind, Document, Entry
-from feedmap.converters._duplicates import merged_entries
+from feedmap.converters._duplicates import merge_duplicates
 
 __all__ = ["dedupe_newest", "feed_to_sitemap"]
 
 
 def dedupe_newest(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
     """Entries with distinct locs, in first-seen order, each the one with the newest lastmod."""
-    return merged_entries(entries, ctx)
+    return merge_duplicates(entries, ctx)
 
 
 def feed_to_sitemap(doc: Document, ctx: Context) -> Document:

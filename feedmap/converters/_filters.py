@@ -25,7 +25,7 @@ from feedmap._core.dates import Precision, W3CDate
 from feedmap._core.model import Entry
 from feedmap._core.wording import counted
 
-__all__ = ["check_bounds", "compile_patterns", "filtered_entries", "limited_entries", "period", "within"]
+__all__ = ["check_bounds", "compile_patterns", "filter_entries", "limit_entries", "period", "within"]
 
 _INFINITY = float("inf")
 
@@ -98,7 +98,7 @@ def check_bounds(since: W3CDate | None, until: W3CDate | None) -> None:
         raise ValueError(f"since {since} is after until {until}: the earlier date is the since bound")
 
 
-def filtered_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
+def filter_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
     """The entries the options' ``since``, ``until``, ``require_lastmod``, ``include`` and ``exclude`` keep.
 
     At the end (or when closed before it): INFO ``no-lastmod-kept`` (entries without a lastmod kept by a
@@ -132,7 +132,7 @@ def _report(left: _Left, ctx: Context, dated: bool) -> None:
         ctx.reporter.info("entries-filtered", f"{counted(total, 'entry', 'entries')} left out: {parts}", ctx.name)
 
 
-def limited_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
+def limit_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
     """The first ``options.limit`` entries (all when None); reading stops there (INFO ``limit-reached``)."""
     limit = ctx.options.limit
     if limit is None:

@@ -4,7 +4,7 @@
 
 * XML targets (sitemap, sitemap index, RSS, ROR) take only http(s) URLs: a ``javascript:`` or ``data:``
   loc, image or alternate is left out (WARNING ``non-web-url``), which every other target writes with the
-  same warning (:func:`feedmap._core.entry_checks.web_entries`); and they require absolute URLs: entries
+  same warning (:func:`feedmap._core.entry_checks.check_web_urls`); and they require absolute URLs: entries
   without one are left out (:func:`feedmap.converters._steps.keep_absolute`);
 * repeated URLs are reported in every conversion (INFO ``duplicate-loc``); every target but JSON lines
   lists each URL once: :func:`feedmap.converters._steps.merge_duplicates` keeps the entry with the newest lastmod

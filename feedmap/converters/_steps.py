@@ -68,26 +68,22 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from typing import Concatenate, ParamSpec, Protocol, cast, overload
 
+from feedmap._core import entry_checks
 from feedmap._core.context import Context, Options, reporter_for
-from feedmap._core.entry_checks import (
-    absolute_entries,
-    checked_entries,
-    relative_reference,
-    resolve_entries,
-    web_entries,
-)
+from feedmap._core.entry_checks import relative_reference
 from feedmap._core.errors import Diagnostic, Reporter
 from feedmap._core.model import Document, Entry
 from feedmap._core.urls import is_absolute_url
-from feedmap.converters._duplicates import deduped_entries, merged_entries, reported_entries
-from feedmap.converters._filters import check_bounds, compile_patterns, filtered_entries, limited_entries
-from feedmap.converters._sort import sorted_entries
+from feedmap.converters import _duplicates, _enrich, _filters, _sort
+from feedmap.converters._filters import check_bounds, compile_patterns
 
 __all__ = [
     "check_values",
     "dedupe",
+    "enrich",
     "filter_entries",
     "keep_absolute",
     "limit_entries",
@@ -166,7 +162,11 @@ def resolve_relative(
     base = options.base_url if options is not None else None
     if base is None and isinstance(source, Document):
         base = source.meta.link if source.meta.link and is_absolute_url(source.meta.link) else None
-    return _apply(source, lambda entries, ctx: resolve_entries(entries, ctx, base), options, on_diagnostic, reporter)
+
+    def resolve(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
+        return entry_checks.resolve_relative(entries, ctx, base)
+
+    return _apply(source, resolve, options, on_diagnostic, reporter)
 
 
 @_transform
@@ -178,7 +178,7 @@ def keep_absolute(
     reporter: Reporter | None = None,
 ) -> Document | Iterator[Entry]:
     """The entries whose loc is an absolute URL; the others left out (one WARNING ``relative-url-left-out``)."""
-    return _apply(source, absolute_entries, options, on_diagnostic, reporter)
+    return _apply(source, entry_checks.keep_absolute, options, on_diagnostic, reporter)
 
 
 @_transform
@@ -194,7 +194,7 @@ def check_values(
 
     :func:`feedmap.write` runs it on entries no feedmap reader produced.
     """
-    return _apply(source, checked_entries, options, on_diagnostic, reporter)
+    return _apply(source, entry_checks.check_values, options, on_diagnostic, reporter)
 
 
 @_transform
@@ -210,7 +210,7 @@ def merge_duplicates(
     Reports INFO ``duplicate-loc`` per repeated loc (its count, at its first occurrence) and INFO
     ``duplicates-merged`` with the number merged.  Nothing comes out before the input is exhausted.
     """
-    return _apply(source, merged_entries, options, on_diagnostic, reporter)
+    return _apply(source, _duplicates.merge_duplicates, options, on_diagnostic, reporter)
 
 
 @_transform
@@ -222,7 +222,7 @@ def report_duplicates(
     reporter: Reporter | None = None,
 ) -> Document | Iterator[Entry]:
     """The entries unchanged and streamed; INFO ``duplicate-loc`` per repeated loc at the end."""
-    return _apply(source, reported_entries, options, on_diagnostic, reporter)
+    return _apply(source, _duplicates.report_duplicates, options, on_diagnostic, reporter)
 
 
 @_transform
@@ -238,7 +238,7 @@ def dedupe(
 
     Reports INFO ``duplicate-loc`` per repeated loc and INFO ``duplicates-merged`` with the number merged.
     """
-    return _apply(source, deduped_entries, options, on_diagnostic, reporter)
+    return _apply(source, _duplicates.dedupe, options, on_diagnostic, reporter)
 
 
 @_transform
@@ -257,7 +257,7 @@ def filter_entries(
     """
     if options is not None:
         _check_patterns(options)
-    return _apply(source, filtered_entries, options, on_diagnostic, reporter)
+    return _apply(source, _filters.filter_entries, options, on_diagnostic, reporter)
 
 
 @_transform
@@ -269,7 +269,7 @@ def limit_entries(
     reporter: Reporter | None = None,
 ) -> Document | Iterator[Entry]:
     """The first ``options.limit`` entries (all when None); nothing past them is read (INFO ``limit-reached``)."""
-    return _apply(source, limited_entries, options, on_diagnostic, reporter)
+    return _apply(source, _filters.limit_entries, options, on_diagnostic, reporter)
 
 
 @_transform
@@ -287,7 +287,69 @@ def sort_entries(
     the input ends; past :data:`feedmap.converters._sort.ENTRIES_IN_MEMORY` entries (or ``RUN_BYTES`` of them),
     sorted runs are pickled into temporary files (removed at the end) and merged.
     """
-    return _apply(source, sorted_entries, options, on_diagnostic, reporter)
+    return _apply(source, _sort.sort_entries, options, on_diagnostic, reporter)
+
+
+def _run(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
+    """Enriched entries, then the input closed and the run's threads and HTTP client released."""
+    iterator = iter(entries)
+    try:
+        yield from _enrich.enrich(iterator, ctx)
+    finally:
+        ctx.shared.close()
+        close = getattr(iterator, "close", None)
+        if callable(close):
+            close()
+
+
+@overload
+def enrich(  # type: ignore[overload-overlap]  # a Document is also an iterable of entries
+    source: Document,
+    options: Options | None = ...,
+    *,
+    on_diagnostic: DiagnosticHandler | None = ...,
+    reporter: Reporter | None = ...,
+) -> Document: ...
+@overload
+def enrich(
+    source: Iterable[Entry],
+    options: Options | None = ...,
+    *,
+    on_diagnostic: DiagnosticHandler | None = ...,
+    reporter: Reporter | None = ...,
+) -> Iterator[Entry]: ...
+def enrich(
+    source: Document | Iterable[Entry],
+    options: Options | None = None,
+    *,
+    on_diagnostic: DiagnosticHandler | None = None,
+    reporter: Reporter | None = None,
+) -> Document | Iterator[Entry]:
+    """Fill the title, description and keywords of each entry from its page; streams, order kept.
+
+    ``source`` is a :class:`~feedmap._core.model.Document` (a Document comes back, same metadata, and the
+    enrichment diagnostics join its ``diagnostics`` list unless a ``reporter`` is given) or any iterable of
+    entries (an iterator comes back).  The settings are those of ``--enrich`` in ``options``
+    (:class:`~feedmap._core.context.Options`): ``concurrency`` pages are read at once; ``overwrite`` replaces
+    values an entry already has; ``maps`` pairs ``(url_prefix, directory)`` read from disk instead of the
+    network; ``http`` says how to fetch (user agent, timeouts, retries, ``host_delay``); ``page_max_bytes``
+    (and ``max_bytes``, the smaller of the two) caps each page.  Failures are diagnostics
+    (``enrich-failed``, ``not-html``, ``robots-disallowed``), the entry kept as it was; with ``strict`` the
+    first one raises :class:`~feedmap._core.errors.StrictError`.  The HTTP client and threads are released when
+    the result is exhausted or closed (``Document.close()``).
+    """
+    options = replace(options or Options(), enrich=True)
+    if reporter is None:
+        reporter = reporter_for(options, None, on_diagnostic)
+        if isinstance(source, Document):
+            reporter.diagnostics = source.diagnostics
+    ctx = Context(reporter=reporter, options=options)
+    if isinstance(source, Document):
+        result = Document(source.meta, _run(source.entries, ctx), diagnostics=reporter.diagnostics)
+        result.format = source.format
+        result.closers += [ctx.shared.close, source.close]  # also when closed before it was read
+        return result
+    return _run(source, ctx)
 
 
 def _check_patterns(options: Options) -> None:
@@ -308,22 +370,22 @@ def _step(doc: Document, entries: Iterator[Entry]) -> Document:
 
 def merge_step(doc: Document, ctx: Context) -> Document:
     """Each loc once, newest lastmod kept (targets that hold more than the loc)."""
-    return _step(doc, merged_entries(doc.entries, ctx))
+    return _step(doc, _duplicates.merge_duplicates(doc.entries, ctx))
 
 
 def unique_step(doc: Document, ctx: Context) -> Document:
     """Each loc once, streamed (a target that holds only the loc)."""
-    return _step(doc, reported_entries(doc.entries, ctx, drop=True))
+    return _step(doc, _duplicates.report_duplicates(doc.entries, ctx, drop=True))
 
 
 def report_step(doc: Document, ctx: Context) -> Document:
     """Repeated locs reported, every entry kept (JSON lines keeps what was read)."""
-    return _step(doc, reported_entries(doc.entries, ctx))
+    return _step(doc, _duplicates.report_duplicates(doc.entries, ctx))
 
 
 def check_step(doc: Document, ctx: Context) -> Document:
     """The readers' checks, for a document no reader produced (see :func:`feedmap.write`)."""
-    return _step(doc, checked_entries(doc.entries, ctx))
+    return _step(doc, entry_checks.check_values(doc.entries, ctx))
 
 
 @functools.cache
@@ -331,7 +393,7 @@ def absolute_step(target: str) -> Callable[[Document, Context], Document]:
     """Entries without an absolute URL left out, for ``target`` (one function per target)."""
 
     def step(doc: Document, ctx: Context) -> Document:
-        return _step(doc, absolute_entries(doc.entries, ctx, target))
+        return _step(doc, entry_checks.keep_absolute(doc.entries, ctx, target))
 
     step.__name__ = f"absolute_step({target!r})"
     return step
@@ -340,10 +402,10 @@ def absolute_step(target: str) -> Callable[[Document, Context], Document]:
 @functools.cache
 def web_step(xml: bool, parts: bool = True) -> Callable[[Document, Context], Document]:
     """Only http(s) URLs in an XML output; other URLs reported (and kept) in the others (``parts``: the output
-    holds images and alternates): :func:`feedmap._core.entry_checks.web_entries`."""
+    holds images and alternates): :func:`feedmap._core.entry_checks.check_web_urls`."""
 
     def step(doc: Document, ctx: Context) -> Document:
-        return _step(doc, web_entries(doc.entries, ctx, xml=xml, parts=parts))
+        return _step(doc, entry_checks.check_web_urls(doc.entries, ctx, xml=xml, parts=parts))
 
     step.__name__ = f"web_step(xml={xml!r}, parts={parts!r})"
     return step
@@ -352,17 +414,17 @@ def web_step(xml: bool, parts: bool = True) -> Callable[[Document, Context], Doc
 def filter_step(doc: Document, ctx: Context) -> Document:
     """Entries left out by date and loc (``--since``, ``--until``, ``--require-lastmod``, ``--include``, ...)."""
     _check_patterns(ctx.options)
-    return _step(doc, filtered_entries(doc.entries, ctx))
+    return _step(doc, _filters.filter_entries(doc.entries, ctx))
 
 
 def sort_step(doc: Document, ctx: Context) -> Document:
     """The entries ordered by ``--sort``; only the first ``--limit`` kept (the limit step comes next)."""
-    return _step(doc, sorted_entries(doc.entries, ctx, first=ctx.options.limit))
+    return _step(doc, _sort.sort_entries(doc.entries, ctx, first=ctx.options.limit))
 
 
 def limit_step(doc: Document, ctx: Context) -> Document:
     """The first ``--limit`` entries."""
-    return _step(doc, limited_entries(doc.entries, ctx))
+    return _step(doc, _filters.limit_entries(doc.entries, ctx))
 
 
 def filters_asked(options: Options) -> bool:
@@ -378,4 +440,4 @@ def filters_asked(options: Options) -> bool:
 
 def dedupe_step(doc: Document, ctx: Context) -> Document:
     """Each loc once by ``--dedupe`` (first, last or newest), whatever the target."""
-    return _step(doc, deduped_entries(doc.entries, ctx))
+    return _step(doc, _duplicates.dedupe(doc.entries, ctx))
