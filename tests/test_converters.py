@@ -28,8 +28,9 @@ from feedmap._core.context import Context, Options
 from feedmap._core.errors import Diagnostic, Level, Reporter
 from feedmap._core.model import Alternate, DocKind, DocMeta, Document, Image, Position
 from feedmap.cli import main
-from feedmap.converters._pipeline import as_urlset, feed_to_sitemap, plan, sitemap_to_ror
-from feedmap.converters._steps import absolute_step, merge_step, report_step, unique_step, web_step
+from feedmap._core.entry_checks import check_web_urls, keep_absolute
+from feedmap.converters._duplicates import merge_duplicates, report_duplicates
+from feedmap.converters._pipeline import as_urlset, feed_to_sitemap, on_entries, plan, sitemap_to_ror
 
 # ------------------------------------------------------------------------------------------------ helpers
 
@@ -77,6 +78,19 @@ def doc_of(data: bytes) -> Document:
 
 
 # ------------------------------------------------------------------------------------------------ plan
+
+
+def web_step(xml: bool, *, parts: bool) -> object:
+    return on_entries(check_web_urls, xml=xml, parts=parts)
+
+
+def absolute_step(target: str) -> object:
+    return on_entries(keep_absolute, target=target)
+
+
+merge_step = on_entries(merge_duplicates)
+unique_step = on_entries(report_duplicates, drop=True)
+report_step = on_entries(report_duplicates)
 
 
 @pytest.mark.parametrize(

@@ -42,13 +42,13 @@ from pathlib import Path
 
 from feedmap._core.context import Context
 from feedmap._core.errors import FeedmapError, FetchError, LimitError, SourceError
-from feedmap._core.model import Document, Entry
+from feedmap._core.model import Entry
 from feedmap._core.urls import is_http_url
 from feedmap._io.http import Fetcher, RobotsPolicy, shared_fetcher
 from feedmap._io.locate import is_mapped, local_path
 from feedmap.converters._html import PageMeta, page_meta
 
-__all__ = ["FAILURE_CODES", "HTML_TYPES", "enrich", "enrich_step"]
+__all__ = ["FAILURE_CODES", "HTML_TYPES", "enrich"]
 
 #: Content types read as HTML; an empty or missing ``Content-Type`` is read as HTML too.
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
@@ -195,11 +195,3 @@ def enrich(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
         for _, pending in window:  # stopped early: pages not started are not fetched
             if pending is not None:
                 pending.cancel()
-
-
-def enrich_step(doc: Document, ctx: Context) -> Document:
-    """The post-read step of ``convert`` when ``Options.enrich`` is set (see
-    :func:`feedmap.converters._pipeline.plan`)."""
-    result = Document(doc.meta, enrich(doc.entries, ctx), diagnostics=doc.diagnostics)
-    result.format = doc.format
-    return result

@@ -10,23 +10,16 @@ lines, whatever the inputs (see :func:`feedmap.converters._pipeline.plan`); it s
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-
 from feedmap._core.context import Context
-from feedmap._core.model import DocKind, Document, Entry
+from feedmap._core.model import DocKind, Document
 from feedmap.converters._duplicates import merge_duplicates
 
-__all__ = ["dedupe_newest", "feed_to_sitemap"]
-
-
-def dedupe_newest(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
-    """Entries with distinct locs, in first-seen order, each the one with the newest lastmod."""
-    return merge_duplicates(entries, ctx)
+__all__ = ["feed_to_sitemap"]
 
 
 def feed_to_sitemap(doc: Document, ctx: Context) -> Document:
     """The feed's entries as a urlset: deduplicated by loc, newest lastmod kept; channel metadata kept."""
     meta = doc.meta.as_kind(DocKind.URLSET)
-    result = Document(meta, dedupe_newest(doc.entries, ctx), diagnostics=doc.diagnostics)
+    result = Document(meta, merge_duplicates(doc.entries, ctx), diagnostics=doc.diagnostics)
     result.format = doc.format
     return result

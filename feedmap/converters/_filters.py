@@ -101,11 +101,20 @@ def check_bounds(since: W3CDate | None, until: W3CDate | None) -> None:
 def filter_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
     """The entries the options' ``since``, ``until``, ``require_lastmod``, ``include`` and ``exclude`` keep.
 
-    At the end (or when closed before it): INFO ``no-lastmod-kept`` (entries without a lastmod kept by a
-    date filter) and INFO ``entries-filtered`` (how many each filter left out), each once.
+    The patterns are compiled and the bounds compared at the call (:class:`re.error`, :class:`ValueError`), not
+    mid-stream.  At the end (or when closed before it): INFO ``no-lastmod-kept`` (entries without a lastmod kept
+    by a date filter) and INFO ``entries-filtered`` (how many each filter left out), each once.
     """
     options = ctx.options
     include, exclude = compile_patterns(options.include), compile_patterns(options.exclude)
+    check_bounds(options.since, options.until)
+    return _kept(entries, ctx, include, exclude)
+
+
+def _kept(
+    entries: Iterable[Entry], ctx: Context, include: Sequence[re.Pattern[str]], exclude: Sequence[re.Pattern[str]]
+) -> Iterator[Entry]:
+    options = ctx.options
     dated = options.since is not None or options.until is not None
     left = _Left()
     try:

@@ -66,7 +66,6 @@ Reproduce the figures with ``python benchmarks/bench_scale.py
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from typing import Concatenate, ParamSpec, Protocol, cast, overload
@@ -78,7 +77,6 @@ from feedmap._core.errors import Diagnostic, Reporter
 from feedmap._core.model import Document, Entry
 from feedmap._core.urls import is_absolute_url
 from feedmap.converters import _duplicates, _enrich, _filters, _sort
-from feedmap.converters._filters import check_bounds, compile_patterns
 
 __all__ = [
     "check_values",
@@ -255,8 +253,6 @@ def filter_entries(
     (the count each filter left out) at the end.  An invalid regular expression raises :class:`re.error`;
     a ``since`` after ``until`` (bounds the wrong way round) raises :class:`ValueError`.
     """
-    if options is not None:
-        _check_patterns(options)
     return _apply(source, _filters.filter_entries, options, on_diagnostic, reporter)
 
 
@@ -350,94 +346,3 @@ def enrich(
         result.closers += [ctx.shared.close, source.close]  # also when closed before it was read
         return result
     return _run(source, ctx)
-
-
-def _check_patterns(options: Options) -> None:
-    """Compile the options' patterns and compare the date bounds now, so that an invalid pattern or bounds
-    the wrong way round fail at the call, not mid-stream."""
-    compile_patterns(options.include + options.exclude)
-    check_bounds(options.since, options.until)
-
-
-# --- the same, as conversion steps (Document, Context) -> Document ----------------------------------------
-
-
-def _step(doc: Document, entries: Iterator[Entry]) -> Document:
-    result = Document(doc.meta, entries, diagnostics=doc.diagnostics)
-    result.format = doc.format
-    return result
-
-
-def merge_step(doc: Document, ctx: Context) -> Document:
-    """Each loc once, newest lastmod kept (targets that hold more than the loc)."""
-    return _step(doc, _duplicates.merge_duplicates(doc.entries, ctx))
-
-
-def unique_step(doc: Document, ctx: Context) -> Document:
-    """Each loc once, streamed (a target that holds only the loc)."""
-    return _step(doc, _duplicates.report_duplicates(doc.entries, ctx, drop=True))
-
-
-def report_step(doc: Document, ctx: Context) -> Document:
-    """Repeated locs reported, every entry kept (JSON lines keeps what was read)."""
-    return _step(doc, _duplicates.report_duplicates(doc.entries, ctx))
-
-
-def check_step(doc: Document, ctx: Context) -> Document:
-    """The readers' checks, for a document no reader produced (see :func:`feedmap.write`)."""
-    return _step(doc, entry_checks.check_values(doc.entries, ctx))
-
-
-@functools.cache
-def absolute_step(target: str) -> Callable[[Document, Context], Document]:
-    """Entries without an absolute URL left out, for ``target`` (one function per target)."""
-
-    def step(doc: Document, ctx: Context) -> Document:
-        return _step(doc, entry_checks.keep_absolute(doc.entries, ctx, target))
-
-    step.__name__ = f"absolute_step({target!r})"
-    return step
-
-
-@functools.cache
-def web_step(xml: bool, parts: bool = True) -> Callable[[Document, Context], Document]:
-    """Only http(s) URLs in an XML output; other URLs reported (and kept) in the others (``parts``: the output
-    holds images and alternates): :func:`feedmap._core.entry_checks.check_web_urls`."""
-
-    def step(doc: Document, ctx: Context) -> Document:
-        return _step(doc, entry_checks.check_web_urls(doc.entries, ctx, xml=xml, parts=parts))
-
-    step.__name__ = f"web_step(xml={xml!r}, parts={parts!r})"
-    return step
-
-
-def filter_step(doc: Document, ctx: Context) -> Document:
-    """Entries left out by date and loc (``--since``, ``--until``, ``--require-lastmod``, ``--include``, ...)."""
-    _check_patterns(ctx.options)
-    return _step(doc, _filters.filter_entries(doc.entries, ctx))
-
-
-def sort_step(doc: Document, ctx: Context) -> Document:
-    """The entries ordered by ``--sort``; only the first ``--limit`` kept (the limit step comes next)."""
-    return _step(doc, _sort.sort_entries(doc.entries, ctx, first=ctx.options.limit))
-
-
-def limit_step(doc: Document, ctx: Context) -> Document:
-    """The first ``--limit`` entries."""
-    return _step(doc, _filters.limit_entries(doc.entries, ctx))
-
-
-def filters_asked(options: Options) -> bool:
-    """Whether the options ask :func:`filter_step` for anything."""
-    return bool(
-        options.since is not None
-        or options.until is not None
-        or options.require_lastmod
-        or options.include
-        or options.exclude
-    )
-
-
-def dedupe_step(doc: Document, ctx: Context) -> Document:
-    """Each loc once by ``--dedupe`` (first, last or newest), whatever the target."""
-    return _step(doc, _duplicates.dedupe(doc.entries, ctx))
