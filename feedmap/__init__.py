@@ -2,7 +2,8 @@
 
 One intermediate representation (:class:`Document` of :class:`Entry`) sits between pluggable readers and
 writers (see :mod:`feedmap.formats._registry`).  Reading streams: memory does not grow with the number of URLs.
-The steps between them (relative URLs, repeated URLs, ...) are functions of :mod:`feedmap.converters._steps`.
+The steps between them (relative URLs, repeated URLs, ...) are functions of :mod:`feedmap.converters`
+(``feedmap.transforms``, their first name, is a deprecated alias kept for one release).
 Everything a user may touch is exported here and listed in the README's "Library API" section (a test
 keeps the two in step).
 
@@ -11,7 +12,9 @@ keeps the two in step).
 ...     feedmap.write(doc, "out.txt", "text")
 """
 
-from feedmap import transforms
+import importlib
+from types import ModuleType
+
 from feedmap._api import SplitSummary, Summary, convert, read, split, write
 from feedmap._core.context import HttpSettings, Options
 from feedmap._core.dates import Precision, W3CDate
@@ -84,7 +87,17 @@ __all__ = [
     "register",
     "sitemap_tree",
     "split",
-    "transforms",
     "validate",
     "write",
 ]
+
+
+# --- feedmap.transforms: the deprecated alias of feedmap.converters, loaded when first read ------------------
+
+
+def __getattr__(name: str) -> ModuleType:
+    """``feedmap.transforms``, imported when first read (so ``import feedmap`` gives no warning): that import
+    gives the DeprecationWarning naming ``feedmap.converters``."""
+    if name != "transforms":
+        raise AttributeError(f"module 'feedmap' has no attribute {name!r}")
+    return importlib.import_module("feedmap.transforms")

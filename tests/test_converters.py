@@ -25,10 +25,10 @@ from test_roundtrip import PRIORITIES, URLS, XML_TEXT, alternates, images, w3c_d
 import feedmap
 from feedmap import ChangeFreq, Entry, W3CDate
 from feedmap._core.context import Context, Options
+from feedmap._core.entry_checks import check_web_urls, keep_absolute
 from feedmap._core.errors import Diagnostic, Level, Reporter
 from feedmap._core.model import Alternate, DocKind, DocMeta, Document, Image, Position
 from feedmap.cli import main
-from feedmap._core.entry_checks import check_web_urls, keep_absolute
 from feedmap.converters._duplicates import merge_duplicates, report_duplicates
 from feedmap.converters._pipeline import as_urlset, feed_to_sitemap, on_entries, plan, sitemap_to_ror
 

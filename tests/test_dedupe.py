@@ -1,5 +1,5 @@
 """``--dedupe first|last|newest`` (issue 11, item 2) in every output format, and
-:func:`feedmap.converters._steps.dedupe`.
+:func:`feedmap.converters.dedupe`.
 
 sitemaps.org 0.9 lists a URL once; the policy says which of its entries is kept (newest by lastmod, ties to
 the first), at the place of the URL's first occurrence.
@@ -17,7 +17,7 @@ import feedmap
 from feedmap import Entry, Options, W3CDate
 from feedmap._core.errors import Diagnostic
 from feedmap.cli import main
-from feedmap.converters._steps import dedupe
+from feedmap.converters import dedupe
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 A, B, C = "https://e.com/a", "https://e.com/b", "https://e.com/c"

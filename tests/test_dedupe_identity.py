@@ -22,7 +22,7 @@ import feedmap
 from feedmap import Diagnostic, Entry, Image, Options
 from feedmap import diff as feedmap_diff
 from feedmap.cli import main
-from feedmap.converters._steps import dedupe, merge_duplicates, report_duplicates
+from feedmap.converters import dedupe, merge_duplicates, report_duplicates
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 

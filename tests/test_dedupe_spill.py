@@ -1,7 +1,7 @@
 """Dedupe past the in-memory cap (issue 11, item 2): the seen URLs spill to a temporary SQLite database.
 
 The output, its order and the diagnostics are those of the in-memory path, for every policy, for
-:func:`feedmap.converters._steps.merge_duplicates` and :func:`feedmap.converters._steps.report_duplicates`, with repeats
+:func:`feedmap.converters.merge_duplicates` and :func:`feedmap.converters.report_duplicates`, with repeats
 on both sides of the cap and locs whose hashes collide; the database's directory is removed at the end, on
 error and when the output is closed early.
 """
@@ -24,7 +24,7 @@ from feedmap import Entry, Options, Position
 from feedmap._core.errors import Diagnostic
 from feedmap._io.seen_keys import SeenKeys
 from feedmap.cli import main
-from feedmap.converters._steps import dedupe, merge_duplicates, report_duplicates
+from feedmap.converters import dedupe, merge_duplicates, report_duplicates
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 COLLIDING = {"https://e.example/p/3", "https://e.example/p/17", "https://e.example/p/40"}

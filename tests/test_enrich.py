@@ -34,7 +34,7 @@ from feedmap._core.errors import Diagnostic, Reporter, StrictError
 from feedmap._core.model import DocKind, DocMeta, Document, Position
 from feedmap.cli import main
 from feedmap.cli._common import Progress
-from feedmap.converters._steps import enrich
+from feedmap.converters import enrich
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 ROR = "http://rorweb.com/0.1/"

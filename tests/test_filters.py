@@ -1,6 +1,6 @@
 """Entry filters (issue 11, item 3): ``--since``/``--until``/``--require-lastmod``, ``--include``/``--exclude``,
-``--limit``, from the CLI and as :func:`feedmap.converters._steps.filter_entries` /
-:func:`~feedmap.converters._steps.limit_entries`.
+``--limit``, from the CLI and as :func:`feedmap.converters.filter_entries` /
+:func:`~feedmap.converters.limit_entries`.
 
 The date rule (W3C Datetime, https://www.w3.org/TR/NOTE-datetime): each date is the period its precision
 names, no zone is UTC, both bounds inclusive over their whole period.
@@ -20,8 +20,8 @@ import feedmap
 from feedmap import Entry, Options, W3CDate
 from feedmap._core.errors import Diagnostic
 from feedmap.cli import main
+from feedmap.converters import filter_entries, limit_entries
 from feedmap.converters._filters import within
-from feedmap.converters._steps import filter_entries, limit_entries
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 

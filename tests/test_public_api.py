@@ -111,7 +111,7 @@ def test_the_readme_third_party_format_works_through_its_entry_point(readme_form
 
 
 _TRANSFORMS = [
-    getattr(feedmap.converters._steps, name)
+    getattr(feedmap.converters, name)
     for name in ("resolve_relative", "keep_absolute", "check_values", "merge_duplicates", "report_duplicates")
 ]
 
@@ -131,7 +131,7 @@ def test_every_public_transform_is_documented() -> None:
     """The ``feedmap.transforms`` bullet names each function the module exports."""
     section = _section("Library API")
     bullet = section[section.index("* `feedmap.transforms`") :].split("\n* ", 1)[0]
-    assert sorted(name for name in feedmap.converters._steps.__all__ if f"`{name}" not in bullet) == []
+    assert sorted(name for name in feedmap.converters.__all__ if f"`{name}" not in bullet) == []
 
 
 def _signature_lines() -> dict[str, str]:

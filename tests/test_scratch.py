@@ -20,7 +20,7 @@ from localsite import LocalSite
 
 from feedmap import Entry, Options, SourceError
 from feedmap.cli import main
-from feedmap.converters._steps import sort_entries
+from feedmap.converters import sort_entries
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 

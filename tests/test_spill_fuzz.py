@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from feedmap import Entry, Options
 from feedmap.cli import main
-from feedmap.converters._steps import dedupe, merge_duplicates, report_duplicates, sort_entries
+from feedmap.converters import dedupe, merge_duplicates, report_duplicates, sort_entries
 
 NARROW = "https://e.example/ab"
 WIDE = "".join(chr(ord(low) | ord(high) << 8) for low, high in zip(NARROW[::2], NARROW[1::2], strict=True))

@@ -10,7 +10,7 @@ import pytest
 import feedmap.converters._duplicates as duplicates
 import feedmap.converters._sort as sort_module
 from feedmap import Alternate, ChangeFreq, Entry, Image, Options, Position, W3CDate
-from feedmap.converters._steps import dedupe, sort_entries
+from feedmap.converters import dedupe, sort_entries
 
 
 def _rich(n: int, lastmod: str | None) -> Entry:

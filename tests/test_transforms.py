@@ -26,7 +26,7 @@ import feedmap
 from feedmap import ChangeFreq, Entry, W3CDate
 from feedmap._core.errors import Diagnostic, LimitError, UnknownFormatError
 from feedmap.cli import main
-from feedmap.converters._steps import (
+from feedmap.converters import (
     check_values,
     keep_absolute,
     merge_duplicates,
@@ -245,8 +245,8 @@ def test_a_transform_of_a_document_gives_a_document_with_its_diagnostics() -> No
 
 
 def test_hash_collisions_are_told_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    import feedmap.converters as transforms
     import feedmap.converters._duplicates as duplicates
-    import feedmap.converters._steps as transforms
 
     monkeypatch.setattr(duplicates, "hash", lambda text: 1, raising=False)
     entries = [Entry(loc="https://e.example/a"), Entry(loc="https://e.example/b"), Entry(loc="https://e.example/a")]
@@ -257,8 +257,8 @@ def test_a_colliding_loc_keeps_its_place_in_the_merged_output(monkeypatch: pytes
     """Two locs with one hash: the second is still written where it was first seen, not after all the others."""
     import builtins
 
+    import feedmap.converters as transforms
     import feedmap.converters._duplicates as duplicates
-    import feedmap.converters._steps as transforms
 
     colliding = {"https://e.example/a", "https://e.example/b"}
     monkeypatch.setattr(duplicates, "hash", lambda text: 1 if text in colliding else builtins.hash(text), raising=False)
@@ -431,8 +431,8 @@ def test_a_size_cap_error_names_no_flag_and_the_cli_adds_it(tmp_path: Path, caps
 def test_merged_entries_come_back_whole_from_memory_and_from_the_spool(
     monkeypatch: pytest.MonkeyPatch, held: int
 ) -> None:
+    import feedmap.converters as transforms
     import feedmap.converters._duplicates as duplicates
-    import feedmap.converters._steps as transforms
 
     monkeypatch.setattr(duplicates, "_ENTRIES_IN_MEMORY", held)
     rich = {
