@@ -26,19 +26,16 @@ from feedmap._core.context import Context, Options, reporter_for
 from feedmap._core.errors import DiagnosticHandler, FormatError, Reporter
 from feedmap._core.model import ENTRY_FIELDS, DocKind, Document, Entry
 from feedmap._core.summary import SplitSummary, Summary
-from feedmap._io.http import shared_fetcher
+from feedmap._io.http import Shared
 from feedmap._io.sinks import gzip_named, gzipped
 from feedmap._io.sources import (
     SinkLike,
-    Source,
     SourceLike,
-    is_url,
     open_sink,
-    open_source,
     source_name,
 )
 from feedmap._publish.split import Layout, SplitReading, layout, split_document
-from feedmap._web.follow import follow_index
+from feedmap._web.follow import follow_index, start_document
 from feedmap.converters import _pipeline as converters
 from feedmap.converters._kinds import report_kind_change
 from feedmap.formats import _registry as registry
@@ -55,59 +52,13 @@ def _context(
     return Context(reporter=reporter_for(options, reporter, on_diagnostic), options=options, name=name)
 
 
-def _readable(format: str | None, source: Source) -> FormatSpec:
-    if format is not None:
-        spec = registry.get(format)
-        if spec.reader is None:
-            raise FormatError(f"format {spec.name!r} cannot be read")
-        return spec
-    return registry.detect(source)
-
-
-def _open_document(source: SourceLike, format: str | None, ctx: Context) -> Document:
+def _open_document(source: SourceLike, format: str | None, ctx: Context, shared: Shared) -> Document:
     """Open and start reading one source; the returned document's entries close it when exhausted."""
-    doc, stack = start_document(source, format, ctx)
-    follow_index(doc, ctx, _start_child)  # an index becomes its children's entries unless --no-follow
+    doc, stack = start_document(source, format, ctx, shared)
+    follow_index(doc, ctx, shared)  # an index becomes its children's entries unless --no-follow
     doc.entries = _closing(doc.entries, stack)
     doc.closers.append(stack.close)
     return doc
-
-
-def start_document(source: SourceLike, format: str | None, ctx: Context) -> tuple[Document, contextlib.ExitStack]:
-    """Open and start reading one source: the document, and the stack that closes its input.
-
-    The entries are the reader's own (not closing anything when exhausted): index following uses this to
-    take over the entries of a nested index instead of iterating them one generator deeper.
-    """
-    stack = contextlib.ExitStack()
-    try:
-        remote = isinstance(source, str) and is_url(source) and not source.startswith("file:")
-        opened = stack.enter_context(
-            open_source(
-                source,
-                reporter=ctx.reporter,
-                max_bytes=ctx.options.max_bytes,
-                name=ctx.name or None,
-                fetcher=shared_fetcher(ctx.shared, ctx.options.http) if remote else None,
-                maps=ctx.options.maps,
-            )
-        )
-        ctx.name = opened.name
-        ctx.path = opened.path
-        ctx.url = opened.url or ctx.url
-        spec = _readable(format, opened)
-        assert spec.reader is not None
-        doc = spec.reader(opened, ctx=ctx)
-        doc.format = doc.format or spec.name
-    except BaseException:
-        stack.close()
-        raise
-    return doc, stack
-
-
-def _start_child(source: SourceLike, ctx: Context) -> tuple[Document, contextlib.ExitStack]:
-    """Open an index's child for :mod:`feedmap._web.follow`: its format recognised by content."""
-    return start_document(source, None, ctx)
 
 
 def _closing(entries: Iterable[Entry], stack: contextlib.ExitStack) -> Iterator[Entry]:
@@ -142,22 +93,23 @@ def read(
     kept and reported (WARNING ``relative-url``), and the writers of XML formats leave it out.
     """
     ctx = _context(options, reporter, on_diagnostic, source_name(source))
+    shared = Shared()
     try:
-        doc = _open_document(source, format, ctx)
+        doc = _open_document(source, format, ctx, shared)
     except BaseException:
-        ctx.shared.close()
+        shared.close()
         raise
-    doc.entries = _then_close(doc.entries, ctx)
-    doc.closers.append(ctx.shared.close)
+    doc.entries = _then_close(doc.entries, shared)
+    doc.closers.append(shared.close)
     return doc
 
 
-def _then_close(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
+def _then_close(entries: Iterable[Entry], shared: Shared) -> Iterator[Entry]:
     """The entries, then the run's shared resources (HTTP client, download threads) closed."""
     try:
         yield from entries
     finally:
-        ctx.shared.close()
+        shared.close()
 
 
 def _watch_dropped(entries: Iterable[Entry], spec: FormatSpec, ctx: Context) -> Iterator[Entry]:
@@ -321,19 +273,21 @@ def split(
             staged.close()
 
 
-def _concatenated(sources: Sequence[SourceLike], format: str | None, ctx: Context, reporter: Reporter) -> Document:
+def _concatenated(
+    sources: Sequence[SourceLike], format: str | None, ctx: Context, reporter: Reporter, shared: Shared
+) -> Document:
     """One document whose entries are those of each source in turn, read reporting to ``reporter``; metadata
     from the first."""
 
     def context_for(source: SourceLike) -> Context:
-        return Context(reporter=reporter, options=ctx.options, name=source_name(source), shared=ctx.shared)
+        return Context(reporter=reporter, options=ctx.options, name=source_name(source))
 
-    first = _open_document(sources[0], format, context_for(sources[0]))
+    first = _open_document(sources[0], format, context_for(sources[0]), shared)
 
     def entries() -> Iterator[Entry]:
         yield from first.entries
         for source in sources[1:]:
-            yield from _open_document(source, format, context_for(source)).entries
+            yield from _open_document(source, format, context_for(source), shared).entries
 
     combined = Document(first.meta, entries(), diagnostics=ctx.reporter.diagnostics)
     combined.format = first.format
@@ -374,17 +328,18 @@ def convert(
     ctx = _context(options, reporter, on_diagnostic, _sink_name(sink))
     directory = directory_of(sink)
     where = layout(spec.name, directory, ctx) if spec is not None and directory is not None else None
+    shared = Shared()
     with contextlib.ExitStack() as cleanup:
-        cleanup.callback(ctx.shared.close)  # last: the HTTP client and threads, also when opening fails
+        cleanup.callback(shared.close)  # last: the HTTP client and threads, also when opening fails
         reading = SplitReading(ctx.reporter) if directory is not None else ctx.reporter
-        doc = source_doc = _concatenated(inputs, source_format, ctx, reading)
+        doc = source_doc = _concatenated(inputs, source_format, ctx, reading, shared)
         cleanup.callback(source_doc.close)
         if spec is None:
             assert not isinstance(format, str)
             spec = _writer_spec(format(doc.meta.kind))
             where = layout(spec.name, directory, ctx) if directory is not None else None
         report_kind_change(doc.meta.kind, spec.name, ctx)
-        for step in converters.plan(doc, spec.name, enrich=ctx.options.enrich, options=ctx.options):
+        for step in converters.plan(doc, spec.name, enrich=ctx.options.enrich, options=ctx.options, shared=shared):
             doc = step(doc, ctx)
         if wrap is not None:
             doc = Document(doc.meta, wrap(doc.entries), diagnostics=doc.diagnostics)

@@ -8,12 +8,9 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol, TypeVar, cast
 
 from feedmap._core.dates import W3CDate
 from feedmap._core.errors import DiagnosticHandler, Reporter
@@ -31,12 +28,10 @@ __all__ = [
     "DEFAULT_USER_AGENT",
     "MAX_CONCURRENCY",
     "NUMBER_FIELD",
-    "Closable",
     "Context",
     "FollowPredicate",
     "HttpSettings",
     "Options",
-    "Shared",
     "name_pattern_problem",
     "reporter_for",
 ]
@@ -220,53 +215,6 @@ def reporter_for(options: Options, reporter: Reporter | None, on_diagnostic: Dia
     return Reporter(strict=options.strict, handler=on_diagnostic)
 
 
-class Closable(Protocol):
-    """What a run keeps in :class:`Shared`: anything closed when the run ends."""
-
-    def close(self) -> None: ...
-
-
-_Kept = TypeVar("_Kept", bound=Closable)
-
-
-class Shared:
-    """What every context of one run shares, made on first use: the download threads, and the resources
-    of the layers above, one of each kind per run (the HTTP fetcher: :func:`feedmap._io.http.shared_fetcher`).
-
-    Thread-safe: the threads of a run ask for the same pool and the same resources at once.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._pool: ThreadPoolExecutor | None = None
-        self._kept: dict[type, Closable] = {}
-
-    def keep(self, kind: type[_Kept], make: Callable[[], _Kept]) -> _Kept:
-        """The run's one ``kind``: made with ``make`` the first time it is asked for, closed by :meth:`close`."""
-        with self._lock:
-            found = self._kept.get(kind)
-            if found is None:
-                found = self._kept[kind] = make()
-            return cast("_Kept", found)
-
-    def pool(self, workers: int) -> ThreadPoolExecutor:
-        with self._lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="feedmap-fetch")
-            return self._pool
-
-    def close(self) -> None:
-        with self._lock:
-            pool, self._pool = self._pool, None
-            kept, self._kept = self._kept, {}
-        if pool is not None:
-            # queued work is dropped; requests in flight end on their own (their results are discarded), so
-            # closing a document early or an interrupt does not wait for slow servers
-            pool.shutdown(wait=False, cancel_futures=True)
-        for resource in reversed(kept.values()):  # the last made first: it may use those made before
-            resource.close()
-
-
 @dataclass(slots=True, kw_only=True)
 class Context:
     """Per-run state handed to readers and writers."""
@@ -280,7 +228,6 @@ class Context:
     url: str | None = None
     #: Locations of the index documents being followed, outermost first (loop and depth detection).
     chain: tuple[str, ...] = ()
-    shared: Shared = field(default_factory=Shared)
 
     def key(self) -> str:
         """What identifies the current document for loop detection: its resolved path, else its URL."""

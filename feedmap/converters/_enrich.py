@@ -44,7 +44,7 @@ from feedmap._core.context import Context
 from feedmap._core.errors import FeedmapError, FetchError, LimitError, SourceError
 from feedmap._core.model import Entry
 from feedmap._core.urls import is_http_url
-from feedmap._io.http import Fetcher, RobotsPolicy, shared_fetcher
+from feedmap._io.http import Fetcher, RobotsPolicy, Shared
 from feedmap._io.locate import is_mapped, local_path
 from feedmap.converters._html import PageMeta, page_meta
 
@@ -88,8 +88,8 @@ def _read_file(url: str, path: Path, cap: int) -> _Outcome:
     return _Outcome(page_meta(data))
 
 
-def _fetch(url: str, ctx: Context, cap: int) -> _Outcome:
-    fetcher = shared_fetcher(ctx.shared, ctx.options.http)
+def _fetch(url: str, ctx: Context, cap: int, shared: Shared) -> _Outcome:
+    fetcher = shared.fetcher(ctx.options.http)
     try:
         robots = fetcher.robots(url)
         note = robots.take_note()
@@ -129,7 +129,7 @@ def _fetch_allowed(url: str, robots: RobotsPolicy, fetcher: Fetcher, cap: int) -
     return _Outcome(page_meta(data, charset))
 
 
-def _load(url: str, ctx: Context) -> _Outcome:
+def _load(url: str, ctx: Context, shared: Shared) -> _Outcome:
     """Read and parse one page (runs on a worker thread; reports nothing itself)."""
     options = ctx.options
     cap = min(options.max_bytes, options.page_max_bytes)
@@ -144,7 +144,7 @@ def _load(url: str, ctx: Context) -> _Outcome:
         return _read_file(url, path, cap)
     if not is_http_url(url):
         return _failed("enrich-failed", f"{url} is not an http(s) URL; not enriched")
-    return _fetch(url, ctx, cap)
+    return _fetch(url, ctx, cap, shared)
 
 
 def _wanted(entry: Entry, overwrite: bool) -> bool:
@@ -175,8 +175,9 @@ def _finish(entry: Entry, pending: Future[_Outcome] | None, ctx: Context) -> Ent
     return entry
 
 
-def enrich(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
-    """The entries, in order, each filled from its page; ``ctx.options`` says how (concurrency, overwrite, maps)."""
+def enrich(entries: Iterable[Entry], ctx: Context, shared: Shared) -> Iterator[Entry]:
+    """The entries, in order, each filled from its page; ``ctx.options`` says how (concurrency, overwrite, maps);
+    the pages are read on ``shared``'s threads and fetched with its fetcher."""
     options = ctx.options
     workers = max(1, options.concurrency)
     limit = 2 * workers
@@ -185,7 +186,7 @@ def enrich(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
         for entry in entries:
             pending = None
             if _wanted(entry, options.overwrite):
-                pending = ctx.shared.pool(workers).submit(_load, entry.loc, ctx)
+                pending = shared.pool(workers).submit(_load, entry.loc, ctx, shared)
             window.append((entry, pending))
             while window and (len(window) > limit or window[0][1] is None or window[0][1].done()):
                 yield _finish(*window.popleft(), ctx)

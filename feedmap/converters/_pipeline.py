@@ -37,6 +37,7 @@ from typing import Any
 from feedmap._core import entry_checks
 from feedmap._core.context import Context, Options
 from feedmap._core.model import DocKind, Document, Entry
+from feedmap._io.http import Shared
 from feedmap.converters import _duplicates, _enrich, _filters, _sort
 from feedmap.converters._feed_to_sitemap import feed_to_sitemap
 from feedmap.converters._sitemap_to_ror import sitemap_to_ror
@@ -97,13 +98,20 @@ def as_urlset(doc: Document, ctx: Context) -> Document:
 
 
 def plan(
-    doc: Document, target: str, *, enrich: bool = False, check: bool = False, options: Options | None = None
+    doc: Document,
+    target: str,
+    *,
+    enrich: bool = False,
+    check: bool = False,
+    options: Options | None = None,
+    shared: Shared | None = None,
 ) -> list[Step]:
     """The steps that turn ``doc`` into what format ``target`` expects, enriching pages if asked.
 
     ``check``: the document comes from no feedmap reader (entries built in code): give its values the
-    checks a reader makes first (:func:`feedmap.converters._steps.check_values`).  ``options``: the entry filters
-    and the limit it asks for are planned too.
+    checks a reader makes first (:func:`feedmap.converters.check_values`).  ``options``: the entry filters
+    and the limit it asks for are planned too.  ``shared``: the run's threads and fetcher, which enrichment uses
+    (required with ``enrich``; the run closes it).
     """
     steps: list[Step] = [on_entries(entry_checks.check_values)] if check else []
     if options is not None and _filters_asked(options):
@@ -128,7 +136,9 @@ def plan(
     if doc.meta.kind is DocKind.FEED and target in _SITEMAP_TARGETS:
         steps.append(as_urlset)
     if enrich:
-        steps.append(on_entries(_enrich.enrich))
+        if shared is None:
+            raise ValueError("enrich reads the pages on the run's threads with its fetcher: give shared")
+        steps.append(on_entries(_enrich.enrich, shared=shared))
     if target == "ror" and doc.format != "ror":
         steps.append(sitemap_to_ror)
     return steps

@@ -76,6 +76,7 @@ from feedmap._core.entry_checks import relative_reference
 from feedmap._core.errors import Diagnostic, Reporter
 from feedmap._core.model import Document, Entry
 from feedmap._core.urls import is_absolute_url
+from feedmap._io.http import Shared
 from feedmap.converters import _duplicates, _enrich, _filters, _sort
 
 __all__ = [
@@ -286,13 +287,13 @@ def sort_entries(
     return _apply(source, _sort.sort_entries, options, on_diagnostic, reporter)
 
 
-def _run(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
+def _run(entries: Iterable[Entry], ctx: Context, shared: Shared) -> Iterator[Entry]:
     """Enriched entries, then the input closed and the run's threads and HTTP client released."""
     iterator = iter(entries)
     try:
-        yield from _enrich.enrich(iterator, ctx)
+        yield from _enrich.enrich(iterator, ctx, shared)
     finally:
-        ctx.shared.close()
+        shared.close()
         close = getattr(iterator, "close", None)
         if callable(close):
             close()
@@ -340,9 +341,10 @@ def enrich(
         if isinstance(source, Document):
             reporter.diagnostics = source.diagnostics
     ctx = Context(reporter=reporter, options=options)
+    shared = Shared()
     if isinstance(source, Document):
-        result = Document(source.meta, _run(source.entries, ctx), diagnostics=reporter.diagnostics)
+        result = Document(source.meta, _run(source.entries, ctx, shared), diagnostics=reporter.diagnostics)
         result.format = source.format
-        result.closers += [ctx.shared.close, source.close]  # also when closed before it was read
+        result.closers += [shared.close, source.close]  # also when closed before it was read
         return result
-    return _run(source, ctx)
+    return _run(source, ctx, shared)
