@@ -37,7 +37,7 @@ from feedmap._diff.diff import Change, Changes, diff
 from feedmap._validate.report import Report, validate
 from feedmap._web.discover import find_sitemaps
 from feedmap._web.sitemaptree import SitemapNode, sitemap_tree
-from feedmap.converters._steps import enrich
+from feedmap.converters import enrich
 from feedmap.formats._registry import Detection, FormatSpec, Rendered, register
 from feedmap.formats.ext import Extension
 

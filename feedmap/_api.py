@@ -1,17 +1,20 @@
-"""The library API: :func:`read`, :func:`write`, :func:`convert`, :func:`split`.
+"""The library API: :func:`read`, :func:`write`, :func:`convert`, :func:`split` (``feedmap.read``, ...).
 
-A run is: open the source (:mod:`feedmap._io.sources`), resolve its format (:mod:`feedmap.formats._registry`), read a
-streaming :class:`~feedmap._core.model.Document`, and hand it to a writer that writes while entries arrive.
-Diagnostics go to a :class:`~feedmap._core.errors.Reporter`; pass ``on_diagnostic`` to see them as they come.
-Nothing here prints or exits.
+A run is: open the source and start its reader (:func:`feedmap._web.follow.start_document`: the input opened
+by :mod:`feedmap._io.sources`, its format named or recognised by the registry of :mod:`feedmap.formats`), an
+index made its children's entries (:func:`feedmap._web.follow.follow_index`), the steps of
+:mod:`feedmap.converters` a conversion needs (:func:`feedmap.converters._pipeline.plan`), then a writer that
+writes while entries arrive (or :mod:`feedmap._publish.split`, into a directory).  A run makes its download
+threads and HTTP client (:class:`feedmap._io.http.Shared`), passes them to what fetches and closes them when it
+ends.  Diagnostics go to a ``feedmap.Reporter``; pass ``on_diagnostic`` to see them as they come.  Nothing here
+prints or exits.
 
 One call style for every step: the data (a source, a document or entries, a sink) first, then the format
 name (``format``: what is read by :func:`read`, what is written by :func:`write` and :func:`convert`,
-whose input format is ``source_format``), then one :class:`~feedmap._core.context.Options` with every setting,
-then, by keyword, where diagnostics go (``reporter=`` or ``on_diagnostic=``, as the transforms take them).
-The library's other calls follow it without a format: :func:`feedmap.converters._steps.enrich`,
-:func:`feedmap._web.discover.find_sitemaps` and :func:`feedmap._web.sitemaptree.sitemap_tree` take
-``(data, options=None, *, on_diagnostic=None, reporter=None)``.
+whose input format is ``source_format``), then one ``feedmap.Options`` with every setting, then, by keyword,
+where diagnostics go (``reporter=`` or ``on_diagnostic=``, as the steps of :mod:`feedmap.converters` take
+them).  The library's other calls follow it without a format: ``feedmap.enrich``, ``feedmap.find_sitemaps``
+and ``feedmap.sitemap_tree`` take ``(data, options=None, *, on_diagnostic=None, reporter=None)``.
 """
 
 from __future__ import annotations
@@ -213,7 +216,7 @@ def write(
     entries without an absolute URL are left out of XML formats, repeated URLs are reported and, for every
     format but JSON lines, merged (newest lastmod kept), a feed written as a sitemap becomes a urlset.
     Entries no feedmap reader produced (an iterable, or a Document built in code) are first checked as a
-    reader checks what it reads (:func:`feedmap.converters._steps.check_values`).  The settings that apply are
+    reader checks what it reads (:func:`feedmap.converters.check_values`).  The settings that apply are
     those of writing in ``options``: ``strict``, ``schema_location``, ``encode_urls``, ``keep_urls`` and
     the feed channel (``channel_title``, ...).
 
@@ -308,8 +311,8 @@ def convert(
     """Read ``sources`` (one source or several, concatenated) and write them to ``sink`` in ``format``.
 
     As :func:`read` (with ``source_format`` as its ``format``) then :func:`write`, with one ``options``.
-    Between reader and writer run the steps of :func:`feedmap.converters._pipeline.plan` (the transforms of
-    :mod:`feedmap.converters._steps`: relative URLs left out of XML formats, repeated URLs merged, a feed made a
+    Between reader and writer run the steps of :func:`feedmap.converters._pipeline.plan` (the steps of
+    :mod:`feedmap.converters`: relative URLs left out of XML formats, repeated URLs merged, a feed made a
     urlset, pages enriched with ``options.enrich``, ROR channel derived).  ``wrap``, if given, is a last
     step: a function from the entry stream to an entry stream, applied after those steps and before the
     writer (a filter, a transform, a progress counter); the entries it yields are written as they are.

@@ -1,7 +1,12 @@
-"""What a reader or writer is told besides its input: options, where diagnostics go, and the source.
+"""The settings of a call and the context a reader or writer is given: :class:`Options` and :class:`Context`.
 
-Readers and writers take ``ctx: Context`` (the format contract, :class:`feedmap.formats._registry.Reader`); the
-fields they do not need they ignore, so a new option never changes the format contract.
+:class:`Options` (``feedmap.Options``) holds every setting of :func:`feedmap.read`, ``write``, ``convert`` and
+``split``, checked when made.  :class:`Context` (``feedmap.formats.Context``, the format contract: a
+``Reader`` or ``Writer`` of :mod:`feedmap.formats` takes ``ctx``) is what a reader, writer or converter step
+is told besides its input: the options, where diagnostics go (:func:`reporter_for`), the input's name, path
+and URL, and the indexes being followed around it.  The fields a format does not need it ignores, so a new
+option never changes the format contract.  A run's download threads and HTTP client are not here: the run
+passes them (``feedmap._io.http.Shared``) to what fetches, and a format never fetches.
 """
 
 from __future__ import annotations
@@ -217,7 +222,7 @@ def reporter_for(options: Options, reporter: Reporter | None, on_diagnostic: Dia
 
 @dataclass(slots=True, kw_only=True)
 class Context:
-    """Per-run state handed to readers and writers."""
+    """What a reader, writer or converter step is told besides its input (see the module's docstring)."""
 
     reporter: Reporter
     options: Options = field(default_factory=Options)

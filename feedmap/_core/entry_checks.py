@@ -1,7 +1,9 @@
-"""Entry checks behind the transforms: relative locs resolved or left out, values built in code checked.
+"""Entry checks: relative locs resolved or left out, only web URLs in XML outputs, values built in code checked.
 
-One job: the per-entry URL and value rules of :mod:`feedmap.converters._steps` as steps over a stream of entries
-with a :class:`~feedmap._core.context.Context`:
+One job: the per-entry URL and value rules, as steps over a stream of entries with a
+:class:`~feedmap._core.context.Context`: the implementations of :func:`feedmap.converters.resolve_relative`,
+:func:`feedmap.converters.keep_absolute` and :func:`feedmap.converters.check_values` under the same names, and
+``check_web_urls``, a step of every conversion; the readers and writers share the URL rules below:
 
 * a relative ``loc`` (RFC 3986 §4.2 relative reference, https://www.rfc-editor.org/rfc/rfc3986#section-4.2)
   resolved against a base URL (RFC 3986 §5.2), else reported and kept (:func:`resolve_relative`);

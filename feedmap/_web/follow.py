@@ -4,7 +4,10 @@ Spec: the sitemaps.org 0.9 sitemap index (https://www.sitemaps.org/protocol.html
 an index as a document of kind ``index`` whose entries are its children (loc, lastmod);
 :func:`follow_index` turns it into a document of the children's entries, one child after another
 (streaming), in index order.  The rules (scope, loops, relative children, depth) are those of
-:mod:`feedmap._core.follow_rules`; this module applies them, downloads the children and walks the tree.
+:mod:`feedmap._core.follow_rules`; this module applies them, downloads the children and walks the tree,
+opening each with :func:`start_document` (one source opened, its format named or recognised by content, its
+reader started), which :func:`feedmap.read` uses for the document it reads too.  The run's download threads
+and fetcher are the :class:`feedmap._io.http.Shared` the API passes in.
 
 * **Local children**: a child is read from disk when its URL starts with a ``--map PREFIX=DIR`` prefix (a
   static-site build directory) or is a ``file:`` URL (:func:`feedmap._io.locate.local_path`: inside the

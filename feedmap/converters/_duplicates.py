@@ -1,10 +1,10 @@
-"""Repeated locs behind the transforms: merged (newest lastmod kept) or reported, in bounded memory.
+"""Repeated locs merged (newest lastmod kept), reported or dropped, in bounded memory.
 
-One job: :func:`merge_duplicates` and :func:`report_duplicates`, the steps of
-:func:`feedmap.converters._steps.merge_duplicates` and :func:`feedmap.converters._steps.report_duplicates`.
+One job: the implementations, over a context, of the steps :func:`feedmap.converters.merge_duplicates`,
+:func:`feedmap.converters.report_duplicates` and :func:`feedmap.converters.dedupe`, under the same names.
 sitemaps.org 0.9 (https://www.sitemaps.org/protocol.html) lists a URL once; an RSS 2.0 ``guid``
 (https://www.rssboard.org/rss-specification, ``<guid>`` of ``<item>``) identifies one item.  What is
-kept in memory per URL is described in :mod:`feedmap.converters._steps`.
+kept in memory per URL is described in :mod:`feedmap.converters`.
 """
 
 from __future__ import annotations
@@ -301,8 +301,8 @@ def merge_duplicates(
     replaces: Callable[[Entry, Entry], bool] = newer,
     kept_what: str = "the newest lastmod kept",
 ) -> Iterator[Entry]:
-    """:func:`merge_duplicates` with a context (the step form); ``replaces(candidate, current)``: whether a
-    repeat takes the place of the entry kept (default: when its lastmod is newer; ties to the first).
+    """Each loc once, in first-seen order; ``replaces(candidate, current)``: whether a repeat takes the place of
+    the entry kept (default: when its lastmod is newer; ties to the first).
 
     Only each loc's hash and offset in the spool stay in memory; a repeated loc reads the kept entry back.
     """
@@ -341,7 +341,7 @@ def merge_duplicates(
 def report_duplicates(
     entries: Iterable[Entry], ctx: Context, *, drop: bool = False, kept_what: str = "the URL written once"
 ) -> Iterator[Entry]:
-    """:func:`report_duplicates` with a context (the step form); ``drop``: repeats are left out as well.
+    """Every entry passed on, streamed, each repeated loc reported; ``drop``: repeats are left out as well.
 
     Dropping is right where only the loc is written (a text sitemap): the output is that of
     :func:`merge_duplicates`, streamed.  Only the set of the locs as written grows with the input (the text

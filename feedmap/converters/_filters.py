@@ -1,5 +1,5 @@
-"""Entry filters behind :func:`feedmap.converters._steps.filter_entries` and
-:func:`feedmap.converters._steps.limit_entries`.
+"""Entry filters behind :func:`feedmap.converters.filter_entries` and
+:func:`feedmap.converters.limit_entries`.
 
 One job: select entries by their ``lastmod`` (W3C Datetime, https://www.w3.org/TR/NOTE-datetime, the
 sitemaps.org 0.9 ``<lastmod>``), by their ``loc`` (Python regular expressions, :func:`re.search`), and keep

@@ -5,17 +5,17 @@
 * XML targets (sitemap, sitemap index, RSS, ROR) take only http(s) URLs: a ``javascript:`` or ``data:``
   loc, image or alternate is left out (WARNING ``non-web-url``), which every other target writes with the
   same warning (:func:`feedmap._core.entry_checks.check_web_urls`); and they require absolute URLs: entries
-  without one are left out (:func:`feedmap.converters._steps.keep_absolute`);
+  without one are left out (:func:`feedmap.converters.keep_absolute`);
 * repeated URLs are reported in every conversion (INFO ``duplicate-loc``); every target but JSON lines
-  lists each URL once: :func:`feedmap.converters._steps.merge_duplicates` keeps the entry with the newest lastmod
+  lists each URL once: :func:`feedmap.converters.merge_duplicates` keeps the entry with the newest lastmod
   (a text sitemap, which holds only the loc, drops the repeats as they stream by); JSON lines keeps them
-  (:func:`feedmap.converters._steps.report_duplicates`).  This does not depend on the kind of the inputs or their
+  (:func:`feedmap.converters.report_duplicates`).  This does not depend on the kind of the inputs or their
   order.  ``options.dedupe`` (``--dedupe first|last|newest``) chooses the entry kept instead, in every
-  target, JSON lines included (:func:`feedmap.converters._steps.dedupe`);
+  target, JSON lines included (:func:`feedmap.converters.dedupe`);
 * the entry filters the options ask for (``since``, ``until``, ``require_lastmod``, ``include``, ``exclude``:
-  :func:`feedmap.converters._steps.filter_entries`) run first, on the entries as read; ``sort``
-  (:func:`feedmap.converters._steps.sort_entries`) runs after deduplication; ``limit``
-  (:func:`feedmap.converters._steps.limit_entries`) after both, so N distinct URLs are written (the newest N with
+  :func:`feedmap.converters.filter_entries`) run first, on the entries as read; ``sort``
+  (:func:`feedmap.converters.sort_entries`) runs after deduplication; ``limit``
+  (:func:`feedmap.converters.limit_entries`) after both, so N distinct URLs are written (the newest N with
   ``sort="-lastmod"``) and
   reading stops after them (a merged target, which reads everything to keep each URL's newest entry,
   stops writing there);

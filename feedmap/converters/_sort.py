@@ -1,4 +1,4 @@
-"""Entries in order behind :func:`feedmap.converters._steps.sort_entries`, spilling sorted runs to disk when many.
+"""Entries in order behind :func:`feedmap.converters.sort_entries`, spilling sorted runs to disk when many.
 
 One job: order a stream of entries by ``loc`` or ``lastmod`` (``options.sort``: ``"loc"``, ``"lastmod"`` or
 ``"-lastmod"``), stably (entries that compare equal keep their input order), in bounded memory: up to

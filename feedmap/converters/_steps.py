@@ -1,10 +1,10 @@
-"""Conversion steps as public transforms: entries in, entries out, diagnostics reported.
+"""The public steps of :mod:`feedmap.converters`: entries in, entries out, diagnostics reported.
 
 :func:`feedmap.convert` and :func:`feedmap.write` run these between reader and writer (see
 :func:`feedmap.converters._pipeline.plan`); a library user can run them on any stream of entries::
 
     with feedmap.read("feed.xml") as doc:
-        entries = feedmap.converters._steps.merge_duplicates(doc.entries, on_diagnostic=print)
+        entries = feedmap.converters.merge_duplicates(doc.entries, on_diagnostic=print)
         feedmap.write(entries, "out.xml", format="sitemap")
 
 Each public function takes an iterable of :class:`~feedmap._core.model.Entry` (or a
@@ -97,11 +97,11 @@ DiagnosticHandler = Callable[[Diagnostic], None]
 _P = ParamSpec("_P")
 
 
-# --- how every transform is called ------------------------------------------------------------------------
+# --- how every public step is called ------------------------------------------------------------------------
 
 
-class _Transform(Protocol[_P]):
-    """What each public transform is: a Document in gives a Document out (its metadata and diagnostics
+class _PublicStep(Protocol[_P]):
+    """What each public step is: a Document in gives a Document out (its metadata and diagnostics
     list kept), any other iterable of entries an iterator of entries; the other parameters are its own."""
 
     @overload
@@ -112,12 +112,12 @@ class _Transform(Protocol[_P]):
     def __call__(self, source: Iterable[Entry], /, *args: _P.args, **kwargs: _P.kwargs) -> Iterator[Entry]: ...
 
 
-def _transform(
+def _public_step(
     function: Callable[Concatenate[Document | Iterable[Entry], _P], Document | Iterator[Entry]],
-) -> _Transform[_P]:
-    """Declare ``function`` a transform: its callers see the two forms of :class:`_Transform` (typing only;
+) -> _PublicStep[_P]:
+    """Declare ``function`` a public step: its callers see the two forms of :class:`_PublicStep` (typing only;
     the function itself is returned unchanged)."""
-    return cast("_Transform[_P]", function)
+    return cast("_PublicStep[_P]", function)
 
 
 def _apply(
@@ -127,7 +127,7 @@ def _apply(
     on_diagnostic: DiagnosticHandler | None,
     reporter: Reporter | None,
 ) -> Document | Iterator[Entry]:
-    """Run ``step`` as every transform does: the options' ``strict``, the diagnostics to ``reporter`` or
+    """Run ``step`` as every public step does: the options' ``strict``, the diagnostics to ``reporter`` or
     ``on_diagnostic`` (for a Document, also appended to its own list)."""
     options = options or Options()
     if isinstance(source, Document):
@@ -142,10 +142,10 @@ def _apply(
     return step(source, Context(reporter=reporter_for(options, reporter, on_diagnostic), options=options))
 
 
-# --- the transforms -----------------------------------------------------------------------------------
+# --- the public steps -----------------------------------------------------------------------------------
 
 
-@_transform
+@_public_step
 def resolve_relative(
     source: Document | Iterable[Entry],
     options: Options | None = None,
@@ -168,7 +168,7 @@ def resolve_relative(
     return _apply(source, resolve, options, on_diagnostic, reporter)
 
 
-@_transform
+@_public_step
 def keep_absolute(
     source: Document | Iterable[Entry],
     options: Options | None = None,
@@ -180,7 +180,7 @@ def keep_absolute(
     return _apply(source, entry_checks.keep_absolute, options, on_diagnostic, reporter)
 
 
-@_transform
+@_public_step
 def check_values(
     source: Document | Iterable[Entry],
     options: Options | None = None,
@@ -196,7 +196,7 @@ def check_values(
     return _apply(source, entry_checks.check_values, options, on_diagnostic, reporter)
 
 
-@_transform
+@_public_step
 def merge_duplicates(
     source: Document | Iterable[Entry],
     options: Options | None = None,
@@ -212,7 +212,7 @@ def merge_duplicates(
     return _apply(source, _duplicates.merge_duplicates, options, on_diagnostic, reporter)
 
 
-@_transform
+@_public_step
 def report_duplicates(
     source: Document | Iterable[Entry],
     options: Options | None = None,
@@ -224,7 +224,7 @@ def report_duplicates(
     return _apply(source, _duplicates.report_duplicates, options, on_diagnostic, reporter)
 
 
-@_transform
+@_public_step
 def dedupe(
     source: Document | Iterable[Entry],
     options: Options | None = None,
@@ -240,7 +240,7 @@ def dedupe(
     return _apply(source, _duplicates.dedupe, options, on_diagnostic, reporter)
 
 
-@_transform
+@_public_step
 def filter_entries(
     source: Document | Iterable[Entry],
     options: Options | None = None,
@@ -257,7 +257,7 @@ def filter_entries(
     return _apply(source, _filters.filter_entries, options, on_diagnostic, reporter)
 
 
-@_transform
+@_public_step
 def limit_entries(
     source: Document | Iterable[Entry],
     options: Options | None = None,
@@ -269,7 +269,7 @@ def limit_entries(
     return _apply(source, _filters.limit_entries, options, on_diagnostic, reporter)
 
 
-@_transform
+@_public_step
 def sort_entries(
     source: Document | Iterable[Entry],
     options: Options | None = None,

@@ -1,6 +1,6 @@
 """``jsonl``: the IR as JSON Lines (https://jsonlines.org/), one object per entry, for pipelines and ``jq``.
 
-Schema (also in the README): ``loc`` (string, required), ``lastmod`` (the W3C Datetime string exactly as
+Schema: ``loc`` (string, required), ``lastmod`` (the W3C Datetime string exactly as
 read), ``changefreq``, ``priority`` (number), ``title``, ``description``, ``keywords`` (list of strings),
 ``type``, ``images`` (list of objects with ``loc``, ``caption``, ``geo_location``, ``title``, ``license``),
 ``alternates`` (list of objects with ``hreflang``, ``href``), ``extras`` (object of strings).  Empty
@@ -8,11 +8,8 @@ values are omitted.  At most one header line, the first, has no ``loc``: it carr
 (``kind``, ``title``, ``link``, ``description``, ``extras``) and is written only when there is some.
 Every IR field has a key, so ``X -> jsonl -> X`` is lossless for every format X.
 
-The values of a JSON Lines entry (https://jsonlines.org/, JSON as RFC 8259) read into IR types.
-
-One job: turn each JSON value of a :mod:`feedmap.formats.lines._jsonl` line into its field's type, raising
-:class:`Bad` (its message names the key) for a value of the wrong JSON type; also :func:`decode`, the JSON
-parser of every line.
+Reading, each line is parsed as JSON (RFC 8259, :func:`decode`) and each value turned into its field's type; a
+value of the wrong JSON type raises :class:`Bad`, whose message names the key (the line is reported and skipped).
 """
 
 from __future__ import annotations
