@@ -87,6 +87,7 @@ __all__ = [
     "register",
     "sitemap_tree",
     "split",
+    "transforms",
     "validate",
     "write",
 ]

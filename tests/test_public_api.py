@@ -128,10 +128,12 @@ def test_the_web_functions_and_transforms_take_options_as_read_does(call: object
 
 
 def test_every_public_transform_is_documented() -> None:
-    """The ``feedmap.transforms`` bullet names each function the module exports."""
+    """The ``feedmap.transforms`` bullet names each step ``feedmap.converters`` exports (or the step has its own
+    bullet, as ``feedmap.enrich``)."""
     section = _section("Library API")
     bullet = section[section.index("* `feedmap.transforms`") :].split("\n* ", 1)[0]
-    assert sorted(name for name in feedmap.converters.__all__ if f"`{name}" not in bullet) == []
+    missing = [name for name in feedmap.converters.__all__ if f"`{name}" not in bullet]
+    assert [name for name in missing if f"* `feedmap.{name}(" not in section] == []
 
 
 def _signature_lines() -> dict[str, str]:
