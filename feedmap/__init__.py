@@ -2,7 +2,8 @@
 
 One intermediate representation (:class:`Document` of :class:`Entry`) sits between pluggable readers and
 writers (see :mod:`feedmap.formats._registry`).  Reading streams: memory does not grow with the number of URLs.
-The steps between them (relative URLs, repeated URLs, ...) are functions of :mod:`feedmap.converters`.
+The steps between them (relative URLs, repeated URLs, ...) are functions of :mod:`feedmap.converters`
+(``feedmap.transforms``, their first name, is a deprecated alias kept for one release).
 Everything a user may touch is exported here and described in the docs' library guide, docs/library.md (a test
 keeps the two in step).
 
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
     from feedmap._validate.report import Report, validate
     from feedmap._web.discover import find_sitemaps
     from feedmap._web.sitemaptree import SitemapNode, sitemap_tree
-    from feedmap.converters._enrich import enrich
+    from feedmap.converters import enrich
     from feedmap.formats._registry import Detection, FormatSpec, Rendered, register
     from feedmap.formats.ext import Extension
 
@@ -88,7 +89,7 @@ _PUBLIC_HOMES = {
     "find_sitemaps": "feedmap._web.discover",
     "SitemapNode": "feedmap._web.sitemaptree",
     "sitemap_tree": "feedmap._web.sitemaptree",
-    "enrich": "feedmap.converters._enrich",
+    "enrich": "feedmap.converters",
     "Detection": "feedmap.formats._registry",
     "FormatSpec": "feedmap.formats._registry",
     "Rendered": "feedmap.formats._registry",

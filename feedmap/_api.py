@@ -1,17 +1,20 @@
-"""The library API: :func:`read`, :func:`write`, :func:`convert`, :func:`split`.
+"""The library API: :func:`read`, :func:`write`, :func:`convert`, :func:`split` (``feedmap.read``, ...).
 
-A run is: open the source (:mod:`feedmap._io.sources`), resolve its format (:mod:`feedmap.formats._registry`), read a
-streaming :class:`~feedmap._core.model.Document`, and hand it to a writer that writes while entries arrive.
-Diagnostics go to a :class:`~feedmap._core.errors.Reporter`; pass ``on_diagnostic`` to see them as they come.
-Nothing here prints or exits.
+A run is: open the source and start its reader (:func:`feedmap._web.follow.start_document`: the input opened
+by :mod:`feedmap._io.sources`, its format named or recognised by the registry of :mod:`feedmap.formats`), an
+index made its children's entries (:func:`feedmap._web.follow.follow_index`), the steps of
+:mod:`feedmap.converters` a conversion needs (:func:`feedmap.converters._pipeline.plan`), then a writer that
+writes while entries arrive (or :mod:`feedmap._publish.split`, into a directory).  A run makes its download
+threads and HTTP client (:class:`feedmap._io.http.Shared`), passes them to what fetches and closes them when it
+ends.  Diagnostics go to a ``feedmap.Reporter``; pass ``on_diagnostic`` to see them as they come.  Nothing here
+prints or exits.
 
 One call style for every step: the data (a source, a document or entries, a sink) first, then the format
 name (``format``: what is read by :func:`read`, what is written by :func:`write` and :func:`convert`,
-whose input format is ``source_format``), then one :class:`~feedmap._core.context.Options` with every setting,
-then, by keyword, where diagnostics go (``reporter=`` or ``on_diagnostic=``, as the transforms take them).
-The library's other calls follow it without a format: :func:`feedmap.converters._enrich.enrich`,
-:func:`feedmap._web.discover.find_sitemaps` and :func:`feedmap._web.sitemaptree.sitemap_tree` take
-``(data, options=None, *, on_diagnostic=None, reporter=None)``.
+whose input format is ``source_format``), then one ``feedmap.Options`` with every setting, then, by keyword,
+where diagnostics go (``reporter=`` or ``on_diagnostic=``, as the steps of :mod:`feedmap.converters` take
+them).  The library's other calls follow it without a format: ``feedmap.enrich``, ``feedmap.find_sitemaps``
+and ``feedmap.sitemap_tree`` take ``(data, options=None, *, on_diagnostic=None, reporter=None)``.
 """
 
 from __future__ import annotations
@@ -26,19 +29,16 @@ from feedmap._core.context import Context, Options, reporter_for
 from feedmap._core.errors import DiagnosticHandler, FormatError, Reporter
 from feedmap._core.model import ENTRY_FIELDS, DocKind, Document, Entry
 from feedmap._core.summary import SplitSummary, Summary
-from feedmap._io.http import shared_fetcher
+from feedmap._io.http import Shared
 from feedmap._io.sinks import gzip_named, gzipped
 from feedmap._io.sources import (
     SinkLike,
-    Source,
     SourceLike,
-    is_url,
     open_sink,
-    open_source,
     source_name,
 )
 from feedmap._publish.split import Layout, SplitReading, layout, split_document
-from feedmap._web.follow import follow_index
+from feedmap._web.follow import follow_index, start_document
 from feedmap.converters import _pipeline as converters
 from feedmap.converters._kinds import report_kind_change
 from feedmap.formats import _registry as registry
@@ -57,59 +57,13 @@ def _context(
     return ctx
 
 
-def _readable(format: str | None, source: Source, ctx: Context) -> FormatSpec:
-    if format is not None:
-        spec = registry.get(format)
-        if spec.reader is None:
-            raise FormatError(f"format {spec.name!r} cannot be read")
-        return spec
-    return registry.detect(source, ctx.reporter)
-
-
-def _open_document(source: SourceLike, format: str | None, ctx: Context) -> Document:
+def _open_document(source: SourceLike, format: str | None, ctx: Context, shared: Shared) -> Document:
     """Open and start reading one source; the returned document's entries close it when exhausted."""
-    doc, stack = start_document(source, format, ctx)
-    follow_index(doc, ctx, _start_child)  # an index becomes its children's entries unless --no-follow
+    doc, stack = start_document(source, format, ctx, shared)
+    follow_index(doc, ctx, shared)  # an index becomes its children's entries unless --no-follow
     doc.entries = _closing(doc.entries, stack)
     doc.closers.append(stack.close)
     return doc
-
-
-def start_document(source: SourceLike, format: str | None, ctx: Context) -> tuple[Document, contextlib.ExitStack]:
-    """Open and start reading one source: the document, and the stack that closes its input.
-
-    The entries are the reader's own (not closing anything when exhausted): index following uses this to
-    take over the entries of a nested index instead of iterating them one generator deeper.
-    """
-    stack = contextlib.ExitStack()
-    try:
-        remote = isinstance(source, str) and is_url(source) and not source.startswith("file:")
-        opened = stack.enter_context(
-            open_source(
-                source,
-                reporter=ctx.reporter,
-                max_bytes=ctx.options.max_bytes,
-                name=ctx.name or None,
-                fetcher=shared_fetcher(ctx.shared, ctx.options.http) if remote else None,
-                maps=ctx.options.maps,
-            )
-        )
-        ctx.name = opened.name
-        ctx.path = opened.path
-        ctx.url = opened.url or ctx.url
-        spec = _readable(format, opened, ctx)
-        assert spec.reader is not None
-        doc = spec.reader(opened, ctx=ctx)
-        doc.format = doc.format or spec.name
-    except BaseException:
-        stack.close()
-        raise
-    return doc, stack
-
-
-def _start_child(source: SourceLike, ctx: Context) -> tuple[Document, contextlib.ExitStack]:
-    """Open an index's child for :mod:`feedmap._web.follow`: its format recognised by content."""
-    return start_document(source, None, ctx)
 
 
 def _closing(entries: Iterable[Entry], stack: contextlib.ExitStack) -> Iterator[Entry]:
@@ -144,22 +98,23 @@ def read(
     kept and reported (WARNING ``relative-url``), and the writers of XML formats leave it out.
     """
     ctx = _context(options, reporter, on_diagnostic, source_name(source))
+    shared = Shared()
     try:
-        doc = _open_document(source, format, ctx)
+        doc = _open_document(source, format, ctx, shared)
     except BaseException:
-        ctx.shared.close()
+        shared.close()
         raise
-    doc.entries = _then_close(doc.entries, ctx)
-    doc.closers.append(ctx.shared.close)
+    doc.entries = _then_close(doc.entries, shared)
+    doc.closers.append(shared.close)
     return doc
 
 
-def _then_close(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
+def _then_close(entries: Iterable[Entry], shared: Shared) -> Iterator[Entry]:
     """The entries, then the run's shared resources (HTTP client, download threads) closed."""
     try:
         yield from entries
     finally:
-        ctx.shared.close()
+        shared.close()
 
 
 def _watch_dropped(entries: Iterable[Entry], spec: FormatSpec, ctx: Context) -> Iterator[Entry]:
@@ -263,7 +218,7 @@ def write(
     entries without an absolute URL are left out of XML formats, repeated URLs are reported and, for every
     format but JSON lines, merged (newest lastmod kept), a feed written as a sitemap becomes a urlset.
     Entries no feedmap reader produced (an iterable, or a Document built in code) are first checked as a
-    reader checks what it reads (:func:`feedmap.converters._steps.check_values`).  The settings that apply are
+    reader checks what it reads (:func:`feedmap.converters.check_values`).  The settings that apply are
     those of writing in ``options``: ``strict``, ``schema_location``, ``encode_urls``, ``keep_urls`` and
     the feed channel (``channel_title``, ...).
 
@@ -323,19 +278,21 @@ def split(
             staged.close()
 
 
-def _concatenated(sources: Sequence[SourceLike], format: str | None, ctx: Context, reporter: Reporter) -> Document:
+def _concatenated(
+    sources: Sequence[SourceLike], format: str | None, ctx: Context, reporter: Reporter, shared: Shared
+) -> Document:
     """One document whose entries are those of each source in turn, read reporting to ``reporter``; metadata
     from the first."""
 
     def context_for(source: SourceLike) -> Context:
-        return Context(reporter=reporter, options=ctx.options, name=source_name(source), shared=ctx.shared)
+        return Context(reporter=reporter, options=ctx.options, name=source_name(source))
 
-    first = _open_document(sources[0], format, context_for(sources[0]))
+    first = _open_document(sources[0], format, context_for(sources[0]), shared)
 
     def entries() -> Iterator[Entry]:
         yield from first.entries
         for source in sources[1:]:
-            yield from _open_document(source, format, context_for(source)).entries
+            yield from _open_document(source, format, context_for(source), shared).entries
 
     combined = Document(first.meta, entries(), diagnostics=ctx.reporter.diagnostics)
     combined.format = first.format
@@ -356,8 +313,8 @@ def convert(
     """Read ``sources`` (one source or several, concatenated) and write them to ``sink`` in ``format``.
 
     As :func:`read` (with ``source_format`` as its ``format``) then :func:`write`, with one ``options``.
-    Between reader and writer run the steps of :func:`feedmap.converters._pipeline.plan` (the transforms of
-    :mod:`feedmap.converters._steps`: relative URLs left out of XML formats, repeated URLs merged, a feed made a
+    Between reader and writer run the steps of :func:`feedmap.converters._pipeline.plan` (the steps of
+    :mod:`feedmap.converters`: relative URLs left out of XML formats, repeated URLs merged, a feed made a
     urlset, pages enriched with ``options.enrich``, ROR channel derived).  ``wrap``, if given, is a last
     step: a function from the entry stream to an entry stream, applied after those steps and before the
     writer (a filter, a transform, a progress counter); the entries it yields are written as they are.
@@ -376,17 +333,18 @@ def convert(
     ctx = _context(options, reporter, on_diagnostic, _sink_name(sink))
     directory = directory_of(sink)
     where = layout(spec.name, directory, ctx) if spec is not None and directory is not None else None
+    shared = Shared()
     with contextlib.ExitStack() as cleanup:
-        cleanup.callback(ctx.shared.close)  # last: the HTTP client and threads, also when opening fails
+        cleanup.callback(shared.close)  # last: the HTTP client and threads, also when opening fails
         reading = SplitReading(ctx.reporter) if directory is not None else ctx.reporter
-        doc = source_doc = _concatenated(inputs, source_format, ctx, reading)
+        doc = source_doc = _concatenated(inputs, source_format, ctx, reading, shared)
         cleanup.callback(source_doc.close)
         if spec is None:
             assert not isinstance(format, str)
             spec = _writer_spec(format(doc.meta.kind))
             where = layout(spec.name, directory, ctx) if directory is not None else None
         report_kind_change(doc.meta.kind, spec.name, ctx)
-        for step in converters.plan(doc, spec.name, enrich=ctx.options.enrich, options=ctx.options):
+        for step in converters.plan(doc, spec.name, enrich=ctx.options.enrich, options=ctx.options, shared=shared):
             doc = step(doc, ctx)
         if wrap is not None:
             doc = Document(doc.meta, wrap(doc.entries), diagnostics=doc.diagnostics)

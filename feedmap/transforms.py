@@ -1,7 +1,41 @@
-"""The steps between reader and writer, under their first name (kept for one release).
+"""Deprecated: the first name of :mod:`feedmap.converters`, kept for one release (0.1) as its alias.
 
-This module is an alias of :mod:`feedmap.converters._steps`; every name it had is still here.
+Every name of :mod:`feedmap.converters` is here, the same objects.  Importing this module (``import
+feedmap.transforms``, or reading ``feedmap.transforms`` the first time: ``import feedmap`` loads it only then)
+gives a :class:`DeprecationWarning` naming ``feedmap.converters``, at the line that asked for it; import that
+instead.
+This module goes in the next release.
 """
 
-from feedmap.converters._steps import *  # noqa: F403
-from feedmap.converters._steps import __all__ as __all__
+import importlib
+import os
+import sys
+import warnings
+from types import FrameType
+
+from feedmap.converters import *  # noqa: F403
+from feedmap.converters import __all__ as __all__
+
+#: What the warning says.
+DEPRECATION = "feedmap.transforms is deprecated and goes in the next release: use feedmap.converters (the same names)"
+
+
+def _importer_level() -> int:
+    """The ``stacklevel`` of the code that imports this module: past the import system's frames, and past
+    ``feedmap.__getattr__``, which imports it when ``feedmap.transforms`` is read (:func:`warnings.warn`
+    itself does not count the frames of ``importlib._bootstrap``)."""
+    machinery = os.path.dirname(importlib.__file__) + os.sep
+    package = os.path.join(os.path.dirname(__file__), "__init__.py")
+    level = 2  # 1: this module's body
+    frame: FrameType | None = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not ("importlib" in name and "_bootstrap" in name):  # those frames warnings.warn does not count
+            if not (name.startswith(machinery) or name == package):
+                break
+            level += 1
+        frame = frame.f_back
+    return level
+
+
+warnings.warn(DEPRECATION, DeprecationWarning, stacklevel=_importer_level())

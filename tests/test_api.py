@@ -485,7 +485,7 @@ def test_memory_does_not_grow_with_the_number_of_urls(tmp_path: Path) -> None:
     bound = 20.0  # MiB; streaming the entries measures ~0
     # the bound is meaningful: holding the entries (what a non-streaming reader does) costs far more
     assert list_growth > 2 * bound, f"materialising {count:,} entries grew only {list_growth:.1f} MiB"
-    # what does grow: the set of the locs' hashes that finds repeated URLs (feedmap.converters._steps: about 70
+    # what does grow: the set of the locs' hashes that finds repeated URLs (feedmap.converters: about 70
     # bytes per URL), still well under what holding the entries costs
     allowed = bound + 80 * count / 2**20
     assert stream_growth < allowed, f"streaming {count:,} entries grew the peak by {stream_growth:.1f} MiB"

@@ -38,9 +38,10 @@ from feedmap import (
     Reporter,
     W3CDate,
 )
+from feedmap._core.entry_checks import check_web_urls, keep_absolute
 from feedmap.cli import main
-from feedmap.converters._pipeline import as_urlset, feed_to_sitemap, plan, sitemap_to_ror
-from feedmap.converters._steps import absolute_step, merge_step, report_step, unique_step, web_step
+from feedmap.converters._duplicates import merge_duplicates, report_duplicates
+from feedmap.converters._pipeline import as_urlset, feed_to_sitemap, on_entries, plan, sitemap_to_ror
 from feedmap.formats import Context
 
 # ------------------------------------------------------------------------------------------------ helpers
@@ -89,6 +90,19 @@ def doc_of(data: bytes) -> Document:
 
 
 # ------------------------------------------------------------------------------------------------ plan
+
+
+def web_step(xml: bool, *, parts: bool) -> object:
+    return on_entries(check_web_urls, xml=xml, parts=parts)
+
+
+def absolute_step(target: str) -> object:
+    return on_entries(keep_absolute, target=target)
+
+
+merge_step = on_entries(merge_duplicates)
+unique_step = on_entries(report_duplicates, drop=True)
+report_step = on_entries(report_duplicates)
 
 
 @pytest.mark.parametrize(

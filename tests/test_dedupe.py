@@ -1,5 +1,5 @@
 """``--dedupe first|last|newest`` (issue 11, item 2) in every output format, and
-:func:`feedmap.converters._steps.dedupe`.
+:func:`feedmap.converters.dedupe`.
 
 sitemaps.org 0.9 lists a URL once; the policy says which of its entries is kept (newest by lastmod, ties to
 the first), at the place of the URL's first occurrence.

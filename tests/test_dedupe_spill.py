@@ -1,7 +1,7 @@
 """Dedupe past the in-memory cap (issue 11, item 2): the seen URLs spill to a temporary SQLite database.
 
 The output, its order and the diagnostics are those of the in-memory path, for every policy, for
-:func:`feedmap.converters._steps.merge_duplicates` and :func:`feedmap.converters._steps.report_duplicates`, with repeats
+:func:`feedmap.converters.merge_duplicates` and :func:`feedmap.converters.report_duplicates`, with repeats
 on both sides of the cap and locs whose hashes collide; the database's directory is removed at the end, on
 error and when the output is closed early.
 """

@@ -1,6 +1,6 @@
 """Entry filters (issue 11, item 3): ``--since``/``--until``/``--require-lastmod``, ``--include``/``--exclude``,
-``--limit``, from the CLI and as :func:`feedmap.converters._steps.filter_entries` /
-:func:`~feedmap.converters._steps.limit_entries`.
+``--limit``, from the CLI and as :func:`feedmap.converters.filter_entries` /
+:func:`~feedmap.converters.limit_entries`.
 
 The date rule (W3C Datetime, https://www.w3.org/TR/NOTE-datetime): each date is the period its precision
 names, no zone is UTC, both bounds inclusive over their whole period.

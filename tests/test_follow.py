@@ -1,5 +1,6 @@
 """Index following as its own step (:mod:`feedmap._web.follow`): the index reader yields the index's own entries,
-and :func:`feedmap._web.follow.follow_index` turns an index into its children's entries.
+and :func:`feedmap._web.follow.follow_index` turns an index into its children's entries, opening each child itself
+(:func:`feedmap._web.follow.start_document`) with the run's threads and fetcher it is given.
 
 The rules themselves (scope, loops, depth, ``--since``, downloads) are exercised end to end through
 ``feedmap.read`` in test_sitemapindex.py and test_follow_web.py.
@@ -7,12 +8,11 @@ The rules themselves (scope, loops, depth, ``--since``, downloads) are exercised
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
-from typing import BinaryIO
 
 import feedmap
 from feedmap import DocKind, DocMeta, Document, Entry, Options, Position, Reporter
+from feedmap._io.http import Shared
 from feedmap._io.sources import open_source
 from feedmap._web.follow import follow_index
 from feedmap.formats import Context
@@ -37,49 +37,43 @@ def test_the_index_reader_yields_the_index_own_entries_even_when_following_is_on
     assert ctx.reporter.diagnostics == []  # nothing was followed, so nothing was refused or failed
 
 
-def _never(source: Path | BinaryIO, ctx: Context) -> tuple[Document, contextlib.ExitStack]:
-    raise AssertionError(f"no child is opened here, yet {source!r} was")
-
-
 def test_follow_index_leaves_other_kinds_and_no_follow_alone() -> None:
     entries = [Entry(loc="https://ex.com/a")]
     urlset = Document(DocMeta(kind=DocKind.URLSET), entries)
     ctx = Context(reporter=Reporter())
-    assert follow_index(urlset, ctx, _never) is urlset
+    shared = Shared()  # never used: nothing is followed
+    assert follow_index(urlset, ctx, shared) is urlset
     assert urlset.meta.kind is DocKind.URLSET and urlset.entries is entries
     index = Document(DocMeta(kind=DocKind.INDEX), entries)
     index.format = "jsonl"  # JSON lines of kind index: read as they are
-    assert follow_index(index, ctx, _never) is index
+    assert follow_index(index, ctx, shared) is index
     assert index.meta.kind is DocKind.INDEX and index.entries is entries
     index.format = "sitemapindex"
     no_follow = Context(reporter=Reporter(), options=Options(follow=False))
-    assert follow_index(index, no_follow, _never) is index
+    assert follow_index(index, no_follow, shared) is index
     assert index.meta.kind is DocKind.INDEX and index.entries is entries
 
 
-def test_follow_index_opens_each_child_with_the_opener_given(tmp_path: Path) -> None:
-    """The step opens children through the opener it is handed (the API's), each with a child context."""
-    children = [tmp_path / "a.xml", tmp_path / "b.xml"]
-    for child in children:
-        child.write_bytes(b"not read by the opener below")
-    opened: list[tuple[str, tuple[str, ...]]] = []
-
-    def opener(source: Path | BinaryIO, ctx: Context) -> tuple[Document, contextlib.ExitStack]:
-        assert isinstance(source, Path)
-        opened.append((ctx.name, ctx.chain))
-        entries = [Entry(loc=f"https://ex.com/{source.stem}/{n}") for n in (1, 2)]
-        return Document(entries=entries), contextlib.ExitStack()
-
+def test_follow_index_opens_each_child_by_its_content_with_a_child_context(tmp_path: Path) -> None:
+    """The step opens the children itself, each read by content (a urlset, a text sitemap) with a context whose
+    chain holds the index; the run's threads and fetcher are those it is handed (nothing fetched here)."""
+    (tmp_path / "a.xml").write_text(
+        f'<urlset xmlns="{SM}"><url><loc>https://ex.com/a/1</loc></url><url><loc>https://ex.com/a/2</loc></url></urlset>'
+    )
+    (tmp_path / "b.txt").write_text("https://ex.com/b/1\nhttps://ex.com/b/2\n")
+    children = [tmp_path / "a.xml", tmp_path / "b.txt"]
     index_entries = [Entry(loc=child.as_uri(), origin=Position("index.xml", n + 3)) for n, child in enumerate(children)]
     index = Document(DocMeta(kind=DocKind.INDEX, title="kept"), index_entries)
     index.format = "sitemapindex"
     ctx = Context(reporter=Reporter(), name="index.xml", path=tmp_path / "index.xml")
-    doc = follow_index(index, ctx, opener)
-    assert doc is index
-    assert doc.meta.kind is DocKind.URLSET and doc.meta.title == "kept"
-    assert [entry.loc for entry in doc.entries] == [f"https://ex.com/{c}/{n}" for c in "ab" for n in (1, 2)]
-    parent_key = str((tmp_path / "index.xml").resolve())
-    assert opened == [(str(child), (parent_key,)) for child in children]
+    shared = Shared()
+    try:
+        doc = follow_index(index, ctx, shared)
+        assert doc is index
+        assert doc.meta.kind is DocKind.URLSET and doc.meta.title == "kept"
+        assert [entry.loc for entry in doc.entries] == [f"https://ex.com/{c}/{n}" for c in "ab" for n in (1, 2)]
+    finally:
+        shared.close()
     assert ctx.reporter.diagnostics == []
 
 

@@ -63,7 +63,7 @@ def _code_blocks(section: str, language: str) -> list[str]:
 
 
 _TRANSFORMS = [
-    getattr(feedmap.converters._steps, name)
+    getattr(feedmap.converters, name)
     for name in ("resolve_relative", "keep_absolute", "check_values", "merge_duplicates", "report_duplicates")
 ]
 
@@ -80,10 +80,12 @@ def test_the_web_functions_and_transforms_take_options_as_read_does(call: object
 
 
 def test_every_public_transform_is_documented() -> None:
-    """The ``feedmap.converters`` bullet names each function the package exports."""
+    """The ``feedmap.converters`` bullet names each step the package exports (or the step has its own bullet,
+    as ``feedmap.enrich``)."""
     section = _page("library.md")
     bullet = section[section.index("* `feedmap.converters`") :].split("\n* ", 1)[0]
-    assert sorted(name for name in feedmap.converters.__all__ if f"`{name}" not in bullet) == []
+    missing = [name for name in feedmap.converters.__all__ if f"`{name}" not in bullet]
+    assert [name for name in missing if f"* `feedmap.{name}(" not in section] == []
 
 
 def _signature_lines() -> dict[str, str]:

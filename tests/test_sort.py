@@ -1,5 +1,5 @@
 """``--sort loc|lastmod|-lastmod`` (issue 11, item 3) from the CLI and as
-:func:`feedmap.converters._steps.sort_entries`.
+:func:`feedmap.converters.sort_entries`.
 
 Stable order; lastmods (W3C Datetime, https://www.w3.org/TR/NOTE-datetime) compared by the instant their
 period starts, no zone read as UTC; entries without a lastmod last in both directions; past a threshold,

@@ -1,19 +1,21 @@
-"""What a reader or writer is told besides its input: options, where diagnostics go, and the source.
+"""The settings of a call and the context a reader or writer is given: :class:`Options` and :class:`Context`.
 
-Readers and writers take ``ctx: Context`` (the format contract, :class:`feedmap.formats._registry.Reader`); the
-fields they do not need they ignore, so a new option never changes the format contract.
+:class:`Options` (``feedmap.Options``) holds every setting of :func:`feedmap.read`, ``write``, ``convert`` and
+``split``, checked when made.  :class:`Context` (``feedmap.formats.Context``, the format contract: a
+``Reader`` or ``Writer`` of :mod:`feedmap.formats` takes ``ctx``) is what a reader, writer or converter step
+is told besides its input: the options, where diagnostics go (:func:`reporter_for`), the input's name, path
+and URL, and the indexes being followed around it.  The fields a format does not need it ignores, so a new
+option never changes the format contract.  A run's download threads and HTTP client are not here: the run
+passes them (``feedmap._io.http.Shared``) to what fetches, and a format never fetches.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol, TypeVar, cast
 
 from feedmap._core.dates import W3CDate
 from feedmap._core.errors import DiagnosticHandler, Reporter
@@ -31,12 +33,10 @@ __all__ = [
     "DEFAULT_USER_AGENT",
     "MAX_CONCURRENCY",
     "NUMBER_FIELD",
-    "Closable",
     "Context",
     "FollowPredicate",
     "HttpSettings",
     "Options",
-    "Shared",
     "name_pattern_problem",
     "reporter_for",
 ]
@@ -220,56 +220,9 @@ def reporter_for(options: Options, reporter: Reporter | None, on_diagnostic: Dia
     return Reporter(strict=options.strict, handler=on_diagnostic)
 
 
-class Closable(Protocol):
-    """What a run keeps in :class:`Shared`: anything closed when the run ends."""
-
-    def close(self) -> None: ...
-
-
-_Kept = TypeVar("_Kept", bound=Closable)
-
-
-class Shared:
-    """What every context of one run shares, made on first use: the download threads, and the resources
-    of the layers above, one of each kind per run (the HTTP fetcher: :func:`feedmap._io.http.shared_fetcher`).
-
-    Thread-safe: the threads of a run ask for the same pool and the same resources at once.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._pool: ThreadPoolExecutor | None = None
-        self._kept: dict[type, Closable] = {}
-
-    def keep(self, kind: type[_Kept], make: Callable[[], _Kept]) -> _Kept:
-        """The run's one ``kind``: made with ``make`` the first time it is asked for, closed by :meth:`close`."""
-        with self._lock:
-            found = self._kept.get(kind)
-            if found is None:
-                found = self._kept[kind] = make()
-            return cast("_Kept", found)
-
-    def pool(self, workers: int) -> ThreadPoolExecutor:
-        with self._lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="feedmap-fetch")
-            return self._pool
-
-    def close(self) -> None:
-        with self._lock:
-            pool, self._pool = self._pool, None
-            kept, self._kept = self._kept, {}
-        if pool is not None:
-            # queued work is dropped; requests in flight end on their own (their results are discarded), so
-            # closing a document early or an interrupt does not wait for slow servers
-            pool.shutdown(wait=False, cancel_futures=True)
-        for resource in reversed(kept.values()):  # the last made first: it may use those made before
-            resource.close()
-
-
 @dataclass(slots=True, kw_only=True)
 class Context:
-    """Per-run state handed to readers and writers."""
+    """What a reader, writer or converter step is told besides its input (see the module's docstring)."""
 
     reporter: Reporter
     options: Options = field(default_factory=Options)
@@ -280,7 +233,6 @@ class Context:
     url: str | None = None
     #: Locations of the index documents being followed, outermost first (loop and depth detection).
     chain: tuple[str, ...] = ()
-    shared: Shared = field(default_factory=Shared)
 
     def key(self) -> str:
         """What identifies the current document for loop detection: its resolved path, else its URL."""

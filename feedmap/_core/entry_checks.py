@@ -1,16 +1,18 @@
-"""Entry checks behind the transforms: relative locs resolved or left out, values built in code checked.
+"""Entry checks: relative locs resolved or left out, only web URLs in XML outputs, values built in code checked.
 
-One job: the per-entry URL and value rules of :mod:`feedmap.converters._steps` as steps over a stream of entries
-with a :class:`~feedmap._core.context.Context`:
+One job: the per-entry URL and value rules, as steps over a stream of entries with a
+:class:`~feedmap._core.context.Context`: the implementations of :func:`feedmap.converters.resolve_relative`,
+:func:`feedmap.converters.keep_absolute` and :func:`feedmap.converters.check_values` under the same names, and
+``check_web_urls``, a step of every conversion; the readers and writers share the URL rules below:
 
 * a relative ``loc`` (RFC 3986 §4.2 relative reference, https://www.rfc-editor.org/rfc/rfc3986#section-4.2)
-  resolved against a base URL (RFC 3986 §5.2), else reported and kept (:func:`resolve_entries`);
-* entries whose loc is not an absolute URL left out (:func:`absolute_entries`): sitemaps.org 0.9
+  resolved against a base URL (RFC 3986 §5.2), else reported and kept (:func:`resolve_relative`);
+* entries whose loc is not an absolute URL left out (:func:`keep_absolute`): sitemaps.org 0.9
   (https://www.sitemaps.org/protocol.html, ``<loc>``) and RSS 2.0 (https://www.rssboard.org/rss-specification,
   ``link`` and a permalink ``guid``) require absolute URLs;
-* what a reader checks, for entries built in code (:func:`checked_entries`): the loc, and a ``priority``
+* what a reader checks, for entries built in code (:func:`check_values`): the loc, and a ``priority``
   in 0.0-1.0 (sitemaps.org ``<priority>``);
-* only web URLs in XML outputs (:func:`web_entries`): a sitemap's ``loc`` is a page's URL, and sitemaps.org
+* only web URLs in XML outputs (:func:`check_web_urls`): a sitemap's ``loc`` is a page's URL, and sitemaps.org
   ("Sitemap file location", "Using Sitemap index files") and Google (image sitemaps, ``hreflang``
   alternates) speak only of http(s) ones; an RSS 2.0 ``link`` is "The URL of the item" a reader opens, so
   a ``javascript:``, ``data:``, ``vbscript:``, ``ftp:`` or ``gopher:`` URL has no place in any of them.  Such
@@ -31,13 +33,13 @@ from feedmap._core.urls import check_loc, has_scheme, is_absolute_url, is_http_u
 from feedmap._core.wording import counted
 
 __all__ = [
-    "absolute_entries",
-    "checked_entries",
+    "check_values",
+    "check_web_urls",
+    "keep_absolute",
     "non_web_url",
     "relative_reference",
     "resolve",
-    "resolve_entries",
-    "web_entries",
+    "resolve_relative",
     "where",
 ]
 
@@ -75,7 +77,7 @@ def where(entry: Entry, ctx: Context) -> tuple[str, int]:
     return ctx.name, 0
 
 
-def resolve_entries(entries: Iterable[Entry], ctx: Context, base: str | None) -> Iterator[Entry]:
+def resolve_relative(entries: Iterable[Entry], ctx: Context, base: str | None) -> Iterator[Entry]:
     """:func:`resolve_relative` with a context (the step form)."""
     for entry in entries:
         loc = entry.loc
@@ -109,7 +111,7 @@ def _with_loc(entry: Entry, loc: str) -> Entry:
     return copy
 
 
-def absolute_entries(entries: Iterable[Entry], ctx: Context, target: str = "") -> Iterator[Entry]:
+def keep_absolute(entries: Iterable[Entry], ctx: Context, target: str = "") -> Iterator[Entry]:
     """:func:`keep_absolute` with a context (the step form)."""
     left_out = 0
     first: tuple[str, str, int] | None = None
@@ -132,7 +134,7 @@ def absolute_entries(entries: Iterable[Entry], ctx: Context, target: str = "") -
         )
 
 
-def checked_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
+def check_values(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
     """:func:`check_values` with a context (the step form)."""
     for entry in entries:
         loc = entry.loc
@@ -169,15 +171,15 @@ def non_web_url(url: str, what: str, ctx: Context, *, kept: bool, at: Entry | No
 
 def _other_scheme(url: str) -> bool:
     """Whether ``url`` has a scheme (RFC 3986 §3.1) other than http(s); a relative reference has none (it is
-    :func:`absolute_entries`' business)."""
+    :func:`keep_absolute`' business)."""
     return not is_http_url(url) and has_scheme(url)
 
 
-def web_entries(entries: Iterable[Entry], ctx: Context, *, xml: bool, parts: bool = True) -> Iterator[Entry]:
+def check_web_urls(entries: Iterable[Entry], ctx: Context, *, xml: bool, parts: bool = True) -> Iterator[Entry]:
     """The entries with only http(s) URLs (:func:`feedmap._core.urls.is_http_url`) in their loc, images (loc and
     license) and alternates.  ``xml``: the output is an XML one; an entry whose loc has another scheme is
     left out, as are such an image, image license or alternate; else they are kept.  Each is reported
-    (``non-web-url``); a relative reference is left to :func:`absolute_entries`.  ``parts``: the output holds images and
+    (``non-web-url``); a relative reference is left to :func:`keep_absolute`.  ``parts``: the output holds images and
     alternates (else only the loc is looked at).
     """
     for entry in entries:

@@ -7,17 +7,22 @@ extension 1.1 (``images``) and hreflang alternates (``alternates``).  Both input
 database on disk (the standard library's :mod:`sqlite3`, deleted afterwards), one row per distinct URL, a
 loc as written (an IRI and its URI, ``café`` and ``caf%C3%A9``, are one URL, as every conversion writes and
 merges them; with ``options.keep_urls``, as read; a change shows the loc as read): a million URLs are never
-held as Python objects.  A loc repeated
-within one input counts once, the entry with
-the newest ``lastmod`` kept (ties: the first), as :func:`feedmap.converters._steps.merge_duplicates` and every
-conversion keep it; each input's repeats are reported (INFO ``duplicates-merged``).
+held as Python objects.  A loc repeated within one input counts once, the entry with the newest ``lastmod``
+kept (ties: the first), as :func:`feedmap.converters.merge_duplicates` and every conversion keep it; each
+input's repeats are reported (INFO ``duplicates-merged``).
 
-An input read incompletely (an index's child that could not be read, XML or gzip that breaks off, a line
-skipped: :data:`feedmap._diff.diff.INCOMPLETE_CODES`) would make the URLs it lost look removed (or added):
-ERROR ``input-incomplete`` says so, and :attr:`Changes.incomplete` names it.  Only the fields both inputs'
-formats can hold are compared (a text sitemap holds the loc alone; INFO ``fields-not-compared``).  What each
-side is read from (a directory ``feedmap convert -o DIR/`` published, a side's own maps) and the refusal of two
-sides read from the same files (ReadError ``same-files``) are :mod:`feedmap._diff.sides`.
+What the comparison can trust of each input (:class:`InputRead`, said once the input is read):
+
+* an input read incompletely (an index's child that could not be read, XML or gzip that breaks off, a line
+  of JSON lines or text skipped: the codes in :data:`INCOMPLETE_CODES`) would make the URLs it lost look
+  removed (or added): ERROR ``input-incomplete`` says so, and :attr:`Changes.incomplete` names it;
+* a format holds some fields only (``FormatSpec.fields`` of :mod:`feedmap.formats`: a text sitemap the loc
+  alone, a sitemap index loc and lastmod): a field one input cannot hold is not compared, so that a text
+  sitemap and an XML sitemap of the same URLs are the same (INFO ``fields-not-compared`` names them); an
+  index whose children were read holds what its children's format holds, a sitemap's fields.
+
+What each side is read from (a directory ``feedmap convert -o DIR/`` published, a side's own maps) and the
+refusal of two sides read from the same files (ReadError ``same-files``) are :mod:`feedmap._diff.sides`.
 
 A ``lastmod`` with a time compares as the instant it names (W3C Datetime,
 https://www.w3.org/TR/NOTE-datetime: the zone applied, no zone read as UTC as the filters and ``--sort`` read
@@ -29,19 +34,6 @@ values compare as written (a priority as a number: ``0.5`` and ``0.50`` are the 
 alternates as sets (a reordering is no change), an alternate's hreflang without case (BCP 47 language tags
 are case-insensitive, RFC 5646 §2.1.1: ``en-US`` and ``en-us`` are one tag).  Order of the changes: the
 added and changed URLs in NEW's order (of first occurrence), then the removed ones in OLD's order.
-
-How one input of :func:`feedmap.diff` was read: completely or not, and which compared fields it can hold.
-
-One job: read an input with :func:`feedmap.read` for the comparison and say what the comparison can trust.
-
-* An input read incompletely (an index's child that could not be read, XML or gzip that breaks off, a line
-  of JSON lines or text skipped: the diagnostic codes in :data:`INCOMPLETE_CODES`) would make the URLs it
-  lost look removed (or added): ERROR ``input-incomplete`` says so after it is read.
-* A format holds some fields only (:attr:`feedmap.formats._registry.FormatSpec.fields`: a text sitemap holds the loc
-  alone, a sitemap index loc and lastmod): a field one of the inputs cannot hold is not compared, so that a
-  text sitemap and an XML sitemap (sitemaps.org 0.9, https://www.sitemaps.org/protocol.html) of the same URLs
-  are the same; INFO ``fields-not-compared`` names them.  An index whose children were read holds what its
-  children's format holds: a sitemap's fields.
 """
 
 from __future__ import annotations

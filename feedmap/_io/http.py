@@ -39,8 +39,9 @@ the robots.txt policy; the parts live in private modules: sending, retrying, red
 stream in :mod:`feedmap._io.http_send` (loaded with httpx on the first request, so that starting feedmap
 does not pay for it), the deadline in :mod:`feedmap._io.http_deadline`, the cache in :mod:`feedmap._io.http_cache`
 (loaded when a cache directory is given).  The settings are :class:`feedmap._core.http_settings.HttpSettings`
-(carried by :class:`feedmap._core.context.Options`); a run's one fetcher is kept in its
-:class:`feedmap._core.context.Shared` (:func:`shared_fetcher`), so the context needs nothing of this module.
+(carried by :class:`feedmap._core.context.Options`).  What one run shares, its one fetcher and its download
+threads, is a :class:`Shared` the run makes and passes to what fetches (index following, enrichment, validate,
+discover): the reader and writer contract (:class:`feedmap._core.context.Context`) carries none of it.
 """
 
 from __future__ import annotations
@@ -49,12 +50,12 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
-from feedmap._core.context import Shared
 from feedmap._core.errors import FetchError
 from feedmap._core.http_settings import DEFAULT_USER_AGENT, HttpSettings
 from feedmap._core.urls import origin
@@ -75,7 +76,7 @@ __all__ = [
     "HttpSettings",
     "RedirectRule",
     "RobotsPolicy",
-    "shared_fetcher",
+    "Shared",
 ]
 
 #: Decides whether a redirect is followed: sees the target URL, returns why not (or None to follow it).
@@ -346,10 +347,44 @@ class _KeptPerHop:
             self.current = None
 
 
-def shared_fetcher(shared: Shared, settings: HttpSettings) -> Fetcher:
-    """The one fetcher of a run: made with ``settings`` when first asked for (from any thread), then shared
-    by every context and thread of the run, and closed with it (:meth:`feedmap._core.context.Shared.close`)."""
-    return shared.keep(Fetcher, lambda: Fetcher(settings))
+class Shared:
+    """What the fetching parts of one run share, each made on first use: the download threads and the HTTP
+    fetcher.  The run that makes it passes it to what fetches, and closes it when it ends.
+
+    Thread-safe: the threads of a run ask for the same pool and the same fetcher at once.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
+        self._fetcher: Fetcher | None = None
+
+    def pool(self, workers: int) -> ThreadPoolExecutor:
+        """The run's download threads (``workers`` of them, as the first caller asks)."""
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="feedmap-fetch")
+            return self._pool
+
+    def fetcher(self, settings: HttpSettings) -> Fetcher:
+        """The run's one fetcher: made with ``settings`` when first asked for (from any thread), then the same
+        for every caller and thread of the run until :meth:`close`."""
+        with self._lock:
+            if self._fetcher is None:
+                self._fetcher = Fetcher(settings)
+            return self._fetcher
+
+    def close(self) -> None:
+        """Stop the threads (queued work dropped), then close the fetcher; the next ask makes new ones."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+            fetcher, self._fetcher = self._fetcher, None
+        if pool is not None:
+            # queued work is dropped; requests in flight end on their own (their results are discarded), so
+            # closing a document early or an interrupt does not wait for slow servers
+            pool.shutdown(wait=False, cancel_futures=True)
+        if fetcher is not None:
+            fetcher.close()
 
 
 def read_head(stream: Readable, limit: int) -> tuple[bytes, bytes | None]:

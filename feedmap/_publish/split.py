@@ -1,11 +1,15 @@
-"""Writing one document into numbered files and a sitemap index that lists them.
+"""Splitting one document into numbered files and the sitemap index that lists them, and what the split
+tells of what it publishes.
 
-Spec: https://www.sitemaps.org/protocol.html ("Sitemap file location", "Using Sitemap index files"): a
-sitemap (XML or text) holds at most 50,000 URLs and 52,428,800 bytes uncompressed; an index lists at most
-50,000 sitemaps, each with its ``loc`` and the ``lastmod`` of the newest change it holds, and indexes are
-not nested.
+Spec: https://www.sitemaps.org/protocol.html.  "Using Sitemap index files": a sitemap (XML or text) holds at
+most 50,000 URLs and 52,428,800 bytes uncompressed; an index lists at most 50,000 sitemaps, each with its
+``loc`` and the ``lastmod`` of the newest change it holds, and indexes are not nested; crawlers fetch what
+the index names, so a file it named once and names no more is no longer read.  "Sitemap file location": a
+sitemap served at ``https://example.com/catalog/`` may list only URLs that start with
+``https://example.com/catalog/`` (same host, under that path) unless the site's robots.txt names it
+("Sitemaps & Cross Submits"), as most sites do; crawlers that keep to the rule drop the others.
 
-The format renders the document in parts (:attr:`feedmap.formats._registry.FormatSpec.renderer`: a header, one block per
+The format renders the document in parts (``FormatSpec.renderer`` of :mod:`feedmap.formats`: a header, one block per
 entry, a footer); the blocks are written in order into ``sitemap-1.xml``, ``sitemap-2.xml``, ... (the name
 pattern's ``{n}``, or ``{n:05d}`` zero-padded), each file cut before the block that would pass either limit,
 measured on the UTF-8 bytes written uncompressed (header and footer included; extension elements are in the
@@ -20,15 +24,9 @@ replaced index named that this run does not write are removed; an error leaves t
 A name's ``#``, ``?``, ``%``, blanks and non-ASCII are percent-encoded in its URL (:func:`file_url`).
 Only each file's name and newest lastmod are kept: memory does not grow with the number of entries.
 
-What a split tells of what it publishes beside writing it: the URLs outside the files' scope, the files
-the index being replaced named (removed when this run does not write them, or left when named at another
-URL).
-
-Spec: https://www.sitemaps.org/protocol.html, "Sitemap file location": a sitemap served at
-``https://example.com/catalog/`` may list only URLs that start with ``https://example.com/catalog/`` (on the
-same host and under that path), unless the site's robots.txt names it ("Sitemaps & Cross Submits"), as
-most sites do; crawlers that keep to the rule drop the others.  And "Using Sitemap index files": crawlers
-fetch what the index names, so a file it named once and names no more is no longer read.
+Beside writing, the split tells what it publishes: the URLs outside the files' scope (once per file, by the
+location rule above), and the files the index being replaced named (removed when this run does not write
+them; left, and said so, when they were named at another URL).
 """
 
 from __future__ import annotations

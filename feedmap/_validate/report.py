@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 
-from feedmap._core.context import Context, Options, Shared
+from feedmap._core.context import Context, Options
 from feedmap._core.errors import (
     Diagnostic,
     DiagnosticHandler,
@@ -37,7 +37,7 @@ from feedmap._core.errors import (
 )
 from feedmap._core.follow_rules import loop_key, nesting_refusal, same_site_rule
 from feedmap._core.urls import is_http_url, same_site
-from feedmap._io.http import shared_fetcher
+from feedmap._io.http import Shared
 from feedmap._io.locate import MapEscapeError, is_mapped, local_path
 from feedmap._io.sources import Source, SourceLike, is_url, open_source
 from feedmap._validate.rules import RULES, Findings
@@ -170,7 +170,7 @@ class _Run:
             source,
             reporter=Reporter(handler=self.emit),
             max_bytes=self.options.max_bytes,
-            fetcher=shared_fetcher(self.shared, self.options.http) if remote else None,
+            fetcher=self.shared.fetcher(self.options.http) if remote else None,
             maps=self.options.maps,
         ) as opened:
             key = str(opened.path.resolve()) if opened.path is not None else loop_key(opened.url or opened.name)

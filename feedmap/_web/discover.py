@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
-from feedmap._core.context import Options, Shared, reporter_for
+from feedmap._core.context import Options, reporter_for
 from feedmap._core.errors import (
     DiagnosticHandler,
     FeedmapError,
@@ -49,9 +49,9 @@ from feedmap._io.http import (
     UNCAPPED,
     RedirectRule,
     RobotsPolicy,
+    Shared,
     read_head,
     robots_cut_note,
-    shared_fetcher,
 )
 from feedmap._io.locate import MapEscapeError, local_path
 from feedmap._io.sources import Source, open_source
@@ -121,7 +121,7 @@ def open_url(
     path = local_path(url, options.maps)
     if path is not None and not path.is_file():
         raise FetchError(f"{url}: {path} does not exist", url=url, code="file-missing")
-    fetcher = shared_fetcher(shared, options.http) if path is None else None
+    fetcher = shared.fetcher(options.http) if path is None else None
     with open_source(
         url,
         reporter=reporter,

@@ -4,7 +4,10 @@ Spec: the sitemaps.org 0.9 sitemap index (https://www.sitemaps.org/protocol.html
 an index as a document of kind ``index`` whose entries are its children (loc, lastmod);
 :func:`follow_index` turns it into a document of the children's entries, one child after another
 (streaming), in index order.  The rules (scope, loops, relative children, depth) are those of
-:mod:`feedmap._core.follow_rules`; this module applies them, downloads the children and walks the tree.
+:mod:`feedmap._core.follow_rules`; this module applies them, downloads the children and walks the tree,
+opening each with :func:`start_document` (one source opened, its format named or recognised by content, its
+reader started), which :func:`feedmap.read` uses for the document it reads too.  The run's download threads
+and fetcher are the :class:`feedmap._io.http.Shared` the API passes in.
 
 * **Local children**: a child is read from disk when its URL starts with a ``--map PREFIX=DIR`` prefix (a
   static-site build directory) or is a ``file:`` URL (:func:`feedmap._io.locate.local_path`: inside the
@@ -19,7 +22,7 @@ an index as a document of kind ``index`` whose entries are its children (loc, la
 * **Relative children**: resolved against the index's own URL (``relative-url-resolved``); when the index
   has no URL (a local file), reported (``child-not-read``) and not read.
 * **Downloads**: up to ``concurrency`` children download ahead of the one being read, on the run's one
-  pool of threads (:meth:`feedmap._core.context.Shared.pool`), each into a spooled temporary file capped at
+  pool of threads (:meth:`feedmap._io.http.Shared.pool`), each into a spooled temporary file capped at
   ``--max-bytes``.
 * **Nothing read**: when the index names children and not one of them could be read (every one failed
   or was refused; a loop back to an index being read is no failure), reading ends with a
@@ -35,7 +38,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import deque
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Generator, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +48,7 @@ from feedmap._core.context import Context, Options
 from feedmap._core.errors import (
     FeedmapError,
     FetchError,
+    FormatError,
     ReadError,
     SourceError,
     StrictError,
@@ -62,14 +66,16 @@ from feedmap._core.follow_rules import (
 )
 from feedmap._core.model import DocKind, Document, Entry
 from feedmap._core.wording import counted
-from feedmap._io.http import shared_fetcher
+from feedmap._io.http import Shared
 from feedmap._io.locate import MapEscapeError, local_path
 from feedmap._io.scratch import ScratchSpool
+from feedmap._io.sources import Source, SourceLike, is_url, open_source
 from feedmap.converters._filters import within
+from feedmap.formats import _registry as registry
+from feedmap.formats._registry import FormatSpec
 
 __all__ = [
     "FOLLOWED_FORMATS",
-    "ChildOpener",
     "child_refusal",
     "child_url",
     "follow_index",
@@ -77,11 +83,8 @@ __all__ = [
     "loop_key",
     "resolved_message",
     "same_site_rule",
+    "start_document",
 ]
-
-#: Opens and starts reading one child (a downloaded body or a local path) with its context: the document
-#: (its format recognised by content, not followed) and the stack that closes its input.
-ChildOpener = Callable[[Path | BinaryIO, Context], tuple[Document, contextlib.ExitStack]]
 
 #: The formats whose indexes are followed: a JSON lines file of kind ``index`` is read as it is.
 FOLLOWED_FORMATS = frozenset({"sitemapindex"})
@@ -94,17 +97,63 @@ def is_followed(doc: Document) -> bool:
     return doc.meta.kind is DocKind.INDEX and doc.format in FOLLOWED_FORMATS
 
 
-def follow_index(doc: Document, ctx: Context, open_child: ChildOpener) -> Document:
+def _readable(format: str | None, source: Source, ctx: Context) -> FormatSpec:
+    if format is not None:
+        spec = registry.get(format)
+        if spec.reader is None:
+            raise FormatError(f"format {spec.name!r} cannot be read")
+        return spec
+    return registry.detect(source, ctx.reporter)
+
+
+def start_document(
+    source: SourceLike, format: str | None, ctx: Context, shared: Shared
+) -> tuple[Document, contextlib.ExitStack]:
+    """Open and start reading one source (the format named, else recognised by content): the document, not
+    followed, and the stack that closes its input.  An http(s) URL is fetched with the run's fetcher.
+
+    The entries are the reader's own (not closing anything when exhausted): :func:`follow_index` uses this
+    to take over the entries of a nested index instead of iterating them one generator deeper, and
+    :func:`feedmap.read` to open its source.
+    """
+    stack = contextlib.ExitStack()
+    try:
+        remote = isinstance(source, str) and is_url(source) and not source.startswith("file:")
+        opened = stack.enter_context(
+            open_source(
+                source,
+                reporter=ctx.reporter,
+                max_bytes=ctx.options.max_bytes,
+                name=ctx.name or None,
+                fetcher=shared.fetcher(ctx.options.http) if remote else None,
+                maps=ctx.options.maps,
+            )
+        )
+        ctx.name = opened.name
+        ctx.path = opened.path
+        ctx.url = opened.url or ctx.url
+        spec = _readable(format, opened, ctx)
+        assert spec.reader is not None
+        doc = spec.reader(opened, ctx=ctx)
+        doc.format = doc.format or spec.name
+    except BaseException:
+        stack.close()
+        raise
+    return doc, stack
+
+
+def follow_index(doc: Document, ctx: Context, shared: Shared) -> Document:
     """An index read with ``ctx`` (see :func:`is_followed`), made the document of its children's entries.
 
     Unless ``ctx.options.follow`` is off (``--no-follow``): then, as any other document, ``doc`` is
     returned as it is.  The document is changed in place (its kind becomes ``urlset``, its entries those
-    of the children, read with ``open_child``) and returned.
+    of the children, downloaded on ``shared``'s threads with its fetcher, each opened with
+    :func:`start_document`) and returned.
     """
     if not ctx.options.follow or not is_followed(doc):
         return doc
     doc.meta = doc.meta.as_kind(DocKind.URLSET)
-    doc.entries = _Following(iter(doc.entries), ctx, open_child)
+    doc.entries = _Following(iter(doc.entries), ctx, shared)
     return doc
 
 
@@ -128,7 +177,7 @@ class _Child:
     download: Future[tuple[BinaryIO, str]] | None = None
 
 
-def _download(url: str, ctx: Context) -> tuple[BinaryIO, str]:
+def _download(url: str, ctx: Context, shared: Shared) -> tuple[BinaryIO, str]:
     """Fetch a child into a spooled temporary file (in memory up to 1 MiB), capped at ``--max-bytes``.
 
     Returns the file and the URL it was found at after redirects (the site a nested index is scoped to).
@@ -136,7 +185,7 @@ def _download(url: str, ctx: Context) -> tuple[BinaryIO, str]:
     """
     spool = ScratchSpool(_SPOOL_IN_MEMORY, "copy of a child sitemap")
     try:
-        fetcher = shared_fetcher(ctx.shared, ctx.options.http)
+        fetcher = shared.fetcher(ctx.options.http)
         with fetcher.open(url, max_bytes=ctx.options.max_bytes, redirect_rule=same_site_rule(ctx.url)) as fetched:
             while chunk := fetched.read(1 << 16):
                 spool.write(chunk)
@@ -173,7 +222,7 @@ def _left_out(index_entry: Entry, options: Options) -> bool:
     return options.since is not None and lastmod is not None and not within(lastmod, options.since, None)
 
 
-def _plan(index_entry: Entry, ctx: Context, tally: _Tally) -> _Child | None:
+def _plan(index_entry: Entry, ctx: Context, tally: _Tally, shared: Shared) -> _Child | None:
     """Decide how a child is read, or report why it is not (and give None)."""
     line = index_entry.origin.line if index_entry.origin else 0
     options = ctx.options
@@ -213,7 +262,7 @@ def _plan(index_entry: Entry, ctx: Context, tally: _Tally) -> _Child | None:
     tally.failed -= 1
     if path is not None:
         return _Child(loc, line, path=path)
-    return _Child(loc, line, download=ctx.shared.pool(options.concurrency).submit(_download, loc, ctx))
+    return _Child(loc, line, download=shared.pool(options.concurrency).submit(_download, loc, ctx, shared))
 
 
 def _discard(download: Future[tuple[BinaryIO, str]]) -> None:
@@ -230,15 +279,15 @@ class _Following:
     taken over by the walk of the outermost index, so the nesting depth costs no Python stack.
     """
 
-    def __init__(self, entries: Iterator[Entry], ctx: Context, open_child: ChildOpener) -> None:
+    def __init__(self, entries: Iterator[Entry], ctx: Context, shared: Shared) -> None:
         self.entries = entries
         self.ctx = ctx
-        self.open_child = open_child
+        self.shared = shared
         self._walk: Iterator[Entry] | None = None
 
     def __iter__(self) -> Iterator[Entry]:
         if self._walk is None:
-            self._walk = _walk(_Level(self.entries, self.ctx), self.open_child)
+            self._walk = _walk(_Level(self.entries, self.ctx, self.shared))
         return self._walk
 
     def close(self) -> None:
@@ -253,6 +302,8 @@ class _Level:
 
     entries: Iterator[Entry]
     ctx: Context
+    #: The run's download threads and fetcher, the same for every level of one walk.
+    shared: Shared
     #: The child this index is, and the context of its parent (None for the outermost index).
     parent: tuple[_Child, Context] | None = None
     #: Closes the index's input (None for the outermost index: its document closes it).
@@ -270,7 +321,7 @@ class _Level:
             if entry is None:
                 self.planned = True
             else:
-                child = _plan(entry, self.ctx, self.tally)
+                child = _plan(entry, self.ctx, self.tally, self.shared)
                 if child is not None:
                     self.window.append(child)
         return self.window.popleft() if self.window else None
@@ -284,7 +335,7 @@ class _Level:
             self.stack.close()
 
 
-def _walk(root: _Level, open_child: ChildOpener) -> Iterator[Entry]:
+def _walk(root: _Level) -> Iterator[Entry]:
     """The leaf entries below ``root``, depth first, in index order (see :class:`_Following`)."""
     levels = [root]
     try:
@@ -300,7 +351,7 @@ def _walk(root: _Level, open_child: ChildOpener) -> Iterator[Entry]:
             if child is None:
                 levels.pop().close()
                 continue
-            nested = yield from _read_child(child, level.ctx, level.tally, open_child)
+            nested = yield from _read_child(child, level)
             if nested is not None:
                 levels.append(nested)
         _check_something_read(root)
@@ -326,7 +377,7 @@ def _check_something_read(root: _Level) -> None:
         )
 
 
-def _open_child(child: _Child, ctx: Context, open_child: ChildOpener) -> tuple[Document, Context, contextlib.ExitStack]:
+def _open_child(child: _Child, ctx: Context, shared: Shared) -> tuple[Document, Context, contextlib.ExitStack]:
     """Open a child: its document, the context it is read with, and the stack that closes its input."""
     stack = contextlib.ExitStack()
     try:
@@ -334,12 +385,12 @@ def _open_child(child: _Child, ctx: Context, open_child: ChildOpener) -> tuple[D
             body, final_url = child.download.result()
             stack.enter_context(body)
             child_ctx = ctx.child(child.loc, None, url=final_url)
-            doc, inner = open_child(body, child_ctx)
+            doc, inner = start_document(body, None, child_ctx, shared)
         else:
             assert child.path is not None
             mapped = child.loc if not child.loc.startswith("file:") else None
             child_ctx = ctx.child(str(child.path), child.path, url=mapped)
-            doc, inner = open_child(child.path, child_ctx)
+            doc, inner = start_document(child.path, None, child_ctx, shared)
         stack.push(inner)
     except BaseException:
         stack.close()
@@ -347,14 +398,14 @@ def _open_child(child: _Child, ctx: Context, open_child: ChildOpener) -> tuple[D
     return doc, child_ctx, stack
 
 
-def _read_child(
-    child: _Child, ctx: Context, tally: _Tally, open_child: ChildOpener
-) -> Generator[Entry, None, _Level | None]:
-    """Yield a child sitemap's entries; a child that is itself an index is returned as a new level."""
+def _read_child(child: _Child, level: _Level) -> Generator[Entry, None, _Level | None]:
+    """Yield the entries of a child sitemap of ``level``'s index; a child that is itself an index is returned as
+    a new level."""
+    ctx, tally = level.ctx, level.tally
     try:
-        doc, child_ctx, stack = _open_child(child, ctx, open_child)
+        doc, child_ctx, stack = _open_child(child, ctx, level.shared)
         if is_followed(doc):
-            return _Level(iter(doc.entries), child_ctx, parent=(child, ctx), stack=stack, tally=tally)
+            return _Level(iter(doc.entries), child_ctx, level.shared, parent=(child, ctx), stack=stack, tally=tally)
         with stack:
             yield from doc.entries
         tally.read += 1

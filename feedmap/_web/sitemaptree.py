@@ -29,8 +29,9 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from feedmap._core.context import Context, Options, Shared, reporter_for
+from feedmap._core.context import Context, Options, reporter_for
 from feedmap._core.errors import Diagnostic, DiagnosticHandler, FeedmapError, Reporter, reason_of
+from feedmap._io.http import Shared
 from feedmap._web.discover import error_code, open_url
 from feedmap._web.follow import child_refusal, child_url, loop_key, resolved_message, same_site_rule
 from feedmap.formats import _registry as registry
@@ -139,9 +140,7 @@ def _read(url: str, options: Options, shared: Shared, index_url: str | None) -> 
             result.final_url = source.url or url
             spec = registry.detect(source, reporter)
             assert spec.reader is not None
-            ctx = Context(
-                reporter=reporter, options=options, name=url, path=source.path, url=result.final_url, shared=shared
-            )
+            ctx = Context(reporter=reporter, options=options, name=url, path=source.path, url=result.final_url)
             doc = spec.reader(source, ctx=ctx)
             result.format = spec.name
             result.kind = _KINDS.get(spec.name, doc.meta.kind.value)

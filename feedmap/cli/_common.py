@@ -1,17 +1,17 @@
-"""What every subcommand shares: printing diagnostics, parsing sizes and ``--map``, progress on stderr.
+"""What every subcommand shares: printing diagnostics and the values read from inputs, parsing sizes and
+``--map``, progress on stderr.
 
 Diagnostics are printed as ``file:line: level[code]: message`` (the GNU error-message convention),
 at most :data:`PER_CODE` of one code, then a count of what was not shown.
 
-What the command line prints of values read from inputs: nothing a terminal would act on.
-
-Unicode character categories (https://www.unicode.org/reports/tr44/, ``Cc`` controls and ``Cf`` format
-characters such as the bidirectional overrides of https://www.unicode.org/reports/tr9/) decide what is
-escaped: a hostile input's ESC sequences, a CR that rewrites the line, or U+202E must not drive the terminal
-or reorder the line.  Every command prints outside text (source names, URLs, messages quoting an input)
-through one of these helpers: :func:`printable` for messages (Python escapes), :func:`shown_url` for a URL
-printed to be used (percent-encoded, RFC 3986 §2.1: the same URI), :func:`json_text` for JSON (``\\u``
-escapes, RFC 8259 §7: the same string once parsed).
+Nothing printed of a value read from an input is something a terminal would act on.  Unicode character
+categories (https://www.unicode.org/reports/tr44/, ``Cc`` controls and ``Cf`` format characters such as the
+bidirectional overrides of https://www.unicode.org/reports/tr9/) decide what is escaped: a hostile input's
+ESC sequences, a CR that rewrites the line, or U+202E must not drive the terminal or reorder the line.  Every
+command prints outside text (source names, URLs, messages quoting an input) through one of these helpers:
+:func:`printable` for messages (Python escapes), :func:`shown_url` for a URL printed to be used
+(percent-encoded, RFC 3986 §2.1: the same URI), :func:`json_text` for JSON (``\\u`` escapes, RFC 8259 §7:
+the same string once parsed).
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
-"""Repeated locs behind the transforms: merged (newest lastmod kept) or reported, in bounded memory.
+"""Repeated locs merged (newest lastmod kept), reported or dropped, in bounded memory.
 
-One job: :func:`merged_entries` and :func:`reported_entries`, the steps of
-:func:`feedmap.converters._steps.merge_duplicates` and :func:`feedmap.converters._steps.report_duplicates`.
+One job: the implementations, over a context, of the steps :func:`feedmap.converters.merge_duplicates`,
+:func:`feedmap.converters.report_duplicates` and :func:`feedmap.converters.dedupe`, under the same names.
 sitemaps.org 0.9 (https://www.sitemaps.org/protocol.html) lists a URL once; an RSS 2.0 ``guid``
 (https://www.rssboard.org/rss-specification, ``<guid>`` of ``<item>``) identifies one item.  What is
-kept in memory per URL is described in :mod:`feedmap.converters._steps`.
+kept in memory per URL is described in :mod:`feedmap.converters`.
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ from feedmap._io.seen_keys import SeenKeys
 __all__ = [
     "DEDUPE_POLICIES",
     "LISTED_REPEATS",
-    "deduped_entries",
+    "dedupe",
     "entry_size",
-    "merged_entries",
+    "merge_duplicates",
     "newer",
-    "reported_entries",
+    "report_duplicates",
     "url_key",
 ]
 
@@ -230,7 +230,7 @@ def _later(candidate: Entry, current: Entry) -> bool:
     return True
 
 
-#: ``--dedupe`` policies: which entry of a repeated loc is kept (by :func:`deduped_entries`).
+#: ``--dedupe`` policies: which entry of a repeated loc is kept (by :func:`dedupe`).
 DEDUPE_POLICIES = ("first", "last", "newest")
 
 
@@ -295,14 +295,14 @@ def _encoded(loc: str) -> str:
     return loc if is_uri(loc) else encode_url(loc)
 
 
-def merged_entries(
+def merge_duplicates(
     entries: Iterable[Entry],
     ctx: Context,
     replaces: Callable[[Entry, Entry], bool] = newer,
     kept_what: str = "the newest lastmod kept",
 ) -> Iterator[Entry]:
-    """:func:`merge_duplicates` with a context (the step form); ``replaces(candidate, current)``: whether a
-    repeat takes the place of the entry kept (default: when its lastmod is newer; ties to the first).
+    """Each loc once, in first-seen order; ``replaces(candidate, current)``: whether a repeat takes the place of
+    the entry kept (default: when its lastmod is newer; ties to the first).
 
     Only each loc's hash and offset in the spool stay in memory; a repeated loc reads the kept entry back.
     """
@@ -338,13 +338,13 @@ def merged_entries(
         spool.close()
 
 
-def reported_entries(
+def report_duplicates(
     entries: Iterable[Entry], ctx: Context, *, drop: bool = False, kept_what: str = "the URL written once"
 ) -> Iterator[Entry]:
-    """:func:`report_duplicates` with a context (the step form); ``drop``: repeats are left out as well.
+    """Every entry passed on, streamed, each repeated loc reported; ``drop``: repeats are left out as well.
 
     Dropping is right where only the loc is written (a text sitemap): the output is that of
-    :func:`merged_entries`, streamed.  Only the set of the locs as written grows with the input (the text
+    :func:`merge_duplicates`, streamed.  Only the set of the locs as written grows with the input (the text
     itself, not a hash: two locs are one only when their texts are).
     """
     seen = SeenKeys()  # loc as written -> 0
@@ -365,12 +365,12 @@ def reported_entries(
     repeats.report(ctx, merged=kept_what if drop else "")
 
 
-def deduped_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
+def dedupe(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
     """Each loc once by ``ctx.options.dedupe`` (None: ``newest``), in first-seen order: ``first`` streams
-    (only the set of locs seen grows), ``last`` and ``newest`` merge as :func:`merged_entries` does."""
+    (only the set of locs seen grows), ``last`` and ``newest`` merge as :func:`merge_duplicates` does."""
     policy = ctx.options.dedupe or "newest"
     if policy == "first":
-        return reported_entries(entries, ctx, drop=True, kept_what="the first kept")
+        return report_duplicates(entries, ctx, drop=True, kept_what="the first kept")
     if policy == "last":
-        return merged_entries(entries, ctx, _later, "the last kept")
-    return merged_entries(entries, ctx)
+        return merge_duplicates(entries, ctx, _later, "the last kept")
+    return merge_duplicates(entries, ctx)

@@ -39,17 +39,16 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import overload
 
-from feedmap._core.context import Context, Options, reporter_for
-from feedmap._core.errors import DiagnosticHandler, FeedmapError, FetchError, LimitError, Reporter, SourceError
-from feedmap._core.model import Document, Entry
+from feedmap._core.context import Context
+from feedmap._core.errors import FeedmapError, FetchError, LimitError, SourceError
+from feedmap._core.model import Entry
 from feedmap._core.urls import is_http_url
-from feedmap._io.http import Fetcher, RobotsPolicy, shared_fetcher
+from feedmap._io.http import Fetcher, RobotsPolicy, Shared
 from feedmap._io.locate import is_mapped, local_path
 from feedmap.converters._html import PageMeta, page_meta
 
-__all__ = ["FAILURE_CODES", "HTML_TYPES", "enrich", "enrich_entries", "enrich_step"]
+__all__ = ["FAILURE_CODES", "HTML_TYPES", "enrich"]
 
 #: Content types read as HTML; an empty or missing ``Content-Type`` is read as HTML too.
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
@@ -89,8 +88,8 @@ def _read_file(url: str, path: Path, cap: int) -> _Outcome:
     return _Outcome(page_meta(data))
 
 
-def _fetch(url: str, ctx: Context, cap: int) -> _Outcome:
-    fetcher = shared_fetcher(ctx.shared, ctx.options.http)
+def _fetch(url: str, ctx: Context, cap: int, shared: Shared) -> _Outcome:
+    fetcher = shared.fetcher(ctx.options.http)
     try:
         robots = fetcher.robots(url)
         note = robots.take_note()
@@ -130,7 +129,7 @@ def _fetch_allowed(url: str, robots: RobotsPolicy, fetcher: Fetcher, cap: int) -
     return _Outcome(page_meta(data, charset))
 
 
-def _load(url: str, ctx: Context) -> _Outcome:
+def _load(url: str, ctx: Context, shared: Shared) -> _Outcome:
     """Read and parse one page (runs on a worker thread; reports nothing itself)."""
     options = ctx.options
     cap = min(options.max_bytes, options.page_max_bytes)
@@ -145,7 +144,7 @@ def _load(url: str, ctx: Context) -> _Outcome:
         return _read_file(url, path, cap)
     if not is_http_url(url):
         return _failed("enrich-failed", f"{url} is not an http(s) URL; not enriched")
-    return _fetch(url, ctx, cap)
+    return _fetch(url, ctx, cap, shared)
 
 
 def _wanted(entry: Entry, overwrite: bool) -> bool:
@@ -176,8 +175,9 @@ def _finish(entry: Entry, pending: Future[_Outcome] | None, ctx: Context) -> Ent
     return entry
 
 
-def enrich_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
-    """The entries, in order, each filled from its page; ``ctx.options`` says how (concurrency, overwrite, maps)."""
+def enrich(entries: Iterable[Entry], ctx: Context, shared: Shared) -> Iterator[Entry]:
+    """The entries, in order, each filled from its page; ``ctx.options`` says how (concurrency, overwrite, maps);
+    the pages are read on ``shared``'s threads and fetched with its fetcher."""
     options = ctx.options
     workers = max(1, options.concurrency)
     limit = 2 * workers
@@ -186,7 +186,7 @@ def enrich_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
         for entry in entries:
             pending = None
             if _wanted(entry, options.overwrite):
-                pending = ctx.shared.pool(workers).submit(_load, entry.loc, ctx)
+                pending = shared.pool(workers).submit(_load, entry.loc, ctx, shared)
             window.append((entry, pending))
             while window and (len(window) > limit or window[0][1] is None or window[0][1].done()):
                 yield _finish(*window.popleft(), ctx)
@@ -196,73 +196,3 @@ def enrich_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
         for _, pending in window:  # stopped early: pages not started are not fetched
             if pending is not None:
                 pending.cancel()
-
-
-def enrich_step(doc: Document, ctx: Context) -> Document:
-    """The post-read step of ``convert`` when ``Options.enrich`` is set (see
-    :func:`feedmap.converters._pipeline.plan`)."""
-    result = Document(doc.meta, enrich_entries(doc.entries, ctx), diagnostics=doc.diagnostics)
-    result.format = doc.format
-    return result
-
-
-def _run(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
-    """Enriched entries, then the input closed and the run's threads and HTTP client released."""
-    iterator = iter(entries)
-    try:
-        yield from enrich_entries(iterator, ctx)
-    finally:
-        ctx.shared.close()
-        close = getattr(iterator, "close", None)
-        if callable(close):
-            close()
-
-
-@overload
-def enrich(  # type: ignore[overload-overlap]  # a Document is also an iterable of entries
-    source: Document,
-    options: Options | None = ...,
-    *,
-    on_diagnostic: DiagnosticHandler | None = ...,
-    reporter: Reporter | None = ...,
-) -> Document: ...
-@overload
-def enrich(
-    source: Iterable[Entry],
-    options: Options | None = ...,
-    *,
-    on_diagnostic: DiagnosticHandler | None = ...,
-    reporter: Reporter | None = ...,
-) -> Iterator[Entry]: ...
-def enrich(
-    source: Document | Iterable[Entry],
-    options: Options | None = None,
-    *,
-    on_diagnostic: DiagnosticHandler | None = None,
-    reporter: Reporter | None = None,
-) -> Document | Iterator[Entry]:
-    """Fill the title, description and keywords of each entry from its page; streams, order kept.
-
-    ``source`` is a :class:`~feedmap._core.model.Document` (a Document comes back, same metadata, and the
-    enrichment diagnostics join its ``diagnostics`` list unless a ``reporter`` is given) or any iterable of
-    entries (an iterator comes back).  The settings are those of ``--enrich`` in ``options``
-    (:class:`~feedmap._core.context.Options`): ``concurrency`` pages are read at once; ``overwrite`` replaces
-    values an entry already has; ``maps`` pairs ``(url_prefix, directory)`` read from disk instead of the
-    network; ``http`` says how to fetch (user agent, timeouts, retries, ``host_delay``); ``page_max_bytes``
-    (and ``max_bytes``, the smaller of the two) caps each page.  Failures are diagnostics
-    (``enrich-failed``, ``not-html``, ``robots-disallowed``), the entry kept as it was; with ``strict`` the
-    first one raises :class:`~feedmap._core.errors.StrictError`.  The HTTP client and threads are released when
-    the result is exhausted or closed (``Document.close()``).
-    """
-    options = replace(options or Options(), enrich=True)
-    if reporter is None:
-        reporter = reporter_for(options, None, on_diagnostic)
-        if isinstance(source, Document):
-            reporter.diagnostics = source.diagnostics
-    ctx = Context(reporter=reporter, options=options)
-    if isinstance(source, Document):
-        result = Document(source.meta, _run(source.entries, ctx), diagnostics=reporter.diagnostics)
-        result.format = source.format
-        result.closers += [ctx.shared.close, source.close]  # also when closed before it was read
-        return result
-    return _run(source, ctx)

@@ -2,7 +2,7 @@
 
 Feeds repeat a URL when an item is updated or cross-posted; a sitemap lists each URL once.  Entries are
 merged by ``loc`` keeping the first occurrence's position and the entry with the newest ``lastmod``
-(:func:`feedmap.converters._steps.merge_duplicates`: INFO ``duplicate-loc`` per repeated URL, INFO
+(:func:`feedmap.converters.merge_duplicates`: INFO ``duplicate-loc`` per repeated URL, INFO
 ``duplicates-merged`` with the total; kept entries spill to a temporary file).  :func:`feedmap.convert`
 and :func:`feedmap.write` no longer call this step: they merge repeated URLs for every target but JSON
 lines, whatever the inputs (see :func:`feedmap.converters._pipeline.plan`); it stays for code that calls it.
@@ -10,23 +10,16 @@ lines, whatever the inputs (see :func:`feedmap.converters._pipeline.plan`); it s
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-
 from feedmap._core.context import Context
-from feedmap._core.model import DocKind, Document, Entry
-from feedmap.converters._duplicates import merged_entries
+from feedmap._core.model import DocKind, Document
+from feedmap.converters._duplicates import merge_duplicates
 
-__all__ = ["dedupe_newest", "feed_to_sitemap"]
-
-
-def dedupe_newest(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
-    """Entries with distinct locs, in first-seen order, each the one with the newest lastmod."""
-    return merged_entries(entries, ctx)
+__all__ = ["feed_to_sitemap"]
 
 
 def feed_to_sitemap(doc: Document, ctx: Context) -> Document:
     """The feed's entries as a urlset: deduplicated by loc, newest lastmod kept; channel metadata kept."""
     meta = doc.meta.as_kind(DocKind.URLSET)
-    result = Document(meta, dedupe_newest(doc.entries, ctx), diagnostics=doc.diagnostics)
+    result = Document(meta, merge_duplicates(doc.entries, ctx), diagnostics=doc.diagnostics)
     result.format = doc.format
     return result

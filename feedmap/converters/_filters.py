@@ -1,5 +1,5 @@
-"""Entry filters behind :func:`feedmap.converters._steps.filter_entries` and
-:func:`feedmap.converters._steps.limit_entries`.
+"""Entry filters behind :func:`feedmap.converters.filter_entries` and
+:func:`feedmap.converters.limit_entries`.
 
 One job: select entries by their ``lastmod`` (W3C Datetime, https://www.w3.org/TR/NOTE-datetime, the
 sitemaps.org 0.9 ``<lastmod>``), by their ``loc`` (Python regular expressions, :func:`re.search`), and keep
@@ -25,7 +25,7 @@ from feedmap._core.dates import Precision, W3CDate
 from feedmap._core.model import Entry
 from feedmap._core.wording import counted
 
-__all__ = ["check_bounds", "compile_patterns", "filtered_entries", "limited_entries", "period", "within"]
+__all__ = ["check_bounds", "compile_patterns", "filter_entries", "limit_entries", "period", "within"]
 
 _INFINITY = float("inf")
 
@@ -98,14 +98,23 @@ def check_bounds(since: W3CDate | None, until: W3CDate | None) -> None:
         raise ValueError(f"since {since} is after until {until}: the earlier date is the since bound")
 
 
-def filtered_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
+def filter_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
     """The entries the options' ``since``, ``until``, ``require_lastmod``, ``include`` and ``exclude`` keep.
 
-    At the end (or when closed before it): INFO ``no-lastmod-kept`` (entries without a lastmod kept by a
-    date filter) and INFO ``entries-filtered`` (how many each filter left out), each once.
+    The patterns are compiled and the bounds compared at the call (:class:`re.error`, :class:`ValueError`), not
+    mid-stream.  At the end (or when closed before it): INFO ``no-lastmod-kept`` (entries without a lastmod kept
+    by a date filter) and INFO ``entries-filtered`` (how many each filter left out), each once.
     """
     options = ctx.options
     include, exclude = compile_patterns(options.include), compile_patterns(options.exclude)
+    check_bounds(options.since, options.until)
+    return _kept(entries, ctx, include, exclude)
+
+
+def _kept(
+    entries: Iterable[Entry], ctx: Context, include: Sequence[re.Pattern[str]], exclude: Sequence[re.Pattern[str]]
+) -> Iterator[Entry]:
+    options = ctx.options
     dated = options.since is not None or options.until is not None
     left = _Left()
     try:
@@ -132,7 +141,7 @@ def _report(left: _Left, ctx: Context, dated: bool) -> None:
         ctx.reporter.info("entries-filtered", f"{counted(total, 'entry', 'entries')} left out: {parts}", ctx.name)
 
 
-def limited_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
+def limit_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
     """The first ``options.limit`` entries (all when None); reading stops there (INFO ``limit-reached``)."""
     limit = ctx.options.limit
     if limit is None:

@@ -4,23 +4,23 @@
 
 * XML targets (sitemap, sitemap index, RSS, ROR) take only http(s) URLs: a ``javascript:`` or ``data:``
   loc, image or alternate is left out (WARNING ``non-web-url``), which every other target writes with the
-  same warning (:func:`feedmap._core.entry_checks.web_entries`); and they require absolute URLs: entries
-  without one are left out (:func:`feedmap.converters._steps.keep_absolute`);
+  same warning (:func:`feedmap._core.entry_checks.check_web_urls`); and they require absolute URLs: entries
+  without one are left out (:func:`feedmap.converters.keep_absolute`);
 * repeated URLs are reported in every conversion (INFO ``duplicate-loc``); every target but JSON lines
-  lists each URL once: :func:`feedmap.converters._steps.merge_duplicates` keeps the entry with the newest lastmod
+  lists each URL once: :func:`feedmap.converters.merge_duplicates` keeps the entry with the newest lastmod
   (a text sitemap, which holds only the loc, drops the repeats as they stream by); JSON lines keeps them
-  (:func:`feedmap.converters._steps.report_duplicates`).  This does not depend on the kind of the inputs or their
+  (:func:`feedmap.converters.report_duplicates`).  This does not depend on the kind of the inputs or their
   order.  ``options.dedupe`` (``--dedupe first|last|newest``) chooses the entry kept instead, in every
-  target, JSON lines included (:func:`feedmap.converters._steps.dedupe`);
+  target, JSON lines included (:func:`feedmap.converters.dedupe`);
 * the entry filters the options ask for (``since``, ``until``, ``require_lastmod``, ``include``, ``exclude``:
-  :func:`feedmap.converters._steps.filter_entries`) run first, on the entries as read; ``sort``
-  (:func:`feedmap.converters._steps.sort_entries`) runs after deduplication; ``limit``
-  (:func:`feedmap.converters._steps.limit_entries`) after both, so N distinct URLs are written (the newest N with
+  :func:`feedmap.converters.filter_entries`) run first, on the entries as read; ``sort``
+  (:func:`feedmap.converters.sort_entries`) runs after deduplication; ``limit``
+  (:func:`feedmap.converters.limit_entries`) after both, so N distinct URLs are written (the newest N with
   ``sort="-lastmod"``) and
   reading stops after them (a merged target, which reads everything to keep each URL's newest entry,
   stops writing there);
 * a feed written as a sitemap, index or text sitemap becomes a urlset (:func:`as_urlset`);
-* with ``enrich=True`` (``--enrich``), :func:`~feedmap.converters._enrich.enrich_step` fills titles,
+* with ``enrich=True`` (``--enrich``), :func:`feedmap.converters._enrich.enrich` fills titles,
   descriptions and keywords from the pages (after deduplication, so each URL is fetched once; before
   :func:`sitemap_to_ror`, which counts the entries still without a title);
 * anything that is not already ROR written as ROR goes through :func:`sitemap_to_ror`.
@@ -30,29 +30,20 @@ The library function for enrichment outside a conversion is :func:`feedmap.enric
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
 
+from feedmap._core import entry_checks
 from feedmap._core.context import Context, Options
-from feedmap._core.model import DocKind, Document
-from feedmap.converters._enrich import enrich_step
+from feedmap._core.model import DocKind, Document, Entry
+from feedmap._io.http import Shared
+from feedmap.converters import _duplicates, _enrich, _filters, _sort
 from feedmap.converters._feed_to_sitemap import feed_to_sitemap
 from feedmap.converters._sitemap_to_ror import sitemap_to_ror
-from feedmap.converters._steps import (
-    absolute_step,
-    check_step,
-    dedupe_step,
-    filter_step,
-    filters_asked,
-    limit_step,
-    merge_step,
-    report_step,
-    sort_step,
-    unique_step,
-    web_step,
-)
 from feedmap.formats import _registry as registry
 
-__all__ = ["Step", "as_urlset", "enrich_step", "feed_to_sitemap", "plan", "sitemap_to_ror"]
+__all__ = ["OnEntries", "Step", "as_urlset", "feed_to_sitemap", "on_entries", "plan", "sitemap_to_ror"]
 
 Step = Callable[[Document, Context], Document]
 
@@ -63,6 +54,42 @@ ABSOLUTE_TARGETS = frozenset({"sitemap", "sitemapindex", "rss", "ror"})
 _MERGED_TARGETS = frozenset({"sitemap", "sitemapindex", "rss", "ror"})
 
 
+@dataclass(frozen=True, slots=True)
+class OnEntries:
+    """A step of a plan made of a step over entries: ``function(doc.entries, ctx, **arguments)``, the document's
+    metadata, format and diagnostics kept.  Equal when the function and the arguments are."""
+
+    function: Callable[..., Iterator[Entry]]
+    arguments: tuple[tuple[str, Any], ...] = ()
+
+    def __call__(self, doc: Document, ctx: Context) -> Document:
+        result = Document(
+            doc.meta, self.function(doc.entries, ctx, **dict(self.arguments)), diagnostics=doc.diagnostics
+        )
+        result.format = doc.format
+        return result
+
+    def __repr__(self) -> str:
+        arguments = ", ".join(f"{name}={value!r}" for name, value in self.arguments)
+        return f"{self.function.__name__}({arguments})"
+
+
+def on_entries(function: Callable[..., Iterator[Entry]], **arguments: Any) -> OnEntries:
+    """The plan's step running ``function`` (a step over entries: ``(entries, ctx, **arguments)``) on a document."""
+    return OnEntries(function, tuple(sorted(arguments.items())))
+
+
+def _filters_asked(options: Options) -> bool:
+    """Whether the options ask :func:`feedmap.converters._filters.filter_entries` for anything."""
+    return bool(
+        options.since is not None
+        or options.until is not None
+        or options.require_lastmod
+        or options.include
+        or options.exclude
+    )
+
+
 def as_urlset(doc: Document, ctx: Context) -> Document:
     """The document as a urlset (a feed's channel metadata kept); the entries unchanged."""
     result = Document(doc.meta.as_kind(DocKind.URLSET), doc.entries, diagnostics=doc.diagnostics)
@@ -71,37 +98,47 @@ def as_urlset(doc: Document, ctx: Context) -> Document:
 
 
 def plan(
-    doc: Document, target: str, *, enrich: bool = False, check: bool = False, options: Options | None = None
+    doc: Document,
+    target: str,
+    *,
+    enrich: bool = False,
+    check: bool = False,
+    options: Options | None = None,
+    shared: Shared | None = None,
 ) -> list[Step]:
     """The steps that turn ``doc`` into what format ``target`` expects, enriching pages if asked.
 
     ``check``: the document comes from no feedmap reader (entries built in code): give its values the
-    checks a reader makes first (:func:`feedmap.converters._steps.check_values`).  ``options``: the entry filters
-    and the limit it asks for are planned too.
+    checks a reader makes first (:func:`feedmap.converters.check_values`).  ``options``: the entry filters
+    and the limit it asks for are planned too.  ``shared``: the run's threads and fetcher, which enrichment uses
+    (required with ``enrich``; the run closes it).
     """
-    steps: list[Step] = [check_step] if check else []
-    if options is not None and filters_asked(options):
-        steps.append(filter_step)
+    steps: list[Step] = [on_entries(entry_checks.check_values)] if check else []
+    if options is not None and _filters_asked(options):
+        steps.append(on_entries(_filters.filter_entries))
     fields = registry.get(target).fields
-    steps.append(web_step(target in ABSOLUTE_TARGETS, parts="images" in fields or "alternates" in fields))
+    parts = "images" in fields or "alternates" in fields  # the output holds images and alternates
+    steps.append(on_entries(entry_checks.check_web_urls, xml=target in ABSOLUTE_TARGETS, parts=parts))
     if target in ABSOLUTE_TARGETS:
-        steps.append(absolute_step(target))
+        steps.append(on_entries(entry_checks.keep_absolute, target=target))
     if options is not None and options.dedupe is not None:
-        steps.append(dedupe_step)
+        steps.append(on_entries(_duplicates.dedupe))
     elif target == "text":
-        steps.append(unique_step)
+        steps.append(on_entries(_duplicates.report_duplicates, drop=True))  # holds only the loc: streamed
     elif target in _MERGED_TARGETS:
-        steps.append(merge_step)
+        steps.append(on_entries(_duplicates.merge_duplicates))
     else:  # JSON lines (and formats registered by others) keep what was read
-        steps.append(report_step)
+        steps.append(on_entries(_duplicates.report_duplicates))
     if options is not None and options.sort is not None:
-        steps.append(sort_step)
+        steps.append(on_entries(_sort.sort_entries, first=options.limit))  # the limit step comes next
     if options is not None and options.limit is not None:
-        steps.append(limit_step)
+        steps.append(on_entries(_filters.limit_entries))
     if doc.meta.kind is DocKind.FEED and target in _SITEMAP_TARGETS:
         steps.append(as_urlset)
     if enrich:
-        steps.append(enrich_step)
+        if shared is None:
+            raise ValueError("enrich reads the pages on the run's threads with its fetcher: give shared")
+        steps.append(on_entries(_enrich.enrich, shared=shared))
     if target == "ror" and doc.format != "ror":
         steps.append(sitemap_to_ror)
     return steps

@@ -1,4 +1,4 @@
-"""Entries in order behind :func:`feedmap.converters._steps.sort_entries`, spilling sorted runs to disk when many.
+"""Entries in order behind :func:`feedmap.converters.sort_entries`, spilling sorted runs to disk when many.
 
 One job: order a stream of entries by ``loc`` or ``lastmod`` (``options.sort``: ``"loc"``, ``"lastmod"`` or
 ``"-lastmod"``), stably (entries that compare equal keep their input order), in bounded memory: up to
@@ -36,7 +36,7 @@ from feedmap._core.model import Entry
 from feedmap._io.scratch import scratch_error, scratch_file
 from feedmap.converters._duplicates import _freeze, _thaw, entry_size
 
-__all__ = ["ENTRIES_IN_MEMORY", "MAX_RUNS", "RUN_BYTES", "SORT_KEYS", "sorted_entries"]
+__all__ = ["ENTRIES_IN_MEMORY", "MAX_RUNS", "RUN_BYTES", "SORT_KEYS", "sort_entries"]
 
 #: The values ``options.sort`` takes.
 SORT_KEYS = ("loc", "lastmod", "-lastmod")
@@ -115,7 +115,7 @@ def _merged(runs: list[IO[bytes]], batch: list[_Record]) -> Iterator[_Record]:
     return heapq.merge(*(_read_run(run) for run in runs), iter(batch), key=_order)
 
 
-def sorted_entries(entries: Iterable[Entry], ctx: Context, *, first: int | None = None) -> Iterator[Entry]:
+def sort_entries(entries: Iterable[Entry], ctx: Context, *, first: int | None = None) -> Iterator[Entry]:
     """The entries ordered by ``ctx.options.sort`` (unchanged and streamed when None); see the module.
 
     ``first``: only the first N in that order are wanted (the others may not be yielded).

@@ -1,10 +1,10 @@
-"""Conversion steps as public transforms: entries in, entries out, diagnostics reported.
+"""The public steps of :mod:`feedmap.converters`: entries in, entries out, diagnostics reported.
 
 :func:`feedmap.convert` and :func:`feedmap.write` run these between reader and writer (see
 :func:`feedmap.converters._pipeline.plan`); a library user can run them on any stream of entries::
 
     with feedmap.read("feed.xml") as doc:
-        entries = feedmap.converters._steps.merge_duplicates(doc.entries, on_diagnostic=print)
+        entries = feedmap.converters.merge_duplicates(doc.entries, on_diagnostic=print)
         feedmap.write(entries, "out.xml", format="sitemap")
 
 Each public function takes an iterable of :class:`~feedmap._core.model.Entry` (or a
@@ -62,28 +62,23 @@ writers write every MiB of output.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from typing import Concatenate, ParamSpec, Protocol, cast, overload
 
+from feedmap._core import entry_checks
 from feedmap._core.context import Context, Options, reporter_for
-from feedmap._core.entry_checks import (
-    absolute_entries,
-    checked_entries,
-    relative_reference,
-    resolve_entries,
-    web_entries,
-)
+from feedmap._core.entry_checks import relative_reference
 from feedmap._core.errors import Diagnostic, Reporter
 from feedmap._core.model import Document, Entry
 from feedmap._core.urls import is_absolute_url
-from feedmap.converters._duplicates import deduped_entries, merged_entries, reported_entries
-from feedmap.converters._filters import check_bounds, compile_patterns, filtered_entries, limited_entries
-from feedmap.converters._sort import sorted_entries
+from feedmap._io.http import Shared
+from feedmap.converters import _duplicates, _enrich, _filters, _sort
 
 __all__ = [
     "check_values",
     "dedupe",
+    "enrich",
     "filter_entries",
     "keep_absolute",
     "limit_entries",
@@ -98,11 +93,11 @@ DiagnosticHandler = Callable[[Diagnostic], None]
 _P = ParamSpec("_P")
 
 
-# --- how every transform is called ------------------------------------------------------------------------
+# --- how every public step is called ------------------------------------------------------------------------
 
 
-class _Transform(Protocol[_P]):
-    """What each public transform is: a Document in gives a Document out (its metadata and diagnostics
+class _PublicStep(Protocol[_P]):
+    """What each public step is: a Document in gives a Document out (its metadata and diagnostics
     list kept), any other iterable of entries an iterator of entries; the other parameters are its own."""
 
     @overload
@@ -113,12 +108,12 @@ class _Transform(Protocol[_P]):
     def __call__(self, source: Iterable[Entry], /, *args: _P.args, **kwargs: _P.kwargs) -> Iterator[Entry]: ...
 
 
-def _transform(
+def _public_step(
     function: Callable[Concatenate[Document | Iterable[Entry], _P], Document | Iterator[Entry]],
-) -> _Transform[_P]:
-    """Declare ``function`` a transform: its callers see the two forms of :class:`_Transform` (typing only;
+) -> _PublicStep[_P]:
+    """Declare ``function`` a public step: its callers see the two forms of :class:`_PublicStep` (typing only;
     the function itself is returned unchanged)."""
-    return cast("_Transform[_P]", function)
+    return cast("_PublicStep[_P]", function)
 
 
 def _apply(
@@ -128,7 +123,7 @@ def _apply(
     on_diagnostic: DiagnosticHandler | None,
     reporter: Reporter | None,
 ) -> Document | Iterator[Entry]:
-    """Run ``step`` as every transform does: the options' ``strict``, the diagnostics to ``reporter`` or
+    """Run ``step`` as every public step does: the options' ``strict``, the diagnostics to ``reporter`` or
     ``on_diagnostic`` (for a Document, also appended to its own list)."""
     options = options or Options()
     if isinstance(source, Document):
@@ -143,10 +138,10 @@ def _apply(
     return step(source, Context(reporter=reporter_for(options, reporter, on_diagnostic), options=options))
 
 
-# --- the transforms -----------------------------------------------------------------------------------
+# --- the public steps -----------------------------------------------------------------------------------
 
 
-@_transform
+@_public_step
 def resolve_relative(
     source: Document | Iterable[Entry],
     options: Options | None = None,
@@ -162,10 +157,14 @@ def resolve_relative(
     base = options.base_url if options is not None else None
     if base is None and isinstance(source, Document):
         base = source.meta.link if source.meta.link and is_absolute_url(source.meta.link) else None
-    return _apply(source, lambda entries, ctx: resolve_entries(entries, ctx, base), options, on_diagnostic, reporter)
+
+    def resolve(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
+        return entry_checks.resolve_relative(entries, ctx, base)
+
+    return _apply(source, resolve, options, on_diagnostic, reporter)
 
 
-@_transform
+@_public_step
 def keep_absolute(
     source: Document | Iterable[Entry],
     options: Options | None = None,
@@ -174,10 +173,10 @@ def keep_absolute(
     reporter: Reporter | None = None,
 ) -> Document | Iterator[Entry]:
     """The entries whose loc is an absolute URL; the others left out (one WARNING ``relative-url-left-out``)."""
-    return _apply(source, absolute_entries, options, on_diagnostic, reporter)
+    return _apply(source, entry_checks.keep_absolute, options, on_diagnostic, reporter)
 
 
-@_transform
+@_public_step
 def check_values(
     source: Document | Iterable[Entry],
     options: Options | None = None,
@@ -190,10 +189,10 @@ def check_values(
 
     :func:`feedmap.write` runs it on entries no feedmap reader produced.
     """
-    return _apply(source, checked_entries, options, on_diagnostic, reporter)
+    return _apply(source, entry_checks.check_values, options, on_diagnostic, reporter)
 
 
-@_transform
+@_public_step
 def merge_duplicates(
     source: Document | Iterable[Entry],
     options: Options | None = None,
@@ -206,10 +205,10 @@ def merge_duplicates(
     Reports INFO ``duplicate-loc`` per repeated loc (its count, at its first occurrence) and INFO
     ``duplicates-merged`` with the number merged.  Nothing comes out before the input is exhausted.
     """
-    return _apply(source, merged_entries, options, on_diagnostic, reporter)
+    return _apply(source, _duplicates.merge_duplicates, options, on_diagnostic, reporter)
 
 
-@_transform
+@_public_step
 def report_duplicates(
     source: Document | Iterable[Entry],
     options: Options | None = None,
@@ -218,10 +217,10 @@ def report_duplicates(
     reporter: Reporter | None = None,
 ) -> Document | Iterator[Entry]:
     """The entries unchanged and streamed; INFO ``duplicate-loc`` per repeated loc at the end."""
-    return _apply(source, reported_entries, options, on_diagnostic, reporter)
+    return _apply(source, _duplicates.report_duplicates, options, on_diagnostic, reporter)
 
 
-@_transform
+@_public_step
 def dedupe(
     source: Document | Iterable[Entry],
     options: Options | None = None,
@@ -234,10 +233,10 @@ def dedupe(
 
     Reports INFO ``duplicate-loc`` per repeated loc and INFO ``duplicates-merged`` with the number merged.
     """
-    return _apply(source, deduped_entries, options, on_diagnostic, reporter)
+    return _apply(source, _duplicates.dedupe, options, on_diagnostic, reporter)
 
 
-@_transform
+@_public_step
 def filter_entries(
     source: Document | Iterable[Entry],
     options: Options | None = None,
@@ -251,12 +250,10 @@ def filter_entries(
     (the count each filter left out) at the end.  An invalid regular expression raises :class:`re.error`;
     a ``since`` after ``until`` (bounds the wrong way round) raises :class:`ValueError`.
     """
-    if options is not None:
-        _check_patterns(options)
-    return _apply(source, filtered_entries, options, on_diagnostic, reporter)
+    return _apply(source, _filters.filter_entries, options, on_diagnostic, reporter)
 
 
-@_transform
+@_public_step
 def limit_entries(
     source: Document | Iterable[Entry],
     options: Options | None = None,
@@ -265,10 +262,10 @@ def limit_entries(
     reporter: Reporter | None = None,
 ) -> Document | Iterator[Entry]:
     """The first ``options.limit`` entries (all when None); nothing past them is read (INFO ``limit-reached``)."""
-    return _apply(source, limited_entries, options, on_diagnostic, reporter)
+    return _apply(source, _filters.limit_entries, options, on_diagnostic, reporter)
 
 
-@_transform
+@_public_step
 def sort_entries(
     source: Document | Iterable[Entry],
     options: Options | None = None,
@@ -283,95 +280,67 @@ def sort_entries(
     the input ends; past :data:`feedmap.converters._sort.ENTRIES_IN_MEMORY` entries (or ``RUN_BYTES`` of them),
     sorted runs are pickled into temporary files (removed at the end) and merged.
     """
-    return _apply(source, sorted_entries, options, on_diagnostic, reporter)
+    return _apply(source, _sort.sort_entries, options, on_diagnostic, reporter)
 
 
-def _check_patterns(options: Options) -> None:
-    """Compile the options' patterns and compare the date bounds now, so that an invalid pattern or bounds
-    the wrong way round fail at the call, not mid-stream."""
-    compile_patterns(options.include + options.exclude)
-    check_bounds(options.since, options.until)
+def _run(entries: Iterable[Entry], ctx: Context, shared: Shared) -> Iterator[Entry]:
+    """Enriched entries, then the input closed and the run's threads and HTTP client released."""
+    iterator = iter(entries)
+    try:
+        yield from _enrich.enrich(iterator, ctx, shared)
+    finally:
+        shared.close()
+        close = getattr(iterator, "close", None)
+        if callable(close):
+            close()
 
 
-# --- the same, as conversion steps (Document, Context) -> Document ----------------------------------------
+@overload
+def enrich(  # type: ignore[overload-overlap]  # a Document is also an iterable of entries
+    source: Document,
+    options: Options | None = ...,
+    *,
+    on_diagnostic: DiagnosticHandler | None = ...,
+    reporter: Reporter | None = ...,
+) -> Document: ...
+@overload
+def enrich(
+    source: Iterable[Entry],
+    options: Options | None = ...,
+    *,
+    on_diagnostic: DiagnosticHandler | None = ...,
+    reporter: Reporter | None = ...,
+) -> Iterator[Entry]: ...
+def enrich(
+    source: Document | Iterable[Entry],
+    options: Options | None = None,
+    *,
+    on_diagnostic: DiagnosticHandler | None = None,
+    reporter: Reporter | None = None,
+) -> Document | Iterator[Entry]:
+    """Fill the title, description and keywords of each entry from its page; streams, order kept.
 
-
-def _step(doc: Document, entries: Iterator[Entry]) -> Document:
-    result = Document(doc.meta, entries, diagnostics=doc.diagnostics)
-    result.format = doc.format
-    return result
-
-
-def merge_step(doc: Document, ctx: Context) -> Document:
-    """Each loc once, newest lastmod kept (targets that hold more than the loc)."""
-    return _step(doc, merged_entries(doc.entries, ctx))
-
-
-def unique_step(doc: Document, ctx: Context) -> Document:
-    """Each loc once, streamed (a target that holds only the loc)."""
-    return _step(doc, reported_entries(doc.entries, ctx, drop=True))
-
-
-def report_step(doc: Document, ctx: Context) -> Document:
-    """Repeated locs reported, every entry kept (JSON lines keeps what was read)."""
-    return _step(doc, reported_entries(doc.entries, ctx))
-
-
-def check_step(doc: Document, ctx: Context) -> Document:
-    """The readers' checks, for a document no reader produced (see :func:`feedmap.write`)."""
-    return _step(doc, checked_entries(doc.entries, ctx))
-
-
-@functools.cache
-def absolute_step(target: str) -> Callable[[Document, Context], Document]:
-    """Entries without an absolute URL left out, for ``target`` (one function per target)."""
-
-    def step(doc: Document, ctx: Context) -> Document:
-        return _step(doc, absolute_entries(doc.entries, ctx, target))
-
-    step.__name__ = f"absolute_step({target!r})"
-    return step
-
-
-@functools.cache
-def web_step(xml: bool, parts: bool = True) -> Callable[[Document, Context], Document]:
-    """Only http(s) URLs in an XML output; other URLs reported (and kept) in the others (``parts``: the output
-    holds images and alternates): :func:`feedmap._core.entry_checks.web_entries`."""
-
-    def step(doc: Document, ctx: Context) -> Document:
-        return _step(doc, web_entries(doc.entries, ctx, xml=xml, parts=parts))
-
-    step.__name__ = f"web_step(xml={xml!r}, parts={parts!r})"
-    return step
-
-
-def filter_step(doc: Document, ctx: Context) -> Document:
-    """Entries left out by date and loc (``--since``, ``--until``, ``--require-lastmod``, ``--include``, ...)."""
-    _check_patterns(ctx.options)
-    return _step(doc, filtered_entries(doc.entries, ctx))
-
-
-def sort_step(doc: Document, ctx: Context) -> Document:
-    """The entries ordered by ``--sort``; only the first ``--limit`` kept (the limit step comes next)."""
-    return _step(doc, sorted_entries(doc.entries, ctx, first=ctx.options.limit))
-
-
-def limit_step(doc: Document, ctx: Context) -> Document:
-    """The first ``--limit`` entries."""
-    return _step(doc, limited_entries(doc.entries, ctx))
-
-
-def filters_asked(options: Options) -> bool:
-    """Whether the options ask :func:`filter_step` for anything."""
-    return bool(
-        options.since is not None
-        or options.until is not None
-        or options.require_lastmod
-        or options.include
-        or options.exclude
-    )
-
-
-def dedupe_step(doc: Document, ctx: Context) -> Document:
-    """Each loc once by ``--dedupe`` (first, last or newest), whatever the target."""
-    return _step(doc, deduped_entries(doc.entries, ctx))
+    ``source`` is a :class:`~feedmap._core.model.Document` (a Document comes back, same metadata, and the
+    enrichment diagnostics join its ``diagnostics`` list unless a ``reporter`` is given) or any iterable of
+    entries (an iterator comes back).  The settings are those of ``--enrich`` in ``options``
+    (:class:`~feedmap._core.context.Options`): ``concurrency`` pages are read at once; ``overwrite`` replaces
+    values an entry already has; ``maps`` pairs ``(url_prefix, directory)`` read from disk instead of the
+    network; ``http`` says how to fetch (user agent, timeouts, retries, ``host_delay``); ``page_max_bytes``
+    (and ``max_bytes``, the smaller of the two) caps each page.  Failures are diagnostics
+    (``enrich-failed``, ``not-html``, ``robots-disallowed``), the entry kept as it was; with ``strict`` the
+    first one raises :class:`~feedmap._core.errors.StrictError`.  The HTTP client and threads are released when
+    the result is exhausted or closed (``Document.close()``).
+    """
+    options = replace(options or Options(), enrich=True)
+    if reporter is None:
+        reporter = reporter_for(options, None, on_diagnostic)
+        if isinstance(source, Document):
+            reporter.diagnostics = source.diagnostics
+    ctx = Context(reporter=reporter, options=options)
+    shared = Shared()
+    if isinstance(source, Document):
+        result = Document(source.meta, _run(source.entries, ctx, shared), diagnostics=reporter.diagnostics)
+        result.format = source.format
+        result.closers += [shared.close, source.close]  # also when closed before it was read
+        return result
+    return _run(source, ctx, shared)

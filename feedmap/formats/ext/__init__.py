@@ -3,7 +3,7 @@
 An :class:`Extension` claims elements of one namespace (Namespaces in XML 1.0,
 https://www.w3.org/TR/xml-names/) and has a read hook (one element -> the IR field it fills) and a write
 hook (an entry -> the elements, as text).  Every XML format (sitemap, index, RSS, ROR) reads and writes
-through them; built in are Google image sitemaps (:mod:`.image`) and hreflang alternates (:mod:`.hreflang`).
+through them; built in are Google image sitemaps (:mod:`._image`) and hreflang alternates (:mod:`._hreflang`).
 Where a format needs another element for the same field, the extension holds a *variant* for those formats
 (hreflang: ``xhtml:link`` in sitemaps, ``atom:link`` in feeds, where the W3C Feed Validator calls
 ``xhtml:link`` misplaced); a variant may be *leading*: its elements open a feed item, before the item's own.
