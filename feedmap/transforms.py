@@ -8,8 +8,8 @@ This module goes in the next release.
 """
 
 import importlib
+import inspect
 import os
-import sys
 import warnings
 from types import FrameType
 
@@ -27,7 +27,8 @@ def _importer_level() -> int:
     machinery = os.path.dirname(importlib.__file__) + os.sep
     package = os.path.join(os.path.dirname(__file__), "__init__.py")
     level = 2  # 1: this module's body
-    frame: FrameType | None = sys._getframe(2)
+    here = inspect.currentframe()  # this function; its caller is the module body, then the importer
+    frame: FrameType | None = here.f_back.f_back if here is not None and here.f_back is not None else None
     while frame is not None:
         name = frame.f_code.co_filename
         if not ("importlib" in name and "_bootstrap" in name):  # those frames warnings.warn does not count
