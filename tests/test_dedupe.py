@@ -71,7 +71,7 @@ def test_each_policy_in_each_format(
     if target in ("jsonl", "sitemap"):  # the formats that hold the changefreq tell which entry was kept
         assert entries[0].changefreq is not None and entries[0].changefreq.value == KEPT[policy]
     assert "3 repeated URLs merged" in err
-    assert re.findall(r"\[(duplicate-loc|duplicates-merged)\]", err).count("duplicates-merged") == 1
+    assert re.findall(r"\[(loc-duplicate|duplicates-merged)\]", err).count("duplicates-merged") == 1
 
 
 def test_without_dedupe_json_lines_keeps_every_entry(
@@ -118,7 +118,7 @@ def test_the_transform_on_a_list(policy: str, kept: str) -> None:
     seen: list[Diagnostic] = []
     result = list(dedupe(entries(), Options(dedupe=policy), on_diagnostic=seen.append))
     assert [(e.loc, e.lastmod.text if e.lastmod else None) for e in result] == [(A, kept), (B, None)]
-    assert [d.code for d in seen] == ["duplicate-loc", "duplicates-merged"]
+    assert [d.code for d in seen] == ["loc-duplicate", "duplicates-merged"]
 
 
 def test_the_transform_defaults_to_newest_and_takes_a_document(tmp_path: Path, inputs: list[Path]) -> None:

@@ -239,7 +239,7 @@ def test_the_conversion_steps_run_as_in_write(tmp_path: Path) -> None:
     entries = [Entry(loc="https://example.com/a"), Entry(loc="relative"), Entry(loc="https://example.com/a")]
     summary = split(entries, tmp_path)
     assert locs(tmp_path / "sitemap-1.xml") == ["https://example.com/a"]
-    assert {"duplicate-loc", "relative-url"} <= {d.code for d in summary.diagnostics}
+    assert {"loc-duplicate", "relative-url"} <= {d.code for d in summary.diagnostics}
 
 
 # -------------------------------------------------------------------------------------- the other formats

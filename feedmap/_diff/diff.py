@@ -76,11 +76,11 @@ __all__ = ["COMPARED_FIELDS", "INCOMPLETE_CODES", "InputRead", "compared_fields"
 COMPARED_FIELDS = ("lastmod", "changefreq", "priority", "images", "alternates")
 
 #: Diagnostic codes saying that entries of an input were lost: a child sitemap not read, a stream cut short,
-#: a line of JSON lines or text skipped.  (``malformed-xml`` too when the XML breaks off; not when it reads on
+#: a line of JSON lines or text skipped.  (``xml-not-well-formed`` too when the XML breaks off; not when it reads on
 #: past an undeclared prefix.)
 INCOMPLETE_CODES = frozenset(
     {
-        "child-failed",
+        "child-unreadable",
         "child-off-site",
         "child-outside-directory",
         "child-not-read",
@@ -107,7 +107,7 @@ class InputRead:
 
 
 def _loses_entries(diagnostic: Diagnostic) -> bool:
-    if diagnostic.code == "malformed-xml":
+    if diagnostic.code == "xml-not-well-formed":
         return diagnostic.message.startswith("the XML breaks off")
     return diagnostic.code in INCOMPLETE_CODES
 

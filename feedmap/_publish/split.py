@@ -69,12 +69,12 @@ __all__ = ["SplitReading", "listed_names", "published_base", "report_left", "rep
 
 
 #: What a reader says of an input holding more than one file may (sitemaps.org: 50,000 URLs per sitemap).
-_INPUT_LIMIT_CODES = frozenset({"too-many-urls"})
+_INPUT_LIMIT_CODES = frozenset({"too-many-entries"})
 
 
 class SplitReading(Reporter):
     """The reporter of reading inputs that are split into files: a reader's warning that an input holds more
-    URLs than one sitemap may (``too-many-urls``) is a note, as the files written keep the limit (the input
+    URLs than one sitemap may (``too-many-entries``) is a note, as the files written keep the limit (the input
     is not published).  Every diagnostic goes on to ``target``, whose records these are."""
 
     def __init__(self, target: Reporter) -> None:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from _typeshed import SupportsWrite
 from feedmap._core.errors import FeedmapError, FormatError, ReadError, SourceError, UnknownFormatError, WriteError
 from feedmap._io.sinks import GuardedOutput
-from feedmap.cli import convert, diff, discover, formats, info, validate
+from feedmap.cli import codes, convert, diff, discover, formats, info, validate
 from feedmap.cli._advice import advice_for, read_error, unknown_format
 from feedmap.cli._common import printable, printable_lines
 
@@ -79,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"feedmap {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (convert, diff, info, validate, discover, formats):
+    for module in (convert, diff, info, validate, discover, formats, codes):
         module.add_parser(subparsers)
     return parser
 

@@ -50,7 +50,7 @@ def read_loc(
     """
     loc = strip_value(text, what, ctx, line)
     if not loc:
-        ctx.warning("missing-loc", f"empty or missing <{what}>; the entry is skipped", line)
+        ctx.warning("loc-missing", f"empty or missing <{what}>; the entry is skipped", line)
         return None
     problem = check_loc(loc)
     if problem is not None:
@@ -79,7 +79,7 @@ def _relative(loc: str, ctx: Context, line: int, fallback_base: str | None) -> s
 
 def read_lastmod(text: str | None, ctx: Context, line: int, what: str = "lastmod") -> W3CDate | None:
     if text is None:
-        ctx.warning("invalid-lastmod", f"empty <{what}> ignored", line)
+        ctx.warning("lastmod-invalid", f"empty <{what}> ignored", line)
         return None
     try:
         value = W3CDate(text)
@@ -89,7 +89,7 @@ def read_lastmod(text: str | None, ctx: Context, line: int, what: str = "lastmod
         return value
     value_or_none, note = parse_lenient(text)
     if value_or_none is None:
-        ctx.warning("invalid-lastmod", f"<{what}>: {note}; the value is ignored", line)
+        ctx.warning("lastmod-invalid", f"<{what}>: {note}; the value is ignored", line)
     elif note is not None:
         ctx.warning("lastmod-repaired", f"<{what}>: {note}", line)
     elif text != text.strip():
@@ -124,7 +124,7 @@ def read_changefreq(text: str | None, ctx: Context, line: int) -> ChangeFreq | N
         )
         return member
     allowed = ", ".join(_CHANGEFREQS)
-    ctx.warning("invalid-changefreq", f"changefreq {value!r} is not one of {allowed}; ignored", line)
+    ctx.warning("changefreq-invalid", f"changefreq {value!r} is not one of {allowed}; ignored", line)
     return None
 
 
@@ -139,7 +139,7 @@ def read_priority(text: str | None, ctx: Context, line: int) -> float | None:
     """A priority as a float in 0.0-1.0 (the IR), or None.
 
     Only ``xsd:decimal`` is read (blanks around it are allowed: the type collapses white space); other
-    number forms (``1e-1``, ``0_5``, non-ASCII digits, ``inf``) are ``invalid-priority`` and ignored.
+    number forms (``1e-1``, ``0_5``, non-ASCII digits, ``inf``) are ``priority-invalid`` and ignored.
     A value that will not be written back as it was read is noted (``priority-normalised``): a sign, a
     missing leading digit or leading zeros (``+.5`` -> ``0.5``), or more digits than a float keeps.
     """
@@ -147,7 +147,7 @@ def read_priority(text: str | None, ctx: Context, line: int) -> float | None:
     if _DECIMAL.fullmatch(value) is None:
         shown = repr(value) if value else "(empty)"
         ctx.warning(
-            "invalid-priority",
+            "priority-invalid",
             f"priority {shown} is not a decimal number (digits with an optional point and sign); ignored",
             line,
         )
@@ -155,7 +155,7 @@ def read_priority(text: str | None, ctx: Context, line: int) -> float | None:
     exact = decimal.Decimal(value)
     number = float(exact)
     if number < 0.0 or number > 1.0:
-        ctx.warning("invalid-priority", f"priority {value} is outside 0.0-1.0; ignored", line)
+        ctx.warning("priority-invalid", f"priority {value} is outside 0.0-1.0; ignored", line)
         return None
     number = abs(number)  # -0.0 is 0.0
     if decimal.Decimal(repr(number)) != exact:

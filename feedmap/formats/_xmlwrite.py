@@ -173,7 +173,7 @@ def format_priority(priority: float, ctx: Context | None = None, loc: str = "") 
     The shortest decimal that reads back as the same float, positional (the XSD's decimal has no exponent),
     with at most :data:`PRIORITY_PLACES` fractional digits: ``5e-324`` is written ``0.0``, not as 325
     digits.  A written value that differs from the entry's is reported (``priority-rounded``), and so is a
-    value outside 0.0-1.0 or not a number (not written) (``invalid-priority``).
+    value outside 0.0-1.0 or not a number (not written) (``priority-invalid``).
     """
     text = repr(float(priority))
     if "e" not in text and len(text) <= PRIORITY_PLACES + 2 and 0.0 <= priority <= 1.0:
@@ -184,11 +184,11 @@ def format_priority(priority: float, ctx: Context | None = None, loc: str = "") 
 def _unusual_priority(priority: float, ctx: Context | None, loc: str) -> str | None:
     if not math.isfinite(priority):
         if ctx is not None:
-            ctx.warning("invalid-priority", f"priority {priority} of {loc} is not a number; not written")
+            ctx.warning("priority-invalid", f"priority {priority} of {loc} is not a number; not written")
         return None
     if not 0.0 <= priority <= 1.0:  # never clamped: an invalid value is no claim to the top priority
         if ctx is not None:
-            ctx.warning("invalid-priority", f"priority {priority} of {loc} is outside 0.0-1.0; not written")
+            ctx.warning("priority-invalid", f"priority {priority} of {loc} is outside 0.0-1.0; not written")
         return None
     exact = decimal.Decimal(repr(priority))
     rounded = exact.quantize(_PRIORITY_QUANTUM, rounding=decimal.ROUND_HALF_EVEN).normalize()

@@ -4,7 +4,7 @@ Specs: the extensions of :mod:`feedmap.formats.ext` (Google image sitemaps, href
 third-party ones), read by their read hooks; the sitemaps.org 0.9 ``changefreq`` and ``priority``
 (https://www.sitemaps.org/protocol.html), which the ``rss`` and ``ror`` writers put into items as
 ``sitemap:changefreq`` / ``sitemap:priority``: read into the entry's fields, a second one reported
-(``duplicate-element``) and the first kept.  Every other element of a namespace feeds do not define is kept
+(``element-repeated``) and the first kept.  Every other element of a namespace feeds do not define is kept
 verbatim in ``Entry.extras`` (one of the sitemap namespace is reported: it is no field of a feed item).
 """
 
@@ -77,7 +77,7 @@ def _sitemap_field(
 ) -> None:
     if local in into.seen:  # named as the sitemap field it fills, whatever its prefix
         where = f"<{local_name(str(item.tag))}>" + (f" at line {line_of(item) + offset}" if line_of(item) else "")
-        ctx.warning("duplicate-element", f"a second <{local}> in {where}; the first is kept", line_of(child) + offset)
+        ctx.warning("element-repeated", f"a second <{local}> in {where}; the first is kept", line_of(child) + offset)
         return
     into.seen.add(local)
     if holds_markup(child, local, ctx, offset):

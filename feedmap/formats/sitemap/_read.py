@@ -116,7 +116,7 @@ def entry_from_element(
     """Build an Entry from a ``<url>`` or ``<sitemap>`` element; None when it has no usable loc.
 
     ``offset`` is added to lxml's line numbers (see :func:`feedmap._xml.iter_elements`).  A field given
-    twice is reported (``duplicate-element``) and its first value kept.  ``read_hooks``: the extensions'
+    twice is reported (``element-repeated``) and its first value kept.  ``read_hooks``: the extensions'
     read hooks by Clark tag (the sitemap format's when None).
     """
     claims = hooks("sitemap").read if read_hooks is None else read_hooks
@@ -185,7 +185,7 @@ def _entry_loc(
     if loc_element is None:
         bare = (element.text or "").strip()
         if not is_absolute_url(bare):
-            ctx.warning("missing-loc", "entry without <loc> is skipped", line)
+            ctx.warning("loc-missing", "entry without <loc> is skipped", line)
             return None
         ctx.warning("loc-as-text", f"URL {bare} stands in the element without <loc>; read as its loc", line)
         loc_text: str | None = bare
@@ -225,4 +225,4 @@ def iter_entries(source: Source, ctx: Context, namespace: str, element: str) -> 
             count += 1
             yield entry
     if count > MAX_URLS:
-        ctx.warning("too-many-urls", f"{count:,} entries; the protocol allows {MAX_URLS:,} per file")
+        ctx.warning("too-many-entries", f"{count:,} entries; the protocol allows {MAX_URLS:,} per file")
