@@ -63,6 +63,15 @@ def _level_codes(elements: list[ast.expr]) -> Iterator[tuple[str, str]]:
                 yield slug, level.attr.lower()
 
 
+def _is_text(node: ast.expr) -> bool:
+    return isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(node.value, str))
+
+
+def _is_message(node: ast.expr) -> bool:
+    """Words, not a value such as a header's default or an error handler (``"replace"``)."""
+    return isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and " " in str(node.value))
+
+
 def _returned_code(node: ast.Return) -> list[str]:
     """``return "code", "message"``: a finding or a refusal handed to the caller that reports it."""
     if not isinstance(node.value, ast.Tuple) or len(node.value.elts) != 2:
@@ -104,6 +113,10 @@ def _call_codes(call: ast.Call) -> Iterator[tuple[str, str | None]]:
         for slug in _slugs(call.args[0]):
             if name in REPORTING or "-" in slug:
                 yield slug, name if name in REPORTING else None
+    for arg, following in itertools.pairwise(call.args):
+        # a code then its message: _failed("not-html", f"..."), Probe(url, "found", "...") (a one-word code: Probe's)
+        if _is_message(following) and (name == "Probe" or any("-" in slug for slug in _slugs(arg))):
+            yield from ((slug, None) for slug in _slugs(arg))
     for keyword in call.keywords:
         if keyword.arg == "code":
             yield from ((slug, None) for slug in _slugs(keyword.value))
@@ -162,6 +175,7 @@ def test_the_enumeration_sees_codes_of_every_kind() -> None:
     assert {"rss-date", "rss-channel-title", "ror-custom-type", "nested-index", "loc-duplicate"} <= set(REPORTED)
     # a parameter's default, an assigned code, a ..._code function, an f-string family
     assert {"fetch-failed", "invalid-input", "html-page", "not-a-sitemap", "http-NNN", "enrich-failed"} <= set(REPORTED)
+    assert {"not-html", "found", "robots-no-sitemaps"} <= set(REPORTED)  # a code then its message
     assert "charset" not in REPORTED  # text.find("charset"): a one-word argument of find is no code
 
 

@@ -357,6 +357,15 @@ _TABLE: tuple[Rule, ...] = (
         "robots-relative-sitemap", N, "a Sitemap: line with a relative URL, read against robots.txt's URL", "RFC 9309"
     ),
     Rule("robots-truncated", N, "robots.txt is longer than the 500 KiB read: the rest is ignored", "RFC 9309"),
+    Rule("robots-sitemaps", N, "discover: robots.txt names sitemaps (Sitemap: lines)", "RFC 9309"),
+    Rule("robots-no-sitemaps", N, "discover: robots.txt names no sitemap; the usual locations are tried", "RFC 9309"),
+    Rule("found", N, "discover: a usual location (/sitemap.xml, ...) holds a sitemap, index or feed", _SITEMAPS),
+    Rule(
+        "not-html",
+        W,
+        "a page enrichment wanted is not an HTML page (by its Content-Type or name): not enriched",
+        "HTML",
+    ),
     Rule("robots-disallowed", W, "robots.txt disallows fetching the page enrichment wanted: not fetched", "RFC 9309"),
     Rule(
         "enrich-failed", W, "a page enrichment wanted could not be fetched or read: the entry is kept as it was", _OWN
