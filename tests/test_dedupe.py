@@ -82,18 +82,24 @@ def test_without_dedupe_json_lines_keeps_every_entry(
     assert len(out.splitlines()) == 6
 
 
-def test_newest_ties_go_to_the_first(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+@pytest.mark.parametrize("first", [0, 1])
+def test_newest_of_one_instant_is_the_later_in_the_w3cdate_order_whatever_the_input_order(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, first: int
+) -> None:
+    """The same instant written two ways: the W3CDate order decides (by text, "+01:00" after "Z" here), not
+    the input order, so that the newest is the same whichever input comes first."""
+    rows = [("2024-01-01T00:00:00Z", "daily"), ("2024-01-01T01:00:00+01:00", "weekly")]
     lines = tmp_path / "in.jsonl"
     lines.write_text(
         "".join(
             json.dumps({"loc": A, "lastmod": lastmod, "changefreq": freq}) + "\n"
-            for lastmod, freq in [("2024-01-01T00:00:00Z", "daily"), ("2024-01-01T01:00:00+01:00", "weekly")]
+            for lastmod, freq in rows[first:] + rows[:first]
         ),
         encoding="utf-8",
     )
     code, out, _ = run(capsys, "convert", lines, "-t", "jsonl", "--dedupe", "newest")
     assert code == 0
-    assert [json.loads(line)["changefreq"] for line in out.splitlines()] == ["daily"]  # the same instant
+    assert [json.loads(line)["changefreq"] for line in out.splitlines()] == ["weekly"]
 
 
 def test_an_unknown_policy_is_a_usage_error(capsys: pytest.CaptureFixture[str], inputs: list[Path]) -> None:

@@ -363,21 +363,6 @@ def test_a_file_in_the_way_of_the_directory_is_an_io_error(tmp_path: Path) -> No
     assert sorted(os.listdir(tmp_path)) == ["file.txt"] and (tmp_path / "file.txt").read_text() == "kept"
 
 
-SAMPLE_DATES = [
-    "2024", "2024-01", "2024-02", "2024-01-01", "2024-01-02", "2024-01-01+05:00", "2024-01-01T06:00Z",
-    "2024-01-01T06:00:00Z", "2024-01-01T06:00:00+00:00", "2024-01-01T10:00:00+05:00", "2024-01-01T04:00:00-02:00",
-    "2024-01-01T06:00:00.5Z", "2024-01-01T06:00:00.25Z", "2024-01-01T06:00:00", "2023-12-31T23:59:59-01:00",
-    "2024-01-01T06:30+01:00",  # as long as "...06:00:00.5Z" and after it as text, before it in time
-]  # fmt: skip
-
-
-@pytest.mark.parametrize("new", SAMPLE_DATES)
-def test_the_newest_lastmod_is_by_instant_whatever_the_text(new: str) -> None:
-    for old in SAMPLE_DATES:
-        a, b = W3CDate.parse(new), W3CDate.parse(old)
-        assert _split._newer(a, b) == (a.sort_key() > b.sort_key()), (new, old)
-
-
 def test_an_input_failing_halfway_leaves_the_directory_as_it_was(tmp_path: Path) -> None:
     split(pages(4), tmp_path, max_urls=2)
     before = {path.name: path.read_bytes() for path in tmp_path.iterdir()}

@@ -85,7 +85,15 @@ class W3CDate:
     """A W3C-DTF / XSD date or datetime, kept as written; immutable.
 
     Equality is textual: ``2005-01-01T00:00Z`` and ``2005-01-01T00:00+00:00`` are the same instant written
-    two ways, and a converter must give back what it was given.  Use :meth:`to_datetime` to compare instants.
+    two ways, and a converter must give back what it was given.
+
+    The order (``<``, ``max()``, ``sorted()``) is by the instant a value starts at, the rule of
+    :meth:`to_datetime` (missing parts are the earliest, a missing zone is UTC, a leap second is second 59;
+    the fraction counts to its last digit), so ``2005-01-01T10:00+02:00 < 2005-01-01T09:00Z``.  A value names
+    a period (``2005`` is the whole year), and periods compare by their start: ``2005-06 > 2005``.  Values
+    starting at the same instant order coarser first (``2005 < 2005-01 < 2005-01-01 < 2005-01-01T00:00Z``),
+    then by their text (``+00:00`` before ``Z``): the order is total and agrees with ``==``.  Every "which
+    lastmod is newer" of feedmap (duplicates, sort, split, diff, info) is this order.
     A plain ``__slots__`` class rather than a frozen dataclass: it is built for every lastmod read, and
     this makes that several times cheaper.
     """
@@ -117,6 +125,35 @@ class W3CDate:
 
     def __hash__(self) -> int:
         return hash((W3CDate, self.text))
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, W3CDate):
+            return NotImplemented
+        mine, theirs = self.text, other.text
+        if len(mine) == len(theirs) and _zone(mine) == _zone(theirs):  # written alike: the text is the order
+            return mine < theirs
+        return _order_key(mine) < _order_key(theirs)
+
+    def order_key(self) -> tuple[int, str, int, str]:
+        """What the order of :class:`W3CDate` compares (``a < b`` is ``a.order_key() < b.order_key()``): the
+        UTC instant it starts at in whole POSIX seconds, the digits of its fraction (trailing zeros removed,
+        compared as text), its precision, its text."""
+        return _order_key(self.text)
+
+    def __gt__(self, other: object) -> bool:
+        if not isinstance(other, W3CDate):
+            return NotImplemented
+        return other < self
+
+    def __le__(self, other: object) -> bool:
+        if not isinstance(other, W3CDate):
+            return NotImplemented
+        return not other < self
+
+    def __ge__(self, other: object) -> bool:
+        if not isinstance(other, W3CDate):
+            return NotImplemented
+        return not self < other
 
     def __repr__(self) -> str:
         return f"W3CDate(text={self.text!r})"
@@ -159,17 +196,7 @@ class W3CDate:
         """The granularity as written."""
         match = _W3C.fullmatch(self.text)
         assert match is not None
-        if match["f"]:
-            return Precision.FRACTION
-        if match["s"]:
-            return Precision.SECOND
-        if match["h"]:
-            return Precision.MINUTE
-        if match["D"]:
-            return Precision.DAY
-        if match["M"]:
-            return Precision.MONTH
-        return Precision.YEAR
+        return Precision(_precision(match))
 
     @property
     def has_time(self) -> bool:
@@ -189,8 +216,39 @@ class W3CDate:
         return _to_datetime(match)
 
     def sort_key(self) -> float:
-        """A number that orders values by instant (POSIX seconds)."""
+        """The instant as POSIX seconds (a float: values a microsecond apart may tie; the order of
+        :class:`W3CDate` itself is exact and total)."""
         return self.to_datetime().timestamp()
+
+
+def _zone(text: str) -> str:
+    """The zone a W3C datetime ends with: ``Z``, ``+hh:mm`` / ``-hh:mm``, or nothing."""
+    if text.endswith("Z"):
+        return "Z"
+    return text[-6:] if len(text) > 10 and text[-6] in "+-" else ""
+
+
+_EPOCH_ORDINAL = _dt.date(1970, 1, 1).toordinal()
+
+
+def _order_key(text: str) -> tuple[int, str, int, str]:
+    """What :class:`W3CDate` orders by: the instant it starts at (whole seconds, UTC, and the fraction's
+    digits, which compare as text once their trailing zeros are gone), its precision, its text."""
+    match = _W3C.fullmatch(text)
+    assert match is not None
+    days = _dt.date(int(match["Y"]), int(match["M"] or 1), int(match["D"] or 1)).toordinal() - _EPOCH_ORDINAL
+    clock = int(match["h"] or 0) * 3600 + int(match["m"] or 0) * 60 + min(int(match["s"] or 0), 59)
+    offset = _offset(match["tz"])
+    seconds = days * 86400 + clock - (int(offset.total_seconds()) if offset is not None else 0)
+    precision = _precision(match)
+    return seconds, (match["f"] or "").rstrip("0"), precision, text
+
+
+def _precision(match: re.Match[str]) -> int:
+    for group, precision in (("f", 6), ("s", 5), ("h", 4), ("D", 3), ("M", 2)):
+        if match[group]:
+            return precision
+    return 1
 
 
 # xsd:date | xsd:dateTime (XML Schema 1.0 Part 2, 3.2.9 and 3.2.7): seconds required with a time, 00-59

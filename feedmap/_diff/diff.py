@@ -60,7 +60,7 @@ from typing import Any, Literal
 
 from feedmap._api import read
 from feedmap._core.context import Options, reporter_for
-from feedmap._core.dates import W3CDate
+from feedmap._core.dates import W3CDate, known_date
 from feedmap._core.errors import Diagnostic, DiagnosticHandler, FormatError, Reporter, SourceError
 from feedmap._core.model import Alternate, ChangeFreq, DocKind, Document, Entry, Image
 from feedmap._core.wording import counted
@@ -312,10 +312,7 @@ class _Repeats:
             return False
         if current is None:
             return True
-        try:
-            return W3CDate(candidate).sort_key() > W3CDate(current).sort_key()
-        except (ValueError, OverflowError):  # pragma: no cover - read values are valid W3C dates
-            return False
+        return known_date(candidate) > known_date(current)  # lastmods read and validated before: the W3CDate order
 
 
 class Changes(Iterator[Change]):

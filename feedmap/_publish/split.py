@@ -510,31 +510,8 @@ class _Writer:
 
 
 def _newer(lastmod: W3CDate, newest: W3CDate) -> bool:
-    """Whether ``lastmod`` is a later instant than ``newest`` (:meth:`W3CDate.sort_key`; a tie keeps the first).
-
-    Two values written alike (the same length, so the same precision, and the same zone) compare as their
-    text, which is what most sitemaps hold and costs no date arithmetic."""
-    new, old = lastmod.text, newest.text
-    if new == old:
-        return False
-    if len(new) == len(old) and (new[-1] == "Z" == old[-1] or _zone(new) == _zone(old)):  # Z: the usual zone
-        return new > old
-    return _key(lastmod) > _key(newest)
-
-
-def _zone(text: str) -> str:
-    """The zone a W3C datetime ends with: ``Z``, ``+hh:mm`` / ``-hh:mm``, or nothing (a date)."""
-    if text.endswith("Z"):
-        return "Z"
-    return text[-6:] if len(text) > 10 and text[-6] in "+-" else ""
-
-
-def _key(lastmod: W3CDate) -> float:
-    """The instant a lastmod orders by (:meth:`W3CDate.sort_key`); the earliest for one beyond what it holds."""
-    try:
-        return lastmod.sort_key()
-    except (ValueError, OverflowError):
-        return float("-inf")
+    """Whether ``lastmod`` is later than ``newest`` in the order of :class:`W3CDate` (a tie keeps the first)."""
+    return lastmod > newest
 
 
 #: The last segment of the self URL a feed is rendered with (``atom:link rel="self"``): each file's header

@@ -222,7 +222,7 @@ def newer(candidate: Entry, current: Entry) -> bool:
         return False
     if current.lastmod is None:
         return True
-    return candidate.lastmod.sort_key() > current.lastmod.sort_key()
+    return candidate.lastmod > current.lastmod  # the order of W3CDate: by instant, a tie by precision
 
 
 def _later(candidate: Entry, current: Entry) -> bool:
