@@ -52,7 +52,7 @@ from lxml import etree
 from feedmap._core.context import NUMBER_FIELD, Context
 from feedmap._core.dates import W3CDate
 from feedmap._core.errors import Diagnostic, FormatError, Level, LimitError, Reporter, SourceError, WriteError
-from feedmap._core.limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
+from feedmap._core.limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_SITEMAPS, PROTOCOL_MAX_URLS
 from feedmap._core.model import Document, Entry
 from feedmap._core.urls import encode_url_checked, is_uri, scope_check
 from feedmap._core.wording import counted
@@ -243,7 +243,7 @@ __all__ = [
 ]
 
 #: An index lists at most this many sitemaps (and is never nested): more files are refused.
-MAX_FILES = 50_000
+MAX_FILES = PROTOCOL_MAX_SITEMAPS
 #: The file names of each format's parts (``{n}``: the file's number, from 1).
 DEFAULT_NAMES = {"sitemap": "sitemap-{n}.xml", "text": "urls-{n}.txt", "rss": "feed-{n}.xml", "ror": "ror-{n}.xml"}
 _BATCH = 512

@@ -21,6 +21,7 @@ from feedmap._core.context import Context
 from feedmap._core.dates import W3CDate, parse_lenient, read_rfc822
 from feedmap._core.entry_checks import relative_reference, resolve
 from feedmap._core.model import ChangeFreq
+from feedmap._core.priority import XML_BLANKS, parse_priority
 from feedmap._core.urls import check_loc
 
 __all__ = ["PLAIN_PRIORITIES", "read_changefreq", "read_lastmod", "read_loc", "read_priority", "strip_value"]
@@ -128,8 +129,6 @@ def read_changefreq(text: str | None, ctx: Context, line: int) -> ChangeFreq | N
     return None
 
 
-#: xsd:decimal (XML Schema 1.0 Part 2, §3.2.3.1): an optional sign, ASCII digits and at most one point; no exponent.
-_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 #: The usual ways of writing a priority, read without a closer look (the reader's fast path).
 PLAIN_PRIORITIES: dict[str, float] = {f"{hundredths / 100:.2f}": hundredths / 100 for hundredths in range(101)}
 PLAIN_PRIORITIES.update({f"{tenths / 10:.1f}": tenths / 10 for tenths in range(11)} | {"0": 0.0, "1": 1.0})
@@ -138,25 +137,17 @@ PLAIN_PRIORITIES.update({f"{tenths / 10:.1f}": tenths / 10 for tenths in range(1
 def read_priority(text: str | None, ctx: Context, line: int) -> float | None:
     """A priority as a float in 0.0-1.0 (the IR), or None.
 
-    Only ``xsd:decimal`` is read (blanks around it are allowed: the type collapses white space); other
-    number forms (``1e-1``, ``0_5``, non-ASCII digits, ``inf``) are ``priority-invalid`` and ignored.
+    Only ``xsd:decimal`` is read (:func:`feedmap._core.priority.parse_priority`, which validate uses too);
+    other number forms (``1e-1``, ``0_5``, non-ASCII digits, ``inf``) are ``priority-invalid`` and ignored.
     A value that will not be written back as it was read is noted (``priority-normalised``): a sign, a
     missing leading digit or leading zeros (``+.5`` -> ``0.5``), or more digits than a float keeps.
     """
-    value = (text or "").strip(" \t\r\n")
-    if _DECIMAL.fullmatch(value) is None:
-        shown = repr(value) if value else "(empty)"
-        ctx.warning(
-            "priority-invalid",
-            f"priority {shown} is not a decimal number (digits with an optional point and sign); ignored",
-            line,
-        )
+    value = (text or "").strip(XML_BLANKS)
+    exact, problem = parse_priority(value)
+    if exact is None:
+        ctx.warning("priority-invalid", f"{problem}; ignored", line)
         return None
-    exact = decimal.Decimal(value)
     number = float(exact)
-    if number < 0.0 or number > 1.0:
-        ctx.warning("priority-invalid", f"priority {value} is outside 0.0-1.0; ignored", line)
-        return None
     number = abs(number)  # -0.0 is 0.0
     if decimal.Decimal(repr(number)) != exact:
         ctx.info("priority-normalised", f"priority {value} has more digits than are kept; read as {number!r}", line)

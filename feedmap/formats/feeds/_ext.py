@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from feedmap._core.context import Context
+from feedmap._core.limits import PROTOCOL_MAX_IMAGES
 from feedmap._core.model import ChangeFreq
 from feedmap._xml import SITEMAP_NAMESPACES, line_of, local_name
 from feedmap.formats._elements import holds_markup, serialize_element
 from feedmap.formats._fields import read_changefreq, read_priority
 from feedmap.formats.ext import EntryFields, ReadHook, hooks
 from feedmap.formats.feeds._links import ATOM_NS
-from feedmap.formats.sitemap._read import MAX_IMAGES
 
 __all__ = ["ItemExtensions", "item_claims", "read_extension"]
 
@@ -43,8 +43,10 @@ class ItemExtensions:
     def check(self, ctx: Context, line: int) -> EntryFields:
         """The fields, with more images than the protocol allows reported (``too-many-images``)."""
         count = len(self.fields.images)
-        if count > MAX_IMAGES:
-            ctx.warning("too-many-images", f"{count:,} images; the protocol allows {MAX_IMAGES:,} per URL", line)
+        if count > PROTOCOL_MAX_IMAGES:
+            ctx.warning(
+                "too-many-images", f"{count:,} images; the protocol allows {PROTOCOL_MAX_IMAGES:,} per URL", line
+            )
         return self.fields
 
 
