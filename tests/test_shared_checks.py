@@ -70,3 +70,31 @@ def test_reading_and_validate_count_images_against_one_limit(
     path = sitemap(tmp_path, body)
     assert ("too-many-images" in validated(path, capsys)) is too_many
     assert ("too-many-images" in converted(path, capsys)) is too_many
+
+
+def written(path: Path, capsys: pytest.CaptureFixture[str]) -> set[str]:
+    assert main(["convert", str(path), "-t", "sitemap", "-o", str(path.with_name("out.xml"))]) == 0
+    return set(re.findall(r"(?:error|warning|info)\[([a-z-]+)\]", capsys.readouterr().err))
+
+
+@pytest.mark.parametrize(
+    ("lastmod", "not_xsd", "no_zone"),
+    [
+        ("2024", True, False),
+        ("2024-06", True, False),
+        ("2024-06-01", False, False),
+        ("2024-06-01+02:00", False, True),  # a date with a zone: the XSD's, not the W3C note's
+        ("2024-06-01T10:00Z", True, False),  # minutes: the note's, not the XSD's
+        ("2024-06-01T10:00:00", False, True),  # a time without a zone
+        ("2024-06-01T10:00:00.25-03:00", False, False),
+        ("2016-12-31T23:59:60Z", True, False),  # a leap second: no xsd:dateTime
+    ],
+)
+def test_writing_and_validate_read_lastmods_in_one_grammar(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], lastmod: str, not_xsd: bool, no_zone: bool
+) -> None:
+    """What validate says is no XSD form is what writing a sitemap changes (seconds added) or warns about."""
+    path = sitemap(tmp_path, f"<lastmod>{lastmod}</lastmod>")
+    found = validated(path, capsys)
+    assert ("lastmod-not-xsd" in found, "lastmod-no-zone" in found) == (not_xsd, no_zone)
+    assert bool({"lastmod-not-xsd", "lastmod-seconds-added"} & written(path, capsys)) is not_xsd

@@ -26,11 +26,13 @@ __all__ = [
     "Precision",
     "W3CDate",
     "from_rfc822",
+    "is_w3c_datetime",
     "is_xsd_lastmod",
     "known_date",
     "parse_lenient",
     "read_rfc822",
     "to_rfc822",
+    "with_seconds",
 ]
 
 
@@ -251,14 +253,34 @@ def _precision(match: re.Match[str]) -> int:
     return 1
 
 
-# xsd:date | xsd:dateTime (XML Schema 1.0 Part 2, 3.2.9 and 3.2.7): seconds required with a time, 00-59
-_XSD_LASTMOD = re.compile(r"\d{4}-\d\d-\d\d(?:T\d\d:\d\d:[0-5]\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d)?", re.ASCII)
+# The grammars of a lastmod are one: _W3C (the union W3CDate takes); the XSD's and the W3C note's are read
+# from its groups, so that reading, writing and validate never disagree on which grammar a value is in.
 
 
 def is_xsd_lastmod(text: str) -> bool:
-    """Whether a lastmod (a W3C Datetime or XSD value) is what the sitemaps XSD's ``tLastmod`` takes: not a
-    year, a month, a time of minutes, or a leap second."""
-    return _XSD_LASTMOD.fullmatch(text) is not None
+    """Whether a lastmod (a W3C Datetime or XSD value) is what the sitemaps XSD's ``tLastmod`` takes
+    (xsd:date | xsd:dateTime, XML Schema 1.0 Part 2 §3.2.9 and §3.2.7): not a year, a month, a time of
+    minutes, or a leap second."""
+    match = _W3C.fullmatch(text)
+    if match is None or match["D"] is None:
+        return False
+    return match["h"] is None or (match["s"] is not None and match["s"] <= "59")
+
+
+def is_w3c_datetime(text: str) -> bool:
+    """Whether a lastmod is in the W3C Datetime note's own grammar: a zone with any time, none with a date
+    (the XSD takes a time without zone and a date with one; W3CDate takes both grammars)."""
+    match = _W3C.fullmatch(text)
+    return match is not None and (match["h"] is None) == (match["tz"] is None)
+
+
+def with_seconds(text: str) -> str | None:
+    """The XSD form of a W3C Datetime of minutes (``2024-01-01T10:00Z`` -> ``2024-01-01T10:00:00Z``, the same
+    instant), or None when ``text`` is no time of minutes."""
+    match = _W3C.fullmatch(text)
+    if match is None or match["m"] is None or match["s"] is not None or match["tz"] is None:
+        return None
+    return f"{text[: match.end('m')]}:00{match['tz']}"
 
 
 def known_date(text: str) -> W3CDate:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
-from feedmap._core.dates import W3CDate, is_xsd_lastmod, parse_lenient
+from feedmap._core.dates import W3CDate, is_w3c_datetime, is_xsd_lastmod, parse_lenient
 from feedmap._core.priority import parse_priority
 from feedmap._core.urls import MAX_LOC_LENGTH, encode_url, is_uri, same_site, scope_check
 from feedmap._core.wording import counted
@@ -34,8 +34,6 @@ __all__ = [
 Problem = tuple[str, str]
 
 CHANGEFREQS = frozenset({"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"})
-# W3C Datetime as the note writes it: a zone is required with a time and absent from a date
-_W3C_STRICT = re.compile(r"\d{4}(?:-\d\d(?:-\d\d(?:T\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d))?)?)?", re.ASCII)
 #: A lastmod later than now by more than this is in the future (zones reach +14:00).
 FUTURE_SLACK = dt.timedelta(days=1)
 #: The XSD's tLoc minLength.
@@ -160,7 +158,7 @@ def _check_lastmod(text: str, now: dt.datetime) -> Problem | None:
     if not is_xsd_lastmod(value):
         fix = "a time of seconds 00-59" if value[17:19] == "60" else "a full date (YYYY-MM-DD) or a time with seconds"
         return "lastmod-not-xsd", f"lastmod {value!r} is W3C Datetime but the sitemaps XSD rejects it; write {fix}"
-    if _W3C_STRICT.fullmatch(value) is None:
+    if not is_w3c_datetime(value):
         what = "a time without a zone" if "T" in value else "a date with a zone"
         return "lastmod-no-zone", f"lastmod {value!r} is {what}: the XSD accepts it, W3C Datetime does not"
     if date.to_datetime() > now + FUTURE_SLACK:

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import decimal
 import math
-import re
 
 from feedmap._core.context import Context
-from feedmap._core.dates import W3CDate, is_xsd_lastmod
+from feedmap._core.dates import W3CDate, is_xsd_lastmod, with_seconds
 from feedmap._core.model import Entry
 from feedmap._xml import IMAGE_NS, SITEMAP_NS, XHTML_NS, XSI_NS, escape_attribute, escape_text, unwritable
 from feedmap.formats._extras import xml_extra
@@ -203,10 +202,6 @@ def _unusual_priority(priority: float, ctx: Context | None, loc: str) -> str | N
     return text
 
 
-#: W3C Datetime's minute precision (its zone is required): the XSD form is the same instant with ``:00``.
-_MINUTES = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d)(Z|[+-]\d\d:\d\d)", re.ASCII)
-
-
 def xsd_lastmod(lastmod: W3CDate, ctx: Context, loc: str) -> str:
     """The lastmod text a sitemap or index writes: as read when the sitemaps XSD takes it; a time of minutes
     with ``:00`` seconds added (the same instant; INFO ``lastmod-seconds-added``); a year, a month or a leap
@@ -215,9 +210,8 @@ def xsd_lastmod(lastmod: W3CDate, ctx: Context, loc: str) -> str:
     text = lastmod.text
     if is_xsd_lastmod(text):
         return text
-    minutes = _MINUTES.fullmatch(text)
-    if minutes is not None:
-        written = f"{minutes[1]}:00{minutes[2]}"
+    written = with_seconds(text)
+    if written is not None:
         ctx.info(
             "lastmod-seconds-added",
             f"lastmod {text} of {loc} written as {written}, the same instant (the sitemaps XSD wants seconds)",
