@@ -745,7 +745,7 @@ def test_info_strict_and_missing(capsys: pytest.CaptureFixture[str], tmp_path: P
 # ------------------------------------------------------------------------------ help and usage
 
 
-@pytest.mark.parametrize("command", [[], ["convert"], ["info"], ["formats"]])
+@pytest.mark.parametrize("command", [[], ["convert"], ["info"], ["formats"], ["codes"]])
 def test_help_exits_0_and_shows_examples(capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
     code, out, _ = run(capsys, *command, "--help")
     assert code == 0

@@ -477,7 +477,12 @@ _TABLE: tuple[Rule, ...] = (
     Rule("extra-dropped", N, "an extra field with no place (or no valid name) in the output: not written", _OWN),
     Rule("empty-document", W, "nothing to write: the output is an empty document", _OWN),
     Rule("extension-broken", W, "a sitemap extension that cannot be loaded: its elements are kept as XML extras", _OWN),
-    Rule("extension-failed", W, "a sitemap extension failed on an element: the element is kept as it is", _OWN),
+    Rule(
+        "extension-failed",
+        W,
+        "a sitemap extension failed: the element read is kept as it is, the entry's extension not written",
+        _OWN,
+    ),
     # -- converters (filters, duplicates), splitting and publishing --
     Rule("duplicates-merged", N, "repeated URLs merged into one entry, the newest lastmod kept", _SITEMAPS),
     Rule("more-duplicates", N, "repeated URLs past those listed one by one, counted", _OWN),

@@ -55,6 +55,7 @@ examples:
   feedmap validate sitemap.xml                                   every protocol problem, with its line
   feedmap discover example.com --tree                            a site's sitemaps (robots.txt) as a tree
   feedmap formats                                                what can be read and written
+  feedmap codes loc-duplicate                                    what a diagnostic code means (all: feedmap codes)
 
 exit codes: 0 ok (warnings printed), 1 unusable input, an error read past (xml-limit) or a warning under
   --strict (diff: 1 different, 2 trouble), 2 usage or I/O error, 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP
