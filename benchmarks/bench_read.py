@@ -90,7 +90,7 @@ def _mib(kib: int) -> float:
 
 #: Warnings a run may report without anything being wrong: the N files are written into ONE output, which
 #: passes the protocol's 50,000-URL and 50 MiB limits for a single file (reported about the output).
-EXPECTED_CODES = frozenset({"field-dropped", "too-many-urls", "file-too-large"})
+EXPECTED_CODES = frozenset({"field-dropped", "too-many-entries", "too-many-bytes"})
 
 
 def _ratio(case: Case, raw: Case, value: str) -> float | None:

@@ -211,8 +211,12 @@ def test_strict_raises_with_the_diagnostic(tmp_path: Path) -> None:
     error = info.value
     assert isinstance(error, ReadError) and isinstance(error, ValueError) and isinstance(error, FeedmapError)
     assert isinstance(error.diagnostic, Diagnostic)
-    assert (error.diagnostic.code, error.diagnostic.line, error.diagnostic.level) == ("not-a-url", 2, Level.WARNING)
-    assert (error.code, error.line, error.source) == ("not-a-url", 2, str(path))
+    assert (error.diagnostic.code, error.diagnostic.line, error.diagnostic.level) == (
+        "loc-not-absolute",
+        2,
+        Level.WARNING,
+    )
+    assert (error.code, error.line, error.source) == ("loc-not-absolute", 2, str(path))
 
 
 def test_strict_raises_at_read_time_for_a_root_problem(tmp_path: Path) -> None:
@@ -236,10 +240,10 @@ def test_on_diagnostic_receives_diagnostics(tmp_path: Path) -> None:
     assert locs == ["https://example.com/1", "https://example.com/2", "https://example.com/has space"]
     assert all(isinstance(d, Diagnostic) for d in received)
     assert [(d.code, d.line, d.level, d.source) for d in received] == [
-        ("not-a-url", 2, Level.WARNING, str(path)),
+        ("loc-not-absolute", 2, Level.WARNING, str(path)),
         ("invalid-loc", 4, Level.WARNING, str(path)),
     ]
-    assert str(received[0]).startswith(f"{path}:2: warning[not-a-url]: ")
+    assert str(received[0]).startswith(f"{path}:2: warning[loc-not-absolute]: ")
 
 
 def test_diagnostics_arrive_while_streaming(tmp_path: Path) -> None:
@@ -250,7 +254,7 @@ def test_diagnostics_arrive_while_streaming(tmp_path: Path) -> None:
         next(entries)
         assert received == []
         next(entries)
-        assert [d.code for d in received] == ["not-a-url"]
+        assert [d.code for d in received] == ["loc-not-absolute"]
 
 
 def test_max_bytes_raises_limit_error(tmp_path: Path) -> None:
@@ -395,7 +399,7 @@ def test_convert_strict_option(tmp_path: Path) -> None:
         feedmap.convert(path, io.BytesIO(), format="text", options=feedmap.Options(strict=True))
     summary = feedmap.convert(path, io.BytesIO(), format="text")
     assert summary.entries == 2
-    assert [d.code for d in summary.diagnostics] == ["not-a-url"]
+    assert [d.code for d in summary.diagnostics] == ["loc-not-absolute"]
 
 
 def test_convert_nothing() -> None:

@@ -338,7 +338,7 @@ def test_more_zeros_at_the_ends_are_still_in_range(text: str, number: float) -> 
 @pytest.mark.parametrize("text", ["1.01", "1.0000001", "2", "-0.01", "-1"])
 def test_priorities_just_past_the_ends_are_ignored_with_a_warning(text: str) -> None:
     """Not clamped: 2 is an invalid value, not a claim to the top priority."""
-    assert _read_priority(text) == (None, [(Level.WARNING, "invalid-priority")])
+    assert _read_priority(text) == (None, [(Level.WARNING, "priority-invalid")])
 
 
 def test_minus_zero_is_zero_with_a_note() -> None:
@@ -359,5 +359,5 @@ def test_an_offset_of_24_hours_is_an_invalid_lastmod_not_a_traceback(
     assert main(["convert", str(path), "-t", "text"]) == 0
     captured = capsys.readouterr()
     assert captured.out.splitlines() == [f"https://a.example/{n}" for n in range(3)]
-    assert captured.err.count("warning[invalid-lastmod]") == 3
+    assert captured.err.count("warning[lastmod-invalid]") == 3
     assert "Traceback" not in captured.err

@@ -235,7 +235,9 @@ def test_stdin_diagnostics_are_named_stdin(capsys: pytest.CaptureFixture[str], m
     code, out, err = run(capsys, "convert", "-", "-t", "text")
     assert code == 0
     assert out.splitlines() == ["https://a.example/"]
-    assert diagnostic_lines(err, "not-a-url") == [line for line in err.splitlines() if line.startswith("<stdin>:2: ")]
+    assert diagnostic_lines(err, "loc-not-absolute") == [
+        line for line in err.splitlines() if line.startswith("<stdin>:2: ")
+    ]
 
 
 def test_stdin_between_files(
@@ -265,7 +267,7 @@ def test_lenient_warnings_are_printed_with_file_and_line(capsys: pytest.CaptureF
     code, out, err = run(capsys, "convert", source, "-t", "text")
     assert code == 0
     assert out.splitlines() == ["https://ok.example/1", "https://ok.example/2"]
-    pattern = re.compile(rf"^{re.escape(str(source))}:2: warning\[not-a-url\]: \S.*$", re.MULTILINE)
+    pattern = re.compile(rf"^{re.escape(str(source))}:2: warning\[loc-not-absolute\]: \S.*$", re.MULTILINE)
     assert len(pattern.findall(err)) == 1
 
 
@@ -286,7 +288,7 @@ def test_strict_stops_at_the_first_problem(capsys: pytest.CaptureFixture[str], t
     source = write(tmp_path / "urls.txt", BAD_TEXT + "also not a url\n")
     code, _, err = run(capsys, "convert", source, "--strict", "-t", "jsonl")
     assert code == 1
-    problems = [line for line in err.splitlines() if "[not-a-url]" in line]
+    problems = [line for line in err.splitlines() if "[loc-not-absolute]" in line]
     assert len(problems) == 1  # stopped at the first
     assert problems[0].startswith(f"{source}:2: ")
     no_traceback(err)
@@ -345,20 +347,20 @@ def test_repeated_diagnostics_are_cut_after_the_limit_per_code(
 ) -> None:
     extra = 5
     lines = ["https://ok.example/"]
-    lines += [f"bad line {i}" for i in range(PER_CODE + extra)]  # not-a-url, over the limit
+    lines += [f"bad line {i}" for i in range(PER_CODE + extra)]  # loc-not-absolute, over the limit
     lines += [f"https://ok.example/{i} with space" for i in range(3)]  # invalid-loc, under the limit
     source = write(tmp_path / "urls.txt", "\n".join(lines) + "\n")
     code, out, err = run(capsys, "convert", source, "-t", "text")
     assert code == 0
     assert len(out.splitlines()) == 4
     assert PER_CODE == 20
-    shown = diagnostic_lines(err, "not-a-url")
+    shown = diagnostic_lines(err, "loc-not-absolute")
     assert len(shown) == PER_CODE
     assert shown[0].startswith(f"{source}:2: ") and shown[-1].startswith(f"{source}:{PER_CODE + 1}: ")
     assert len(diagnostic_lines(err, "invalid-loc")) == 3
     summary = [line for line in err.splitlines() if "not shown" in line]
     assert len(summary) == 1
-    assert re.search(rf"\b{extra} not-a-url\b", summary[0])
+    assert re.search(rf"\b{extra} loc-not-absolute\b", summary[0])
     assert "invalid-loc" not in summary[0]
 
 
@@ -367,7 +369,7 @@ def test_quiet_hides_notes_but_not_warnings(capsys: pytest.CaptureFixture[str], 
     code, _, err = run(capsys, "convert", source, "-t", "text", "--encode-urls", "-q")
     assert code == 0
     assert diagnostic_lines(err, "url-encoded") == []
-    assert len(diagnostic_lines(err, "not-a-url")) == 1
+    assert len(diagnostic_lines(err, "loc-not-absolute")) == 1
 
 
 # ------------------------------------------------------------------------------------ size limits
@@ -620,7 +622,7 @@ def test_forcing_the_source_format(capsys: pytest.CaptureFixture[str], tmp_path:
     code, out, err = run(capsys, "convert", source, "-f", "text", "-t", "text")
     assert code == 0
     assert out == ""  # read as a text sitemap: the line is not a URL
-    assert len(diagnostic_lines(err, "not-a-url")) == 1
+    assert len(diagnostic_lines(err, "loc-not-absolute")) == 1
 
 
 # ------------------------------------------------------------------------------ formats and info
@@ -677,8 +679,8 @@ def test_info_text_counts_diagnostics(capsys: pytest.CaptureFixture[str], tmp_pa
     assert code == 0
     assert re.search(r"^\s*entries:\s+2$", out, re.MULTILINE)
     line = next(line for line in out.splitlines() if "diagnostics:" in line)
-    assert "2 warnings" in line and "not-a-url 2" in line
-    assert len(diagnostic_lines(err, "not-a-url")) == 2
+    assert "2 warnings" in line and "loc-not-absolute 2" in line
+    assert len(diagnostic_lines(err, "loc-not-absolute")) == 2
 
 
 def test_info_json(capsys: pytest.CaptureFixture[str], sitemap: Path, tmp_path: Path) -> None:
@@ -706,7 +708,7 @@ def test_info_json(capsys: pytest.CaptureFixture[str], sitemap: Path, tmp_path: 
     assert (first["with_lastmod"], first["lastmod_min"], first["lastmod_max"]) == (2, "2020-01-01", "2021-06-30")
     assert (first["warnings"], first["diagnostics"]) == (0, {})
     assert (second["format"], second["entries"], second["lastmod_min"]) == ("text", 2, None)
-    assert second["warnings"] == 1 and second["diagnostics"] == {"not-a-url": 1}
+    assert second["warnings"] == 1 and second["diagnostics"] == {"loc-not-absolute": 1}
 
 
 def test_info_lastmod_range_compares_instants_not_text(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -736,7 +738,7 @@ def test_info_strict_and_missing(capsys: pytest.CaptureFixture[str], tmp_path: P
 # ------------------------------------------------------------------------------ help and usage
 
 
-@pytest.mark.parametrize("command", [[], ["convert"], ["info"], ["formats"]])
+@pytest.mark.parametrize("command", [[], ["convert"], ["info"], ["formats"], ["codes"]])
 def test_help_exits_0_and_shows_examples(capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
     code, out, _ = run(capsys, *command, "--help")
     assert code == 0

@@ -10,7 +10,7 @@ is feedparser's ``entry.link`` with two corrections for Atom feeds (RFC 4287 §4
 ``link[@rel=alternate or no rel]`` is the entry's page: feedparser also makes an entry's ``<id>`` its link
 when no alternate link came before it, and lets a later non-alternate ``<link>`` without ``href`` replace
 the alternate one (its own test ``entry_link_no_href_link_priority`` expects otherwise).  Entries left
-without a link must have been reported (``missing-loc``), links that are not absolute URLs are kept and
+without a link must have been reported (``loc-missing``), links that are not absolute URLs are kept and
 reported (``invalid-loc``); a feed with a permalink guid feedparser cannot resolve (it empties the link,
 feedmap keeps the guid) is left out.  Feeds feedparser calls ill-formed give at least one diagnostic.
 
@@ -139,7 +139,7 @@ def test_well_formed_feeds_give_the_links_feedparser_finds(corpus_dir: Path) -> 
         if locs != expected:
             mismatches.append(f"{where}: feedmap {locs} != feedparser {expected}")
         codes = [d.code for d in diagnostics]
-        if codes.count("missing-loc") < links.count(None):
+        if codes.count("loc-missing") < links.count(None):
             mismatches.append(f"{where}: {links.count(None)} entries without a link, not all reported: {codes}")
         if any(not ABSOLUTE.match(link) for link in expected) and "invalid-loc" not in codes:
             mismatches.append(f"{where}: a link that is no absolute URL was not reported: {codes}")
@@ -287,7 +287,7 @@ def test_empty_ror_elements_are_kept_empty_without_warnings(corpus_dir: Path) ->
                     assert entry.extras.get(f"ror:{local}") == "", (path.name, entry.loc)
                     if local == "updatePeriod":
                         assert entry.changefreq is None
-        assert "invalid-changefreq" not in {d.code for d in diagnostics}
+        assert "changefreq-invalid" not in {d.code for d in diagnostics}
     assert seen > 0, "the corpus has empty ror:updatePeriod / ror:sortOrder elements"
 
 

@@ -216,7 +216,7 @@ def test_a_feed_written_as_jsonl_keeps_every_item_and_reports_the_repeats() -> N
     out, reporter = convert(DUPLICATED, "jsonl")
     assert len(entries_of(out, "jsonl")) == 7
     assert with_code(reporter.diagnostics, "duplicates-merged") == []
-    assert len(with_code(reporter.diagnostics, "duplicate-loc")) == 3
+    assert len(with_code(reporter.diagnostics, "loc-duplicate")) == 3
 
 
 def test_a_feed_written_as_rss_or_ror_never_repeats_a_guid() -> None:

@@ -317,3 +317,46 @@ def test_property_valid_w3c_strings_round_trip(case: tuple[str, Precision]) -> N
     assert value.precision is precision
     assert parse_lenient(text) == (value, None)
     assert isinstance(value.sort_key(), float)
+
+
+# ------------------------------------------------------------------------------- the order of W3CDate
+
+ORDER_SAMPLES = [
+    "2024", "2024-01", "2024-02", "2024-01-01", "2024-01-02", "2024-01-01+05:00", "2024-01-01T06:00Z",
+    "2024-01-01T06:00:00Z", "2024-01-01T06:00:00+00:00", "2024-01-01T10:00:00+05:00", "2024-01-01T04:00:00-02:00",
+    "2024-01-01T06:00:00.5Z", "2024-01-01T06:00:00.25Z", "2024-01-01T06:00:00.50Z", "2024-01-01T06:00:00",
+    "2023-12-31T23:59:59-01:00", "2024-01-01T06:30+01:00", "2016-12-31T23:59:60Z", "2016-12-31T23:59:59Z",
+    "0001-01-01T00:00+14:00", "0001-01-01", "9999-12-31T23:59-14:00", "9999-12-31T23:59Z",
+    "2024-01-01T06:00:00.0000001Z", "2024-01-01T06:00:00.0000002Z",
+]  # fmt: skip
+
+
+def _expected_order(text: str) -> tuple[dt.datetime, str, int, str]:
+    """The documented rule, from to_datetime: the instant (to the microsecond, then the fraction's further
+    digits), coarser first at one instant, then the text."""
+    value = W3CDate(text)
+    fraction = text.partition(".")[2].rstrip("Z").split("+")[0].split("-")[0]
+    return value.to_datetime(), fraction[6:].rstrip("0"), int(value.precision), text
+
+
+@pytest.mark.parametrize("first", ORDER_SAMPLES)
+def test_w3cdates_order_by_the_instant_they_start_at_then_precision_then_text(first: str) -> None:
+    a = W3CDate(first)
+    for second in ORDER_SAMPLES:
+        b = W3CDate(second)
+        assert (a < b) == (_expected_order(first) < _expected_order(second)), (first, second)
+        # total, and agreeing with ==: exactly one of <, ==, > holds
+        assert [a < b, a == b, a > b].count(True) == 1, (first, second)
+        assert (a <= b) == (a < b or a == b) and (a >= b) == (a > b or a == b)
+        assert (a < b) == (a.order_key() < b.order_key())
+
+
+def test_periods_compare_by_their_start_coarser_first() -> None:
+    assert W3CDate("2005-06") > W3CDate("2005") < W3CDate("2005-01") < W3CDate("2005-01-01")
+    assert W3CDate("2005-01-01") < W3CDate("2004-12-31T23:00:00-01:00") < W3CDate("2005-01-01T00:00:00Z")
+    assert W3CDate("2005-01-01T10:00+02:00") < W3CDate("2005-01-01T09:00Z")
+    assert max([W3CDate("2005-01-01T10:00+02:00"), W3CDate("2005-01-01T09:00Z")]).text == "2005-01-01T09:00Z"
+    assert W3CDate("2005-01-01T00:00:00+00:00") < W3CDate("2005-01-01T00:00:00Z")  # one instant: by text
+    assert W3CDate("2024-01-01").__lt__("2024") is NotImplemented
+    with pytest.raises(TypeError):
+        _ = W3CDate("2024") < "2025"  # type: ignore[operator]

@@ -48,7 +48,7 @@ POLICIES: dict[str, Callable[..., Any]] = {
 
 
 def _repeats(found: list[Diagnostic]) -> list[str]:
-    return [d.message for d in found if d.code == "duplicate-loc"]
+    return [d.message for d in found if d.code == "loc-duplicate"]
 
 
 @pytest.fixture(params=["in-memory", "spilled"])
@@ -111,7 +111,7 @@ def test_a_text_sitemap_keeps_both_locs_of_a_hash_collision(tmp_path: Path, caps
         err = capsys.readouterr().err
         assert code == 0, err
         assert out.read_text(encoding="utf-8").splitlines() == [NARROW, wide, "https://e.example/c"], extra
-        assert err.count("info[duplicate-loc]") == 1 and "appears 2 times" in err
+        assert err.count("info[loc-duplicate]") == 1 and "appears 2 times" in err
 
 
 @pytest.mark.parametrize(
@@ -128,7 +128,7 @@ def test_dedupe_first_writes_an_iri_and_its_uri_once(
     assert code == 0, err
     written = out.read_text(encoding="utf-8")
     assert written.count(mark) == 1, written
-    assert "info[duplicate-loc]" in err
+    assert "info[loc-duplicate]" in err
 
 
 def test_the_text_default_drops_the_uri_of_an_iri_written_before(
@@ -139,7 +139,7 @@ def test_the_text_default_drops_the_uri_of_an_iri_written_before(
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert captured.out.splitlines() == [IRI, "https://e.example/x"]
-    assert "info[duplicate-loc]" in captured.err
+    assert "info[loc-duplicate]" in captured.err
 
 
 def test_locs_too_long_for_the_memory_budget_spill_and_stay_distinct(
@@ -192,4 +192,4 @@ def test_a_lone_surrogate_in_a_url_built_in_python_is_dropped_and_reported(
     text = sink.getvalue().decode("utf-8")
     assert "https://e.example/4?q=" in text and "https://u@e.example/x" in text
     assert "character-dropped" in {d.code for d in summary.diagnostics}
-    assert len([d for d in summary.diagnostics if d.code == "duplicate-loc"]) == 1
+    assert len([d for d in summary.diagnostics if d.code == "loc-duplicate"]) == 1

@@ -387,7 +387,7 @@ def test_cli_a_child_that_cannot_be_read_is_trouble_not_mass_removal(
     old, new = _index_pair(tmp_path)
     code, out, err = run(capsys, "diff", old, new, "--map", f"https://e.com/={tmp_path}", *options)
     assert code == 2, (out, err)
-    assert "warning[child-failed]" in err
+    assert "warning[child-unreadable]" in err
     assert f"{new}: error[input-incomplete]: " in err and "removed" in err and "Traceback" not in err
     if "--json" in options:
         assert all(json.loads(line) for line in out.splitlines())
@@ -401,7 +401,7 @@ def test_cli_a_truncated_child_is_trouble(capsys: pytest.CaptureFixture[str], tm
     write(tmp_path / "new" / "two.xml", whole[: whole.index("q3")])  # an upload cut short
     code, out, err = run(capsys, "diff", old, new, "--map", f"https://e.com/={tmp_path}")
     assert code == 2, (out, err)
-    assert "warning[malformed-xml]" in err and "error[input-incomplete]" in err
+    assert "warning[xml-not-well-formed]" in err and "error[input-incomplete]" in err
 
 
 def test_cli_a_truncated_gzip_is_trouble(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -415,7 +415,7 @@ def test_cli_a_truncated_gzip_is_trouble(capsys: pytest.CaptureFixture[str], tmp
 
 
 def test_cli_a_namespace_slip_read_to_the_end_is_no_trouble(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    """malformed-xml that reads on (an undeclared prefix) loses nothing: still exit 1 for a difference."""
+    """xml-not-well-formed that reads on (an undeclared prefix) loses nothing: still exit 1 for a difference."""
     old = write(tmp_path / "old.xml", urlset(url("a")))
     new = write(
         tmp_path / "new.xml",
@@ -423,7 +423,7 @@ def test_cli_a_namespace_slip_read_to_the_end_is_no_trouble(capsys: pytest.Captu
         "https://e.com/i.jpg</image:loc></image:image></url>\n<url><loc>https://e.com/b</loc></url>\n</urlset>\n",
     )
     code, out, err = run(capsys, "diff", old, new)
-    assert "malformed-xml" in err and "input-incomplete" not in err
+    assert "xml-not-well-formed" in err and "input-incomplete" not in err
     assert (code, out.splitlines()[0]) == (1, "+ https://e.com/b"), err
 
 

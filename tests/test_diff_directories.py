@@ -120,7 +120,7 @@ def test_a_child_missing_from_a_directory_is_trouble(
     (day2 / "sitemap-2.xml").unlink()
     code, out, err = run(capsys, "diff", day1, day2)
     assert code == 2, (out, err)
-    assert "warning[child-failed]" in err and "error[input-incomplete]" in err
+    assert "warning[child-unreadable]" in err and "error[input-incomplete]" in err
 
 
 def test_a_child_not_in_the_directory_is_never_read_from_elsewhere(

@@ -343,7 +343,7 @@ def test_options_since_skips_index_children_in_the_library(tmp_path: Path) -> No
     summary = feedmap.convert(index, out, "text", Options(since="2024-06-01"))
     assert out.read_text().split() == ["https://e.com/new"]
     found = [d.code for d in summary.diagnostics]
-    assert "child-skipped" in found and "child-failed" not in found
+    assert "child-skipped" in found and "child-unreadable" not in found
 
 
 @pytest.mark.parametrize(

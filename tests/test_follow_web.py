@@ -3,7 +3,7 @@
 sitemaps.org "Sitemap index files" and "Sitemap file location": an index lists sitemaps of its own site
 (scheme, host and port), read here concurrently but yielded in index order; nested indexes are followed
 up to a depth cap, loops are reported (``index-loop``) and cut, off-site children are reported
-(``child-off-site``) and never fetched, a failing child is reported (``child-failed``, naming it) while
+(``child-off-site``) and never fetched, a failing child is reported (``child-unreadable``, naming it) while
 the others still come.  ``follow=`` / ``--since`` choose children by loc and lastmod (``child-skipped``),
 ``--no-follow`` yields the index's own entries, and ``--map PREFIX=DIR`` reads mapped URLs from disk
 with no network at all.  Other hosts are simulated with ``localhost`` against ``127.0.0.1``.
@@ -291,7 +291,7 @@ def test_a_failing_child_is_reported_and_the_others_still_come(web: LocalSite) -
     index = web.add("/index.xml", index_xml(a, missing, c))
     locs, diagnostics = read(index)
     assert locs == pages("a") + pages("c")
-    assert codes(diagnostics) == ["child-failed"]
+    assert codes(diagnostics) == ["child-unreadable"]
     assert missing in diagnostics[0].message
     assert diagnostics[0].line == 4  # the <sitemap> of the missing child in the index
 
@@ -312,7 +312,7 @@ def test_the_failure_of_a_child_names_it_once(web: LocalSite) -> None:
     index = web.add("/index.xml", index_xml(big, missing, small))
     locs, diagnostics = read(index, max_bytes=2048)
     assert locs == pages("small")
-    assert codes(diagnostics) == ["child-failed", "child-failed"]
+    assert codes(diagnostics) == ["child-unreadable", "child-unreadable"]
     assert [d.message.count(url) for d, url in zip(diagnostics, [big, missing], strict=True)] == [1, 1]
 
 
@@ -323,7 +323,7 @@ def test_a_slow_child_fails_on_its_timeout_and_the_others_still_come(web: LocalS
     locs, diagnostics = read(index, http=HttpSettings(read_timeout=0.5, retries=0))
     assert web.answered("/slow.xml") == 0  # given up before it answered
     assert locs == pages("b")
-    assert codes(diagnostics) == ["child-failed"]
+    assert codes(diagnostics) == ["child-unreadable"]
     assert slow in diagnostics[0].message
 
 
@@ -334,12 +334,12 @@ def test_a_failing_child_on_the_command_line(web: LocalSite, capsys: pytest.Capt
     code, out, err = run(capsys, "convert", index, "-t", "text")
     assert code == 0
     assert out.split() == pages("a")
-    (line,) = [line for line in err.splitlines() if "[child-failed]" in line]
-    assert line.startswith(f"{index}:3: warning[child-failed]:")
+    (line,) = [line for line in err.splitlines() if "[child-unreadable]" in line]
+    assert line.startswith(f"{index}:3: warning[child-unreadable]:")
     assert missing in line
     code, _, err = run(capsys, "convert", index, "-t", "text", "--strict")
     assert code == 1
-    assert "[child-failed]" in err
+    assert "[child-unreadable]" in err
     assert "Traceback" not in err
 
 
@@ -350,7 +350,7 @@ def test_a_child_over_the_size_cap_is_reported(web: LocalSite, capsys: pytest.Ca
     code, out, err = run(capsys, "convert", index, "-t", "text", "--max-bytes", "2K")
     assert code == 0
     assert out.split() == pages("small")
-    assert "[child-failed]" in err
+    assert "[child-unreadable]" in err
     assert big in err
 
 
@@ -545,5 +545,5 @@ def test_unmapped_child_on_a_closed_port_is_reported(tmp_path: Path, refused_por
         f"{site_url}static/index.xml", maps=[(f"{site_url}static/", tmp_path)], http=HttpSettings(retries=0)
     )
     assert locs == pages("a")
-    assert codes(diagnostics) == ["child-failed"]
+    assert codes(diagnostics) == ["child-unreadable"]
     assert f"{site_url}other/b.xml" in diagnostics[0].message

@@ -744,7 +744,7 @@ def test_a_child_with_trickling_headers_is_child_failed_and_the_rest_goes_on(web
     settings = HttpSettings(read_timeout=5.0, deadline=0.5, retries=0)
     with feedmap.read(index, reporter=reporter, options=feedmap.Options(http=settings)) as doc:
         assert [entry.loc for entry in doc] == ["https://www.example.com/fast"]
-    assert [d.code for d in reporter.diagnostics] == ["child-failed"]
+    assert [d.code for d in reporter.diagnostics] == ["child-unreadable"]
     assert "deadline" in reporter.diagnostics[0].message
 
 

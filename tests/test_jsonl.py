@@ -153,7 +153,7 @@ def test_header_only_on_the_first_line() -> None:
     entries, diagnostics, meta = read(data)
     assert [e.loc for e in entries] == ["https://www.example.com/1"]
     assert meta == DocMeta()
-    assert coded(diagnostics) == [(2, "missing-loc")]
+    assert coded(diagnostics) == [(2, "loc-missing")]
 
 
 def test_invalid_header_is_a_read_error() -> None:
@@ -222,12 +222,12 @@ def test_field_repairs_use_the_shared_rules() -> None:
     assert [e.loc for e in entries] == ["https://www.example.com/1", "https://www.example.com/2", "relative/3"]
     assert sorted(coded(diagnostics)) == [
         (1, "changefreq-case"),
-        (1, "invalid-priority"),
         (1, "lastmod-repaired"),
-        (2, "invalid-changefreq"),
-        (2, "invalid-lastmod"),
+        (1, "priority-invalid"),
+        (2, "changefreq-invalid"),
+        (2, "lastmod-invalid"),
         (3, "relative-url"),  # no base URL to resolve it against: kept, reported
-        (4, "missing-loc"),
+        (4, "loc-missing"),
     ]
 
 
@@ -349,7 +349,7 @@ def test_a_header_with_a_lone_surrogate_is_written_without_it() -> None:
 def test_writer_leaves_out_a_priority_that_is_not_a_number(priority: float) -> None:
     data, diagnostics = write([Entry(loc="https://www.example.com/", priority=priority)])
     assert json.loads(data) == {"loc": "https://www.example.com/"}
-    assert [d.code for d in diagnostics] == ["invalid-priority"]
+    assert [d.code for d in diagnostics] == ["priority-invalid"]
 
 
 INJECTION = '<x:y xmlns:x="urn:x"/></url><url><loc>https://injected.example/</loc>'
@@ -440,10 +440,10 @@ def test_the_line_cap_is_an_option(limit: int, too_long: list[int], written: byt
         (b"5e-324", 5e-324, []),  # a float holds it; the XML writers round it (priority-rounded there)
         (b"0.12345678901234567890", 0.12345678901234568, ["priority-rounded"]),
         (b"1e-400", 0.0, ["priority-rounded"]),
-        (b"1e400", None, ["invalid-priority"]),
-        (b"-0.1", None, ["invalid-priority"]),
-        (b"1.1", None, ["invalid-priority"]),
-        (b"5", None, ["invalid-priority"]),
+        (b"1e400", None, ["priority-invalid"]),
+        (b"-0.1", None, ["priority-invalid"]),
+        (b"1.1", None, ["priority-invalid"]),
+        (b"5", None, ["priority-invalid"]),
     ],
 )
 def test_a_priority_a_float_cannot_hold_is_reported(written: bytes, priority: float, codes: list[str]) -> None:

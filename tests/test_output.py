@@ -214,7 +214,7 @@ def test_stdout_keeps_what_was_converted_before_strict_stops(capsys: pytest.Capt
     source = out_dir / "urls.txt"
     source.write_bytes(b"".join(b"http://a/%d\n" % i for i in range(5000)) + b"not a url\n")
     code, out, err = run(capsys, "convert", source, "--strict", "-t", "text")
-    assert code == 1 and "[not-a-url]" in err
+    assert code == 1 and "[loc-not-absolute]" in err
     assert out.encode() == WRITTEN
 
 

@@ -32,13 +32,13 @@ def test_a_cut_inside_the_first_url_keeps_it(tail: str) -> None:
     data = f'<?xml version="1.0"?>\n<urlset xmlns="{SM}">\n<url><loc>https://www.example.com/a</loc>{tail}'
     locs, diagnostics = read(data.encode())
     assert locs == ["https://www.example.com/a"]
-    assert codes(diagnostics) == ["malformed-xml", "truncated-entry"]
+    assert codes(diagnostics) == ["xml-not-well-formed", "truncated-entry"]
 
 
 def test_a_cut_inside_the_first_url_before_its_loc_ends_keeps_nothing() -> None:
     locs, diagnostics = read(f'<urlset xmlns="{SM}">\n<url><loc>https://www.example.com/a'.encode())
     assert locs == []
-    assert codes(diagnostics) == ["malformed-xml"]
+    assert codes(diagnostics) == ["xml-not-well-formed"]
 
 
 @pytest.mark.parametrize("root", ["urlset", "sitemapindex"])
@@ -81,7 +81,7 @@ def test_an_unclosed_sitemap_holding_several_locs_gives_each() -> None:
         ("https://www.example.com/3.xml", None),
     ]
     assert [e.origin.line if e.origin else 0 for e in entries] == [3, 5, 6]
-    assert codes(reporter.diagnostics) == ["malformed-xml", "truncated-entry"]
+    assert codes(reporter.diagnostics) == ["xml-not-well-formed", "truncated-entry"]
 
 
 @pytest.mark.parametrize("prefix", ["", "s:"])
@@ -93,21 +93,21 @@ def test_an_unclosed_sitemap_on_one_line_keeps_its_last_loc(prefix: str) -> None
     data = f"<{prefix}sitemapindex {xmlns}><{prefix}sitemap>{locs}</{prefix}sitemapindex>"
     found, diagnostics = read(data.encode())
     assert found == [f"https://www.example.com/{n}.xml" for n in (1, 2, 3)]
-    assert codes(diagnostics) == ["malformed-xml", "truncated-entry"]
+    assert codes(diagnostics) == ["xml-not-well-formed", "truncated-entry"]
 
 
 def test_a_loc_cut_by_a_tag_mismatch_on_one_line_is_still_left_out() -> None:
     data = f'<sitemapindex xmlns="{SM}"><sitemap><loc>https://www.example.com/1.xml</loc><loc>https://www.exa</sitemapindex>'
     found, diagnostics = read(data.encode())
     assert found == ["https://www.example.com/1.xml"]
-    assert codes(diagnostics) == ["malformed-xml", "truncated-entry"]
+    assert codes(diagnostics) == ["xml-not-well-formed", "truncated-entry"]
 
 
 def test_a_complete_url_with_two_locs_is_still_one_entry_and_reported() -> None:
     data = f'<urlset xmlns="{SM}"><url><loc>https://www.example.com/a</loc><loc>https://www.example.com/b</loc></url></urlset>'
     locs, diagnostics = read(data.encode())
     assert locs == ["https://www.example.com/a"]
-    assert codes(diagnostics) == ["duplicate-element"]
+    assert codes(diagnostics) == ["element-repeated"]
 
 
 # ------------------------------------------------------------------------------------------------ parser limits

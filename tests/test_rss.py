@@ -173,7 +173,7 @@ def test_items_without_a_usable_url_are_skipped_with_a_warning_naming_them() -> 
         )
     )
     assert [entry.loc for entry in entries] == ["https://www.example.com/kept"]
-    assert codes(diagnostics) == ["missing-loc", "missing-loc"]
+    assert codes(diagnostics) == ["loc-missing", "loc-missing"]
     assert all(d.level is Level.WARNING for d in diagnostics)
     # the warning names the item: by its title, else by its position
     assert "Opaque guid" in diagnostics[0].message
@@ -241,7 +241,7 @@ def test_atom_id_is_not_a_link() -> None:
         )
     )
     assert [entry.loc for entry in entries] == ["https://example.org/page"]
-    assert codes(diagnostics) == ["missing-loc"]
+    assert codes(diagnostics) == ["loc-missing"]
     assert "Id only" in diagnostics[0].message
 
 
@@ -346,7 +346,7 @@ def test_reading_dates_raises_no_python_warnings() -> None:
 def test_an_unreadable_pubdate_is_reported_and_the_item_kept() -> None:
     _, entries, diagnostics, _ = read(rss20("<item><link>https://example.org/1</link><pubDate>soon</pubDate></item>"))
     assert entries == [Entry(loc="https://example.org/1")]
-    assert "invalid-lastmod" in codes(diagnostics)
+    assert "lastmod-invalid" in codes(diagnostics)
 
 
 # ------------------------------------------------------------------------------------------------ reading: bozo
@@ -862,7 +862,7 @@ def test_a_second_link_title_or_date_in_an_rss_item_is_reported() -> None:
     )
     _, entries, diagnostics, _ = read(rss20(item))
     assert [(e.loc, e.title, str(e.lastmod)) for e in entries] == [("https://e.com/a", "x", "2024-01-01T00:00:00Z")]
-    assert [d.message.split(" in ")[0] for d in diagnostics if d.code == "duplicate-element"] == [
+    assert [d.message.split(" in ")[0] for d in diagnostics if d.code == "element-repeated"] == [
         "a second <link>",
         "a second <title>",
         "a second <pubDate>",
@@ -877,7 +877,7 @@ def test_two_atom_alternates_of_one_type_and_language_are_reported_with_the_one_
     )
     _, entries, diagnostics, _ = read(atom10(entry))
     assert [(e.loc, e.title) for e in entries] == [("https://e.com/b", "x")]
-    duplicates = [d.message for d in diagnostics if d.code == "duplicate-element"]
+    duplicates = [d.message for d in diagnostics if d.code == "element-repeated"]
     assert len(duplicates) == 2  # not the other language, not the edit links
     assert duplicates[0].startswith('a second <link rel="alternate">') and "https://e.com/b is used" in duplicates[0]
     assert duplicates[1].startswith("a second <title>")
@@ -895,7 +895,7 @@ def test_distinct_alternates_and_repeatable_elements_are_not_duplicates() -> Non
     for data in (rss20(item), atom10(entry)):
         _, entries, diagnostics, _ = read(data)
         assert len(entries) == 1
-        assert "duplicate-element" not in codes(diagnostics)
+        assert "element-repeated" not in codes(diagnostics)
 
 
 def test_reference_repairs_count_lines_once_across_sections_and_matches() -> None:

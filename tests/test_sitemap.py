@@ -177,7 +177,7 @@ def test_image_without_loc_is_skipped_with_a_warning() -> None:
     )
     entries, diagnostics, _ = read(urlset(body))
     assert entries == [Entry(loc="https://www.example.com/p")]
-    assert codes(diagnostics) == ["missing-loc"]
+    assert codes(diagnostics) == ["loc-missing"]
 
 
 def test_hreflang_alternates() -> None:
@@ -258,8 +258,8 @@ def test_unknown_element_in_the_sitemap_namespace_is_reported_and_kept() -> None
         ("Daily", ChangeFreq.DAILY, "changefreq-case"),
         ("NEVER", ChangeFreq.NEVER, "changefreq-case"),
         (" weekly ", ChangeFreq.WEEKLY, "whitespace-trimmed"),
-        ("sometimes", None, "invalid-changefreq"),
-        ("", None, "invalid-changefreq"),
+        ("sometimes", None, "changefreq-invalid"),
+        ("", None, "changefreq-invalid"),
     ],
 )
 def test_changefreq_repairs(written: str, expected: ChangeFreq | None, code: str | None) -> None:
@@ -277,22 +277,22 @@ def test_changefreq_repairs(written: str, expected: ChangeFreq | None, code: str
         ("1", 1.0, None),
         ("0.0", 0.0, None),
         # out of range: an invalid value, never clamped to the top (or bottom) priority
-        ("1.5", None, "invalid-priority"),
-        ("1.1", None, "invalid-priority"),
-        ("5.0", None, "invalid-priority"),
-        ("-0.2", None, "invalid-priority"),
-        ("high", None, "invalid-priority"),
-        ("NaN", None, "invalid-priority"),
-        ("", None, "invalid-priority"),
+        ("1.5", None, "priority-invalid"),
+        ("1.1", None, "priority-invalid"),
+        ("5.0", None, "priority-invalid"),
+        ("-0.2", None, "priority-invalid"),
+        ("high", None, "priority-invalid"),
+        ("NaN", None, "priority-invalid"),
+        ("", None, "priority-invalid"),
         # xsd:decimal only: no exponent, no digit separators, ASCII digits, no infinity
-        ("1e-1", None, "invalid-priority"),
-        ("5e-324", None, "invalid-priority"),
-        ("0_5", None, "invalid-priority"),
-        ("\u0660.\u0665", None, "invalid-priority"),  # Arabic-Indic digits
-        ("inf", None, "invalid-priority"),
-        ("0x1", None, "invalid-priority"),
-        ("0.5.1", None, "invalid-priority"),
-        ("1,0", None, "invalid-priority"),
+        ("1e-1", None, "priority-invalid"),
+        ("5e-324", None, "priority-invalid"),
+        ("0_5", None, "priority-invalid"),
+        ("\u0660.\u0665", None, "priority-invalid"),  # Arabic-Indic digits
+        ("inf", None, "priority-invalid"),
+        ("0x1", None, "priority-invalid"),
+        ("0.5.1", None, "priority-invalid"),
+        ("1,0", None, "priority-invalid"),
         # valid decimals kept as they are (the same number is written back)
         ("0.64", 0.64, None),
         (" 0.3 ", 0.3, None),
@@ -336,7 +336,7 @@ def test_a_field_given_twice_keeps_the_first_and_is_reported(field: str, first: 
     assert (value.text if field == "lastmod" else getattr(value, "value", value)) == (
         float(first) if field == "priority" else first
     )
-    assert coded(diagnostics) == [(4, "duplicate-element")]
+    assert coded(diagnostics) == [(4, "element-repeated")]
     assert "<url> at line 3" in diagnostics[0].message
 
 
@@ -348,7 +348,7 @@ def test_duplicate_image_fields_keep_the_first() -> None:
     )
     entries, diagnostics, _ = read(urlset(body))
     assert entries[0].images == (Image(loc="https://www.example.com/1.png", title="one"),)
-    assert coded(diagnostics) == [(4, "duplicate-element"), (4, "duplicate-element")]
+    assert coded(diagnostics) == [(4, "element-repeated"), (4, "element-repeated")]
 
 
 def test_duplicate_loc_stops_strict_reading() -> None:
@@ -358,7 +358,7 @@ def test_duplicate_loc_stops_strict_reading() -> None:
         feedmap.read(io.BytesIO(urlset(body)), options=feedmap.Options(strict=True)) as doc,
     ):
         list(doc)
-    assert info.value.diagnostic.code == "duplicate-element"
+    assert info.value.diagnostic.code == "element-repeated"
 
 
 def test_absent_priority_stays_absent() -> None:
@@ -395,9 +395,9 @@ def test_lastmod_kept_as_written(value: str) -> None:
         ("2024-01-05 10:20:30", "2024-01-05T10:20:30", "lastmod-repaired"),
         ("2024-01-05T10:20:30+0000", "2024-01-05T10:20:30+00:00", "lastmod-repaired"),
         ("Tue, 02 Jan 2024 10:00:00 GMT", "2024-01-02T10:00:00Z", "lastmod-repaired"),
-        ("not a date", None, "invalid-lastmod"),
-        ("2024-13-45", None, "invalid-lastmod"),
-        ("", None, "invalid-lastmod"),
+        ("not a date", None, "lastmod-invalid"),
+        ("2024-13-45", None, "lastmod-invalid"),
+        ("", None, "lastmod-invalid"),
         (" 2024-01-05 ", "2024-01-05", "whitespace-trimmed"),
     ],
 )
@@ -414,7 +414,7 @@ def test_missing_loc_is_skipped_and_the_rest_is_read() -> None:
 <url><loc>https://www.example.com/kept</loc></url>"""
     entries, diagnostics, _ = read(urlset(body))
     assert [e.loc for e in entries] == ["https://www.example.com/kept"]
-    assert coded(diagnostics) == [(3, "missing-loc"), (4, "missing-loc")]
+    assert coded(diagnostics) == [(3, "loc-missing"), (4, "loc-missing")]
 
 
 def test_relative_loc_without_a_base_is_kept_with_a_warning() -> None:
@@ -448,7 +448,7 @@ def test_truncated_document_keeps_the_entries_before_the_cut() -> None:
     data = urlset("<url><loc>https://www.example.com/1</loc></url><url><loc>https://www.example.com/2</loc></url>")
     entries, diagnostics, _ = read(data[: data.index(b"</urlset>") + 4])
     assert [e.loc for e in entries] == ["https://www.example.com/1", "https://www.example.com/2"]
-    assert codes(diagnostics) == ["malformed-xml"]
+    assert codes(diagnostics) == ["xml-not-well-formed"]
 
 
 def test_entries_remember_their_line() -> None:
@@ -759,7 +759,7 @@ def test_zero_entries_write_a_valid_empty_document_with_a_warning() -> None:
 def test_more_than_50000_entries_warn_once() -> None:
     entries = (Entry(loc=f"https://www.example.com/{i}") for i in range(50_001))
     data, diagnostics = write(entries)
-    assert codes(diagnostics) == ["too-many-urls"]
+    assert codes(diagnostics) == ["too-many-entries"]
     assert data.count(b"<url>") == 50_001
 
 
@@ -773,7 +773,7 @@ def test_reading_more_than_50000_entries_warns() -> None:
     body = "".join(f"<url><loc>https://www.example.com/{i}</loc></url>\n" for i in range(50_001))
     entries, diagnostics, _ = read(urlset(body))
     assert len(entries) == 50_001
-    assert codes(diagnostics) == ["too-many-urls"]
+    assert codes(diagnostics) == ["too-many-entries"]
 
 
 def test_text_extras_are_dropped_with_an_info() -> None:
@@ -799,10 +799,10 @@ def test_fields_the_format_cannot_hold_are_reported_once() -> None:
         (1.2345678901234567e-05, "0.000012345678901235", "priority-rounded"),
         (1e-18, "0.000000000000000001", None),
         (0.12345678901234568, "0.12345678901234568", None),
-        (1.5, None, "invalid-priority"),
+        (1.5, None, "priority-invalid"),
         (-0.0, "-0.0", None),
-        (float("nan"), None, "invalid-priority"),
-        (float("inf"), None, "invalid-priority"),
+        (float("nan"), None, "priority-invalid"),
+        (float("inf"), None, "priority-invalid"),
     ],
 )
 def test_priority_is_a_short_decimal_and_changes_are_reported(
@@ -833,7 +833,7 @@ def test_a_sitemap_field_given_twice_in_an_rss_item_is_reported() -> None:
     ).encode()
     entries, diagnostics, _ = read(data, format=None)
     assert [e.priority for e in entries] == [0.3]
-    assert codes(diagnostics) == ["duplicate-element"]
+    assert codes(diagnostics) == ["element-repeated"]
     assert "<priority>" in diagnostics[0].message
 
 
@@ -892,7 +892,7 @@ def test_an_out_of_range_priority_is_read_as_absent_by_every_reader(
     out = tmp_path / "out.jsonl"
     assert main(["convert", str(source), "-f", format, "-t", "jsonl", "-o", str(out)]) == 0
     assert "priority" not in json.loads(out.read_text().splitlines()[-1])  # after a feed's header line
-    assert "warning[invalid-priority]" in capsys.readouterr().err
+    assert "warning[priority-invalid]" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("format", ["sitemap", "jsonl", "rss", "ror"])
@@ -900,7 +900,7 @@ def test_an_out_of_range_priority_built_in_python_is_not_written(format: str) ->
     sink = io.BytesIO()
     summary = feedmap.write([Entry(loc="https://www.example.com/a", title="A", priority=5.0)], sink, format)
     assert b"priority>" not in sink.getvalue() and b'"priority"' not in sink.getvalue()
-    assert codes(summary.diagnostics, Level.WARNING) == ["invalid-priority"]
+    assert codes(summary.diagnostics, Level.WARNING) == ["priority-invalid"]
 
 
 XHTML_DECLARED = ' xmlns:xhtml="http://www.w3.org/1999/xhtml"'

@@ -77,7 +77,7 @@ def test_diagnostics_of_a_child_name_the_child(site: Path) -> None:
     index.write_bytes(index_xml(f"{SITE}bad.xml"))
     entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
     assert locs(entries) == [f"{SITE}x"]
-    assert [(Path(d.source).name, d.line, d.code) for d in diagnostics] == [("bad.xml", 3, "invalid-priority")]
+    assert [(Path(d.source).name, d.line, d.code) for d in diagnostics] == [("bad.xml", 3, "priority-invalid")]
 
 
 def test_file_urls_are_followed_without_a_map(site: Path) -> None:
@@ -192,7 +192,7 @@ def test_missing_child_is_reported_and_the_rest_goes_on(site: Path) -> None:
     index.write_bytes(index_xml(f"{SITE}gone.xml", f"{SITE}pages.xml"))
     entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
     assert locs(entries) == [f"{SITE}a", f"{SITE}b"]
-    assert [(d.line, d.code) for d in diagnostics] == [(3, "child-failed")]
+    assert [(d.line, d.code) for d in diagnostics] == [(3, "child-unreadable")]
 
 
 def test_a_feed_child_is_read_as_a_sitemap(site: Path) -> None:
@@ -205,7 +205,7 @@ def test_a_feed_child_is_read_as_a_sitemap(site: Path) -> None:
     index.write_bytes(index_xml(f"{SITE}feed.xml", f"{SITE}pages.xml"))
     entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
     assert locs(entries) == [f"{SITE}posts/9", f"{SITE}a", f"{SITE}b"]
-    assert "child-failed" not in codes(diagnostics)
+    assert "child-unreadable" not in codes(diagnostics)
 
 
 def test_unreadable_child_content_is_reported_and_the_rest_goes_on(site: Path) -> None:
@@ -215,7 +215,7 @@ def test_unreadable_child_content_is_reported_and_the_rest_goes_on(site: Path) -
     index.write_bytes(index_xml(f"{SITE}garbage.xml", f"{SITE}page.xml", f"{SITE}posts.xml.gz"))
     entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
     assert locs(entries) == [f"{SITE}posts/1", f"{SITE}posts/2"]
-    assert codes(diagnostics) == ["child-failed", "child-failed"]
+    assert codes(diagnostics) == ["child-unreadable", "child-unreadable"]
     # says what the child is instead; the advice to use -f is for inputs given on the command line
     assert "is not a sitemap: it is an HTML page" in diagnostics[1].message
     assert all("-f" not in d.message for d in diagnostics)
@@ -234,7 +234,7 @@ def test_a_malformed_child_url_is_reported_and_the_rest_goes_on(site: Path) -> N
     index.write_bytes(index_xml("http://[::1/sitemap.xml", f"{SITE}pages.xml"))
     entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
     assert locs(entries) == [f"{SITE}a", f"{SITE}b"]
-    assert [(d.line, d.code) for d in diagnostics] == [(4, "invalid-loc"), (3, "child-failed")]
+    assert [(d.line, d.code) for d in diagnostics] == [(4, "invalid-loc"), (3, "child-unreadable")]
     assert "http://[::1/sitemap.xml" in diagnostics[1].message
 
 
@@ -285,7 +285,7 @@ def test_index_field_repairs_are_reported(tmp_path: Path) -> None:
     )
     entries, diagnostics, _, _ = read_index(index, follow=False)
     assert entries == [Entry(loc=f"{SITE}s.xml", lastmod=W3CDate("2024-01-02"))]
-    assert [(d.line, d.code) for d in diagnostics] == [(3, "lastmod-repaired"), (4, "missing-loc")]
+    assert [(d.line, d.code) for d in diagnostics] == [(3, "lastmod-repaired"), (4, "loc-missing")]
 
 
 def test_unknown_namespace_index(tmp_path: Path) -> None:
@@ -307,7 +307,7 @@ def test_strict_mode_stops_at_a_child_problem(site: Path) -> None:
         feedmap.read(str(index), options=feedmap.Options(maps=[(SITE, site)], strict=True)) as doc,
     ):
         list(doc)
-    assert info.value.code == "child-failed"
+    assert info.value.code == "child-unreadable"
 
 
 # ------------------------------------------------------------------------------------------------ writing
@@ -369,7 +369,7 @@ def test_writer_zero_entries_warns() -> None:
 
 def test_writer_more_than_50000_sitemaps_warns() -> None:
     _, diagnostics = write_index(Entry(loc=f"{SITE}s{i}.xml") for i in range(50_001))
-    assert codes(diagnostics) == ["too-many-urls"]
+    assert codes(diagnostics) == ["too-many-entries"]
 
 
 def test_a_second_loc_in_a_sitemap_element_is_reported_and_the_first_kept(tmp_path: Path) -> None:
@@ -379,7 +379,7 @@ def test_a_second_loc_in_a_sitemap_element_is_reported_and_the_first_kept(tmp_pa
     )
     entries, diagnostics, _, _ = read_index(index, follow=False)
     assert locs(entries) == [SITE + "a.xml"]
-    assert [(d.code, d.line) for d in diagnostics] == [("duplicate-element", 5)]
+    assert [(d.code, d.line) for d in diagnostics] == [("element-repeated", 5)]
     assert "<sitemap> at line 3" in diagnostics[0].message
 
 
@@ -411,13 +411,13 @@ def test_deep_nesting_keeps_index_order_and_reports_failures_at_their_level(tmp_
         (site / f"index{level}.xml").write_bytes(index_xml(*children))
     entries, diagnostics, _, _ = read_index(site / "index0.xml", [(SITE, site)], max_depth=depth)
     assert locs(entries) == [f"{SITE}{level}" for level in range(depth)]
-    failed = [d for d in diagnostics if d.code == "child-failed"]
+    failed = [d for d in diagnostics if d.code == "child-unreadable"]
     assert [Path(d.source).name for d in failed] == [f"index{level}.xml" for level in reversed(range(depth))]
     assert all(f"missing{Path(d.source).stem[5:]}.xml" in d.message for d in failed)
 
 
 def test_a_nested_index_that_fails_midway_is_reported_and_its_parent_goes_on(site: Path) -> None:
-    # the nested index is larger than --max-bytes: its first child is read, then it stops (child-failed on
+    # the nested index is larger than --max-bytes: its first child is read, then it stops (child-unreadable on
     # the parent's line naming it), and the parent goes on with its next child
     # compressed: the cap counts decompressed bytes (a plain local file is read whole)
     big = index_xml(f"{SITE}pages.xml", *(f"{SITE}pad{n:04}.xml" for n in range(3000)))
@@ -426,7 +426,7 @@ def test_a_nested_index_that_fails_midway_is_reported_and_its_parent_goes_on(sit
     (site / "top.xml").write_bytes(index_xml(f"{SITE}big.xml", f"{SITE}after.xml"))
     entries, diagnostics, _, _ = read_index(site / "top.xml", [(SITE, site)], max_bytes=100_000, concurrency=1)
     assert locs(entries) == [f"{SITE}a", f"{SITE}b", f"{SITE}after"]
-    failed = [d for d in diagnostics if d.code == "child-failed" and "big.xml" in d.message]
+    failed = [d for d in diagnostics if d.code == "child-unreadable" and "big.xml" in d.message]
     assert len(failed) == 1
     assert Path(failed[0].source).name == "top.xml"
     assert "larger than 100,000 bytes" in failed[0].message
@@ -450,7 +450,7 @@ def test_a_nul_in_a_child_url_is_child_failed(site: Path, child: str) -> None:
     entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
     assert locs(entries) == [f"{SITE}a", f"{SITE}b"]
     failed = [d for d in diagnostics if d.code != "invalid-loc"]  # (a file: URL has no host)
-    assert codes(failed) == ["child-failed"]
+    assert codes(failed) == ["child-unreadable"]
     assert "NUL" in failed[0].message
 
 
@@ -507,7 +507,7 @@ def test_a_fifo_child_is_not_opened(site: Path, layout: str) -> None:
     entries, diagnostics = _read_in_thread(index, [(SITE, site)], fifo)
     assert locs(entries) == [f"{SITE}a", f"{SITE}b"]
     failed = [d for d in diagnostics if d.code != "invalid-loc"]  # (a file: URL has no host)
-    assert codes(failed) == ["child-failed"]
+    assert codes(failed) == ["child-unreadable"]
     assert "not a regular file" in failed[0].message
 
 

@@ -172,7 +172,7 @@ def test_truncated_gzipped_sitemap_keeps_the_entries_before_the_cut(tmp_path: Pa
     assert 0 < len(found) < 2000
     assert found == locs(len(found))
     assert "truncated-gzip" in diagnostics
-    assert "malformed-xml" in diagnostics
+    assert "xml-not-well-formed" in diagnostics
 
 
 @pytest.mark.parametrize("position", [-8, -6, -5, -4, -1])  # CRC32 is bytes -8..-5, ISIZE -4..-1
@@ -451,7 +451,7 @@ def test_dash_is_named_stdin_in_diagnostics(monkeypatch: pytest.MonkeyPatch) -> 
     _fake_stdin(monkeypatch, b"http://e.com/a\nnot a url\n")
     with feedmap.read("-") as doc:
         list(doc.entries)
-    assert [(d.code, d.source, d.line) for d in doc.diagnostics] == [("not-a-url", "<stdin>", 2)]
+    assert [(d.code, d.source, d.line) for d in doc.diagnostics] == [("loc-not-absolute", "<stdin>", 2)]
 
 
 def test_stdin_is_not_closed(monkeypatch: pytest.MonkeyPatch) -> None:

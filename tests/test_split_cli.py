@@ -134,7 +134,8 @@ def low_limits(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize(
-    ("target", "code_name"), [("sitemap", "too-many-urls"), ("text", "too-many-urls"), ("rss", "too-many-urls")]
+    ("target", "code_name"),
+    [("sitemap", "too-many-entries"), ("text", "too-many-entries"), ("rss", "too-many-entries")],
 )
 def test_one_file_over_the_limit_hints_at_a_directory(
     capsys: pytest.CaptureFixture[str], urls: Path, tmp_path: Path, low_limits: None, target: str, code_name: str
@@ -153,7 +154,7 @@ def test_one_file_over_the_byte_limit_hints_too(
     for target in ("sitemap", "text"):
         code, _, err = run(capsys, "convert", urls, "-t", target, "-o", tmp_path / target)
         assert code == 0
-        (line,) = [line for line in err.splitlines() if "warning[file-too-large]" in line]
+        (line,) = [line for line in err.splitlines() if "warning[too-many-bytes]" in line]
         assert line.endswith(HINT)
 
 
@@ -163,7 +164,7 @@ def test_strict_makes_one_file_over_the_limit_an_error(
 ) -> None:
     code, _, err = run(capsys, "convert", urls, "-t", target, "-o", tmp_path / "one", "--strict")
     assert code == 1
-    assert "error[too-many-urls]" in err and HINT in err and "strict mode" in err
+    assert "error[too-many-entries]" in err and HINT in err and "strict mode" in err
     assert not (tmp_path / "one").exists()
 
 
@@ -177,12 +178,12 @@ def test_a_directory_output_within_the_limits_passes_strict(
 
 
 def test_a_long_input_read_gets_no_hint(capsys: pytest.CaptureFixture[str], tmp_path: Path, low_limits: None) -> None:
-    """The reader's too-many-urls is about the input: no directory to write would change it."""
+    """The reader's too-many-entries is about the input: no directory to write would change it."""
     lines = tmp_path / "urls.txt"
     lines.write_text("".join(f"https://example.com/page/{number}\n" for number in range(25)))
     code, _, err = run(capsys, "convert", lines, "-t", "jsonl")
     assert code == 0
-    (line,) = [line for line in err.splitlines() if "warning[too-many-urls]" in line]
+    (line,) = [line for line in err.splitlines() if "warning[too-many-entries]" in line]
     assert HINT not in line
 
 
@@ -363,7 +364,7 @@ def test_strict_splits_an_input_over_the_limit_of_one_file(
     out = tmp_path / target
     code, _, err = run(capsys, "convert", source, "-t", target, "-o", f"{out}/", "--base-url", BASE, "--strict")
     assert code == 0, err
-    assert "info[too-many-urls]" in err and "warning[too-many-urls]" not in err
+    assert "info[too-many-entries]" in err and "warning[too-many-entries]" not in err
     assert err.splitlines()[-1].startswith("feedmap: wrote 50,001 entries to 2 files")
     code, _, err = run(capsys, "convert", source, "-t", "jsonl", "-o", tmp_path / "one.jsonl", "--strict")
-    assert code == 1 and "error[too-many-urls]" in err  # into one file, it still is the input's fault
+    assert code == 1 and "error[too-many-entries]" in err  # into one file, it still is the input's fault

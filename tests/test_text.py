@@ -80,7 +80,7 @@ def test_non_url_lines_are_skipped_with_their_line() -> None:
     data = b"https://www.example.com/1\n# a comment\n/relative\nwww.example.com/no-scheme\nhttps://www.example.com/2\n"
     entries, diagnostics = read(data)
     assert locs(entries) == ["https://www.example.com/1", "https://www.example.com/2"]
-    assert coded(diagnostics) == [(2, "not-a-url"), (3, "not-a-url"), (4, "not-a-url")]
+    assert coded(diagnostics) == [(2, "loc-not-absolute"), (3, "loc-not-absolute"), (4, "loc-not-absolute")]
     assert {d.level for d in diagnostics} == {Level.WARNING}
 
 
@@ -88,7 +88,7 @@ def test_non_url_lines_with_crlf_report_the_right_line() -> None:
     data = b"https://www.example.com/1\r\n\r\nnope\r\nhttps://www.example.com/2\r\n"
     entries, diagnostics = read(data)
     assert len(entries) == 2
-    assert coded(diagnostics) == [(3, "not-a-url")]
+    assert coded(diagnostics) == [(3, "loc-not-absolute")]
 
 
 def test_a_url_with_white_space_is_kept_with_a_warning() -> None:
@@ -101,7 +101,7 @@ def test_non_utf8_line_is_read_as_windows_1252_with_a_warning() -> None:
     data = b"https://www.example.com/ok\nhttps://www.example.com/caf\xe9\nhttps://www.example.com/\xe2\x82\xac\n"
     entries, diagnostics = read(data)
     assert locs(entries) == ["https://www.example.com/ok", "https://www.example.com/café", "https://www.example.com/€"]
-    assert coded(diagnostics) == [(2, "encoding")]
+    assert coded(diagnostics) == [(2, "not-utf8")]
 
 
 def test_empty_input_named_as_text_has_no_entries() -> None:
@@ -114,7 +114,7 @@ def test_reading_more_than_50000_urls_warns() -> None:
     data = "".join(f"https://www.example.com/{i}\n" for i in range(50_001)).encode()
     entries, diagnostics = read(data)
     assert len(entries) == 50_001
-    assert [d.code for d in diagnostics] == ["too-many-urls"]
+    assert [d.code for d in diagnostics] == ["too-many-entries"]
 
 
 # ------------------------------------------------------------------------------------------------ writing
@@ -182,7 +182,7 @@ def test_line_numbers_count_every_kind_of_line_end(data: bytes) -> None:
         ("https://www.example.com/1", 1),
         ("https://www.example.com/2", 4),
     ]
-    assert coded(diagnostics) == [(2, "not-a-url"), (5, "not-a-url")]
+    assert coded(diagnostics) == [(2, "loc-not-absolute"), (5, "loc-not-absolute")]
 
 
 def test_writer_drops_a_lone_surrogate_with_a_warning() -> None:

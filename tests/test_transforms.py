@@ -3,7 +3,7 @@
 * relative URLs resolved against the document's base (its own URL, ``base_url``, a feed's channel link),
   reported (``relative-url-resolved``); without a base reported (``relative-url``) and left out of XML
   outputs (``relative-url-left-out``), kept in JSON lines and text;
-* repeated URLs reported by every conversion (``duplicate-loc``), merged for every target but JSON lines,
+* repeated URLs reported by every conversion (``loc-duplicate``), merged for every target but JSON lines,
   whatever the order and kind of the inputs; :func:`feedmap.write` merges as :func:`feedmap.convert` does;
 * :class:`~feedmap.Entry` coerces a string or datetime lastmod and a string changefreq, refuses other types;
   values built in code get the readers' checks when written; :meth:`W3CDate.from_datetime`;
@@ -162,7 +162,7 @@ def test_write_merges_duplicates_as_convert_does(tmp_path: Path) -> None:
         summary = feedmap.write(doc, out, format="sitemap")
     assert locs_of(out.read_bytes()) == ["https://blog.example/a", "https://blog.example/b"]
     assert "<lastmod>2024-04-02T08:00:00Z</lastmod>" in out.read_text()
-    assert codes(summary.diagnostics).count("duplicate-loc") == 1
+    assert codes(summary.diagnostics).count("loc-duplicate") == 1
 
 
 @pytest.mark.parametrize("target", ["sitemap", "sitemapindex", "rss", "ror", "text"])
@@ -200,7 +200,7 @@ def test_json_lines_keeps_repeats_and_reports_each_with_its_count_and_first_line
     out = tmp_path / "out.jsonl"
     summary = feedmap.convert(site, out, format="jsonl")
     assert summary.entries == 4
-    (duplicate,) = [d for d in summary.diagnostics if d.code == "duplicate-loc"]
+    (duplicate,) = [d for d in summary.diagnostics if d.code == "loc-duplicate"]
     assert (duplicate.source, duplicate.line) == (str(site), 4)  # the first repeat: JSON lines merges nothing
     assert "3 times" in duplicate.message
 
@@ -209,7 +209,7 @@ def test_a_merge_reports_the_first_occurrence(tmp_path: Path) -> None:
     site = tmp_path / "site.xml"
     site.write_bytes(sitemap_xml([("https://e.example/b", None)] + [("https://e.example/a", None)] * 3))
     summary = feedmap.convert(site, tmp_path / "out.xml", format="sitemap")
-    (duplicate,) = [d for d in summary.diagnostics if d.code == "duplicate-loc"]
+    (duplicate,) = [d for d in summary.diagnostics if d.code == "loc-duplicate"]
     assert duplicate.line == 3 and "3 times" in duplicate.message
 
 
@@ -225,10 +225,10 @@ def test_merge_and_report_duplicates_as_functions() -> None:
         ("https://e.example/a", W3CDate("2024-02-01")),
         ("https://e.example/b", None),
     ]
-    assert codes(seen) == ["duplicate-loc", "duplicates-merged"]
+    assert codes(seen) == ["loc-duplicate", "duplicates-merged"]
     seen.clear()
     assert list(report_duplicates(entries, on_diagnostic=seen.append)) == entries
-    assert codes(seen) == ["duplicate-loc"]
+    assert codes(seen) == ["loc-duplicate"]
 
 
 def test_a_transform_of_a_document_gives_a_document_with_its_diagnostics() -> None:
@@ -237,7 +237,7 @@ def test_a_transform_of_a_document_gives_a_document_with_its_diagnostics() -> No
         assert isinstance(merged, feedmap.Document)
         assert merged.meta.link == "https://blog.example/"
         assert len(list(merged)) == 2
-        assert "duplicate-loc" in codes(merged.diagnostics)
+        assert "loc-duplicate" in codes(merged.diagnostics)
 
 
 def test_hash_collisions_are_told_apart(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -339,7 +339,7 @@ def test_written_values_get_the_checks_read_ones_get(target: str) -> None:
         [Entry(loc="https://e.example/a", priority=2.0), Entry(loc="not a url")], out, format=target
     )
     found = codes(summary.diagnostics)
-    assert "invalid-priority" in found and "invalid-loc" in found
+    assert "priority-invalid" in found and "invalid-loc" in found
     text = out.getvalue().decode()
     assert "priority>2.0<" not in text and '"priority":2.0' not in text
     if target == "jsonl":
@@ -352,7 +352,7 @@ def test_written_values_get_the_checks_read_ones_get(target: str) -> None:
 def test_check_values_as_a_function() -> None:
     seen: list[Diagnostic] = []
     checked = list(check_values([Entry(loc="/a", priority=float("nan"))], on_diagnostic=seen.append))
-    assert codes(seen) == ["relative-url", "invalid-priority"]
+    assert codes(seen) == ["relative-url", "priority-invalid"]
     assert checked[0].priority is None
 
 
@@ -495,7 +495,7 @@ def test_two_spellings_of_one_url_are_one_entry_in_xml_output(target: str) -> No
     summary = feedmap.write(entries, out, target)
     # (the guids: the channel link, and ROR's header item, name the site too)
     assert out.getvalue().count(b"<loc>" if target == "sitemap" else b'"true">http://xn--bcher-kva.example/<') == 1
-    assert "duplicate-loc" in [d.code for d in summary.diagnostics]
+    assert "loc-duplicate" in [d.code for d in summary.diagnostics]
 
 
 @pytest.mark.parametrize("target", ["jsonl", "sitemap"])
@@ -504,6 +504,6 @@ def test_repeats_past_the_listed_ones_are_only_counted(target: str) -> None:
     entries = [Entry(loc=f"https://e.com/{n}") for n in range(250)] * 2
     summary = feedmap.write(entries, io.BytesIO(), target)
     codes = [d.code for d in summary.diagnostics]
-    assert codes.count("duplicate-loc") == 100
+    assert codes.count("loc-duplicate") == 100
     more = [d for d in summary.diagnostics if d.code == "more-duplicates"]
     assert len(more) == 1 and more[0].message.startswith("150 more repeats")

@@ -133,7 +133,7 @@ def test_noncharacters_fffe_ffff_become_replacement_characters_and_the_entries_a
     entries, diagnostics = read_sitemap(data)
     assert [e.loc for e in entries] == ["http://e.com/a\ufffdb", "http://e.com/\ufffd", "http://e.com/z"]
     assert located(diagnostics, "invalid-character") == [HEADER_LINES + 1, HEADER_LINES + 2]
-    assert "malformed-xml" not in codes(diagnostics)
+    assert "xml-not-well-formed" not in codes(diagnostics)
 
 
 def test_characters_sharing_the_noncharacters_lead_byte_are_kept_and_a_noncharacter_after_them_is_found() -> None:
@@ -191,8 +191,8 @@ def test_blanks_before_the_xml_declaration_are_removed(prefix: bytes, blank_line
     first = blank_lines + HEADER_LINES + 1
     assert [e.origin.line if e.origin else None for e in entries] == [first, first + 1, first + 2]
     assert located(diagnostics, "bare-ampersand") == [first + 1]
-    assert located(diagnostics, "invalid-lastmod") == [first + 1]
-    assert located(diagnostics, "malformed-xml") == [first + 2]
+    assert located(diagnostics, "lastmod-invalid") == [first + 1]
+    assert located(diagnostics, "xml-not-well-formed") == [first + 2]
 
 
 def test_no_leading_whitespace_diagnostic_for_a_clean_document() -> None:
@@ -299,7 +299,7 @@ def test_truncated_xml_keeps_the_entries_before_the_break(cut: bytes) -> None:
     data = HEADER + b"".join(url(b"http://e.com/%d" % i) + b"\n" for i in range(1, 4)) + cut
     entries, diagnostics = read_sitemap(data)
     assert [e.loc for e in entries] == ["http://e.com/1", "http://e.com/2", "http://e.com/3"]
-    assert codes(diagnostics) == ["malformed-xml"]
+    assert codes(diagnostics) == ["xml-not-well-formed"]
 
 
 def test_truncated_large_xml_keeps_every_complete_entry() -> None:
@@ -308,7 +308,7 @@ def test_truncated_large_xml_keeps_every_complete_entry() -> None:
     entries, diagnostics = read_sitemap(data)
     assert len(entries) == 4999
     assert entries[-1].loc == "http://e.com/page/004998"
-    assert codes(diagnostics) == ["malformed-xml"]
+    assert codes(diagnostics) == ["xml-not-well-formed"]
 
 
 def test_mismatched_tag_stops_reading_with_its_line() -> None:
@@ -317,7 +317,7 @@ def test_mismatched_tag_stops_reading_with_its_line() -> None:
     data = urlset(url(b"http://e.com/1"), b"<url><loc>http://e.com/2</loc></urx>", url(b"http://e.com/3"))
     entries, diagnostics = read_sitemap(data)
     assert [e.loc for e in entries] == ["http://e.com/1", "http://e.com/2"]
-    assert located(diagnostics, "malformed-xml") == [HEADER_LINES + 2]
+    assert located(diagnostics, "xml-not-well-formed") == [HEADER_LINES + 2]
     assert located(diagnostics, "truncated-entry") == [HEADER_LINES + 2]
 
 
@@ -429,14 +429,14 @@ def test_no_network_access_for_dtds_or_entities() -> None:
         entries, diagnostics = read_sitemap(_network_document(recorder.port))
     assert recorder.connections == 0
     assert [e.loc for e in entries] == ["http://e.com/2"]
-    assert "malformed-xml" not in codes(diagnostics)
+    assert "xml-not-well-formed" not in codes(diagnostics)
 
 
 def test_unreachable_external_dtd_is_no_error(refused_port: int) -> None:
     entries, diagnostics = read_sitemap(_network_document(refused_port))
     assert [e.loc for e in entries] == ["http://e.com/2"]
     assert all(d.level < feedmap.Level.ERROR for d in diagnostics)
-    assert "malformed-xml" not in codes(diagnostics)
+    assert "xml-not-well-formed" not in codes(diagnostics)
 
 
 # ------------------------------------------------------------------------------------------- writing
@@ -509,7 +509,7 @@ def test_character_references_to_forbidden_characters_are_replaced(document: byt
     assert len(entries) == 1
     assert entries[0].loc.startswith("http://e.com/")
     assert "invalid-char-ref" in codes(diagnostics)
-    assert "malformed-xml" not in codes(diagnostics)
+    assert "xml-not-well-formed" not in codes(diagnostics)
     assert "\ud800" not in _all_text(entries)
 
 
@@ -544,7 +544,7 @@ def test_invalid_utf8_is_replaced_and_later_entries_survive() -> None:
         "http://e.com/d",
     ]
     assert located(diagnostics, "invalid-utf8") == [HEADER_LINES + 2, HEADER_LINES + 3, HEADER_LINES + 3]
-    assert "malformed-xml" not in codes(diagnostics)
+    assert "xml-not-well-formed" not in codes(diagnostics)
 
 
 class _Trickle:
@@ -712,7 +712,7 @@ def test_capped_repairs_spread_over_lines_and_chunks_keep_their_lines() -> None:
 def test_an_entry_cut_after_its_loc_is_kept(tail: bytes, kept: tuple[str, str | None]) -> None:
     entries, diagnostics = read_sitemap(HEADER + url(b"http://e.com/a") + b"\n" + tail)
     assert [(e.loc, e.lastmod.text if e.lastmod else None) for e in entries] == [("http://e.com/a", None), kept]
-    assert codes(diagnostics) == ["malformed-xml", "truncated-entry"]
+    assert codes(diagnostics) == ["xml-not-well-formed", "truncated-entry"]
     assert located(diagnostics, "truncated-entry") == [HEADER_LINES + 2]
 
 
@@ -720,7 +720,7 @@ def test_an_entry_cut_after_its_loc_is_kept(tail: bytes, kept: tuple[str, str | 
 def test_an_entry_cut_inside_its_loc_is_dropped(tail: bytes) -> None:
     entries, diagnostics = read_sitemap(HEADER + url(b"http://e.com/a") + b"\n" + tail)
     assert [e.loc for e in entries] == ["http://e.com/a"]
-    assert codes(diagnostics) == ["malformed-xml"]
+    assert codes(diagnostics) == ["xml-not-well-formed"]
 
 
 def test_an_entity_reference_in_an_attribute_never_vanishes_from_a_url() -> None:
@@ -817,7 +817,7 @@ def test_an_undeclared_prefix_is_not_reported_as_the_point_where_the_xml_breaks_
     entry was read, so the warning must not say that the document broke off there."""
     entries, diagnostics = read_sitemap(urlset(UNDECLARED, url(b"http://e.com/b"), url(b"http://e.com/c")))
     assert [e.loc for e in entries] == ["http://e.com/a", "http://e.com/b", "http://e.com/c"]
-    (warning,) = [d for d in diagnostics if d.code == "malformed-xml"]
+    (warning,) = [d for d in diagnostics if d.code == "xml-not-well-formed"]
     assert "Namespace prefix xhtml" in warning.message and "breaks off" not in warning.message
     assert warning.line == HEADER_LINES + 1
 
@@ -828,7 +828,7 @@ def test_a_break_after_an_undeclared_prefix_is_reported_where_it_is() -> None:
     data = HEADER + UNDECLARED + b"\n" + url(b"http://e.com/b") + b"\n<url><loc>http://e.com/c</loc><lastmod>2024"
     entries, diagnostics = read_sitemap(data)
     assert [e.loc for e in entries] == ["http://e.com/a", "http://e.com/b", "http://e.com/c"]
-    breaks = [d for d in diagnostics if d.code == "malformed-xml"]
+    breaks = [d for d in diagnostics if d.code == "xml-not-well-formed"]
     assert [d.line for d in breaks] == [HEADER_LINES + 1, HEADER_LINES + 3]
     assert "breaks off" in breaks[1].message and "Namespace" not in breaks[1].message
     assert located(diagnostics, "truncated-entry") == [HEADER_LINES + 3]

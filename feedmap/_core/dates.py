@@ -26,11 +26,13 @@ __all__ = [
     "Precision",
     "W3CDate",
     "from_rfc822",
+    "is_w3c_datetime",
     "is_xsd_lastmod",
     "known_date",
     "parse_lenient",
     "read_rfc822",
     "to_rfc822",
+    "with_seconds",
 ]
 
 
@@ -85,7 +87,15 @@ class W3CDate:
     """A W3C-DTF / XSD date or datetime, kept as written; immutable.
 
     Equality is textual: ``2005-01-01T00:00Z`` and ``2005-01-01T00:00+00:00`` are the same instant written
-    two ways, and a converter must give back what it was given.  Use :meth:`to_datetime` to compare instants.
+    two ways, and a converter must give back what it was given.
+
+    The order (``<``, ``max()``, ``sorted()``) is by the instant a value starts at, the rule of
+    :meth:`to_datetime` (missing parts are the earliest, a missing zone is UTC, a leap second is second 59;
+    the fraction counts to its last digit), so ``2005-01-01T10:00+02:00 < 2005-01-01T09:00Z``.  A value names
+    a period (``2005`` is the whole year), and periods compare by their start: ``2005-06 > 2005``.  Values
+    starting at the same instant order coarser first (``2005 < 2005-01 < 2005-01-01 < 2005-01-01T00:00Z``),
+    then by their text (``+00:00`` before ``Z``): the order is total and agrees with ``==``.  Every "which
+    lastmod is newer" of feedmap (duplicates, sort, split, diff, info) is this order.
     A plain ``__slots__`` class rather than a frozen dataclass: it is built for every lastmod read, and
     this makes that several times cheaper.
     """
@@ -117,6 +127,35 @@ class W3CDate:
 
     def __hash__(self) -> int:
         return hash((W3CDate, self.text))
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, W3CDate):
+            return NotImplemented
+        mine, theirs = self.text, other.text
+        if len(mine) == len(theirs) and _zone(mine) == _zone(theirs):  # written alike: the text is the order
+            return mine < theirs
+        return _order_key(mine) < _order_key(theirs)
+
+    def order_key(self) -> tuple[int, str, int, str]:
+        """What the order of :class:`W3CDate` compares (``a < b`` is ``a.order_key() < b.order_key()``): the
+        UTC instant it starts at in whole POSIX seconds, the digits of its fraction (trailing zeros removed,
+        compared as text), its precision, its text."""
+        return _order_key(self.text)
+
+    def __gt__(self, other: object) -> bool:
+        if not isinstance(other, W3CDate):
+            return NotImplemented
+        return other < self
+
+    def __le__(self, other: object) -> bool:
+        if not isinstance(other, W3CDate):
+            return NotImplemented
+        return not other < self
+
+    def __ge__(self, other: object) -> bool:
+        if not isinstance(other, W3CDate):
+            return NotImplemented
+        return not self < other
 
     def __repr__(self) -> str:
         return f"W3CDate(text={self.text!r})"
@@ -159,17 +198,7 @@ class W3CDate:
         """The granularity as written."""
         match = _W3C.fullmatch(self.text)
         assert match is not None
-        if match["f"]:
-            return Precision.FRACTION
-        if match["s"]:
-            return Precision.SECOND
-        if match["h"]:
-            return Precision.MINUTE
-        if match["D"]:
-            return Precision.DAY
-        if match["M"]:
-            return Precision.MONTH
-        return Precision.YEAR
+        return Precision(_precision(match))
 
     @property
     def has_time(self) -> bool:
@@ -189,18 +218,69 @@ class W3CDate:
         return _to_datetime(match)
 
     def sort_key(self) -> float:
-        """A number that orders values by instant (POSIX seconds)."""
+        """The instant as POSIX seconds (a float: values a microsecond apart may tie; the order of
+        :class:`W3CDate` itself is exact and total)."""
         return self.to_datetime().timestamp()
 
 
-# xsd:date | xsd:dateTime (XML Schema 1.0 Part 2, 3.2.9 and 3.2.7): seconds required with a time, 00-59
-_XSD_LASTMOD = re.compile(r"\d{4}-\d\d-\d\d(?:T\d\d:\d\d:[0-5]\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d)?", re.ASCII)
+def _zone(text: str) -> str:
+    """The zone a W3C datetime ends with: ``Z``, ``+hh:mm`` / ``-hh:mm``, or nothing."""
+    if text.endswith("Z"):
+        return "Z"
+    return text[-6:] if len(text) > 10 and text[-6] in "+-" else ""
+
+
+_EPOCH_ORDINAL = _dt.date(1970, 1, 1).toordinal()
+
+
+def _order_key(text: str) -> tuple[int, str, int, str]:
+    """What :class:`W3CDate` orders by: the instant it starts at (whole seconds, UTC, and the fraction's
+    digits, which compare as text once their trailing zeros are gone), its precision, its text."""
+    match = _W3C.fullmatch(text)
+    assert match is not None
+    days = _dt.date(int(match["Y"]), int(match["M"] or 1), int(match["D"] or 1)).toordinal() - _EPOCH_ORDINAL
+    clock = int(match["h"] or 0) * 3600 + int(match["m"] or 0) * 60 + min(int(match["s"] or 0), 59)
+    offset = _offset(match["tz"])
+    seconds = days * 86400 + clock - (int(offset.total_seconds()) if offset is not None else 0)
+    precision = _precision(match)
+    return seconds, (match["f"] or "").rstrip("0"), precision, text
+
+
+def _precision(match: re.Match[str]) -> int:
+    for group, precision in (("f", 6), ("s", 5), ("h", 4), ("D", 3), ("M", 2)):
+        if match[group]:
+            return precision
+    return 1
+
+
+# The grammars of a lastmod are one: _W3C (the union W3CDate takes); the XSD's and the W3C note's are read
+# from its groups, so that reading, writing and validate never disagree on which grammar a value is in.
 
 
 def is_xsd_lastmod(text: str) -> bool:
-    """Whether a lastmod (a W3C Datetime or XSD value) is what the sitemaps XSD's ``tLastmod`` takes: not a
-    year, a month, a time of minutes, or a leap second."""
-    return _XSD_LASTMOD.fullmatch(text) is not None
+    """Whether a lastmod (a W3C Datetime or XSD value) is what the sitemaps XSD's ``tLastmod`` takes
+    (xsd:date | xsd:dateTime, XML Schema 1.0 Part 2 §3.2.9 and §3.2.7): not a year, a month, a time of
+    minutes, or a leap second."""
+    match = _W3C.fullmatch(text)
+    if match is None or match["D"] is None:
+        return False
+    return match["h"] is None or (match["s"] is not None and match["s"] <= "59")
+
+
+def is_w3c_datetime(text: str) -> bool:
+    """Whether a lastmod is in the W3C Datetime note's own grammar: a zone with any time, none with a date
+    (the XSD takes a time without zone and a date with one; W3CDate takes both grammars)."""
+    match = _W3C.fullmatch(text)
+    return match is not None and (match["h"] is None) == (match["tz"] is None)
+
+
+def with_seconds(text: str) -> str | None:
+    """The XSD form of a W3C Datetime of minutes (``2024-01-01T10:00Z`` -> ``2024-01-01T10:00:00Z``, the same
+    instant), or None when ``text`` is no time of minutes."""
+    match = _W3C.fullmatch(text)
+    if match is None or match["m"] is None or match["s"] is not None or match["tz"] is None:
+        return None
+    return f"{text[: match.end('m')]}:00{match['tz']}"
 
 
 def known_date(text: str) -> W3CDate:

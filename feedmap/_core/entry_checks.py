@@ -155,7 +155,7 @@ def check_values(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
 def _with_priority(entry: Entry, priority: float, ctx: Context) -> Entry:
     source, line = where(entry, ctx)
     what = "is not a number" if not math.isfinite(priority) else "is outside 0.0-1.0"
-    ctx.reporter.warning("invalid-priority", f"priority {priority} of {entry.loc} {what}; ignored", source, line)
+    ctx.reporter.warning("priority-invalid", f"priority {priority} of {entry.loc} {what}; ignored", source, line)
     copy = _with_loc(entry, entry.loc)
     copy.priority = None  # never clamped: an invalid value is no claim to the top (or bottom) priority
     return copy

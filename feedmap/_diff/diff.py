@@ -52,7 +52,7 @@ from typing import Any, Literal
 
 from feedmap._api import read
 from feedmap._core.context import Options, reporter_for
-from feedmap._core.dates import W3CDate
+from feedmap._core.dates import W3CDate, known_date
 from feedmap._core.errors import Diagnostic, DiagnosticHandler, FormatError, Reporter, SourceError
 from feedmap._core.model import Alternate, ChangeFreq, DocKind, Document, Entry, Image
 from feedmap._core.wording import counted
@@ -68,11 +68,11 @@ __all__ = ["COMPARED_FIELDS", "INCOMPLETE_CODES", "InputRead", "compared_fields"
 COMPARED_FIELDS = ("lastmod", "changefreq", "priority", "images", "alternates")
 
 #: Diagnostic codes saying that entries of an input were lost: a child sitemap not read, a stream cut short,
-#: a line of JSON lines or text skipped.  (``malformed-xml`` too when the XML breaks off; not when it reads on
+#: a line of JSON lines or text skipped.  (``xml-not-well-formed`` too when the XML breaks off; not when it reads on
 #: past an undeclared prefix.)
 INCOMPLETE_CODES = frozenset(
     {
-        "child-failed",
+        "child-unreadable",
         "child-off-site",
         "child-outside-directory",
         "child-not-read",
@@ -99,7 +99,7 @@ class InputRead:
 
 
 def _loses_entries(diagnostic: Diagnostic) -> bool:
-    if diagnostic.code == "malformed-xml":
+    if diagnostic.code == "xml-not-well-formed":
         return diagnostic.message.startswith("the XML breaks off")
     return diagnostic.code in INCOMPLETE_CODES
 
@@ -304,10 +304,7 @@ class _Repeats:
             return False
         if current is None:
             return True
-        try:
-            return W3CDate(candidate).sort_key() > W3CDate(current).sort_key()
-        except (ValueError, OverflowError):  # pragma: no cover - read values are valid W3C dates
-            return False
+        return known_date(candidate) > known_date(current)  # lastmods read and validated before: the W3CDate order
 
 
 class Changes(Iterator[Change]):

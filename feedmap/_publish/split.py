@@ -50,7 +50,7 @@ from lxml import etree
 from feedmap._core.context import NUMBER_FIELD, Context
 from feedmap._core.dates import W3CDate
 from feedmap._core.errors import Diagnostic, FormatError, Level, LimitError, Reporter, SourceError, WriteError
-from feedmap._core.limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
+from feedmap._core.limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_SITEMAPS, PROTOCOL_MAX_URLS
 from feedmap._core.model import Document, Entry
 from feedmap._core.urls import encode_url_checked, is_uri, scope_check
 from feedmap._core.wording import counted
@@ -67,12 +67,12 @@ __all__ = ["SplitReading", "listed_names", "published_base", "report_left", "rep
 
 
 #: What a reader says of an input holding more than one file may (sitemaps.org: 50,000 URLs per sitemap).
-_INPUT_LIMIT_CODES = frozenset({"too-many-urls"})
+_INPUT_LIMIT_CODES = frozenset({"too-many-entries"})
 
 
 class SplitReading(Reporter):
     """The reporter of reading inputs that are split into files: a reader's warning that an input holds more
-    URLs than one sitemap may (``too-many-urls``) is a note, as the files written keep the limit (the input
+    URLs than one sitemap may (``too-many-entries``) is a note, as the files written keep the limit (the input
     is not published).  Every diagnostic goes on to ``target``, whose records these are."""
 
     def __init__(self, target: Reporter) -> None:
@@ -241,7 +241,7 @@ __all__ = [
 ]
 
 #: An index lists at most this many sitemaps (and is never nested): more files are refused.
-MAX_FILES = 50_000
+MAX_FILES = PROTOCOL_MAX_SITEMAPS
 #: The file names of each format's parts (``{n}``: the file's number, from 1).
 DEFAULT_NAMES = {"sitemap": "sitemap-{n}.xml", "text": "urls-{n}.txt", "rss": "feed-{n}.xml", "ror": "ror-{n}.xml"}
 _BATCH = 512
@@ -508,31 +508,8 @@ class _Writer:
 
 
 def _newer(lastmod: W3CDate, newest: W3CDate) -> bool:
-    """Whether ``lastmod`` is a later instant than ``newest`` (:meth:`W3CDate.sort_key`; a tie keeps the first).
-
-    Two values written alike (the same length, so the same precision, and the same zone) compare as their
-    text, which is what most sitemaps hold and costs no date arithmetic."""
-    new, old = lastmod.text, newest.text
-    if new == old:
-        return False
-    if len(new) == len(old) and (new[-1] == "Z" == old[-1] or _zone(new) == _zone(old)):  # Z: the usual zone
-        return new > old
-    return _key(lastmod) > _key(newest)
-
-
-def _zone(text: str) -> str:
-    """The zone a W3C datetime ends with: ``Z``, ``+hh:mm`` / ``-hh:mm``, or nothing (a date)."""
-    if text.endswith("Z"):
-        return "Z"
-    return text[-6:] if len(text) > 10 and text[-6] in "+-" else ""
-
-
-def _key(lastmod: W3CDate) -> float:
-    """The instant a lastmod orders by (:meth:`W3CDate.sort_key`); the earliest for one beyond what it holds."""
-    try:
-        return lastmod.sort_key()
-    except (ValueError, OverflowError):
-        return float("-inf")
+    """Whether ``lastmod`` is later than ``newest`` in the order of :class:`W3CDate` (a tie keeps the first)."""
+    return lastmod > newest
 
 
 #: The last segment of the self URL a feed is rendered with (``atom:link rel="self"``): each file's header

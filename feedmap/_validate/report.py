@@ -2,7 +2,7 @@
 
 The sitemaps.org protocol 0.9 (https://www.sitemaps.org/protocol.html) and its XSDs for XML sitemaps, indexes
 and text sitemaps (:mod:`feedmap._validate.sitemap`, :mod:`feedmap._validate.text`; the rule table is
-:data:`feedmap._validate.rules.RULES`); RSS 2.0 and ROR (https://www.rssboard.org/rss-specification,
+:data:`feedmap._core.rules.RULES`); RSS 2.0 and ROR (https://www.rssboard.org/rss-specification,
 http://rorweb.com/0.1/) by the feed rules module, looked up by name only for a feed, so that this module
 works without it.  Unlike :func:`feedmap.read`, nothing is repaired and reading never stops at the first
 problem: each finding is a :class:`~feedmap._core.errors.Diagnostic` (level, code, message, file, line, column).
@@ -17,7 +17,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 from collections import Counter
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from feedmap._core.context import Context, Options
@@ -36,17 +36,18 @@ from feedmap._core.errors import (
     reason_of,
 )
 from feedmap._core.follow_rules import loop_key, nesting_refusal, same_site_rule
+from feedmap._core.rules import RULES, Rule
 from feedmap._core.urls import is_http_url, same_site
 from feedmap._io.http import Shared
 from feedmap._io.locate import MapEscapeError, is_mapped, local_path
 from feedmap._io.sources import Source, SourceLike, is_url, open_source
-from feedmap._validate.rules import RULES, Findings
+from feedmap._validate.rules import Findings
 from feedmap._validate.sitemap import validate_sitemap
 from feedmap._validate.text import validate_text
 from feedmap._web.discover import open_url, robots_sitemaps, site_root
 from feedmap.formats import _registry as registry
 from feedmap.formats._detection import sniff
-from feedmap.formats.feeds._channel_checks import FEED_RULES, validate_feed
+from feedmap.formats.feeds._channel_checks import validate_feed
 
 __all__ = ["Report", "all_rules", "validate"]
 
@@ -106,9 +107,9 @@ def _cut(message: str) -> str:
     return f"{message[:MAX_MESSAGE]}... (cut: {len(message):,} characters)"
 
 
-def all_rules() -> dict[str, tuple[Level, str]]:
-    """Every rule's code -> (level, one-line explanation): the sitemap rules and the feed rules."""
-    return {**RULES, **FEED_RULES}
+def all_rules() -> Mapping[str, Rule]:
+    """Every code -> its :class:`~feedmap._core.rules.Rule` (the one table reading and validate share)."""
+    return RULES
 
 
 @dataclass
@@ -321,7 +322,7 @@ def validate(
     """
     unknown = sorted(set(ignore) - set(all_rules()))
     if unknown:
-        raise ValueError(f"no such validate code: {', '.join(unknown)}")
+        raise ValueError(f"no such code: {', '.join(unknown)}")
     ignored = frozenset(ignore)
     options = options or Options()
     report = Report(strict=options.strict)

@@ -18,7 +18,7 @@ from typing import BinaryIO
 from lxml import etree
 
 from feedmap._core.follow_rules import child_url, scope_refusal
-from feedmap._core.limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
+from feedmap._core.limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_IMAGES, PROTOCOL_MAX_URLS
 from feedmap._io.seen_keys import SeenKeys
 from feedmap._validate.rules import Findings
 from feedmap._validate.values import (
@@ -42,9 +42,8 @@ from feedmap._xml import (
     unusable_declaration,
 )
 
-__all__ = ["MAX_IMAGES", "Counted", "SitemapResult", "validate_sitemap"]
+__all__ = ["Counted", "SitemapResult", "validate_sitemap"]
 
-MAX_IMAGES = 1_000
 _ORDER = ("loc", "lastmod", "changefreq", "priority")
 _FIELDS = {
     "url": frozenset({"loc", "lastmod", "changefreq", "priority"}),
@@ -191,8 +190,8 @@ class _Checker:
         return ""
 
     def image(self, image: etree._Element, count: int) -> None:
-        if count == MAX_IMAGES + 1:
-            self.find("too-many-images", f"more than {MAX_IMAGES:,} images in one <url>", line_of(image))
+        if count == PROTOCOL_MAX_IMAGES + 1:
+            self.find("too-many-images", f"more than {PROTOCOL_MAX_IMAGES:,} images in one <url>", line_of(image))
         loc = image.find(f"{{{IMAGE_NS}}}loc")
         text = (loc.text or "").strip() if loc is not None else ""
         problem = check_url(text) if text else ("", "")

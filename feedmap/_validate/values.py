@@ -12,10 +12,10 @@ import contextlib
 import datetime as dt
 import re
 from collections.abc import Callable
-from decimal import Decimal
 from urllib.parse import urlsplit
 
-from feedmap._core.dates import W3CDate, is_xsd_lastmod, parse_lenient
+from feedmap._core.dates import W3CDate, is_w3c_datetime, is_xsd_lastmod, parse_lenient
+from feedmap._core.priority import parse_priority
 from feedmap._core.urls import MAX_LOC_LENGTH, encode_url, is_uri, same_site, scope_check
 from feedmap._core.wording import counted
 
@@ -34,9 +34,6 @@ __all__ = [
 Problem = tuple[str, str]
 
 CHANGEFREQS = frozenset({"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"})
-_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)", re.ASCII)
-# W3C Datetime as the note writes it: a zone is required with a time and absent from a date
-_W3C_STRICT = re.compile(r"\d{4}(?:-\d\d(?:-\d\d(?:T\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d))?)?)?", re.ASCII)
 #: A lastmod later than now by more than this is in the future (zones reach +14:00).
 FUTURE_SLACK = dt.timedelta(days=1)
 #: The XSD's tLoc minLength.
@@ -129,12 +126,9 @@ def check_changefreq(text: str) -> Problem | None:
 
 
 def check_priority(text: str) -> Problem | None:
-    value = text.strip()
-    if _DECIMAL.fullmatch(value) is None:
-        return "priority-invalid", f"priority {value!r} is not a decimal number such as 0.8"
-    if not Decimal(0) <= Decimal(value) <= Decimal(1):
-        return "priority-invalid", f"priority {value} is not between 0.0 and 1.0"
-    return None
+    """An xsd:decimal from 0.0 to 1.0 (:func:`feedmap._core.priority.parse_priority`, as reading takes it)."""
+    exact, problem = parse_priority(text)
+    return None if exact is not None else ("priority-invalid", problem)
 
 
 #: The answers of :func:`check_lastmod` for texts seen (dates repeat a lot within a sitemap); cleared when full.
@@ -164,7 +158,7 @@ def _check_lastmod(text: str, now: dt.datetime) -> Problem | None:
     if not is_xsd_lastmod(value):
         fix = "a time of seconds 00-59" if value[17:19] == "60" else "a full date (YYYY-MM-DD) or a time with seconds"
         return "lastmod-not-xsd", f"lastmod {value!r} is W3C Datetime but the sitemaps XSD rejects it; write {fix}"
-    if _W3C_STRICT.fullmatch(value) is None:
+    if not is_w3c_datetime(value):
         what = "a time without a zone" if "T" in value else "a date with a zone"
         return "lastmod-no-zone", f"lastmod {value!r} is {what}: the XSD accepts it, W3C Datetime does not"
     if date.to_datetime() > now + FUTURE_SLACK:

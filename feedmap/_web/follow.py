@@ -249,7 +249,7 @@ def _plan(index_entry: Entry, ctx: Context, tally: _Tally, shared: Shared) -> _C
         ctx.warning("map-escape", str(exc), line)
         return None
     except SourceError as exc:  # a NUL in the path, not a regular file (a FIFO would block)
-        ctx.warning("child-failed", f"child sitemap {loc} could not be read: {reason_of(exc, loc)}", line)
+        ctx.warning("child-unreadable", f"child sitemap {loc} could not be read: {reason_of(exc, loc)}", line)
         return None
     key = str(path.resolve()) if path is not None else loop_key(loc)
     refused = nesting_refusal(key, (*ctx.chain, ctx.key()), options.max_depth)
@@ -424,7 +424,7 @@ def _report(child: _Child, ctx: Context, exc: FeedmapError, tally: _Tally) -> No
         ctx.warning("child-off-site", f"child sitemap {child.loc} {reason}; not read", child.line)
     elif isinstance(exc, UnknownFormatError):
         reason = f"it is not a sitemap: it {exc.what}" if exc.what else str(exc)
-        ctx.warning("child-failed", f"child sitemap {child.loc} could not be read: {reason}", child.line)
+        ctx.warning("child-unreadable", f"child sitemap {child.loc} could not be read: {reason}", child.line)
     else:
         reason = reason_of(exc, child.loc)  # the URL is named once, first
-        ctx.warning("child-failed", f"child sitemap {child.loc} could not be read: {reason}", child.line)
+        ctx.warning("child-unreadable", f"child sitemap {child.loc} could not be read: {reason}", child.line)

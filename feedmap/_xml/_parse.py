@@ -3,7 +3,7 @@
 Safety (OWASP XXE cheat sheet, lxml FAQ "how do I protect against XML attacks"): the parser never loads
 a DTD, never resolves entities and never touches the network, so XXE and "billion laughs" are inert; the
 input passes :class:`~feedmap._xml._cleaning.CleaningStream` first.  A document that breaks off (XML 1.0
-well-formedness, https://www.w3.org/TR/xml/) keeps the entries before the break (``malformed-xml``) and
+well-formedness, https://www.w3.org/TR/xml/) keeps the entries before the break (``xml-not-well-formed``) and
 the entry cut by it with its complete fields (``truncated-entry``).
 """
 
@@ -73,7 +73,7 @@ def iter_elements(
 
     Each element is cleared after the caller is done with it, so memory stays flat.  A document that
     breaks off (truncated, or malformed beyond repair) yields what came before and reports a warning
-    (``malformed-xml``); the wanted element it broke off in is yielded too, with the children that were
+    (``xml-not-well-formed``); the wanted element it broke off in is yielded too, with the children that were
     complete (``truncated-entry``), as usp, scrapy and crawler-commons keep such an entry.
     With ``report_unknown``, other elements beside the wanted ones (they are expected directly under the
     root, as in a urlset) are reported as ``unknown-element``; formats whose wanted elements sit deeper
@@ -159,7 +159,7 @@ def _report_break(
             namespace = namespace or entry
     if namespace is not None:
         reporter.warning(
-            "malformed-xml",
+            "xml-not-well-formed",
             f"{namespace.message.strip()} (line {namespace.line}, column {namespace.column}); read on, "
             "the element taken as one without a namespace",
             name,
@@ -181,7 +181,7 @@ def _report_break(
 
 def _break_at(reporter: Reporter, name: str, line: int, message: str) -> tuple[int, str]:
     reporter.warning(
-        "malformed-xml",
+        "xml-not-well-formed",
         f"the XML breaks off here ({message}); the entries before it are kept",
         name,
         line,

@@ -27,7 +27,7 @@ from typing import NoReturn
 from feedmap import __version__
 from feedmap._core.errors import FeedmapError, FormatError, ReadError, SourceError, UnknownFormatError, WriteError
 from feedmap._io.sinks import GuardedOutput
-from feedmap.cli import convert, diff, discover, formats, info, validate
+from feedmap.cli import codes, convert, diff, discover, formats, info, validate
 from feedmap.cli._advice import advice_for, read_error, unknown_format
 from feedmap.cli._common import printable, printable_lines
 
@@ -52,6 +52,7 @@ examples:
   feedmap validate sitemap.xml                                   every protocol problem, with its line
   feedmap discover example.com --tree                            a site's sitemaps (robots.txt) as a tree
   feedmap formats                                                what can be read and written
+  feedmap codes loc-duplicate                                    what a diagnostic code means (all: feedmap codes)
 
 exit codes: 0 ok (warnings printed), 1 unusable input, an error read past (xml-limit) or a warning under
   --strict (diff: 1 different, 2 trouble), 2 usage or I/O error, 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP
@@ -89,7 +90,7 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
     )
     parser.add_argument("--version", action="version", version=f"feedmap {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (convert, diff, info, validate, discover, formats):
+    for module in (convert, diff, info, validate, discover, formats, codes):
         module.add_parser(subparsers)
     return parser, dict(subparsers.choices)
 

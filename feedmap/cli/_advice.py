@@ -40,9 +40,9 @@ _HTML_ROOT = "the root element is <html>,"
 _HTML_ADVICE = " (an HTML page: `feedmap discover SITE-URL` finds a site's sitemaps)"
 
 
-#: ``too-many-urls`` / ``file-too-large`` said by a writer of one file (not by a reader, nor of an index,
+#: ``too-many-entries`` / ``too-many-bytes`` said by a writer of one file (not by a reader, nor of an index,
 #: which cannot be split): how to split the output, by what the message holds.
-_SPLIT_CODES = frozenset({"too-many-urls", "file-too-large"})
+_SPLIT_CODES = frozenset({"too-many-entries", "too-many-bytes"})
 _SPLIT_ADVICE = "; write to a directory (-o DIR/ --base-url URL) to split it"
 
 

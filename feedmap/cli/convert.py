@@ -89,7 +89,7 @@ examples:
                                                    the same from a static-site build directory, no network
 
 exit codes: 0 written (repairs and warnings are printed; an index child that could not be read is a
-  warning[child-failed]), 1 an input that cannot be used (not a sitemap or feed, no child of an index read),
+  warning[child-unreadable]), 1 an input that cannot be used (not a sitemap or feed, no child of an index read),
   an error read past (error[xml-limit]: what could be read is written) or a warning under --strict,
   2 usage or I/O error (a missing input, a full disk, an output that cannot be written),
   130/143/129 stopped by Ctrl-C, SIGTERM or SIGHUP (no partial output left), 141 stdout closed (| head)

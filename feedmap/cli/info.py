@@ -61,8 +61,8 @@ class _Span:
 
     W3C dates (fixed-width, zero-padded fields) of one length and one zone are of one shape and order as
     their text does, so each (length, zone) keeps its first and last text by string comparison, and only
-    those few are turned into instants at the end (``info`` reads as fast as ``convert -t text``).  Of
-    equal instants, the one seen first is kept.
+    those few are compared as :class:`W3CDate` values at the end (``info`` reads as fast as
+    ``convert -t text``): by instant, a tie by precision (the coarser is earlier), then by text.
     """
 
     def __init__(self) -> None:
@@ -84,9 +84,9 @@ class _Span:
     def ends(self) -> tuple[str | None, str | None]:
         if not self.groups:
             return None, None
-        earliest = min((W3CDate(g[0]).sort_key(), g[1], g[0]) for g in self.groups.values())
-        latest = max((W3CDate(g[2]).sort_key(), -g[3], g[2]) for g in self.groups.values())
-        return earliest[2], latest[2]
+        earliest = min(W3CDate(group[0]) for group in self.groups.values())
+        latest = max(W3CDate(group[2]) for group in self.groups.values())
+        return earliest.text, latest.text
 
 
 def describe(source: str, args: argparse.Namespace) -> dict[str, Any]:

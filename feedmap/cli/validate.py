@@ -16,9 +16,11 @@ from collections import Counter
 from typing import Any
 
 from feedmap._core.errors import Diagnostic, Level, SourceError
+from feedmap._core.rules import rule
 from feedmap._core.wording import counted
-from feedmap._validate.report import Report, all_rules, validate
+from feedmap._validate.report import Report, validate
 from feedmap.cli._common import add_http_options, add_reading_options, json_text, printable, reading_options
+from feedmap.cli.codes import explain
 
 __all__ = ["add_parser", "finding_line", "run"]
 
@@ -112,20 +114,6 @@ def finding_line(finding: Diagnostic) -> str:
     return printable(f"{where}: {finding.level}[{finding.code}]: {finding.message}")
 
 
-def _explain(code: str) -> int:
-    rules = all_rules()
-    if not code:
-        for name, (level, text) in sorted(rules.items()):
-            print(f"{name:24} {level!s:8} {text}")
-        return EXIT_VALID
-    if code not in rules:
-        print(f"feedmap validate: unknown code {code!r}; known: {', '.join(sorted(rules))}", file=sys.stderr)
-        return EXIT_UNREADABLE
-    level, text = rules[code]
-    print(f"{code} ({level}): {text}")
-    return EXIT_VALID
-
-
 def _summary(total: Report) -> str:
     parts = [counted(total.errors, "error"), counted(total.warnings, "warning")]
     if total.infos:
@@ -135,7 +123,7 @@ def _summary(total: Report) -> str:
 
 def run(args: argparse.Namespace) -> int:
     if args.explain is not None:
-        return _explain(args.explain)
+        return explain(args.explain)
     if not args.inputs:
         print("feedmap validate: error: give at least one INPUT (or --explain CODE)", file=sys.stderr)
         return EXIT_UNREADABLE
@@ -146,10 +134,10 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_UNREADABLE
-    unknown = [code for code in args.ignore if code not in all_rules()]
+    unknown = [code for code in args.ignore if rule(code) is None]
     if unknown:
         print(
-            f"feedmap validate: error: --ignore {unknown[0]}: no such code (feedmap validate --explain lists them)",
+            f"feedmap validate: error: --ignore {unknown[0]}: no such code (feedmap codes lists them)",
             file=sys.stderr,
         )
         return EXIT_UNREADABLE

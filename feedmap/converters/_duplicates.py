@@ -222,7 +222,7 @@ def newer(candidate: Entry, current: Entry) -> bool:
         return False
     if current.lastmod is None:
         return True
-    return candidate.lastmod.sort_key() > current.lastmod.sort_key()
+    return candidate.lastmod > current.lastmod  # the order of W3CDate: by instant, a tie by precision
 
 
 def _later(candidate: Entry, current: Entry) -> bool:
@@ -234,7 +234,7 @@ def _later(candidate: Entry, current: Entry) -> bool:
 DEDUPE_POLICIES = ("first", "last", "newest")
 
 
-#: How many repeated locs are reported one by one (``duplicate-loc``); the rest are counted.
+#: How many repeated locs are reported one by one (``loc-duplicate``); the rest are counted.
 LISTED_REPEATS = 100
 
 
@@ -266,7 +266,7 @@ class _Repeats:
         """Report each listed repeated loc, then the rest and the total; ``merged`` says what became of them."""
         what = f"merged, {merged}" if merged else "every one kept"
         for loc, (count, source, line) in self.seen.items():
-            ctx.reporter.info("duplicate-loc", f"{loc} appears {count} times ({self.where}); {what}", source, line)
+            ctx.reporter.info("loc-duplicate", f"{loc} appears {count} times ({self.where}); {what}", source, line)
         if self.unlisted:
             more = counted(self.unlisted, "more repeat")
             ctx.info("more-duplicates", f"{more} of other URLs, not listed one by one; {what}")

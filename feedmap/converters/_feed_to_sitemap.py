@@ -2,7 +2,7 @@
 
 Feeds repeat a URL when an item is updated or cross-posted; a sitemap lists each URL once.  Entries are
 merged by ``loc`` keeping the first occurrence's position and the entry with the newest ``lastmod``
-(:func:`feedmap.converters.merge_duplicates`: INFO ``duplicate-loc`` per repeated URL, INFO
+(:func:`feedmap.converters.merge_duplicates`: INFO ``loc-duplicate`` per repeated URL, INFO
 ``duplicates-merged`` with the total; kept entries spill to a temporary file).  :func:`feedmap.convert`
 and :func:`feedmap.write` no longer call this step: they merge repeated URLs for every target but JSON
 lines, whatever the inputs (see :func:`feedmap.converters._pipeline.plan`); it stays for code that calls it.

@@ -6,7 +6,7 @@
   loc, image or alternate is left out (WARNING ``non-web-url``), which every other target writes with the
   same warning (:func:`feedmap._core.entry_checks.check_web_urls`); and they require absolute URLs: entries
   without one are left out (:func:`feedmap.converters.keep_absolute`);
-* repeated URLs are reported in every conversion (INFO ``duplicate-loc``); every target but JSON lines
+* repeated URLs are reported in every conversion (INFO ``loc-duplicate``); every target but JSON lines
   lists each URL once: :func:`feedmap.converters.merge_duplicates` keeps the entry with the newest lastmod
   (a text sitemap, which holds only the loc, drops the repeats as they stream by); JSON lines keeps them
   (:func:`feedmap.converters.report_duplicates`).  This does not depend on the kind of the inputs or their

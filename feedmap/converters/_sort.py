@@ -13,12 +13,14 @@ conversion's ``limit`` right after the sort, N up to :data:`ENTRIES_IN_MEMORY`),
 down to its N smallest: memory for about 2N entries, nothing on disk unless those N are too big to hold.
 
 The keys: ``loc`` compares the loc as written (Python string order: by code point).  ``lastmod`` compares
-W3C Datetime values (https://www.w3.org/TR/NOTE-datetime, the sitemaps.org 0.9 ``<lastmod>``) as instants:
-a value is placed at the instant its period starts (``2024-01-01`` at ``2024-01-01T00:00:00Z``, ``2024`` at
-its first second), a value without a zone is read as UTC, as :meth:`W3CDate.to_datetime` and the date
-filters do; so ``2024-01-01`` and ``2024-01-01T00:00:00Z`` tie (input order kept) and
-``2024-01-01T23:30:00-05:00`` comes after ``2024-01-02``.  Entries without a lastmod come last in both
-directions (``lastmod`` oldest first, ``-lastmod`` newest first), in input order.
+W3C Datetime values (https://www.w3.org/TR/NOTE-datetime, the sitemaps.org 0.9 ``<lastmod>``) in the order
+of :class:`~feedmap._core.dates.W3CDate`: a value is placed at the instant its period starts (``2024-01-01``
+at ``2024-01-01T00:00:00Z``, ``2024`` at its first second), a value without a zone is read as UTC, as
+:meth:`W3CDate.to_datetime` and the date filters do, and values of one instant order coarser first, then by
+text; so ``2024-01-01`` comes just before ``2024-01-01T00:00:00Z`` and ``2024-01-01T23:30:00-05:00`` after
+``2024-01-02``.  ``-lastmod`` is that order reversed.  The keys are :meth:`W3CDate.order_key` (ints and
+strings, compared in C).  Entries without a lastmod come last in both directions (``lastmod`` oldest first,
+``-lastmod`` newest first), in input order; entries of one lastmod keep their input order.
 """
 
 from __future__ import annotations
@@ -59,11 +61,19 @@ def _by_loc(entry: Entry) -> _SortKey:
 
 
 def _by_lastmod(entry: Entry) -> _SortKey:
-    return (0, entry.lastmod.sort_key()) if entry.lastmod is not None else (1, 0.0)
+    return (0, entry.lastmod.order_key()) if entry.lastmod is not None else (1,)
+
+
+def _descending(text: str) -> tuple[int, ...]:
+    """A key ordering texts the other way round (a text before the texts it begins: ``"ab"`` after ``"abc"``)."""
+    return (*(-ord(char) for char in text), 1)
 
 
 def _by_lastmod_newest_first(entry: Entry) -> _SortKey:
-    return (0, -entry.lastmod.sort_key()) if entry.lastmod is not None else (1, 0.0)
+    if entry.lastmod is None:
+        return (1,)
+    seconds, fraction, precision, text = entry.lastmod.order_key()
+    return (0, -seconds, _descending(fraction), -precision, _descending(text))
 
 
 _KEYS: dict[str, Callable[[Entry], _SortKey]] = {

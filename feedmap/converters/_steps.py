@@ -20,13 +20,13 @@ raises :class:`~feedmap._core.errors.StrictError` at the first warning; :func:`r
   ``relative-url-left-out`` with the count): sitemaps.org 0.9 and RSS 2.0 (``link``, permalink ``guid``)
   require absolute URLs.
 * :func:`check_values`: the checks a reader makes, for entries built in code (``invalid-loc``,
-  ``relative-url``, ``invalid-priority``: out of 0.0-1.0 or not a number, dropped).
+  ``relative-url``, ``priority-invalid``: out of 0.0-1.0 or not a number, dropped).
 * :func:`merge_duplicates`: each loc once, in first-seen order, the entry with the newest lastmod kept
-  (sitemaps.org lists a URL once; RSS 2.0 guids identify an item); INFO ``duplicate-loc`` per repeated loc
+  (sitemaps.org lists a URL once; RSS 2.0 guids identify an item); INFO ``loc-duplicate`` per repeated loc
   (count and the first occurrence's line) and INFO ``duplicates-merged`` with the total.
-* :func:`report_duplicates`: the same ``duplicate-loc`` reports, entries passed on unchanged and in order.
+* :func:`report_duplicates`: the same ``loc-duplicate`` reports, entries passed on unchanged and in order.
 * :func:`dedupe`: each loc once, in first-seen order, the entry ``options.dedupe`` says kept: ``first``
-  (streamed), ``last`` or ``newest`` (by lastmod, ties to the first; the default); INFO ``duplicate-loc`` and
+  (streamed), ``last`` or ``newest`` (by lastmod, ties to the first; the default); INFO ``loc-duplicate`` and
   ``duplicates-merged`` as :func:`merge_duplicates`.
 * :func:`filter_entries`: the entries within ``options.since``/``options.until`` (by lastmod; both bounds
   inclusive over their whole period: a lastmod of ``2024-01-01`` is within ``since="2024-01-01T12:00:00Z"``;
@@ -185,7 +185,7 @@ def check_values(
     reporter: Reporter | None = None,
 ) -> Document | Iterator[Entry]:
     """The checks readers make, on entries built in code: ``invalid-loc``, ``relative-url`` (kept), and
-    ``invalid-priority`` (outside 0.0-1.0 or not a number: dropped).
+    ``priority-invalid`` (outside 0.0-1.0 or not a number: dropped).
 
     :func:`feedmap.write` runs it on entries no feedmap reader produced.
     """
@@ -202,7 +202,7 @@ def merge_duplicates(
 ) -> Document | Iterator[Entry]:
     """Each loc once, in first-seen order, the entry with the newest lastmod kept.
 
-    Reports INFO ``duplicate-loc`` per repeated loc (its count, at its first occurrence) and INFO
+    Reports INFO ``loc-duplicate`` per repeated loc (its count, at its first occurrence) and INFO
     ``duplicates-merged`` with the number merged.  Nothing comes out before the input is exhausted.
     """
     return _apply(source, _duplicates.merge_duplicates, options, on_diagnostic, reporter)
@@ -216,7 +216,7 @@ def report_duplicates(
     on_diagnostic: DiagnosticHandler | None = None,
     reporter: Reporter | None = None,
 ) -> Document | Iterator[Entry]:
-    """The entries unchanged and streamed; INFO ``duplicate-loc`` per repeated loc at the end."""
+    """The entries unchanged and streamed; INFO ``loc-duplicate`` per repeated loc at the end."""
     return _apply(source, _duplicates.report_duplicates, options, on_diagnostic, reporter)
 
 
@@ -231,7 +231,7 @@ def dedupe(
     """Each loc once, in first-seen order, by ``options.dedupe``: ``"first"`` (streamed), ``"last"`` or
     ``"newest"`` (the default: newest lastmod, ties to the first; nothing comes out before the input ends).
 
-    Reports INFO ``duplicate-loc`` per repeated loc and INFO ``duplicates-merged`` with the number merged.
+    Reports INFO ``loc-duplicate`` per repeated loc and INFO ``duplicates-merged`` with the number merged.
     """
     return _apply(source, _duplicates.dedupe, options, on_diagnostic, reporter)
 

@@ -3,7 +3,7 @@
 XML 1.0 (https://www.w3.org/TR/xml/) and the sitemaps.org 0.9 XSD
 (http://www.sitemaps.org/schemas/sitemap/0.9/sitemap.xsd): ``loc``, ``lastmod``, ``changefreq`` and
 ``priority`` are simple-typed, so they hold text only and stand once per entry.  A second one is reported
-(``duplicate-element``) and its first value kept; a value holding an element or an unexpanded entity is
+(``element-repeated``) and its first value kept; a value holding an element or an unexpanded entity is
 reported and not used.  Elements no field holds are copied verbatim (:func:`serialize_element`) into
 ``Entry.extras``, declaring only the namespaces they use (Namespaces in XML 1.0 §5).
 """
@@ -53,7 +53,7 @@ def duplicate(child: etree._Element, parent: etree._Element, ctx: Context, offse
     name = local_name(child.tag) if same or not child.prefix else f"{child.prefix}:{local_name(child.tag)}"
     parent_line = line_of(parent)  # 0 for an element built in memory (the RSS reader's holder)
     where = f"<{local_name(parent.tag)}>" + (f" at line {parent_line + offset}" if parent_line else "")
-    ctx.warning("duplicate-element", f"a second <{name}> in {where}; the first is kept", line_of(child) + offset)
+    ctx.warning("element-repeated", f"a second <{name}> in {where}; the first is kept", line_of(child) + offset)
 
 
 def _unexpanded(child: etree._Element, what: str, ctx: Context, offset: int) -> None:

@@ -21,6 +21,7 @@ from feedmap._core.context import Context
 from feedmap._core.dates import W3CDate, parse_lenient, read_rfc822
 from feedmap._core.entry_checks import relative_reference, resolve
 from feedmap._core.model import ChangeFreq
+from feedmap._core.priority import XML_BLANKS, parse_priority
 from feedmap._core.urls import check_loc
 
 __all__ = ["PLAIN_PRIORITIES", "read_changefreq", "read_lastmod", "read_loc", "read_priority", "strip_value"]
@@ -50,7 +51,7 @@ def read_loc(
     """
     loc = strip_value(text, what, ctx, line)
     if not loc:
-        ctx.warning("missing-loc", f"empty or missing <{what}>; the entry is skipped", line)
+        ctx.warning("loc-missing", f"empty or missing <{what}>; the entry is skipped", line)
         return None
     problem = check_loc(loc)
     if problem is not None:
@@ -79,7 +80,7 @@ def _relative(loc: str, ctx: Context, line: int, fallback_base: str | None) -> s
 
 def read_lastmod(text: str | None, ctx: Context, line: int, what: str = "lastmod") -> W3CDate | None:
     if text is None:
-        ctx.warning("invalid-lastmod", f"empty <{what}> ignored", line)
+        ctx.warning("lastmod-invalid", f"empty <{what}> ignored", line)
         return None
     try:
         value = W3CDate(text)
@@ -89,7 +90,7 @@ def read_lastmod(text: str | None, ctx: Context, line: int, what: str = "lastmod
         return value
     value_or_none, note = parse_lenient(text)
     if value_or_none is None:
-        ctx.warning("invalid-lastmod", f"<{what}>: {note}; the value is ignored", line)
+        ctx.warning("lastmod-invalid", f"<{what}>: {note}; the value is ignored", line)
     elif note is not None:
         ctx.warning("lastmod-repaired", f"<{what}>: {note}", line)
     elif text != text.strip():
@@ -124,12 +125,10 @@ def read_changefreq(text: str | None, ctx: Context, line: int) -> ChangeFreq | N
         )
         return member
     allowed = ", ".join(_CHANGEFREQS)
-    ctx.warning("invalid-changefreq", f"changefreq {value!r} is not one of {allowed}; ignored", line)
+    ctx.warning("changefreq-invalid", f"changefreq {value!r} is not one of {allowed}; ignored", line)
     return None
 
 
-#: xsd:decimal (XML Schema 1.0 Part 2, §3.2.3.1): an optional sign, ASCII digits and at most one point; no exponent.
-_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 #: The usual ways of writing a priority, read without a closer look (the reader's fast path).
 PLAIN_PRIORITIES: dict[str, float] = {f"{hundredths / 100:.2f}": hundredths / 100 for hundredths in range(101)}
 PLAIN_PRIORITIES.update({f"{tenths / 10:.1f}": tenths / 10 for tenths in range(11)} | {"0": 0.0, "1": 1.0})
@@ -138,25 +137,17 @@ PLAIN_PRIORITIES.update({f"{tenths / 10:.1f}": tenths / 10 for tenths in range(1
 def read_priority(text: str | None, ctx: Context, line: int) -> float | None:
     """A priority as a float in 0.0-1.0 (the IR), or None.
 
-    Only ``xsd:decimal`` is read (blanks around it are allowed: the type collapses white space); other
-    number forms (``1e-1``, ``0_5``, non-ASCII digits, ``inf``) are ``invalid-priority`` and ignored.
+    Only ``xsd:decimal`` is read (:func:`feedmap._core.priority.parse_priority`, which validate uses too);
+    other number forms (``1e-1``, ``0_5``, non-ASCII digits, ``inf``) are ``priority-invalid`` and ignored.
     A value that will not be written back as it was read is noted (``priority-normalised``): a sign, a
     missing leading digit or leading zeros (``+.5`` -> ``0.5``), or more digits than a float keeps.
     """
-    value = (text or "").strip(" \t\r\n")
-    if _DECIMAL.fullmatch(value) is None:
-        shown = repr(value) if value else "(empty)"
-        ctx.warning(
-            "invalid-priority",
-            f"priority {shown} is not a decimal number (digits with an optional point and sign); ignored",
-            line,
-        )
+    value = (text or "").strip(XML_BLANKS)
+    exact, problem = parse_priority(value)
+    if exact is None:
+        ctx.warning("priority-invalid", f"{problem}; ignored", line)
         return None
-    exact = decimal.Decimal(value)
     number = float(exact)
-    if number < 0.0 or number > 1.0:
-        ctx.warning("invalid-priority", f"priority {value} is outside 0.0-1.0; ignored", line)
-        return None
     number = abs(number)  # -0.0 is 0.0
     if decimal.Decimal(repr(number)) != exact:
         ctx.info("priority-normalised", f"priority {value} has more digits than are kept; read as {number!r}", line)

@@ -47,13 +47,13 @@ class SizeWatch:
         if self.count > MAX_URLS and not self._warned_count:
             self._warned_count = True
             self.ctx.warning(
-                "too-many-urls",
+                "too-many-entries",
                 f"more than {MAX_URLS:,} {self.what} in one file; the protocol asks to split it",
             )
         if self.size > MAX_BYTES and not self._warned_size:
             self._warned_size = True
             self.ctx.warning(
-                "file-too-large",
+                "too-many-bytes",
                 f"output passes {MAX_BYTES:,} bytes uncompressed; the protocol asks to split it",
             )
 

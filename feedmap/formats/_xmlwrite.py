@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import decimal
 import math
-import re
 
 from feedmap._core.context import Context
-from feedmap._core.dates import W3CDate, is_xsd_lastmod
+from feedmap._core.dates import W3CDate, is_xsd_lastmod, with_seconds
 from feedmap._core.model import Entry
 from feedmap._xml import IMAGE_NS, SITEMAP_NS, XHTML_NS, XSI_NS, escape_attribute, escape_text, unwritable
 from feedmap.formats._extras import xml_extra
@@ -174,7 +173,7 @@ def format_priority(priority: float, ctx: Context | None = None, loc: str = "") 
     The shortest decimal that reads back as the same float, positional (the XSD's decimal has no exponent),
     with at most :data:`PRIORITY_PLACES` fractional digits: ``5e-324`` is written ``0.0``, not as 325
     digits.  A written value that differs from the entry's is reported (``priority-rounded``), and so is a
-    value outside 0.0-1.0 or not a number (not written) (``invalid-priority``).
+    value outside 0.0-1.0 or not a number (not written) (``priority-invalid``).
     """
     text = repr(float(priority))
     if "e" not in text and len(text) <= PRIORITY_PLACES + 2 and 0.0 <= priority <= 1.0:
@@ -185,11 +184,11 @@ def format_priority(priority: float, ctx: Context | None = None, loc: str = "") 
 def _unusual_priority(priority: float, ctx: Context | None, loc: str) -> str | None:
     if not math.isfinite(priority):
         if ctx is not None:
-            ctx.warning("invalid-priority", f"priority {priority} of {loc} is not a number; not written")
+            ctx.warning("priority-invalid", f"priority {priority} of {loc} is not a number; not written")
         return None
     if not 0.0 <= priority <= 1.0:  # never clamped: an invalid value is no claim to the top priority
         if ctx is not None:
-            ctx.warning("invalid-priority", f"priority {priority} of {loc} is outside 0.0-1.0; not written")
+            ctx.warning("priority-invalid", f"priority {priority} of {loc} is outside 0.0-1.0; not written")
         return None
     exact = decimal.Decimal(repr(priority))
     rounded = exact.quantize(_PRIORITY_QUANTUM, rounding=decimal.ROUND_HALF_EVEN).normalize()
@@ -204,10 +203,6 @@ def _unusual_priority(priority: float, ctx: Context | None, loc: str) -> str | N
     return text
 
 
-#: W3C Datetime's minute precision (its zone is required): the XSD form is the same instant with ``:00``.
-_MINUTES = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d)(Z|[+-]\d\d:\d\d)", re.ASCII)
-
-
 def xsd_lastmod(lastmod: W3CDate, ctx: Context, loc: str) -> str:
     """The lastmod text a sitemap or index writes: as read when the sitemaps XSD takes it; a time of minutes
     with ``:00`` seconds added (the same instant; INFO ``lastmod-seconds-added``); a year, a month or a leap
@@ -216,9 +211,8 @@ def xsd_lastmod(lastmod: W3CDate, ctx: Context, loc: str) -> str:
     text = lastmod.text
     if is_xsd_lastmod(text):
         return text
-    minutes = _MINUTES.fullmatch(text)
-    if minutes is not None:
-        written = f"{minutes[1]}:00{minutes[2]}"
+    written = with_seconds(text)
+    if written is not None:
         ctx.info(
             "lastmod-seconds-added",
             f"lastmod {text} of {loc} written as {written}, the same instant (the sitemaps XSD wants seconds)",

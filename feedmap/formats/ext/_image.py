@@ -4,7 +4,7 @@ Spec: Google image sitemaps, namespace ``http://www.google.com/schemas/sitemap-i
 (https://developers.google.com/search/docs/crawling-indexing/sitemaps/image-sitemaps): each
 ``<image:image>`` holds one ``<image:loc>`` and optionally ``caption``, ``geo_location``, ``title`` and
 ``license`` (the last four deprecated by Google in 2022, still read and written).  An image without a loc
-is skipped (``missing-loc``); a child given twice is reported and its first value kept.  Children are
+is skipped (``loc-missing``); a child given twice is reported and its first value kept.  Children are
 written in XSD order.  Used by every XML format (sitemap, index, RSS, ROR).
 """
 
@@ -60,7 +60,7 @@ def read(element: etree._Element, into: Fields, ctx: Context, offset: int) -> bo
         if value:
             setattr(image, name, value)
     if not image.loc:
-        ctx.warning("missing-loc", "<image:image> without <image:loc> is skipped", line_of(element) + offset)
+        ctx.warning("loc-missing", "<image:image> without <image:loc> is skipped", line_of(element) + offset)
     else:
         into.images.append(image)
     return True

@@ -1,9 +1,9 @@
 """The RSS 2.0 and ROR rules of ``feedmap validate``: one streaming pass over the raw document.
 
 Specs: RSS 2.0 (https://www.rssboard.org/rss-specification, 2.0.11) with the W3C Feed Validator's reading of it
-(https://validator.w3.org/feed/docs/, the event each rule corresponds to is named in :data:`FEED_RULES`), ROR
-in RSS 2.0 (http://rorweb.com/0.1/), XML 1.0 well-formedness (https://www.w3.org/TR/xml/).  The values are
-checked in :mod:`feedmap.formats.feeds._channel_values`.
+(https://validator.w3.org/feed/docs/, the event each rule corresponds to is named in the rule table,
+:data:`feedmap._core.rules.RULES`), ROR in RSS 2.0 (http://rorweb.com/0.1/), XML 1.0 well-formedness
+(https://www.w3.org/TR/xml/).  The values are checked in :mod:`feedmap.formats.feeds._channel_values`.
 
 The raw bytes go to lxml's ``iterparse`` with feedmap's hardened settings (no DTD, no entities, no network:
 :func:`feedmap._xml.make_iterparse`) and no repairs: the first well-formedness error is reported with its line
@@ -39,66 +39,7 @@ from feedmap.formats.feeds._channel_values import (
     is_ror_namespace,
 )
 
-__all__ = ["FEED_RULES", "validate_feed"]
-
-#: code -> (level, one-line explanation naming the W3C Feed Validator event it corresponds to, if any).
-FEED_RULES: dict[str, tuple[Level, str]] = {
-    "xml-not-well-formed": (
-        Level.ERROR,
-        "the document is not well-formed XML; nothing after the error is checked (W3C: SAXError)",
-    ),
-    "rss-root": (
-        Level.ERROR,
-        "the root element is not <rss> (nor RSS 1.0's rdf:RDF or Atom's feed) (W3C: UndefinedElement)",
-    ),
-    "rss-version": (
-        Level.ERROR,
-        '<rss> needs version="2.0" (0.91 and 0.92 are accepted) (W3C: MissingAttribute, InvalidRSSVersion)',
-    ),
-    "feed-not-rss2": (Level.INFO, "an RSS 1.0 or Atom feed: only its well-formedness is checked by the RSS rules"),
-    "rss-channel": (Level.ERROR, "<rss> holds exactly one <channel> (W3C: MissingElement, DuplicateElement)"),
-    "rss-channel-title": (
-        Level.ERROR,
-        "the channel has a non-empty <title> (W3C: MissingTitle; an empty one is its NotBlank)",
-    ),
-    "rss-channel-link": (Level.ERROR, "the channel has a non-empty <link> (W3C: MissingLink)"),
-    "rss-channel-description": (Level.ERROR, "the channel has a non-empty <description> (W3C: MissingDescription)"),
-    "rss-item-title-or-description": (
-        Level.ERROR,
-        "each item has a <title> or a <description> (W3C: ItemMustContainTitleOrDescription)",
-    ),
-    "rss-date": (
-        Level.ERROR,
-        "pubDate and lastBuildDate are RFC 822 dates that exist, with the right weekday"
-        " (W3C: InvalidRFC2822Date, IncorrectDOW)",
-    ),
-    "rss-date-form": (
-        Level.WARNING,
-        "an RFC 822 date in a form RFC 2822 does not write (two-digit year, case, no zone)"
-        " (W3C: ProblematicalRFC822Date)",
-    ),
-    "rss-guid-permalink": (
-        Level.ERROR,
-        'a <guid> without isPermaLink="false" is an absolute URL (W3C: InvalidHttpGUID, InvalidPermalink)',
-    ),
-    "rss-guid-ispermalink": (Level.ERROR, 'isPermaLink is "true" or "false" (W3C: InvalidBooleanAttribute)'),
-    "rss-duplicate-guid": (Level.ERROR, "two items have the same <guid> (W3C: DuplicateValue)"),
-    "rss-link": (Level.ERROR, "an item or channel <link> is an absolute URL (W3C: InvalidFullLink, InvalidUriChar)"),
-    "rss-link-scheme": (Level.WARNING, "an item or channel <link> is not http(s): sitemap readers skip it"),
-    "rss-self-link": (
-        Level.WARNING,
-        'an RSS 2.0 channel is advised to name its own URL in <atom:link rel="self"> (W3C: MissingAtomSelfLink)',
-    ),
-    "rss-self-link-mismatch": (
-        Level.WARNING,
-        "the channel's atom:link rel=\"self\" is not the feed's URL (W3C: SelfDoesntMatchLocation)",
-    ),
-    "ror-namespace": (Level.WARNING, f"the ROR namespace is spelt {ROR_NS} (not https, www., or without the slash)"),
-    "ror-update-period": (Level.ERROR, "ror:updatePeriod is one of always hourly daily weekly monthly yearly never"),
-    "ror-empty-value": (Level.WARNING, "an empty ror:updatePeriod or ror:type says nothing: leave it out"),
-    "ror-type-case": (Level.WARNING, "a ror:type of the ROR vocabulary spelt in another case (SiteMap, not sitemap)"),
-    "ror-custom-type": (Level.INFO, "a ror:type the ROR vocabulary does not name (custom types are allowed)"),
-}
+__all__ = ["validate_feed"]
 
 ATOM_NS = "http://www.w3.org/2005/Atom"
 _OTHER_FEEDS = {
@@ -354,7 +295,8 @@ def _forget(element: etree._Element) -> None:
 def validate_feed(
     stream: BinaryIO, name: str, report: Callable[[Diagnostic], None], *, base_url: str | None = None
 ) -> int:
-    """Check an RSS 2.0 / ROR document against :data:`FEED_RULES`; each finding goes to ``report``.
+    """Check an RSS 2.0 / ROR document against the RSS and ROR rules of :data:`feedmap._core.rules.RULES`; each
+    finding goes to ``report``.
 
     ``base_url`` is the feed's own URL when known (remote input or ``--base-url``): the ``atom:link rel="self"``
     advice names it and a different self link is reported.  Returns the number of items (RSS 1.0 items and Atom

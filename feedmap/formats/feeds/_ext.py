@@ -4,7 +4,7 @@ Specs: the extensions of :mod:`feedmap.formats.ext` (Google image sitemaps, href
 third-party ones), read by their read hooks; the sitemaps.org 0.9 ``changefreq`` and ``priority``
 (https://www.sitemaps.org/protocol.html), which the ``rss`` and ``ror`` writers put into items as
 ``sitemap:changefreq`` / ``sitemap:priority``: read into the entry's fields, a second one reported
-(``duplicate-element``) and the first kept.  Every other element of a namespace feeds do not define is kept
+(``element-repeated``) and the first kept.  Every other element of a namespace feeds do not define is kept
 verbatim in ``Entry.extras`` (one of the sitemap namespace is reported: it is no field of a feed item).
 """
 
@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from feedmap._core.context import Context
+from feedmap._core.limits import PROTOCOL_MAX_IMAGES
 from feedmap._core.model import ChangeFreq
 from feedmap._xml import SITEMAP_NAMESPACES, line_of, local_name
 from feedmap.formats._elements import holds_markup, serialize_element
 from feedmap.formats._fields import read_changefreq, read_priority
 from feedmap.formats.ext import EntryFields, ReadHook, hooks
 from feedmap.formats.feeds._links import ATOM_NS
-from feedmap.formats.sitemap._read import MAX_IMAGES
 
 __all__ = ["ItemExtensions", "item_claims", "read_extension"]
 
@@ -43,8 +43,10 @@ class ItemExtensions:
     def check(self, ctx: Context, line: int) -> EntryFields:
         """The fields, with more images than the protocol allows reported (``too-many-images``)."""
         count = len(self.fields.images)
-        if count > MAX_IMAGES:
-            ctx.warning("too-many-images", f"{count:,} images; the protocol allows {MAX_IMAGES:,} per URL", line)
+        if count > PROTOCOL_MAX_IMAGES:
+            ctx.warning(
+                "too-many-images", f"{count:,} images; the protocol allows {PROTOCOL_MAX_IMAGES:,} per URL", line
+            )
         return self.fields
 
 
@@ -77,7 +79,7 @@ def _sitemap_field(
 ) -> None:
     if local in into.seen:  # named as the sitemap field it fills, whatever its prefix
         where = f"<{local_name(str(item.tag))}>" + (f" at line {line_of(item) + offset}" if line_of(item) else "")
-        ctx.warning("duplicate-element", f"a second <{local}> in {where}; the first is kept", line_of(child) + offset)
+        ctx.warning("element-repeated", f"a second <{local}> in {where}; the first is kept", line_of(child) + offset)
         return
     into.seen.add(local)
     if holds_markup(child, local, ctx, offset):

@@ -254,7 +254,7 @@ def _report_repeated(
             duplicate(child, element, ctx, offset)  # the readers keep the first
             continue
         ctx.warning(
-            "duplicate-element",
+            "element-repeated",
             f'a second <link rel="alternate"> of the same type and language in <{qname(element.tag)[1]}> '
             f"(RFC 4287 allows one); {loc} is used",
             line_of(child) + offset if line_of(child) else 0,
@@ -289,7 +289,7 @@ def item_entry(
     if repeated:
         _report_repeated(repeated, element, loc_text, ctx, offset)
     if not loc_text:
-        ctx.warning("missing-loc", f"{describe_item(title, index)} has no link and no permalink guid; skipped", line)
+        ctx.warning("loc-missing", f"{describe_item(title, index)} has no link and no permalink guid; skipped", line)
         return None
     loc = read_loc(loc_text, ctx, line, fallback_base=channel_link)
     if loc is None:

@@ -98,7 +98,7 @@ def parsed_entries(parsed: Any, ctx: Context, raw: _RawLinks | None, skip: int =
         loc_text = _atom_link(item) if atom else item.get("link")
         if not loc_text:
             ctx.warning(
-                "missing-loc", f"{describe_item(item.get('title'), index)} has no link and no permalink guid; skipped"
+                "loc-missing", f"{describe_item(item.get('title'), index)} has no link and no permalink guid; skipped"
             )
             continue
         if raw is not None:

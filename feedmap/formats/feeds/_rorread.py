@@ -185,7 +185,7 @@ def _loc(item: _Item, ctx: Context, line: int) -> str | None:
     guid = item.plain.get("guid")
     if guid is not None and guid[0] and guid[0].strip() and guid[2].get("isPermaLink", "true").lower() != "false":
         return read_loc(guid[0], ctx, guid[1], what="guid")
-    ctx.warning("missing-loc", "item without <link> or permalink <guid> is skipped", line)
+    ctx.warning("loc-missing", "item without <link> or permalink <guid> is skipped", line)
     return None
 
 
@@ -251,7 +251,7 @@ def _changefreq(item: _Item, ctx: Context, extras: dict[str, str]) -> ChangeFreq
         extras["ror:updatePeriod"] = period[0]
         if period[0]:
             ctx.warning(
-                "invalid-changefreq",
+                "changefreq-invalid",
                 f"ror:updatePeriod {period[0]!r} is not a known period; kept in extras",
                 period[1],
             )

@@ -171,7 +171,7 @@ def priority_of(value: Any, ctx: Context, line: int) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)) or value != value:  # NaN
         raise Bad("'priority' must be a number")
     if value < 0 or value > 1:  # an invalid value, not a claim to the top (or bottom) priority
-        ctx.warning("invalid-priority", f"priority {value} is outside 0.0-1.0; ignored", line)
+        ctx.warning("priority-invalid", f"priority {value} is outside 0.0-1.0; ignored", line)
         return None
     number = float(value)
     if isinstance(value, Decimal) and Decimal(repr(number)) != value:
@@ -242,7 +242,7 @@ def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
         try:
             line = dumps(entry_to_json(entry))
         except ValueError:  # a priority that is not a number (NaN, infinity: JSON has none)
-            ctx.warning("invalid-priority", f"priority {entry.priority} of {entry.loc} is not a number; not written")
+            ctx.warning("priority-invalid", f"priority {entry.priority} of {entry.loc} is not a number; not written")
             line = dumps(entry_to_json(replace(entry, priority=None)))
         pending.append(line)
         count += 1
@@ -427,7 +427,7 @@ def _entries(
             yield entry
     for line, obj in rest:
         if "loc" not in obj:
-            ctx.warning("missing-loc", "object without 'loc' (only the first line may be a header); skipped", line)
+            ctx.warning("loc-missing", "object without 'loc' (only the first line may be a header); skipped", line)
             continue
         entry = _checked(obj, ctx, line)
         if entry is not None:

@@ -35,7 +35,7 @@ def _decode(raw: bytes, ctx: Context, line: int) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
-        ctx.warning("encoding", "line is not UTF-8; read as Windows-1252", line)
+        ctx.warning("not-utf8", "line is not UTF-8; read as Windows-1252", line)
         return raw.decode("cp1252", errors="replace")
 
 
@@ -94,7 +94,7 @@ def _entries(source: Source, ctx: Context) -> Iterator[Entry]:
             continue
         if not is_absolute_url(text):
             shown = text if len(text) <= 80 else text[:77] + "..."
-            ctx.warning("not-a-url", f"{shown!r} is not an absolute URL; line skipped", line)
+            ctx.warning("loc-not-absolute", f"{shown!r} is not an absolute URL; line skipped", line)
             continue
         problem = check_loc(text)
         if problem is not None:
@@ -102,7 +102,7 @@ def _entries(source: Source, ctx: Context) -> Iterator[Entry]:
         count += 1
         yield new_entry(text, None, None, None, (), (), {}, new_position(ctx.name, line))
     if count > MAX_URLS:
-        ctx.warning("too-many-urls", f"{count:,} URLs; the protocol allows {MAX_URLS:,} per file")
+        ctx.warning("too-many-entries", f"{count:,} URLs; the protocol allows {MAX_URLS:,} per file")
 
 
 def read(source: Source, *, ctx: Context) -> Document:
@@ -136,9 +136,9 @@ def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
     watch = SizeWatch(ctx, "URLs", warn=False)
     count = write_blocks(sink, render(doc, ctx=ctx), watch, batch=4096)
     if count > MAX_URLS:
-        ctx.warning("too-many-urls", f"{count:,} URLs in one text sitemap; the protocol allows {MAX_URLS:,}")
+        ctx.warning("too-many-entries", f"{count:,} URLs in one text sitemap; the protocol allows {MAX_URLS:,}")
     if watch.size > MAX_BYTES:
-        ctx.warning("file-too-large", f"{watch.size:,} bytes in one text sitemap; the protocol allows {MAX_BYTES:,}")
+        ctx.warning("too-many-bytes", f"{watch.size:,} bytes in one text sitemap; the protocol allows {MAX_BYTES:,}")
     return count
 
 

@@ -20,18 +20,17 @@ from lxml import etree
 from feedmap._core.context import Context
 from feedmap._core.dates import W3CDate
 from feedmap._core.errors import ReadError
+from feedmap._core.limits import PROTOCOL_MAX_IMAGES, PROTOCOL_MAX_URLS
 from feedmap._core.model import ChangeFreq, Entry, new_entry, new_position
 from feedmap._core.urls import check_loc, is_absolute_url
 from feedmap._io.sources import Source
 from feedmap._xml import SITEMAP_NAMESPACES, SITEMAP_NS, RootInfo, iter_elements, line_of
 from feedmap.formats._elements import duplicate, holds_markup, serialize_element
 from feedmap.formats._fields import PLAIN_PRIORITIES, read_changefreq, read_lastmod, read_loc, read_priority
-from feedmap.formats._output import MAX_URLS
 from feedmap.formats.ext import EntryFields, ReadHook, hooks
 
-__all__ = ["MAX_IMAGES", "check_root", "entry_from_element", "iter_entries"]
+__all__ = ["check_root", "entry_from_element", "iter_entries"]
 
-MAX_IMAGES = 1_000
 _CHANGEFREQ_VALUES = {member.value: member for member in ChangeFreq}
 
 
@@ -116,7 +115,7 @@ def entry_from_element(
     """Build an Entry from a ``<url>`` or ``<sitemap>`` element; None when it has no usable loc.
 
     ``offset`` is added to lxml's line numbers (see :func:`feedmap._xml.iter_elements`).  A field given
-    twice is reported (``duplicate-element``) and its first value kept.  ``read_hooks``: the extensions'
+    twice is reported (``element-repeated``) and its first value kept.  ``read_hooks``: the extensions'
     read hooks by Clark tag (the sitemap format's when None).
     """
     claims = hooks("sitemap").read if read_hooks is None else read_hooks
@@ -151,8 +150,10 @@ def entry_from_element(
     if loc is None:
         return None
     images = gathered.images
-    if len(images) > MAX_IMAGES:
-        ctx.warning("too-many-images", f"{len(images):,} images; the protocol allows {MAX_IMAGES:,} per URL", line)
+    if len(images) > PROTOCOL_MAX_IMAGES:
+        ctx.warning(
+            "too-many-images", f"{len(images):,} images; the protocol allows {PROTOCOL_MAX_IMAGES:,} per URL", line
+        )
     return new_entry(
         loc,
         values[1],
@@ -185,7 +186,7 @@ def _entry_loc(
     if loc_element is None:
         bare = (element.text or "").strip()
         if not is_absolute_url(bare):
-            ctx.warning("missing-loc", "entry without <loc> is skipped", line)
+            ctx.warning("loc-missing", "entry without <loc> is skipped", line)
             return None
         ctx.warning("loc-as-text", f"URL {bare} stands in the element without <loc>; read as its loc", line)
         loc_text: str | None = bare
@@ -224,5 +225,5 @@ def iter_entries(source: Source, ctx: Context, namespace: str, element: str) -> 
         if entry is not None:
             count += 1
             yield entry
-    if count > MAX_URLS:
-        ctx.warning("too-many-urls", f"{count:,} entries; the protocol allows {MAX_URLS:,} per file")
+    if count > PROTOCOL_MAX_URLS:
+        ctx.warning("too-many-entries", f"{count:,} entries; the protocol allows {PROTOCOL_MAX_URLS:,} per file")
