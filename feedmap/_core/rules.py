@@ -49,6 +49,7 @@ SPECS: Mapping[str, str] = MappingProxyType(
         "HTML": "https://html.spec.whatwg.org/",
         "Google image sitemaps": "https://developers.google.com/search/docs/crawling-indexing/sitemaps/image-sitemaps",
         "Google localized versions": "https://developers.google.com/search/docs/specialty/international/localized-versions",
+        "Entry points": "https://packaging.python.org/en/latest/specifications/entry-points/",
         "feedmap": "",
     }
 )
@@ -483,6 +484,19 @@ _TABLE: tuple[Rule, ...] = (
         "a sitemap extension failed: the element read is kept as it is, the entry's extension not written",
         _OWN,
     ),
+    Rule(
+        "extension-name-taken",
+        W,
+        "a feedmap.extensions entry point named like a built-in or an earlier extension: not loaded",
+        "Entry points",
+    ),
+    Rule(
+        "format-name-taken",
+        W,
+        "a feedmap.formats entry point named like a format registered before it: not loaded",
+        "Entry points",
+    ),
+    Rule("format-accept-failed", W, "a format's accept(head) raised: that format was passed over", _OWN),
     # -- converters (filters, duplicates), splitting and publishing --
     Rule("duplicates-merged", N, "repeated URLs merged into one entry, the newest lastmod kept", _SITEMAPS),
     Rule("more-duplicates", N, "repeated URLs past those listed one by one, counted", _OWN),
