@@ -52,7 +52,7 @@ from feedmap.converters._steps import (
 )
 from feedmap.formats import _registry as registry
 
-__all__ = ["Step", "as_urlset", "enrich_step", "feed_to_sitemap", "plan", "sitemap_to_ror"]
+__all__ = ["Step", "as_urlset", "enrich_step", "feed_to_sitemap", "plan", "selection", "sitemap_to_ror"]
 
 Step = Callable[[Document, Context], Document]
 
@@ -104,4 +104,19 @@ def plan(
         steps.append(enrich_step)
     if target == "ror" and doc.format != "ror":
         steps.append(sitemap_to_ror)
+    return steps
+
+
+def selection(options: Options) -> list[Step]:
+    """The steps :func:`plan` takes from the options alone, in its order, for a call that writes nothing
+    (:func:`feedmap.read`): the entry filters, ``dedupe``, ``sort``, ``limit``, then ``enrich``."""
+    steps: list[Step] = [filter_step] if filters_asked(options) else []
+    if options.dedupe is not None:
+        steps.append(dedupe_step)
+    if options.sort is not None:
+        steps.append(sort_step)
+    if options.limit is not None:
+        steps.append(limit_step)
+    if options.enrich:
+        steps.append(enrich_step)
     return steps
