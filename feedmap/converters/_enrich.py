@@ -259,6 +259,8 @@ def enrich(
         reporter = reporter_for(options, None, on_diagnostic)
         if isinstance(source, Document):
             reporter.diagnostics = source.diagnostics
+    else:
+        reporter = reporter_for(options, reporter, None)  # strict holds with the caller's reporter too
     ctx = Context(reporter=reporter, options=options)
     if isinstance(source, Document):
         result = Document(source.meta, _run(source.entries, ctx), diagnostics=reporter.diagnostics)

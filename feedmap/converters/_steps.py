@@ -139,6 +139,8 @@ def _apply(
         if reporter is None:
             reporter = reporter_for(options, None, on_diagnostic)
             reporter.diagnostics = source.diagnostics
+        else:
+            reporter = reporter_for(options, reporter, None)  # strict holds with the caller's reporter too
         entries = step(source.entries, Context(reporter=reporter, options=options))
         result = Document(source.meta, entries, diagnostics=reporter.diagnostics)
         result.format = source.format
