@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeAlias, get_args
 
@@ -43,6 +43,7 @@ __all__ = [
     "SortOrder",
     "name_pattern_problem",
     "refuse_unused",
+    "used_by",
 ]
 
 DEFAULT_MAX_DEPTH = 5
@@ -419,12 +420,18 @@ CALL_FIELDS: dict[str, frozenset[str]] = {
 }
 
 
-def refuse_unused(options: Options, call: str) -> None:
-    """ValueError naming the fields of ``options`` given a value (other than the default) that ``call``
-    cannot use, and the calls that use them: a setting is never silently ignored."""
+def _used(options: Options, call: str) -> frozenset[str]:
+    """The fields ``call`` uses with these options (:data:`CALL_FIELDS`, less those of enrichment without it)."""
     used = CALL_FIELDS[call]
     if not options.enrich:
         used = used - {"overwrite", "page_max_bytes"} - (set(_FETCHING) if call in ("write", "split") else set())
+    return used
+
+
+def refuse_unused(options: Options, call: str) -> None:
+    """ValueError naming the fields of ``options`` given a value (other than the default) that ``call``
+    cannot use, and the calls that use them: a setting is never silently ignored."""
+    used = _used(options, call)
     given = [one.name for one in fields(Options) if getattr(options, one.name) != _DEFAULTS[one.name]]
     unused = [name for name in given if name not in used]
     if not unused:
@@ -439,6 +446,18 @@ def refuse_unused(options: Options, call: str) -> None:
         f"{', '.join(f'{one}()' for one in users)}; leave {listed} out of these options "
         "(dataclasses.replace(options, ...) makes a copy without them)"
     )
+
+
+def used_by(options: Options, call: str) -> Options:
+    """``options`` with the fields ``call`` cannot use set back to their defaults: for a call the library makes
+    on the way to another (``diff`` reading each side), whose caller's fields are not all the inner call's."""
+    used = _used(options, call)
+    unused = {
+        name: _DEFAULTS[name]
+        for name in (one.name for one in fields(Options))
+        if name not in used and getattr(options, name) != _DEFAULTS[name]
+    }
+    return replace(options, **unused) if unused else options  # type: ignore[arg-type]
 
 
 _DEFAULTS: dict[str, object] = {one.name: getattr(Options(), one.name) for one in fields(Options)}

@@ -63,6 +63,7 @@ from feedmap._core.context import Options, reporter_for
 from feedmap._core.dates import W3CDate
 from feedmap._core.errors import Diagnostic, DiagnosticHandler, FormatError, Reporter, SourceError
 from feedmap._core.model import Alternate, ChangeFreq, DocKind, Document, Entry, Image
+from feedmap._core.options import used_by
 from feedmap._core.wording import counted
 from feedmap._diff.sides import MapLike, Side, check_not_same, side_of
 from feedmap._io.scratch import scratch_error, temporary_folder
@@ -150,7 +151,7 @@ def read_input(
     name = source_name(source)
     watch = _Watch(reporter)
     watched = Reporter(handler=watch, keep=0)
-    with read(source, format, options_for(watched), reporter=watched) as doc:
+    with read(source, format, used_by(options_for(watched), "read"), reporter=watched) as doc:
         store(doc.entries, name)
         found = InputRead(name, doc.format or "", not watch.lost, _holds(doc))
     if watch.lost:
