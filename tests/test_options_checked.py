@@ -188,6 +188,35 @@ def test_a_call_refuses_the_fields_it_cannot_use_naming_them(
     assert not (tmp_path / "out.txt").exists() and not (tmp_path / "dir").exists()
 
 
+@pytest.mark.parametrize(
+    ("call", "settings", "named"),
+    [
+        ("enrich", dict(channel_title="News"), "channel_title"),
+        ("enrich", dict(limit=1), "limit"),
+        ("diff", dict(channel_title="News"), "channel_title"),
+        ("diff", dict(enrich=True), "enrich"),
+        ("validate", dict(limit=1), "limit"),
+        ("validate", dict(max_urls=10), "max_urls"),
+        ("find_sitemaps", dict(follow=False), "follow"),
+        ("sitemap_tree", dict(sort="loc"), "sort"),
+    ],
+)
+def test_the_other_calls_refuse_the_fields_they_cannot_use_naming_them(
+    tmp_path: Path, call: str, settings: dict[str, object], named: str
+) -> None:
+    options = Options(**settings)  # type: ignore[arg-type]
+    source = sitemap(tmp_path)
+    calls: dict[str, Callable[[], object]] = {
+        "enrich": lambda: list(feedmap.enrich(entries(), options)),
+        "diff": lambda: list(feedmap.diff(source, source, options)),
+        "validate": lambda: feedmap.validate(source, options=options),
+        "find_sitemaps": lambda: feedmap.find_sitemaps("http://127.0.0.1:1/", options),
+        "sitemap_tree": lambda: feedmap.sitemap_tree(str(source), options),
+    }
+    with pytest.raises(ValueError, match=f"^{call}\\(\\) cannot use {named} "):
+        calls[call]()
+
+
 def test_one_options_serves_a_read_and_a_write_when_each_is_given_what_it_uses(tmp_path: Path) -> None:
     """The fields a call cannot use are those of another call; ``convert`` takes them all."""
     everything = Options(limit=1, channel_title="News", follow=False)

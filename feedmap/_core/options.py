@@ -417,6 +417,11 @@ CALL_FIELDS: dict[str, frozenset[str]] = {
     "write": frozenset({"strict", *_SELECTING, *_ENRICHING, *_FETCHING, *_WRITING}),
     "split": frozenset({"strict", *_SELECTING, *_ENRICHING, *_FETCHING, *_WRITING, "base_url", *_SPLITTING}),
     "convert": frozenset(one.name for one in fields(Options)),
+    "enrich": frozenset({"strict", *_ENRICHING, *_FETCHING}),
+    "diff": frozenset({"strict", *_READING, "base_url", "index_name", *_SELECTING}),
+    "validate": frozenset({"strict", *_READING, "base_url"}),
+    "find_sitemaps": frozenset({"strict", *_FETCHING}),
+    "sitemap_tree": frozenset({"strict", *_READING}),
 }
 
 
@@ -425,6 +430,8 @@ def _used(options: Options, call: str) -> frozenset[str]:
     used = CALL_FIELDS[call]
     if not options.enrich:
         used = used - {"overwrite", "page_max_bytes"} - (set(_FETCHING) if call in ("write", "split") else set())
+    if call == "enrich":  # enrich() is enrichment: it sets enrich itself
+        used = CALL_FIELDS[call]
     return used
 
 

@@ -44,6 +44,7 @@ from typing import overload
 from feedmap._core.context import Context, Options, reporter_for
 from feedmap._core.errors import DiagnosticHandler, FeedmapError, FetchError, LimitError, Reporter, SourceError
 from feedmap._core.model import Document, Entry
+from feedmap._core.options import refuse_unused
 from feedmap._core.urls import is_http_url
 from feedmap._io.http import Fetcher, RobotsPolicy, shared_fetcher
 from feedmap._io.locate import is_mapped, local_path
@@ -255,6 +256,7 @@ def enrich(
     the result is exhausted or closed (``Document.close()``).
     """
     options = replace(options or Options(), enrich=True)
+    refuse_unused(options, "enrich")
     if reporter is None:
         reporter = reporter_for(options, None, on_diagnostic)
         if isinstance(source, Document):
