@@ -324,6 +324,49 @@ split: feedmap.SplitSummary = feedmap.convert("a.xml", "out/", "sitemap")
 """
 
 
+#: A value of each field as a caller writes it (text where text is taken): mypy --strict takes each, so the
+#: constructor's signature holds every field with the types it accepts.
+EVERY_FIELD = {
+    "strict": "True",
+    "max_bytes": '"200M"',
+    "max_line_bytes": "4096",
+    "follow": "False",
+    "follow_child": "lambda loc, lastmod: lastmod is None",
+    "max_depth": "2",
+    "concurrency": "4",
+    "http": 'feedmap.HttpSettings(cache_dir="cache", read_timeout=5)',
+    "maps": '[("https://e.com/", "public"), ("https://f.com/", pathlib.Path("f"))]',
+    "base_url": '"https://e.com/"',
+    "schema_location": "True",
+    "encode_urls": "True",
+    "keep_urls": "False",
+    "channel_title": '"News"',
+    "channel_link": '"https://e.com/"',
+    "channel_description": '"All the news"',
+    "self_url": '"https://e.com/feed.xml"',
+    "enrich": "True",
+    "overwrite": "True",
+    "page_max_bytes": '"1M"',
+    "since": '"2024-01-01"',
+    "until": 'feedmap.W3CDate("2024-12-31")',
+    "require_lastmod": "True",
+    "include": '"/news/"',
+    "exclude": '("/a/", "/b/")',
+    "limit": "10",
+    "dedupe": '"first"',
+    "sort": '"-lastmod"',
+    "max_urls": "1000",
+    "max_file_bytes": '"10M"',
+    "name": '"map-{n}.xml"',
+    "gzip": "True",
+    "index_name": '"index.xml"',
+}
+
+
+def test_every_field_is_in_the_typed_example() -> None:
+    assert set(EVERY_FIELD) == {field.name for field in dataclasses.fields(Options)}
+
+
 def _mypy(tmp_path: Path, text: str) -> subprocess.CompletedProcess[str]:
     example = tmp_path / "example.py"
     example.write_text(textwrap.dedent(text), "utf-8")
@@ -338,7 +381,10 @@ def _mypy(tmp_path: Path, text: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_api_types_let_such_examples_pass_mypy_strict(tmp_path: Path) -> None:
-    result = _mypy(tmp_path, TYPED_EXAMPLE)
+    every = ", ".join(f"{name}={value}" for name, value in EVERY_FIELD.items())
+    made = f"import pathlib\nimport feedmap\n\nevery = feedmap.Options({every})\n"
+    exec(compile(made, "every.py", "exec"), {})  # the same values are taken at run time
+    result = _mypy(tmp_path, TYPED_EXAMPLE + made)
     assert result.returncode == 0, result.stdout
     wrong = _mypy(tmp_path, WRONG_EXAMPLE)
     assert wrong.returncode == 1
