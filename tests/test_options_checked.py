@@ -159,6 +159,25 @@ def test_each_call_honours_each_selecting_field(tmp_path: Path, field: str, valu
     assert set((tmp_path / "s" / done.files[0]).read_text().split()) == set(expected)
 
 
+def test_each_call_honours_enrich(tmp_path: Path) -> None:
+    """``enrich`` (the pages read here from a mapped directory) fills the titles in every call."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "a.html").write_text("<html><head><title>Page A</title></head><body></body></html>", "utf-8")
+    listed = tmp_path / "in.jsonl"
+    feedmap.write([Entry(loc="https://e.com/a.html")], listed, "jsonl")
+    options = Options(enrich=True, maps=[("https://e.com/", site)])
+
+    def titles(path: Path) -> list[str | None]:
+        return [entry.title for entry in feedmap.read(path).entries]
+
+    assert [entry.title for entry in feedmap.read(listed, options=options).entries] == ["Page A"]
+    feedmap.write(feedmap.read(listed), tmp_path / "w.jsonl", "jsonl", options)
+    assert titles(tmp_path / "w.jsonl") == ["Page A"]
+    done = feedmap.split(feedmap.read(listed), tmp_path / "s", "rss", dataclasses.replace(options, base_url=BASE))
+    assert titles(tmp_path / "s" / done.files[0]) == ["Page A"]
+
+
 @pytest.mark.parametrize(
     ("call", "settings", "named"),
     [
