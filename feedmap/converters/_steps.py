@@ -254,8 +254,9 @@ def filter_entries(
     """The entries ``options.since``, ``until``, ``require_lastmod``, ``include`` and ``exclude`` keep, streamed.
 
     INFO ``no-lastmod-kept`` (entries without a lastmod kept by a date bound) and INFO ``entries-filtered``
-    (the count each filter left out) at the end.  An invalid regular expression raises :class:`re.error`;
-    a ``since`` after ``until`` (bounds the wrong way round) raises :class:`ValueError`.
+    (the count each filter left out) at the end.  An invalid regular expression is refused when the options
+    are made (ValueError naming the field); a ``since`` after ``until`` (bounds the wrong way round) raises
+    :class:`ValueError` here, before any entry is read.
     """
     if options is not None:
         _check_patterns(options)
@@ -293,8 +294,8 @@ def sort_entries(
 
 
 def _check_patterns(options: Options) -> None:
-    """Compile the options' patterns and compare the date bounds now, so that an invalid pattern or bounds
-    the wrong way round fail at the call, not mid-stream."""
+    """Compare the date bounds now (and compile the patterns, which ``Options`` checked), so that bounds the
+    wrong way round fail at the call, not mid-stream."""
     compile_patterns(options.include + options.exclude)
     check_bounds(options.since, options.until)
 
