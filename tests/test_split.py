@@ -189,7 +189,7 @@ def test_the_base_url_must_be_an_absolute_http_url(tmp_path: Path, base: str | N
 @pytest.mark.parametrize("base", ["", "maps/", "ftp://example.com/", "https:///x", "https://example.com:99999/maps/"])
 def test_a_base_url_that_is_no_absolute_http_url_is_refused_when_the_options_are_made(base: str) -> None:
     """As ``--base-url`` refuses it: ValueError naming the field, before anything is read or written."""
-    with pytest.raises(ValueError, match="^base_url: .*absolute http"):
+    with pytest.raises(ValueError, match=r"^base_url: .*absolute http"):
         feedmap.Options(base_url=base)
 
 
