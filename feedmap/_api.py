@@ -24,10 +24,12 @@ import operator
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Literal, overload
 
 from feedmap._core.context import Context, Options, reporter_for
 from feedmap._core.errors import DiagnosticHandler, FormatError, Reporter
 from feedmap._core.model import ENTRY_FIELDS, DocKind, Document, Entry
+from feedmap._core.options import refuse_unused
 from feedmap._core.summary import SplitSummary, Summary
 from feedmap._io.http import Shared
 from feedmap._io.sinks import gzip_named, gzipped
@@ -48,10 +50,19 @@ __all__ = ["SplitSummary", "Summary", "convert", "read", "split", "write"]
 
 
 def _context(
-    options: Options | None, reporter: Reporter | None, on_diagnostic: DiagnosticHandler | None, name: str
+    call: str,
+    options: Options | None,
+    reporter: Reporter | None,
+    on_diagnostic: DiagnosticHandler | None,
+    name: str,
 ) -> Context:
-    """The context of one call: its options (the defaults when None) and where its diagnostics go."""
+    """The context of one ``call``: its options (the defaults when None; ValueError naming those it cannot use,
+    :func:`feedmap._core.options.refuse_unused`) and where its diagnostics go (stopping at the first warning
+    under ``options.strict``, whatever the reporter)."""
     options = options or Options()
+    if not isinstance(options, Options):
+        raise TypeError(f"options: give a feedmap.Options, not {options!r}")
+    refuse_unused(options, call)
     ctx = Context(reporter=reporter_for(options, reporter, on_diagnostic), options=options, name=name)
     registry.report_refused(ctx)  # an installed format plugin named like another is not silently ignored
     return ctx
@@ -90,17 +101,25 @@ def read(
     the children to read, ``concurrency`` children fetched at once, ``max_depth``; ``maps`` pairs
     ``(url_prefix, directory)``: URLs under a prefix are read from the directory instead of the network;
     ``max_bytes``, ``max_line_bytes`` (a longer line of JSON lines or of a text sitemap is skipped with a
-    ``line-too-long`` warning), ``http``, ``strict``.  Diagnostics go to ``reporter``, else to a new one
-    calling ``on_diagnostic`` with each.
+    ``line-too-long`` warning), ``http``, ``strict`` (with any ``reporter``).  The entries are those the
+    options select, as :func:`convert` selects them: ``since``, ``until``, ``require_lastmod``, ``include``,
+    ``exclude``, then ``dedupe``, ``sort`` and ``limit``; with ``enrich`` each page's title and description
+    are filled in.  Options of writing or splitting (``channel_title``, ``max_urls``, ...) raise ValueError
+    naming them: reading cannot use them.  Diagnostics go to ``reporter``, else to a new one calling
+    ``on_diagnostic`` with each.
 
     A relative URL is resolved against the document's ``xml:base``, its own URL (fetched or mapped), else
     ``options.base_url``, else (a feed) its channel link: INFO ``relative-url-resolved``; with no base it is
     kept and reported (WARNING ``relative-url``), and the writers of XML formats leave it out.
     """
-    ctx = _context(options, reporter, on_diagnostic, source_name(source))
+    ctx = _context("read", options, reporter, on_diagnostic, source_name(source))
     shared = Shared()
     try:
         doc = _open_document(source, format, ctx, shared)
+        for step in converters.selection(ctx.options, shared):
+            selected = step(doc, ctx)
+            selected.closers.append(doc.close)
+            doc = selected
     except BaseException:
         shared.close()
         raise
@@ -218,9 +237,12 @@ def write(
     entries without an absolute URL are left out of XML formats, repeated URLs are reported and, for every
     format but JSON lines, merged (newest lastmod kept), a feed written as a sitemap becomes a urlset.
     Entries no feedmap reader produced (an iterable, or a Document built in code) are first checked as a
-    reader checks what it reads (:func:`feedmap.converters.check_values`).  The settings that apply are
-    those of writing in ``options``: ``strict``, ``schema_location``, ``encode_urls``, ``keep_urls`` and
-    the feed channel (``channel_title``, ...).
+    reader checks what it reads (:func:`feedmap.converters.check_values`).  ``options`` is honoured as
+    :func:`convert` honours it: the entry selection (``since``, ``until``, ``require_lastmod``, ``include``,
+    ``exclude``, ``dedupe``, ``sort``, ``limit``), ``enrich``, ``strict`` (with any ``reporter``) and those of
+    writing: ``schema_location``, ``encode_urls``, ``keep_urls`` and the feed channel (``channel_title``,
+    ...).  Options of reading (``follow``, ``max_depth``, ...) or of splitting (``max_urls``, ...) raise
+    ValueError naming them: :func:`read` and :func:`split` use them.
 
     A regular file (or a new path) is written atomically: to a temporary file renamed over it when
     everything was written; a symbolic link's target is replaced; a device, a FIFO or ``/dev/fd/N`` is
@@ -229,16 +251,27 @@ def write(
     """
     spec = _writer_spec(format)
     document = doc if isinstance(doc, Document) else Document(entries=doc)
-    ctx = _context(options, reporter, on_diagnostic, _sink_name(sink))
+    ctx = _context("write", options, reporter, on_diagnostic, _sink_name(sink))
     staged = document
-    for step in converters.plan(document, spec.name, check=document.format is None):
-        staged = step(staged, ctx)
+    shared = Shared()  # enrichment's threads and fetcher, made only if it runs
     try:
+        for step in _steps_of(document, spec.name, ctx, shared):
+            staged = step(staged, ctx)
         count = _write(staged, sink, spec, ctx)
     finally:
         if staged is not document:
             staged.close()  # a step that stopped early (an error) releases what it holds (a spool)
+        shared.close()
     return Summary(count, ctx.reporter)
+
+
+def _steps_of(document: Document, target: str, ctx: Context, shared: Shared) -> list[converters.Step]:
+    """The steps :func:`write` and :func:`split` run, those of :func:`convert` (the readers' checks first for
+    a document no reader produced); enrichment runs on ``shared``, the call's threads and fetcher."""
+    options = ctx.options
+    return converters.plan(
+        document, target, enrich=options.enrich, check=document.format is None, options=options, shared=shared
+    )
 
 
 def split(
@@ -259,23 +292,25 @@ def split(
     gzip-compressed (``.gz`` appended) with ``options.gzip``. The index, ``options.index_name``
     (``sitemap_index.xml``), lists each file at ``options.base_url`` (required: the absolute http(s) URL the
     directory is served at) with the newest lastmod of its entries. The entries go through the same steps as
-    in :func:`write`. The directory is made if missing; changed files are replaced, the index last, and the
-    files the replaced index named that this run no longer writes are removed; an error leaves the directory
-    as it was.
+    in :func:`write` (the options honoured as there, and those of splitting). The directory is made if
+    missing; changed files are replaced, the index last, and the files the replaced index named that this run
+    no longer writes are removed; an error leaves the directory as it was.
     A format without a renderer (``jsonl``, ``sitemapindex``) raises :class:`~feedmap._core.errors.FormatError`;
     more than 50,000 files, :class:`~feedmap._core.errors.LimitError` (see :mod:`feedmap._publish.split`).
     """
     document = data if isinstance(data, Document) else Document(entries=data)
-    ctx = _context(options, reporter, on_diagnostic, os.fspath(directory))
+    ctx = _context("split", options, reporter, on_diagnostic, os.fspath(directory))
     where = layout(format, directory, ctx)
     staged = document
-    for step in converters.plan(document, where.spec.name, check=document.format is None):
-        staged = step(staged, ctx)
+    shared = Shared()  # enrichment's threads and fetcher, made only if it runs
     try:
+        for step in _steps_of(document, where.spec.name, ctx, shared):
+            staged = step(staged, ctx)
         return _split(staged, where, ctx)
     finally:
         if staged is not document:
             staged.close()
+        shared.close()
 
 
 def _concatenated(
@@ -299,14 +334,61 @@ def _concatenated(
     return combined
 
 
+def _split_into(sink: SinkLike, split: bool | None) -> str | None:
+    """The directory :func:`convert` splits into: ``sink`` with ``split=True``, none with False, else the
+    directory ``sink`` names (:func:`directory_of`)."""
+    if split is None:
+        return directory_of(sink)
+    if not split:
+        return None
+    if not isinstance(sink, (str, os.PathLike)) or sink == "-" or not isinstance(os.fspath(sink), str):
+        raise TypeError(f"convert(split=True): give the directory to write into as a path, not {sink!r}")
+    return os.fspath(sink)
+
+
+#: The last step of :func:`convert` (``wrap=``): the entry stream in, the entries written out.
+Wrap = Callable[[Iterable[Entry]], Iterable[Entry]]
+
+
+@overload
+def convert(
+    sources: SourceLike | Sequence[SourceLike],
+    sink: str | os.PathLike[str],
+    format: str | Callable[[DocKind], str],
+    options: Options | None = None,
+    *,
+    split: Literal[True],
+    source_format: str | None = None,
+    wrap: Wrap | None = None,
+    on_diagnostic: DiagnosticHandler | None = None,
+    reporter: Reporter | None = None,
+) -> SplitSummary: ...
+
+
+@overload
 def convert(
     sources: SourceLike | Sequence[SourceLike],
     sink: SinkLike,
     format: str | Callable[[DocKind], str],
     options: Options | None = None,
     *,
+    split: Literal[False] | None = None,
     source_format: str | None = None,
-    wrap: Callable[[Iterable[Entry]], Iterable[Entry]] | None = None,
+    wrap: Wrap | None = None,
+    on_diagnostic: DiagnosticHandler | None = None,
+    reporter: Reporter | None = None,
+) -> Summary: ...
+
+
+def convert(
+    sources: SourceLike | Sequence[SourceLike],
+    sink: SinkLike,
+    format: str | Callable[[DocKind], str],
+    options: Options | None = None,
+    *,
+    split: bool | None = None,
+    source_format: str | None = None,
+    wrap: Wrap | None = None,
     on_diagnostic: DiagnosticHandler | None = None,
     reporter: Reporter | None = None,
 ) -> Summary:
@@ -320,9 +402,14 @@ def convert(
     writer (a filter, a transform, a progress counter); the entries it yields are written as they are.
     ``format`` names the format written, or is a function choosing it from the kind of entries read
     (:func:`feedmap.converters._kinds.xml_for_kind`).  Writing entries as another kind (an index's own
-    entries as pages, pages as an index) is reported (``kind-changed``).  A ``sink`` that is a directory (one
-    that exists, or a path ending with ``/``) is written as :func:`split` writes it, and the result is a
-    :class:`~feedmap._core.summary.SplitSummary`.
+    entries as pages, pages as an index) is reported (``kind-changed``).
+
+    ``split=True``: ``sink`` is the directory written as :func:`split` writes it (made if missing), and the
+    result is typed :class:`~feedmap._core.summary.SplitSummary`.  ``split=False``: ``sink`` is one output (a
+    directory cannot be opened as one: :class:`~feedmap._core.errors.SourceError`).  None (the default): a
+    ``sink`` that is a directory (one that exists, or a path ending with ``/``) is split as with ``True``, the
+    result a SplitSummary typed as the Summary it is.  Every field of ``options`` is honoured; ``strict``
+    with any ``reporter``.
     """
     spec = _writer_spec(format) if isinstance(format, str) else None
     inputs: Sequence[SourceLike] = (
@@ -330,8 +417,8 @@ def convert(
     )
     if not inputs:
         raise FormatError("nothing to convert: no input given")
-    ctx = _context(options, reporter, on_diagnostic, _sink_name(sink))
-    directory = directory_of(sink)
+    ctx = _context("convert", options, reporter, on_diagnostic, _sink_name(sink))
+    directory = _split_into(sink, split)
     where = layout(spec.name, directory, ctx) if spec is not None and directory is not None else None
     shared = Shared()
     with contextlib.ExitStack() as cleanup:

@@ -308,9 +308,10 @@ def test_without_options_nothing_is_left_out() -> None:
     assert len(list(limit_entries(entries_list()))) == 5
 
 
-def test_an_invalid_regex_fails_at_the_call() -> None:
-    with pytest.raises(re.error):
-        filter_entries(entries_list(), Options(include="("))
+@pytest.mark.parametrize("field", ["include", "exclude"])
+def test_an_invalid_regex_fails_when_the_options_are_made(field: str) -> None:
+    with pytest.raises(ValueError, match=f"^{field}: '\\(' is not a regular expression"):
+        Options(**{field: ["ok", "("]})  # type: ignore[arg-type]
 
 
 def test_convert_filters_as_the_cli_does(tmp_path: Path, urls: Path) -> None:

@@ -206,7 +206,12 @@ def test_http_settings_refuse_a_bad_value_when_made(field: str, value: object) -
         ("max_urls", "5"),
         ("max_urls", 50_001),
         ("max_file_bytes", 2.5),
-        ("max_file_bytes", "5"),
+        ("max_file_bytes", "five"),
+        ("max_file_bytes", "51M"),  # more than the protocol's 52,428,800 bytes
+        ("max_bytes", "lots"),
+        ("max_bytes", "0K"),
+        ("max_line_bytes", "2048T"),
+        ("page_max_bytes", b"5M"),
         ("max_file_bytes", True),
         ("name", 5),
         ("name", b"{n}.xml"),

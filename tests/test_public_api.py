@@ -50,7 +50,7 @@ def test_read_write_and_convert_take_options_the_same_way() -> None:
         assert parameters["on_diagnostic"].kind is inspect.Parameter.KEYWORD_ONLY
         assert parameters["reporter"].kind is inspect.Parameter.KEYWORD_ONLY
         assert set(names) <= {"source", "sources", "doc", "sink", "format", "source_format", "options", "wrap",
-                              "on_diagnostic", "reporter"}, call.__name__  # fmt: skip
+                              "split", "on_diagnostic", "reporter"}, call.__name__  # fmt: skip
 
 
 def test_options_take_maps_as_strings_or_paths(tmp_path: Path) -> None:

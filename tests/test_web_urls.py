@@ -136,16 +136,15 @@ def test_a_first_entry_of_another_scheme_never_becomes_the_channel_link(format: 
     assert codes(diagnostics, "non-web-url") == [("non-web-url", Level.WARNING)]
 
 
-@pytest.mark.parametrize("format", FEED_FORMATS)
-def test_a_channel_link_and_self_url_of_another_scheme_are_not_written(format: str) -> None:
-    data, diagnostics = write(
-        [Entry(loc=GOOD)], format, channel_link="javascript:alert(1)", self_url="data:text/plain,x"
-    )
-    root = etree.fromstring(data)
-    assert root.findtext("channel/link") == "https://www.example.com/"
-    assert root.find("channel/{http://www.w3.org/2005/Atom}link") is None
-    assert not any(value.startswith(("javascript:", "data:")) for value in values(data))
-    assert codes(diagnostics, "non-web-url") == [("non-web-url", Level.WARNING)] * 2
+@pytest.mark.parametrize("field", ["channel_link", "self_url"])
+@pytest.mark.parametrize("url", ["javascript:alert(1)", "data:text/plain,x"])
+def test_a_channel_link_and_self_url_of_another_scheme_are_refused_when_the_options_are_made(
+    field: str, url: str
+) -> None:
+    """As ``--link`` and ``--self-url`` refuse them: nothing is written with them (the writers also leave out a
+    feed's own link of another scheme: the next test)."""
+    with pytest.raises(ValueError, match=f"^{field}: .*absolute http"):
+        feedmap.Options(**{field: url})  # type: ignore[arg-type]
 
 
 def test_a_feed_channel_link_of_another_scheme_is_replaced_by_the_site(tmp_path: Path) -> None:

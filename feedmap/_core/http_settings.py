@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from feedmap._core.option_values import MAX_SECONDS, check_header_text, check_number
 
@@ -31,6 +32,8 @@ MAX_CONNECTIONS = 1000
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HttpSettings:
     """How to fetch (``--user-agent``, ``--timeout``, ``--deadline``, ``--retries``, ``--delay``, ``--cache``).
+
+    Checked when made: a value that cannot be used raises ValueError naming the field.
 
     See feedmap._io.http.
     """
@@ -54,6 +57,24 @@ class HttpSettings:
     cache_dir: Path | None = None
     #: Most connections open at once (the pool is shared by all threads).
     max_connections: int = 64
+
+    if TYPE_CHECKING:  # what the constructor takes: ``cache_dir`` as text or a path (the field holds a Path)
+
+        def __init__(
+            self,
+            *,
+            user_agent: str = ...,
+            connect_timeout: float = ...,
+            read_timeout: float = ...,
+            deadline: float | None = ...,
+            retries: int = ...,
+            backoff: float = ...,
+            max_retry_wait: float = ...,
+            max_redirects: int = ...,
+            host_delay: float = ...,
+            cache_dir: str | os.PathLike[str] | None = ...,
+            max_connections: int = ...,
+        ) -> None: ...
 
     def __post_init__(self) -> None:
         """ValueError for a value that cannot be used: not finite, out of range, or a User-Agent that cannot be

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 from urllib.parse import urlsplit
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "check_number",
     "header_text_problem",
     "number_problem",
+    "parse_size",
     "web_url_problem",
     "xml_text_problem",
 ]
@@ -40,6 +42,27 @@ __all__ = [
 MAX_SECONDS = 86_400.0
 #: The largest size in bytes any option may give (1 PiB): far beyond any input, and a number that prints.
 MAX_SIZE = 1 << 50
+
+
+_SIZE = re.compile(r"(?ai)\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*")
+_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
+
+
+def parse_size(text: str) -> int:
+    """A size in bytes from its text: ``100M``, ``1.5GiB``, ``500000`` (binary units: K is 1024 bytes);
+    ValueError saying what is wrong (no size, not positive, more than :data:`MAX_SIZE`).
+
+    The one parser of sizes: the CLI's ``--max-bytes`` and ``Options(max_bytes="200M")`` alike."""
+    match = _SIZE.fullmatch(text)
+    if match is None:
+        raise ValueError(f"{text!r} is not a size; write bytes, or a number with K, M or G")
+    # exact decimal arithmetic: float() of a long number is inf, which no int holds
+    value = int(Decimal(match.group(1)) * _UNITS[match.group(2).lower()])
+    if value <= 0:
+        raise ValueError("the size must be positive")
+    if value > MAX_SIZE:
+        raise ValueError(f"{text!r} is too large: give at most {MAX_SIZE // _UNITS['t']:,}T")
+    return value
 
 
 def number_problem(

@@ -55,6 +55,7 @@ from feedmap._core.context import Options, reporter_for
 from feedmap._core.dates import W3CDate, known_date
 from feedmap._core.errors import Diagnostic, DiagnosticHandler, FormatError, Reporter, SourceError
 from feedmap._core.model import Alternate, ChangeFreq, DocKind, Document, Entry, Image
+from feedmap._core.options import refuse_unused, used_by
 from feedmap._core.wording import counted
 from feedmap._diff.sides import MapLike, Side, check_not_same, side_of
 from feedmap._io.scratch import scratch_error, temporary_folder
@@ -142,7 +143,7 @@ def read_input(
     name = source_name(source)
     watch = _Watch(reporter)
     watched = Reporter(handler=watch, keep=0)
-    with read(source, format, options_for(watched), reporter=watched) as doc:
+    with read(source, format, used_by(options_for(watched), "read"), reporter=watched) as doc:
         store(doc.entries, name)
         found = InputRead(name, doc.format or "", not watch.lost, _holds(doc))
     if watch.lost:
@@ -469,6 +470,7 @@ def diff(
     maps of a side that is a directory (its children are read from it).
     """
     options = options or Options()
+    refuse_unused(options, "diff")
     if options.since is not None:
         raise ValueError(
             "diff compares whole inputs: a since date skips an index's older children, which may be skipped in "

@@ -28,6 +28,7 @@ from feedmap._core.context import FollowPredicate, Options
 from feedmap._core.dates import W3CDate
 from feedmap._core.errors import FeedmapError, ReadError, Reporter, SourceError
 from feedmap._core.model import Entry
+from feedmap._core.options import used_by
 from feedmap._core.urls import is_http_url
 from feedmap._io.sources import SourceLike, is_url, source_name
 
@@ -106,7 +107,7 @@ def side_of(source: SourceLike, options: Options, maps: MapLike) -> Side:
 def _base_url(index: Path, options: Options) -> str | None:
     """The URL the index's first child is under (up to its last ``/``); None when it names no http(s) URL.
     Read quietly: reading the side reports what is wrong with the index."""
-    quiet = replace(options, follow=False, strict=False, follow_child=None)
+    quiet = used_by(replace(options, follow=False, strict=False, follow_child=None), "read")
     first = None
     with contextlib.suppress(FeedmapError), read(index, None, quiet, reporter=Reporter(keep=0)) as doc:
         first = next(iter(doc.entries), None)

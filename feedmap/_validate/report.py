@@ -36,6 +36,7 @@ from feedmap._core.errors import (
     reason_of,
 )
 from feedmap._core.follow_rules import loop_key, nesting_refusal, same_site_rule
+from feedmap._core.options import refuse_unused
 from feedmap._core.rules import RULES, Rule
 from feedmap._core.urls import is_http_url, same_site
 from feedmap._io.http import Shared
@@ -325,6 +326,7 @@ def validate(
         raise ValueError(f"no such code: {', '.join(unknown)}")
     ignored = frozenset(ignore)
     options = options or Options()
+    refuse_unused(options, "validate")
     report = Report(strict=options.strict)
 
     keep = reporter is None and on_diagnostic is None

@@ -43,6 +43,7 @@ from feedmap._core.errors import (
     SourceError,
     reason_of,
 )
+from feedmap._core.options import refuse_unused
 from feedmap._core.urls import is_absolute_url, is_http_url
 from feedmap._io.http import (
     ROBOTS_MAX_BYTES,
@@ -307,6 +308,7 @@ def discover(
     """
     site = site_root(site_url)
     options = options or Options()
+    refuse_unused(options, "find_sitemaps")
     reporter = reporter_for(options, reporter, on_diagnostic)
     shared = Shared()
     result = Discovery(site)

@@ -31,6 +31,7 @@ from typing import Any
 
 from feedmap._core.context import Context, Options, reporter_for
 from feedmap._core.errors import Diagnostic, DiagnosticHandler, FeedmapError, Reporter, reason_of
+from feedmap._core.options import refuse_unused
 from feedmap._io.http import Shared
 from feedmap._web.discover import error_code, open_url
 from feedmap._web.follow import child_refusal, child_url, loop_key, resolved_message, same_site_rule
@@ -175,6 +176,7 @@ def sitemap_trees(
     with ``code``/``error``; the rest goes on.  The diagnostics of the documents read (lenient repairs,
     ...) go to ``on_diagnostic`` / ``reporter``, in tree order.
     """
+    refuse_unused(options or Options(), "sitemap_tree")
     options = replace(options or Options(), follow=False)
     reporter = reporter_for(options, reporter, on_diagnostic)
     roots = [SitemapNode(url) for url in urls]

@@ -8,21 +8,19 @@ finite and in range, sizes in bytes that print, header text an RFC 9110 §5.5 fi
 from __future__ import annotations
 
 import argparse
-import re
 from collections.abc import Callable
-from decimal import Decimal
 from typing import Any
 
 from feedmap._core.context import MAX_CONCURRENCY
 from feedmap._core.http_settings import MAX_RETRIES
 from feedmap._core.option_values import (
     MAX_SECONDS,
-    MAX_SIZE,
     header_text_problem,
     number_problem,
     web_url_problem,
     xml_text_problem,
 )
+from feedmap._core.option_values import parse_size as size_in_bytes
 
 __all__ = [
     "concurrency_count",
@@ -37,22 +35,13 @@ __all__ = [
     "xml_text",
 ]
 
-_SIZE = re.compile(r"(?ai)\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*")
-_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
-
 
 def parse_size(text: str) -> int:
-    """``100M``, ``1.5GiB``, ``500000`` -> bytes (binary units)."""
-    match = _SIZE.fullmatch(text)
-    if match is None:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a size; write bytes, or a number with K, M or G")
-    # exact decimal arithmetic: float() of a long number is inf, which no int holds
-    value = int(Decimal(match.group(1)) * _UNITS[match.group(2).lower()])
-    if value <= 0:
-        raise argparse.ArgumentTypeError("the size must be positive")
-    if value > MAX_SIZE:
-        raise argparse.ArgumentTypeError(f"{text!r} is too large: give at most {MAX_SIZE // _UNITS['t']:,}T")
-    return value
+    """``--max-bytes 100M``, ``1.5GiB``, ``500000`` -> bytes (binary units), by the parser ``Options`` uses."""
+    try:
+        return size_in_bytes(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _number(

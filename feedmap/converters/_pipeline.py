@@ -43,7 +43,7 @@ from feedmap.converters._feed_to_sitemap import feed_to_sitemap
 from feedmap.converters._sitemap_to_ror import sitemap_to_ror
 from feedmap.formats import _registry as registry
 
-__all__ = ["OnEntries", "Step", "as_urlset", "feed_to_sitemap", "on_entries", "plan", "sitemap_to_ror"]
+__all__ = ["OnEntries", "Step", "as_urlset", "feed_to_sitemap", "on_entries", "plan", "selection", "sitemap_to_ror"]
 
 Step = Callable[[Document, Context], Document]
 
@@ -141,4 +141,20 @@ def plan(
         steps.append(on_entries(_enrich.enrich, shared=shared))
     if target == "ror" and doc.format != "ror":
         steps.append(sitemap_to_ror)
+    return steps
+
+
+def selection(options: Options, shared: Shared) -> list[Step]:
+    """The steps :func:`plan` takes from the options alone, in its order, for a call that writes nothing
+    (:func:`feedmap.read`): the entry filters, ``dedupe``, ``sort``, ``limit``, then ``enrich`` (on the run's
+    threads and fetcher, ``shared``)."""
+    steps: list[Step] = [on_entries(_filters.filter_entries)] if _filters_asked(options) else []
+    if options.dedupe is not None:
+        steps.append(on_entries(_duplicates.dedupe))
+    if options.sort is not None:
+        steps.append(on_entries(_sort.sort_entries, first=options.limit))
+    if options.limit is not None:
+        steps.append(on_entries(_filters.limit_entries))
+    if options.enrich:
+        steps.append(on_entries(_enrich.enrich, shared=shared))
     return steps

@@ -71,6 +71,7 @@ from feedmap._core.context import Context, Options, reporter_for
 from feedmap._core.entry_checks import relative_reference
 from feedmap._core.errors import Diagnostic, Reporter
 from feedmap._core.model import Document, Entry
+from feedmap._core.options import refuse_unused
 from feedmap._core.urls import is_absolute_url
 from feedmap._io.http import Shared
 from feedmap.converters import _duplicates, _enrich, _filters, _sort
@@ -130,6 +131,8 @@ def _apply(
         if reporter is None:
             reporter = reporter_for(options, None, on_diagnostic)
             reporter.diagnostics = source.diagnostics
+        else:
+            reporter = reporter_for(options, reporter, None)  # strict holds with the caller's reporter too
         entries = step(source.entries, Context(reporter=reporter, options=options))
         result = Document(source.meta, entries, diagnostics=reporter.diagnostics)
         result.format = source.format
@@ -247,8 +250,9 @@ def filter_entries(
     """The entries ``options.since``, ``until``, ``require_lastmod``, ``include`` and ``exclude`` keep, streamed.
 
     INFO ``no-lastmod-kept`` (entries without a lastmod kept by a date bound) and INFO ``entries-filtered``
-    (the count each filter left out) at the end.  An invalid regular expression raises :class:`re.error`;
-    a ``since`` after ``until`` (bounds the wrong way round) raises :class:`ValueError`.
+    (the count each filter left out) at the end.  An invalid regular expression is refused when the options
+    are made (ValueError naming the field); a ``since`` after ``until`` (bounds the wrong way round) raises
+    :class:`ValueError` here, before any entry is read.
     """
     return _apply(source, _filters.filter_entries, options, on_diagnostic, reporter)
 
@@ -295,6 +299,7 @@ def _run(entries: Iterable[Entry], ctx: Context, shared: Shared) -> Iterator[Ent
             close()
 
 
+
 @overload
 def enrich(  # type: ignore[overload-overlap]  # a Document is also an iterable of entries
     source: Document,
@@ -332,10 +337,13 @@ def enrich(
     the result is exhausted or closed (``Document.close()``).
     """
     options = replace(options or Options(), enrich=True)
+    refuse_unused(options, "enrich")
     if reporter is None:
         reporter = reporter_for(options, None, on_diagnostic)
         if isinstance(source, Document):
             reporter.diagnostics = source.diagnostics
+    else:
+        reporter = reporter_for(options, reporter, None)  # strict holds with the caller's reporter too
     ctx = Context(reporter=reporter, options=options)
     shared = Shared()
     if isinstance(source, Document):

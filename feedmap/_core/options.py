@@ -1,0 +1,470 @@
+"""The settings of a library call (``Options``), each checked when the options are made.
+
+One job: to hold the flags of ``feedmap convert`` as values whose types say what they are, and to refuse a
+value that cannot be used at once, naming the field (``Options(max_bytes="lots")``: ``ValueError:
+max_bytes: ...``), rather than deep inside reading.  The rules are those of the CLI's parser
+(:mod:`feedmap._core.option_values`): sizes are bytes or their text (``"200M"``, the parser of ``--max-bytes``),
+URLs absolute http(s) URLs (RFC 3986 §4.3), feed text XML 1.0 characters (§2.2), dates W3C-DTF
+(https://www.w3.org/TR/NOTE-datetime) or their text, patterns Python regular expressions.
+
+What each call does with the fields is said by :data:`CALL_FIELDS` and :func:`refuse_unused`: every call
+honours the fields it is given or raises ``ValueError`` naming those it cannot use.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, TypeAlias, get_args
+
+from feedmap._core.dates import W3CDate
+from feedmap._core.http_settings import HttpSettings
+from feedmap._core.limits import DEFAULT_MAX_BYTES, PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
+from feedmap._core.option_values import MAX_SIZE, check_number, parse_size, web_url_problem, xml_text_problem
+
+__all__ = [
+    "CALL_FIELDS",
+    "DEFAULT_CONCURRENCY",
+    "DEFAULT_MAX_DEPTH",
+    "DEFAULT_MAX_LINE_BYTES",
+    "DEFAULT_PAGE_MAX_BYTES",
+    "MAX_CONCURRENCY",
+    "NUMBER_FIELD",
+    "DateLike",
+    "DedupeRule",
+    "DirectoryLike",
+    "FollowPredicate",
+    "Options",
+    "Patterns",
+    "SizeLike",
+    "SortOrder",
+    "name_pattern_problem",
+    "refuse_unused",
+    "used_by",
+]
+
+DEFAULT_MAX_DEPTH = 5
+DEFAULT_CONCURRENCY = 16
+#: The most index children (or pages) fetched at once that may be asked for: one thread each.
+MAX_CONCURRENCY = 1000
+#: Largest page read by enrichment (a page's head is at its start; 5 MiB is far beyond real pages).
+DEFAULT_PAGE_MAX_BYTES = 5 * 1024 * 1024
+#: Longest line of a line-based input (JSON lines, text sitemap) read: far beyond any real entry or URL.
+DEFAULT_MAX_LINE_BYTES = 1024 * 1024
+
+#: Decides whether an index child is read: sees the child's loc and lastmod.
+FollowPredicate = Callable[[str, "W3CDate | None"], bool]
+#: ``Options.dedupe``: which entry of a repeated URL is kept.
+DedupeRule = Literal["first", "last", "newest"]
+#: ``Options.sort``: the order written.
+SortOrder = Literal["loc", "lastmod", "-lastmod"]
+#: A size in bytes as given: a whole number, or its text with a binary unit (``"200M"``, ``"1.5GiB"``).
+SizeLike: TypeAlias = "int | str"
+#: A date as given: a :class:`W3CDate`, or its text (``"2024-01-01"``).
+DateLike: TypeAlias = "W3CDate | str"
+#: A directory as given (``maps``): its path as text or a path object.
+DirectoryLike: TypeAlias = "str | os.PathLike[str]"
+#: Regular expressions as given (``include``, ``exclude``): one, or any iterable of them.
+Patterns: TypeAlias = "str | Iterable[str]"
+
+_BOOLEANS = (
+    "strict",
+    "follow",
+    "schema_location",
+    "encode_urls",
+    "keep_urls",
+    "enrich",
+    "overwrite",
+    "require_lastmod",
+    "gzip",
+)
+#: Sizes in bytes, each at most its maximum.
+_SIZES = {
+    "max_bytes": MAX_SIZE,
+    "max_line_bytes": MAX_SIZE,
+    "page_max_bytes": MAX_SIZE,
+    "max_file_bytes": PROTOCOL_MAX_BYTES,
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Options:
+    """Settings of the library's calls (the flags of ``feedmap convert``), checked when made.
+
+    Each field holds one type once made (``max_bytes`` an ``int``, ``since`` a :class:`W3CDate`, ``maps``
+    pairs of a prefix and a :class:`~pathlib.Path`); the constructor also takes what converts to it without
+    doubt: a size as text (``max_bytes="1G"``, parsed as the CLI's ``--max-bytes`` is), a date as text, a
+    directory as ``str``, one pattern as a string.  A value that cannot be used raises ``ValueError`` naming the
+    field, at construction: a wrong type (``strict="no"``), a value out of range, a URL that is no absolute
+    http(s) URL (``base_url``, ``channel_link``, ``self_url``), feed text XML cannot hold (``channel_title``,
+    ``channel_description``), a regular expression that does not compile, a ``dedupe`` or ``sort`` not among
+    its choices.
+
+    One object for every call, each honouring every field it is given: :func:`feedmap.read` runs the entry
+    selection (filters, ``dedupe``, ``sort``, ``limit``) and enrichment it asks for, :func:`feedmap.write`
+    and :func:`feedmap.split` run the same steps :func:`feedmap.convert` runs, and ``strict`` holds with any
+    ``reporter=``.  A field a call cannot use (``channel_title`` for ``read``, which writes nothing;
+    ``max_urls`` for ``write``, which writes one file; ``follow`` for ``write``, which reads nothing) is
+    refused: ``ValueError`` naming the fields and the calls that use them, never silently ignored.  This
+    was chosen over one options class per call because the calls share most fields (a conversion is a
+    read, steps and a write, with one set of flags), so one object keeps the CLI's one set of flags and lets
+    ``convert`` take them all, while the refusal keeps each call honest about what it does.
+    """
+
+    strict: bool = False
+    max_bytes: int = DEFAULT_MAX_BYTES
+    #: Longest line of JSON lines or a text sitemap: a longer one is skipped (``line-too-long``).
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    follow: bool = True
+    #: With ``follow``: which index children to read (``--since`` builds one); None reads them all.
+    follow_child: FollowPredicate | None = None
+    max_depth: int = DEFAULT_MAX_DEPTH
+    #: Index children fetched at once (and pages at once with ``--enrich``).
+    concurrency: int = DEFAULT_CONCURRENCY
+    http: HttpSettings = field(default_factory=HttpSettings)
+    #: ``(url_prefix, directory)`` pairs: URLs under the prefix are read from the directory.
+    maps: tuple[tuple[str, Path], ...] = ()
+    #: The URL a relative loc is resolved against when the document's own URL is not known (a local file);
+    #: a fetched (or ``--map``-ped) document's URL comes first.
+    base_url: str | None = None
+    schema_location: bool = False
+    #: Write IRIs as URIs in every output, text included (``--encode-urls``).  XML outputs do it anyway
+    #: unless ``keep_urls``; JSON lines never do (they keep what was read).
+    encode_urls: bool = False
+    #: ``--keep-urls``: XML outputs write URLs as read, not encoded (characters a URI cannot hold are
+    #: reported, never passed on silently).
+    keep_urls: bool = False
+    #: Feed channel metadata for the rss and ror writers (default: the input's, else derived from the URLs).
+    channel_title: str | None = None
+    channel_link: str | None = None
+    channel_description: str | None = None
+    #: The written feed's own URL, for ``atom:link rel="self"``.
+    self_url: str | None = None
+    #: ``--enrich``: fill each entry's title, description and keywords from its page.
+    enrich: bool = False
+    #: ``--overwrite``: with ``enrich``, replace the values an entry already has.
+    overwrite: bool = False
+    #: With ``enrich``: the largest page read (the smaller of this and ``max_bytes``).
+    page_max_bytes: int = DEFAULT_PAGE_MAX_BYTES
+    #: ``--since`` / ``--until``: keep entries whose lastmod is within these bounds, each inclusive over its
+    #: whole period (a W3CDate, or its text); entries without a lastmod are kept unless ``require_lastmod``.
+    #: ``since`` also leaves out the index children whose lastmod is before it (as ``follow_child`` does).
+    since: W3CDate | None = None
+    until: W3CDate | None = None
+    #: ``--require-lastmod``: leave out entries without a lastmod.
+    require_lastmod: bool = False
+    #: ``--include`` / ``--exclude``: regular expressions searched (``re.search``) in each loc; an entry is kept
+    #: when it matches one of ``include`` (if any) and none of ``exclude``.
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    #: ``--limit``: write only the first N entries (after the filters); None writes them all.
+    limit: int | None = None
+    #: ``--dedupe``: which entry of a repeated URL is kept, in every output: ``"first"``, ``"last"`` or
+    #: ``"newest"`` (by lastmod, ties to the first); None: each output's default (JSON lines keeps every
+    #: entry, the others keep the newest).
+    dedupe: DedupeRule | None = None
+    #: ``--sort``: the entries ordered by ``"loc"`` (string order), ``"lastmod"`` (oldest first) or
+    #: ``"-lastmod"`` (newest first), stably, entries without a lastmod last; after the filters and
+    #: deduplication, before ``limit``.  None keeps the input order.
+    sort: SortOrder | None = None
+    #: Writing into a directory (:func:`feedmap.split`): the most entries in one file (None: the protocol's
+    #: 50,000, also the highest allowed), the most bytes in one file, uncompressed (None: the protocol's
+    #: 52,428,800, also the highest allowed), the files' names (a pattern holding ``{n}``, the file's number
+    #: from 1, or ``{n:0Wd}``, the same zero-padded to W digits; a pattern ending in ``.gz`` writes gzip; None:
+    #: the format's, ``sitemap-{n}.xml``, ``urls-{n}.txt``, ...), whether each file is written
+    #: gzip-compressed (``.gz`` appended to its name), and the name of the sitemap index listing them.
+    max_urls: int | None = None
+    max_file_bytes: int | None = None
+    name: str | None = None
+    gzip: bool = False
+    index_name: str = "sitemap_index.xml"
+
+    if TYPE_CHECKING:  # what the constructor takes (the dataclass makes it; the fields hold the types above)
+
+        def __init__(
+            self,
+            *,
+            strict: bool = ...,
+            max_bytes: SizeLike = ...,
+            max_line_bytes: SizeLike = ...,
+            follow: bool = ...,
+            follow_child: FollowPredicate | None = ...,
+            max_depth: int = ...,
+            concurrency: int = ...,
+            http: HttpSettings = ...,
+            maps: Iterable[tuple[str, DirectoryLike]] = ...,
+            base_url: str | None = ...,
+            schema_location: bool = ...,
+            encode_urls: bool = ...,
+            keep_urls: bool = ...,
+            channel_title: str | None = ...,
+            channel_link: str | None = ...,
+            channel_description: str | None = ...,
+            self_url: str | None = ...,
+            enrich: bool = ...,
+            overwrite: bool = ...,
+            page_max_bytes: SizeLike = ...,
+            since: DateLike | None = ...,
+            until: DateLike | None = ...,
+            require_lastmod: bool = ...,
+            include: Patterns = ...,
+            exclude: Patterns = ...,
+            limit: int | None = ...,
+            dedupe: DedupeRule | None = ...,
+            sort: SortOrder | None = ...,
+            max_urls: int | None = ...,
+            max_file_bytes: SizeLike | None = ...,
+            name: str | None = ...,
+            gzip: bool = ...,
+            index_name: str = ...,
+        ) -> None: ...
+
+    def __post_init__(self) -> None:
+        for name in _BOOLEANS:
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name}: give True or False, not {getattr(self, name)!r}")
+        for name, maximum in _SIZES.items():
+            _set(self, name, _size(name, getattr(self, name), maximum))
+        _set(self, "maps", _maps(self.maps))
+        _check_choice("dedupe", self.dedupe, get_args(DedupeRule))
+        _check_choice("sort", self.sort, get_args(SortOrder))
+        _check_values(self)
+        _check_texts(self)
+        _check_split_options(self)
+        for name in ("since", "until"):
+            _set(self, name, _date(name, getattr(self, name)))
+        for name in ("include", "exclude"):
+            _set(self, name, _patterns(name, getattr(self, name)))
+
+
+def _set(options: Options, name: str, value: object) -> None:
+    object.__setattr__(options, name, value)  # a frozen dataclass sets its fields so
+
+
+def _size(name: str, value: object, maximum: int) -> object:
+    """A size field as bytes: an ``int`` as it is, text parsed as ``--max-bytes`` is; ValueError naming it."""
+    if value is None and name == "max_file_bytes":
+        return None
+    if isinstance(value, str):
+        try:
+            value = parse_size(value)
+        except ValueError as exc:
+            raise ValueError(f"{name}: {exc}") from None
+    check_number(name, value, minimum=1, maximum=maximum, integer=True)
+    return value
+
+
+def _maps(value: object) -> tuple[tuple[str, Path], ...]:
+    """``maps`` as a tuple of ``(prefix, Path)``: ValueError for anything but pairs of a URL prefix and a
+    directory's path (an empty one would be the current directory, as ``--map`` refuses it)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise ValueError(f"maps: give (url_prefix, directory) pairs, not {value!r}")
+    pairs: list[tuple[str, Path]] = []
+    for pair in value:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise ValueError(f"maps: give (url_prefix, directory) pairs, not {pair!r}")
+        prefix, directory = pair
+        if not isinstance(prefix, str) or not prefix:
+            raise ValueError(f"maps: give a URL prefix as text, not {prefix!r}")
+        if isinstance(directory, Path):
+            pairs.append((prefix, directory))
+            continue
+        if not isinstance(directory, (str, os.PathLike)) or not isinstance(os.fspath(directory), str):
+            raise ValueError(f"maps: give the directory of {prefix} as a path, not {directory!r}")
+        text = os.fspath(directory)
+        if not text or "\0" in text:
+            raise ValueError(f"maps: give the directory of {prefix} as a path, not {text!r}")
+        pairs.append((prefix, Path(text)))
+    return tuple(pairs)
+
+
+def _check_choice(name: str, value: object, choices: tuple[object, ...]) -> None:
+    if value is not None and value not in choices:
+        listed = ", ".join(repr(choice) for choice in choices)
+        raise ValueError(f"{name} is one of {listed} (or None), not {value!r}")
+
+
+def _date(name: str, value: object) -> W3CDate | None:
+    """``since`` / ``until`` as a W3CDate (parsed from its text); ValueError naming the field otherwise."""
+    if value is None or isinstance(value, W3CDate):
+        return value
+    if isinstance(value, str):
+        try:
+            return W3CDate.parse(value)
+        except ValueError as exc:
+            raise ValueError(f"{name}: {exc}") from None
+    raise ValueError(f"{name}: give a W3CDate or its text, not {value!r}")
+
+
+def _patterns(name: str, value: object) -> tuple[str, ...]:
+    """``include`` / ``exclude`` as a tuple of regular expressions (one string or any iterable of strings);
+    ValueError naming the field for anything else (bytes would compile, and fail on the first URL searched)
+    and for one that does not compile."""
+    if isinstance(value, str):
+        patterns: tuple[object, ...] = (value,)
+    elif isinstance(value, Iterable) and not isinstance(value, (bytes, bytearray)):
+        patterns = tuple(value)
+    else:
+        patterns = (value,)
+    texts = [pattern for pattern in patterns if isinstance(pattern, str)]
+    if len(texts) != len(patterns):
+        raise ValueError(f"{name}: give a regular expression or a sequence of them, not {value!r}")
+    for text in texts:
+        try:
+            re.compile(text)
+        except re.error as exc:
+            raise ValueError(f"{name}: {text!r} is not a regular expression ({exc})") from None
+    return tuple(texts)
+
+
+def _check_values(options: Options) -> None:
+    """ValueError for a count or limit that is no whole number in its range (see
+    :mod:`feedmap._core.option_values`), ``http`` that is no :class:`HttpSettings`, or a ``follow_child`` that
+    cannot be called."""
+    check_number("max_depth", options.max_depth, minimum=0, integer=True)
+    check_number("concurrency", options.concurrency, minimum=1, maximum=MAX_CONCURRENCY, integer=True)
+    if options.limit is not None:
+        check_number("limit", options.limit, minimum=0, integer=True)
+    if not isinstance(options.http, HttpSettings):
+        raise ValueError(f"http: give an HttpSettings, not {options.http!r}")
+    if options.follow_child is not None and not callable(options.follow_child):
+        raise ValueError(f"follow_child: give a function (loc, lastmod) -> bool, not {options.follow_child!r}")
+
+
+def _check_texts(options: Options) -> None:
+    """ValueError for a URL that is no absolute http(s) URL, or feed text XML cannot hold, as the CLI's
+    ``--base-url``, ``--link``, ``--self-url``, ``--title`` and ``--description`` refuse them."""
+    for name in ("base_url", "channel_link", "self_url"):
+        value = getattr(options, name)
+        problem = web_url_problem(value) if value is not None else None
+        if problem is not None:
+            raise ValueError(f"{name}: {problem}")
+    for name in ("channel_title", "channel_description"):
+        value = getattr(options, name)
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"{name}: give text, not {value!r}")
+        problem = xml_text_problem(value) if value is not None else None
+        if problem is not None:
+            raise ValueError(f"{name}: {problem}")
+
+
+def _check_split_options(options: Options) -> None:
+    """ValueError for a file limit outside what the protocol allows, or a file name that is not one."""
+    if options.max_urls is not None:
+        check_number("max_urls", options.max_urls, minimum=1, maximum=PROTOCOL_MAX_URLS, integer=True)
+    if options.name is not None and not isinstance(options.name, str):
+        raise ValueError(f"name: give a file name pattern, not {options.name!r}")
+    problem = name_pattern_problem(options.name) if options.name is not None else None
+    if problem is not None:
+        raise ValueError(f"name: {problem}")
+    index = options.index_name
+    if not isinstance(index, str) or not index or index in (".", "..") or _not_a_base_name(index):
+        raise ValueError(f"index_name is a file name, not {index!r}")
+
+
+def _not_a_base_name(name: str) -> bool:
+    """Whether ``name`` holds a path separator or NUL (which no file name holds: open(2) refuses it)."""
+    return any(char in name for char in ("/", os.sep, os.altsep or "/", "\0"))
+
+
+#: The file's number in a name pattern (``Options.name``): ``{n}``, or ``{n:0Wd}`` zero-padded to W digits.
+NUMBER_FIELD = re.compile(r"\{n(?::0([1-9])d)?\}")
+
+
+def name_pattern_problem(name: str) -> str | None:
+    """What is wrong with a file name pattern, or None: a base name holding ``{n}`` or ``{n:0Wd}`` (W from 1
+    to 9), the same field wherever it is repeated."""
+    found = set(re.findall(r"\{n(?::[^{}]*)?\}", name))
+    what = "a file name holding {n} or {n:0Wd} (the file's number, zero-padded to W digits: {n:05d})"
+    if not found or _not_a_base_name(name):
+        return f"{name!r}: give {what}, without '/'"
+    if any(NUMBER_FIELD.fullmatch(one) is None for one in found) or len(found) > 1:
+        return f"{name!r}: give {what}, the same field each time it is repeated"
+    return None
+
+
+# --- which call uses which field ----------------------------------------------------------------------
+
+#: How an input is read (and, with ``enrich``, how pages are fetched).
+_READING = ("max_bytes", "max_line_bytes", "follow", "follow_child", "max_depth", "concurrency", "http", "maps")
+#: Which entries are kept, in which order: the steps between reader and writer.
+_SELECTING = ("since", "until", "require_lastmod", "include", "exclude", "limit", "dedupe", "sort")
+#: Pages fetched to fill titles and descriptions (and the fields of reading that say how they are fetched).
+_ENRICHING = ("enrich", "overwrite", "page_max_bytes")
+_FETCHING = ("max_bytes", "concurrency", "http", "maps")
+#: How the output is written.
+_WRITING = (
+    "schema_location",
+    "encode_urls",
+    "keep_urls",
+    "channel_title",
+    "channel_link",
+    "channel_description",
+    "self_url",
+)
+#: Writing into a directory: files, their names and the index.
+_SPLITTING = ("max_urls", "max_file_bytes", "name", "gzip", "index_name")
+
+#: The fields each call of the library uses (``strict`` every call uses); a call given another, with a value
+#: other than its default, raises ValueError (:func:`refuse_unused`).  ``base_url`` is the base of relative
+#: URLs when reading, and the URL the directory is served at when splitting.  Without ``enrich``, no call
+#: uses the fields of enrichment, and ``write`` and ``split`` (which read nothing else) those of fetching.
+CALL_FIELDS: dict[str, frozenset[str]] = {
+    "read": frozenset({"strict", *_READING, "base_url", *_SELECTING, *_ENRICHING}),
+    "write": frozenset({"strict", *_SELECTING, *_ENRICHING, *_FETCHING, *_WRITING}),
+    "split": frozenset({"strict", *_SELECTING, *_ENRICHING, *_FETCHING, *_WRITING, "base_url", *_SPLITTING}),
+    "convert": frozenset(one.name for one in fields(Options)),
+    "enrich": frozenset({"strict", *_ENRICHING, *_FETCHING}),
+    "diff": frozenset({"strict", *_READING, "base_url", "index_name", *_SELECTING}),
+    "validate": frozenset({"strict", *_READING, "base_url"}),
+    "find_sitemaps": frozenset({"strict", *_FETCHING}),
+    "sitemap_tree": frozenset({"strict", *_READING}),
+}
+
+
+def _used(options: Options, call: str) -> frozenset[str]:
+    """The fields ``call`` uses with these options (:data:`CALL_FIELDS`, less those of enrichment without it)."""
+    used = CALL_FIELDS[call]
+    if not options.enrich:
+        used = used - {"overwrite", "page_max_bytes"} - (set(_FETCHING) if call in ("write", "split") else set())
+    if call == "enrich":  # enrich() is enrichment: it sets enrich itself
+        used = CALL_FIELDS[call]
+    return used
+
+
+def refuse_unused(options: Options, call: str) -> None:
+    """ValueError naming the fields of ``options`` given a value (other than the default) that ``call``
+    cannot use, and the calls that use them: a setting is never silently ignored."""
+    used = _used(options, call)
+    given = [one.name for one in fields(Options) if getattr(options, one.name) != _DEFAULTS[one.name]]
+    unused = [name for name in given if name not in used]
+    if not unused:
+        return
+    listed = ", ".join(unused)
+    them = "it is" if len(unused) == 1 else "they are"
+    if all(name in CALL_FIELDS[call] for name in unused):  # used only with enrich
+        raise ValueError(f"{call}() uses {listed} only with enrich=True: give enrich=True, or leave {listed} out")
+    users = sorted({other for name in unused for other, names in CALL_FIELDS.items() if name in names})
+    raise ValueError(
+        f"{call}() cannot use {listed} (given in its options): {them} used by "
+        f"{', '.join(f'{one}()' for one in users)}; leave {listed} out of these options "
+        "(dataclasses.replace(options, ...) makes a copy without them)"
+    )
+
+
+def used_by(options: Options, call: str) -> Options:
+    """``options`` with the fields ``call`` cannot use set back to their defaults: for a call the library makes
+    on the way to another (``diff`` reading each side), whose caller's fields are not all the inner call's."""
+    used = _used(options, call)
+    unused = {
+        name: _DEFAULTS[name]
+        for name in (one.name for one in fields(Options))
+        if name not in used and getattr(options, name) != _DEFAULTS[name]
+    }
+    return replace(options, **unused) if unused else options  # type: ignore[arg-type]
+
+
+_DEFAULTS: dict[str, object] = {one.name: getattr(Options(), one.name) for one in fields(Options)}
