@@ -241,7 +241,7 @@ def test_on_diagnostic_receives_diagnostics(tmp_path: Path) -> None:
     assert all(isinstance(d, Diagnostic) for d in received)
     assert [(d.code, d.line, d.level, d.source) for d in received] == [
         ("loc-not-absolute", 2, Level.WARNING, str(path)),
-        ("invalid-loc", 4, Level.WARNING, str(path)),
+        ("loc-not-escaped", 4, Level.WARNING, str(path)),
     ]
     assert str(received[0]).startswith(f"{path}:2: warning[loc-not-absolute]: ")
 

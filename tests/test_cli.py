@@ -348,7 +348,7 @@ def test_repeated_diagnostics_are_cut_after_the_limit_per_code(
     extra = 5
     lines = ["https://ok.example/"]
     lines += [f"bad line {i}" for i in range(PER_CODE + extra)]  # loc-not-absolute, over the limit
-    lines += [f"https://ok.example/{i} with space" for i in range(3)]  # invalid-loc, under the limit
+    lines += [f"https://ok.example/{i} with space" for i in range(3)]  # loc-not-escaped, under the limit
     source = write(tmp_path / "urls.txt", "\n".join(lines) + "\n")
     code, out, err = run(capsys, "convert", source, "-t", "text")
     assert code == 0
@@ -357,11 +357,11 @@ def test_repeated_diagnostics_are_cut_after_the_limit_per_code(
     shown = diagnostic_lines(err, "loc-not-absolute")
     assert len(shown) == PER_CODE
     assert shown[0].startswith(f"{source}:2: ") and shown[-1].startswith(f"{source}:{PER_CODE + 1}: ")
-    assert len(diagnostic_lines(err, "invalid-loc")) == 3
+    assert len(diagnostic_lines(err, "loc-not-escaped")) == 3
     summary = [line for line in err.splitlines() if "not shown" in line]
     assert len(summary) == 1
     assert re.search(rf"\b{extra} loc-not-absolute\b", summary[0])
-    assert "invalid-loc" not in summary[0]
+    assert "loc-not-escaped" not in summary[0]
 
 
 def test_quiet_hides_notes_but_not_warnings(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -500,7 +500,7 @@ def test_alltags_plain_and_cdata_read_the_same() -> None:
     assert [e.alternates for e in plain] == [e.alternates for e in cdata]
     assert sum(len(e.images) for e in plain) == 5
     # the loc http://example.com/&><'"/ holds characters no URI holds: reported, never passed on silently
-    assert codes(cdata_diagnostics, Level.WARNING) == ["invalid-loc"]
+    assert codes(cdata_diagnostics, Level.WARNING) == ["loc-not-escaped"]
     for a, b in zip(plain, cdata, strict=True):
         assert set(a.extras) == set(b.extras)
         for key in a.extras:
@@ -603,7 +603,7 @@ def test_text_lines_with_a_tab_are_kept_and_reported() -> None:
     assert with_space  # the file really has such lines
     _, entries, diagnostics = read_all(path)
     assert len(entries) == sum(1 for line in lines if line.strip())
-    assert [d.line for d in diagnostics if d.code == "invalid-loc"] == with_space
+    assert [d.line for d in diagnostics if d.code == "loc-not-escaped"] == with_space
 
 
 def test_index_files_without_following() -> None:

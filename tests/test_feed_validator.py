@@ -191,7 +191,7 @@ def _allowed(event: Any, target: str, source: Input) -> bool:
 def _input_url(event: Any, source: Input) -> bool:
     """A URL the input holds as written, characters no URI holds in its host (``http://example.com&><'"/``
     of sitemap.js's unescaped-lt.xml, its only entry kept since a cut first entry is): feedmap reads it with
-    ``invalid-loc`` and keeps it, as it keeps every URL it cannot repair without guessing."""
+    ``loc-not-escaped`` and keeps it, as it keeps every URL it cannot repair without guessing."""
     value = str(getattr(event, "params", {}).get("value", ""))
     host = value.split("://", 1)[-1].split("/", 1)[0]
     if not value or not any(char in host for char in "<>\"'&"):

@@ -268,7 +268,7 @@ def test_since_still_skips_index_children_and_filters_the_entries_read(
     assert code == 0
     assert out == ["https://e.com/june-20"]  # the month's child read (it may hold changes of June 15-30)
     assert "child-skipped" in err and "gone.xml" in err  # the old child not read (it does not exist)
-    assert set(re.findall(r"warning\[([a-z-]+)\]", err)) == {"invalid-loc"}  # file: URIs; nothing failed
+    assert set(re.findall(r"warning\[([a-z-]+)\]", err)) == {"loc-not-absolute"}  # file: URIs; nothing failed
     assert "1 entry left out: 1 before the since date" in err
 
 

@@ -270,7 +270,7 @@ def test_a_remote_index_cannot_make_us_read_local_files(web: LocalSite, tmp_path
     index = web.add("/index.xml", index_xml(secret.as_uri(), mine))
     locs, diagnostics = read(index)
     assert locs == pages("mine")
-    assert "child-off-site" in codes(diagnostics)  # (and invalid-loc: a file: URL has no host)
+    assert "child-off-site" in codes(diagnostics)  # (and loc-not-absolute: a file: URL has no host)
 
 
 def test_an_other_scheme_or_port_is_off_site(web: LocalSite) -> None:
@@ -302,7 +302,7 @@ def test_a_malformed_child_url_is_reported_and_the_others_still_come(web: LocalS
     index = web.add("/index.xml", index_xml(a, "http://[::1/x.xml", c))
     locs, diagnostics = read(index)
     assert locs == pages("a") + pages("c")
-    assert [(d.code, d.line) for d in diagnostics] == [("invalid-loc", 4), ("child-off-site", 4)]
+    assert [(d.code, d.line) for d in diagnostics] == [("loc-not-absolute", 4), ("child-off-site", 4)]
 
 
 def test_the_failure_of_a_child_names_it_once(web: LocalSite) -> None:

@@ -67,11 +67,11 @@ FULL = Entry(
 def test_all_fields_round_trip() -> None:
     data, diagnostics = write([FULL, Entry(loc="https://www.example.com/plain")])
     # values built in code are checked as read ones are: the "<2>" in FULL's loc is reported, and written as it is
-    assert [d.code for d in diagnostics] == ["invalid-loc"]
+    assert [d.code for d in diagnostics] == ["loc-not-escaped"]
     entries, read_diagnostics, meta = read(data)
     assert entries == [FULL, Entry(loc="https://www.example.com/plain")]
     # jsonl keeps a loc as read; one holding characters no URI holds ("<2>") is reported, never silently
-    assert [(d.code, d.line) for d in read_diagnostics] == [("invalid-loc", 1)]
+    assert [(d.code, d.line) for d in read_diagnostics] == [("loc-not-escaped", 1)]
     assert meta == DocMeta()
 
 

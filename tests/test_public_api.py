@@ -134,7 +134,7 @@ def test_the_pipeline_recipe_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         exec(compile(code, "docs/recipes/pipeline.md", "exec"), {})
     said = re.search(r"^print\(changes\.counts\)  # (.*)$", example, re.MULTILINE)
     assert said is not None and printed.getvalue().splitlines()[-1] == said.group(1)
-    assert "stopped: samples/jsonl/entries.jsonl 2 invalid-loc" in printed.getvalue().splitlines()
+    assert "stopped: samples/jsonl/entries.jsonl 2 loc-not-escaped" in printed.getvalue().splitlines()
     assert not (tmp_path / "all.jsonl").exists()  # strict: the output of a stopped run is not left
     assert len((tmp_path / "recent.jsonl").read_text(encoding="utf-8").splitlines()) == 3
     assert "<title>Page one</title>" in (tmp_path / "ror.xml").read_text(encoding="utf-8")

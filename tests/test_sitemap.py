@@ -564,7 +564,7 @@ def test_writer_escapes_markup_characters(loc: str) -> None:
     entries, diagnostics, _ = read(data)
     assert entries == [entry]
     # characters no URI holds are kept as read, never silently: each such loc is reported
-    assert codes(diagnostics) == (["invalid-loc"] if set(loc) & set('<>"') else [])
+    assert codes(diagnostics) == (["loc-not-escaped"] if set(loc) & set('<>"') else [])
 
 
 def test_writer_escapes_every_markup_character_in_one_value() -> None:

@@ -86,7 +86,7 @@ def test_file_urls_are_followed_without_a_map(site: Path) -> None:
     index.write_bytes(index_xml((site / "pages.xml").as_uri(), "file://localhost" + (site / "pages.xml").as_posix()))
     entries, diagnostics, _, _ = read_index(index)
     assert locs(entries) == [f"{SITE}a", f"{SITE}b"] * 2
-    assert [(d.line, d.code) for d in diagnostics] == [(4, "invalid-loc")]
+    assert [(d.line, d.code) for d in diagnostics] == [(4, "loc-not-absolute")]
 
 
 def test_a_directory_url_maps_to_its_index_xml(site: Path) -> None:
@@ -234,7 +234,7 @@ def test_a_malformed_child_url_is_reported_and_the_rest_goes_on(site: Path) -> N
     index.write_bytes(index_xml("http://[::1/sitemap.xml", f"{SITE}pages.xml"))
     entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
     assert locs(entries) == [f"{SITE}a", f"{SITE}b"]
-    assert [(d.line, d.code) for d in diagnostics] == [(4, "invalid-loc"), (3, "child-unreadable")]
+    assert [(d.line, d.code) for d in diagnostics] == [(4, "loc-not-absolute"), (3, "child-unreadable")]
     assert "http://[::1/sitemap.xml" in diagnostics[1].message
 
 
@@ -449,7 +449,7 @@ def test_a_nul_in_a_child_url_is_child_failed(site: Path, child: str) -> None:
     index.write_bytes(index_xml(child, f"{SITE}pages.xml"))
     entries, diagnostics, _, _ = read_index(index, [(SITE, site)])
     assert locs(entries) == [f"{SITE}a", f"{SITE}b"]
-    failed = [d for d in diagnostics if d.code != "invalid-loc"]  # (a file: URL has no host)
+    failed = [d for d in diagnostics if d.code != "loc-not-absolute"]  # (a file: URL has no host)
     assert codes(failed) == ["child-unreadable"]
     assert "NUL" in failed[0].message
 
@@ -506,7 +506,7 @@ def test_a_fifo_child_is_not_opened(site: Path, layout: str) -> None:
     index.write_bytes(index_xml(child, f"{SITE}pages.xml"))
     entries, diagnostics = _read_in_thread(index, [(SITE, site)], fifo)
     assert locs(entries) == [f"{SITE}a", f"{SITE}b"]
-    failed = [d for d in diagnostics if d.code != "invalid-loc"]  # (a file: URL has no host)
+    failed = [d for d in diagnostics if d.code != "loc-not-absolute"]  # (a file: URL has no host)
     assert codes(failed) == ["child-unreadable"]
     assert "not a regular file" in failed[0].message
 

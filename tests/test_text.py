@@ -94,7 +94,7 @@ def test_non_url_lines_with_crlf_report_the_right_line() -> None:
 def test_a_url_with_white_space_is_kept_with_a_warning() -> None:
     entries, diagnostics = read(b"https://www.example.com/a b\n")
     assert locs(entries) == ["https://www.example.com/a b"]
-    assert coded(diagnostics) == [(1, "invalid-loc")]
+    assert coded(diagnostics) == [(1, "loc-not-escaped")]
 
 
 def test_non_utf8_line_is_read_as_windows_1252_with_a_warning() -> None:
@@ -143,7 +143,7 @@ def test_writer_refuses_a_url_with_a_line_break() -> None:
     data, diagnostics = write(entries)
     assert data == b"https://www.example.com/b\n"
     # reported as a reader would (white space in a loc), then refused by the writer
-    assert {d.code for d in diagnostics} == {"invalid-loc"}
+    assert {d.code for d in diagnostics} == {"loc-not-escaped"}
 
 
 def test_writer_zero_entries_warns() -> None:

@@ -339,7 +339,7 @@ def test_written_values_get_the_checks_read_ones_get(target: str) -> None:
         [Entry(loc="https://e.example/a", priority=2.0), Entry(loc="not a url")], out, format=target
     )
     found = codes(summary.diagnostics)
-    assert "priority-invalid" in found and "invalid-loc" in found
+    assert "priority-invalid" in found and "loc-not-absolute" in found
     text = out.getvalue().decode()
     assert "priority>2.0<" not in text and '"priority":2.0' not in text
     if target == "jsonl":
@@ -361,7 +361,7 @@ def test_what_a_reader_read_is_not_checked_twice(tmp_path: Path) -> None:
     source.write_bytes(sitemap_xml([("https://e.example/a b", None)]))
     with feedmap.read(source) as doc:
         summary = feedmap.write(doc, io.BytesIO(), format="jsonl")
-        assert codes(doc.diagnostics) == ["invalid-loc"]  # reported once, by the reader
+        assert codes(doc.diagnostics) == ["loc-not-escaped"]  # reported once, by the reader
     assert codes(summary.diagnostics) == []
 
 

@@ -72,7 +72,7 @@ def test_reading_a_loc_no_uri_holds_is_reported(loc: str) -> None:
     reporter = Reporter()
     with feedmap.read(io.BytesIO(f"{loc}\n".encode()), format="text", reporter=reporter) as doc:
         assert [entry.loc for entry in doc] == [loc]
-    assert [d.code for d in reporter.diagnostics] == ["invalid-loc"]
+    assert [d.code for d in reporter.diagnostics] == ["loc-not-escaped"]
 
 
 def test_cli_keep_urls_and_encode_urls(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

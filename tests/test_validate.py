@@ -206,6 +206,38 @@ def test_unescaped_characters_name_the_escaped_form(tmp_path: Path, loc: str) ->
     assert re.search(r"write https://example\.com/\S*%", finding.message)
 
 
+# A URL problem reading and validate both see, and the one code both give it (one check: reading keeps the loc
+# and warns, validate fails the file).
+ONE_CODE_PER_URL_PROBLEM = [
+    ("https://example.com/a b", "loc-not-escaped"),
+    ("https://example.com/a&lt;b&gt;", "loc-not-escaped"),
+    ("https://example.com:99999/a", "loc-not-absolute"),  # a port out of range
+    ("https://example.com:8o/a", "loc-not-absolute"),  # a port that is no number
+    ("http://[::1/a", "loc-not-absolute"),  # an IPv6 literal never closed
+    ("https://example.com/" + "a" * 2048, "loc-too-long"),
+]
+
+
+@pytest.mark.parametrize(("loc", "code"), ONE_CODE_PER_URL_PROBLEM)
+def test_reading_and_validate_give_a_url_problem_the_same_code(tmp_path: Path, loc: str, code: str) -> None:
+    data = urlset(url(loc))
+    (finding,) = check(tmp_path, data).findings
+    assert (finding.code, finding.level) == (code, feedmap.Level.ERROR)
+    reporter = feedmap.Reporter()
+    with feedmap.read(io.BytesIO(data), format="sitemap", reporter=reporter) as doc:
+        assert len(list(doc)) == 1  # reading keeps it as written
+    assert [(d.code, d.level) for d in reporter.diagnostics] == [(code, feedmap.Level.WARNING)]
+
+
+@pytest.mark.parametrize("port", ["65536", "99999", "8o", "-1"])
+def test_validate_refuses_a_port_that_does_not_parse(tmp_path: Path, port: str) -> None:
+    """validate passed ``https://example.com:99999/a`` (its fast check took five digits) and ``:8o``, which
+    reading already reported; both now fail as reading's check says."""
+    (finding,) = check(tmp_path, urlset(url(f"https://example.com:{port}/a"))).findings
+    assert finding.code == "loc-not-absolute"
+    assert not check(tmp_path, urlset(url("https://example.com:65535/a"))).findings
+
+
 def test_scope_with_a_base_url(tmp_path: Path) -> None:
     data = urlset(
         url("https://example.com/shop/a"), url("https://example.com/blog/b"), url("http://example.com/shop/c")

@@ -362,7 +362,7 @@ def test_the_white_space_warning_names_the_escapes_written(
     code, out, err = run(capsys, "convert", source, "-t", "sitemap", "-o", "-")
     assert code == 0
     assert [element.text for element in etree.fromstring(out.encode()).iter("{*}loc")] == [written]
-    (warning,) = [line for line in err.splitlines() if "warning[invalid-loc]" in line]
+    (warning,) = [line for line in err.splitlines() if "warning[loc-not-escaped]" in line]
     promised = re.findall(r"%[0-9A-F]{2}", warning)
     assert promised and all(escape in written for escape in promised)
 

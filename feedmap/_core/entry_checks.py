@@ -145,7 +145,7 @@ def check_values(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
                 message = f"relative URL {loc} has no base URL to resolve it against"
                 ctx.reporter.warning("relative-url", message, source, line)
             else:
-                ctx.reporter.warning("invalid-loc", f"{problem}; kept as written", source, line)
+                ctx.reporter.warning(problem[0], f"{problem[1]}; kept as written", source, line)
         priority = entry.priority
         if priority is not None and not 0.0 <= priority <= 1.0:  # also NaN
             entry = _with_priority(entry, priority, ctx)

@@ -216,25 +216,27 @@ _TABLE: tuple[Rule, ...] = (
     Rule(
         "loc-not-absolute",
         E,
-        "a loc (or text line) that is not an absolute http(s) URL: skipped",
+        "a loc that is not an absolute http(s) URL, or whose host or port does not parse (reading takes any "
+        "scheme://host: a text line skipped, a loc kept as written)",
         _SITEMAPS,
         repaired=W,
     ),
     Rule(
         "loc-not-escaped",
         E,
-        'a URL with raw spaces, <>"{}|\\^`, non-ASCII or a lone %: write its escaped form',
+        'a URL with raw spaces, <>"{}|\\^`, non-ASCII or a lone %: write its escaped form (reading: blanks '
+        "and characters no URI holds, kept as written; a text sitemap does not write a line break)",
         _SITEMAPS,
+        repaired=W,
     ),
-    Rule("loc-too-long", E, "a URL of 2,048 characters or more (the protocol wants fewer than 2,048)", _SITEMAPS),
-    Rule("loc-too-short", E, "a URL shorter than 12 characters (the XSD's minimum)", _XSD),
     Rule(
-        "invalid-loc",
-        W,
-        "a loc that is no valid absolute URL (blanks, characters no URI holds, a bad host or "
-        "port, 2,048 characters or more): kept as written",
-        _URI,
+        "loc-too-long",
+        E,
+        "a URL of 2,048 characters or more (the protocol wants fewer than 2,048); reading keeps it as written",
+        _SITEMAPS,
+        repaired=W,
     ),
+    Rule("loc-too-short", E, "a URL shorter than 12 characters (the XSD's minimum)", _XSD),
     Rule(
         "loc-out-of-scope",
         N,

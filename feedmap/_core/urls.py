@@ -72,26 +72,36 @@ _PLAIN_LOC_NO_USERINFO = re.compile(_SCHEME + _HOST_PORT_REST)
 _NOT_IN_URIS = re.compile(r"[<>\"{}|\\^`]")
 
 
-def check_loc(loc: str) -> str | None:
-    """What is wrong with a ``loc`` as the protocol defines it, or None when nothing is."""
+def check_loc(loc: str) -> tuple[str, str] | None:
+    """What is wrong with a ``loc`` as the protocol defines it, as ``(code, message)``, or None when nothing is.
+
+    The one check of a URL that reading and ``feedmap validate`` share: ``loc-not-absolute`` (no scheme and
+    host, or an authority that does not parse: a bad IPv6 literal or port), ``loc-too-long`` (2,048
+    characters or more), ``loc-not-escaped`` (white space, or characters RFC 3986 §2 allows nowhere).
+    Validate adds its stricter rules (http(s) only, every character escaped, the XSD's minimum length).
+    """
     if len(loc) < MAX_LOC_LENGTH and (_PLAIN_LOC if "@" in loc else _PLAIN_LOC_NO_USERINFO).fullmatch(loc) is not None:
         return None
     if not is_absolute_url(loc):
-        return f"{loc!r} is not an absolute URL with a scheme and host"
+        return "loc-not-absolute", f"{loc!r} is not an absolute URL with a scheme and host"
     if len(loc) >= MAX_LOC_LENGTH:
-        return f"URL is {len(loc):,} characters long; the protocol allows fewer than {MAX_LOC_LENGTH:,}"
+        return "loc-too-long", f"URL is {len(loc):,} characters long; the protocol allows fewer than {MAX_LOC_LENGTH:,}"
     blanks = _SPACE.findall(loc)
     if blanks:
         escapes = " ".join(f"{char!r} as {quote(char)}" for char in dict.fromkeys(blanks))
-        return f"{loc!r} contains white space; XML outputs write {escapes} unless told to keep URLs as read"
+        return "loc-not-escaped", (
+            f"{loc!r} contains white space; XML outputs write {escapes} unless told to keep URLs as read"
+        )
     bad = _NOT_IN_URIS.findall(loc)
     if bad:
         shown = " ".join(dict.fromkeys(bad))
-        return f"{loc!r} contains {shown}, which a URI cannot hold; XML outputs encode them unless told to keep URLs"
+        return "loc-not-escaped", (
+            f"{loc!r} contains {shown}, which a URI cannot hold; XML outputs encode them unless told to keep URLs"
+        )
     try:
         urlsplit(loc).port  # noqa: B018 - parses the authority: a bad IPv6 literal or port raises
     except ValueError as exc:
-        return f"{loc!r} is not a valid URL ({exc})"
+        return "loc-not-absolute", f"{loc!r} is not a valid URL ({exc})"
     return None
 
 

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from feedmap._core.dates import W3CDate, is_w3c_datetime, is_xsd_lastmod, parse_lenient
 from feedmap._core.priority import parse_priority
-from feedmap._core.urls import MAX_LOC_LENGTH, encode_url, is_uri, same_site, scope_check
+from feedmap._core.urls import MAX_LOC_LENGTH, check_loc, encode_url, is_uri, same_site, scope_check
 from feedmap._core.wording import counted
 
 __all__ = [
@@ -42,13 +42,18 @@ _SITEMAP_END = re.compile(r"\.(?:xml|xml\.gz|txt|txt\.gz)$", re.IGNORECASE)
 _PAGE_END = re.compile(r"(?:\.(?:html?|php|aspx?|jsp)|/)$", re.IGNORECASE)
 
 
-# What nearly every loc is: http(s), a plain host and port, then only characters a URI holds (RFC 3986 §2), no
+# What nearly every loc is: http(s), a plain host and a port of at most four digits (five may be out of
+# range: check_loc looks), then only characters a URI holds (RFC 3986 §2), no
 # '%' (an escape is looked at by the long way); one regex call instead of urlsplit on the hot path.
-_PLAIN = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:[/?#][A-Za-z0-9\-._~:/?#@!$&'()*+,;=]*)?")
+_PLAIN = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]{1,4})?(?:[/?#][A-Za-z0-9\-._~:/?#@!$&'()*+,;=]*)?")
 
 
 def check_url(url: str) -> Problem | None:
-    """An absolute http(s) URL, escaped, of 12 to 2,047 characters; the first problem, or None."""
+    """An absolute http(s) URL, escaped, of 12 to 2,047 characters; the first problem, or None.
+
+    Built on :func:`feedmap._core.urls.check_loc`, the check reading makes (an authority that does not
+    parse is ``loc-not-absolute``, 2,048 characters or more ``loc-too-long``), with validate's stricter
+    rules: http(s) only, every character escaped, the XSD's minimum length."""
     if MIN_LOC_LENGTH <= len(url) < MAX_LOC_LENGTH and _PLAIN.fullmatch(url) is not None and url.count("#") < 2:
         return None
     parts = None
@@ -56,15 +61,16 @@ def check_url(url: str) -> Problem | None:
         parts = urlsplit(url)
     if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.netloc:
         return "loc-not-absolute", f"{url!r} is not an absolute http(s) URL"
-    if not (url.isascii() and is_uri(url)):
+    shared = check_loc(url)
+    if shared is not None and shared[0] == "loc-not-absolute":  # a host or port that does not parse
+        return shared
+    if not (url.isascii() and is_uri(url)):  # stricter than reading: every character escaped
         escaped = encode_url(url)
         if escaped != url:
             return "loc-not-escaped", f"{url!r} is not escaped; write {escaped}"
     if len(url) < MIN_LOC_LENGTH:
         return "loc-too-short", f"{url!r} is shorter than the {MIN_LOC_LENGTH} characters the XSD wants"
-    if len(url) >= MAX_LOC_LENGTH:
-        return "loc-too-long", f"the URL is {len(url):,} characters long; the protocol wants fewer than 2,048"
-    return None
+    return shared if shared is not None and shared[0] == "loc-too-long" else None
 
 
 class ScopeTally:

@@ -19,8 +19,9 @@ raises :class:`~feedmap._core.errors.StrictError` at the first warning; :func:`r
 * :func:`keep_absolute`: entries whose loc is not an absolute URL left out (one WARNING
   ``relative-url-left-out`` with the count): sitemaps.org 0.9 and RSS 2.0 (``link``, permalink ``guid``)
   require absolute URLs.
-* :func:`check_values`: the checks a reader makes, for entries built in code (``invalid-loc``,
-  ``relative-url``, ``priority-invalid``: out of 0.0-1.0 or not a number, dropped).
+* :func:`check_values`: the checks a reader makes, for entries built in code (``loc-not-absolute``,
+  ``loc-not-escaped``, ``loc-too-long``, ``relative-url``, ``priority-invalid``: out of 0.0-1.0 or not a
+  number, dropped).
 * :func:`merge_duplicates`: each loc once, in first-seen order, the entry with the newest lastmod kept
   (sitemaps.org lists a URL once; RSS 2.0 guids identify an item); INFO ``loc-duplicate`` per repeated loc
   (count and the first occurrence's line) and INFO ``duplicates-merged`` with the total.
@@ -187,8 +188,9 @@ def check_values(
     on_diagnostic: DiagnosticHandler | None = None,
     reporter: Reporter | None = None,
 ) -> Document | Iterator[Entry]:
-    """The checks readers make, on entries built in code: ``invalid-loc``, ``relative-url`` (kept), and
-    ``priority-invalid`` (outside 0.0-1.0 or not a number: dropped).
+    """The checks readers make, on entries built in code: ``loc-not-absolute``, ``loc-not-escaped``,
+    ``loc-too-long``, ``relative-url`` (all kept), and ``priority-invalid`` (outside 0.0-1.0 or not a number:
+    dropped).
 
     :func:`feedmap.write` runs it on entries no feedmap reader produced.
     """

@@ -57,7 +57,7 @@ def read_loc(
     if problem is not None:
         if relative_reference(loc):
             return _relative(loc, ctx, line, fallback_base)
-        ctx.warning("invalid-loc", f"{problem}; kept as written", line)
+        ctx.warning(problem[0], f"{problem[1]}; kept as written", line)
     return loc
 
 
@@ -68,7 +68,7 @@ def _relative(loc: str, ctx: Context, line: int, fallback_base: str | None) -> s
             ctx.info("relative-url-resolved", f"relative URL {loc} read as {resolved} (base {base})", line)
             problem = check_loc(resolved)
             if problem is not None:
-                ctx.warning("invalid-loc", f"{problem}; kept as written", line)
+                ctx.warning(problem[0], f"{problem[1]}; kept as written", line)
             return resolved
     ctx.warning(
         "relative-url",

@@ -98,7 +98,7 @@ def _entries(source: Source, ctx: Context) -> Iterator[Entry]:
             continue
         problem = check_loc(text)
         if problem is not None:
-            ctx.warning("invalid-loc", f"{problem}; kept as written", line)
+            ctx.warning(problem[0], f"{problem[1]}; kept as written", line)
         count += 1
         yield new_entry(text, None, None, None, (), (), {}, new_position(ctx.name, line))
     if count > MAX_URLS:
@@ -111,18 +111,18 @@ def read(source: Source, *, ctx: Context) -> Document:
 
 def _blocks(doc: Document, ctx: Context) -> Iterator[tuple[Entry, str]]:
     """One line per entry: the loc (encoded with ``encode_urls``); a loc holding a line break is skipped
-    (``invalid-loc``), a lone surrogate (from an entry built in Python) is dropped (``character-dropped``)."""
+    (``loc-not-escaped``), a lone surrogate (from an entry built in Python) is dropped (``character-dropped``)."""
     encode = ctx.options.encode_urls
     for entry in doc.entries:
         loc = encoded_url(entry.loc, ctx, entry) if encode else entry.loc
         if loc.isascii():  # nearly every URL: no line break check beyond two searches, nothing to drop
             if "\n" in loc or "\r" in loc:
-                ctx.warning("invalid-loc", f"{loc!r} contains a line break; not written to a text sitemap")
+                ctx.warning("loc-not-escaped", f"{loc!r} contains a line break; not written to a text sitemap")
                 continue
             yield entry, loc + "\n"
             continue
         if "\n" in loc or "\r" in loc:
-            ctx.warning("invalid-loc", f"{loc!r} contains a line break; not written to a text sitemap")
+            ctx.warning("loc-not-escaped", f"{loc!r} contains a line break; not written to a text sitemap")
             continue
         yield entry, _without_surrogates(loc, ctx) + "\n"
 
