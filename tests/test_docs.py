@@ -43,7 +43,7 @@ pytestmark = pytest.mark.timeout(900)
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 README = ROOT / "README.md"
-PRIVATE = re.compile(r"\bfeedmap(?:\.\w+)*\._[a-z]")
+PRIVATE = re.compile(r"\bfeedmap(?:\.\w+)*\._[A-Za-z]")  # _x and _X: a private module or a private name
 FENCE = re.compile(r"^```(\w+)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
