@@ -1,7 +1,7 @@
 """feedmap: convert between XML sitemaps, sitemap indexes, text sitemaps, feeds and JSON lines.
 
 One intermediate representation (:class:`Document` of :class:`Entry`) sits between pluggable readers and
-writers (see :mod:`feedmap.formats._registry`).  Reading streams: memory does not grow with the number of URLs.
+writers (the plugin contract of :mod:`feedmap.formats`).  Reading streams: memory does not grow with the number of URLs.
 The steps between them (relative URLs, repeated URLs, ...) are functions of :mod:`feedmap.converters`
 (``feedmap.transforms``, their first name, is a deprecated alias kept for one release).
 Everything a user may touch is exported here and described in the docs' library guide, docs/library.md (a test

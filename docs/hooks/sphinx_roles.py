@@ -19,6 +19,8 @@ import griffe
 
 #: The public modules whose ``__all__`` the reference shows (docs/reference/api.md).
 PUBLIC_MODULES = ("feedmap", "feedmap.formats", "feedmap.converters")
+#: Deprecated aliases in an ``__all__``: no entry of their own, and not read (reading one warns).
+DEPRECATED = frozenset({"feedmap.transforms"})
 #: ``:role:`target```, ``:role:`~target``` (shown by its last name), ``:role:`text <target>```.
 #: A doctest session (``>>>`` lines and their ``...`` continuations), shown as a code block.
 DOCTEST = re.compile(r"^>>> .*\n(?:(?:>>>|\.\.\.) .*(?:\n|$))*", re.MULTILINE)
@@ -33,6 +35,8 @@ def public_names() -> dict[str, tuple[str, object]]:
         module = importlib.import_module(module_name)
         names[module_name] = (module_name, module)
         for name in getattr(module, "__all__", ()):
+            if f"{module_name}.{name}" in DEPRECATED:
+                continue
             value = getattr(module, name)
             public = (f"{module_name}.{name}", value)
             names[public[0]] = public
