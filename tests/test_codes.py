@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+import feedmap
 from feedmap.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -255,6 +256,37 @@ RETIRED = [
 
 def test_no_retired_name_is_reported_any_more() -> None:
     assert sorted(set(RETIRED) & (set(REPORTED) | set(TABLE))) == []
+
+
+@pytest.mark.parametrize("old", RETIRED)
+def test_a_retired_name_is_answered_with_the_code_that_replaced_it(
+    old: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A CI config written for the earlier names (``--ignore duplicate-loc``) is told the new one, from
+    ``feedmap codes``, ``validate --explain``, ``validate --ignore`` and the library's ``validate(ignore=)``."""
+    replaced_by = {
+        "duplicate-loc": "loc-duplicate",
+        "invalid-priority": "priority-invalid",
+        "invalid-lastmod": "lastmod-invalid",
+        "duplicate-element": "element-repeated",
+        "invalid-changefreq": "changefreq-invalid",
+        "missing-loc": "loc-missing",
+        "too-many-urls": "too-many-entries",
+        "file-too-large": "too-many-bytes",
+        "malformed-xml": "xml-not-well-formed",
+        "child-failed": "child-unreadable",
+        "not-a-url": "loc-not-absolute",
+        "encoding": "not-utf8",
+        "invalid-loc": "loc-not-absolute",
+    }[old]
+    sitemap = tmp_path / "s.xml"
+    sitemap.write_text(f'<urlset xmlns="{NS}"><url><loc>https://e.com/a</loc></url></urlset>', encoding="utf-8")
+    for argv in (["codes", old], ["validate", "--explain", old], ["validate", str(sitemap), "--ignore", old]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert f"now {replaced_by}" in err, (argv, err)
+    with pytest.raises(ValueError, match=f"now {replaced_by}"):
+        feedmap.validate(sitemap, ignore=[old])
 
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"

@@ -26,7 +26,7 @@ from types import MappingProxyType
 
 from feedmap._core.errors import Level
 
-__all__ = ["RULES", "SPECS", "Rule", "rule"]
+__all__ = ["RENAMED", "RULES", "SPECS", "Rule", "renamed_hint", "rule"]
 
 #: The spec each rule cites -> where it is read.
 SPECS: Mapping[str, str] = MappingProxyType(
@@ -526,3 +526,29 @@ _HTTP_STATUS = re.compile(r"http-[0-9]{3}")
 def rule(code: str) -> Rule | None:
     """The rule of ``code`` (``http-404`` is ``http-NNN``'s), or None for a code feedmap does not report."""
     return RULES.get("http-NNN" if _HTTP_STATUS.fullmatch(code) else code)
+
+
+#: The codes of earlier releases and what reports the same problem now (issue 18: one name per problem).
+RENAMED: Mapping[str, str] = MappingProxyType(
+    {
+        "duplicate-loc": "loc-duplicate",
+        "invalid-priority": "priority-invalid",
+        "invalid-lastmod": "lastmod-invalid",
+        "duplicate-element": "element-repeated",
+        "invalid-changefreq": "changefreq-invalid",
+        "missing-loc": "loc-missing",
+        "too-many-urls": "too-many-entries",
+        "file-too-large": "too-many-bytes",
+        "malformed-xml": "xml-not-well-formed",
+        "child-failed": "child-unreadable",
+        "not-a-url": "loc-not-absolute",
+        "encoding": "not-utf8",
+        "invalid-loc": "loc-not-absolute, loc-not-escaped or loc-too-long",
+    }
+)
+
+
+def renamed_hint(code: str) -> str:
+    """``"; it is now X"`` for a code of an earlier release, else ``""``: what to say beside "unknown code"."""
+    now = RENAMED.get(code)
+    return f"; {code} was renamed: it is now {now}" if now else ""

@@ -37,7 +37,7 @@ from feedmap._core.errors import (
 )
 from feedmap._core.follow_rules import loop_key, nesting_refusal, same_site_rule
 from feedmap._core.options import refuse_unused
-from feedmap._core.rules import RULES, Rule
+from feedmap._core.rules import RULES, Rule, renamed_hint
 from feedmap._core.urls import is_http_url, same_site
 from feedmap._io.http import Shared
 from feedmap._io.locate import MapEscapeError, is_mapped, local_path
@@ -323,7 +323,7 @@ def validate(
     """
     unknown = sorted(set(ignore) - set(all_rules()))
     if unknown:
-        raise ValueError(f"no such code: {', '.join(unknown)}")
+        raise ValueError(f"no such code: {', '.join(unknown)}{''.join(renamed_hint(code) for code in unknown)}")
     ignored = frozenset(ignore)
     options = options or Options()
     refuse_unused(options, "validate")

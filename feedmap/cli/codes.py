@@ -13,7 +13,7 @@ import json
 import sys
 from typing import Any
 
-from feedmap._core.rules import RULES, SPECS, Rule, rule
+from feedmap._core.rules import RULES, SPECS, Rule, renamed_hint, rule
 
 __all__ = ["add_parser", "explain", "markdown", "run"]
 
@@ -68,7 +68,7 @@ def explain(code: str) -> int:
         return EXIT_OK
     entry = rule(code)
     if entry is None:
-        print(f"feedmap: unknown code {code!r} (feedmap codes lists every code)", file=sys.stderr)
+        print(f"feedmap: unknown code {code!r} (feedmap codes lists every code{renamed_hint(code)})", file=sys.stderr)
         return EXIT_USAGE
     print(f"{code} ({entry.level}): {entry.summary}")
     if entry.repaired is not None:

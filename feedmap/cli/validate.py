@@ -16,7 +16,7 @@ from collections import Counter
 from typing import Any
 
 from feedmap._core.errors import Diagnostic, Level, SourceError
-from feedmap._core.rules import rule
+from feedmap._core.rules import renamed_hint, rule
 from feedmap._core.wording import counted
 from feedmap._validate.report import Report, validate
 from feedmap.cli._common import add_http_options, add_reading_options, json_text, printable, reading_options
@@ -137,7 +137,8 @@ def run(args: argparse.Namespace) -> int:
     unknown = [code for code in args.ignore if rule(code) is None]
     if unknown:
         print(
-            f"feedmap validate: error: --ignore {unknown[0]}: no such code (feedmap codes lists them)",
+            f"feedmap validate: error: --ignore {unknown[0]}: no such code (feedmap codes lists them"
+            f"{renamed_hint(unknown[0])})",
             file=sys.stderr,
         )
         return EXIT_UNREADABLE
