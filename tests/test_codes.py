@@ -237,21 +237,22 @@ def test_the_codes_page_is_the_tables_markdown() -> None:
 # ------------------------------------------------------------------------------------- one name per problem
 
 #: The names reading used for a problem validate names otherwise, before the one vocabulary.
-RETIRED = [
-    "duplicate-loc",
-    "invalid-priority",
-    "invalid-lastmod",
-    "duplicate-element",
-    "invalid-changefreq",
-    "missing-loc",
-    "too-many-urls",
-    "file-too-large",
-    "malformed-xml",
-    "child-failed",
-    "not-a-url",
-    "encoding",
-    "invalid-loc",  # the URL problems reading reports are validate's: loc-not-absolute, loc-not-escaped, loc-too-long
-]
+RETIRED = {
+    "duplicate-loc": "loc-duplicate",
+    "invalid-priority": "priority-invalid",
+    "invalid-lastmod": "lastmod-invalid",
+    "duplicate-element": "element-repeated",
+    "invalid-changefreq": "changefreq-invalid",
+    "missing-loc": "loc-missing",
+    "too-many-urls": "too-many-entries",
+    "file-too-large": "too-many-bytes",
+    "malformed-xml": "xml-not-well-formed",
+    "child-failed": "child-unreadable",
+    "not-a-url": "loc-not-absolute",
+    "encoding": "not-utf8",
+    # the URL problems reading reports are validate's: loc-not-absolute, loc-not-escaped, loc-too-long
+    "invalid-loc": "loc-not-absolute",
+}
 
 
 def test_no_retired_name_is_reported_any_more() -> None:
@@ -264,21 +265,7 @@ def test_a_retired_name_is_answered_with_the_code_that_replaced_it(
 ) -> None:
     """A CI config written for the earlier names (``--ignore duplicate-loc``) is told the new one, from
     ``feedmap codes``, ``validate --explain``, ``validate --ignore`` and the library's ``validate(ignore=)``."""
-    replaced_by = {
-        "duplicate-loc": "loc-duplicate",
-        "invalid-priority": "priority-invalid",
-        "invalid-lastmod": "lastmod-invalid",
-        "duplicate-element": "element-repeated",
-        "invalid-changefreq": "changefreq-invalid",
-        "missing-loc": "loc-missing",
-        "too-many-urls": "too-many-entries",
-        "file-too-large": "too-many-bytes",
-        "malformed-xml": "xml-not-well-formed",
-        "child-failed": "child-unreadable",
-        "not-a-url": "loc-not-absolute",
-        "encoding": "not-utf8",
-        "invalid-loc": "loc-not-absolute",
-    }[old]
+    replaced_by = RETIRED[old]
     sitemap = tmp_path / "s.xml"
     sitemap.write_text(f'<urlset xmlns="{NS}"><url><loc>https://e.com/a</loc></url></urlset>', encoding="utf-8")
     for argv in (["codes", old], ["validate", "--explain", old], ["validate", str(sitemap), "--ignore", old]):
