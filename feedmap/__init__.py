@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 # HTML sanitizer, SQLite, validation, diff) until a name is first used; PEP 562 module ``__getattr__``.
 # Type checkers read the imports below instead.
 if TYPE_CHECKING:
-    from feedmap import converters, formats, transforms
+    from feedmap import converters, formats
+    from feedmap import transforms as transforms  # the deprecated alias: reachable, not in __all__
     from feedmap._api import SplitSummary, Summary, convert, read, split, write
     from feedmap._core.context import HttpSettings, Options
     from feedmap._core.dates import Precision, W3CDate
@@ -111,7 +112,8 @@ if not TYPE_CHECKING:  # hidden from type checkers, for which a module __getattr
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_PUBLIC_HOMES})
+    # the deprecated alias is not listed (nor in __all__): tools walking dir() or ``import *`` do not load it
+    return sorted({*globals(), *_PUBLIC_HOMES} - ({"transforms"} - globals().keys()))
 
 
 __version__ = "0.1.0"
@@ -162,7 +164,6 @@ __all__ = [
     "register",
     "sitemap_tree",
     "split",
-    "transforms",
     "validate",
     "write",
 ]

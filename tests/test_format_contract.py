@@ -415,3 +415,34 @@ def test_every_command_that_detects_a_format_reports_an_accept_that_raises(tmp_p
     printed = python(tmp_path, script.format('"convert", "urls.txt", "-t", "jsonl"'))
     assert printed[0].startswith("urls.txt: warning[format-accept-failed]")
     assert printed[1:] == ['{"loc":"https://e.com/a"}']
+
+
+def test_taking_over_a_media_type_leaves_the_format_it_came_from_and_the_new_one_working(tmp_path: Path) -> None:
+    """replace=True gives a media type to the new format: the built-in that declared it (rss, loaded after)
+    still reads, a lazy registration with replace=True loads, and a claim ends with the registration that
+    made it."""
+    (tmp_path / "plug.py").write_text(PRELUDE + 'FORMAT2 = FormatSpec(name="bar", title="b", reader=reader, '
+                                      'media_types=("application/x-bar",))\n')
+    printed = python(
+        tmp_path,
+        f"""
+        register(FormatSpec(name="myatom", title="x", reader=reader, media_types=("application/atom+xml",)),
+                 replace=True)
+        print(registry()["rss"].name, detected({RSS_ROR.replace(b'xmlns:ror="http://rorweb.com/0.1/"', b'')!r}))
+        register("plug:FORMAT2", "bar", detection=Detection(media_types=("application/x-bar",)), replace=True)
+        print(registry()["bar"].title)
+        register(FormatSpec(name="a", title="x1", reader=reader, media_types=("application/x-a",)), replace=True)
+        register(FormatSpec(name="a", title="x2", reader=reader), replace=True)
+        register(FormatSpec(name="b", title="y", reader=reader, media_types=("application/x-a",)))
+        print(registry()["b"].title)
+        """,
+    )
+    assert printed == ["rss rss", "b", "y"]
+
+
+def test_an_entry_point_whose_name_no_lookup_would_find_is_reported(tmp_path: Path) -> None:
+    install(tmp_path, "upper", "[feedmap.formats]\nSitemap = upper_format:FORMAT\n", "upper_format", DEMO)
+    printed = python(tmp_path, f"print(detected({SITEMAP!r}))\nfrom feedmap.cli import main\nmain(['formats'])\n")
+    assert printed[0] == "sitemap format-name-taken"
+    (refused,) = [line for line in printed if "REFUSED" in line]
+    assert "not a lower-case format name" in refused

@@ -21,6 +21,8 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "sitemap" / "basic.xml"
 #: The public packages, documented beside the names of ``feedmap.__all__``.
 PUBLIC_PACKAGES = {"formats", "converters"}
+#: Documented as deprecated, reachable as ``feedmap.transforms`` but kept out of ``__all__`` (``import *``).
+DEPRECATED = {"transforms"}
 
 
 def _page(name: str) -> str:
@@ -37,7 +39,7 @@ def test_every_exported_name_is_documented() -> None:
 
 
 def test_every_documented_name_is_exported() -> None:
-    assert sorted(_documented() - set(feedmap.__all__) - PUBLIC_PACKAGES) == []
+    assert sorted(_documented() - set(feedmap.__all__) - PUBLIC_PACKAGES - DEPRECATED) == []
     assert all(hasattr(feedmap, name) for name in feedmap.__all__)
 
 

@@ -65,3 +65,17 @@ def test_the_alias_holds_the_very_names_of_converters() -> None:
         transforms = importlib.import_module("feedmap.transforms")
     assert sorted(transforms.__all__) == sorted(feedmap.converters.__all__)
     assert all(getattr(transforms, name) is getattr(feedmap.converters, name) for name in feedmap.converters.__all__)
+
+
+def test_a_star_import_and_dir_do_not_load_the_deprecated_alias() -> None:
+    """``from feedmap import *`` (and tools that walk ``dir(feedmap)``) get no warning for a module never asked
+    for, even with warnings as errors."""
+    code = (
+        "import warnings; warnings.simplefilter('error')\n"
+        "from feedmap import *\n"
+        "import feedmap\n"
+        "[getattr(feedmap, name) for name in dir(feedmap)]\n"
+        "import sys; print('feedmap.transforms' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout.strip()) == (0, "False"), done.stderr

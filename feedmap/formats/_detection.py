@@ -112,6 +112,8 @@ _URL_LINE = re.compile(rb"^\s*[A-Za-z][A-Za-z0-9+.-]*://\S", re.MULTILINE)
 
 
 _SNIFF_WINDOW = 64 * 1024
+#: How far blank lines before the content are looked past (the head is held in memory while it is read).
+_MAX_BLANK_HEAD = 16 * 1024 * 1024
 
 
 def head_of(stream: PeekableStream) -> bytes:
@@ -120,7 +122,7 @@ def head_of(stream: PeekableStream) -> bytes:
     This is what a format's ``accept`` is given."""
     window = _SNIFF_WINDOW
     head = stream.peek(window)
-    while len(head) == window and not head.removeprefix(b"\xef\xbb\xbf").lstrip():
+    while len(head) == window < _MAX_BLANK_HEAD and not head.removeprefix(b"\xef\xbb\xbf").lstrip():
         window *= 2
         head = stream.peek(window)
     return head

@@ -196,6 +196,8 @@ def register(
         if not replace:
             _refuse_taken(key, media_types)
         _register(spec, key, detection)
+        for stale in [claimed for claimed, owner in _media_claims.items() if owner == key]:
+            del _media_claims[stale]  # what an earlier registration of this name took over
         _media_claims.update(dict.fromkeys(media_types, key) if replace else {})
         _origin[key] = "a format registered before"
 
@@ -277,6 +279,9 @@ def _load_entry_points() -> None:
         return
     for point in points:
         what = f"the entry point {point.name} = {point.value}{_distribution(point)}"
+        if _NAME.fullmatch(point.name) is None:  # no lookup would find it (get() lower-cases, "/" is a media type)
+            _refused.append((point.name, f"{what} is not loaded: {point.name!r} is not a lower-case format name"))
+            continue
         if point.name in _loaded or point.name in _lazy or point.name in _broken:
             taken = _origin.get(point.name, "a format registered before")
             _refused.append((point.name, f"{what} is not loaded: the name {point.name!r} is taken by {taken}"))
@@ -316,6 +321,8 @@ def _resolve(name: str, path: str) -> FormatSpec:
         raise FormatError(f"format {name!r}: {path!r} is a FormatSpec named {spec.name!r}, not {name!r}")
     others = [(other, found) for other, found in _detections_known() if other != name]
     for media_type in spec.media_types:
+        if media_type in _media_claims:  # settled when a format took it over (register(..., replace=True))
+            continue
         owner = _media_owner(media_type, others)
         if owner is not None:
             raise FormatError(f"format {name!r}: its media type {media_type!r} names the format {owner!r}")
