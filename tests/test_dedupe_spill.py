@@ -248,3 +248,22 @@ def test_no_usable_temporary_folder_at_all_is_a_message_not_a_traceback(
     err = capsys.readouterr().err
     assert code == 2, err
     assert message in err and "Traceback" not in err
+
+
+def test_a_python_without_sqlite3_is_told_so_when_the_keys_spill() -> None:
+    """sqlite3 is imported only when the keys spill (a light import): a Python built without it gets feedmap's
+    SourceError there, not a ModuleNotFoundError traceback after 250,000 URLs."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['sqlite3'] = None\n"
+        "import feedmap\n"
+        "from feedmap._io.seen_keys import SeenKeys\n"
+        "keys = SeenKeys(in_memory=2)\n"
+        "try:\n"
+        "    for n in range(5): keys.add(f'k{n}', n)\n"
+        "except feedmap.SourceError as exc: print('SourceError')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=60)
+    assert done.stdout.strip() == "SourceError", done.stderr

@@ -10,6 +10,7 @@ robots.txt (RFC 9309) through Protego; and an http(s) INPUT of ``feedmap convert
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
 import gzip
@@ -323,6 +324,44 @@ def test_trickling_body_is_stopped_by_the_total_deadline(web: LocalSite) -> None
         fetched.read_all()
     assert web.answered("/trickle.xml") == 0  # given up before the whole body came
     assert caught.value.code == "timeout"
+
+
+def test_waiting_for_a_connection_another_thread_holds_is_bounded_by_the_deadline(web: LocalSite) -> None:
+    """With every connection of the pool taken (max_connections=1, a slow body being read elsewhere), a request
+    gives up when its deadline passes, not after the read timeout (the pool's wait was httpx's read timeout)."""
+    slow = web.add("/slow.xml", urlset_xml(*(f"https://www.example.com/{n}" for n in range(40))), trickle=0.05)
+    other = web.add("/other.xml", SITEMAP)
+    settings = HttpSettings(read_timeout=10.0, deadline=1.0, max_connections=1, retries=0)
+    with Fetcher(settings) as fetcher:
+        holding = threading.Event()
+
+        def hold() -> None:  # the response opened and not read on for 3 s: its connection stays taken
+            with contextlib.suppress(FetchError), fetcher.open(slow, max_bytes=MB):
+                holding.set()
+                time.sleep(3)
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        assert holding.wait(5)
+        started = time.monotonic()
+        with pytest.raises(FetchError) as caught, fetcher.open(other, max_bytes=MB) as fetched:
+            fetched.read_all()
+        waited = time.monotonic() - started
+        holder.join(10)
+    assert caught.value.code == "timeout"
+    assert waited < 3.0  # the 1 s deadline, not the 10 s read timeout
+
+
+def test_a_closed_fetcher_sends_nothing_and_makes_no_new_client(web: LocalSite) -> None:
+    """A worker of a run already closed (a document closed early while pages were being enriched) that asks the
+    run's fetcher for a page is refused: no request goes out and no client is made that nobody closes."""
+    url = web.add("/late.xml", SITEMAP)
+    fetcher = Fetcher(HttpSettings(retries=0))
+    fetcher.close()
+    with pytest.raises(FetchError) as caught, fetcher.open(url, max_bytes=MB):
+        pass
+    assert "ended" in str(caught.value)
+    assert web.answered("/late.xml") == 0 and fetcher.requests == 0
 
 
 def test_a_body_that_stalls_hits_the_read_timeout(web: LocalSite) -> None:

@@ -214,6 +214,7 @@ class Fetcher:
     def __init__(self, settings: HttpSettings | None = None) -> None:
         self.settings = settings or HttpSettings()
         self._wire: Wire | None = None
+        self._closed = False
         self._lock = threading.Lock()
         self._gate = _HostGate(self.settings.host_delay)
         self._cache = _cache_in(self.settings.cache_dir)
@@ -231,14 +232,19 @@ class Fetcher:
         self.close()
 
     def close(self) -> None:
+        """Close the client; a request asked for later (a worker of a run already closed) is refused."""
         with self._lock:
+            self._closed = True
             if self._wire is not None:
                 self._wire.close()
                 self._wire = None
 
-    def _connection(self) -> Wire:
-        """The pooled client, made on first use (only then is httpx imported: it is slow to import)."""
+    def _connection(self, url: str) -> Wire:
+        """The pooled client, made on first use (only then is httpx imported: it is slow to import); never made
+        again once closed, so nothing is sent and no client is left open after the run ended."""
         with self._lock:
+            if self._closed:
+                raise FetchError(f"{url}: not fetched: the run that asked for it has ended", url=url)
             if self._wire is None:
                 from feedmap._io.http_send import Wire
 
@@ -266,7 +272,7 @@ class Fetcher:
             kept = _KeptPerHop(self._cache)
             stack.callback(kept.close)
             conditions = kept.conditions if self._cache is not None else None
-            exchange = self._connection().exchange(url, request_url, headers, redirect_rule, conditions)
+            exchange = self._connection(url).exchange(url, request_url, headers, redirect_rule, conditions)
             answer = stack.enter_context(exchange)
             record = kept.current
             if answer.status == 304 and record is not None:

@@ -17,11 +17,13 @@ public transport API (``httpx.BaseTransport``, https://www.python-httpx.org/adva
 from __future__ import annotations
 
 import contextlib
+import ssl
 import threading
 import time
 from collections.abc import Iterator
 from typing import Any
 
+import certifi
 import httpcore
 import httpx
 
@@ -142,12 +144,22 @@ class _Body(httpx.SyncByteStream):
         self._response.close()
 
 
+def _waiting_bounded(extensions: dict[str, Any]) -> dict[str, Any]:
+    """The request's extensions with the wait for a free connection of the pool (httpx's ``pool`` timeout)
+    shortened to the deadline too: a connection another thread holds must not outlast it."""
+    timeouts = dict(extensions.get("timeout", {}))
+    timeouts["pool"] = _bounded(timeouts.get("pool"), httpcore.PoolTimeout)
+    return {**extensions, "timeout": timeouts}
+
+
 class DeadlineTransport(httpx.BaseTransport):
     """A transport over httpcore's connection pool with :class:`_DeadlineBackend` connections."""
 
     def __init__(self, limits: httpx.Limits) -> None:
-        # no ssl_context: httpcore's default (certificates verified against certifi's), no environment read
+        # one TLS context for every connection (certificates verified against certifi's, as httpx does; no
+        # environment read): httpcore would otherwise build one, loading the CA bundle, per connection
         self._pool = httpcore.ConnectionPool(
+            ssl_context=ssl.create_default_context(cafile=certifi.where()),
             max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
             keepalive_expiry=limits.keepalive_expiry,
@@ -161,7 +173,7 @@ class DeadlineTransport(httpx.BaseTransport):
             httpcore.URL(scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path),
             headers=request.headers.raw,
             content=request.stream,
-            extensions=request.extensions,  # the timeouts httpx set for this request
+            extensions=_waiting_bounded(request.extensions),  # the timeouts httpx set for this request
         )
         with _as_httpx_errors(request):
             response = self._pool.handle_request(wire_request)

@@ -225,7 +225,8 @@ class SeenKeys:
     def _spill(self) -> None:
         try:
             self._db = _Database()
-        except OSError as exc:  # scratch_folder raises its own SourceError, _Database SQLite's as one
+        # scratch_folder raises its own SourceError, _Database SQLite's as one; a Python without sqlite3 shows here
+        except (OSError, ImportError) as exc:
             raise _trouble(exc) from exc
         for key in self._memory:
             self._bloom.add(key)
