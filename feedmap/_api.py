@@ -29,7 +29,7 @@ from typing import Literal, overload
 from feedmap._core.context import Context, Options, reporter_for
 from feedmap._core.errors import DiagnosticHandler, FormatError, Reporter
 from feedmap._core.model import ENTRY_FIELDS, DocKind, Document, Entry
-from feedmap._core.options import refuse_unused
+from feedmap._core.options import refuse_splitting, refuse_unused
 from feedmap._core.summary import SplitSummary, Summary
 from feedmap._io.http import Shared
 from feedmap._io.sinks import gzip_named, gzipped
@@ -419,6 +419,8 @@ def convert(
         raise FormatError("nothing to convert: no input given")
     ctx = _context("convert", options, reporter, on_diagnostic, _sink_name(sink))
     directory = _split_into(sink, split)
+    if directory is None:
+        refuse_splitting(ctx.options, "convert")  # max_urls, gzip, ... given for one output: not ignored
     where = layout(spec.name, directory, ctx) if spec is not None and directory is not None else None
     shared = Shared()
     with contextlib.ExitStack() as cleanup:

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 import os
 import subprocess
 import sys
@@ -270,10 +271,10 @@ STRICT_CALLS: dict[str, Callable[[Path, Options, Reporter], object]] = {
         relative(tmp), tmp / "o.xml", "sitemap", options, reporter=reporter
     ),
     "step": lambda tmp, options, reporter: list(
-        feedmap.transforms.check_values([Entry(loc="/a")], options, reporter=reporter)
+        feedmap.converters.check_values([Entry(loc="/a")], options, reporter=reporter)
     ),
     "step-on-a-document": lambda tmp, options, reporter: list(
-        feedmap.transforms.check_values(feedmap.Document(entries=[Entry(loc="/a")]), options, reporter=reporter)
+        feedmap.converters.check_values(feedmap.Document(entries=[Entry(loc="/a")]), options, reporter=reporter)
     ),
     "enrich": lambda tmp, options, reporter: list(
         feedmap.enrich([Entry(loc="/a")], dataclasses.replace(options, concurrency=1), reporter=reporter)
@@ -408,3 +409,19 @@ def test_the_api_types_let_such_examples_pass_mypy_strict(tmp_path: Path) -> Non
     wrong = _mypy(tmp_path, WRONG_EXAMPLE)
     assert wrong.returncode == 1
     assert wrong.stdout.count("error:") == 3, wrong.stdout
+
+
+@pytest.mark.parametrize(
+    "given", [{"max_urls": 1}, {"gzip": True}, {"max_file_bytes": 10}, {"name": "x-{n}.xml"}, {"index_name": "i.xml"}]
+)
+def test_convert_to_one_output_refuses_the_options_of_splitting(given: dict[str, object], tmp_path: Path) -> None:
+    """``convert`` to a file (or a stream) cannot use the options of writing into a directory: refused by name,
+    not silently dropped (a ``max_urls=1`` used to write every URL into the one file)."""
+    source = tmp_path / "in.txt"
+    source.write_text("https://e.com/a\nhttps://e.com/b\n", encoding="utf-8")
+    (name,) = given
+    with pytest.raises(ValueError, match=name):
+        feedmap.convert(source, tmp_path / "out.xml", "sitemap", feedmap.Options(**given))  # type: ignore[arg-type]
+    assert not (tmp_path / "out.xml").exists()
+    with pytest.raises(ValueError, match=name):
+        feedmap.convert(source, io.BytesIO(), "sitemap", feedmap.Options(**given))  # type: ignore[arg-type]

@@ -42,6 +42,7 @@ __all__ = [
     "SizeLike",
     "SortOrder",
     "name_pattern_problem",
+    "refuse_splitting",
     "refuse_unused",
     "used_by",
 ]
@@ -453,6 +454,18 @@ def refuse_unused(options: Options, call: str) -> None:
         f"{', '.join(f'{one}()' for one in users)}; leave {listed} out of these options "
         "(dataclasses.replace(options, ...) makes a copy without them)"
     )
+
+
+def refuse_splitting(options: Options, call: str) -> None:
+    """ValueError naming the splitting fields ``options`` gives a value when ``call`` writes one output (no
+    directory): they would be silently ignored."""
+    given = [name for name in _SPLITTING if getattr(options, name) != _DEFAULTS[name]]
+    if given:
+        listed = ", ".join(given)
+        raise ValueError(
+            f"{call}() writes one output here, which cannot use {listed}: they are for writing into a directory "
+            f"(give a directory, or split=True); leave {listed} out of these options"
+        )
 
 
 def used_by(options: Options, call: str) -> Options:
