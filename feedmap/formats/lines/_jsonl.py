@@ -5,7 +5,7 @@ read), ``changefreq``, ``priority`` (number), ``title``, ``description``, ``keyw
 ``type``, ``images`` (list of objects with ``loc``, ``caption``, ``geo_location``, ``title``, ``license``),
 ``alternates`` (list of objects with ``hreflang``, ``href``), ``extras`` (object of strings).  Empty
 values are omitted.  At most one header line, the first, has no ``loc``: it carries document metadata
-(``kind``, ``title``, ``link``, ``description``, ``extras``) and is written only when there is some.
+(``kind``, ``title``, ``link``, ``description``, ``updated``, ``extras``) and is written only when there is some.
 Every IR field has a key, so ``X -> jsonl -> X`` is lossless for every format X.
 
 The values of a JSON Lines entry (https://jsonlines.org/, JSON as RFC 8259) read into IR types.
