@@ -21,7 +21,7 @@ from feedmap._core.context import Context
 from feedmap._core.dates import W3CDate
 from feedmap._core.errors import ReadError
 from feedmap._core.limits import PROTOCOL_MAX_IMAGES, PROTOCOL_MAX_URLS
-from feedmap._core.model import ChangeFreq, Entry, Image, blank_image, new_entry, new_position
+from feedmap._core.model import ChangeFreq, Entry, new_entry, new_position
 from feedmap._core.urls import check_loc, is_absolute_url
 from feedmap._io.sources import Source
 from feedmap._xml import SITEMAP_NAMESPACES, SITEMAP_NS, RootInfo, iter_elements, line_of
@@ -218,24 +218,9 @@ def _plain_entry(walked: Walked, source: str, offset: int) -> Entry | None:
     weight = None
     if priority is not None and (weight := PLAIN_PRIORITIES.get(priority)) is None:
         return None
-    images: tuple[Image, ...] = ()
-    if walked_images:
-        if len(walked_images) > PROTOCOL_MAX_IMAGES:
-            return None  # reported by the full reader
-        images = tuple(_image(*values) for values in walked_images)
-    return new_entry(loc, date, freq, weight, images, (), {}, new_position(source, line + offset))
-
-
-def _image(
-    loc: str | None, caption: str | None, geo_location: str | None, title: str | None, license: str | None
-) -> Image:
-    image = blank_image()
-    image.loc = loc  # type: ignore[assignment]  # a walked image always has a loc
-    image.caption = caption
-    image.geo_location = geo_location
-    image.title = title
-    image.license = license
-    return image
+    if len(walked_images) > PROTOCOL_MAX_IMAGES:
+        return None  # reported by the full reader
+    return new_entry(loc, date, freq, weight, tuple(walked_images), (), {}, new_position(source, line + offset))
 
 
 def iter_entries(source: Source, ctx: Context, namespace: str, element: str) -> Iterator[Entry]:

@@ -12,19 +12,19 @@ reader (:mod:`feedmap.formats.sitemap._read`) reads the entry and reports what i
 never reports, so which walk ran cannot change a diagnostic.
 
 The walk has two twins with the same result for every element: the compiled one (``_walk_c.pyx``, lxml's C
-API, built by ``pip install`` where a C compiler is found) and the pure-Python one below.  The compiled twin is
-used when it loads and was built against the lxml that is running; ``FEEDMAP_PURE=1`` in the environment
-(read on every call of :func:`walker`, so once per file read) forces the pure twin.
+API, built by ``pip install`` where a C compiler is found) and the pure-Python one below.  The compiled twin
+is used when it loads and was built against the major version of lxml that is running; ``FEEDMAP_PURE=1`` in
+the environment (read on every call of :func:`walker`, so once per file read) forces the pure twin.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from types import ModuleType
 
 from lxml import etree
 
+from feedmap._core.model import Image, blank_image
 from feedmap._xml import IMAGE_NS
 
 __all__ = ["IMAGE_FIELDS", "IMAGE_TAG", "Walk", "Walked", "accelerated", "walk", "walker"]
@@ -33,16 +33,9 @@ __all__ = ["IMAGE_FIELDS", "IMAGE_TAG", "Walk", "Walked", "accelerated", "walk",
 IMAGE_TAG = f"{{{IMAGE_NS}}}image"
 
 #: What a walk gives for the common case: the entry's line in the parsed text (0 when lxml does not know it),
-#: the text of its loc, lastmod, changefreq and priority (None where absent) and, for each image in document
-#: order, the text of its loc, caption, geo_location, title and license (None where absent).
-Walked = tuple[
-    int,
-    "str | None",
-    "str | None",
-    "str | None",
-    "str | None",
-    "list[tuple[str | None, str | None, str | None, str | None, str | None]]",
-]
+#: the text of its loc, lastmod, changefreq and priority (None where absent) and its images in document order
+#: (each as the image hook reads it: :func:`feedmap.formats.ext._image.read`).
+Walked = tuple[int, "str | None", "str | None", "str | None", "str | None", "list[Image]"]
 #: A walk: (element, the entry's namespace URI or "", whether images are read) -> Walked, or None.
 Walk = Callable[[etree._Element, str, bool], "Walked | None"]
 
@@ -67,7 +60,7 @@ def walk(element: etree._Element, namespace: str, images: bool) -> Walked | None
     fields = _tags(namespace)
     values: list[str | None] = [None, None, None, None]
     seen = [False, False, False, False]
-    found: list[tuple[str | None, str | None, str | None, str | None, str | None]] = []
+    found: list[Image] = []
     for child in element:
         tag = child.tag
         if not isinstance(tag, str):
@@ -92,7 +85,7 @@ def walk(element: etree._Element, namespace: str, images: bool) -> Walked | None
     return (line if isinstance(line, int) else 0, values[0], values[1], values[2], values[3], found)
 
 
-def _image(element: etree._Element) -> tuple[str | None, str | None, str | None, str | None, str | None] | None:
+def _image(element: etree._Element) -> Image | None:
     values: list[str | None] = [None, None, None, None, None]
     seen = [False, False, False, False, False]
     for child in element:
@@ -105,21 +98,25 @@ def _image(element: etree._Element) -> tuple[str | None, str | None, str | None,
         if not text or len(text.strip()) != len(text):
             return None
         values[index] = text
-    if values[0] is None:
+    loc = values[0]
+    if loc is None:
         return None
-    return (values[0], values[1], values[2], values[3], values[4])
+    image = blank_image()
+    image.loc = loc
+    image.caption, image.geo_location, image.title, image.license = values[1:]
+    return image
 
 
-def _load_compiled() -> ModuleType | None:
-    """The compiled twin, when it is built and was built against the running lxml; else None (silently)."""
+def _load_compiled() -> Walk | None:
+    """The compiled twin, when it is built and was built against this major version of lxml; else None."""
     try:
-        from feedmap.formats.sitemap import _walk_c  # type: ignore[attr-defined, unused-ignore]
-    except Exception:  # missing, or an lxml whose C API it cannot import: the pure twin does the same
+        from feedmap.formats.sitemap import _walk_c
+    except Exception:  # missing, or an lxml whose C API it cannot import: the pure twin does the same, silently
         return None
-    if getattr(_walk_c, "LXML_VERSION", None) != etree.LXML_VERSION:
+    if _walk_c.LXML_VERSION[0] != etree.LXML_VERSION[0]:
         return None  # lxml's C structures may differ from those it was compiled for
-    module: ModuleType = _walk_c
-    return module
+    compiled: Walk = _walk_c.walk
+    return compiled
 
 
 _compiled = _load_compiled()
@@ -129,8 +126,7 @@ def walker() -> Walk:
     """The walk to use now: the compiled twin unless it is missing or ``FEEDMAP_PURE`` is set (not to ``0``)."""
     if _compiled is None or os.environ.get("FEEDMAP_PURE", "0") not in ("", "0"):
         return walk
-    compiled: Walk = _compiled.walk
-    return compiled
+    return _compiled
 
 
 def accelerated() -> bool:
