@@ -275,6 +275,7 @@ def corpus_sitemaps(corpus: Path) -> list[Path]:
     return found
 
 
+@pytest.mark.timeout(900)  # every sitemap of the corpus, read twice
 def test_twins_read_the_whole_corpus_alike(compiled: None, corpus_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     paths = corpus_sitemaps(corpus_dir)
     assert len(paths) >= 30
@@ -419,8 +420,9 @@ def document(draw: st.DrawFn) -> tuple[bytes, str]:
     return text.encode(), ("sitemap" if kind == "urlset" else "sitemapindex")
 
 
+@pytest.mark.timeout(900)
 @settings(
-    max_examples=300,
+    max_examples=200,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

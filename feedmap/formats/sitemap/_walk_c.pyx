@@ -36,8 +36,8 @@ _IMAGE_FIELDS[2] = b"geo_location"
 _IMAGE_FIELDS[3] = b"title"
 _IMAGE_FIELDS[4] = b"license"
 
-cdef str _last_namespace = None
-cdef bytes _last_encoded = None
+#: The entries' namespaces as UTF-8, as libxml2 holds them (a few per run).
+cdef dict _encoded = {}
 
 
 cdef inline bint _in(tree.xmlNode* node, const char* href):
@@ -104,13 +104,14 @@ cdef object _image(tree.xmlNode* node, const char* image_ns):
 
 def walk(cetree._Element element not None, str namespace not None, bint images):
     """See :func:`feedmap.formats.sitemap._walk.walk`."""
-    global _last_namespace, _last_encoded
-    if namespace is not _last_namespace:
-        _last_encoded = namespace.encode("utf-8")
-        _last_namespace = namespace
+    cdef bytes encoded = _encoded.get(namespace)  # held here: href points into it while the walk runs
+    if encoded is None:
+        if len(_encoded) > 64:
+            _encoded.clear()
+        encoded = _encoded[namespace] = namespace.encode("utf-8")
     cdef const char* href = NULL
     if namespace:
-        href = <const char*>_last_encoded
+        href = <const char*>encoded
     cdef const char* image_ns = <const char*>_IMAGE_NS
     cdef list values = [None, None, None, None]
     cdef bint seen[4]
