@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from feedmap.converters import enrich
     from feedmap.formats._registry import Detection, FormatSpec, Rendered, register
     from feedmap.formats.ext import Extension
+    from feedmap.formats.sitemap._walk import accelerated
 
 #: Where each public name lives, imported when first asked for (``feedmap.read``, ``from feedmap import read``).
 _PUBLIC_HOMES = {
@@ -96,6 +97,7 @@ _PUBLIC_HOMES = {
     "Rendered": "feedmap.formats._registry",
     "register": "feedmap.formats._registry",
     "Extension": "feedmap.formats.ext",
+    "accelerated": "feedmap.formats.sitemap._walk",
 }
 
 
@@ -154,6 +156,7 @@ __all__ = [
     "W3CDate",
     "WriteError",
     "__version__",
+    "accelerated",
     "convert",
     "converters",
     "diff",

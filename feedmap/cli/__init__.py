@@ -22,7 +22,7 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from types import FrameType
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from feedmap import __version__
 from feedmap._core.errors import FeedmapError, FormatError, ReadError, SourceError, UnknownFormatError, WriteError
@@ -74,6 +74,20 @@ class _Parser(argparse.ArgumentParser):
         super().exit(status, None if message is None else printable_lines(message))
 
 
+class _Version(argparse.Action):
+    """``--version``: the version and whether the compiled sitemap walk is in use (asked only when given)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> NoReturn:
+        from feedmap import accelerated
+
+        walk = "compiled" if accelerated() else "pure-Python"
+        sys.stdout.write(f"feedmap {__version__} ({walk} sitemap walk)\n")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``feedmap`` parser, its subcommands' parsers within."""
     return _parsers()[0]
@@ -88,7 +102,7 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"feedmap {__version__}")
+    parser.add_argument("--version", action=_Version, help="show the version and which sitemap walk reads, then exit")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in (convert, diff, info, validate, discover, formats, codes):
         module.add_parser(subparsers)

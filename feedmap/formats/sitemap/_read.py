@@ -28,6 +28,8 @@ from feedmap._xml import SITEMAP_NAMESPACES, SITEMAP_NS, RootInfo, iter_elements
 from feedmap.formats._elements import duplicate, holds_markup, serialize_element
 from feedmap.formats._fields import PLAIN_PRIORITIES, read_changefreq, read_lastmod, read_loc, read_priority
 from feedmap.formats.ext import EntryFields, ReadHook, hooks
+from feedmap.formats.ext._image import read as read_image
+from feedmap.formats.sitemap._walk import IMAGE_TAG, Walked, walker
 
 __all__ = ["check_root", "entry_from_element", "iter_entries"]
 
@@ -198,6 +200,29 @@ def _entry_loc(
     return read_loc(loc_text, ctx, loc_line)
 
 
+def _plain_entry(walked: Walked, source: str, offset: int) -> Entry | None:
+    """The entry of a walked common case when every value is fine as written (as the full reader would read
+    it, reporting nothing); None when a value needs the full reader (which reports it)."""
+    line, loc, lastmod, changefreq, priority, walked_images = walked
+    if loc is None or check_loc(loc) is not None:
+        return None
+    date = None
+    if lastmod is not None:
+        try:
+            date = W3CDate(lastmod)
+        except (TypeError, ValueError):
+            return None
+    freq = None
+    if changefreq is not None and (freq := _CHANGEFREQ_VALUES.get(changefreq)) is None:
+        return None
+    weight = None
+    if priority is not None and (weight := PLAIN_PRIORITIES.get(priority)) is None:
+        return None
+    if len(walked_images) > PROTOCOL_MAX_IMAGES:
+        return None  # reported by the full reader
+    return new_entry(loc, date, freq, weight, tuple(walked_images), (), {}, new_position(source, line + offset))
+
+
 def iter_entries(source: Source, ctx: Context, namespace: str, element: str) -> Iterator[Entry]:
     """Stream the entries of every ``element`` child of the root (``url`` of a urlset, ``sitemap`` of an
     index: each format's extensions read their elements)."""
@@ -209,6 +234,9 @@ def iter_entries(source: Source, ctx: Context, namespace: str, element: str) -> 
     nodes = iter_elements(
         source.stream, tags, reporter=ctx.reporter, name=ctx.name, starts_entry=_qualified(namespace, "loc")
     )
+    walk = walker()
+    images = read_hooks.get(IMAGE_TAG) is read_image  # the walk reads images only as the built-in hook does
+    name = ctx.name
     for node, offset in nodes:
         node_namespace = namespace
         if node.tag == element and namespace:
@@ -221,7 +249,10 @@ def iter_entries(source: Source, ctx: Context, namespace: str, element: str) -> 
                 f'<{element}> in no namespace (xmlns="") inside the sitemap namespace\'s root; read as an entry',
                 line_of(node) + offset,
             )
-        entry = entry_from_element(node, node_namespace, ctx, offset, read_hooks)
+        walked = walk(node, node_namespace, images)
+        entry = None if walked is None else _plain_entry(walked, name, offset)
+        if entry is None:  # not the common case, or a value to report: the full reader reads it
+            entry = entry_from_element(node, node_namespace, ctx, offset, read_hooks)
         if entry is not None:
             count += 1
             yield entry
