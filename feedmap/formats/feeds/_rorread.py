@@ -19,6 +19,7 @@ from feedmap._core.context import Context
 from feedmap._core.dates import W3CDate
 from feedmap._core.errors import Reporter
 from feedmap._core.model import Alternate, ChangeFreq, DocKind, DocMeta, Entry, Image, full_entry, new_position
+from feedmap._core.urls import check_loc
 from feedmap._io.sources import Source
 from feedmap._xml import (
     SITEMAP_NAMESPACES,
@@ -71,6 +72,8 @@ def _text(value: str | None, what: str, ctx: Context, line: int, repair: bool = 
 class _Item:
     """The children of one ``<item>``, gathered by namespace URI."""
 
+    __slots__ = ("alternates", "categories", "changefreq", "extras", "images", "plain", "priority", "ror")
+
     def __init__(self) -> None:
         self.plain: dict[str, tuple[str | None, int, etree._Element]] = {}
         self.ror: dict[str, tuple[str, int]] = {}
@@ -89,35 +92,53 @@ _REPEATABLE = frozenset({"category"})
 def _gather(element: etree._Element, ctx: Context, offset: int, claims: Mapping[str, ReadHook]) -> _Item:
     """The children of an ``<item>``, each read by the extension that claims it (``claims``: the ``ror``
     format's read hooks by tag), else by the reader of its namespace (:data:`_READERS`); what none takes is
-    kept verbatim in extras."""
+    kept verbatim in extras.
+
+    A second single-valued child, or one holding markup, is not read (both reported)."""
     item = _Item()
     seen: set[str] = set()
     for child in element:
         tag = child.tag
-        if not isinstance(tag, str) or not _readable(child, element, tag, seen, ctx, offset):
+        if not isinstance(tag, str):
             continue
+        known = _TAGS.get(tag)
+        if known is None:
+            known = _tag_facts(tag)
+        local, key, reader = known
+        if key is not None:
+            if key in seen:
+                duplicate(child, element, ctx, offset)
+                continue
+            seen.add(key)
+            if len(child) and holds_markup(child, local, ctx, offset):  # an unexpanded entity, an element
+                continue
         hook = claims.get(tag)
         if hook is not None and hook(child, item, ctx, offset):
             continue
-        reader = _READERS.get(namespace_of(tag))
-        if reader is None or not reader(item, child, local_name(tag), line_of(child) + offset, ctx, offset):
+        known_line: object = child.sourceline  # line_of(child) + offset, inline: it runs once per child
+        line = (known_line if isinstance(known_line, int) else 0) + offset
+        if reader is _ror_child:  # the two readers of nearly every child, inline
+            item.ror[local] = ((child.text or "").strip(), line)
+        elif reader is _plain and local != "category":
+            item.plain[local] = (child.text, line, child)
+        elif reader is None or not reader(item, child, local, line, ctx, offset):
             item.extras[tag] = item.extras.get(tag, "") + serialize_element(child)
     return item
 
 
-def _readable(
-    child: etree._Element, element: etree._Element, tag: str, seen: set[str], ctx: Context, offset: int
-) -> bool:
-    """False for a child not to read: a second single-valued child, or one holding markup (both reported)."""
-    local = local_name(tag)
-    key = _field_key(namespace_of(tag), local)
-    if key is None:
-        return True
-    if key in seen:
-        duplicate(child, element, ctx, offset)
-        return False
-    seen.add(key)
-    return not (len(child) and holds_markup(child, local, ctx, offset))  # an unexpanded entity, an element
+#: What a tag's Clark name says, worked out once per tag: (local name, the single-valued field it fills or
+#: None, the reader of its namespace or None).  Bounded: cleared when full (a feed has few distinct tags).
+_TAGS: dict[str, tuple[str, str | None, Reader | None]] = {}
+_TAGS_MAX = 1024
+
+
+def _tag_facts(tag: str) -> tuple[str, str | None, Reader | None]:
+    namespace, local = namespace_of(tag), local_name(tag)
+    facts = (local, _field_key(namespace, local), _READERS.get(namespace))
+    if len(_TAGS) >= _TAGS_MAX:
+        _TAGS.clear()
+    _TAGS[tag] = facts
+    return facts
 
 
 #: Reads one child of an item into it: (item, child, local name, line, ctx, line offset) -> taken.
@@ -181,7 +202,10 @@ def _is_header(item: _Item) -> bool:
 def _loc(item: _Item, ctx: Context, line: int) -> str | None:
     link = item.plain.get("link")
     if link is not None and link[0] and link[0].strip():
-        return read_loc(link[0], ctx, link[1], what="link")
+        text = link[0]
+        if len(text.strip()) == len(text) and check_loc(text) is None:
+            return text  # fine as written: read_loc would say nothing and give it back
+        return read_loc(text, ctx, link[1], what="link")
     guid = item.plain.get("guid")
     if guid is not None and guid[0] and guid[0].strip() and guid[2].get("isPermaLink", "true").lower() != "false":
         return read_loc(guid[0], ctx, guid[1], what="guid")
