@@ -244,7 +244,7 @@ def encode_url(url: str) -> str:
 
 def is_http_url(text: str) -> bool:
     """True for an ``http://`` or ``https://`` URL (the scheme in any case): a web URL."""
-    return text[:8].lower().startswith(("http://", "https://"))
+    return text.startswith(("https://", "http://")) or text[:8].lower().startswith(("http://", "https://"))
 
 
 _SCHEME_ONLY = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")

@@ -97,15 +97,20 @@ def iter_elements(
 
     previous: etree._Element | None = None
     started: etree._Element | None = None  # the wanted element begun last: the one a break cuts, if not ended
+    # The last parent found to be the root, or no wanted element and inside none: its other children need no
+    # walk up (an RSS <channel>, whose every <item> took one).  Its ancestors never change, so this stays
+    # true, and the proxy held keeps its node alive: `is` is identity (lxml keeps one proxy per live node).
+    clear_parent: etree._Element | None = None
     try:
         for event, element in context:
             if event == "start":
                 started = element
                 continue
             parent = element.getparent()
-            nested = parent is not None and parent.getparent() is not None  # deeper than the root's children
-            if nested and next(element.iterancestors(*tags), None) is not None:
-                continue  # inside a wanted element (an extension's own <url>): part of that one, kept whole
+            if parent is not clear_parent and parent is not None:
+                if _inside_wanted(element, parent, tags):
+                    continue  # inside a wanted element (an extension's own <url>): part of that one, kept whole
+                clear_parent = parent
             yield element, cleaner.line_offset
             element.clear(keep_tail=False)
             if parent is not None:
@@ -115,10 +120,8 @@ def iter_elements(
                         check_unexpected(first)
                     del parent[0]
             previous = element
-        root = context.root
-        if root is not None:
-            for child in root:
-                check_unexpected(child)
+        for child in _children(context.root):  # what is left after the last wanted element
+            check_unexpected(child)
     except (etree.XMLSyntaxError, UnicodeDecodeError) as exc:
         cleaner.finish()
         broke = _report_break(exc, context.error_log, reporter, name, cleaner.line_offset)
@@ -137,6 +140,16 @@ def iter_elements(
                 yield piece, cleaner.line_offset
     finally:
         cleaner.finish()
+
+
+def _children(root: etree._Element | None) -> list[etree._Element]:
+    return [] if root is None else list(root)
+
+
+def _inside_wanted(element: etree._Element, parent: etree._Element, tags: list[str]) -> bool:
+    """Whether ``element`` (whose parent is ``parent``) lies deeper than the root's children, inside an element
+    with one of ``tags``."""
+    return parent.getparent() is not None and next(element.iterancestors(*tags), None) is not None
 
 
 def _report_break(

@@ -143,6 +143,9 @@ def read_priority(text: str | None, ctx: Context, line: int) -> float | None:
     missing leading digit or leading zeros (``+.5`` -> ``0.5``), or more digits than a float keeps.
     """
     value = (text or "").strip(XML_BLANKS)
+    plain = PLAIN_PRIORITIES.get(value)
+    if plain is not None:  # the usual forms: read without a Decimal, and nothing to say about them
+        return plain
     exact, problem = parse_priority(value)
     if exact is None:
         ctx.warning("priority-invalid", f"{problem}; ignored", line)

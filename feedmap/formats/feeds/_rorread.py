@@ -19,6 +19,7 @@ from feedmap._core.context import Context
 from feedmap._core.dates import W3CDate
 from feedmap._core.errors import Reporter
 from feedmap._core.model import Alternate, ChangeFreq, DocKind, DocMeta, Entry, Image, full_entry, new_position
+from feedmap._core.urls import check_loc
 from feedmap._io.sources import Source
 from feedmap._xml import (
     SITEMAP_NAMESPACES,
@@ -61,7 +62,7 @@ def _text(value: str | None, what: str, ctx: Context, line: int, repair: bool = 
     text = value.strip()
     if not text:
         return None
-    if repair and _ESCAPED.search(text) is not None:
+    if repair and "&" in text and _ESCAPED.search(text) is not None:
         fixed = html.unescape(text)
         ctx.warning("double-escaped", f"{what} was escaped twice ({text[:40]!r}); unescaped once", line)
         text = fixed
@@ -70,6 +71,8 @@ def _text(value: str | None, what: str, ctx: Context, line: int, repair: bool = 
 
 class _Item:
     """The children of one ``<item>``, gathered by namespace URI."""
+
+    __slots__ = ("alternates", "categories", "changefreq", "extras", "images", "plain", "priority", "ror")
 
     def __init__(self) -> None:
         self.plain: dict[str, tuple[str | None, int, etree._Element]] = {}
@@ -86,38 +89,63 @@ class _Item:
 _REPEATABLE = frozenset({"category"})
 
 
-def _gather(element: etree._Element, ctx: Context, offset: int, claims: Mapping[str, ReadHook]) -> _Item:
-    """The children of an ``<item>``, each read by the extension that claims it (``claims``: the ``ror``
+#: What a tag's Clark name says, worked out once per tag by :class:`_Tags`: its local name, the single-valued
+#: field it fills (None if none), the read hook of the extension that claims it and the reader of its
+#: namespace (None if none).
+_Facts = tuple[str, "str | None", "ReadHook | None", "Reader | None"]
+
+
+class _Tags(dict[str, _Facts]):
+    """The facts of each tag met so far in one document, for the ``ror`` format's read hooks (``claims``);
+    bounded, cleared when full (a feed has few distinct tags, an odd one may have many)."""
+
+    __slots__ = ("claims",)
+    limit = 1024
+
+    def __init__(self, claims: Mapping[str, ReadHook]) -> None:
+        super().__init__()
+        self.claims = claims
+
+    def __missing__(self, tag: str) -> _Facts:
+        namespace, local = namespace_of(tag), local_name(tag)
+        facts = (local, _field_key(namespace, local), self.claims.get(tag), _READERS.get(namespace))
+        if len(self) >= self.limit:
+            self.clear()
+        self[tag] = facts
+        return facts
+
+
+def _gather(element: etree._Element, ctx: Context, offset: int, tags: _Tags) -> _Item:
+    """The children of an ``<item>``, each read by the extension that claims it (``tags.claims``: the ``ror``
     format's read hooks by tag), else by the reader of its namespace (:data:`_READERS`); what none takes is
-    kept verbatim in extras."""
+    kept verbatim in extras.
+
+    A second single-valued child, or one holding markup, is not read (both reported)."""
     item = _Item()
     seen: set[str] = set()
     for child in element:
         tag = child.tag
-        if not isinstance(tag, str) or not _readable(child, element, tag, seen, ctx, offset):
+        if not isinstance(tag, str):
             continue
-        hook = claims.get(tag)
+        local, key, hook, reader = tags[tag]
+        if key is not None:
+            if key in seen:
+                duplicate(child, element, ctx, offset)
+                continue
+            seen.add(key)
+            if len(child) and holds_markup(child, local, ctx, offset):  # an unexpanded entity, an element
+                continue
         if hook is not None and hook(child, item, ctx, offset):
             continue
-        reader = _READERS.get(namespace_of(tag))
-        if reader is None or not reader(item, child, local_name(tag), line_of(child) + offset, ctx, offset):
+        known_line: object = child.sourceline  # line_of(child) + offset, inline: it runs once per child
+        line = (known_line if isinstance(known_line, int) else 0) + offset
+        if reader is _ror_child:  # the two readers of nearly every child, inline
+            item.ror[local] = ((child.text or "").strip(), line)
+        elif reader is _plain and local != "category":
+            item.plain[local] = (child.text, line, child)
+        elif reader is None or not reader(item, child, local, line, ctx, offset):
             item.extras[tag] = item.extras.get(tag, "") + serialize_element(child)
     return item
-
-
-def _readable(
-    child: etree._Element, element: etree._Element, tag: str, seen: set[str], ctx: Context, offset: int
-) -> bool:
-    """False for a child not to read: a second single-valued child, or one holding markup (both reported)."""
-    local = local_name(tag)
-    key = _field_key(namespace_of(tag), local)
-    if key is None:
-        return True
-    if key in seen:
-        duplicate(child, element, ctx, offset)
-        return False
-    seen.add(key)
-    return not (len(child) and holds_markup(child, local, ctx, offset))  # an unexpanded entity, an element
 
 
 #: Reads one child of an item into it: (item, child, local name, line, ctx, line offset) -> taken.
@@ -181,7 +209,10 @@ def _is_header(item: _Item) -> bool:
 def _loc(item: _Item, ctx: Context, line: int) -> str | None:
     link = item.plain.get("link")
     if link is not None and link[0] and link[0].strip():
-        return read_loc(link[0], ctx, link[1], what="link")
+        text = link[0]
+        if len(text.strip()) == len(text) and check_loc(text) is None:
+            return text  # fine as written: read_loc would say nothing and give it back
+        return read_loc(text, ctx, link[1], what="link")
     guid = item.plain.get("guid")
     if guid is not None and guid[0] and guid[0].strip() and guid[2].get("isPermaLink", "true").lower() != "false":
         return read_loc(guid[0], ctx, guid[1], what="guid")
@@ -228,7 +259,10 @@ def _lastmod(item: _Item, ctx: Context) -> W3CDate | None:
     lastmod = None
     updated = item.ror.pop("updated", None)
     if updated is not None and updated[0]:
-        lastmod = read_lastmod(updated[0], ctx, updated[1], what="ror:updated")
+        try:
+            lastmod = W3CDate(updated[0])  # what read_lastmod gives a valid date, without a word
+        except ValueError:
+            lastmod = read_lastmod(updated[0], ctx, updated[1], what="ror:updated")
     pub = item.plain.get("pubDate")
     if lastmod is None and pub is not None and pub[0] and pub[0].strip():
         lastmod = read_rfc822_date(pub[0], ctx, pub[1], "pubDate") or read_lastmod(pub[0], ctx, pub[1], what="pubDate")
@@ -280,12 +314,12 @@ def _header_into(meta: DocMeta, item: _Item) -> None:
 def ror_items(source: Source, meta: DocMeta, ctx: Context, *, repair: bool = True) -> Iterator[Entry]:
     """The entries of the items (the header item's values go into ``meta``); ``repair``: undo double
     escaping (off for feedmap's own output, see :func:`channel_meta`)."""
-    claims = hooks("ror").read
+    tags = _Tags(hooks("ror").read)
     for element, offset in iter_elements(
         source.stream, ["item"], reporter=ctx.reporter, name=ctx.name, report_unknown=False
     ):
         line = line_of(element) + offset
-        item = _gather(element, ctx, offset, claims)
+        item = _gather(element, ctx, offset, tags)
         if _is_header(item):
             _header_into(meta, item)
             continue
@@ -319,7 +353,7 @@ def channel_meta(source: Source, ctx: Context) -> tuple[DocMeta, bool]:
             _channel_texts(meta, texts, ctx, repair)
             texts = []
             quiet = Context(reporter=Reporter(), options=ctx.options, name=ctx.name)
-            first = _gather(element, quiet, 0, hooks("ror").read)
+            first = _gather(element, quiet, 0, _Tags(hooks("ror").read))
             if _is_header(first):
                 _header_into(meta, first)
             break
