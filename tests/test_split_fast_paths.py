@@ -103,7 +103,7 @@ def test_lines_longer_than_the_line_cap_are_reported_in_a_plain_block(lines: lis
     read_both_ways("\n".join(lines).encode(), cap)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.integers(min_value=0, max_value=2999), ODD_LINES), max_size=6), st.booleans())
 def test_lines_are_numbered_across_the_reads_of_a_long_input(odd: list[tuple[int, str]], crlf: bool) -> None:
     """3,000 plain lines (about 200 KB: several reads) with odd lines put among them: every URL keeps the
