@@ -39,7 +39,7 @@ import os
 import re
 import unicodedata
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import BinaryIO
@@ -52,18 +52,19 @@ from feedmap._core.dates import W3CDate
 from feedmap._core.errors import Diagnostic, FormatError, Level, LimitError, Reporter, SourceError, WriteError
 from feedmap._core.limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_SITEMAPS, PROTOCOL_MAX_URLS
 from feedmap._core.model import Document, Entry
-from feedmap._core.urls import encode_url_checked, is_uri, scope_check
+from feedmap._core.urls import encode_url_checked, is_uri
 from feedmap._core.wording import counted
 from feedmap._io.files import open_regular
 from feedmap._io.gzip import GZIP_MAGIC
 from feedmap._io.sinks import gzipped
 from feedmap._publish.lock import is_run_file
 from feedmap._publish.publish import Publisher, PublishReport
+from feedmap._publish.scope import ScopeCheck, report_outside
 from feedmap._xml import escape_attribute
 from feedmap.formats import _registry as registry
 from feedmap.formats._registry import FormatSpec, Rendered
 
-__all__ = ["SplitReading", "listed_names", "published_base", "report_left", "report_removed", "scoped", "shown"]
+__all__ = ["SplitReading", "listed_names", "published_base", "report_left", "report_removed", "shown"]
 
 
 #: What a reader says of an input holding more than one file may (sitemaps.org: 50,000 URLs per sitemap).
@@ -85,28 +86,6 @@ class SplitReading(Reporter):
             message = f"{diagnostic.message}; written into files within the limit"
             diagnostic = dataclasses.replace(diagnostic, level=Level.INFO, message=message)
         self._target.report(diagnostic)
-
-
-def scoped(items: Iterable[tuple[Entry, str]], base_url: str, ctx: Context) -> Iterator[tuple[Entry, str]]:
-    """``items`` as they are; at the end one INFO ``outside-sitemap-scope`` counting the entries whose URL is
-    not under ``base_url``: the same site and, in their normal form, a path under the base URL's
-    (:func:`feedmap._core.urls.scope_check`: ``/maps/../x`` and ``/maps/%2e%2e/x`` are not under ``/maps/``)."""
-    inside = scope_check(base_url)
-    outside = 0
-    first = ""
-    for entry, block in items:
-        loc = entry.loc
-        if not inside(loc):
-            outside += 1
-            first = first or loc
-        yield entry, block
-    if outside:
-        ctx.info(
-            "outside-sitemap-scope",
-            f"{counted(outside, 'URL')} not under {base_url}, where the files are served (first: {first}): "
-            "sitemaps.org lets a sitemap list only URLs under its own location unless the site's robots.txt "
-            "names it; add a 'Sitemap:' line naming the index to the robots.txt of the host of those URLs",
-        )
 
 
 def report_left(directory: str, index: str, base: str, written: frozenset[str], ctx: Context) -> None:
@@ -471,24 +450,39 @@ class _Writer:
             self.out.write("".join(self.pending).encode("utf-8"))
             self.pending.clear()
 
-    def add(self, entry: Entry, block: str) -> None:
-        length = len(block) if block.isascii() else len(block.encode("utf-8"))
-        if self.count and (self.count >= self.where.max_urls or self.size + length > self.room):
-            self.finish()
-            self.start()
-        if length > self.room:
-            self._too_large(entry, length)
-        self.pending.append(block)
-        if len(self.pending) >= _BATCH:
-            self.flush()
-        self.count += 1
-        self.size += length
-        self.total += 1
-        lastmod = entry.lastmod
-        if lastmod is not None:
-            part = self.parts[-1]
-            if part.newest is None or _newer(lastmod, part.newest):
-                part.newest = lastmod
+    def add_all(self, items: Iterable[tuple[Entry, str]], inside: Callable[[str], bool]) -> tuple[int, str]:
+        """Write every block in turn, a file cut before the block that would pass a limit; how many
+        entries' URLs are not ``inside`` the files' scope, and the first of them."""
+        max_urls = self.where.max_urls
+        pending = self.pending
+        count, size, room, total = self.count, self.size, self.room, self.total
+        outside = 0
+        first = ""
+        for entry, block in items:
+            loc = entry.loc
+            if not inside(loc):
+                outside += 1
+                first = first or loc
+            length = len(block) if block.isascii() else len(block.encode("utf-8"))
+            if count and (count >= max_urls or size + length > room):
+                self.finish()
+                self.start()
+                count, size, room = 0, 0, self.room
+            if length > room:
+                self._too_large(entry, length)
+            pending.append(block)
+            if len(pending) >= _BATCH:
+                self.flush()
+            count += 1
+            size += length
+            total += 1
+            lastmod = entry.lastmod
+            if lastmod is not None:
+                part = self.parts[-1]
+                if part.newest is None or _newer(lastmod, part.newest):
+                    part.newest = lastmod
+        self.count, self.size, self.total = count, size, total
+        return outside, first
 
     def _too_large(self, entry: Entry, length: int) -> None:
         limit = self.where.max_bytes
@@ -534,8 +528,8 @@ def split_document(doc: Document, where: Layout, ctx: Context) -> SplitResult:
     with Publisher(where.directory, lambda previous: listed_names(previous, base)) as publisher:
         with _Writer(where, rendered, publisher, ctx) as writer:
             writer.start()
-            for entry, block in scoped(rendered.items, where.base_url, ctx):
-                writer.add(entry, block)
+            outside, first = writer.add_all(rendered.items, ScopeCheck(where.base_url))
+            report_outside(outside, first, where.base_url, ctx)
             writer.finish()
         if writer.total == 0:
             ctx.warning("empty-document", rendered.empty)

@@ -9,11 +9,10 @@ the caller (``line-too-long``).
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator, Sequence
 from typing import Protocol
 
-__all__ = ["bounded_lines", "too_long"]
+__all__ = ["Block", "bounded_line_blocks", "bounded_lines", "too_long"]
 
 _CHUNK = 1 << 16
 
@@ -22,32 +21,26 @@ class _Readable(Protocol):
     def read(self, size: int = -1, /) -> bytes: ...
 
 
-_ANY_NEWLINE = re.compile(rb"\r\n|\r|\n")
-
-
 def bounded_lines(stream: _Readable, limit: int, *, any_newline: bool = False) -> Iterator[bytes | None]:
     """Yield each line of ``stream`` without its line end, or None for a line longer than ``limit`` bytes
     (whose bytes are read and dropped as they come).  One item per line, so counting them gives line
     numbers.  Lines end at LF; with ``any_newline`` also at CR LF and at a lone CR (old Mac files)."""
-    split: Callable[[bytes], list[bytes]] = _ANY_NEWLINE.split if any_newline else _split_lf
+    for block in bounded_line_blocks(stream, limit, any_newline=any_newline):
+        yield from block
+
+
+#: The items of :func:`bounded_line_blocks`: a read's lines, None for each one too long.
+Block = Sequence[bytes | None]
+
+
+def bounded_line_blocks(stream: _Readable, limit: int, *, any_newline: bool = False) -> Iterator[Block]:
+    """The items of :func:`bounded_lines` in sequences, one (never empty) per read of ``stream``: a reader
+    that looks at many lines at once (:mod:`feedmap.formats.lines._text`) pays per read, not per line."""
     parts: list[bytes] = []  # the line read so far, in pieces joined once when it ends (linear in its length)
     size = 0
     skipping = False  # inside a line already reported as too long
-    held = b""  # a CR at the end of a read: the next read may start with its LF
-    while True:
-        chunk = stream.read(_CHUNK)
-        if not chunk:
-            if not held:
-                break
-            chunk, held = held, b""
-        else:
-            if held:
-                chunk, held = held + chunk, b""
-            if any_newline and chunk.endswith(b"\r"):
-                chunk, held = chunk[:-1], b"\r"
-                if not chunk:
-                    continue
-        lines = split(chunk)
+    for chunk in _chunks(stream, any_newline):
+        lines = chunk.split(b"\n")
         if skipping:
             if len(lines) == 1:
                 continue
@@ -58,21 +51,42 @@ def bounded_lines(stream: _Readable, limit: int, *, any_newline: bool = False) -
             parts.append(lines[0])
             lines[0] = b"".join(parts)
             parts, size = [], 0
-        for line in lines:
-            yield line if len(line) <= limit else None
+        block: Block = lines
+        if lines and max(map(len, lines)) > limit:
+            block = [line if len(line) <= limit else None for line in lines]
         if last:
             parts.append(last)
             size += len(last)
         if size > limit:
-            yield None
+            block = [*block, None]
             skipping = True
             parts, size = [], 0
+        if block:
+            yield block
     if parts:
-        yield b"".join(parts)
+        yield [b"".join(parts)]
 
 
-def _split_lf(data: bytes) -> list[bytes]:
-    return data.split(b"\n")
+def _chunks(stream: _Readable, any_newline: bool) -> Iterator[bytes]:
+    """The bytes of ``stream`` read after read, each line ending as LF: with ``any_newline`` a CR LF or a
+    lone CR made one LF (the split of ``\\r\\n|\\r|\\n``), a CR ending a read held until the next tells which."""
+    held = b""  # a CR at the end of a read: the next read may start with its LF
+    while True:
+        chunk = stream.read(_CHUNK)
+        if not chunk:
+            if not held:
+                return
+            chunk, held = held, b""
+        else:
+            if held:
+                chunk, held = held + chunk, b""
+            if any_newline and chunk.endswith(b"\r"):
+                chunk, held = chunk[:-1], b"\r"
+                if not chunk:
+                    continue
+        if any_newline and b"\r" in chunk:
+            chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        yield chunk
 
 
 def too_long(limit: int) -> str:

@@ -22,11 +22,11 @@ from typing import BinaryIO
 from feedmap._core.context import Context
 from feedmap._core.errors import ReadError
 from feedmap._core.model import DocKind, DocMeta, Document, Entry, new_entry, new_position
-from feedmap._core.urls import check_loc, is_absolute_url
+from feedmap._core.urls import MAX_LOC_LENGTH, check_loc, is_absolute_url
 from feedmap._io.sources import Source
 from feedmap.formats._output import MAX_BYTES, MAX_URLS, SizeWatch, encoded_url, write_blocks
 from feedmap.formats._registry import FormatSpec, Rendered
-from feedmap.formats.lines._common import bounded_lines, too_long
+from feedmap.formats.lines._common import Block, bounded_line_blocks, too_long
 
 __all__ = ["FORMAT", "read", "render", "write"]
 
@@ -70,39 +70,82 @@ def _refuse_csv(text: str, tail: str, ctx: Context, line: int) -> None:
 
 def _entries(source: Source, ctx: Context) -> Iterator[Entry]:
     limit = ctx.options.max_line_bytes
+    name = ctx.name
     count = 0
+    line = 0  # the number of the line before the block
     # a lone CR also ends a line (old Mac files)
-    for line, raw in enumerate(bounded_lines(source.stream, limit, any_newline=True), start=1):
-        if raw is None:
-            ctx.warning("line-too-long", too_long(limit), line)
+    for block in bounded_line_blocks(source.stream, limit, any_newline=True):
+        if line == 0 and block[0] is not None and block[0].startswith(_BOM):
+            block = [block[0][len(_BOM) :], *block[1:]]
+        texts = _plain_urls(block)
+        if texts is not None:  # nearly every block: no line to report, every line one URL as it is
+            for text in texts:
+                line += 1
+                yield new_entry(text, None, None, None, (), (), {}, new_position(name, line))
+            count += len(texts)
             continue
-        if line == 1 and raw.startswith(b"\xef\xbb\xbf"):
-            raw = raw[3:]
-        text = _decode(raw, ctx, line).strip()
-        if not text:
-            continue
-        tail = csv_tail(text)
-        if tail is not None:
-            if count == 0:
-                _refuse_csv(text, tail, ctx, line)
-            ctx.warning(
-                "csv-line",
-                f"{text!r} is a URL followed by comma-separated fields ({tail!r}), not one URL; line skipped "
-                "(write a comma that belongs to the URL as %2C)",
-                line,
-            )
-            continue
-        if not is_absolute_url(text):
-            shown = text if len(text) <= 80 else text[:77] + "..."
-            ctx.warning("loc-not-absolute", f"{shown!r} is not an absolute URL; line skipped", line)
-            continue
-        problem = check_loc(text)
-        if problem is not None:
-            ctx.warning(problem[0], f"{problem[1]}; kept as written", line)
-        count += 1
-        yield new_entry(text, None, None, None, (), (), {}, new_position(ctx.name, line))
+        for raw in block:
+            line += 1
+            url = _line_url(raw, ctx, line, count)
+            if url is not None:
+                count += 1
+                yield new_entry(url, None, None, None, (), (), {}, new_position(name, line))
     if count > MAX_URLS:
         ctx.warning("too-many-entries", f"{count:,} URLs; the protocol allows {MAX_URLS:,} per file")
+
+
+_BOM = b"\xef\xbb\xbf"
+#: A line that is a URL as it is, that no check has anything to say of: an absolute URL (RFC 3986 scheme,
+#: host, port of at most four digits, then a path, query or fragment) of URI characters only, no blank (the
+#: line needs no strip), no comma (no CSV field can follow).  A strict subset of what
+#: :func:`~feedmap._core.urls.check_loc` passes; any other line takes :func:`_line_url`.
+_PLAIN_URL = (
+    r"[A-Za-z][A-Za-z0-9+.-]*://[A-Za-z0-9._~!$&'()*+;=%-]+(?::[0-9]{0,4})?"  # scheme, host, port
+    r"(?:[/?#][A-Za-z0-9._~!$&'()*+;=%:@/?#-]*)?"  # path, query, fragment
+)
+_PLAIN_URLS = re.compile(f"{_PLAIN_URL}(?:\n{_PLAIN_URL})*")
+
+
+def _plain_urls(block: Block) -> list[str] | None:
+    """The lines of ``block`` as text when every one is a plain URL (:data:`_PLAIN_URL`) shorter than
+    :data:`~feedmap._core.urls.MAX_LOC_LENGTH`; None when one is not (or is too long to read)."""
+    if None in block:
+        return None
+    joined = b"\n".join(block)  # type: ignore[arg-type]  # no None in it
+    if not joined.isascii() or max(map(len, block)) >= MAX_LOC_LENGTH:  # type: ignore[arg-type]
+        return None
+    text = joined.decode("ascii")
+    return text.split("\n") if _PLAIN_URLS.fullmatch(text) is not None else None
+
+
+def _line_url(raw: bytes | None, ctx: Context, line: int, count: int) -> str | None:
+    """The URL line ``line`` holds (``count`` URLs before it), or None when it holds none: blank, too long,
+    not a URL (each reported); a CSV row before any URL is a ReadError."""
+    if raw is None:
+        ctx.warning("line-too-long", too_long(ctx.options.max_line_bytes), line)
+        return None
+    text = _decode(raw, ctx, line).strip()
+    if not text:
+        return None
+    tail = csv_tail(text)
+    if tail is not None:
+        if count == 0:
+            _refuse_csv(text, tail, ctx, line)
+        ctx.warning(
+            "csv-line",
+            f"{text!r} is a URL followed by comma-separated fields ({tail!r}), not one URL; line skipped "
+            "(write a comma that belongs to the URL as %2C)",
+            line,
+        )
+        return None
+    if not is_absolute_url(text):
+        shown = text if len(text) <= 80 else text[:77] + "..."
+        ctx.warning("loc-not-absolute", f"{shown!r} is not an absolute URL; line skipped", line)
+        return None
+    problem = check_loc(text)
+    if problem is not None:
+        ctx.warning(problem[0], f"{problem[1]}; kept as written", line)
+    return text
 
 
 def read(source: Source, *, ctx: Context) -> Document:
