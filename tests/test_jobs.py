@@ -300,3 +300,24 @@ def test_calls_that_read_no_index_refuse_jobs(tmp_path: Path) -> None:
         feedmap.write([], tmp_path / "out.xml", "sitemap", Options(jobs=2))
     with pytest.raises(ValueError, match=r"cannot use jobs"):
         feedmap.sitemap_tree(str(tmp_path / "none.xml"), Options(jobs=2))
+
+
+@pytest.mark.parametrize("target", ["sitemap", "jsonl"])
+def test_several_inputs_are_the_same_with_workers(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, site: Path, target: str
+) -> None:
+    inputs = [str(site / name) for name in ("c0.xml", "c3.xml", "c5.xml.gz", "index.xml", "c2.xml", "c1.xml")]
+    argv = ["convert", *inputs, "--map", f"{SITE}={site}", "-t", target, "-o", "out"]
+    code, _out, err, _files = _same_with_jobs(capsys, tmp_path, argv)
+    assert code == 0
+    assert "xml-not-well-formed" in err
+
+
+def test_an_input_that_cannot_be_read_stops_the_run_the_same_with_workers(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, site: Path
+) -> None:
+    inputs = [str(site / name) for name in ("c0.xml", "c1.xml", "nothing-here.xml", "c2.xml")]
+    code, _out, err, files = _same_with_jobs(capsys, tmp_path, ["convert", *inputs, "-t", "text", "-o", "out"])
+    assert code == 2
+    assert "nothing-here.xml: no such file" in err
+    assert not files

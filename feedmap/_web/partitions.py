@@ -69,6 +69,8 @@ class Partition:
     #: The file to read: the child itself, or the copy of a downloaded child (read as a file object).
     file: str
     downloaded: bool
+    #: The format named for it (``-f``, for an input of a run), else None: recognised by content.
+    format: str | None
     name: str
     path: Path | None
     url: str | None
@@ -149,9 +151,9 @@ def read_partition(partition: Partition) -> str:
                 source: str | BinaryIO = partition.file
                 if partition.downloaded:
                     source = stack.enter_context(open(partition.file, "rb"))
-                doc, inner = start_document(source, None, ctx, shared)
+                doc, inner = start_document(source, partition.format, ctx, shared)
                 stack.push(inner)
-                if is_followed(doc):
+                if partition.options.follow and is_followed(doc):
                     spill.end(_NESTED)
                     return partition.spill
                 spill.start()
@@ -221,10 +223,11 @@ class Workers:
         self._made += 1
         return os.path.join(directory, f"{self._made}.{what}")
 
-    def read(self, file: Path, ctx: Context) -> Future[str]:
-        """A local child (``ctx``: the context the run would read it with) read by a worker."""
+    def read(self, file: Path | str, ctx: Context, format: str | None = None) -> Future[str]:
+        """A local child or input (``ctx``: the context the run would read it with) read by a worker."""
         pool, directory = self._start()
-        return pool.submit(read_partition, self._partition(str(file), False, ctx, self._file(directory, "spill")))
+        spill = self._file(directory, "spill")
+        return pool.submit(read_partition, self._partition(os.fspath(file), False, ctx, spill, format))
 
     def read_downloaded(self, download: Future[tuple[BinaryIO, str]], ctx: Context) -> Future[str]:
         """A child being downloaded read by a worker once it is: its copy is written for the worker (the download
@@ -240,7 +243,7 @@ class Workers:
                     shutil.copyfileobj(body, out)
                 body.seek(0)
                 child_ctx = replace(ctx, url=final_url)
-                submitted = pool.submit(read_partition, self._partition(copy, True, child_ctx, spill))
+                submitted = pool.submit(read_partition, self._partition(copy, True, child_ctx, spill, None))
             except BaseException as exc:  # the download's failure is the child's, as without workers
                 parsed.set_exception(exc)
                 return
@@ -249,9 +252,9 @@ class Workers:
         download.add_done_callback(downloaded)
         return parsed
 
-    def _partition(self, file: str, downloaded: bool, ctx: Context, spill: str) -> Partition:
+    def _partition(self, file: str, downloaded: bool, ctx: Context, spill: str, format: str | None) -> Partition:
         options = replace(ctx.options, strict=False, follow_child=None, jobs=1)  # the run applies strict itself
-        return Partition(file, downloaded, ctx.name, ctx.path, ctx.url, ctx.chain, options, spill)
+        return Partition(file, downloaded, format, ctx.name, ctx.path, ctx.url, ctx.chain, options, spill)
 
     def close(self) -> None:
         """Stop the workers (those not started yet are cancelled) and remove the spills."""
