@@ -353,7 +353,7 @@ def _concatenated(
                     read_ahead(rest)
                     parsed = ahead.popleft()
                     if parsed is not None:
-                        index = yield from replay(outcome(parsed, source_name(source)), reporter)
+                        index = yield from replay(outcome(parsed, source_name(source)), reporter.report)
                         if not index:
                             continue
                 yield from _open_document(source, format, context_for(source), shared).entries

@@ -277,6 +277,9 @@ def test_a_killed_worker_is_an_error_naming_its_child_and_nothing_is_written(
     assert not out.exists()
     assert sorted(path.name for path in tmp_path.iterdir()) == ["site", "tmp"]  # no output, not even a temporary
     assert not list(scratch.iterdir())  # the spills removed
+    with pytest.raises(SourceError, match=r"https://example\.com/c\d\.xml: the worker process .* stopped"):
+        feedmap.validate(str(folder / "index.xml"), options=options, on_diagnostic=_killing_workers())
+    assert not list(scratch.iterdir())
 
 
 @pytest.mark.parametrize(

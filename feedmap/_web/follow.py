@@ -428,7 +428,7 @@ def _read_child(child: _Child, level: _Level) -> Generator[Entry, None, _Level |
     ctx, tally = level.ctx, level.tally
     try:
         if child.parsed is not None:  # read by a worker: its entries and diagnostics replayed here
-            nested = yield from replay(outcome(child.parsed, child.loc), ctx.reporter)
+            nested = yield from replay(outcome(child.parsed, child.loc), ctx.reporter.report)
             if not nested:
                 if child.download is not None:
                     child.download.result()[0].close()

@@ -30,23 +30,24 @@ import os
 import pickle
 import shutil
 import tempfile
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from feedmap._core.context import Context, Options
 from feedmap._core.errors import Diagnostic, Reporter, SourceError
 from feedmap._core.model import Entry
 from feedmap._io.http import Shared
 
-__all__ = ["Partition", "WorkerDied", "Workers", "outcome", "read_partition", "replay", "worker_count"]
+__all__ = ["Partition", "Spill", "WorkerDied", "Workers", "outcome", "read_partition", "replay", "worker_count"]
 
 #: Entries pickled together: big enough that pickling is cheap per entry, small enough to keep memory flat.
 _BATCH = 2048
-_ENTRIES, _DIAGNOSTIC, _FAILED, _NESTED, _END = "entries", "diagnostic", "failed", "nested", "end"
+_ENTRIES, _DIAGNOSTIC, _VALUE = "entries", "diagnostic", "value"
+_FAILED, _NESTED, _END = "failed", "nested", "end"
 
 
 def worker_count(jobs: int) -> int:
@@ -82,7 +83,7 @@ class Partition:
 class _Recording(Reporter):
     """The worker's reporter: each diagnostic written to the spill after the entries read before it."""
 
-    def __init__(self, spill: _Spill) -> None:
+    def __init__(self, spill: Spill) -> None:
         super().__init__(keep=0)
         self._spill = spill
 
@@ -90,7 +91,7 @@ class _Recording(Reporter):
         self._spill.diagnostic(diagnostic)
 
 
-class _Spill:
+class Spill:
     """The records of one partition, written in the order reading made them (held back until ``start``)."""
 
     def __init__(self, out: BinaryIO) -> None:
@@ -123,10 +124,29 @@ class _Spill:
         self.flush()
         self._record(_DIAGNOSTIC, diagnostic)
 
+    def value(self, value: object) -> None:
+        """A picklable value for the run (counts), given to ``values`` of :func:`replay` when replayed."""
+        self.flush()
+        self._record(_VALUE, value)
+
+    def failed(self, exc: BaseException) -> None:
+        """Reading stopped with ``exc`` (raised where it stopped when the spill is replayed)."""
+        self.end(_FAILED, _portable(exc))
+
+    def nested(self) -> None:
+        """The child is an index: what was recorded is dropped, the run reads it itself."""
+        self.end(_NESTED)
+
+    def done(self) -> None:
+        """Reading ended."""
+        self.end(_END)
+
     def end(self, kind: str, value: object = None) -> None:
         self.flush()
-        if kind == _NESTED:
-            self._held = None  # what opening the index reported, the run reports when it reads it
+        if kind == _NESTED:  # what opening the index reported, the run reports when it reads it
+            self._held = None
+            self._out.seek(0)
+            self._out.truncate()
         self.start()
         self._record(kind, value)
 
@@ -136,7 +156,7 @@ def read_partition(partition: Partition) -> str:
     from feedmap._web.follow import is_followed, start_document  # follow imports this module
 
     with open(partition.spill, "wb") as out:
-        spill = _Spill(out)
+        spill = Spill(out)
         ctx = Context(
             reporter=_Recording(spill),
             options=partition.options,
@@ -154,14 +174,14 @@ def read_partition(partition: Partition) -> str:
                 doc, inner = start_document(source, partition.format, ctx, shared)
                 stack.push(inner)
                 if partition.options.follow and is_followed(doc):
-                    spill.end(_NESTED)
+                    spill.nested()
                     return partition.spill
                 spill.start()
                 for entry in doc.entries:
                     spill.entry(entry)
-            spill.end(_END)
+            spill.done()
         except Exception as exc:  # the run raises or reports it where reading stopped
-            spill.end(_FAILED, _portable(exc))
+            spill.failed(exc)
         finally:
             shared.close()
     return partition.spill
@@ -181,9 +201,12 @@ def _rebuilt(value: tuple[type[BaseException], tuple[object, ...], dict[str, obj
     return exc
 
 
-def replay(spill: str, reporter: Reporter) -> Generator[Entry, None, bool]:
-    """The entries of a partition's spill, each diagnostic reported where reading made it; the exception that
-    stopped reading raised at its place.  Returns True when the child is an index (for the run to follow)."""
+def replay(
+    spill: str, report: Callable[[Diagnostic], None], values: list[Any] | None = None
+) -> Generator[Entry, None, bool]:
+    """The entries of a partition's spill, each diagnostic given to ``report`` where reading made it, each
+    :meth:`Spill.value` appended to ``values``; the exception that stopped reading raised at its place.
+    Returns whether the child is an index (for the run to follow: nothing else was replayed)."""
     try:
         with open(spill, "rb") as records:
             while True:
@@ -191,7 +214,10 @@ def replay(spill: str, reporter: Reporter) -> Generator[Entry, None, bool]:
                 if kind == _ENTRIES:
                     yield from value
                 elif kind == _DIAGNOSTIC:
-                    reporter.report(value)
+                    report(value)
+                elif kind == _VALUE:
+                    if values is not None:
+                        values.append(value)
                 elif kind == _FAILED:
                     raise _rebuilt(value)
                 else:
@@ -228,6 +254,12 @@ class Workers:
         pool, directory = self._start()
         spill = self._file(directory, "spill")
         return pool.submit(read_partition, self._partition(os.fspath(file), False, ctx, spill, format))
+
+    def submit(self, function: Callable[[Any, str], str], task: object) -> Future[str]:
+        """``function(task, spill)`` run by a worker (a module-level function writing a :class:`Spill` to the
+        path ``spill`` and returning it): a partition of another walk than an index's (validation's)."""
+        pool, directory = self._start()
+        return pool.submit(function, task, self._file(directory, "spill"))
 
     def read_downloaded(self, download: Future[tuple[BinaryIO, str]], ctx: Context) -> Future[str]:
         """A child being downloaded read by a worker once it is: its copy is written for the worker (the download
