@@ -236,6 +236,7 @@ class Workers:
         self._pool: ProcessPoolExecutor | None = None
         self._directory: str | None = None
         self._made = 0
+        self._futures: list[Future[str]] = []
 
     def _start(self) -> tuple[ProcessPoolExecutor, str]:
         if self._pool is None or self._directory is None:
@@ -253,13 +254,18 @@ class Workers:
         """A local child or input (``ctx``: the context the run would read it with) read by a worker."""
         pool, directory = self._start()
         spill = self._file(directory, "spill")
-        return pool.submit(read_partition, self._partition(os.fspath(file), False, ctx, spill, format))
+        return self._kept(pool.submit(read_partition, self._partition(os.fspath(file), False, ctx, spill, format)))
+
+    def _kept(self, future: Future[str]) -> Future[str]:
+        self._futures = [one for one in self._futures if not one.done()]
+        self._futures.append(future)
+        return future
 
     def submit(self, function: Callable[[Any, str], str], task: object) -> Future[str]:
         """``function(task, spill)`` run by a worker (a module-level function writing a :class:`Spill` to the
         path ``spill`` and returning it): a partition of another walk than an index's (validation's)."""
         pool, directory = self._start()
-        return pool.submit(function, task, self._file(directory, "spill"))
+        return self._kept(pool.submit(function, task, self._file(directory, "spill")))
 
     def read_downloaded(self, download: Future[tuple[BinaryIO, str]], ctx: Context) -> Future[str]:
         """A child being downloaded read by a worker once it is: its copy is written for the worker (the download
@@ -282,17 +288,24 @@ class Workers:
             submitted.add_done_callback(lambda result: _pass_on(result, parsed))
 
         download.add_done_callback(downloaded)
-        return parsed
+        return self._kept(parsed)
 
     def _partition(self, file: str, downloaded: bool, ctx: Context, spill: str, format: str | None) -> Partition:
         options = replace(ctx.options, strict=False, follow_child=None, jobs=1)  # the run applies strict itself
         return Partition(file, downloaded, format, ctx.name, ctx.path, ctx.url, ctx.chain, options, spill)
 
     def close(self) -> None:
-        """Stop the workers (those not started yet are cancelled) and remove the spills."""
+        """Stop the workers and remove the spills.  Partitions still being read (the run stopped early: an error,
+        Ctrl-C, SIGTERM) are not waited for: their workers are stopped at once."""
         pool, self._pool = self._pool, None
         if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+            unfinished = any(not future.done() for future in self._futures)
+            processes = list((getattr(pool, "_processes", None) or {}).values()) if unfinished else []
+            pool.shutdown(wait=not unfinished, cancel_futures=True)
+            for process in processes:
+                process.terminate()
+                process.join()
+        self._futures.clear()
         directory, self._directory = self._directory, None
         if directory is not None:
             shutil.rmtree(directory, ignore_errors=True)
