@@ -22,7 +22,9 @@ from __future__ import annotations
 import contextlib
 import operator
 import os
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Literal, overload
 
@@ -36,11 +38,13 @@ from feedmap._io.sinks import gzip_named, gzipped
 from feedmap._io.sources import (
     SinkLike,
     SourceLike,
+    is_url,
     open_sink,
     source_name,
 )
 from feedmap._publish.split import Layout, SplitReading, layout, split_document
 from feedmap._web.follow import follow_index, start_document
+from feedmap._web.partitions import Workers, outcome, replay
 from feedmap.converters import _pipeline as converters
 from feedmap.converters._kinds import report_kind_change
 from feedmap.formats import _registry as registry
@@ -317,17 +321,45 @@ def _concatenated(
     sources: Sequence[SourceLike], format: str | None, ctx: Context, reporter: Reporter, shared: Shared
 ) -> Document:
     """One document whose entries are those of each source in turn, read reporting to ``reporter``; metadata
-    from the first."""
+    from the first.  With ``options.jobs``, the inputs after the first that are local files are read by worker
+    processes ahead of their turn, their entries and diagnostics replayed in it (:mod:`feedmap._web.partitions`;
+    an input that is an index to follow is read here, its children by the workers)."""
 
     def context_for(source: SourceLike) -> Context:
         return Context(reporter=reporter, options=ctx.options, name=source_name(source))
 
     first = _open_document(sources[0], format, context_for(sources[0]), shared)
+    workers = Workers(ctx.options.jobs) if ctx.options.jobs != 1 and len(sources) > 1 else None
+    if workers is not None and workers.count == 1:
+        workers = None
+    ahead: deque[Future[str] | None] = deque()
+
+    def read_ahead(rest: Iterator[SourceLike]) -> None:
+        """Up to one input more than there are workers handed to them (a local file; others are read here)."""
+        assert workers is not None
+        while len(ahead) <= workers.count and (source := next(rest, None)) is not None:
+            path = os.fspath(source) if isinstance(source, (str, Path)) else None
+            local = path is not None and path != "-" and not is_url(path)
+            ahead.append(workers.read(path, context_for(source), format) if path is not None and local else None)
 
     def entries() -> Iterator[Entry]:
-        yield from first.entries
-        for source in sources[1:]:
-            yield from _open_document(source, format, context_for(source), shared).entries
+        rest = iter(sources[1:])
+        try:
+            if workers is not None:
+                read_ahead(rest)  # the next inputs read while the first is
+            yield from first.entries
+            for source in sources[1:]:
+                if workers is not None:
+                    read_ahead(rest)
+                    parsed = ahead.popleft()
+                    if parsed is not None:
+                        index = yield from replay(outcome(parsed, source_name(source)), reporter.report)
+                        if not index:
+                            continue
+                yield from _open_document(source, format, context_for(source), shared).entries
+        finally:
+            if workers is not None:
+                workers.close()
 
     combined = Document(first.meta, entries(), diagnostics=ctx.reporter.diagnostics)
     combined.format = first.format

@@ -354,6 +354,7 @@ EVERY_FIELD = {
     "follow_child": "lambda loc, lastmod: lastmod is None",
     "max_depth": "2",
     "concurrency": "4",
+    "jobs": "2",
     "http": 'feedmap.HttpSettings(cache_dir="cache", read_timeout=5)',
     "maps": '[("https://e.com/", "public"), ("https://f.com/", pathlib.Path("f"))]',
     "base_url": '"https://e.com/"',

@@ -32,6 +32,7 @@ __all__ = [
     "DEFAULT_MAX_LINE_BYTES",
     "DEFAULT_PAGE_MAX_BYTES",
     "MAX_CONCURRENCY",
+    "MAX_JOBS",
     "NUMBER_FIELD",
     "DateLike",
     "DedupeRule",
@@ -51,6 +52,8 @@ DEFAULT_MAX_DEPTH = 5
 DEFAULT_CONCURRENCY = 16
 #: The most index children (or pages) fetched at once that may be asked for: one thread each.
 MAX_CONCURRENCY = 1000
+#: The most worker processes ``jobs`` may ask for (0 asks for one per core).
+MAX_JOBS = 256
 #: Largest page read by enrichment (a page's head is at its start; 5 MiB is far beyond real pages).
 DEFAULT_PAGE_MAX_BYTES = 5 * 1024 * 1024
 #: Longest line of a line-based input (JSON lines, text sitemap) read: far beyond any real entry or URL.
@@ -125,6 +128,9 @@ class Options:
     max_depth: int = DEFAULT_MAX_DEPTH
     #: Index children fetched at once (and pages at once with ``--enrich``).
     concurrency: int = DEFAULT_CONCURRENCY
+    #: ``--jobs``: worker processes reading an index's children (1: none, read in this process; 0: one per
+    #: core).  The output is the same whatever the number (:mod:`feedmap._web.partitions`).
+    jobs: int = 1
     http: HttpSettings = field(default_factory=HttpSettings)
     #: ``(url_prefix, directory)`` pairs: URLs under the prefix are read from the directory.
     maps: tuple[tuple[str, Path], ...] = ()
@@ -195,6 +201,7 @@ class Options:
             follow_child: FollowPredicate | None = ...,
             max_depth: int = ...,
             concurrency: int = ...,
+            jobs: int = ...,
             http: HttpSettings = ...,
             maps: Iterable[tuple[str, DirectoryLike]] = ...,
             base_url: str | None = ...,
@@ -327,6 +334,7 @@ def _check_values(options: Options) -> None:
     cannot be called."""
     check_number("max_depth", options.max_depth, minimum=0, integer=True)
     check_number("concurrency", options.concurrency, minimum=1, maximum=MAX_CONCURRENCY, integer=True)
+    check_number("jobs", options.jobs, minimum=0, maximum=MAX_JOBS, integer=True)
     if options.limit is not None:
         check_number("limit", options.limit, minimum=0, integer=True)
     if not isinstance(options.http, HttpSettings):
@@ -414,13 +422,13 @@ _SPLITTING = ("max_urls", "max_file_bytes", "name", "gzip", "index_name")
 #: URLs when reading, and the URL the directory is served at when splitting.  Without ``enrich``, no call
 #: uses the fields of enrichment, and ``write`` and ``split`` (which read nothing else) those of fetching.
 CALL_FIELDS: dict[str, frozenset[str]] = {
-    "read": frozenset({"strict", *_READING, "base_url", *_SELECTING, *_ENRICHING}),
+    "read": frozenset({"strict", *_READING, "jobs", "base_url", *_SELECTING, *_ENRICHING}),
     "write": frozenset({"strict", *_SELECTING, *_ENRICHING, *_FETCHING, *_WRITING}),
     "split": frozenset({"strict", *_SELECTING, *_ENRICHING, *_FETCHING, *_WRITING, "base_url", *_SPLITTING}),
     "convert": frozenset(one.name for one in fields(Options)),
     "enrich": frozenset({"strict", *_ENRICHING, *_FETCHING}),
-    "diff": frozenset({"strict", *_READING, "base_url", "index_name", *_SELECTING}),
-    "validate": frozenset({"strict", *_READING, "base_url"}),
+    "diff": frozenset({"strict", *_READING, "jobs", "base_url", "index_name", *_SELECTING}),
+    "validate": frozenset({"strict", *_READING, "jobs", "base_url"}),
     "find_sitemaps": frozenset({"strict", *_FETCHING}),
     "sitemap_tree": frozenset({"strict", *_READING}),
 }

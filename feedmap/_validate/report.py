@@ -16,8 +16,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Collection, Iterator, Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 from feedmap._core.context import Context, Options
@@ -42,10 +43,12 @@ from feedmap._core.urls import is_http_url, same_site
 from feedmap._io.http import Shared
 from feedmap._io.locate import MapEscapeError, is_mapped, local_path
 from feedmap._io.sources import Source, SourceLike, is_url, open_source
+from feedmap._validate.partitions import ChildCheck, check_child
 from feedmap._validate.rules import Findings
 from feedmap._validate.sitemap import validate_sitemap
 from feedmap._validate.text import validate_text
 from feedmap._web.discover import open_url, robots_sitemaps, site_root
+from feedmap._web.partitions import WorkerDied, Workers, outcome, replay
 from feedmap.formats import _registry as registry
 from feedmap.formats._detection import sniff
 from feedmap.formats.feeds._channel_checks import validate_feed
@@ -125,6 +128,8 @@ class _Index:
     key: str
     #: The URLs of the indexes that led to it, itself last (a robots.txt naming one lifts the directory rule).
     lineage: tuple[str, ...]
+    #: With ``jobs``: the next children, each with its validation by a worker when it is on disk.
+    ahead: deque[tuple[str, int, Future[str] | None]] = field(default_factory=deque)
 
 
 class _Run:
@@ -145,20 +150,67 @@ class _Run:
         self.visited: set[str] = set()
         self.now = dt.datetime.now(dt.timezone.utc)
         self.robots: dict[str, frozenset[str]] = {}
+        #: With ``jobs``: the workers validating children on disk ahead (:mod:`feedmap._validate.partitions`).
+        self.workers: Workers | None = None
 
     def walk(self, source: SourceLike, format: str | None) -> None:
         """Validate ``source`` and, when it is an index (and ``follow``), its children depth first."""
         root = self.root(source, format)
         stack = [root] if root is not None else []
-        while stack:
-            top = stack[-1]
-            child = next(top.children, None)
-            if child is None:
-                stack.pop()
-                continue
-            nested = self.child(*child, top, tuple(index.key for index in stack))
-            if nested is not None:
-                stack.append(nested)
+        try:
+            while stack:
+                top = stack[-1]
+                ancestors = tuple(index.key for index in stack)
+                child = self._next(top, ancestors)
+                if child is None:
+                    stack.pop()
+                    continue
+                url, line, validated = child
+                nested = self.child(url, line, top, ancestors, validated)
+                if nested is not None:
+                    stack.append(nested)
+        finally:
+            if self.workers is not None:
+                self.workers.close()
+
+    def _next(self, index: _Index, ancestors: tuple[str, ...]) -> tuple[str, int, Future[str] | None] | None:
+        """The next child of ``index`` (with ``jobs``, the children on disk after it handed to the workers)."""
+        workers = self.workers
+        if workers is None:
+            found = next(index.children, None)
+            return None if found is None else (*found, None)
+        while len(index.ahead) <= 2 * workers.count and (found := next(index.children, None)) is not None:
+            index.ahead.append((*found, self._ahead(found[0], index, ancestors, workers)))
+        return index.ahead.popleft() if index.ahead else None
+
+    def _ahead(self, url: str, index: _Index, ancestors: tuple[str, ...], workers: Workers) -> Future[str] | None:
+        """A child on disk, which the walk will validate as it stands now, handed to a worker; else None."""
+        try:
+            path = local_path(url, self.options.maps)
+        except SourceError:
+            return None
+        if path is None or not path.is_file():
+            return None
+        key = str(path.resolve())
+        if key in self.visited or nesting_refusal(key, ancestors, self.options.max_depth) is not None:
+            return None
+        options = dataclasses.replace(self.options, follow_child=None, jobs=1)
+        return workers.submit(check_child, ChildCheck(url, index.url, key, index.lineage, options, self.now))
+
+    def _replayed(self, validated: Future[str], url: str) -> bool:
+        """A child's validation by a worker replayed here; False when it is an index (the walk validates it)."""
+        counts: list[tuple[int, int]] = []
+        replayed = replay(outcome(validated, url), self.emit, counts)
+        try:
+            while True:
+                next(replayed)
+        except StopIteration as stop:
+            nested = bool(stop.value)
+        finally:
+            for files, entries in counts:
+                self.report.files += files
+                self.report.entries += entries
+        return not nested
 
     def root(self, source: SourceLike, format: str | None) -> _Index | None:
         try:
@@ -179,8 +231,11 @@ class _Run:
             self.visited.add(key)
             return self.file(opened, format, key, (), self.options.base_url)
 
-    def child(self, url: str, line: int, index: _Index, ancestors: tuple[str, ...]) -> _Index | None:
-        """Validate one child of ``index`` (named at ``line`` of it); a nested index is returned, to be walked."""
+    def child(
+        self, url: str, line: int, index: _Index, ancestors: tuple[str, ...], validated: Future[str] | None = None
+    ) -> _Index | None:
+        """Validate one child of ``index`` (named at ``line`` of it; ``validated``: by a worker, see
+        :meth:`_next`); a nested index is returned, to be walked."""
         find = index.find
         try:
             path = local_path(url, self.options.maps)
@@ -199,6 +254,8 @@ class _Run:
             return None  # validated already, as the child of another index
         self.visited.add(key)
         try:
+            if validated is not None and self._replayed(validated, url):
+                return None
             with open_url(
                 url,
                 self.options,
@@ -214,7 +271,7 @@ class _Run:
             else:
                 find("child-unreadable", f"child sitemap {url} could not be read: {reason_of(exc, url)}", line)
             return None
-        except StrictError:
+        except (StrictError, WorkerDied):
             raise
         except FeedmapError as exc:  # SourceError, a size cap (Content-Length over --max-bytes)
             find("child-unreadable", f"child sitemap {url} could not be read: {reason_of(exc, url)}", line)
@@ -343,6 +400,10 @@ def validate(
             on_diagnostic(finding)
 
     run = _Run(report, options, emit)
+    if options.jobs != 1 and options.follow:
+        run.workers = Workers(options.jobs)
+        if run.workers.count == 1:
+            run.workers = None
     with contextlib.closing(run.shared):
         run.walk(source, format)
     return report

@@ -70,6 +70,7 @@ from feedmap._io.http import Shared
 from feedmap._io.locate import MapEscapeError, local_path
 from feedmap._io.scratch import ScratchSpool
 from feedmap._io.sources import Source, SourceLike, is_url, open_source
+from feedmap._web.partitions import WorkerDied, Workers, outcome, replay
 from feedmap.converters._filters import within
 from feedmap.formats import _registry as registry
 from feedmap.formats._registry import FormatSpec
@@ -175,6 +176,8 @@ class _Child:
     line: int
     path: Path | None = None
     download: Future[tuple[BinaryIO, str]] | None = None
+    #: With ``jobs``: the spill of the child read by a worker (:mod:`feedmap._web.partitions`).
+    parsed: Future[str] | None = None
 
 
 def _download(url: str, ctx: Context, shared: Shared) -> tuple[BinaryIO, str]:
@@ -222,7 +225,7 @@ def _left_out(index_entry: Entry, options: Options) -> bool:
     return options.since is not None and lastmod is not None and not within(lastmod, options.since, None)
 
 
-def _plan(index_entry: Entry, ctx: Context, tally: _Tally, shared: Shared) -> _Child | None:
+def _plan(index_entry: Entry, ctx: Context, tally: _Tally, shared: Shared, workers: Workers | None) -> _Child | None:
     """Decide how a child is read, or report why it is not (and give None)."""
     line = index_entry.origin.line if index_entry.origin else 0
     options = ctx.options
@@ -261,8 +264,15 @@ def _plan(index_entry: Entry, ctx: Context, tally: _Tally, shared: Shared) -> _C
         return None
     tally.failed -= 1
     if path is not None:
-        return _Child(loc, line, path=path)
-    return _Child(loc, line, download=shared.pool(options.concurrency).submit(_download, loc, ctx, shared))
+        child = _Child(loc, line, path=path)
+        if workers is not None:
+            child.parsed = workers.read(path, _local_context(child, ctx))
+        return child
+    child = _Child(loc, line, download=shared.pool(options.concurrency).submit(_download, loc, ctx, shared))
+    if workers is not None:
+        assert child.download is not None
+        child.parsed = workers.read_downloaded(child.download, ctx.child(loc, None))
+    return child
 
 
 def _discard(download: Future[tuple[BinaryIO, str]]) -> None:
@@ -287,7 +297,11 @@ class _Following:
 
     def __iter__(self) -> Iterator[Entry]:
         if self._walk is None:
-            self._walk = _walk(_Level(self.entries, self.ctx, self.shared))
+            jobs = self.ctx.options.jobs
+            workers = Workers(jobs) if jobs != 1 else None
+            if workers is not None and workers.count == 1:  # jobs=0 on one core: read here, as jobs=1 does
+                workers = None
+            self._walk = _walk(_Level(self.entries, self.ctx, self.shared, workers=workers))
         return self._walk
 
     def close(self) -> None:
@@ -312,6 +326,8 @@ class _Level:
     planned: bool = False
     #: Shared by every level of one walk.
     tally: _Tally = field(default_factory=_Tally)
+    #: With ``jobs``: the worker processes reading the children (the same for every level of one walk).
+    workers: Workers | None = None
 
     def next_child(self) -> _Child | None:
         """The next child to read while up to ``concurrency`` children download ahead; None at the end."""
@@ -321,7 +337,7 @@ class _Level:
             if entry is None:
                 self.planned = True
             else:
-                child = _plan(entry, self.ctx, self.tally, self.shared)
+                child = _plan(entry, self.ctx, self.tally, self.shared, self.workers)
                 if child is not None:
                     self.window.append(child)
         return self.window.popleft() if self.window else None
@@ -358,6 +374,8 @@ def _walk(root: _Level) -> Iterator[Entry]:
     finally:
         for level in reversed(levels):
             level.close()
+        if root.workers is not None:
+            root.workers.close()
 
 
 def _check_something_read(root: _Level) -> None:
@@ -388,8 +406,7 @@ def _open_child(child: _Child, ctx: Context, shared: Shared) -> tuple[Document, 
             doc, inner = start_document(body, None, child_ctx, shared)
         else:
             assert child.path is not None
-            mapped = child.loc if not child.loc.startswith("file:") else None
-            child_ctx = ctx.child(str(child.path), child.path, url=mapped)
+            child_ctx = _local_context(child, ctx)
             doc, inner = start_document(child.path, None, child_ctx, shared)
         stack.push(inner)
     except BaseException:
@@ -398,18 +415,40 @@ def _open_child(child: _Child, ctx: Context, shared: Shared) -> tuple[Document, 
     return doc, child_ctx, stack
 
 
+def _local_context(child: _Child, ctx: Context) -> Context:
+    """The context a child read from disk is read with (named by its path, its URL when mapped)."""
+    assert child.path is not None
+    mapped = child.loc if not child.loc.startswith("file:") else None
+    return ctx.child(str(child.path), child.path, url=mapped)
+
+
 def _read_child(child: _Child, level: _Level) -> Generator[Entry, None, _Level | None]:
     """Yield the entries of a child sitemap of ``level``'s index; a child that is itself an index is returned as
     a new level."""
     ctx, tally = level.ctx, level.tally
     try:
+        if child.parsed is not None:  # read by a worker: its entries and diagnostics replayed here
+            nested = yield from replay(outcome(child.parsed, child.loc), ctx.reporter.report)
+            if not nested:
+                if child.download is not None:
+                    child.download.result()[0].close()
+                tally.read += 1
+                return None
         doc, child_ctx, stack = _open_child(child, ctx, level.shared)
         if is_followed(doc):
-            return _Level(iter(doc.entries), child_ctx, level.shared, parent=(child, ctx), stack=stack, tally=tally)
+            return _Level(
+                iter(doc.entries),
+                child_ctx,
+                level.shared,
+                parent=(child, ctx),
+                stack=stack,
+                tally=tally,
+                workers=level.workers,
+            )
         with stack:
             yield from doc.entries
         tally.read += 1
-    except StrictError:
+    except (StrictError, WorkerDied):
         raise
     except FeedmapError as exc:
         _report(child, ctx, exc, tally)

@@ -43,11 +43,13 @@ from feedmap._core.dates import W3CDate, parse_lenient
 from feedmap._core.errors import Diagnostic, FormatError, Level
 from feedmap._core.http_settings import MAX_RETRIES
 from feedmap._core.option_values import MAX_SECONDS
+from feedmap._core.options import MAX_JOBS
 from feedmap._io.sources import DEFAULT_MAX_BYTES
 from feedmap.cli._advice import with_advice
 from feedmap.cli._option_types import (
     concurrency_count,
     header_text,
+    job_count,
     non_negative_int,
     parse_size,
     pause_seconds,
@@ -335,6 +337,15 @@ def add_reading_options(
         metavar="N",
         help=f"for a sitemap index: follow nested indexes at most N deep (default: {DEFAULT_MAX_DEPTH})",
     )
+    add(
+        "--jobs",
+        dest="jobs",
+        type=job_count,
+        default=1,
+        metavar="N",
+        help=f"for a sitemap index: read its children in N worker processes, 0 for one per core, at most "
+        f"{MAX_JOBS} (default: 1, no workers); the output is the same whatever N",
+    )
     if since:
         add_since_option(group, help=helps.get("since"))
     return group
@@ -484,6 +495,7 @@ def reading_options(args: argparse.Namespace, **more: Any) -> Options:
         max_depth=args.max_depth,
         maps=tuple(args.maps),
         concurrency=args.concurrency,
+        jobs=args.jobs,
         http=http_settings(args),
         base_url=args.base_url,
         **more,

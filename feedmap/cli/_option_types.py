@@ -21,10 +21,12 @@ from feedmap._core.option_values import (
     xml_text_problem,
 )
 from feedmap._core.option_values import parse_size as size_in_bytes
+from feedmap._core.options import MAX_JOBS
 
 __all__ = [
     "concurrency_count",
     "header_text",
+    "job_count",
     "non_negative_int",
     "parse_size",
     "pause_seconds",
@@ -65,6 +67,8 @@ def _number(
 positive_int = _number(int, 1)
 non_negative_int = _number(int, 0)
 concurrency_count = _number(int, 1, maximum=MAX_CONCURRENCY)
+#: ``--jobs``: worker processes, 0 (one per core) to MAX_JOBS.
+job_count = _number(int, 0, maximum=MAX_JOBS)
 retry_count = _number(int, 0, maximum=MAX_RETRIES)
 #: ``--timeout``, ``--deadline``: finite seconds, more than 0, at most a day.
 wait_seconds = _number(float, 0, above=True, maximum=MAX_SECONDS)

@@ -1,0 +1,333 @@
+"""Index children read by worker processes (``Options.jobs``, ``--jobs N``), their output replayed in order.
+
+Spec: the sitemaps.org 0.9 sitemap index (https://www.sitemaps.org/protocol.html#index): an index's children
+are independent documents, so each is one *partition* a worker process can read while the run reads another.
+What stays in the run's own process is everything whose order or state spans children: planning each child
+(scope, loops, depth, the follow filter: :mod:`feedmap._web.follow`), the downloads (on the run's threads,
+with the fetcher's robots, redirect and size rules unchanged), and every step after reading (filters, merges,
+sorting, the writers, the splitting writer's cuts).  A worker opens one child as the run would
+(:func:`feedmap._web.follow.start_document`, the same name, URL and options), reads it whole with its checks,
+and writes what reading produced to a spill file in the run's temporary directory, in the order it happened:
+batches of entries and, between them, each diagnostic.  The run replays a spill when the walk reaches its
+child: entries are yielded and diagnostics reported at the point of the stream where the reader made them,
+so what is written, reported and counted is the same as with ``jobs=1``, byte for byte, ``strict`` included
+(the worker reads leniently; the run's reporter raises at the replayed warning, as it would have).  A child
+that is itself an index is left to the run (the worker says so and nothing else), which follows it in its
+own process.  Memory stays flat: a worker holds one batch, the run reads one batch at a time.
+
+Workers are started with ``forkserver`` (where the platform has it; else ``spawn``): a run forks nothing
+from its own process, whose HTTP client and download threads hold locks a forked child could inherit held.
+Formats registered in code (not by an entry point) are not known to a worker; a worker that dies (killed,
+out of memory) is :class:`WorkerDied`, naming the child it was reading, and the run stops: no child is
+passed over silently and no partial output is kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import pickle
+import shutil
+import tempfile
+from collections.abc import Callable, Generator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from feedmap._core.context import Context, Options
+from feedmap._core.errors import Diagnostic, Reporter, SourceError
+from feedmap._core.model import Entry
+from feedmap._io.http import Shared
+
+__all__ = ["Partition", "Spill", "WorkerDied", "Workers", "outcome", "read_partition", "replay", "worker_count"]
+
+#: Entries pickled together: big enough that pickling is cheap per entry, small enough to keep memory flat.
+_BATCH = 2048
+_ENTRIES, _DIAGNOSTIC, _VALUE = "entries", "diagnostic", "value"
+_FAILED, _NESTED, _END = "failed", "nested", "end"
+
+
+def worker_count(jobs: int) -> int:
+    """The worker processes ``jobs`` asks for: itself, or for 0 the cores this process may run on."""
+    if jobs:
+        return jobs
+    with contextlib.suppress(AttributeError, OSError):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+class WorkerDied(SourceError):
+    """A worker process stopped before it finished its child (killed, out of memory): the run stops."""
+
+
+@dataclass(frozen=True, slots=True)
+class Partition:
+    """What a worker is told: the child to read and the context it is read with (as the run would)."""
+
+    #: The file to read: the child itself, or the copy of a downloaded child (read as a file object).
+    file: str
+    downloaded: bool
+    #: The format named for it (``-f``, for an input of a run), else None: recognised by content.
+    format: str | None
+    name: str
+    path: Path | None
+    url: str | None
+    chain: tuple[str, ...]
+    options: Options
+    spill: str
+
+
+class _Recording(Reporter):
+    """The worker's reporter: each diagnostic written to the spill after the entries read before it."""
+
+    def __init__(self, spill: Spill) -> None:
+        super().__init__(keep=0)
+        self._spill = spill
+
+    def report(self, diagnostic: Diagnostic) -> None:
+        self._spill.diagnostic(diagnostic)
+
+
+class Spill:
+    """The records of one partition, written in the order reading made them (held back until ``start``)."""
+
+    def __init__(self, out: BinaryIO) -> None:
+        self._out = out
+        self._batch: list[Entry] = []
+        self._held: list[tuple[str, object]] | None = []  # until the child is known not to be an index
+
+    def _record(self, kind: str, value: object) -> None:
+        if self._held is not None:
+            self._held.append((kind, value))
+        else:
+            pickle.dump((kind, value), self._out, pickle.HIGHEST_PROTOCOL)
+
+    def start(self) -> None:
+        held, self._held = self._held or [], None
+        for kind, value in held:
+            self._record(kind, value)
+
+    def entry(self, entry: Entry) -> None:
+        self._batch.append(entry)
+        if len(self._batch) >= _BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._batch:
+            batch, self._batch = self._batch, []
+            self._record(_ENTRIES, batch)
+
+    def diagnostic(self, diagnostic: Diagnostic) -> None:
+        self.flush()
+        self._record(_DIAGNOSTIC, diagnostic)
+
+    def value(self, value: object) -> None:
+        """A picklable value for the run (counts), given to ``values`` of :func:`replay` when replayed."""
+        self.flush()
+        self._record(_VALUE, value)
+
+    def failed(self, exc: BaseException) -> None:
+        """Reading stopped with ``exc`` (raised where it stopped when the spill is replayed)."""
+        self.end(_FAILED, _portable(exc))
+
+    def nested(self) -> None:
+        """The child is an index: what was recorded is dropped, the run reads it itself."""
+        self.end(_NESTED)
+
+    def done(self) -> None:
+        """Reading ended."""
+        self.end(_END)
+
+    def end(self, kind: str, value: object = None) -> None:
+        self.flush()
+        if kind == _NESTED:  # what opening the index reported, the run reports when it reads it
+            self._held = None
+            self._out.seek(0)
+            self._out.truncate()
+        self.start()
+        self._record(kind, value)
+
+
+def read_partition(partition: Partition) -> str:
+    """The worker: read one child into its spill file (see the module's docstring); returns the spill's path."""
+    from feedmap._web.follow import is_followed, start_document  # follow imports this module
+
+    with open(partition.spill, "wb") as out:
+        spill = Spill(out)
+        ctx = Context(
+            reporter=_Recording(spill),
+            options=partition.options,
+            name=partition.name,
+            path=partition.path,
+            url=partition.url,
+            chain=partition.chain,
+        )
+        shared = Shared()
+        try:
+            with contextlib.ExitStack() as stack:
+                source: str | BinaryIO = partition.file
+                if partition.downloaded:
+                    source = stack.enter_context(open(partition.file, "rb"))
+                doc, inner = start_document(source, partition.format, ctx, shared)
+                stack.push(inner)
+                if partition.options.follow and is_followed(doc):
+                    spill.nested()
+                    return partition.spill
+                spill.start()
+                for entry in doc.entries:
+                    spill.entry(entry)
+            spill.done()
+        except Exception as exc:  # the run raises or reports it where reading stopped
+            spill.failed(exc)
+        finally:
+            shared.close()
+    return partition.spill
+
+
+def _portable(exc: BaseException) -> tuple[type[BaseException], tuple[object, ...], dict[str, object]]:
+    """An exception as its class, arguments and attributes: exceptions whose ``__init__`` takes keywords
+    (``ReadError(message, source=...)``) do not survive pickling as themselves."""
+    return type(exc), exc.args, dict(vars(exc))
+
+
+def _rebuilt(value: tuple[type[BaseException], tuple[object, ...], dict[str, object]]) -> BaseException:
+    kind, args, attributes = value
+    exc = kind.__new__(kind)
+    exc.args = args
+    vars(exc).update(attributes)
+    return exc
+
+
+def replay(
+    spill: str, report: Callable[[Diagnostic], None], values: list[Any] | None = None
+) -> Generator[Entry, None, bool]:
+    """The entries of a partition's spill, each diagnostic given to ``report`` where reading made it, each
+    :meth:`Spill.value` appended to ``values``; the exception that stopped reading raised at its place.
+    Returns whether the child is an index (for the run to follow: nothing else was replayed)."""
+    try:
+        with open(spill, "rb") as records:
+            while True:
+                kind, value = pickle.load(records)
+                if kind == _ENTRIES:
+                    yield from value
+                elif kind == _DIAGNOSTIC:
+                    report(value)
+                elif kind == _VALUE:
+                    if values is not None:
+                        values.append(value)
+                elif kind == _FAILED:
+                    raise _rebuilt(value)
+                else:
+                    return bool(kind == _NESTED)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(spill)
+
+
+class Workers:
+    """The worker processes of one run (started when the first child is given, stopped by :meth:`close`) and
+    the temporary directory of their spills."""
+
+    def __init__(self, jobs: int) -> None:
+        self.count = worker_count(jobs)
+        self._pool: ProcessPoolExecutor | None = None
+        self._directory: str | None = None
+        self._made = 0
+        self._futures: list[Future[str]] = []
+
+    def _start(self) -> tuple[ProcessPoolExecutor, str]:
+        if self._pool is None or self._directory is None:
+            methods = multiprocessing.get_all_start_methods()
+            method = "forkserver" if "forkserver" in methods else "spawn"
+            self._directory = tempfile.mkdtemp(prefix="feedmap-jobs-")
+            self._pool = ProcessPoolExecutor(self.count, mp_context=multiprocessing.get_context(method))
+        return self._pool, self._directory
+
+    def _file(self, directory: str, what: str) -> str:
+        self._made += 1
+        return os.path.join(directory, f"{self._made}.{what}")
+
+    def read(self, file: Path | str, ctx: Context, format: str | None = None) -> Future[str]:
+        """A local child or input (``ctx``: the context the run would read it with) read by a worker."""
+        pool, directory = self._start()
+        spill = self._file(directory, "spill")
+        return self._kept(pool.submit(read_partition, self._partition(os.fspath(file), False, ctx, spill, format)))
+
+    def _kept(self, future: Future[str]) -> Future[str]:
+        self._futures = [one for one in self._futures if not one.done()]
+        self._futures.append(future)
+        return future
+
+    def submit(self, function: Callable[[Any, str], str], task: object) -> Future[str]:
+        """``function(task, spill)`` run by a worker (a module-level function writing a :class:`Spill` to the
+        path ``spill`` and returning it): a partition of another walk than an index's (validation's)."""
+        pool, directory = self._start()
+        return self._kept(pool.submit(function, task, self._file(directory, "spill")))
+
+    def read_downloaded(self, download: Future[tuple[BinaryIO, str]], ctx: Context) -> Future[str]:
+        """A child being downloaded read by a worker once it is: its copy is written for the worker (the download
+        itself kept, rewound, for the run to follow should the child be an index)."""
+        pool, directory = self._start()
+        copy, spill = self._file(directory, "child"), self._file(directory, "spill")
+        parsed: Future[str] = Future()
+
+        def downloaded(done: Future[tuple[BinaryIO, str]]) -> None:
+            try:
+                body, final_url = done.result()
+                with open(copy, "wb") as out:
+                    shutil.copyfileobj(body, out)
+                body.seek(0)
+                child_ctx = replace(ctx, url=final_url)
+                submitted = pool.submit(read_partition, self._partition(copy, True, child_ctx, spill, None))
+            except BaseException as exc:  # the download's failure is the child's, as without workers
+                parsed.set_exception(exc)
+                return
+            submitted.add_done_callback(lambda result: _pass_on(result, parsed))
+
+        download.add_done_callback(downloaded)
+        return self._kept(parsed)
+
+    def _partition(self, file: str, downloaded: bool, ctx: Context, spill: str, format: str | None) -> Partition:
+        options = replace(ctx.options, strict=False, follow_child=None, jobs=1)  # the run applies strict itself
+        return Partition(file, downloaded, format, ctx.name, ctx.path, ctx.url, ctx.chain, options, spill)
+
+    def close(self) -> None:
+        """Stop the workers and remove the spills.  Partitions still being read (the run stopped early: an error,
+        Ctrl-C, SIGTERM) are not waited for: their workers are stopped at once."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            unfinished = any(not future.done() for future in self._futures)
+            processes = list((getattr(pool, "_processes", None) or {}).values()) if unfinished else []
+            pool.shutdown(wait=not unfinished, cancel_futures=True)
+            for process in processes:
+                process.terminate()
+                process.join()
+        self._futures.clear()
+        directory, self._directory = self._directory, None
+        if directory is not None:
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+def _pass_on(result: Future[str], parsed: Future[str]) -> None:
+    if result.cancelled():
+        parsed.cancel()
+        return
+    exc = result.exception()
+    if exc is not None:
+        parsed.set_exception(exc)
+    else:
+        parsed.set_result(result.result())
+
+
+def outcome(parsed: Future[str], loc: str) -> str:
+    """The spill of a child read by a worker; :class:`WorkerDied` naming the child if its worker died."""
+    try:
+        return parsed.result()
+    except BrokenProcessPool:
+        raise WorkerDied(
+            f"{loc}: the worker process reading this child sitemap stopped before it was read "
+            "(killed, or out of memory); nothing was written"
+        ) from None
