@@ -179,9 +179,7 @@ def _made(count: int) -> list[tuple[str, str, list[str]]]:
 def raw_write(out: str, items: Iterable[tuple[str, str, list[str]]]) -> None:
     """String building: a urlset with the image extension, escaped, written by the MiB."""
     with open(out, "w", encoding="utf-8", newline="\n") as sink:
-        sink.write(
-            f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SITEMAP_NS}" xmlns:image="{IMAGE_NS}">\n'
-        )
+        sink.write(f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SITEMAP_NS}" xmlns:image="{IMAGE_NS}">\n')
         parts: list[str] = []
         for loc, lastmod, images in items:
             parts.append(f"<url><loc>{_escape(loc)}</loc><lastmod>{lastmod}</lastmod>")
@@ -211,9 +209,8 @@ def xmlfile_write(out: str, items: list[tuple[str, str, list[str]]]) -> None:
                     with xf.element(lastmod_tag):
                         xf.write(lastmod)
                     for image in images:
-                        with xf.element(image_tag):
-                            with xf.element(image_loc):
-                                xf.write(image)
+                        with xf.element(image_tag), xf.element(image_loc):
+                            xf.write(image)
                 xf.write("\n")
 
 
@@ -237,7 +234,7 @@ def raw_json_to_xml(out: str, path: str) -> int:
 def _ror_item(loc: str, lastmod: str, title: str) -> str:
     link = _escape(loc)
     return (
-        f"<item><title>{_escape(title)}</title><link>{link}</link><guid isPermaLink=\"true\">{link}</guid>"
+        f'<item><title>{_escape(title)}</title><link>{link}</link><guid isPermaLink="true">{link}</guid>'
         f"<ror:updated>{lastmod}</ror:updated><ror:resourceOf>sitemap</ror:resourceOf></item>\n"
     )
 
