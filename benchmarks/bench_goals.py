@@ -374,10 +374,11 @@ def _available(needs: str | None, peers: bool) -> str | None:
     return None
 
 
-def has_jobs(env: dict[str, str]) -> bool:
-    help_text = subprocess.run(
-        [sys.executable, "-m", "feedmap", "convert", "--help"], capture_output=True, text=True, env=env, check=False
-    ).stdout
+def has_jobs(env: dict[str, str], cwd: Path) -> bool:
+    """Whether the measured feedmap's ``convert`` takes ``--jobs`` (run where the cases run: ``python -m`` puts
+    the working folder first on sys.path, and a checkout's own feedmap/ must not answer for another tree)."""
+    command = [sys.executable, "-m", "feedmap", "convert", "--help"]
+    help_text = subprocess.run(command, capture_output=True, text=True, env=env, cwd=cwd, check=False).stdout
     return "--jobs" in help_text
 
 
@@ -549,7 +550,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         env = _bytecode_env(args.data_dir)
         env["PYTHONPATH"] = os.pathsep.join([str(scratch / "hook"), str(feedmap_root)])
         env.pop("PYTHONSTARTUP", None)
-        jobs = has_jobs(env)
+        jobs = has_jobs(env, scratch)
         rows = build_rows(scratch, args.data_dir, args.quick, jobs)
         if args.rows:
             unknown = set(args.rows) - {row.key for row in rows}
