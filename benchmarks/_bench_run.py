@@ -25,12 +25,16 @@ REPO = HERE.parent
 CHILD = HERE / "_bench_child.py"
 RSS_ENV = "FEEDMAP_BENCH_RSS_REPORT"
 
-# Written next to the children's PYTHONPATH as sitecustomize.py: report the peak RSS at exit.
+# Written next to the children's PYTHONPATH as sitecustomize.py: report the peak RSS at exit.  The variable is
+# taken out of the environment at start, so that the processes the measured one starts (``--jobs`` workers, a
+# forkserver) do not write over its report when they exit after it: the report is the measured process's own.
 HOOK = f'''\
 import atexit, json, os, sys
 
+_REPORT = os.environ.pop("{RSS_ENV}", None)
+
 def _feedmap_bench_report():
-    path = os.environ.get("{RSS_ENV}")
+    path = _REPORT
     if not path:
         return
     peak = 0

@@ -3,6 +3,7 @@
 //   node npm_sitemap_split.js MODULES_DIR IN.jsonl OUT_DIR BASE_URL [LIMIT]
 //   node npm_sitemap_split.js MODULES_DIR --made=N OUT_DIR BASE_URL [LIMIT]
 //   node npm_sitemap_split.js MODULES_DIR IN.xml OUT_DIR BASE_URL [LIMIT]
+//   node npm_sitemap_split.js MODULES_DIR IN.txt OUT_DIR BASE_URL [LIMIT]
 //
 // Streams the JSON lines of IN.jsonl (feedmap's jsonl schema: loc, lastmod, images [{loc}]) as sitemap items
 // (url, lastmod, img [{url}]) into OUT_DIR/sitemap-N.xml files of LIMIT URLs (default 50,000) and
@@ -10,6 +11,7 @@
 // one JSON line: the URLs written, the files and this process's own peak RSS (VmHWM from /proc/self/status).
 // With --made=N no file is read: N items are made in the process by made() (_scale_data.made in Python).
 // An IN.xml sitemap is parsed by the package's own XMLToSitemapItemStream, each item written on as it comes.
+// An IN.txt text sitemap (one URL a line, sitemaps.org "Text file") gives one item ({url}) per non-blank line.
 'use strict';
 
 const fs = require('fs');
@@ -48,6 +50,15 @@ async function writeAll(sms, input) {
     return urls;
   }
   const lines = readline.createInterface({ input: fs.createReadStream(input), crlfDelay: Infinity });
+  if (input.endsWith('.txt')) {
+    for await (const line of lines) {
+      const url = line.trim();
+      if (!url) continue;
+      urls += 1;
+      if (!sms.write({ url })) await once(sms, 'drain');
+    }
+    return urls;
+  }
   for await (const line of lines) {
     if (!line) continue;
     const entry = JSON.parse(line);

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -197,3 +199,85 @@ def test_quick_micro_benchmark_times_every_case() -> None:
     cases = [line.split()[0] for line in completed.stdout.splitlines()]
     assert cases == ["control", "noncharacter", "escape", "escape", "entry", "sqlite", "feedparser"]
     assert all(re.search(r" us\b", line) for line in completed.stdout.splitlines())
+
+
+GOAL_ROWS = ["read-urlset", "read-index", "read-ror", "read-text", "write-urlset", "write-jsonl", "write-ror", "split"]
+
+
+def _run_goals(tmp_path: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, str(ROOT / "benchmarks" / "bench_goals.py"), "--quick", "--no-peers"]
+    command += ["--data-dir", str(tmp_path / "data"), "--results-dir", str(tmp_path / "results"), *options]
+    return subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=200, check=False)
+
+
+@pytest.mark.timeout(240)
+def test_quick_goals_benchmark_checks_every_row_against_its_raw_loop(tmp_path: Path) -> None:
+    """benchmarks/bench_goals.py --quick --no-peers: every row of issue 19's table ran its raw loop and feedmap
+    on the same data, feedmap's locs were the raw loop's, every goal got a verdict, the peers were skipped."""
+    completed = _run_goals(tmp_path)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    result = json.loads(sorted((tmp_path / "results").glob("bench_goals-*.json"))[-1].read_text(encoding="utf-8"))
+    assert [row["key"] for row in result["rows"]] == GOAL_ROWS
+    assert result["wrong_outputs"] == []
+    for row in result["rows"]:
+        cases = row["cases"]
+        raw, mine = cases["raw"]["runs"][0], cases["feedmap"]["runs"][0]
+        assert raw["urls"] > 0 and mine["urls"] == raw["urls"], row["key"]
+        assert mine["locs_sha256"] == raw["locs_sha256"], row["key"]
+        assert cases["feedmap"]["median"] > 0 and cases["raw"]["median"] > 0
+        assert mine["feedmap"].startswith(str(ROOT / "feedmap")), mine["feedmap"]
+        peers = [case for case in cases.values() if case["role"] == "peer"]
+        assert all(case["note"] == "skipped: --no-peers" and not case["runs"] for case in peers)
+        assert peers or row["key"] == "write-jsonl"  # the one row of the table without a peer
+        assert all(goal["met"] in (True, False) for goal in row["goals"] if goal["value"] != "not measured")
+    goal_lines = [line for line in completed.stdout.splitlines() if line.endswith(("| met |", "| NOT met |"))]
+    assert len(goal_lines) >= len(GOAL_ROWS)
+
+
+def _fake_feedmap(root: Path) -> Path:
+    """A feedmap/ whose ``convert`` writes one URL whatever it reads: a fast, wrong result."""
+    package = root / "feedmap"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    main = "import sys\nargs = sys.argv[1:]\nif '-o' in args:\n"
+    main += "    open(args[args.index('-o') + 1], 'w').write('https://wrong.example/\\n')\n"
+    (package / "__main__.py").write_text(main, encoding="utf-8")
+    return root
+
+
+@pytest.mark.timeout(120)
+def test_goals_benchmark_fails_a_feedmap_that_writes_the_wrong_urls(tmp_path: Path) -> None:
+    completed = _run_goals(tmp_path, "--rows", "read-text", "--feedmap-root", str(_fake_feedmap(tmp_path / "fake")))
+    assert completed.returncode == 1, completed.stdout + completed.stderr
+    assert "feedmap's output differs from the raw loop's" in completed.stderr
+    assert "read-text/feedmap: DIFFERENT: 1 URLs (raw: 300)" in completed.stderr
+
+
+def _compare(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, str(ROOT / "benchmarks" / "compare_outputs.py"), *args]
+    env = {key: value for key, value in os.environ.items() if key != "FEEDMAP_CORPUS"}  # samples only: fast
+    return subprocess.run(command, capture_output=True, text=True, timeout=200, env=env, check=False)
+
+
+@pytest.mark.timeout(240)
+def test_compare_outputs_finds_no_difference_between_a_tree_and_itself_and_one_in_another(tmp_path: Path) -> None:
+    """benchmarks/compare_outputs.py on samples/: the same tree twice differs nowhere; a copy whose CLI adds a
+    line to stderr differs in every command, each named."""
+    same = _compare(str(ROOT), str(ROOT))
+    assert same.returncode == 0, same.stdout + same.stderr
+    match = re.search(r": (\d+) inputs, (\d+) commands, 0 differing", same.stdout)
+    assert match is not None, same.stdout
+    inputs, commands = int(match.group(1)), int(match.group(2))
+    assert inputs >= 6 and commands == 7 * inputs
+
+    changed = tmp_path / "changed"
+    shutil.copytree(ROOT / "feedmap", changed / "feedmap", ignore=shutil.ignore_patterns("__pycache__"))
+    cli = changed / "feedmap" / "cli" / "__init__.py"
+    wrapper = "\n\n_unchanged_main = main\n\n\ndef main(argv=None):\n    code = _unchanged_main(argv)\n"
+    wrapper += "    print('one more line', file=sys.stderr)\n    return code\n"
+    cli.write_text(cli.read_text(encoding="utf-8") + wrapper, encoding="utf-8")
+    different = _compare(str(ROOT), str(changed), "--show", "3")
+    assert different.returncode == 1, different.stdout + different.stderr
+    assert f": {inputs} inputs, {commands} commands, {commands} differing" in different.stdout
+    listed = [line for line in different.stdout.splitlines() if line.startswith("  ")]
+    assert len(listed) == 3 and all("stderr differs" in line for line in listed), listed
