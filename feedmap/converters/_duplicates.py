@@ -94,14 +94,17 @@ def _thaw(frozen: _Frozen) -> Entry:
 def entry_size(entry: Entry) -> int:
     """About the bytes ``entry`` takes in memory: its texts' characters and a fixed overhead per part."""
     size = _ENTRY_OVERHEAD + len(entry.loc) + len(entry.title or "") + len(entry.description or "")
-    for keyword in entry.keywords:
-        size += len(keyword)
+    if entry.keywords:  # each part tested first: most entries have none of most (this runs once per URL kept)
+        for keyword in entry.keywords:
+            size += len(keyword)
     for image in entry.images:
-        size += _PART_OVERHEAD + sum(len(text) for text in (image.loc, image.caption, image.title) if text)
-    for alternate in entry.alternates:
-        size += _PART_OVERHEAD + len(alternate.href)
-    for key, value in entry.extras.items():
-        size += _PART_OVERHEAD + len(key) + (len(value) if isinstance(value, str) else 0)
+        size += _PART_OVERHEAD + len(image.loc or "") + len(image.caption or "") + len(image.title or "")
+    if entry.alternates:
+        for alternate in entry.alternates:
+            size += _PART_OVERHEAD + len(alternate.href)
+    if entry.extras:
+        for key, value in entry.extras.items():
+            size += _PART_OVERHEAD + len(key) + (len(value) if isinstance(value, str) else 0)
     return size
 
 
