@@ -162,14 +162,16 @@ class _Spool:
         self._page_at = 0
         self._page_bytes = 0
         self._decoded: dict[int, list[_Frozen]] = {}  # record offset -> its page, unpickled
+        self._page_size = min(_PAGE, _SLOTS + 1)
 
     def add(self, entry: Entry) -> int:
         """Append ``entry``; its offset."""
-        if self._held_bytes >= 0 and len(self._held) < _ENTRIES_IN_MEMORY:
-            self._held_bytes += entry_size(entry)
-            if self._held_bytes <= _BYTES_IN_MEMORY:
-                self._held.append(entry)
-                return -len(self._held)
+        if self._held_bytes >= 0:  # still holding entries as they are
+            if len(self._held) < _ENTRIES_IN_MEMORY:
+                self._held_bytes += entry_size(entry)
+                if self._held_bytes <= _BYTES_IN_MEMORY:
+                    self._held.append(entry)
+                    return -len(self._held)
             self._held_bytes = -1
         page = self._page
         if not page:
@@ -177,7 +179,7 @@ class _Spool:
         page.append(entry)
         offset = (self._page_at << _SLOT_BITS) | (len(page) - 1)
         self._page_bytes += entry_size(entry)
-        if len(page) >= min(_PAGE, _SLOTS + 1) or self._page_bytes >= _CHUNK:
+        if len(page) >= self._page_size or self._page_bytes >= _CHUNK:
             self._close_page()
         return offset
 

@@ -175,10 +175,23 @@ def format_priority(priority: float, ctx: Context | None = None, loc: str = "") 
     digits.  A written value that differs from the entry's is reported (``priority-rounded``), and so is a
     value outside 0.0-1.0 or not a number (not written) (``priority-invalid``).
     """
+    if priority.__class__ is float:
+        known = _PRIORITY_TEXTS.get(priority)
+        if known is not None:
+            return known
     text = repr(float(priority))
     if "e" not in text and len(text) <= PRIORITY_PLACES + 2 and 0.0 <= priority <= 1.0:
+        if priority and priority.__class__ is float and len(_PRIORITY_TEXTS) < _KNOWN_MAX:
+            _PRIORITY_TEXTS[priority] = text  # a zero is not kept: 0.0 and -0.0 are equal keys, two texts
         return text  # the common case: short, in range, exact
     return _unusual_priority(float(priority), ctx, loc)
+
+
+#: The texts of priorities (floats) and lastmods met before that take the common way, without a
+#: diagnostic: a file uses a few priorities and repeats its dates.  At most :data:`_KNOWN_MAX` of each.
+_PRIORITY_TEXTS: dict[float, str] = {}
+_XSD_LASTMODS: set[str] = set()
+_KNOWN_MAX = 4096
 
 
 def _unusual_priority(priority: float, ctx: Context | None, loc: str) -> str | None:
@@ -209,7 +222,12 @@ def xsd_lastmod(lastmod: W3CDate, ctx: Context, loc: str) -> str:
     second (``:60``, no xsd:dateTime) as read,
     with the warning ``feedmap validate`` gives it (``lastmod-not-xsd``): a full date would invent a day."""
     text = lastmod.text
+    if text in _XSD_LASTMODS:
+        return text
     if is_xsd_lastmod(text):
+        if len(_XSD_LASTMODS) >= _KNOWN_MAX:
+            _XSD_LASTMODS.clear()
+        _XSD_LASTMODS.add(text)
         return text
     written = with_seconds(text)
     if written is not None:
