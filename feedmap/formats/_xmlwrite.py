@@ -19,6 +19,7 @@ import math
 from feedmap._core.context import Context
 from feedmap._core.dates import W3CDate, is_xsd_lastmod, with_seconds
 from feedmap._core.model import Entry
+from feedmap._core.urls import is_uri
 from feedmap._xml import IMAGE_NS, SITEMAP_NS, XHTML_NS, XSI_NS, escape_attribute, escape_text, unwritable
 from feedmap.formats._extras import xml_extra
 from feedmap.formats._output import output_url
@@ -81,7 +82,9 @@ def attribute_of(value: str, what: str, loc: str, ctx: Context) -> str:
 
 def loc_text(entry: Entry, ctx: Context) -> str:
     """The entry's loc as written in ``<loc>`` (or an RSS ``<link>``): encoded (unless --keep-urls), escaped."""
-    url = output_url(entry.loc, ctx, entry)
+    loc, options = entry.loc, ctx.options
+    # a loc that is a URI already is written as it is (output_url's common case, without its calls)
+    url = loc if (not options.keep_urls or options.encode_urls) and is_uri(loc) else output_url(loc, ctx, entry)
     text = escape_text(url)
     if text is not url:
         report_unwritable(url, "loc", entry.loc, ctx)
