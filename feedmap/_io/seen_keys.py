@@ -156,8 +156,8 @@ def _size(key: Key) -> int:
 class SeenKeys:
     """A mapping of keys to ints in first-seen order (a key set again keeps its place), bounded in memory.
 
-    Use :meth:`get` for a key, :meth:`add` for a key :meth:`get` did not find, :meth:`replace` for one it
-    found, :meth:`values` once at the end, and :meth:`close` always.
+    Use :meth:`get` for a key, :meth:`add` for a key :meth:`get` did not find (or :meth:`add_new` for both),
+    :meth:`replace` for one it found, :meth:`values` once at the end, and :meth:`close` always.
     """
 
     def __init__(self, in_memory: int | None = None) -> None:
@@ -185,15 +185,27 @@ class SeenKeys:
     def add(self, key: Key, value: int) -> None:
         """A new key, placed after every other."""
         if self._db is None:
-            self._memory[key] = value
-            self._memory_bytes += _size(key)
-            if len(self._memory) >= self._cap or self._memory_bytes >= IN_MEMORY_BYTES:
+            memory = self._memory
+            memory[key] = value
+            self._memory_bytes += len(key) if isinstance(key, str) else 8  # _size, inlined: once per URL
+            if len(memory) >= self._cap or self._memory_bytes >= IN_MEMORY_BYTES:
                 self._spill()
             return
         self._added[key] = value
         self._bloom.add(key)
         self._batch_bytes += _size(key)
         self._batch_done()
+
+    def add_new(self, key: Key, value: int) -> bool:
+        """:meth:`add` ``key`` if :meth:`get` would not find it: whether it was new (one call per key
+        where only that matters, a streamed dedupe's set of locs)."""
+        if self._db is None:
+            if key in self._memory:
+                return False
+        elif self.get(key) is not None:
+            return False
+        self.add(key, value)
+        return True
 
     def replace(self, key: Key, value: int) -> None:
         """A new value for a key seen before; the key keeps its place."""

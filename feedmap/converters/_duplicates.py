@@ -94,14 +94,17 @@ def _thaw(frozen: _Frozen) -> Entry:
 def entry_size(entry: Entry) -> int:
     """About the bytes ``entry`` takes in memory: its texts' characters and a fixed overhead per part."""
     size = _ENTRY_OVERHEAD + len(entry.loc) + len(entry.title or "") + len(entry.description or "")
-    for keyword in entry.keywords:
-        size += len(keyword)
+    if entry.keywords:  # each part tested first: most entries have none of most (this runs once per URL kept)
+        for keyword in entry.keywords:
+            size += len(keyword)
     for image in entry.images:
-        size += _PART_OVERHEAD + sum(len(text) for text in (image.loc, image.caption, image.title) if text)
-    for alternate in entry.alternates:
-        size += _PART_OVERHEAD + len(alternate.href)
-    for key, value in entry.extras.items():
-        size += _PART_OVERHEAD + len(key) + (len(value) if isinstance(value, str) else 0)
+        size += _PART_OVERHEAD + len(image.loc or "") + len(image.caption or "") + len(image.title or "")
+    if entry.alternates:
+        for alternate in entry.alternates:
+            size += _PART_OVERHEAD + len(alternate.href)
+    if entry.extras:
+        for key, value in entry.extras.items():
+            size += _PART_OVERHEAD + len(key) + (len(value) if isinstance(value, str) else 0)
     return size
 
 
@@ -129,52 +132,95 @@ _SMALL = 4096  # bytes read for an entry asked for out of order (a repeat)
 _LENGTH = struct.Struct("<Q")  # each pickle is preceded by its length
 
 
+#: Entries frozen and pickled together as one record of the temporary file, at most: one pickle call per
+#: page instead of one per entry (and pickle's memo shares the texts that repeat within it, "daily", a host);
+#: a page also closes when its entries reach :data:`_CHUNK` bytes (:func:`entry_size`).
+_PAGE = 128
+_SLOT_BITS = 12  # an offset in the file: the record's byte offset, shifted, and the entry's place in its page
+_SLOTS = (1 << _SLOT_BITS) - 1
+_PAGES_DECODED = 4  # pages kept unpickled, for the repeats that read entries back out of order
+
+
 class _Spool:
     """Entries kept by offset: the first :data:`_ENTRIES_IN_MEMORY` (up to :data:`_BYTES_IN_MEMORY`) in a
-    list (offsets below 0), the others
-    pickled one after another (each after its length) into a temporary file, written and read by the
-    :data:`_CHUNK`, so that a merge of a million entries makes a few hundred file calls, not millions."""
+    list (offsets below 0), the others gathered in pages of up to :data:`_PAGE` entries, each page pickled
+    as one record (after its length) into a temporary file, written and read by the :data:`_CHUNK`, so that
+    a merge of a million entries makes a few thousand pickle calls and a few hundred file calls, not millions.
+    An entry's offset is its page's byte offset and its place in the page (:data:`_SLOT_BITS`); the page
+    being filled is held as it is, and the few pages read last stay unpickled (:data:`_PAGES_DECODED`)."""
 
     def __init__(self) -> None:
         self._file: IO[bytes] | None = None  # opened with the first chunk written
         self._written = 0  # bytes in the file
-        self._tail = bytearray()  # the pickles after those, not written yet
+        self._tail = bytearray()  # the records after those, not written yet
         self._chunk = b""  # bytes of the file read last, from offset self._chunk_at
         self._chunk_at = 0
-        self._next = -1  # the offset after the entry read last: the next one in order
+        self._next = -1  # the offset after the record read last: the next one in order
         self._held: list[Entry] = []
-        self._held_bytes = 0  # past the budget: -1, every later entry pickled
+        self._held_bytes = 0  # past the budget: -1, every later entry paged
+        self._page: list[Entry] = []  # the page being filled, at file offset self._page_at
+        self._page_at = 0
+        self._page_bytes = 0
+        self._decoded: dict[int, list[_Frozen]] = {}  # record offset -> its page, unpickled
+        self._page_size = min(_PAGE, _SLOTS + 1)
 
     def add(self, entry: Entry) -> int:
         """Append ``entry``; its offset."""
-        if self._held_bytes >= 0 and len(self._held) < _ENTRIES_IN_MEMORY:
-            self._held_bytes += entry_size(entry)
-            if self._held_bytes <= _BYTES_IN_MEMORY:
-                self._held.append(entry)
-                return -len(self._held)
+        if self._held_bytes >= 0:  # still holding entries as they are
+            if len(self._held) < _ENTRIES_IN_MEMORY:
+                self._held_bytes += entry_size(entry)
+                if self._held_bytes <= _BYTES_IN_MEMORY:
+                    self._held.append(entry)
+                    return -len(self._held)
             self._held_bytes = -1
-        data = pickle.dumps(_freeze(entry), protocol=pickle.HIGHEST_PROTOCOL)
-        offset = self._written + len(self._tail)
+        page = self._page
+        if not page:
+            self._page_at = self._written + len(self._tail)
+        page.append(entry)
+        offset = (self._page_at << _SLOT_BITS) | (len(page) - 1)
+        self._page_bytes += entry_size(entry)
+        if len(page) >= self._page_size or self._page_bytes >= _CHUNK:
+            self._close_page()
+        return offset
+
+    def _close_page(self) -> None:
+        data = pickle.dumps([_freeze(entry) for entry in self._page], protocol=pickle.HIGHEST_PROTOCOL)
         self._tail += _LENGTH.pack(len(data))
         self._tail += data
+        self._page = []
+        self._page_bytes = 0
         if len(self._tail) >= _CHUNK:
             self._write()
-        return offset
 
     def get(self, offset: int) -> Entry:
         if offset < 0:
             return self._held[-offset - 1]
-        if offset >= self._written:  # not written yet
-            start = offset - self._written + _LENGTH.size
+        at, slot = offset >> _SLOT_BITS, offset & _SLOTS
+        if self._page and at == self._page_at:  # the page being filled
+            return self._page[slot]
+        page = self._decoded.get(at)
+        if page is None:
+            page = self._decode(at)
+        return _thaw(page[slot])
+
+    def _decode(self, at: int) -> list[_Frozen]:
+        """The page whose record starts at ``at``, unpickled (and kept among the last few)."""
+        if at >= self._written:  # not written yet
+            start = at - self._written + _LENGTH.size
             (length,) = _LENGTH.unpack_from(self._tail, start - _LENGTH.size)
-            return _thaw(pickle.loads(self._tail[start : start + length]))
-        chunk, start = self._chunk, offset - self._chunk_at
-        if not 0 <= start <= len(chunk) - _LENGTH.size or (end := start + _record(chunk, start)) > len(chunk):
-            chunk, start = self._read(offset, _CHUNK if offset == self._next else _SMALL), 0
-            end = _record(chunk, 0)
-        self._next = offset + end - start
-        # our own temporary file, written by add
-        return _thaw(pickle.loads(memoryview(chunk)[start + _LENGTH.size : end]))
+            page: list[_Frozen] = pickle.loads(self._tail[start : start + length])
+        else:
+            chunk, start = self._chunk, at - self._chunk_at
+            if not 0 <= start <= len(chunk) - _LENGTH.size or (end := start + _record(chunk, start)) > len(chunk):
+                chunk, start = self._read(at, _CHUNK if at == self._next else _SMALL), 0
+                end = _record(chunk, 0)
+            self._next = at + end - start
+            # our own temporary file, written by add
+            page = pickle.loads(memoryview(chunk)[start + _LENGTH.size : end])
+        if len(self._decoded) >= _PAGES_DECODED:
+            del self._decoded[next(iter(self._decoded))]  # the oldest read
+        self._decoded[at] = page
+        return page
 
     def _write(self) -> None:
         try:  # a temporary folder that is missing or full: said as such, not as a traceback
@@ -203,6 +249,7 @@ class _Spool:
 
     def close(self) -> None:
         self._held.clear()
+        self._page, self._decoded = [], {}
         self._tail = bytearray()
         self._chunk = b""
         if self._file is not None:
@@ -313,17 +360,20 @@ def merge_duplicates(
     repeats = _Repeats("first here")
     spool = _Spool()
     written = _as_written(ctx)
+    kept_get, keep, store = kept.get, kept.add, spool.add  # bound once: called per URL
     try:
         for entry in entries:
             loc = written(entry.loc)
             key: int | str = hash(loc)
-            offset = kept.get(key)
-            if offset is not None:
-                current = spool.get(offset)
-                if written(current.loc) != loc:
-                    key = loc
-                    offset = kept.get(loc)
-                    current = spool.get(offset) if offset is not None else current
+            offset = kept_get(key)
+            if offset is None:  # the common case: a loc seen first
+                keep(key, store(entry))
+                continue
+            current = spool.get(offset)
+            if written(current.loc) != loc:  # another loc of the same hash
+                key = loc
+                offset = kept.get(loc)
+                current = spool.get(offset) if offset is not None else current
             if offset is None:
                 kept.add(key, spool.add(entry))
                 continue
@@ -350,15 +400,14 @@ def report_duplicates(
     seen = SeenKeys()  # loc as written -> 0
     repeats = _Repeats("first repeated here")
     written = _as_written(ctx)
+    first_time = seen.add_new
     try:
         for entry in entries:
             loc = written(entry.loc)
-            if seen.get(loc) is not None:
+            if not first_time(loc, 0):
                 repeats.add(loc, lambda: where(entry, ctx))  # noqa: B023 (called at once)
                 if drop:
                     continue
-            else:
-                seen.add(loc, 0)
             yield entry
     finally:
         seen.close()

@@ -19,6 +19,7 @@ import math
 from feedmap._core.context import Context
 from feedmap._core.dates import W3CDate, is_xsd_lastmod, with_seconds
 from feedmap._core.model import Entry
+from feedmap._core.urls import is_uri
 from feedmap._xml import IMAGE_NS, SITEMAP_NS, XHTML_NS, XSI_NS, escape_attribute, escape_text, unwritable
 from feedmap.formats._extras import xml_extra
 from feedmap.formats._output import output_url
@@ -81,7 +82,9 @@ def attribute_of(value: str, what: str, loc: str, ctx: Context) -> str:
 
 def loc_text(entry: Entry, ctx: Context) -> str:
     """The entry's loc as written in ``<loc>`` (or an RSS ``<link>``): encoded (unless --keep-urls), escaped."""
-    url = output_url(entry.loc, ctx, entry)
+    loc, options = entry.loc, ctx.options
+    # a loc that is a URI already is written as it is (output_url's common case, without its calls)
+    url = loc if (not options.keep_urls or options.encode_urls) and is_uri(loc) else output_url(loc, ctx, entry)
     text = escape_text(url)
     if text is not url:
         report_unwritable(url, "loc", entry.loc, ctx)
@@ -175,10 +178,23 @@ def format_priority(priority: float, ctx: Context | None = None, loc: str = "") 
     digits.  A written value that differs from the entry's is reported (``priority-rounded``), and so is a
     value outside 0.0-1.0 or not a number (not written) (``priority-invalid``).
     """
+    if priority.__class__ is float:
+        known = _PRIORITY_TEXTS.get(priority)
+        if known is not None:
+            return known
     text = repr(float(priority))
     if "e" not in text and len(text) <= PRIORITY_PLACES + 2 and 0.0 <= priority <= 1.0:
+        if priority and priority.__class__ is float and len(_PRIORITY_TEXTS) < _KNOWN_MAX:
+            _PRIORITY_TEXTS[priority] = text  # a zero is not kept: 0.0 and -0.0 are equal keys, two texts
         return text  # the common case: short, in range, exact
     return _unusual_priority(float(priority), ctx, loc)
+
+
+#: The texts of priorities (floats) and lastmods met before that take the common way, without a
+#: diagnostic: a file uses a few priorities and repeats its dates.  At most :data:`_KNOWN_MAX` of each.
+_PRIORITY_TEXTS: dict[float, str] = {}
+_XSD_LASTMODS: set[str] = set()
+_KNOWN_MAX = 4096
 
 
 def _unusual_priority(priority: float, ctx: Context | None, loc: str) -> str | None:
@@ -209,7 +225,12 @@ def xsd_lastmod(lastmod: W3CDate, ctx: Context, loc: str) -> str:
     second (``:60``, no xsd:dateTime) as read,
     with the warning ``feedmap validate`` gives it (``lastmod-not-xsd``): a full date would invent a day."""
     text = lastmod.text
+    if text in _XSD_LASTMODS:
+        return text
     if is_xsd_lastmod(text):
+        if len(_XSD_LASTMODS) >= _KNOWN_MAX:
+            _XSD_LASTMODS.clear()
+        _XSD_LASTMODS.add(text)
         return text
     written = with_seconds(text)
     if written is not None:

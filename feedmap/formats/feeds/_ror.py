@@ -30,9 +30,8 @@ from __future__ import annotations
 from typing import BinaryIO
 
 from feedmap._core.context import Context
-from feedmap._core.dates import to_rfc822
 from feedmap._core.errors import ReadError
-from feedmap._core.model import ENTRY_FIELDS, Document, Entry
+from feedmap._core.model import ENTRY_FIELDS, ChangeFreq, Document, Entry
 from feedmap._io.sources import Source
 from feedmap._xml import IMAGE_NS, SITEMAP_NS, peek_root
 from feedmap.formats._extras import TEXT_NAME, xml_extra
@@ -41,6 +40,7 @@ from feedmap.formats._registry import FormatSpec, Rendered
 from feedmap.formats._xmlwrite import format_priority, rdf_only, text_of
 from feedmap.formats.ext import Hooks, hooks, report_broken
 from feedmap.formats.feeds._html import description_html
+from feedmap.formats.feeds._pubdate import pubdate
 from feedmap.formats.feeds._rorread import ROR_NAMESPACES, ROR_NS, channel_meta, ror_items
 from feedmap.formats.feeds._rsswrite import (
     Namespaces,
@@ -73,18 +73,24 @@ def _ror(name: str, value: str, loc: str, ctx: Context) -> str:
     return f"<ror:{name}>{text_of(value, f'ror:{name}', loc, ctx)}</ror:{name}>"
 
 
+#: What most items say of themselves: the resource of a sitemap (``_ror`` of a text with nothing to escape).
+_RESOURCE_OF = "<ror:resourceOf>sitemap</ror:resourceOf>"
+
+
 def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces, table: Hooks) -> str:
     loc = entry.loc
     parts = item_core(entry, ctx, namespaces, table)
     parts += _ror_fields(entry, ctx)
-    extras = dict(entry.extras)
-    parts.append(_ror("resourceOf", extras.pop("ror:resourceOf", "sitemap"), loc, ctx))
+    extras = dict(entry.extras) if entry.extras else {}
+    resource_of = extras.pop("ror:resourceOf", None)
+    parts.append(_RESOURCE_OF if resource_of is None else _ror("resourceOf", resource_of, loc, ctx))
     if entry.priority is not None:
         priority = format_priority(entry.priority, ctx, loc)
         if priority is not None:
             parts += [f"<sitemap:priority{namespaces.declare('sitemap')}>", priority, "</sitemap:priority>"]
     parts += extension_elements(entry, ctx, namespaces, table.tail)  # images, third-party extensions
-    parts += _extras(entry, extras, dropped, ctx, table.keys)
+    if extras:
+        parts += _extras(entry, extras, dropped, ctx, table.keys)
     parts.append("</item>\n")
     return "".join(parts)
 
@@ -94,14 +100,19 @@ def _ror_fields(entry: Entry, ctx: Context) -> list[str]:
     loc = entry.loc
     parts: list[str] = []
     if entry.lastmod is not None:
-        parts += ["<pubDate>", to_rfc822(entry.lastmod), "</pubDate>"]  # ror:updated keeps the exact text
+        parts += ["<pubDate>", pubdate(entry.lastmod), "</pubDate>"]  # ror:updated keeps the exact text
     keywords = written_keywords(entry.keywords, loc, ctx, joined=True) if entry.keywords else []
     if keywords:
         parts.append(_ror("keywords", ", ".join(keywords), loc, ctx))
     if entry.lastmod is not None:
         parts.append(_ror("updated", entry.lastmod.text, loc, ctx))
     if entry.changefreq is not None:
-        parts.append(_ror("updatePeriod", entry.changefreq.value, loc, ctx))
+        changefreq = entry.changefreq  # ``_value_``: ``.value`` is a descriptor call (a str set by hand: as before)
+        parts.append(
+            _ror(
+                "updatePeriod", changefreq._value_ if changefreq.__class__ is ChangeFreq else changefreq.value, loc, ctx
+            )
+        )
     if entry.type is not None:
         parts.append(_ror("type", entry.type, loc, ctx))
     return parts

@@ -134,15 +134,10 @@ def images_of(value: Any) -> tuple[Image, ...]:
         for key in IMAGE_KEYS:
             if item.get(key) is not None and not isinstance(item[key], str):
                 raise Bad(f"image {key!r} must be a string")
-        images.append(
-            Image(
-                loc=item["loc"],
-                caption=item.get("caption"),
-                geo_location=item.get("geo_location"),
-                title=item.get("title"),
-                license=item.get("license"),
-            )
-        )
+        image = blank_image()  # Image(...) without its keyword handling: every value is a str or None
+        image.loc, image.caption, image.geo_location = item["loc"], item.get("caption"), item.get("geo_location")
+        image.title, image.license = item.get("title"), item.get("license")
+        images.append(image)
     return tuple(images)
 
 
@@ -168,15 +163,29 @@ def priority_of(value: Any, ctx: Context, line: int) -> float | None:
     float cannot hold exactly (``0.12345678901234567890``, ``1e-400``) is reported, not rounded silently."""
     if value is None:
         return None
+    if value.__class__ is Decimal:  # a JSON fraction: most files use a few, each checked once (_EXACT)
+        number = _EXACT.get(value)
+        if number is not None:
+            return number
     if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)) or value != value:  # NaN
         raise Bad("'priority' must be a number")
     if value < 0 or value > 1:  # an invalid value, not a claim to the top (or bottom) priority
         ctx.warning("priority-invalid", f"priority {value} is outside 0.0-1.0; ignored", line)
         return None
     number = float(value)
-    if isinstance(value, Decimal) and Decimal(repr(number)) != value:
-        ctx.warning("priority-rounded", f"priority {value} is read as {number!r}, the nearest binary float", line)
+    if isinstance(value, Decimal):
+        if Decimal(repr(number)) != value:
+            ctx.warning("priority-rounded", f"priority {value} is read as {number!r}, the nearest binary float", line)
+        elif value.__class__ is Decimal and number and len(_EXACT) < _EXACT_MAX:  # 0 and -0: equal, two floats
+            _EXACT[value] = number
     return number
+
+
+#: JSON fractions met before that a float holds exactly, in range, with the float they are read as: the
+#: same priority on every line is checked once.  ``0.5`` and ``0.50`` are equal Decimals, one float; a zero is
+#: never kept (``0`` and ``-0`` are equal Decimals read as two floats, ``0.0`` and ``-0.0``).
+_EXACT: dict[Decimal, float] = {}
+_EXACT_MAX = 1024
 
 
 __all__ = ["FORMAT", "entry_to_json", "one_line", "read", "write"]
@@ -185,7 +194,7 @@ _ENTRY_KEYS = frozenset(ENTRY_FIELDS)
 _META_KEYS = frozenset({"kind", "title", "link", "description", "updated", "extras"})
 _IMAGE_KEYS = IMAGE_KEYS
 #: The keys most lines have: an entry with no other key takes the short way in :func:`_entry`.
-_COMMON_KEYS = frozenset({"loc", "lastmod", "changefreq", "images"})
+_COMMON_KEYS = frozenset({"loc", "lastmod", "changefreq", "priority", "images"})
 
 
 def entry_to_json(entry: Entry) -> dict[str, Any]:
@@ -324,8 +333,9 @@ def _entry(obj: dict[str, Any], ctx: Context, line: int) -> Entry | None:
     lastmod = read_lastmod(lastmod_text, ctx, line) if lastmod_text is not None else None
     changefreq = read_changefreq(changefreq_text, ctx, line) if changefreq_text is not None else None
     if keys <= _COMMON_KEYS:  # the other fields are absent: what the long way below gives for them
+        priority = priority_of(obj.get("priority"), ctx, line)
         images, origin = images_of(obj.get("images")), new_position(ctx.name, line)
-        return full_entry(loc, lastmod, changefreq, None, None, None, (), None, images, (), {}, origin)
+        return full_entry(loc, lastmod, changefreq, priority, None, None, (), None, images, (), {}, origin)
     return full_entry(  # Entry(...) without its coercion: every value below has its type already
         loc,
         lastmod,

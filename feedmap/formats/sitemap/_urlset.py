@@ -21,7 +21,8 @@ from __future__ import annotations
 from typing import BinaryIO
 
 from feedmap._core.context import Context
-from feedmap._core.model import DocKind, DocMeta, Document, Entry
+from feedmap._core.model import ChangeFreq, DocKind, DocMeta, Document, Entry
+from feedmap._core.urls import is_uri
 from feedmap._io.sources import Source
 from feedmap._xml import escape_text, peek_root
 from feedmap.formats import _registry as registry
@@ -59,20 +60,28 @@ def read(source: Source, *, ctx: Context) -> Document:
     )
 
 
-def _url_block(entry: Entry, ctx: Context, dropped: set[str], table: Hooks, declared: dict[str, str]) -> str:
-    url = output_url(entry.loc, ctx, entry)
+def _url_block(
+    entry: Entry, ctx: Context, dropped: set[str], table: Hooks, declared: dict[str, str], encode: bool
+) -> str:
+    """One ``<url>``; ``encode``: locs are written as URIs (no ``--keep-urls``), so one that is a URI already
+    is written as it is, without the call through :func:`output_url`."""
+    loc_read = entry.loc
+    url = loc_read if encode and is_uri(loc_read) else output_url(loc_read, ctx, entry)
     loc = escape_text(url)  # loc_text, inlined: this runs once per URL written
     if loc is not url:
-        report_unwritable(url, "loc", entry.loc, ctx)
+        report_unwritable(url, "loc", loc_read, ctx)
     parts = ["<url><loc>", loc, "</loc>"]
-    if entry.lastmod is not None:
-        parts += ["<lastmod>", xsd_lastmod(entry.lastmod, ctx, entry.loc), "</lastmod>"]
-    if entry.changefreq is not None:
-        parts += ["<changefreq>", entry.changefreq.value, "</changefreq>"]
-    if entry.priority is not None:
-        priority = format_priority(entry.priority, ctx, entry.loc)
-        if priority is not None:
-            parts += ["<priority>", priority, "</priority>"]
+    lastmod, changefreq, priority = entry.lastmod, entry.changefreq, entry.priority
+    if lastmod is not None:
+        parts += ["<lastmod>", xsd_lastmod(lastmod, ctx, loc_read), "</lastmod>"]
+    if changefreq is not None:
+        # ``_value_``: ``.value`` is a descriptor call; a str set by hand fails at ``.value`` as it always did
+        text = changefreq._value_ if changefreq.__class__ is ChangeFreq else changefreq.value
+        parts += ["<changefreq>", text, "</changefreq>"]
+    if priority is not None:
+        priority_text = format_priority(priority, ctx, loc_read)
+        if priority_text is not None:
+            parts += ["<priority>", priority_text, "</priority>"]
     for field, write_hook in table.write:  # images, alternates, then third-party extensions
         if getattr(entry, field):
             parts += write_hook(entry, ctx, "")
@@ -91,7 +100,9 @@ def render(doc: Document, *, ctx: Context) -> Rendered:
         declared.setdefault(prefix, uri)
     namespaces = "".join(f' xmlns:{prefix}="{uri}"' for prefix, uri in declared.items())
     dropped: set[str] = set()
-    items = ((entry, _url_block(entry, ctx, dropped, table, declared)) for entry in doc.entries)
+    options = ctx.options
+    encode = not (options.keep_urls and not options.encode_urls)  # as output_url decides
+    items = ((entry, _url_block(entry, ctx, dropped, table, declared, encode)) for entry in doc.entries)
     return Rendered(
         root_open_tag("urlset", namespaces, ctx),
         items,

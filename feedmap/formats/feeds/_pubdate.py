@@ -1,0 +1,44 @@
+"""A lastmod as an RSS 2.0 ``pubDate``: RFC 822 (RFC 1123's four-digit year), the common forms in one step.
+
+RSS 2.0 (https://www.rssboard.org/rss-specification, ``<pubDate>``) takes RFC 822 dates; the RSS Best
+Practices Profile asks for the four-digit year of RFC 1123 §5.2.14.  :func:`pubdate` gives exactly what
+:func:`feedmap._core.dates.to_rfc822` gives (``email.utils.format_datetime``: ``GMT`` for UTC, a zone written
+``+hhmm`` otherwise, fractions of a second left out), but for the forms nearly every lastmod has (a date; a
+time of seconds with ``Z`` or an offset) it formats the written digits at once instead of parsing the text
+again for the instant and again for the zone; every other form (a year, a month, minutes, a leap second,
+year 0) goes through ``to_rfc822``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+
+from feedmap._core.dates import W3CDate, to_rfc822
+
+__all__ = ["pubdate"]
+
+#: A date, or a time of seconds (any fraction) with ``Z`` or an offset of hours 00-23 and minutes 00-59.
+_PLAIN = re.compile(
+    r"(\d{4})-(\d\d)-(\d\d)(?:T([01]\d|2[0-3]):([0-5]\d):([0-5]\d)(?:\.\d+)?(?:(Z)|([+-])([01]\d|2[0-3]):([0-5]\d)))?",
+    re.ASCII,
+)
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def pubdate(lastmod: W3CDate) -> str:
+    """``lastmod`` in RFC 822 form, as :func:`feedmap._core.dates.to_rfc822` writes it (and raises)."""
+    match = _PLAIN.fullmatch(lastmod.text)
+    if match is None or match[1] == "0000":
+        return to_rfc822(lastmod)
+    year, month, day = int(match[1]), int(match[2]), int(match[3])
+    weekday = _DAYS[_dt.date(year, month, day).weekday()]  # a valid date: W3CDate checked it
+    start = f"{weekday}, {match[3]} {_MONTHS[month - 1]} {match[1]}"
+    if match[4] is None:  # a date: midnight UTC
+        return f"{start} 00:00:00 GMT"
+    time = f"{match[4]}:{match[5]}:{match[6]}"
+    sign = match[8]
+    if sign is None or (match[9] == "00" and match[10] == "00"):  # Z, +00:00, -00:00: UTC
+        return f"{start} {time} GMT"
+    return f"{start} {time} {sign}{match[9]}{match[10]}"
