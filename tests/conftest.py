@@ -90,8 +90,13 @@ def samples_dir() -> Path:
 REQUIRE_CORPUS = "FEEDMAP_REQUIRE_CORPUS"
 
 
+def env_flag(name: str) -> bool:
+    """An environment switch such as FEEDMAP_REQUIRE_CORPUS=1 is on (unset, empty and 0 are off)."""
+    return os.environ.get(name, "") not in ("", "0")
+
+
 def corpus_required() -> bool:
-    return os.environ.get(REQUIRE_CORPUS, "") not in ("", "0")
+    return env_flag(REQUIRE_CORPUS)
 
 
 @pytest.fixture(scope="session")

@@ -10,11 +10,10 @@ twin must be the one in use, so CI proves it was built; elsewhere the twin compa
 from __future__ import annotations
 
 import io
-import os
 from pathlib import Path
 
 import pytest
-from conftest import run
+from conftest import env_flag, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,17 +28,13 @@ REQUIRE_ACCEL = "FEEDMAP_REQUIRE_ACCEL"
 PURE = "FEEDMAP_PURE"
 
 
-def accel_required() -> bool:
-    return os.environ.get(REQUIRE_ACCEL, "") not in ("", "0")
-
-
 @pytest.fixture
 def compiled(monkeypatch: pytest.MonkeyPatch) -> None:
     """The compiled twin in use (the test skips where it was not built, and fails then under CI)."""
     monkeypatch.delenv(PURE, raising=False)
     if not feedmap.accelerated():
         message = "the compiled sitemap walk is not built here (pip install with a C compiler builds it)"
-        if accel_required():
+        if env_flag(REQUIRE_ACCEL):
             pytest.fail(f"{message}; {REQUIRE_ACCEL} is set")
         pytest.skip(message)
 
@@ -85,7 +80,7 @@ def test_feedmap_pure_forces_the_twin_per_run(monkeypatch: pytest.MonkeyPatch) -
 def test_compiled_walk_is_in_use_where_required(monkeypatch: pytest.MonkeyPatch) -> None:
     """CI sets FEEDMAP_REQUIRE_ACCEL=1: the install built the compiled walk and the reader uses it."""
     monkeypatch.delenv(PURE, raising=False)
-    if not accel_required():
+    if not env_flag(REQUIRE_ACCEL):
         pytest.skip(f"{REQUIRE_ACCEL} is not set (CI sets it)")
     assert feedmap.accelerated(), "the compiled sitemap walk was not built or does not load"
 

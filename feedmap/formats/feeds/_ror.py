@@ -31,7 +31,7 @@ from typing import BinaryIO
 
 from feedmap._core.context import Context
 from feedmap._core.errors import ReadError
-from feedmap._core.model import ENTRY_FIELDS, ChangeFreq, Document, Entry
+from feedmap._core.model import ENTRY_FIELDS, Document, Entry
 from feedmap._io.sources import Source
 from feedmap._xml import IMAGE_NS, SITEMAP_NS, peek_root
 from feedmap.formats._extras import TEXT_NAME, xml_extra
@@ -107,12 +107,7 @@ def _ror_fields(entry: Entry, ctx: Context) -> list[str]:
     if entry.lastmod is not None:
         parts.append(_ror("updated", entry.lastmod.text, loc, ctx))
     if entry.changefreq is not None:
-        changefreq = entry.changefreq  # ``_value_``: ``.value`` is a descriptor call (a str set by hand: as before)
-        parts.append(
-            _ror(
-                "updatePeriod", changefreq._value_ if changefreq.__class__ is ChangeFreq else changefreq.value, loc, ctx
-            )
-        )
+        parts.append(_ror("updatePeriod", entry.changefreq.value, loc, ctx))
     if entry.type is not None:
         parts.append(_ror("type", entry.type, loc, ctx))
     return parts

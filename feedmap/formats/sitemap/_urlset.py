@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import BinaryIO
 
 from feedmap._core.context import Context
-from feedmap._core.model import ChangeFreq, DocKind, DocMeta, Document, Entry
+from feedmap._core.model import DocKind, DocMeta, Document, Entry
 from feedmap._core.urls import is_uri
 from feedmap._io.sources import Source
 from feedmap._xml import escape_text, peek_root
@@ -75,9 +75,7 @@ def _url_block(
     if lastmod is not None:
         parts += ["<lastmod>", xsd_lastmod(lastmod, ctx, loc_read), "</lastmod>"]
     if changefreq is not None:
-        # ``_value_``: ``.value`` is a descriptor call; a str set by hand fails at ``.value`` as it always did
-        text = changefreq._value_ if changefreq.__class__ is ChangeFreq else changefreq.value
-        parts += ["<changefreq>", text, "</changefreq>"]
+        parts += ["<changefreq>", changefreq.value, "</changefreq>"]
     if priority is not None:
         priority_text = format_priority(priority, ctx, loc_read)
         if priority_text is not None:
