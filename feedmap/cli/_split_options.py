@@ -13,7 +13,6 @@ from feedmap._core.limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
 from feedmap._core.model import DocKind
 from feedmap._core.summary import SplitSummary, Summary
 from feedmap._core.wording import counted
-from feedmap._publish.split import check_directory
 from feedmap.cli._common import non_negative_int, parse_size
 
 __all__ = ["add_split_options", "check_split", "last_line"]
@@ -105,6 +104,8 @@ def check_split(args: argparse.Namespace, target: str | Callable[[DocKind], str]
         if given:
             raise FormatError(f"{', '.join(given)}: only for an output directory (-o DIR/ --base-url URL)")
         return
+    from feedmap._publish.split import check_directory  # splitting's machinery: only a run into a directory
+
     check_directory(directory)
     if not args.base_url:
         what = "is a directory" if os.path.isdir(directory) else "no such directory yet"

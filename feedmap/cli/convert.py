@@ -27,7 +27,6 @@ from feedmap.cli._common import (
     xml_text,
 )
 from feedmap.cli._split_options import add_split_options, check_split, last_line
-from feedmap.converters import _enrich as enrich
 from feedmap.converters._kinds import xml_for_kind
 from feedmap.converters._sort import SORT_KEYS
 from feedmap.formats import _registry as registry
@@ -361,11 +360,14 @@ def run(args: argparse.Namespace) -> int:
         raise FormatError("--overwrite replaces what --enrich reads from the pages: give --enrich too")
     printer = DiagnosticPrinter(quiet=args.quiet)
     progress = _progress(args)
+    failures: frozenset[str] = frozenset()  # only enrichment reports a failed page: loaded when it runs
+    if args.enrich:
+        from feedmap.converters._enrich import FAILURE_CODES as failures
 
     def handle(diagnostic: Diagnostic) -> None:
         progress.clear()
         printer(diagnostic)
-        if diagnostic.code in enrich.FAILURE_CODES:
+        if diagnostic.code in failures:
             progress.failure()
 
     reporter = Reporter(strict=args.strict, handler=handle)
