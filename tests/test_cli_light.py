@@ -101,6 +101,9 @@ def test_version_loads_none_of_them(tmp_path: Path) -> None:
     code, modules = _run("--version", cwd=tmp_path)
     assert code == 0
     assert _heavy(modules) == []
+    # nor the library's run machinery: the parsers are built, no command ran
+    machinery = ("feedmap._api", "feedmap._web.follow", "feedmap.converters._pipeline")
+    assert [name for name in modules if name in machinery] == []
 
 
 def test_a_run_into_a_directory_loads_the_splitting_it_uses(urlset: Path, tmp_path: Path) -> None:

@@ -6,7 +6,6 @@ import argparse
 import os
 from collections.abc import Callable
 
-from feedmap import _api as api
 from feedmap._core.context import name_pattern_problem
 from feedmap._core.errors import FormatError
 from feedmap._core.limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
@@ -98,6 +97,8 @@ _SPLIT_FLAGS = {
 
 def check_split(args: argparse.Namespace, target: str | Callable[[DocKind], str]) -> None:
     """Usage errors of writing into a directory (or of its options without one)."""
+    from feedmap import _api as api  # the library's machinery: loaded when a command runs, not for --help
+
     directory = api.directory_of(args.output)
     if directory is None:
         given = [flag for flag, dest in _SPLIT_FLAGS.items() if getattr(args, dest) not in (None, False)]

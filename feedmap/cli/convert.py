@@ -9,7 +9,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from feedmap import _api as api
 from feedmap._core.context import Options
 from feedmap._core.errors import Diagnostic, FormatError, Level, Reporter
 from feedmap._core.model import DocKind
@@ -297,6 +296,8 @@ UNWRITABLE_EXTENSIONS = {
 
 def _target_format(args: argparse.Namespace) -> str | Callable[[DocKind], str]:
     """The format to write: -t, else the output's extension (``.xml``: the XML sitemap of the kind read)."""
+    from feedmap import _api as api  # the library's machinery: loaded when a command runs, not for --help
+
     if api.directory_of(args.output) is not None:
         return str(args.target_format or "sitemap")
     suffixes = []
@@ -354,6 +355,8 @@ def _options(args: argparse.Namespace) -> Options:
 
 
 def run(args: argparse.Namespace) -> int:
+    from feedmap import _api as api  # the library's machinery: loaded when a command runs, not for --help
+
     target = _target_format(args)
     check_split(args, target)
     if args.overwrite and not args.enrich:
