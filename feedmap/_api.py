@@ -24,9 +24,8 @@ import operator
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future
 from pathlib import Path
-from typing import Literal, overload
+from typing import TYPE_CHECKING, Literal, overload
 
 from feedmap._core.context import Context, Options, reporter_for
 from feedmap._core.errors import DiagnosticHandler, FormatError, Reporter
@@ -42,13 +41,16 @@ from feedmap._io.sources import (
     open_sink,
     source_name,
 )
-from feedmap._publish.split import Layout, SplitReading, layout, split_document
 from feedmap._web.follow import follow_index, start_document
-from feedmap._web.partitions import Workers, outcome, replay
 from feedmap.converters import _pipeline as converters
 from feedmap.converters._kinds import report_kind_change
 from feedmap.formats import _registry as registry
 from feedmap.formats._registry import FormatSpec
+
+if TYPE_CHECKING:  # splitting and worker processes are imported by the runs that use them (a light `convert`)
+    from concurrent.futures import Future
+
+    from feedmap._publish.split import Layout
 
 __all__ = ["SplitSummary", "Summary", "convert", "read", "split", "write"]
 
@@ -202,7 +204,16 @@ def _watched(doc: Document, spec: FormatSpec, ctx: Context) -> Document:
     return Document(doc.meta, _watch_dropped(doc.entries, spec, ctx), diagnostics=doc.diagnostics)
 
 
+def _layout(format: str, directory: str | os.PathLike[str], ctx: Context) -> Layout:
+    """:func:`feedmap._publish.split.layout`, splitting's machinery imported only by a run that splits."""
+    from feedmap._publish.split import layout
+
+    return layout(format, directory, ctx)
+
+
 def _split(doc: Document, where: Layout, ctx: Context) -> SplitSummary:
+    from feedmap._publish.split import split_document
+
     result = split_document(_watched(doc, where.spec, ctx), where, ctx)
     report = result.report
     return SplitSummary(
@@ -304,7 +315,7 @@ def split(
     """
     document = data if isinstance(data, Document) else Document(entries=data)
     ctx = _context("split", options, reporter, on_diagnostic, os.fspath(directory))
-    where = layout(format, directory, ctx)
+    where = _layout(format, directory, ctx)
     staged = document
     shared = Shared()  # enrichment's threads and fetcher, made only if it runs
     try:
@@ -329,7 +340,11 @@ def _concatenated(
         return Context(reporter=reporter, options=ctx.options, name=source_name(source))
 
     first = _open_document(sources[0], format, context_for(sources[0]), shared)
-    workers = Workers(ctx.options.jobs) if ctx.options.jobs != 1 and len(sources) > 1 else None
+    workers = None
+    if ctx.options.jobs != 1 and len(sources) > 1:
+        from feedmap._web.partitions import Workers, outcome, replay
+
+        workers = Workers(ctx.options.jobs)
     if workers is not None and workers.count == 1:
         workers = None
     ahead: deque[Future[str] | None] = deque()
@@ -453,17 +468,21 @@ def convert(
     directory = _split_into(sink, split)
     if directory is None:
         refuse_splitting(ctx.options, "convert")  # max_urls, gzip, ... given for one output: not ignored
-    where = layout(spec.name, directory, ctx) if spec is not None and directory is not None else None
+    where = _layout(spec.name, directory, ctx) if spec is not None and directory is not None else None
     shared = Shared()
     with contextlib.ExitStack() as cleanup:
         cleanup.callback(shared.close)  # last: the HTTP client and threads, also when opening fails
-        reading = SplitReading(ctx.reporter) if directory is not None else ctx.reporter
+        reading = ctx.reporter
+        if directory is not None:
+            from feedmap._publish.split import SplitReading
+
+            reading = SplitReading(ctx.reporter)
         doc = source_doc = _concatenated(inputs, source_format, ctx, reading, shared)
         cleanup.callback(source_doc.close)
         if spec is None:
             assert not isinstance(format, str)
             spec = _writer_spec(format(doc.meta.kind))
-            where = layout(spec.name, directory, ctx) if directory is not None else None
+            where = _layout(spec.name, directory, ctx) if directory is not None else None
         report_kind_change(doc.meta.kind, spec.name, ctx)
         for step in converters.plan(doc, spec.name, enrich=ctx.options.enrich, options=ctx.options, shared=shared):
             doc = step(doc, ctx)

@@ -50,7 +50,6 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -62,6 +61,7 @@ from feedmap._core.urls import origin
 from feedmap._io.gzip import Readable
 
 if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
     from pathlib import Path
 
     from protego import Protego
@@ -369,6 +369,8 @@ class Shared:
         """The run's download threads (``workers`` of them, as the first caller asks)."""
         with self._lock:
             if self._pool is None:
+                from concurrent.futures import ThreadPoolExecutor  # threads: made by the first run that fetches
+
                 self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="feedmap-fetch")
             return self._pool
 

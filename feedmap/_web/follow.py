@@ -39,10 +39,9 @@ from __future__ import annotations
 import contextlib
 from collections import deque
 from collections.abc import Generator, Iterator
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from feedmap._core.context import Context, Options
 from feedmap._core.errors import (
@@ -70,10 +69,14 @@ from feedmap._io.http import Shared
 from feedmap._io.locate import MapEscapeError, local_path
 from feedmap._io.scratch import ScratchSpool
 from feedmap._io.sources import Source, SourceLike, is_url, open_source
-from feedmap._web.partitions import WorkerDied, Workers, outcome, replay
 from feedmap.converters._filters import within
 from feedmap.formats import _registry as registry
 from feedmap.formats._registry import FormatSpec
+
+if TYPE_CHECKING:  # worker processes are imported by a walk with jobs (one that has none does not load them)
+    from concurrent.futures import Future
+
+    from feedmap._web.partitions import Workers
 
 __all__ = [
     "FOLLOWED_FORMATS",
@@ -298,7 +301,11 @@ class _Following:
     def __iter__(self) -> Iterator[Entry]:
         if self._walk is None:
             jobs = self.ctx.options.jobs
-            workers = Workers(jobs) if jobs != 1 else None
+            workers = None
+            if jobs != 1:
+                from feedmap._web.partitions import Workers
+
+                workers = Workers(jobs)
             if workers is not None and workers.count == 1:  # jobs=0 on one core: read here, as jobs=1 does
                 workers = None
             self._walk = _walk(_Level(self.entries, self.ctx, self.shared, workers=workers))
@@ -428,6 +435,8 @@ def _read_child(child: _Child, level: _Level) -> Generator[Entry, None, _Level |
     ctx, tally = level.ctx, level.tally
     try:
         if child.parsed is not None:  # read by a worker: its entries and diagnostics replayed here
+            from feedmap._web.partitions import outcome, replay
+
             nested = yield from replay(outcome(child.parsed, child.loc), ctx.reporter.report)
             if not nested:
                 if child.download is not None:
@@ -448,9 +457,14 @@ def _read_child(child: _Child, level: _Level) -> Generator[Entry, None, _Level |
         with stack:
             yield from doc.entries
         tally.read += 1
-    except (StrictError, WorkerDied):
+    except StrictError:
         raise
     except FeedmapError as exc:
+        if level.workers is not None:  # a worker that died stops the run (workers imported partitions)
+            from feedmap._web.partitions import WorkerDied
+
+            if isinstance(exc, WorkerDied):
+                raise
         _report(child, ctx, exc, tally)
     return None
 

@@ -6,14 +6,12 @@ import argparse
 import os
 from collections.abc import Callable
 
-from feedmap import _api as api
 from feedmap._core.context import name_pattern_problem
 from feedmap._core.errors import FormatError
 from feedmap._core.limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
 from feedmap._core.model import DocKind
 from feedmap._core.summary import SplitSummary, Summary
 from feedmap._core.wording import counted
-from feedmap._publish.split import check_directory
 from feedmap.cli._common import non_negative_int, parse_size
 
 __all__ = ["add_split_options", "check_split", "last_line"]
@@ -99,12 +97,16 @@ _SPLIT_FLAGS = {
 
 def check_split(args: argparse.Namespace, target: str | Callable[[DocKind], str]) -> None:
     """Usage errors of writing into a directory (or of its options without one)."""
+    from feedmap import _api as api  # the library's machinery: loaded when a command runs, not for --help
+
     directory = api.directory_of(args.output)
     if directory is None:
         given = [flag for flag, dest in _SPLIT_FLAGS.items() if getattr(args, dest) not in (None, False)]
         if given:
             raise FormatError(f"{', '.join(given)}: only for an output directory (-o DIR/ --base-url URL)")
         return
+    from feedmap._publish.split import check_directory  # splitting's machinery: only a run into a directory
+
     check_directory(directory)
     if not args.base_url:
         what = "is a directory" if os.path.isdir(directory) else "no such directory yet"

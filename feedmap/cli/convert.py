@@ -9,7 +9,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from feedmap import _api as api
 from feedmap._core.context import Options
 from feedmap._core.errors import Diagnostic, FormatError, Level, Reporter
 from feedmap._core.model import DocKind
@@ -27,7 +26,6 @@ from feedmap.cli._common import (
     xml_text,
 )
 from feedmap.cli._split_options import add_split_options, check_split, last_line
-from feedmap.converters import _enrich as enrich
 from feedmap.converters._kinds import xml_for_kind
 from feedmap.converters._sort import SORT_KEYS
 from feedmap.formats import _registry as registry
@@ -298,6 +296,8 @@ UNWRITABLE_EXTENSIONS = {
 
 def _target_format(args: argparse.Namespace) -> str | Callable[[DocKind], str]:
     """The format to write: -t, else the output's extension (``.xml``: the XML sitemap of the kind read)."""
+    from feedmap import _api as api  # the library's machinery: loaded when a command runs, not for --help
+
     if api.directory_of(args.output) is not None:
         return str(args.target_format or "sitemap")
     suffixes = []
@@ -355,17 +355,22 @@ def _options(args: argparse.Namespace) -> Options:
 
 
 def run(args: argparse.Namespace) -> int:
+    from feedmap import _api as api  # the library's machinery: loaded when a command runs, not for --help
+
     target = _target_format(args)
     check_split(args, target)
     if args.overwrite and not args.enrich:
         raise FormatError("--overwrite replaces what --enrich reads from the pages: give --enrich too")
     printer = DiagnosticPrinter(quiet=args.quiet)
     progress = _progress(args)
+    failures: frozenset[str] = frozenset()  # only enrichment reports a failed page: loaded when it runs
+    if args.enrich:
+        from feedmap.converters._enrich import FAILURE_CODES as failures
 
     def handle(diagnostic: Diagnostic) -> None:
         progress.clear()
         printer(diagnostic)
-        if diagnostic.code in enrich.FAILURE_CODES:
+        if diagnostic.code in failures:
             progress.failure()
 
     reporter = Reporter(strict=args.strict, handler=handle)

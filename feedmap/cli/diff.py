@@ -16,12 +16,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from feedmap._core.errors import FormatError, Reporter
 from feedmap._core.model import Alternate, Image
-from feedmap._diff.diff import Change, diff, item_key
-from feedmap._diff.sides import is_directory
 from feedmap.cli._common import (
     DiagnosticPrinter,
     add_http_options,
@@ -32,6 +30,9 @@ from feedmap.cli._common import (
     shown_url,
 )
 from feedmap.cli._split_options import _index_name as index_file_name
+
+if TYPE_CHECKING:  # the comparison is imported when diff runs: the other commands do not load it
+    from feedmap._diff.diff import Change
 
 __all__ = ["add_parser", "change_line", "run"]
 
@@ -151,6 +152,8 @@ def _text(value: object) -> str:
 
 
 def _listed(old: tuple[Any, ...], new: tuple[Any, ...]) -> str:
+    from feedmap._diff.diff import item_key
+
     # by hashed keys, not ``item in tuple``: that was quadratic (50,000 images took minutes)
     old_keys, new_keys = {item_key(item) for item in old}, {item_key(item) for item in new}
     added = sum(1 for item in new if item_key(item) not in old_keys)
@@ -215,6 +218,9 @@ _JSON_DEPRECATED = (
 
 
 def run(args: argparse.Namespace) -> int:
+    from feedmap._diff.diff import diff
+    from feedmap._diff.sides import is_directory
+
     if args.old == "-" and args.new == "-":
         raise FormatError("standard input ('-') can be read only once")
     if args.since is not None:

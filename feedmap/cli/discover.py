@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from feedmap._core.context import Options
 from feedmap._core.errors import Diagnostic, Level, Reporter, SourceError
 from feedmap._core.wording import counted
 from feedmap._io.sources import DEFAULT_MAX_BYTES
-from feedmap._web.discover import discover, site_root
-from feedmap._web.sitemaptree import SitemapNode, sitemap_trees
 from feedmap.cli._advice import ADVICE
 from feedmap.cli._common import (
     DiagnosticPrinter,
@@ -33,6 +31,9 @@ from feedmap.cli._common import (
     printable,
     shown_url,
 )
+
+if TYPE_CHECKING:  # discovery is imported when discover runs: the other commands do not load it
+    from feedmap._web.sitemaptree import SitemapNode
 
 __all__ = ["add_parser", "run", "tree_lines"]
 
@@ -70,6 +71,8 @@ exit codes: 0 a sitemap was found, 1 none was found or (--tree) a sitemap of the
 
 
 def _site(text: str) -> str:
+    from feedmap._web.discover import site_root
+
     try:
         return site_root(text)
     except SourceError as exc:
@@ -137,6 +140,9 @@ def tree_lines(root: SitemapNode) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from feedmap._web.discover import discover
+    from feedmap._web.sitemaptree import sitemap_trees
+
     printer = DiagnosticPrinter(quiet=not args.verbose)
     reporter = Reporter(handler=printer)
     options = Options(

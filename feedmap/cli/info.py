@@ -6,7 +6,6 @@ import argparse
 import sys
 from typing import Any
 
-from feedmap import _api as api
 from feedmap._core.dates import W3CDate
 from feedmap._core.errors import Level, Reporter
 from feedmap._core.model import DocKind
@@ -91,6 +90,8 @@ class _Span:
 
 def describe(source: str, args: argparse.Namespace) -> dict[str, Any]:
     """Read one input to the end and return its summary."""
+    from feedmap import _api as api  # the library's machinery: loaded when a command runs, not for --help
+
     printer = DiagnosticPrinter(quiet=args.quiet)  # -q: warnings and errors only, as for convert
     reporter = Reporter(strict=args.strict, handler=printer)
     entries = images = dated = 0

@@ -13,14 +13,16 @@ import argparse
 import json
 import sys
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from feedmap._core.errors import Diagnostic, Level, SourceError
 from feedmap._core.rules import renamed_hint, rule
 from feedmap._core.wording import counted
-from feedmap._validate.report import Report, validate
 from feedmap.cli._common import add_http_options, add_reading_options, json_text, printable, reading_options
 from feedmap.cli.codes import explain
+
+if TYPE_CHECKING:  # the checks are imported when validate runs: the other commands do not load them
+    from feedmap._validate.report import Report
 
 __all__ = ["add_parser", "finding_line", "run"]
 
@@ -122,6 +124,8 @@ def _summary(total: Report) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from feedmap._validate.report import Report, validate
+
     if args.explain is not None:
         return explain(args.explain)
     if not args.inputs:

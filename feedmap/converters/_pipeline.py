@@ -38,7 +38,7 @@ from feedmap._core import entry_checks
 from feedmap._core.context import Context, Options
 from feedmap._core.model import DocKind, Document, Entry
 from feedmap._io.http import Shared
-from feedmap.converters import _duplicates, _enrich, _filters, _sort
+from feedmap.converters import _duplicates, _filters, _sort
 from feedmap.converters._feed_to_sitemap import feed_to_sitemap
 from feedmap.converters._sitemap_to_ror import sitemap_to_ror
 from feedmap.formats import _registry as registry
@@ -138,7 +138,9 @@ def plan(
     if enrich:
         if shared is None:
             raise ValueError("enrich reads the pages on the run's threads with its fetcher: give shared")
-        steps.append(on_entries(_enrich.enrich, shared=shared))
+        from feedmap.converters._enrich import enrich as enrich_pages  # page reading: only when asked
+
+        steps.append(on_entries(enrich_pages, shared=shared))
     if target == "ror" and doc.format != "ror":
         steps.append(sitemap_to_ror)
     return steps
@@ -156,5 +158,7 @@ def selection(options: Options, shared: Shared) -> list[Step]:
     if options.limit is not None:
         steps.append(on_entries(_filters.limit_entries))
     if options.enrich:
-        steps.append(on_entries(_enrich.enrich, shared=shared))
+        from feedmap.converters._enrich import enrich as enrich_pages  # page reading: only when asked
+
+        steps.append(on_entries(enrich_pages, shared=shared))
     return steps

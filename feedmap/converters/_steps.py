@@ -75,7 +75,7 @@ from feedmap._core.model import Document, Entry
 from feedmap._core.options import refuse_unused
 from feedmap._core.urls import is_absolute_url
 from feedmap._io.http import Shared
-from feedmap.converters import _duplicates, _enrich, _filters, _sort
+from feedmap.converters import _duplicates, _filters, _sort
 
 __all__ = [
     "check_values",
@@ -291,15 +291,16 @@ def sort_entries(
 
 def _run(entries: Iterable[Entry], ctx: Context, shared: Shared) -> Iterator[Entry]:
     """Enriched entries, then the input closed and the run's threads and HTTP client released."""
+    from feedmap.converters._enrich import enrich as enrich_pages  # page reading: loaded when it runs
+
     iterator = iter(entries)
     try:
-        yield from _enrich.enrich(iterator, ctx, shared)
+        yield from enrich_pages(iterator, ctx, shared)
     finally:
         shared.close()
         close = getattr(iterator, "close", None)
         if callable(close):
             close()
-
 
 
 @overload
