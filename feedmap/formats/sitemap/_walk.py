@@ -20,6 +20,7 @@ the environment (read on every call of :func:`walker`, so once per file read) fo
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable
 
 from lxml import etree
@@ -110,7 +111,11 @@ def _image(element: etree._Element) -> Image | None:
 def _load_compiled() -> Walk | None:
     """The compiled twin, when it is built and was built against this major version of lxml; else None."""
     try:
-        from feedmap.formats.sitemap import _walk_c
+        with warnings.catch_warnings():
+            # Cython's import check warns (RuntimeWarning) when lxml's _Element grew since the build: the library
+            # never prints, so that is a refusal too, as an import error is
+            warnings.simplefilter("error")
+            from feedmap.formats.sitemap import _walk_c
     except Exception:  # missing, or an lxml whose C API it cannot import: the pure twin does the same, silently
         return None
     if _walk_c.LXML_VERSION[0] != etree.LXML_VERSION[0]:
