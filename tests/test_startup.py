@@ -23,13 +23,17 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: What a run over lines of URLs has no use for (named as strings; never imported here).
 XML_AND_METADATA = ("lxml", "lxml.etree", "importlib.metadata", "feedmap._xml", "feedmap.formats.ext")
+#: What only the commands that print JSON or explain codes use.
+JSON_AND_CODES = ("json", "feedmap._core.rules")
 
 _SCRIPT = """\
-import json, sys
+import sys
 from feedmap.cli import main
 code = main(sys.argv[1:])
+modules = sorted(sys.modules)
 sys.stdout.flush()
-print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+import json
+print(json.dumps({"code": code, "modules": modules}), file=sys.stderr)
 """
 
 
@@ -69,6 +73,28 @@ def test_lines_of_urls_on_stdout_are_the_same_without_them(lines: Path, tmp_path
     code, out, modules = _run("convert", lines, "-t", "text", cwd=tmp_path)
     assert (code, out) == (0, "https://example.com/a\nhttps://example.com/b\nhttps://example.com/c\n")
     assert _loaded(modules) == []
+
+
+def test_a_conversion_to_text_loads_no_json_nor_the_table_of_codes(lines: Path, tmp_path: Path) -> None:
+    code, _, modules = _run("convert", lines, "-t", "text", "-q", "-o", tmp_path / "out.txt", cwd=tmp_path)
+    assert code == 0
+    assert _loaded(modules, JSON_AND_CODES) == []
+
+
+@pytest.mark.parametrize(
+    ("argv", "needs"),
+    [
+        (["codes", "loc-duplicate"], ["feedmap._core.rules"]),
+        (["codes", "--json", "loc-duplicate"], ["feedmap._core.rules", "json"]),
+        (["formats", "--json"], ["json"]),
+    ],
+)
+def test_the_commands_that_use_them_load_them(argv: list[str], needs: list[str], tmp_path: Path) -> None:
+    """The sibling: what the check above looks for is seen when a command loads it."""
+    code, out, modules = _run(*argv, cwd=tmp_path)
+    assert code == 0
+    assert out
+    assert [name for name in needs if name in modules] == needs
 
 
 def test_an_xml_input_loads_the_xml_parser_it_needs(tmp_path: Path) -> None:

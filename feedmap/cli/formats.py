@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from feedmap._core.model import ENTRY_FIELDS
@@ -74,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         rows += [{"name": name, "broken": reason} for name, reason in sorted(broken.items())]
         rows += [{key: name, state: reason, "code": code} for key, name, state, reason, code in unused]
+        import json
+
         print(json.dumps(rows, indent=2))
         return 0
     for row in rows:
