@@ -217,9 +217,12 @@ class Progress:
         self._shown = False
 
     def wrap(self, items: Iterable[T]) -> Iterator[T]:
+        """``items`` counted as they flow (themselves when the line is off: no layer per item)."""
         if not self.enabled:
-            yield from items
-            return
+            return iter(items)
+        return self._counted(items)
+
+    def _counted(self, items: Iterable[T]) -> Iterator[T]:
         mask = self._mask
         for item in items:
             self.count += 1
