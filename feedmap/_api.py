@@ -376,7 +376,10 @@ def _concatenated(
             if workers is not None:
                 workers.close()
 
-    combined = Document(first.meta, entries(), diagnostics=ctx.reporter.diagnostics)
+    # one input read here: its own entries, without a layer per entry (closing them closes the same generator)
+    combined = Document(
+        first.meta, entries() if len(sources) > 1 else first.entries, diagnostics=ctx.reporter.diagnostics
+    )
     combined.format = first.format
     return combined
 

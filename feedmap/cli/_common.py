@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import re
 import sys
 import time
@@ -112,6 +111,8 @@ _LINE_BREAKS = re.compile("[\u2028\u2029]")
 def json_text(value: Any) -> str:
     """``value`` as one line of JSON, UTF-8 readable, with the characters :func:`unshowable` matches and the
     Unicode line breaks (U+2028, U+2029) written as ``\\u`` escapes: parsed, it is the same value."""
+    import json  # the commands that print JSON load it
+
     text = json.dumps(value, ensure_ascii=False)
     if _plain(text):
         return text
@@ -216,9 +217,12 @@ class Progress:
         self._shown = False
 
     def wrap(self, items: Iterable[T]) -> Iterator[T]:
+        """``items`` counted as they flow (themselves when the line is off: no layer per item)."""
         if not self.enabled:
-            yield from items
-            return
+            return iter(items)
+        return self._counted(items)
+
+    def _counted(self, items: Iterable[T]) -> Iterator[T]:
         mask = self._mask
         for item in items:
             self.count += 1

@@ -9,11 +9,11 @@ explains one code.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from feedmap._core.rules import RULES, SPECS, Rule, renamed_hint, rule
+if TYPE_CHECKING:  # the table is imported when a command explains a code, not for every command's parser
+    from feedmap._core.rules import Rule
 
 __all__ = ["add_parser", "explain", "markdown", "run"]
 
@@ -56,12 +56,16 @@ def _levels(entry: Rule) -> str:
 
 
 def _spec(entry: Rule) -> str:
+    from feedmap._core.rules import SPECS
+
     url = SPECS[entry.spec]
     return f"{entry.spec} <{url}>" if url else entry.spec
 
 
 def explain(code: str) -> int:
     """Print what ``code`` means (without a code: the table of every code); exit 2 for an unknown code."""
+    from feedmap._core.rules import RULES, renamed_hint, rule
+
     if not code:
         for name, each in sorted(RULES.items()):
             print(f"{name:29} {each.level!s:8} {each.summary}")
@@ -78,6 +82,8 @@ def explain(code: str) -> int:
 
 
 def _as_json(entry: Rule) -> dict[str, Any]:
+    from feedmap._core.rules import SPECS
+
     return {
         "code": entry.code,
         "level": str(entry.level),
@@ -114,6 +120,8 @@ This page is the output of `feedmap codes --markdown`; the tests check that it i
 
 def markdown() -> str:
     """The reference page of every code (``docs/reference/codes.md``)."""
+    from feedmap._core.rules import RULES, SPECS
+
     rows = []
     for name, entry in sorted(RULES.items()):
         url = SPECS[entry.spec]
@@ -123,6 +131,10 @@ def markdown() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    import json
+
+    from feedmap._core.rules import RULES, rule
+
     if args.markdown:
         if args.code is not None:
             print("feedmap codes: error: --markdown prints the whole page; leave CODE out", file=sys.stderr)

@@ -14,7 +14,6 @@ error).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -253,6 +252,8 @@ def run(args: argparse.Namespace) -> int:
         finally:
             printer.finish()
     if jsonl:
+        import json
+
         print(json.dumps({"kind": "summary", **changes.counts}))
     else:
         print(summary_line(changes.counts))

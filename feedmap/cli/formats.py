@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from feedmap._core.model import ENTRY_FIELDS
 from feedmap.cli._common import printable
 from feedmap.formats import _registry as registry
-from feedmap.formats import ext as extensions
 
 __all__ = ["add_parser", "run"]
 
@@ -75,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         rows += [{"name": name, "broken": reason} for name, reason in sorted(broken.items())]
         rows += [{key: name, state: reason, "code": code} for key, name, state, reason, code in unused]
+        import json
+
         print(json.dumps(rows, indent=2))
         return 0
     for row in rows:
@@ -94,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _unused_plugins() -> list[tuple[str, str, str, str, str]]:
     """The plugins not used, beside the broken formats: (key, name, "refused" or "broken", why, code)."""
+    from feedmap.formats import ext as extensions  # the extensions (lxml, entry points): loaded by this command
+
     found = [("name", name, "refused", reason, "format-name-taken") for name, reason in registry.refused_entry_points()]
     broken = sorted(extensions.broken_extensions().items())
     found += [("extension", name, "broken", reason, "extension-broken") for name, reason in broken]

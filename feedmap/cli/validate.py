@@ -10,13 +10,11 @@ cannot be read at all (or a usage error).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from feedmap._core.errors import Diagnostic, Level, SourceError
-from feedmap._core.rules import renamed_hint, rule
 from feedmap._core.wording import counted
 from feedmap.cli._common import add_http_options, add_reading_options, json_text, printable, reading_options
 from feedmap.cli.codes import explain
@@ -138,6 +136,8 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_UNREADABLE
+    from feedmap._core.rules import renamed_hint, rule  # the table of codes: loaded when this command runs
+
     unknown = [code for code in args.ignore if rule(code) is None]
     if unknown:
         print(
@@ -243,6 +243,8 @@ class _JsonFindings:
         pass
 
     def finish(self, total: Report) -> None:
+        import json  # only --json prints JSON
+
         counts = {
             "errors": total.errors,
             "warnings": total.warnings,

@@ -15,6 +15,9 @@ extensions of the XML formats: image, hreflang); a format module imports no othe
 modules here (``_registry``, ``_detection``, ``_xmlwrite``, ``_output``, ...) are what they share.
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from feedmap._core.context import Context
 from feedmap._io.sources import Source
 from feedmap.formats._detection import Accept
@@ -30,8 +33,32 @@ from feedmap.formats._registry import (
     register,
     registry,
 )
-from feedmap.formats.ext import ENTRY_POINT_GROUP as EXTENSIONS_ENTRY_POINT_GROUP
-from feedmap.formats.ext import Extension, Fields, ReadHook, WriteHook
+
+# The extensions' hooks (lxml, their entry points) are imported when a name of theirs is first asked for, not
+# by a run that reads no XML (PEP 562 module ``__getattr__``); type checkers read the imports below instead.
+if TYPE_CHECKING:
+    from feedmap.formats.ext import ENTRY_POINT_GROUP as EXTENSIONS_ENTRY_POINT_GROUP
+    from feedmap.formats.ext import Extension, Fields, ReadHook, WriteHook
+
+#: The names of :mod:`feedmap.formats.ext` exported here, by their name in that module.
+_FROM_EXT = {
+    "EXTENSIONS_ENTRY_POINT_GROUP": "ENTRY_POINT_GROUP",
+    "Extension": "Extension",
+    "Fields": "Fields",
+    "ReadHook": "ReadHook",
+    "WriteHook": "WriteHook",
+}
+
+if not TYPE_CHECKING:  # hidden from type checkers, for which a module __getattr__ would make any name Any
+
+    def __getattr__(name: str) -> Any:
+        home = _FROM_EXT.get(name)
+        if home is None:
+            raise AttributeError(f"module 'feedmap.formats' has no attribute {name!r}")
+        value = getattr(importlib.import_module("feedmap.formats.ext"), home)
+        globals()[name] = value  # asked once: later uses are plain module attributes
+        return value
+
 
 __all__ = [
     "ENTRY_POINT_GROUP",

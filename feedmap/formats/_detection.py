@@ -12,9 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from feedmap._io.sources import PeekableStream
-from feedmap._xml import RootInfo, guess_encoding, peek_root
+if TYPE_CHECKING:  # the XML machinery (lxml) is imported when an input may be XML: lines of URLs need none of it
+    from feedmap._io.sources import PeekableStream
+    from feedmap._xml import RootInfo
 
 __all__ = ["BUILTINS", "Accept", "Detection", "Sniffed", "head_of", "looks_like_html", "sniff"]
 
@@ -128,16 +130,28 @@ def head_of(stream: PeekableStream) -> bytes:
     return head
 
 
+#: What every head :func:`feedmap._xml.guess_encoding` finds in UTF-16/32 begins with: a UTF-16 byte-order mark
+#: (UTF-32's little-endian one begins so too), or a zero byte among its first four (UTF-32's big-endian mark,
+#: and each of XML 1.0 Appendix F's forms without a mark).  A head with neither is not UTF-16/32.
+_UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def _maybe_utf16_or_32(head: bytes) -> bool:
+    return head.startswith(_UTF16_MARKS) or b"\0" in head[:4]
+
+
 def sniff(stream: PeekableStream) -> Sniffed:
     """Look at the first bytes (already decompressed) and say what kind of content they are."""
     head_bytes = head_of(stream)
     body = head_bytes.removeprefix(b"\xef\xbb\xbf").lstrip()
     if not body:
         return Sniffed("empty")
-    if guess_encoding(head_bytes) is not None:  # UTF-16/32, with a byte-order mark or without (XML 1.0 Appendix F)
-        return Sniffed("xml", peek_root(stream))
-    if body.startswith(b"<"):
-        return Sniffed("xml", peek_root(stream))
+    if body.startswith(b"<") or _maybe_utf16_or_32(head_bytes):
+        from feedmap._xml import guess_encoding, peek_root  # XML (or perhaps): the XML machinery is needed
+
+        # UTF-16/32, with a byte-order mark or without (XML 1.0 Appendix F), or a document that starts with "<"
+        if guess_encoding(head_bytes) is not None or body.startswith(b"<"):
+            return Sniffed("xml", peek_root(stream))
     if body.startswith(b"{"):
         return Sniffed("json")
     sample = body[:4096]

@@ -38,15 +38,18 @@ import re
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 from feedmap._core.context import Context
 from feedmap._core.errors import FormatError, Reporter, UnknownFormatError
 from feedmap._core.model import Document, Entry
 from feedmap._io.sources import Source
 from feedmap.formats._detection import BUILTINS, Accept, Detection, Sniffed, head_of, looks_like_html, sniff
+from feedmap.formats._installed import may_declare
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -272,7 +275,11 @@ def _load_entry_points() -> None:
     if _entry_points_loaded:
         return
     _entry_points_loaded = True
+    if not may_declare(ENTRY_POINT_GROUP):  # no distribution can declare one: importlib.metadata is not imported
+        return
     try:
+        from importlib.metadata import entry_points
+
         points = entry_points(group=ENTRY_POINT_GROUP)
     except Exception as exc:  # an installed distribution's entry_points.txt that cannot be parsed
         _broken[ENTRY_POINT_GROUP] = f"the installed entry points cannot be read: {type(exc).__name__}: {exc}"

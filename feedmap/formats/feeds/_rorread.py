@@ -201,9 +201,12 @@ def _is_header(item: _Item) -> bool:
     Pages carry ``ror:resourceOf`` (feedmap always writes it), so a page typed "Main" (or one whose extras
     hold ``ror:about``) stays a page: a round trip neither gains nor loses entries.
     """
-    about = item.ror.get("about", ("", 0))[0].lower()
-    kind = item.ror.get("type", ("", 0))[0].lower()
-    return (about == "sitemap" or kind in _HEADER_TYPES) and "resourceOf" not in item.ror
+    ror = item.ror
+    if "resourceOf" in ror:  # a page (nearly every item): nothing else to look at
+        return False
+    about = ror.get("about", ("", 0))[0].lower()
+    kind = ror.get("type", ("", 0))[0].lower()
+    return about == "sitemap" or kind in _HEADER_TYPES
 
 
 def _loc(item: _Item, ctx: Context, line: int) -> str | None:
