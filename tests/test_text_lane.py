@@ -60,6 +60,24 @@ ODD = st.sampled_from(
         "\t",
     ]
 )
+#: Lines of the reader's plain form that a step reports or changes: another scheme, no URI as written, out of
+#: scope in the ways the scope check's short cut does not see.
+PLAIN_ODD = st.sampled_from(
+    [
+        "https://example.com/maps/50%",
+        "https://example.com/maps/x#a#b",
+        "ftp://example.com/maps/f",
+        "javascript://example.com/x",
+        "HTTPS://EXAMPLE.COM/maps/upper",
+        "Http://example.com/maps/mixed",
+        "https://example.com:443/maps/port",
+        "https://example.com/maps/../up",
+        "https://example.com/maps/%7Eme",
+        "https://example.com/maps/a'b",
+        "https://example.com",
+        "https://example.com?q",
+    ]
+)
 RAW = st.sampled_from([b"\xe9t\xe9 https://example.com/maps/cp1252\xe9", b"https://example.com/maps/\xff"])
 
 
@@ -67,6 +85,7 @@ RAW = st.sampled_from([b"\xe9t\xe9 https://example.com/maps/cp1252\xe9", b"https
 def documents(draw: st.DrawFn, most: int = 1500) -> bytes:
     """A text sitemap's bytes (at most ``most`` plain lines added in bulk, enough for several 64 KiB reads)."""
     lines: list[bytes] = []
+    plain_only = draw(st.booleans())  # every line of the reader's plain form: blocks of them
     for _ in range(draw(st.integers(0, 40))):
         kind = draw(st.integers(0, 9))
         if kind < 5:
@@ -74,8 +93,8 @@ def documents(draw: st.DrawFn, most: int = 1500) -> bytes:
         elif kind < 7 and lines:
             lines.append(draw(st.sampled_from(lines)))  # a repeat
         elif kind < 9:
-            lines.append(draw(ODD).encode("utf-8"))
-        else:
+            lines.append(draw(PLAIN_ODD if plain_only else ODD).encode("utf-8"))
+        elif not plain_only:
             lines.append(draw(RAW))
     bulk = draw(st.sampled_from([0, 0, most // 10, most]))
     if bulk:
@@ -87,7 +106,7 @@ def documents(draw: st.DrawFn, most: int = 1500) -> bytes:
             for number in range(bulk)
         ]
         lines[start:start] = made
-    end = draw(st.sampled_from([b"\n", b"\r\n", b"\r"]))
+    end = draw(st.sampled_from([b"\n", b"\r\n", b"\r"]) if not plain_only else st.just(b"\n"))
     body = end.join(lines) + (end if draw(st.booleans()) else b"")
     return (b"\xef\xbb\xbf" if draw(st.booleans()) else b"") + body
 
@@ -242,3 +261,24 @@ def test_repeats_report_the_first_line(capsys: pytest.CaptureFixture[str]) -> No
     assert str(files["d/sitemap-1.xml"]).count("<url>") == 2  # type: ignore[index]
     code, _, err, files, _ = converted(data, ["-t", "text", "-o", "out.txt"], capsys, on=True)
     assert "in.txt:3: info[loc-duplicate]: https://example.com/maps/a appears 2 times (first repeated here)" in str(err)
+
+
+#: Plain URLs, then a line that is no URL, then more: under --strict the run stops there, after writing the
+#: batches before it to a stream that cannot be taken back.
+STOPPING = (
+    b"".join(b"https://example.com/maps/p%d?a=1\n" % number for number in range(5000))
+    + b"not a url\n"
+    + b"https://example.com/maps/after\n"
+)
+#: Long plain URLs: a batch fills by its characters before its count.
+LONG_LINES = b"".join(b"https://example.com/maps/%d/%s\n" % (number, b"x" * 1500) for number in range(900)) + b"nope\n"
+
+
+@pytest.mark.parametrize("data", [STOPPING, LONG_LINES])
+def test_a_stopped_run_wrote_the_same_batches(data: bytes, capsys: pytest.CaptureFixture[str]) -> None:
+    """What standard output holds when --strict stops a run is what the plan's writer had written."""
+    argv = ["-t", "text", "-o", "-", "--strict"]
+    *laned, ran = converted(data, argv, capsys, on=True, watch=True)
+    *planned, _ = converted(data, argv, capsys, on=False)
+    assert laned == planned
+    assert laned[0] == 1 and laned[1] and ran
