@@ -49,6 +49,7 @@ class ScopeCheck:
         line = re.escape(site) + _PLAIN_PATH_LINE
         self._plain_lines = re.compile(f"{line}(?:\n{line})*")
         self._under = site + folder  # a plain path on the site is in scope when it starts so
+        self._site = site + "/"
         self._other_sites: dict[str, bool] = {}  # per scheme and authority as written: on the base's site
 
     def __call__(self, url: str) -> bool:
@@ -69,8 +70,10 @@ class ScopeCheck:
         """How many of ``locs`` (``text``: them joined by LF, no LF in any) are outside the scope, and the first
         of them ("" if none): for URLs on the base URL's site with plain paths, by counting those that start
         with its folder, else one by one."""
-        under = self._under
-        if self._plain_lines.fullmatch(text) is not None:
+        under, site = self._under, self._site
+        on_site = text.startswith(site) + text.count("\n" + site)
+        plain = "%" not in text and "\\" not in text and "/." not in text  # no line has a path of another form
+        if (on_site == len(locs) and plain) or self._plain_lines.fullmatch(text) is not None:
             outside = len(locs) - text.startswith(under) - text.count("\n" + under)
             return outside, next(loc for loc in locs if not loc.startswith(under)) if outside else ""
         outside, first = 0, ""

@@ -127,64 +127,95 @@ _HELD = 1000
 
 
 class _Seen:
-    """The URLs kept (as written), each with the line it was first read at: in a dict, past the budget of
-    :class:`~feedmap._io.seen_keys.SeenKeys` (:data:`~feedmap._io.seen_keys.IN_MEMORY` keys,
-    :data:`~feedmap._io.seen_keys.IN_MEMORY_BYTES` characters) in one."""
+    """The URLs kept (as written), and the line each was first read at: a set and the blocks they came in,
+    past the budget of :class:`~feedmap._io.seen_keys.SeenKeys` (:data:`~feedmap._io.seen_keys.IN_MEMORY` keys,
+    :data:`~feedmap._io.seen_keys.IN_MEMORY_BYTES` characters) in one (each URL with its line)."""
 
     def __init__(self) -> None:
-        self._memory: dict[str, int] = {}
+        self._memory: set[str] = set()
+        self._blocks: list[tuple[int, list[str]]] = []  # the line before each block, and its URLs
         self._characters = 0
         self._keys: SeenKeys | None = None
 
     def add_new(self, locs: list[str], line: int, characters: int) -> bool:
         """Add ``locs`` (read at the lines after ``line``) when none was seen and none is there twice, and
         say so; else add none."""
+        keys = self._keys
+        if keys is not None:
+            get = keys.get
+            if any(get(loc) is not None for loc in locs) or len(set(locs)) != len(locs):
+                return False
+            for number, loc in enumerate(locs, line + 1):
+                keys.add(loc, number)
+            return True
         memory = self._memory
-        if self._keys is not None or not memory.keys().isdisjoint(locs):
+        if not memory.isdisjoint(locs):
             return False
         size = len(memory)
-        memory.update(zip(locs, range(line + 1, line + 1 + len(locs)), strict=True))
+        memory.update(locs)
         if len(memory) != size + len(locs):  # a URL twice in the block: none of them was there
-            for loc in locs:
-                memory.pop(loc, None)
+            memory.difference_update(locs)
             return False
+        self._blocks.append((line, locs))
         self._characters += characters
         if len(memory) >= IN_MEMORY or self._characters >= IN_MEMORY_BYTES:
             self._spill()
         return True
 
-    def first(self, key: str) -> int | None:
-        """The line ``key`` was first read at, None when it was not."""
-        return self._memory.get(key) if self._keys is None else self._keys.get(key)
+    def __contains__(self, key: str) -> bool:
+        return key in self._memory if self._keys is None else self._keys.get(key) is not None
+
+    def line(self, key: str) -> int:
+        """The line ``key`` (one of them) was first read at."""
+        if self._keys is not None:
+            return self._keys.get(key) or 0
+        for before, locs in self._blocks:
+            if key in locs:
+                return before + locs.index(key) + 1
+        return 0
 
     def add(self, key: str, line: int) -> None:
         if self._keys is not None:
             self._keys.add(key, line)
             return
-        self._memory[key] = line
+        self._memory.add(key)
+        self._blocks.append((line - 1, [key]))
         self._characters += len(key)
         if len(self._memory) >= IN_MEMORY or self._characters >= IN_MEMORY_BYTES:
             self._spill()
 
     def _spill(self) -> None:
         keys = self._keys = SeenKeys()
-        for key, line in self._memory.items():
-            keys.add(key, line)
-        self._memory = {}
+        for before, locs in self._blocks:
+            for number, loc in enumerate(locs, before + 1):
+                keys.add(loc, number)
+        self._memory, self._blocks = set(), []
 
     def close(self) -> None:
-        self._memory = {}
+        self._memory, self._blocks = set(), []
         if self._keys is not None:
             self._keys.close()
             self._keys = None
 
 
-#: A line that does not start with ``http://`` or ``https://`` (the scheme in any case, as
-#: :func:`~feedmap._core.urls.is_http_url` reads it): a block holding one is taken apart.
-_NOT_HTTP = re.compile(r"^(?!https?://)", re.MULTILINE | re.IGNORECASE)
 #: What makes a plain URL no URI as written (:func:`~feedmap._core.urls.is_uri`): a ``%`` that starts no escape,
-#: a second ``#``.
-_NOT_URI = re.compile(r"%(?![0-9A-Fa-f]{2})|#[^\n#]*#")
+#: a second ``#`` on a line.
+_LONE_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_TWO_FRAGMENTS = re.compile(r"#[^\n#]*#")
+
+
+def _web(text: str, lines: int) -> bool:
+    """Whether each of the ``lines`` lines of ``text`` starts with ``https://`` or ``http://`` (lower case: a
+    block with another case is looked at line by line, as :func:`~feedmap._core.urls.is_http_url` does)."""
+    https = text.startswith("https://") + text.count("\nhttps://")
+    return https == lines or https + text.startswith("http://") + text.count("\nhttp://") == lines
+
+
+def _uris(text: str) -> bool:
+    """Whether every line of ``text`` (plain URLs) is a URI as written: :func:`~feedmap._core.urls.is_uri`."""
+    if "%" in text and _LONE_PERCENT.search(text) is not None:
+        return False
+    return "#" not in text or _TWO_FRAGMENTS.search(text) is None
 
 
 class Lane:
@@ -207,7 +238,7 @@ class Lane:
         """Whether every URL of ``block`` passes every step as it is and unreported: http(s), a URI as written
         (unless locs are kept as read), none seen before; then they are kept."""
         text = block.text
-        if _NOT_HTTP.search(text) is not None or (not self._keep and _NOT_URI.search(text) is not None):
+        if not _web(text, len(block.locs)) or not (self._keep or _uris(text)):
             return False
         return self._seen.add_new(block.locs, block.line, len(text))
 
@@ -230,12 +261,14 @@ class Lane:
             self._first_left = self._first_left or entry
             return False
         key = self._written(loc)
-        first = self._seen.first(key)
-        if first is None:
-            self._seen.add(key, entry.origin.line if entry.origin is not None else 0)
+        seen = self._seen
+        if key not in seen:
+            seen.add(key, entry.origin.line if entry.origin is not None else 0)
             return True
-        at = (self.name, first) if self.xml else where(entry, ctx)  # the merge names the first, the drop the repeat
-        self._repeats.add(key, lambda: at)
+        if self.xml:  # the merge names the first of the URL's entries
+            self._repeats.add(key, lambda: (self.name, seen.line(key)))
+        else:  # the drop names the repeat
+            self._repeats.add(key, lambda: where(entry, ctx))
         return False
 
     def finish(self) -> None:
