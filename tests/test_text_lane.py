@@ -282,3 +282,16 @@ def test_a_stopped_run_wrote_the_same_batches(data: bytes, capsys: pytest.Captur
     *planned, _ = converted(data, argv, capsys, on=False)
     assert laned == planned
     assert laned[0] == 1 and laned[1] and ran
+
+
+def test_an_output_that_cannot_be_opened_reads_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    """An output that cannot be written fails before the input is read: no reader diagnostic after the error."""
+    data = b"not a url\nhttps://example.com/maps/a\n"
+    for on in (True, False):
+        with tempfile.TemporaryDirectory() as folder, contextlib.chdir(folder), lane(on):
+            Path("in.txt").write_bytes(data)
+            Path("taken").write_bytes(b"a file")
+            code = main(["convert", "in.txt", "-t", "text", "-o", "taken/out.txt"])
+            err = capsys.readouterr().err
+        assert code == 2
+        assert "loc-not-absolute" not in err

@@ -108,8 +108,10 @@ class TextEntries:
         return _entries(self.lane_items(), self._ctx.name)
 
     def close(self) -> None:
-        """Stop reading (the generator's own ``finally`` clauses run)."""
-        if self._items is not None:
+        """Stop reading (the generator's own ``finally`` clauses run); not started, nothing is read any more."""
+        if self._items is None:
+            self._items = iter(())
+        else:
             self._items.close()  # type: ignore[attr-defined]
 
 
