@@ -295,3 +295,27 @@ def test_an_output_that_cannot_be_opened_reads_nothing(capsys: pytest.CaptureFix
             err = capsys.readouterr().err
         assert code == 2
         assert "loc-not-absolute" not in err
+
+
+def _long_urls() -> bytes:
+    """12,000 URLs of some 1,500 characters (past the 16 M characters a dedupe holds in memory before it spills
+    to disk, short of 2,048: plain), repeats of early and late ones on both sides of that point, a few not plain."""
+    pad = "x" * 1480
+    lines = [f"https://example.com/maps/{number}/{pad}" for number in range(12_000)]
+    for at in (50, 5_000, 11_500):
+        lines[at : at + 1] = [lines[at], lines[3], lines[at - 1], lines[11_000], "not a url"]
+    lines += [lines[10], lines[11_999], lines[11_999], "https://example.com/maps/caf\u00e9", lines[7]]
+    return "\n".join(lines).encode()
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize(
+    "argv", [["-t", "text", "-o", "out.txt"], ["-t", "sitemap", "--base-url", BASE, "-o", "d/", "--max-urls", "5000"]]
+)
+def test_repeats_past_the_memory_budget(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """Past the URLs a dedupe holds in memory, repeats are found and reported as the plan's steps find them."""
+    data = _long_urls()
+    *laned, _ = converted(data, argv, capsys, on=True)
+    *planned, _ = converted(data, argv, capsys, on=False)
+    assert laned == planned
+    assert "loc-duplicate" in str(laned[2])
