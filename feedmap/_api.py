@@ -50,7 +50,7 @@ from feedmap.formats._registry import FormatSpec
 if TYPE_CHECKING:  # splitting and worker processes are imported by the runs that use them (a light `convert`)
     from concurrent.futures import Future
 
-    from feedmap._publish.split import Layout
+    from feedmap._publish.split import Layout, SplitResult
 
 __all__ = ["SplitSummary", "Summary", "convert", "read", "split", "write"]
 
@@ -214,7 +214,10 @@ def _layout(format: str, directory: str | os.PathLike[str], ctx: Context) -> Lay
 def _split(doc: Document, where: Layout, ctx: Context) -> SplitSummary:
     from feedmap._publish.split import split_document
 
-    result = split_document(_watched(doc, where.spec, ctx), where, ctx)
+    return _split_summary(split_document(_watched(doc, where.spec, ctx), where, ctx), where, ctx)
+
+
+def _split_summary(result: SplitResult, where: Layout, ctx: Context) -> SplitSummary:
     report = result.report
     return SplitSummary(
         result.entries,
@@ -487,7 +490,11 @@ def convert(
             spec = _writer_spec(format(doc.meta.kind))
             where = _layout(spec.name, directory, ctx) if directory is not None else None
         report_kind_change(doc.meta.kind, spec.name, ctx)
-        for step in converters.plan(doc, spec.name, enrich=ctx.options.enrich, options=ctx.options, shared=shared):
+        steps = converters.plan(doc, spec.name, enrich=ctx.options.enrich, options=ctx.options, shared=shared)
+        laned = _text_lane(doc, steps, len(inputs), wrap, sink, spec, where, ctx)
+        if laned is not None:
+            return laned
+        for step in steps:
             doc = step(doc, ctx)
         if wrap is not None:
             doc = Document(doc.meta, wrap(doc.entries), diagnostics=doc.diagnostics)
@@ -496,3 +503,34 @@ def convert(
             return _split(doc, where, ctx)
         count = _write(doc, sink, spec, ctx)
     return Summary(count, ctx.reporter, spec.name)
+
+
+def _text_lane(
+    doc: Document,
+    steps: list[converters.Step],
+    inputs: int,
+    wrap: Wrap | None,
+    sink: SinkLike,
+    spec: FormatSpec,
+    where: Layout | None,
+    ctx: Context,
+) -> Summary | None:
+    """The conversion run by the text lane (:mod:`feedmap._publish.text_lane`: one text sitemap, its plain URLs
+    in blocks) when it can run ``steps``; None: they run.  A ``wrap`` bound to an object switched off (the
+    progress line of a run whose stderr is no terminal: ``enabled`` False) passes the entries on as they are."""
+    if inputs != 1 or (wrap is not None and getattr(getattr(wrap, "__self__", None), "enabled", True) is not False):
+        return None
+    from feedmap._publish import text_lane
+
+    reading = text_lane.lane_for(doc, steps, spec.name, where is not None)
+    if reading is None:
+        return None
+    try:
+        if where is not None:
+            return _split_summary(text_lane.split_text(reading, where, ctx), where, ctx)
+        with open_sink(sink) as out, gzipped(out) if gzip_named(sink) else contextlib.nullcontext(out) as to:
+            return Summary(text_lane.write_text(reading, to, ctx), ctx.reporter, spec.name)
+    finally:
+        reading.close()
+        for _ in doc.entries:  # none left: the input is closed as the end of its entries closes it
+            pass

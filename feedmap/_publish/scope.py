@@ -29,6 +29,8 @@ _SITE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#\t\n\r]*(?=[/?#]|\Z)")
 #: A plain path, up to the query or fragment: no escape, backslash, segment starting with a dot, tab or line
 #: break, so that it is its own normal form and what ``urlsplit`` reads.
 _PLAIN_PATH = r"(?:/(?!\.)[^?#%\\\t\n\r/]*)+(?=[?#]|\Z)"
+#: The same for each line of URLs joined by LF, the rest of a line after its path any (:meth:`ScopeCheck.outside_of`).
+_PLAIN_PATH_LINE = r"(?:/(?!\.)[^?#%\\\t\n\r/]*)+(?:[?#][^\n]*)?"
 #: Sites other than the base URL's remembered (the answer per site; past this many the rest are asked anew).
 _SITES_KEPT = 256
 
@@ -44,7 +46,10 @@ class ScopeCheck:
         site = f"{parts.scheme}://{parts.netloc}"  # as written: the same text is the same site
         folder = normalised_path(parts.path.replace("\\", "/")).rpartition("/")[0] + "/"
         self._plain_on_site = re.compile(re.escape(site) + _PLAIN_PATH)
+        line = re.escape(site) + _PLAIN_PATH_LINE
+        self._plain_lines = re.compile(f"{line}(?:\n{line})*")
         self._under = site + folder  # a plain path on the site is in scope when it starts so
+        self._site = site + "/"
         self._other_sites: dict[str, bool] = {}  # per scheme and authority as written: on the base's site
 
     def __call__(self, url: str) -> bool:
@@ -60,6 +65,23 @@ class ScopeCheck:
             if len(self._other_sites) < _SITES_KEPT:
                 self._other_sites[site] = same
         return same and self._check(url)
+
+    def outside_of(self, locs: list[str], text: str) -> tuple[int, str]:
+        """How many of ``locs`` (``text``: them joined by LF, no LF in any) are outside the scope, and the first
+        of them ("" if none): for URLs on the base URL's site with plain paths, by counting those that start
+        with its folder, else one by one."""
+        under, site = self._under, self._site
+        on_site = text.startswith(site) + text.count("\n" + site)
+        plain = "%" not in text and "\\" not in text and "/." not in text  # no line has a path of another form
+        if (on_site == len(locs) and plain) or self._plain_lines.fullmatch(text) is not None:
+            outside = len(locs) - text.startswith(under) - text.count("\n" + under)
+            return outside, next(loc for loc in locs if not loc.startswith(under)) if outside else ""
+        outside, first = 0, ""
+        for loc in locs:
+            if not self(loc):
+                outside += 1
+                first = first or loc
+        return outside, first
 
 
 def report_outside(outside: int, first: str, base_url: str, ctx: Context) -> None:

@@ -450,7 +450,7 @@ class _Writer:
             self.out.write("".join(self.pending).encode("utf-8"))
             self.pending.clear()
 
-    def add_all(self, items: Iterable[tuple[Entry, str]], inside: Callable[[str], bool]) -> tuple[int, str]:
+    def add_all(self, items: Iterable[tuple[Entry, str]], inside: ScopeCheck) -> tuple[int, str]:
         """Write every block in turn, a file cut before the block that would pass a limit; how many
         entries' URLs are not ``inside`` the files' scope, and the first of them."""
         max_urls = self.where.max_urls
@@ -469,7 +469,7 @@ class _Writer:
                 self.start()
                 count, size, room = 0, 0, self.room
             if length > room:
-                self._too_large(entry, length)
+                self._too_large(loc, length)
             pending.append(block)
             if len(pending) >= _BATCH:
                 self.flush()
@@ -484,11 +484,11 @@ class _Writer:
         self.count, self.size, self.total = count, size, total
         return outside, first
 
-    def _too_large(self, entry: Entry, length: int) -> None:
+    def _too_large(self, loc: str, length: int) -> None:
         limit = self.where.max_bytes
         self.ctx.warning(
             "entry-too-large",
-            f"{entry.loc}: written as {length:,} bytes, more than a file of at most {limit:,} bytes holds with its "
+            f"{loc}: written as {length:,} bytes, more than a file of at most {limit:,} bytes holds with its "
             f"start and end; written alone in {self.parts[-1].name}",
         )
 
@@ -519,16 +519,26 @@ def _own_self_link(header: str, name: str) -> str:
     return header[:at] + escape_attribute(quote(name, safe=_SEGMENT_SAFE)) + header[at + len(_SELF) :]
 
 
-def split_document(doc: Document, where: Layout, ctx: Context) -> SplitResult:
-    """Write ``doc`` as :mod:`this module <feedmap._publish.split>` says; returns what was written."""
+#: How the blocks are written into the files (:meth:`_Writer.add_all`, or the text lane's): how many URLs are
+#: outside the files' scope, and the first of them.
+Fill = Callable[["_Writer", Iterator[tuple[Entry, str]], ScopeCheck], tuple[int, str]]
+
+
+def split_document(
+    doc: Document, where: Layout, ctx: Context, fill: Fill | None = None, late: Context | None = None
+) -> SplitResult:
+    """Write ``doc`` as :mod:`this module <feedmap._publish.split>` says; returns what was written.  ``fill``
+    writes the rendered blocks instead of :meth:`_Writer.add_all`; ``late``: the context of the writer's own
+    diagnostics (the renderer's and the files'), ``ctx`` by default."""
     assert where.spec.renderer is not None
-    feed_ctx = replace(ctx, options=replace(ctx.options, self_url=where.base_url + _SELF))  # each file's own
+    late = late or ctx
+    feed_ctx = replace(late, options=replace(ctx.options, self_url=where.base_url + _SELF))  # each file's own
     rendered = where.spec.renderer(doc, ctx=feed_ctx)
     base = published_base(where.base_url, ctx)
     with Publisher(where.directory, lambda previous: listed_names(previous, base)) as publisher:
-        with _Writer(where, rendered, publisher, ctx) as writer:
+        with _Writer(where, rendered, publisher, late) as writer:
             writer.start()
-            outside, first = writer.add_all(rendered.items, ScopeCheck(where.base_url))
+            outside, first = (fill or _Writer.add_all)(writer, iter(rendered.items), ScopeCheck(where.base_url))
             report_outside(outside, first, where.base_url, ctx)
             writer.finish()
         if writer.total == 0:

@@ -16,8 +16,9 @@ that really holds such a comma can write it as ``%2C``.
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Iterator
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from feedmap._core.context import Context
 from feedmap._core.errors import ReadError
@@ -28,7 +29,7 @@ from feedmap.formats._output import MAX_BYTES, MAX_URLS, SizeWatch, encoded_url,
 from feedmap.formats._registry import FormatSpec, Rendered
 from feedmap.formats.lines._common import Block, bounded_line_blocks, too_long
 
-__all__ = ["FORMAT", "read", "render", "write"]
+__all__ = ["FORMAT", "LaneItem", "PlainBlock", "TextEntries", "lane_reading", "line_of", "read", "render", "write"]
 
 
 def _decode(raw: bytes, ctx: Context, line: int) -> str:
@@ -68,7 +69,76 @@ def _refuse_csv(text: str, tail: str, ctx: Context, line: int) -> None:
     )
 
 
-def _entries(source: Source, ctx: Context) -> Iterator[Entry]:
+class PlainBlock(NamedTuple):
+    """Lines of a text sitemap that are each a plain URL (:data:`_PLAIN_URL`): nothing to report of any of them.
+    ``line``: the number of the line before the first; ``locs``: the URLs in order; ``text``: them joined by LF."""
+
+    line: int
+    locs: list[str]
+    text: str
+
+
+#: What :meth:`TextEntries.lane_items` yields: a block of plain URLs, or the entry of a line that is not one.
+LaneItem = PlainBlock | Entry
+
+
+class TextEntries:
+    """The entries of a text sitemap, iterated once as entries, or (:meth:`lane_items`) as blocks of plain URLs
+    between the entries of the other lines, for a conversion that carries such blocks to the writer
+    (:mod:`feedmap._publish.text_lane`).  The same lines, diagnostics and order either way."""
+
+    def __init__(self, source: Source, ctx: Context) -> None:
+        self._source = source
+        self._ctx = ctx
+        self._items: Iterator[LaneItem] | None = None
+        self.meta: DocMeta | None = None  # the document's, set by read
+
+    @property
+    def name(self) -> str:
+        """The name the entries are reported at (their origin's source)."""
+        return self._ctx.name
+
+    def lane_items(self) -> Iterator[LaneItem]:
+        """The document as blocks of plain URLs and entries (iterated once, instead of the entries)."""
+        if self._items is None:
+            self._items = _lane_items(self._source, self._ctx)
+        return self._items
+
+    def __iter__(self) -> Iterator[Entry]:
+        return _entries(self.lane_items(), self._ctx.name)
+
+    def close(self) -> None:
+        """Stop reading (the generator's own ``finally`` clauses run); not started, nothing is read any more."""
+        if self._items is None:
+            self._items = iter(())
+        else:
+            self._items.close()  # type: ignore[attr-defined]
+
+
+#: The text sitemaps being read, by the identity of their document's metadata: what
+#: :func:`lane_reading` finds for the conversion of a document read from a text sitemap.
+_READING: weakref.WeakValueDictionary[int, TextEntries] = weakref.WeakValueDictionary()
+
+
+def lane_reading(doc: Document) -> TextEntries | None:
+    """The entries of text sitemap ``doc`` (a document this reader returned, its entries not started, or one
+    made of them with its metadata: a conversion of one input), or None."""
+    found = _READING.get(id(doc.meta))
+    return found if found is not None and found.meta is doc.meta else None
+
+
+def _entries(items: Iterator[LaneItem], name: str) -> Iterator[Entry]:
+    for item in items:
+        if type(item) is PlainBlock:
+            line = item.line
+            for text in item.locs:
+                line += 1
+                yield new_entry(text, None, None, None, (), (), {}, new_position(name, line))
+        else:
+            yield item  # type: ignore[misc]
+
+
+def _lane_items(source: Source, ctx: Context) -> Iterator[LaneItem]:
     limit = ctx.options.max_line_bytes
     name = ctx.name
     count = 0
@@ -77,11 +147,11 @@ def _entries(source: Source, ctx: Context) -> Iterator[Entry]:
     for block in bounded_line_blocks(source.stream, limit, any_newline=True):
         if line == 0 and block[0] is not None and block[0].startswith(_BOM):
             block = [block[0][len(_BOM) :], *block[1:]]
-        texts = _plain_urls(block)
-        if texts is not None:  # nearly every block: no line to report, every line one URL as it is
-            for text in texts:
-                line += 1
-                yield new_entry(text, None, None, None, (), (), {}, new_position(name, line))
+        plain = _plain_urls(block)
+        if plain is not None:  # nearly every block: no line to report, every line one URL as it is
+            texts, text = plain
+            yield PlainBlock(line, texts, text)
+            line += len(texts)
             count += len(texts)
             continue
         for raw in block:
@@ -106,16 +176,16 @@ _PLAIN_URL = (
 _PLAIN_URLS = re.compile(f"{_PLAIN_URL}(?:\n{_PLAIN_URL})*")
 
 
-def _plain_urls(block: Block) -> list[str] | None:
-    """The lines of ``block`` as text when every one is a plain URL (:data:`_PLAIN_URL`) shorter than
-    :data:`~feedmap._core.urls.MAX_LOC_LENGTH`; None when one is not (or is too long to read)."""
+def _plain_urls(block: Block) -> tuple[list[str], str] | None:
+    """The lines of ``block`` as text (and joined by LF) when every one is a plain URL (:data:`_PLAIN_URL`)
+    shorter than :data:`~feedmap._core.urls.MAX_LOC_LENGTH`; None when one is not (or is too long to read)."""
     if None in block:
         return None
     joined = b"\n".join(block)  # type: ignore[arg-type]  # no None in it
     if not joined.isascii() or max(map(len, block)) >= MAX_LOC_LENGTH:  # type: ignore[arg-type]
         return None
     text = joined.decode("ascii")
-    return text.split("\n") if _PLAIN_URLS.fullmatch(text) is not None else None
+    return (text.split("\n"), text) if _PLAIN_URLS.fullmatch(text) is not None else None
 
 
 def _line_url(raw: bytes | None, ctx: Context, line: int, count: int) -> str | None:
@@ -149,25 +219,33 @@ def _line_url(raw: bytes | None, ctx: Context, line: int, count: int) -> str | N
 
 
 def read(source: Source, *, ctx: Context) -> Document:
-    return Document(DocMeta(kind=DocKind.URLSET), _entries(source, ctx), diagnostics=ctx.reporter.diagnostics)
+    entries = TextEntries(source, ctx)
+    doc = Document(DocMeta(kind=DocKind.URLSET), entries, diagnostics=ctx.reporter.diagnostics)
+    entries.meta = doc.meta
+    _READING[id(doc.meta)] = entries
+    return doc
 
 
 def _blocks(doc: Document, ctx: Context) -> Iterator[tuple[Entry, str]]:
-    """One line per entry: the loc (encoded with ``encode_urls``); a loc holding a line break is skipped
-    (``loc-not-escaped``), a lone surrogate (from an entry built in Python) is dropped (``character-dropped``)."""
+    """One line per entry (:func:`line_of`)."""
     encode = ctx.options.encode_urls
     for entry in doc.entries:
-        loc = encoded_url(entry.loc, ctx, entry) if encode else entry.loc
-        if loc.isascii():  # nearly every URL: no line break check beyond two searches, nothing to drop
-            if "\n" in loc or "\r" in loc:
-                ctx.warning("loc-not-escaped", f"{loc!r} contains a line break; not written to a text sitemap")
-                continue
-            yield entry, loc + "\n"
-            continue
-        if "\n" in loc or "\r" in loc:
-            ctx.warning("loc-not-escaped", f"{loc!r} contains a line break; not written to a text sitemap")
-            continue
-        yield entry, _without_surrogates(loc, ctx) + "\n"
+        line = line_of(entry, ctx, encode)
+        if line is not None:
+            yield entry, line
+
+
+def line_of(entry: Entry, ctx: Context, encode: bool) -> str | None:
+    """The line of ``entry``: the loc (encoded with ``encode``, ``encode_urls``) and LF; a loc holding a line
+    break is skipped (``loc-not-escaped``: None), a lone surrogate (from an entry built in Python) is dropped
+    (``character-dropped``)."""
+    loc = encoded_url(entry.loc, ctx, entry) if encode else entry.loc
+    if "\n" in loc or "\r" in loc:
+        ctx.warning("loc-not-escaped", f"{loc!r} contains a line break; not written to a text sitemap")
+        return None
+    if loc.isascii():  # nearly every URL: nothing to drop
+        return loc + "\n"
+    return _without_surrogates(loc, ctx) + "\n"
 
 
 def render(doc: Document, *, ctx: Context) -> Rendered:
