@@ -1,19 +1,19 @@
 """Index children read by worker processes (``Options.jobs``, ``--jobs N``), their output replayed in order.
 
-Spec: the sitemaps.org 0.9 sitemap index (https://www.sitemaps.org/protocol.html#index): an index's children
-are independent documents, so each is one *partition* a worker process can read while the run reads another.
-What stays in the run's own process is everything whose order or state spans children: planning each child
-(scope, loops, depth, the follow filter: :mod:`feedmap._web.follow`), the downloads (on the run's threads,
-with the fetcher's robots, redirect and size rules unchanged), and every step after reading (filters, merges,
-sorting, the writers, the splitting writer's cuts).  A worker opens one child as the run would
-(:func:`feedmap._web.follow.start_document`, the same name, URL and options), reads it whole with its checks,
-and writes what reading produced to a spill file in the run's temporary directory, in the order it happened:
-batches of entries and, between them, each diagnostic.  The run replays a spill when the walk reaches its
-child: entries are yielded and diagnostics reported at the point of the stream where the reader made them,
-so what is written, reported and counted is the same as with ``jobs=1``, byte for byte, ``strict`` included
-(the worker reads leniently; the run's reporter raises at the replayed warning, as it would have).  A child
-that is itself an index is left to the run (the worker says so and nothing else), which follows it in its
-own process.  Memory stays flat: a worker holds one batch, the run reads one batch at a time.
+Spec: the sitemaps.org 0.9 sitemap index (https://www.sitemaps.org/protocol.html#index): an index's children are
+independent documents, so each is one *partition* a worker process can read while the run reads another. What
+stays in the run's own process is everything whose order or state spans children: planning each child (scope,
+loops, depth, the follow filter: :mod:`feedmap._web.follow`), the downloads (on the run's threads, with the
+fetcher's robots, redirect and size rules unchanged), and every step after reading (filters, merges, sorting, the
+writers, the splitting writer's cuts). A worker opens one child as the run would
+(:func:`feedmap._web.follow.start_document`, the same name, URL and options), reads it whole with its checks, and
+writes what reading produced to a spill file in the run's temporary directory, in the order it happened: batches
+of entries (as columns, :func:`packed`) and, between them, each diagnostic. The run replays a spill when the walk
+reaches its child: entries are yielded and diagnostics reported at the point of the stream where the reader made
+them, so what is written, reported and counted is the same as with ``jobs=1``, byte for byte, ``strict`` included
+(the worker reads leniently; the run's reporter raises at the replayed warning, as it would have). A child that is
+itself an index is left to the run (the worker says so and nothing else), which follows it in its own process.
+Memory stays flat: a worker holds one batch, the run reads one batch at a time.
 
 Workers are started with ``forkserver`` (where the platform has it; else ``spawn``): a run forks nothing
 from its own process, whose HTTP client and download threads hold locks a forked child could inherit held.
@@ -25,12 +25,14 @@ passed over silently and no partial output is kept.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import multiprocessing
+import operator
 import os
 import pickle
 import shutil
 import tempfile
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
@@ -38,17 +40,30 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from feedmap._core.context import Context, Options
+from feedmap._core.dates import known_date
 from feedmap._core.errors import Diagnostic, Reporter, SourceError
-from feedmap._core.model import Entry
+from feedmap._core.model import ChangeFreq, Entry, new_entry, new_position
 from feedmap._io.http import Shared
 from feedmap.converters._duplicates import _freeze, _thaw
 
-__all__ = ["Partition", "Spill", "WorkerDied", "Workers", "outcome", "read_partition", "replay", "worker_count"]
+__all__ = [
+    "Partition",
+    "Spill",
+    "WorkerDied",
+    "Workers",
+    "outcome",
+    "packed",
+    "read_partition",
+    "replay",
+    "unpacked",
+    "worker_count",
+]
 
 #: Entries pickled together, as one record: big enough that pickling is cheap per entry, small enough to keep
-#: memory flat.  Each entry is pickled as its plain fields (``_freeze``: texts, numbers and tuples, the lastmod
-#: as its text), which pickle several times faster than the dataclasses, enums and dates themselves, and is
-#: rebuilt by ``_thaw``, whose lastmod is not validated again: the worker's reader validated it.
+#: memory flat.  A batch is pickled as columns (:func:`packed`): the locs, the lastmods' texts, the changefreqs,
+#: the priorities and the lines of its plain entries (those with no other field, read from the batch's one
+#: source), and each other entry as its plain fields (``_freeze``); the run rebuilds them (:func:`unpacked`) with
+#: ``known_date``, which does not validate a lastmod again: the worker's reader validated it.
 _BATCH = 2048
 _ENTRIES, _DIAGNOSTIC, _VALUE = "entries", "diagnostic", "value"
 _FAILED, _NESTED, _END = "failed", "nested", "end"
@@ -61,6 +76,108 @@ def worker_count(jobs: int) -> int:
     with contextlib.suppress(AttributeError, OSError):
         return len(os.sched_getaffinity(0))
     return os.cpu_count() or 1
+
+
+#: The fields of an entry that make it no plain one when they hold anything, and their empty values.
+_OTHER_FIELDS = operator.attrgetter("title", "description", "keywords", "type", "images", "alternates", "extras")
+_NO_OTHER_FIELDS: tuple[object, ...] = (None, None, (), None, (), (), {})
+
+#: A batch as pickled: the source of its plain entries; their locs, lastmod texts (None: no plain entry of the
+#: batch has one), changefreqs and priorities (likewise), lines; then each other entry, frozen, with its place.
+Packed = tuple[
+    str | None,
+    list[str],
+    list[str | None] | None,
+    list[ChangeFreq | None] | None,
+    list[float | None] | None,
+    list[int],
+    list[tuple[int, tuple[Any, ...]]],
+]
+
+
+def packed(batch: list[Entry]) -> Packed:
+    """A batch of entries as columns (see :data:`Packed`), which pickle and unpickle several times faster than
+    one tuple per entry; :func:`unpacked` gives the entries back, equal and in order, origins included."""
+    first = batch[0].origin
+    source = first.source if first is not None else None
+    locs: list[str] = []
+    lastmods: list[str | None] = []
+    changefreqs: list[ChangeFreq | None] = []
+    priorities: list[float | None] = []
+    lines: list[int] = []
+    others: list[tuple[int, tuple[Any, ...]]] = []
+    for place, entry in enumerate(batch):
+        origin = entry.origin
+        if origin is None or origin.source != source or _OTHER_FIELDS(entry) != _NO_OTHER_FIELDS:
+            others.append((place, _freeze(entry)))
+            continue
+        locs.append(entry.loc)
+        lastmod = entry.lastmod
+        lastmods.append(lastmod.text if lastmod is not None else None)
+        changefreqs.append(entry.changefreq)
+        priorities.append(entry.priority)
+        lines.append(origin.line)
+    return (
+        source,
+        locs,
+        lastmods if _some(lastmods) else None,
+        changefreqs if _some(changefreqs) else None,
+        priorities if _some(priorities) else None,
+        lines,
+        others,
+    )
+
+
+def _some(values: list[Any]) -> bool:
+    return values.count(None) != len(values)
+
+
+def unpacked(batch: Packed) -> list[Entry]:
+    """The entries of a :func:`packed` batch, in order."""
+    source, locs, lastmods, changefreqs, priorities, lines, others = batch
+    entries: list[Entry]
+    if source is None:
+        entries = []
+    elif changefreqs is None and priorities is None:  # most sitemaps: one loop of few calls an entry
+        if lastmods is None:
+            entries = [
+                new_entry(loc, None, None, None, (), (), {}, new_position(source, line))
+                for loc, line in zip(locs, lines, strict=True)
+            ]
+        else:
+            entries = [
+                new_entry(
+                    loc,
+                    known_date(lastmod) if lastmod is not None else None,
+                    None,
+                    None,
+                    (),
+                    (),
+                    {},
+                    new_position(source, line),
+                )
+                for loc, lastmod, line in zip(locs, lastmods, lines, strict=True)
+            ]
+    else:
+        none = itertools.repeat(None)
+        entries = [
+            new_entry(
+                loc,
+                known_date(lastmod) if lastmod is not None else None,
+                changefreq,
+                priority,
+                (),
+                (),
+                {},
+                new_position(source, line),
+            )
+            for loc, lastmod, changefreq, priority, line in zip(
+                locs, lastmods or none, changefreqs or none, priorities or none, lines, strict=False
+            )
+        ]
+    for place, frozen in others:  # in the order of their places: each lands where it was
+        entries.insert(place, _thaw(frozen))
+    return entries
 
 
 class WorkerDied(SourceError):
@@ -114,15 +231,19 @@ class Spill:
         for kind, value in held:
             self._record(kind, value)
 
-    def entry(self, entry: Entry) -> None:
-        self._batch.append(entry)
-        if len(self._batch) >= _BATCH:
-            self.flush()
+    def entries(self, entries: Iterable[Entry]) -> None:
+        """Record ``entries`` (read as they come: a diagnostic reported while reading one is recorded before it)."""
+        batch = self._batch  # emptied in place by flush, also when a diagnostic comes between two entries
+        append = batch.append
+        for entry in entries:
+            append(entry)
+            if len(batch) >= _BATCH:
+                self.flush()
 
     def flush(self) -> None:
         if self._batch:
-            batch, self._batch = self._batch, []
-            self._record(_ENTRIES, [_freeze(entry) for entry in batch])
+            self._record(_ENTRIES, packed(self._batch))
+            self._batch.clear()
 
     def diagnostic(self, diagnostic: Diagnostic) -> None:
         self.flush()
@@ -181,8 +302,7 @@ def read_partition(partition: Partition) -> str:
                     spill.nested()
                     return partition.spill
                 spill.start()
-                for entry in doc.entries:
-                    spill.entry(entry)
+                spill.entries(doc.entries)
             spill.done()
         except Exception as exc:  # the run raises or reports it where reading stopped
             spill.failed(exc)
@@ -216,7 +336,7 @@ def replay(
             while True:
                 kind, value = pickle.load(records)
                 if kind == _ENTRIES:
-                    yield from map(_thaw, value)
+                    yield from unpacked(value)
                 elif kind == _DIAGNOSTIC:
                     report(value)
                 elif kind == _VALUE:
