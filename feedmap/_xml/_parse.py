@@ -117,7 +117,7 @@ class Elements:
     def release(self, state: ParseState, element: etree._Element, parent: etree._Element | None) -> None:
         """Free a yielded ``element`` once the caller is done with it, and the siblings before it (reporting the
         unexpected ones), so memory stays flat."""
-        element.clear(keep_tail=False)
+        element.clear()  # keep_tail=False: its tail goes too
         if parent is not None:
             previous = state.previous
             while element.getprevious() is not None:
