@@ -192,38 +192,72 @@ cdef inline int _days_in(int year, int month):
 
 
 cdef bint _plain_date(str text):
-    """A yes only for what W3CDate takes at once: ``YYYY-MM-DD``, or that with ``Thh:mm:ss`` and ``Z`` or an
-    offset within +-14:00 (dates._COMMON), every part in range (what datetime.fromisoformat checks); False
-    means "ask W3CDate"."""
+    """A yes only for what W3CDate takes as written: the W3C-DTF / XSD forms of dates._W3C (``YYYY``,
+    ``YYYY-MM``, ``YYYY-MM-DD``, with ``Thh:mm`` and a zone, or ``Thh:mm:ss`` and a fraction and a zone when
+    given, a date with a zone), every part in the range dates._valid checks (seconds to 59 here: a leap second
+    is asked of W3CDate); False means "ask W3CDate"."""
     cdef Py_ssize_t n = len(text)
-    cdef int year, month, day
-    cdef Py_UCS4 sign
-    if n != 10 and n != 20 and n != 25:
-        return False
-    if not (_digits(text, 0, 4) and text[4] == "-" and _digits(text, 5, 2) and text[7] == "-" and _digits(text, 8, 2)):
+    cdef Py_ssize_t i, start
+    cdef int year, month, day, hours
+    cdef bint seconds = False, time = False
+    cdef Py_UCS4 c
+    if n < 4 or not _digits(text, 0, 4):
         return False
     year = _number(text, 0, 4)
-    month = _number(text, 5, 2)
-    day = _number(text, 8, 2)
-    if year < 1 or month < 1 or month > 12 or day < 1 or day > _days_in(year, month):
+    if year < 1:
         return False
-    if n == 10:
+    if n == 4:
         return True
-    if not (
-        text[10] == "T" and _digits(text, 11, 2) and text[13] == ":" and _digits(text, 14, 2)
-        and text[16] == ":" and _digits(text, 17, 2)
-    ):
+    if n < 7 or text[4] != "-" or not _digits(text, 5, 2):
         return False
-    if _number(text, 11, 2) > 23 or _number(text, 14, 2) > 59 or _number(text, 17, 2) > 59:
+    month = _number(text, 5, 2)
+    if month < 1 or month > 12:
         return False
-    if n == 20:
-        return text[19] == "Z"
-    sign = text[19]
-    if (sign != "+" and sign != "-") or not (_digits(text, 20, 2) and text[22] == ":" and _digits(text, 23, 2)):
+    if n == 7:
+        return True
+    if n < 10 or text[7] != "-" or not _digits(text, 8, 2):
         return False
-    if _number(text, 20, 2) == 14:
-        return _number(text, 23, 2) == 0
-    return _number(text, 20, 2) <= 13 and _number(text, 23, 2) <= 59
+    day = _number(text, 8, 2)
+    if day < 1 or day > _days_in(year, month):
+        return False
+    i = 10
+    if i == n:
+        return True
+    if text[i] == "T":
+        time = True
+        if n < i + 6 or not (_digits(text, i + 1, 2) and text[i + 3] == ":" and _digits(text, i + 4, 2)):
+            return False
+        if _number(text, i + 1, 2) > 23 or _number(text, i + 4, 2) > 59:
+            return False
+        i += 6
+        if i < n and text[i] == ":":
+            if n < i + 3 or not _digits(text, i + 1, 2) or _number(text, i + 1, 2) > 59:
+                return False
+            seconds = True
+            i += 3
+            if i < n and text[i] == ".":
+                i += 1
+                start = i
+                while i < n:
+                    c = text[i]
+                    if c < 48 or c > 57:
+                        break
+                    i += 1
+                if i == start:
+                    return False
+    if i == n:
+        return not time or seconds  # a time of minutes wants a zone
+    c = text[i]
+    if c == "Z":
+        return i + 1 == n
+    if (c != "+" and c != "-") or n != i + 6:
+        return False
+    if not (_digits(text, i + 1, 2) and text[i + 3] == ":" and _digits(text, i + 4, 2)):
+        return False
+    hours = _number(text, i + 1, 2)
+    if hours == 14:
+        return _number(text, i + 4, 2) == 0
+    return hours < 14 and _number(text, i + 4, 2) <= 59
 
 
 cdef inline bint _scheme_char(Py_UCS4 c):
