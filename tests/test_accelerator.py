@@ -427,3 +427,190 @@ def test_twins_read_generated_entries_alike(
 ) -> None:
     data, fmt = doc
     both(data, monkeypatch, fmt)
+
+
+# ----------------------------------------------------------------------------- the compiled read loop (19b)
+
+#: Locs and lastmods at the edges of the loop's own checks in C (a yes there only where the pure checks say yes,
+#: every other value asked of them): the twins must read each alike, with the same diagnostics.
+EDGE_LOCS = [
+    "https://a.example/p",
+    "HTTPS://A.EXAMPLE/P",
+    "https://a.example:8080/p",
+    "https://a.example:12345/p",
+    "https://a.example:99999/p",
+    "https://a.example:/p",
+    "https://a.example:80x/p",
+    "https://user:pw@a.example/p",
+    "https://a.example/p@q",
+    "https://[::1]/p",
+    "https://[::1/p",
+    "https://a]b.example/p",
+    "https:///p",
+    "https:/a.example/p",
+    "https//a.example/p",
+    "1https://a.example/p",
+    "h+t.t-p://a.example/p",
+    "https://a.example",
+    "https://a.example?q",
+    "https://a.example#f",
+    "https://a.example/p?x=[1]",
+    "https://a.example/p|q",
+    "https://a.example/p^q",
+    "https://a.example/p\\q",
+    "https://a.example/p`q",
+    "https://a.example/p{q}",
+    "https://a.example/p\tq",
+    "https://a.example/p\u00e9",
+    "https://\u00e9.example/p",
+    "https://a.example/p\x7fq",
+    "https://a.example/" + "x" * 2028,
+    "https://a.example/" + "x" * 2029,
+    "https://a.example/" + "x" * 2030,
+    "mailto:someone@a.example",
+]
+EDGE_DATES = [
+    "2024-02-29",
+    "2023-02-29",
+    "1900-02-29",
+    "2000-02-29",
+    "2024-04-31",
+    "2024-04-30",
+    "0000-01-01",
+    "0001-01-01",
+    "2024-00-10",
+    "2024-12-00",
+    "2024-01-01T00:00:00Z",
+    "2024-01-01T23:59:59Z",
+    "2024-01-01T24:00:00Z",
+    "2024-01-01T23:60:00Z",
+    "2024-01-01T23:59:60Z",
+    "2024-01-01T10:00:00+14:00",
+    "2024-01-01T10:00:00-14:00",
+    "2024-01-01T10:00:00+14:30",
+    "2024-01-01T10:00:00+13:59",
+    "2024-01-01T10:00:00+13:60",
+    "2024-01-01T10:00:00+15:00",
+    "2024-01-01T10:00:00z",
+    "2024-01-01t10:00:00Z",
+    "2024-01-01T10:00:00.5Z",
+    "2024-01-01T10:00Z",
+    "2024-01-01T10:00:00",
+    "2024-01-01+01:00",
+    "2024-1-01",
+    "2024-01-01T10:00:00+0100",
+    "2024-01-01T1a:00:00Z",
+    "\u0662024-01-01",
+    "2024",
+    "2024-05",
+    "0000",
+    "2024-13",
+    "2024-05-",
+    "2024-01-01Z",
+    "2024-01-01-05:00",
+    "2024-01-01T10:00+14:30",
+    "2024-01-01T10:00-05:00",
+    "2024-01-01T10:00:00.Z",
+    "2024-01-01T10:00:00.123456789+01:00",
+    "2024-01-01T10:00:00.1",
+    "2024-01-01T10:00:60Z",
+    "2024-01-01T10",
+]
+
+
+def _urlset(body: str) -> bytes:
+    return f'<?xml version="1.0"?>\n<urlset xmlns="{SM}" xmlns:image="{IMAGE}">\n{body}\n</urlset>\n'.encode()
+
+
+def test_loop_checks_locs_as_check_loc(compiled: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from xml.sax.saxutils import escape
+
+    body = "\n".join(f"<url><loc>{escape(loc)}</loc></url>" for loc in EDGE_LOCS)
+    entries, diagnostics = both(_urlset(body), monkeypatch)
+    read = {entry.loc for entry, _ in entries}
+    assert "https://a.example/p" in read and "HTTPS://A.EXAMPLE/P" in read
+    reported = {(diagnostic.code, diagnostic.line) for diagnostic in diagnostics}
+    assert ("loc-not-absolute", 3 + EDGE_LOCS.index("https://a.example:99999/p")) in reported
+    assert ("loc-too-long", 3 + EDGE_LOCS.index("https://a.example/" + "x" * 2030)) in reported
+    assert not {line for _, line in reported} & {3 + EDGE_LOCS.index("https://a.example/" + "x" * 2029)}
+
+
+def test_loop_checks_lastmods_as_w3cdate(compiled: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    body = "\n".join(
+        f"<url><loc>https://a.example/{n}</loc><lastmod>{d}</lastmod></url>" for n, d in enumerate(EDGE_DATES)
+    )
+    entries, diagnostics = both(_urlset(body), monkeypatch)
+    dates = {entry.loc: entry.lastmod for entry, _ in entries}
+    assert dates["https://a.example/0"] == feedmap.W3CDate("2024-02-29")
+    assert dates["https://a.example/15"] == feedmap.W3CDate("2024-01-01T10:00:00+14:00")
+    flagged = {diagnostic.line for diagnostic in diagnostics if diagnostic.code.startswith("lastmod")}
+    for bad in ("2023-02-29", "2024-04-31", "0000-01-01", "2024-01-01T24:00:00Z", "2024-01-01T10:00:00+14:30"):
+        assert 3 + EDGE_DATES.index(bad) in flagged, bad
+    assert 3 + EDGE_DATES.index("2024-02-29") not in flagged
+
+
+#: Documents where the loop frees, skips or stops as iter_elements does: siblings that are no entry (reported
+#: when the entry after them is freed), an entry nested in an extension, one in no namespace, entity references
+#: between entries, a break of the XML with entries before it and one cut by it.
+LOOP_CASES = {
+    "siblings": "<url><loc>https://a.example/1</loc></url>\n<other>x</other><more/>\n"
+    "<url><loc>https://a.example/2</loc></url>\n<url><loc>https://a.example/3</loc></url>\n<tail/>",
+    "first-sibling": "<first/>\n<url><loc>https://a.example/1</loc></url>",
+    "nested": '<url><loc>https://a.example/1</loc><ex:box xmlns:ex="urn:ex"><url><loc>https://a.example/in</loc>'
+    "</url></ex:box></url>\n<url><loc>https://a.example/2</loc></url>",
+    "no-namespace": '<url xmlns=""><loc>https://a.example/1</loc></url>\n<url><loc>https://a.example/2</loc></url>',
+    "bad-then-plain": "<url><loc>https://a.example/1</loc><lastmod>2024-13-01</lastmod></url>\n"
+    "<url><loc>https://a.example/2</loc></url>",
+}
+
+
+@pytest.mark.parametrize("case", sorted(LOOP_CASES))
+def test_loop_frees_and_reports_as_iter_elements(compiled: None, monkeypatch: pytest.MonkeyPatch, case: str) -> None:
+    entries, diagnostics = both(_urlset(LOOP_CASES[case]), monkeypatch)
+    assert entries and all(entry.loc.startswith("https://a.example/") for entry, _ in entries)
+    if case in ("siblings", "first-sibling"):
+        assert [d.code for d in diagnostics] == ["unknown-element"] * (3 if case == "siblings" else 1)
+
+
+def test_loop_keeps_what_came_before_a_break(compiled: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = _urlset("<url><loc>https://a.example/1</loc></url>\n<url><loc>https://a.example/2</loc><lastmod>2024")
+    entries, diagnostics = both(data[: data.index(b"2024") + 4], monkeypatch)
+    assert [entry.loc for entry, _ in entries] == ["https://a.example/1", "https://a.example/2"]
+    assert [d.code for d in diagnostics] == ["xml-not-well-formed", "truncated-entry"]
+
+
+def test_loop_counts_the_entries_of_a_file(compiled: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    body = "\n".join(f"<url><loc>https://a.example/{n}</loc></url>" for n in range(50_001))
+    entries, diagnostics = both(_urlset(body), monkeypatch)
+    assert len(entries) == 50_001
+    assert [d.code for d in diagnostics] == ["too-many-entries"]
+
+
+@pytest.mark.parametrize("pure", [True, False])
+def test_loop_yields_each_entry_before_reading_on(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, pure: bool
+) -> None:
+    """A later step's diagnostic for an entry comes before what the reader reports while it reads on (a sibling
+    freed after the next entry): the loop hands over one entry at a time."""
+    if pure:
+        monkeypatch.setenv(PURE, "1")
+    else:
+        monkeypatch.delenv(PURE, raising=False)
+    source = tmp_path / "order.xml"
+    source.write_bytes(
+        _urlset(
+            "<url><loc>ftp://a.example/1</loc></url>\n<other>x</other>\n"
+            "<url><loc>ftp://a.example/2</loc></url>\n<url><loc>ftp://a.example/3</loc></url>"
+        )
+    )
+    code, _, err = run(capsys, "convert", str(source), "-t", "sitemap", "-o", str(tmp_path / "out.xml"))
+    assert code == 0
+    lines = [
+        line.split(": ")[1] + "@" + line.split(":")[1] for line in err.splitlines() if line.startswith(str(source))
+    ]
+    assert lines == [
+        "warning[non-web-url]@3",
+        "warning[non-web-url]@5",
+        "warning[unknown-element]@4",
+        "warning[non-web-url]@6",
+    ]

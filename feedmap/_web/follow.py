@@ -359,7 +359,10 @@ class _Level:
 
 
 def _walk(root: _Level) -> Iterator[Entry]:
-    """The leaf entries below ``root``, depth first, in index order (see :class:`_Following`)."""
+    """The leaf entries below ``root``, depth first, in index order (see :class:`_Following`).
+
+    A child sitemap's entries are yielded from here, straight from its document (no layer per entry of its own:
+    :func:`_read_child` opens the child, this loop drains it)."""
     levels = [root]
     try:
         while levels:
@@ -374,9 +377,19 @@ def _walk(root: _Level) -> Iterator[Entry]:
             if child is None:
                 levels.pop().close()
                 continue
-            nested = yield from _read_child(child, level)
-            if nested is not None:
-                levels.append(nested)
+            opened = yield from _read_child(child, level)
+            if isinstance(opened, _Level):
+                levels.append(opened)
+            elif opened is not None:
+                entries, stack = opened
+                try:
+                    with stack:
+                        yield from entries
+                    level.tally.read += 1
+                except StrictError:
+                    raise
+                except FeedmapError as exc:
+                    _failed(child, level, exc)
         _check_something_read(root)
     finally:
         for level in reversed(levels):
@@ -429,9 +442,12 @@ def _local_context(child: _Child, ctx: Context) -> Context:
     return ctx.child(str(child.path), child.path, url=mapped)
 
 
-def _read_child(child: _Child, level: _Level) -> Generator[Entry, None, _Level | None]:
-    """Yield the entries of a child sitemap of ``level``'s index; a child that is itself an index is returned as
-    a new level."""
+def _read_child(
+    child: _Child, level: _Level
+) -> Generator[Entry, None, _Level | tuple[Iterator[Entry], contextlib.ExitStack] | None]:
+    """Open a child sitemap of ``level``'s index: a child that is an index is returned as a new level, a sitemap as
+    its entries and the stack closing its input (drained by :func:`_walk`); None when a worker read it (its
+    entries and diagnostics are replayed here) or it failed (reported)."""
     ctx, tally = level.ctx, level.tally
     try:
         if child.parsed is not None:  # read by a worker: its entries and diagnostics replayed here
@@ -454,19 +470,22 @@ def _read_child(child: _Child, level: _Level) -> Generator[Entry, None, _Level |
                 tally=tally,
                 workers=level.workers,
             )
-        with stack:
-            yield from doc.entries
-        tally.read += 1
+        return iter(doc.entries), stack
     except StrictError:
         raise
     except FeedmapError as exc:
-        if level.workers is not None:  # a worker that died stops the run (workers imported partitions)
-            from feedmap._web.partitions import WorkerDied
-
-            if isinstance(exc, WorkerDied):
-                raise
-        _report(child, ctx, exc, tally)
+        _failed(child, level, exc)
     return None
+
+
+def _failed(child: _Child, level: _Level, exc: FeedmapError) -> None:
+    """A child that could not be read (or stopped being read): reported, unless a worker died (that stops the run)."""
+    if level.workers is not None:  # a worker that died stops the run (workers imported partitions)
+        from feedmap._web.partitions import WorkerDied
+
+        if isinstance(exc, WorkerDied):
+            raise exc
+    _report(child, level.ctx, exc, level.tally)
 
 
 def _report(child: _Child, ctx: Context, exc: FeedmapError, tally: _Tally) -> None:

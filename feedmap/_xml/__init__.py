@@ -9,7 +9,8 @@ Each job lives in its own module; this package re-exports them under the names t
   characters, a DOCTYPE made inert), :mod:`._repairs` reporting them (one by one up to :data:`REPORT_CAP`
   per kind, then counted);
 * :mod:`._peek`: the root element and namespaces of an input, without consuming it;
-* :mod:`._parse`: :func:`iter_elements`, the hardened streaming ``iterparse`` (no DTD, no entities, no
+* :mod:`._parse`: :func:`iter_elements` (and :class:`Elements`, its steps for a loop of its own), the hardened
+  streaming ``iterparse`` (no DTD, no entities, no
   network: OWASP XXE cheat sheet);
 * :mod:`._escape`: escaping for output (XML 1.0 §2.2, §2.4, §3.3.3).
 """
@@ -31,7 +32,7 @@ from feedmap._xml._names import (
     local_name,
     namespace_of,
 )
-from feedmap._xml._parse import iter_elements, make_iterparse, parser_limit
+from feedmap._xml._parse import Elements, ParseState, iter_elements, make_iterparse, parser_limit
 from feedmap._xml._peek import RootInfo, peek_cleaned, peek_root
 from feedmap._xml._repairs import REPORT_CAP
 
@@ -44,6 +45,8 @@ __all__ = [
     "XHTML_NS",
     "XSI_NS",
     "CleaningStream",
+    "Elements",
+    "ParseState",
     "RootInfo",
     "escape_attribute",
     "escape_text",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 from lxml import etree
 
@@ -20,7 +20,7 @@ from feedmap._io.sources import PeekableStream
 from feedmap._xml._cleaning import TEXT_LIMIT, CleaningStream
 from feedmap._xml._names import line_of, local_name
 
-__all__ = ["iter_elements", "make_iterparse", "parser_limit"]
+__all__ = ["Elements", "ParseState", "iter_elements", "make_iterparse", "parser_limit"]
 
 
 def parser_limit(message: str) -> str | None:
@@ -59,6 +59,109 @@ def make_iterparse(
     )
 
 
+class ParseState(Protocol):
+    """What a loop over an :class:`Elements`' events keeps between elements (see :func:`iter_elements`)."""
+
+    #: The wanted element yielded last (None before the first).
+    previous: etree._Element | None
+    #: The wanted element begun last: the one a break cuts, if it did not end.
+    started: etree._Element | None
+    #: The last parent found to be the root, or no wanted element and inside none: its other children need no
+    #: walk up (an RSS <channel>, whose every <item> took one).  Its ancestors never change, so this stays
+    #: true, and the proxy held keeps its node alive: `is` is identity (lxml keeps one proxy per live node).
+    clear_parent: etree._Element | None
+
+
+class _State:
+    __slots__ = ("clear_parent", "previous", "started")
+
+    def __init__(self) -> None:
+        self.previous: etree._Element | None = None
+        self.started: etree._Element | None = None
+        self.clear_parent: etree._Element | None = None
+
+
+class Elements:
+    """One hardened parse of an input: its ``("start", "end")`` events (:attr:`events`, filtered to the wanted
+    ``tags``) and the steps of :func:`iter_elements` around each wanted element, for a loop that keeps its
+    :class:`ParseState` itself (the sitemap reader's loop, :mod:`feedmap.formats.sitemap._walk`)."""
+
+    def __init__(
+        self,
+        stream: PeekableStream,
+        tags: list[str],
+        *,
+        reporter: Reporter,
+        name: str,
+        report_unknown: bool = True,
+        starts_entry: str | None = None,
+    ) -> None:
+        self.cleaner = CleaningStream(stream, reporter=reporter, name=name)
+        self.context = make_iterparse(self.cleaner, tags, ("start", "end"))
+        self.events: Iterator[tuple[str, etree._Element]] = iter(self.context)
+        self.tags = tags
+        self._wanted = frozenset(tags)
+        self._reporter = reporter
+        self._name = name
+        self._report_unknown = report_unknown
+        self._starts_entry = starts_entry
+
+    def accept(self, state: ParseState, element: etree._Element, parent: etree._Element | None) -> bool:
+        """Whether the ended wanted ``element`` (under ``parent``) is one to yield: not inside another."""
+        if parent is not state.clear_parent and parent is not None:
+            if _inside_wanted(element, parent, self.tags):
+                return False  # inside a wanted element (an extension's own <url>): part of that one, kept whole
+            state.clear_parent = parent
+        return True
+
+    def release(self, state: ParseState, element: etree._Element, parent: etree._Element | None) -> None:
+        """Free a yielded ``element`` once the caller is done with it, and the siblings before it (reporting the
+        unexpected ones), so memory stays flat."""
+        element.clear()  # keep_tail=False: its tail goes too
+        if parent is not None:
+            previous = state.previous
+            while element.getprevious() is not None:
+                first = parent[0]
+                if first is not previous:  # lxml keeps one proxy per live node: `is` holds
+                    self._check_unexpected(first)
+                del parent[0]
+        state.previous = element
+
+    def check_rest(self) -> None:
+        """Report what is left after the last wanted element (at the end of a parse that did not break)."""
+        for child in _children(self.context.root):
+            self._check_unexpected(child)
+
+    def broken(self, state: ParseState, exc: Exception) -> list[etree._Element]:
+        """Report the break ``exc`` of the parse; the pieces of the wanted element it cut, to yield."""
+        cleaner = self.cleaner
+        cleaner.finish()
+        broke = _report_break(exc, self.context.error_log, self._reporter, self._name, cleaner.line_offset)
+        if broke is None:  # only namespace errors: lxml read to the end, every element was yielded
+            return []
+        line, message = broke
+        started = state.started
+        partial = _partial(started if started is not state.previous else None, message)
+        if partial is None:
+            return []
+        self._reporter.warning(
+            "truncated-entry",
+            f"the <{local_name(partial.tag)}> cut off by the break is kept with the fields that were complete",
+            self._name,
+            line_of(partial) + cleaner.line_offset or line,
+        )
+        return _pieces(partial, self._starts_entry)
+
+    def _check_unexpected(self, node: etree._Element) -> None:
+        if self._report_unknown and isinstance(node.tag, str) and node.tag not in self._wanted:
+            self._reporter.warning(
+                "unknown-element",
+                f"<{local_name(node.tag)}> does not belong here; ignored",
+                self._name,
+                line_of(node) + self.cleaner.line_offset,
+            )
+
+
 def iter_elements(
     stream: PeekableStream,
     tags: list[str],
@@ -82,62 +185,25 @@ def iter_elements(
     break cut holding several is yielded as one element per such child (an unclosed ``<sitemap>`` followed
     by the index's other ``<loc>`` lines gives each child, as crawler-commons recovers them).
     """
-    cleaner = CleaningStream(stream, reporter=reporter, name=name)
-    context = make_iterparse(cleaner, tags, ("start", "end"))
-    wanted = frozenset(tags)
-
-    def check_unexpected(node: etree._Element) -> None:
-        if report_unknown and isinstance(node.tag, str) and node.tag not in wanted:
-            reporter.warning(
-                "unknown-element",
-                f"<{local_name(node.tag)}> does not belong here; ignored",
-                name,
-                line_of(node) + cleaner.line_offset,
-            )
-
-    previous: etree._Element | None = None
-    started: etree._Element | None = None  # the wanted element begun last: the one a break cuts, if not ended
-    # The last parent found to be the root, or no wanted element and inside none: its other children need no
-    # walk up (an RSS <channel>, whose every <item> took one).  Its ancestors never change, so this stays
-    # true, and the proxy held keeps its node alive: `is` is identity (lxml keeps one proxy per live node).
-    clear_parent: etree._Element | None = None
+    elements = Elements(
+        stream, tags, reporter=reporter, name=name, report_unknown=report_unknown, starts_entry=starts_entry
+    )
+    state = _State()
+    cleaner = elements.cleaner
     try:
-        for event, element in context:
+        for event, element in elements.events:
             if event == "start":
-                started = element
+                state.started = element
                 continue
             parent = element.getparent()
-            if parent is not clear_parent and parent is not None:
-                if _inside_wanted(element, parent, tags):
-                    continue  # inside a wanted element (an extension's own <url>): part of that one, kept whole
-                clear_parent = parent
+            if not elements.accept(state, element, parent):
+                continue
             yield element, cleaner.line_offset
-            element.clear(keep_tail=False)
-            if parent is not None:
-                while element.getprevious() is not None:
-                    first = parent[0]
-                    if first is not previous:  # lxml keeps one proxy per live node: `is` holds
-                        check_unexpected(first)
-                    del parent[0]
-            previous = element
-        for child in _children(context.root):  # what is left after the last wanted element
-            check_unexpected(child)
+            elements.release(state, element, parent)
+        elements.check_rest()
     except (etree.XMLSyntaxError, UnicodeDecodeError) as exc:
-        cleaner.finish()
-        broke = _report_break(exc, context.error_log, reporter, name, cleaner.line_offset)
-        if broke is None:  # only namespace errors: lxml read to the end, every element was yielded
-            return
-        line, message = broke
-        partial = _partial(started if started is not previous else None, message)
-        if partial is not None:
-            reporter.warning(
-                "truncated-entry",
-                f"the <{local_name(partial.tag)}> cut off by the break is kept with the fields that were complete",
-                name,
-                line_of(partial) + cleaner.line_offset or line,
-            )
-            for piece in _pieces(partial, starts_entry):
-                yield piece, cleaner.line_offset
+        for piece in elements.broken(state, exc):
+            yield piece, cleaner.line_offset
     finally:
         cleaner.finish()
 

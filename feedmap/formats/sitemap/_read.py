@@ -24,16 +24,16 @@ from feedmap._core.limits import PROTOCOL_MAX_IMAGES, PROTOCOL_MAX_URLS
 from feedmap._core.model import ChangeFreq, Entry, new_entry, new_position
 from feedmap._core.urls import check_loc, is_absolute_url
 from feedmap._io.sources import Source
-from feedmap._xml import SITEMAP_NAMESPACES, SITEMAP_NS, RootInfo, iter_elements, line_of
+from feedmap._xml import SITEMAP_NAMESPACES, SITEMAP_NS, Elements, RootInfo, line_of
 from feedmap.formats._elements import duplicate, holds_markup, serialize_element
 from feedmap.formats._fields import PLAIN_PRIORITIES, read_changefreq, read_lastmod, read_loc, read_priority
 from feedmap.formats.ext import EntryFields, ReadHook, hooks
 from feedmap.formats.ext._image import read as read_image
-from feedmap.formats.sitemap._walk import IMAGE_TAG, Walked, walker
+from feedmap.formats.sitemap._walk import CHANGEFREQ_VALUES, IMAGE_TAG, looper, plain_entry, walker
 
 __all__ = ["check_root", "entry_from_element", "iter_entries"]
 
-_CHANGEFREQ_VALUES = {member.value: member for member in ChangeFreq}
+_CHANGEFREQ_VALUES = CHANGEFREQ_VALUES
 
 
 def check_root(root: RootInfo | None, expected: str, ctx: Context) -> str:
@@ -200,49 +200,51 @@ def _entry_loc(
     return read_loc(loc_text, ctx, loc_line)
 
 
-def _plain_entry(walked: Walked, source: str, offset: int) -> Entry | None:
-    """The entry of a walked common case when every value is fine as written (as the full reader would read
-    it, reporting nothing); None when a value needs the full reader (which reports it)."""
-    line, loc, lastmod, changefreq, priority, walked_images = walked
-    if loc is None or check_loc(loc) is not None:
-        return None
-    date = None
-    if lastmod is not None:
-        try:
-            date = W3CDate(lastmod)
-        except (TypeError, ValueError):
-            return None
-    freq = None
-    if changefreq is not None and (freq := _CHANGEFREQ_VALUES.get(changefreq)) is None:
-        return None
-    weight = None
-    if priority is not None and (weight := PLAIN_PRIORITIES.get(priority)) is None:
-        return None
-    if len(walked_images) > PROTOCOL_MAX_IMAGES:
-        return None  # reported by the full reader
-    return new_entry(loc, date, freq, weight, tuple(walked_images), (), {}, new_position(source, line + offset))
-
-
 def iter_entries(source: Source, ctx: Context, namespace: str, element: str) -> Iterator[Entry]:
     """Stream the entries of every ``element`` child of the root (``url`` of a urlset, ``sitemap`` of an
-    index: each format's extensions read their elements)."""
+    index: each format's extensions read their elements).
+
+    The loop (:func:`~feedmap.formats.sitemap._walk.looper`: compiled, or its pure twin) takes the common case
+    itself and gives every other element to :func:`_reader`'s full read."""
     tag = _qualified(namespace, element)
     # an entry that undeclares the namespace (<url xmlns="">, children in no namespace either) is still one
     tags = [tag, element] if namespace else [tag]
     read_hooks = hooks("sitemapindex" if element == "sitemap" else "sitemap").read
-    count = 0
-    nodes = iter_elements(
+    elements = Elements(
         source.stream, tags, reporter=ctx.reporter, name=ctx.name, starts_entry=_qualified(namespace, "loc")
     )
-    walk = walker()
     images = read_hooks.get(IMAGE_TAG) is read_image  # the walk reads images only as the built-in hook does
+    read = _reader(ctx, namespace, element, read_hooks, images)
+    loop = looper()(elements, namespace, images, ctx.name, read)
+    try:
+        yield from loop
+        if loop.broke is None:
+            elements.check_rest()
+        else:
+            for piece in elements.broken(loop, loop.broke):
+                entry = read(piece, elements.cleaner.line_offset)
+                if entry is not None:
+                    loop.count += 1
+                    yield entry
+    finally:
+        elements.cleaner.finish()
+    if loop.count > PROTOCOL_MAX_URLS:
+        ctx.warning("too-many-entries", f"{loop.count:,} entries; the protocol allows {PROTOCOL_MAX_URLS:,} per file")
+
+
+def _reader(
+    ctx: Context, namespace: str, element: str, read_hooks: Mapping[str, ReadHook], images: bool
+) -> Callable[[etree._Element, int], Entry | None]:
+    """The full read of one wanted element (the entry's element, the line offset): its entry or None."""
+    walk = walker()
     name = ctx.name
-    for node, offset in nodes:
+
+    def read(node: etree._Element, offset: int) -> Entry | None:
         node_namespace = namespace
         if node.tag == element and namespace:
             parent = node.getparent()
             if parent is None or parent.getparent() is not None:
-                continue  # deeper than an entry (inside an extension element): part of the entry around it
+                return None  # deeper than an entry (inside an extension element): part of the entry around it
             node_namespace = ""
             ctx.warning(
                 "entry-namespace",
@@ -250,11 +252,9 @@ def iter_entries(source: Source, ctx: Context, namespace: str, element: str) -> 
                 line_of(node) + offset,
             )
         walked = walk(node, node_namespace, images)
-        entry = None if walked is None else _plain_entry(walked, name, offset)
+        entry = None if walked is None else plain_entry(walked, name, offset)
         if entry is None:  # not the common case, or a value to report: the full reader reads it
             entry = entry_from_element(node, node_namespace, ctx, offset, read_hooks)
-        if entry is not None:
-            count += 1
-            yield entry
-    if count > PROTOCOL_MAX_URLS:
-        ctx.warning("too-many-entries", f"{count:,} entries; the protocol allows {PROTOCOL_MAX_URLS:,} per file")
+        return entry
+
+    return read

@@ -1,4 +1,6 @@
-"""The sitemap reader's hot path: one ``<url>`` or ``<sitemap>`` walked for the plain values of the common case.
+"""The sitemap reader's hot path: the loop over the parse's events, each ``<url>`` or ``<sitemap>`` walked for the
+plain values of the common case and built into its :class:`~feedmap._core.model.Entry` when they are fine as
+written.
 
 Spec: https://www.sitemaps.org/protocol.html (``loc``, ``lastmod``, ``changefreq``, ``priority``: text only,
 once per entry) and Google image sitemaps 1.1 (``<image:image>`` with ``loc``, ``caption``, ``geo_location``,
@@ -11,7 +13,15 @@ image's values without surrounding blanks (:meth:`str.strip`), each image with a
 reader (:mod:`feedmap.formats.sitemap._read`) reads the entry and reports what it finds: the walk itself
 never reports, so which walk ran cannot change a diagnostic.
 
-The walk has two twins with the same result for every element: the compiled one (``_walk_c.pyx``, lxml's C
+:class:`Loop` is the whole read loop of one document: it steps through the events of an
+:class:`~feedmap._xml.Elements` parse as :func:`feedmap._xml.iter_elements` does, reads each wanted element by
+the walk and :func:`plain_entry` (a value to report, or an element that is not the common case, goes to the full
+reader's ``read`` callback, which reports exactly what it reports without the loop), yields the entries one by
+one (each before the next event is parsed, so diagnostics keep their order with those of later steps) and frees
+each element after its entry was taken, as ``iter_elements`` does.  A break of the parse is kept in
+:attr:`Loop.broke` and ends the loop: the reader reports it (:meth:`~feedmap._xml.Elements.broken`).
+
+The walk and the loop have two twins with the same result for every element: the compiled one (``_walk_c.pyx``, lxml's C
 API, built by ``pip install`` where a C compiler is found) and the pure-Python one below.  The compiled twin
 is used when it loads and was built against the major version of lxml that is running; ``FEEDMAP_PURE=1`` in
 the environment (read on every call of :func:`walker`, so once per file read) forces the pure twin.
@@ -21,14 +31,33 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import Protocol
 
 from lxml import etree
 
-from feedmap._core.model import Image, blank_image
-from feedmap._xml import IMAGE_NS
+from feedmap._core.dates import W3CDate
+from feedmap._core.limits import PROTOCOL_MAX_IMAGES
+from feedmap._core.model import ChangeFreq, Entry, Image, blank_image, new_entry, new_position
+from feedmap._core.urls import check_loc
+from feedmap._xml import IMAGE_NS, Elements
+from feedmap.formats._fields import PLAIN_PRIORITIES
 
-__all__ = ["IMAGE_FIELDS", "IMAGE_TAG", "Walk", "Walked", "accelerated", "walk", "walker"]
+__all__ = [
+    "CHANGEFREQ_VALUES",
+    "IMAGE_FIELDS",
+    "IMAGE_TAG",
+    "Loop",
+    "ReadLoop",
+    "ReadNode",
+    "Walk",
+    "Walked",
+    "accelerated",
+    "looper",
+    "plain_entry",
+    "walk",
+    "walker",
+]
 
 #: The element the built-in image hook reads (the walk reads it only for that hook).
 IMAGE_TAG = f"{{{IMAGE_NS}}}image"
@@ -39,6 +68,12 @@ IMAGE_TAG = f"{{{IMAGE_NS}}}image"
 Walked = tuple[int, "str | None", "str | None", "str | None", "str | None", "list[Image]"]
 #: A walk: (element, the entry's namespace URI or "", whether images are read) -> Walked, or None.
 Walk = Callable[[etree._Element, str, bool], "Walked | None"]
+
+#: The full reader of one element (the entry's element, the line offset): its entry, or None; it reports.
+ReadNode = Callable[[etree._Element, int], "Entry | None"]
+
+#: The changefreq words, to their members (the plain values of a changefreq).
+CHANGEFREQ_VALUES = {member.value: member for member in ChangeFreq}
 
 _FIELDS = ("loc", "lastmod", "changefreq", "priority")
 #: An image's fields, in the order of a walked image's values.
@@ -108,8 +143,105 @@ def _image(element: etree._Element) -> Image | None:
     return image
 
 
-def _load_compiled() -> Walk | None:
-    """The compiled twin, when it is built and was built against this major version of lxml; else None."""
+def plain_entry(walked: Walked, source: str, offset: int) -> Entry | None:
+    """The entry of a walked common case when every value is fine as written (as the full reader would read
+    it, reporting nothing); None when a value needs the full reader (which reports it)."""
+    line, loc, lastmod, changefreq, priority, walked_images = walked
+    if loc is None or check_loc(loc) is not None:
+        return None
+    date = None
+    if lastmod is not None:
+        try:
+            date = W3CDate(lastmod)
+        except (TypeError, ValueError):
+            return None
+    freq = None
+    if changefreq is not None and (freq := CHANGEFREQ_VALUES.get(changefreq)) is None:
+        return None
+    weight = None
+    if priority is not None and (weight := PLAIN_PRIORITIES.get(priority)) is None:
+        return None
+    if len(walked_images) > PROTOCOL_MAX_IMAGES:
+        return None  # reported by the full reader
+    return new_entry(loc, date, freq, weight, tuple(walked_images), (), {}, new_position(source, line + offset))
+
+
+class ReadLoop(Protocol):
+    """What both twins of the loop are (and :class:`~feedmap._xml.ParseState`, the state a break reads)."""
+
+    previous: etree._Element | None
+    started: etree._Element | None
+    clear_parent: etree._Element | None
+    #: The entries yielded.
+    count: int
+    #: The break of the parse that ended the loop (an XMLSyntaxError or UnicodeDecodeError), or None.
+    broke: Exception | None
+
+    def __init__(self, elements: Elements, namespace: str, images: bool, source: str, read: ReadNode) -> None: ...
+
+    def __iter__(self) -> Iterator[Entry]: ...
+
+    def __next__(self) -> Entry: ...
+
+
+class Loop:
+    """The pure twin of the read loop (see the module's docstring): ``elements`` is the parse, ``namespace``
+    the entries' namespace URI ("" for none), ``images`` whether the walk reads images, ``source`` the name
+    entries' origins carry, ``read`` the full reader of an element the loop does not take."""
+
+    def __init__(self, elements: Elements, namespace: str, images: bool, source: str, read: ReadNode) -> None:
+        self.previous: etree._Element | None = None
+        self.started: etree._Element | None = None
+        self.clear_parent: etree._Element | None = None
+        self.count = 0
+        self.broke: Exception | None = None
+        self._elements = elements
+        self._namespace = namespace
+        self._images = images
+        self._source = source
+        self._read = read
+        self._pending: etree._Element | None = None  # the element of the entry yielded last, freed on the next step
+        self._pending_parent: etree._Element | None = None
+
+    def __iter__(self) -> Loop:
+        return self
+
+    def __next__(self) -> Entry:
+        elements = self._elements
+        pending = self._pending
+        if pending is not None:
+            self._pending = None
+            elements.release(self, pending, self._pending_parent)
+        events = elements.events
+        while True:
+            try:
+                event, element = next(events)
+            except (etree.XMLSyntaxError, UnicodeDecodeError) as exc:
+                self.broke = exc
+                raise StopIteration from None
+            if event == "start":
+                self.started = element
+                continue
+            parent = element.getparent()
+            if not elements.accept(self, element, parent):
+                continue
+            offset = elements.cleaner.line_offset
+            entry = None
+            if not self._namespace or (isinstance(element.tag, str) and element.tag.startswith("{")):
+                walked = walk(element, self._namespace, self._images)  # in no namespace inside one: read fully
+                entry = None if walked is None else plain_entry(walked, self._source, offset)
+            if entry is None:  # not the common case, or a value to report: the full reader reads it
+                entry = self._read(element, offset)
+            if entry is not None:
+                self._pending = element
+                self._pending_parent = parent
+                self.count += 1
+                return entry
+            elements.release(self, element, parent)
+
+
+def _load_compiled() -> tuple[Walk, type[ReadLoop]] | None:
+    """The compiled twins, when they are built and were built against this major version of lxml; else None."""
     try:
         with warnings.catch_warnings():
             # Cython's import check warns (RuntimeWarning) when lxml's _Element grew since the build: the library
@@ -121,7 +253,7 @@ def _load_compiled() -> Walk | None:
     if _walk_c.LXML_VERSION[0] != etree.LXML_VERSION[0]:
         return None  # lxml's C structures may differ from those it was compiled for
     compiled: Walk = _walk_c.walk
-    return compiled
+    return compiled, _walk_c.Loop
 
 
 _compiled = _load_compiled()
@@ -129,9 +261,20 @@ _compiled = _load_compiled()
 
 def walker() -> Walk:
     """The walk to use now: the compiled twin unless it is missing or ``FEEDMAP_PURE`` is set (not to ``0``)."""
-    if _compiled is None or os.environ.get("FEEDMAP_PURE", "0") not in ("", "0"):
+    if _compiled is None or _pure():
         return walk
-    return _compiled
+    return _compiled[0]
+
+
+def looper() -> type[ReadLoop]:
+    """The read loop to use now: the compiled twin unless it is missing or ``FEEDMAP_PURE`` is set (not to ``0``)."""
+    if _compiled is None or _pure():
+        return Loop
+    return _compiled[1]
+
+
+def _pure() -> bool:
+    return os.environ.get("FEEDMAP_PURE", "0") not in ("", "0")
 
 
 def accelerated() -> bool:

@@ -1,13 +1,18 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""The compiled twin of :func:`feedmap.formats.sitemap._walk.walk`, over lxml's C API.
+"""The compiled twins of :func:`feedmap.formats.sitemap._walk.walk` and of its read loop
+(:class:`feedmap.formats.sitemap._walk.Loop`), over lxml's C API.
 
 Spec: as :mod:`feedmap.formats.sitemap._walk` (sitemaps.org 0.9, Google image sitemaps 1.1).  It walks the
 libxml2 nodes of one entry without making an lxml proxy for each child, and gives exactly what the pure twin
 gives for every element: the same nodes count as children (lxml's ``_isElement``: elements, comments,
 processing instructions, entity references), the same text (lxml's ``textOf``, which is ``.text``) and the
-same tests on it.  It must stay step for step with the pure twin; tests/test_accelerator.py runs both.
+same tests on it.  The loop takes the same steps as the pure one (the same elements freed, the same ones
+given to the full reader); where it checks a value in C (a loc, a lastmod) it says yes only to values the pure
+twin's checks accept, and asks those checks about the rest.  It must stay step for step with the pure twin;
+tests/test_accelerator.py runs both.
 """
 
+from cpython.object cimport PyObject_GenericSetAttr
 from cpython.unicode cimport Py_UNICODE_ISSPACE
 from libc.string cimport strcmp
 
@@ -16,14 +21,28 @@ from lxml.includes cimport tree
 
 from lxml import etree as _etree
 
+from feedmap._core.dates import W3CDate as _W3CDate
+from feedmap._core.limits import PROTOCOL_MAX_IMAGES as _MAX_IMAGES
+from feedmap._core.model import Entry as _Entry
 from feedmap._core.model import Image as _Image
+from feedmap._core.model import Position as _Position
+from feedmap._core.urls import MAX_LOC_LENGTH as _MAX_LOC_LENGTH
+from feedmap._core.urls import check_loc as _check_loc
+from feedmap._xml import IMAGE_NS as _IMAGE_NS_TEXT
+from feedmap.formats._fields import PLAIN_PRIORITIES as _PRIORITIES
+from feedmap.formats.sitemap._walk import CHANGEFREQ_VALUES as _CHANGEFREQS
 
 cetree.import_lxml__etree()
 
 #: The lxml this module was compiled against (the loader refuses it under another one).
 LXML_VERSION = _etree.LXML_VERSION
 
-cdef bytes _IMAGE_NS = b"http://www.google.com/schemas/sitemap-image/1.1"
+cdef bytes _IMAGE_NS = _IMAGE_NS_TEXT.encode("utf-8")
+cdef object _new_object = object.__new__
+cdef object _new_tuple = tuple.__new__
+cdef object _SyntaxError = _etree.XMLSyntaxError
+cdef Py_ssize_t _LOC_LIMIT = _MAX_LOC_LENGTH
+cdef Py_ssize_t _IMAGE_LIMIT = _MAX_IMAGES
 cdef const char* _FIELDS[4]
 _FIELDS[0] = b"loc"
 _FIELDS[1] = b"lastmod"
@@ -35,9 +54,6 @@ _IMAGE_FIELDS[1] = b"caption"
 _IMAGE_FIELDS[2] = b"geo_location"
 _IMAGE_FIELDS[3] = b"title"
 _IMAGE_FIELDS[4] = b"license"
-
-#: The entries' namespaces as UTF-8, as libxml2 holds them (a few per run).
-cdef dict _encoded = {}
 
 
 cdef inline bint _in(tree.xmlNode* node, const char* href):
@@ -104,14 +120,14 @@ cdef object _image(tree.xmlNode* node, const char* image_ns):
 
 def walk(cetree._Element element not None, str namespace not None, bint images):
     """See :func:`feedmap.formats.sitemap._walk.walk`."""
-    cdef bytes encoded = _encoded.get(namespace)  # held here: href points into it while the walk runs
-    if encoded is None:
-        if len(_encoded) > 64:
-            _encoded.clear()
-        encoded = _encoded[namespace] = namespace.encode("utf-8")
+    cdef bytes held = namespace.encode("utf-8")
     cdef const char* href = NULL
     if namespace:
-        href = <const char*>encoded
+        href = <const char*>held
+    return _walk(element, href, images)
+
+
+cdef object _walk(cetree._Element element, const char* href, bint images):
     cdef const char* image_ns = <const char*>_IMAGE_NS
     cdef list values = [None, None, None, None]
     cdef bint seen[4]
@@ -144,3 +160,310 @@ def walk(cetree._Element element not None, str namespace not None, bint images):
         child = child.next
     line = element.sourceline  # lxml's, as libxml2's own functions are not exported from lxml's wheel
     return (line if line is not None else 0, values[0], values[1], values[2], values[3], found)
+
+
+# ------------------------------------------------------------------------------------------ the plain values
+
+
+cdef inline bint _digits(str text, Py_ssize_t start, Py_ssize_t count):
+    cdef Py_ssize_t i
+    cdef Py_UCS4 c
+    for i in range(start, start + count):
+        c = text[i]
+        if c < 48 or c > 57:
+            return False
+    return True
+
+
+cdef inline int _number(str text, Py_ssize_t start, Py_ssize_t count):
+    cdef Py_ssize_t i
+    cdef int value = 0
+    for i in range(start, start + count):
+        value = value * 10 + (<int>text[i] - 48)
+    return value
+
+
+cdef inline int _days_in(int year, int month):
+    if month == 2:
+        return 29 if (year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)) else 28
+    if month == 4 or month == 6 or month == 9 or month == 11:
+        return 30
+    return 31
+
+
+cdef bint _plain_date(str text):
+    """A yes only for what W3CDate takes as written: the W3C-DTF / XSD forms of dates._W3C (``YYYY``,
+    ``YYYY-MM``, ``YYYY-MM-DD``, with ``Thh:mm`` and a zone, or ``Thh:mm:ss`` and a fraction and a zone when
+    given, a date with a zone), every part in the range dates._valid checks (seconds to 59 here: a leap second
+    is asked of W3CDate); False means "ask W3CDate"."""
+    cdef Py_ssize_t n = len(text)
+    cdef Py_ssize_t i, start
+    cdef int year, month, day, hours
+    cdef bint seconds = False, time = False
+    cdef Py_UCS4 c
+    if n < 4 or not _digits(text, 0, 4):
+        return False
+    year = _number(text, 0, 4)
+    if year < 1:
+        return False
+    if n == 4:
+        return True
+    if n < 7 or text[4] != "-" or not _digits(text, 5, 2):
+        return False
+    month = _number(text, 5, 2)
+    if month < 1 or month > 12:
+        return False
+    if n == 7:
+        return True
+    if n < 10 or text[7] != "-" or not _digits(text, 8, 2):
+        return False
+    day = _number(text, 8, 2)
+    if day < 1 or day > _days_in(year, month):
+        return False
+    i = 10
+    if i == n:
+        return True
+    if text[i] == "T":
+        time = True
+        if n < i + 6 or not (_digits(text, i + 1, 2) and text[i + 3] == ":" and _digits(text, i + 4, 2)):
+            return False
+        if _number(text, i + 1, 2) > 23 or _number(text, i + 4, 2) > 59:
+            return False
+        i += 6
+        if i < n and text[i] == ":":
+            if n < i + 3 or not _digits(text, i + 1, 2) or _number(text, i + 1, 2) > 59:
+                return False
+            seconds = True
+            i += 3
+            if i < n and text[i] == ".":
+                i += 1
+                start = i
+                while i < n:
+                    c = text[i]
+                    if c < 48 or c > 57:
+                        break
+                    i += 1
+                if i == start:
+                    return False
+    if i == n:
+        return not time or seconds  # a time of minutes wants a zone
+    c = text[i]
+    if c == "Z":
+        return i + 1 == n
+    if (c != "+" and c != "-") or n != i + 6:
+        return False
+    if not (_digits(text, i + 1, 2) and text[i + 3] == ":" and _digits(text, i + 4, 2)):
+        return False
+    hours = _number(text, i + 1, 2)
+    if hours == 14:
+        return _number(text, i + 4, 2) == 0
+    return hours < 14 and _number(text, i + 4, 2) <= 59
+
+
+cdef inline bint _scheme_char(Py_UCS4 c):
+    return (65 <= c <= 90) or (97 <= c <= 122) or (48 <= c <= 57) or c == "+" or c == "." or c == "-"
+
+
+cdef inline bint _uri_char(Py_UCS4 c):
+    """Printable ASCII but for the characters a URI holds nowhere (urls._HOST_PORT_REST's rest)."""
+    return 33 <= c <= 126 and c != "<" and c != ">" and c != '"' and c != "{" and c != "}" and c != "|" \
+        and c != "\\" and c != "^" and c != "`"
+
+
+cdef bint _plain_loc(str loc):
+    """A yes only for locs urls.check_loc passes at once (its plain-loc expression, without userinfo), written
+    in printable ASCII; False means "ask check_loc"."""
+    cdef Py_ssize_t n = len(loc)
+    cdef Py_ssize_t i = 1, start, digits
+    cdef Py_UCS4 c
+    if n >= _LOC_LIMIT or n < 4:
+        return False
+    c = loc[0]
+    if not ((65 <= c <= 90) or (97 <= c <= 122)):
+        return False
+    while i < n and _scheme_char(loc[i]):
+        i += 1
+    if i + 3 > n or loc[i] != ":" or loc[i + 1] != "/" or loc[i + 2] != "/":
+        return False
+    i += 3
+    start = i
+    while i < n:
+        c = loc[i]
+        if not _uri_char(c) or c == "/" or c == "?" or c == "#" or c == "[" or c == "]" or c == "@" or c == ":":
+            break
+        i += 1
+    if i == start:
+        return False
+    if i < n and loc[i] == ":":
+        i += 1
+        digits = 0
+        while i < n and digits < 4 and 48 <= loc[i] <= 57:
+            i += 1
+            digits += 1
+    if i == n:
+        return True
+    c = loc[i]
+    if c != "/" and c != "?" and c != "#":
+        return False
+    i += 1
+    while i < n:
+        c = loc[i]
+        if not _uri_char(c) or c == "@":
+            return False
+        i += 1
+    return True
+
+
+# ------------------------------------------------------------------------------------------------ the loop
+
+
+cdef class Loop:
+    """See :class:`feedmap.formats.sitemap._walk.Loop`."""
+
+    cdef public object previous
+    cdef public object started
+    cdef public object clear_parent
+    cdef public Py_ssize_t count
+    cdef public object broke
+    cdef object _elements
+    cdef object _events
+    cdef object _cleaner
+    cdef object _read
+    cdef str _source
+    cdef bytes _href_bytes
+    cdef const char* _href
+    cdef bint _images
+    cdef object _pending
+    cdef object _pending_parent
+
+    def __init__(self, elements, str namespace not None, bint images, str source not None, read):
+        self.previous = self.started = self.clear_parent = self.broke = None
+        self.count = 0
+        self._elements = elements
+        self._events = elements.events
+        self._cleaner = elements.cleaner
+        self._read = read
+        self._source = source
+        self._href_bytes = namespace.encode("utf-8")
+        self._href = NULL
+        if namespace:
+            self._href = <const char*>self._href_bytes
+        self._images = images
+        self._pending = self._pending_parent = None
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        cdef cetree._Element element
+        cdef tree.xmlNode* c_parent
+        cdef object parent, entry, offset, pair, pending
+        pending = self._pending
+        if pending is not None:
+            parent = self._pending_parent
+            self._pending = self._pending_parent = None
+            self._release(<cetree._Element>pending, parent)
+        while True:
+            try:
+                pair = next(self._events)
+            except (_SyntaxError, UnicodeDecodeError) as exc:
+                self.broke = exc
+                raise StopIteration
+            if (<tuple>pair)[0] == "start":
+                self.started = (<tuple>pair)[1]
+                continue
+            element = <cetree._Element>(<tuple>pair)[1]
+            c_parent = element._c_node.parent
+            if c_parent == NULL or not cetree._isElement(c_parent):
+                parent = None  # lxml's getparent()
+            elif self.clear_parent is not None and c_parent == (<cetree._Element>self.clear_parent)._c_node:
+                parent = self.clear_parent
+            else:
+                parent = element.getparent()
+                if not self._elements.accept(self, element, parent):
+                    continue
+            offset = self._cleaner.line_offset
+            entry = None
+            if self._href == NULL or element._c_node.ns != NULL:  # in no namespace inside one: read fully
+                entry = self._plain(element, offset)
+            if entry is None:  # not the common case, or a value to report: the full reader reads it
+                entry = self._read(element, offset)
+            if entry is not None:
+                self._pending = element
+                self._pending_parent = parent
+                self.count += 1
+                return entry
+            self._release(element, parent)
+
+    cdef _release(self, cetree._Element element, object parent):
+        """As Elements.release: here when the only sibling before the element is the previous one."""
+        cdef tree.xmlNode* before
+        if parent is not None:
+            before = cetree.previousElement(element._c_node)
+            if before != NULL:
+                if (
+                    self.previous is None
+                    or before != (<cetree._Element>self.previous)._c_node
+                    or cetree.previousElement(before) != NULL
+                ):
+                    self._elements.release(self, element, parent)  # siblings to report: the Python steps
+                    return
+                element.clear()
+                del parent[0]
+                self.previous = element
+                return
+        element.clear()
+        self.previous = element
+
+    cdef object _plain(self, cetree._Element element, object offset):
+        """As _walk.plain_entry(_walk.walk(...)): the entry, or None for the full reader."""
+        cdef object walked = _walk(element, self._href, self._images)
+        cdef object loc, lastmod, changefreq, priority, date, freq, weight, entry
+        cdef list found
+        if walked is None:
+            return None
+        loc = (<tuple>walked)[1]
+        if loc is None:
+            return None
+        if not _plain_loc(loc) and _check_loc(loc) is not None:
+            return None
+        lastmod = (<tuple>walked)[2]
+        date = None
+        if lastmod is not None:
+            if _plain_date(lastmod):
+                date = _new_object(_W3CDate)
+                PyObject_GenericSetAttr(date, "text", lastmod)
+            else:
+                try:
+                    date = _W3CDate(lastmod)
+                except (TypeError, ValueError):
+                    return None
+        changefreq = (<tuple>walked)[3]
+        freq = None
+        if changefreq is not None:
+            freq = _CHANGEFREQS.get(changefreq)
+            if freq is None:
+                return None
+        priority = (<tuple>walked)[4]
+        weight = None
+        if priority is not None:
+            weight = _PRIORITIES.get(priority)
+            if weight is None:
+                return None
+        found = (<tuple>walked)[5]
+        if len(found) > _IMAGE_LIMIT:
+            return None  # reported by the full reader
+        entry = _new_object(_Entry)  # as feedmap._core.model.new_entry
+        entry.loc = loc
+        entry.lastmod = date
+        entry.changefreq = freq
+        entry.priority = weight
+        entry.title = None
+        entry.description = None
+        entry.keywords = ()
+        entry.type = None
+        entry.images = tuple(found)
+        entry.alternates = ()
+        entry.extras = {}
+        entry.origin = _new_tuple(_Position, (self._source, (<tuple>walked)[0] + offset))
+        return entry
