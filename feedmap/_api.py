@@ -527,7 +527,9 @@ def _text_lane(
         return None
     try:
         if where is not None:
-            return _split_summary(text_lane.split_text(reading, where, ctx), where, ctx)
+            from feedmap._publish.text_split import split_text
+
+            return _split_summary(split_text(reading, where, ctx), where, ctx)
         with open_sink(sink) as out, gzipped(out) if gzip_named(sink) else contextlib.nullcontext(out) as to:
             return Summary(text_lane.write_text(reading, to, ctx), ctx.reporter, spec.name)
     finally:
