@@ -270,3 +270,26 @@ def test_a_url_is_written_as_a_uri_escaped_for_xml(
     if where == "loc" and " " in url:
         expected.insert(0, "loc-not-escaped")  # the check of a loc built in code, first
     assert [line.split(" ", 1)[0] for line in said] == expected
+
+
+@pytest.mark.parametrize(
+    ("title", "written", "codes"),
+    [
+        ("Plain", "Plain", []),
+        (" Padded\u0085", "Padded", ["whitespace-trimmed"]),
+        ("a & b < c", "a &#x26; b &#x3C; c", []),
+        ('it\'s "q"', "it&apos;s &quot;q&quot;", []),
+        ("<b>bold</b>", "bold", ["markup-in-text"]),
+        ("bell\x07", "bell", ["character-dropped"]),
+    ],
+)
+@pytest.mark.parametrize("fmt", ["ror", "rss"])
+def test_a_feed_title_is_plain_text_escaped(
+    tmp_path: Path, fmt: str, title: str, written: str, codes: list[str]
+) -> None:
+    entry = Entry(loc="https://e.example/p", title=title, lastmod=W3CDate("2024-01-02T10:00:00+02:00"))
+    data, said = _write([entry], fmt, _options(fmt, None), tmp_path)
+    assert f"<title>{written}</title>".encode() in data
+    assert [line.split(" ", 1)[0] for line in said] == codes
+    if fmt == "ror":
+        assert b"<ror:updated>2024-01-02T10:00:00+02:00</ror:updated>" in data
