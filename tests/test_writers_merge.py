@@ -293,3 +293,34 @@ def test_a_feed_title_is_plain_text_escaped(
     assert [line.split(" ", 1)[0] for line in said] == codes
     if fmt == "ror":
         assert b"<ror:updated>2024-01-02T10:00:00+02:00</ror:updated>" in data
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ('{"loc": "https://e.example/a"}', None),
+        ('{"loc": "https://e.example/a"}  \t', None),
+        (
+            '{"loc": "https://e.example/a"} {"loc": "https://e.example/b"}',
+            "[invalid-json]: not a JSON object (Extra data",
+        ),
+        ('{"loc": "https://e.example/a"', "[invalid-json]: not a JSON object (Expecting ',' delimiter"),
+        ('{"loc": "https://e.example/a"} x', "[invalid-json]: not a JSON object (Extra data: line 1 column 32"),
+        ("[1, 2]", "[invalid-json]: a JSON list, not an object"),
+        ('{"loc": 5}', "[invalid-value]"),
+    ],
+)
+def test_a_json_line_is_read_whole_or_said_why_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, said: str | None
+) -> None:
+    """The JSON lines reader's short path: a line holding one object and nothing after it; any other line gets
+    the message the full decoder gives it (its column too)."""
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"loc": "https://e.example/first"}\n' + line + "\n", encoding="utf-8")
+    status = feedmap.cli.main(["convert", str(source), "-t", "text", "-o", str(tmp_path / "out.txt")])
+    err = capsys.readouterr().err
+    if said is None:
+        assert status == 0
+        assert (tmp_path / "out.txt").read_text(encoding="utf-8").splitlines()[1] == "https://e.example/a"
+    else:
+        assert f"in.jsonl:2: warning{said}" in err
