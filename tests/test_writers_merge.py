@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 import feedmap
 from feedmap import Alternate, ChangeFreq, Diagnostic, Entry, Image, Options, Position, W3CDate
+from feedmap.cli import main
 
 #: Lastmods: missing, dates and times that tie, order or only look alike (+00:00 and Z), and forms the XSD
 #: rejects or wants seconds added to (a year, a month, minutes, a leap second).
@@ -317,7 +318,7 @@ def test_a_json_line_is_read_whole_or_said_why_not(
     the message the full decoder gives it (its column too)."""
     source = tmp_path / "in.jsonl"
     source.write_text('{"loc": "https://e.example/first"}\n' + line + "\n", encoding="utf-8")
-    status = feedmap.cli.main(["convert", str(source), "-t", "text", "-o", str(tmp_path / "out.txt")])
+    status = main(["convert", str(source), "-t", "text", "-o", str(tmp_path / "out.txt")])
     err = capsys.readouterr().err
     if said is None:
         assert status == 0
