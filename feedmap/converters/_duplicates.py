@@ -24,6 +24,7 @@ from feedmap._core.urls import encode_url, is_uri
 from feedmap._core.wording import counted
 from feedmap._io.scratch import scratch_error, scratch_file
 from feedmap._io.seen_keys import SeenKeys
+from feedmap.formats._xmlwrite import plain_uri
 
 __all__ = [
     "DEDUPE_POLICIES",
@@ -93,12 +94,18 @@ def _thaw(frozen: _Frozen) -> Entry:
 
 def entry_size(entry: Entry) -> int:
     """About the bytes ``entry`` takes in memory: its texts' characters and a fixed overhead per part."""
-    size = _ENTRY_OVERHEAD + len(entry.loc) + len(entry.title or "") + len(entry.description or "")
+    size = _ENTRY_OVERHEAD + len(entry.loc)
+    if entry.title is not None:
+        size += len(entry.title)
+    if entry.description is not None:
+        size += len(entry.description)
     if entry.keywords:  # each part tested first: most entries have none of most (this runs once per URL kept)
         for keyword in entry.keywords:
             size += len(keyword)
     for image in entry.images:
-        size += _PART_OVERHEAD + len(image.loc or "") + len(image.caption or "") + len(image.title or "")
+        size += _PART_OVERHEAD + len(image.loc or "")
+        if image.caption is not None or image.title is not None:
+            size += len(image.caption or "") + len(image.title or "")
     if entry.alternates:
         for alternate in entry.alternates:
             size += _PART_OVERHEAD + len(alternate.href)
@@ -162,6 +169,8 @@ class _Spool:
         self._page_at = 0
         self._page_bytes = 0
         self._decoded: dict[int, list[_Frozen]] = {}  # record offset -> its page, unpickled
+        self._thawed: list[Entry] = []  # the entries of the page read in order last (at _thawed_at)
+        self._thawed_at = -1
         self._page_size = min(_PAGE, _SLOTS + 1)
 
     def add(self, entry: Entry) -> int:
@@ -198,9 +207,15 @@ class _Spool:
         at, slot = offset >> _SLOT_BITS, offset & _SLOTS
         if self._page and at == self._page_at:  # the page being filled
             return self._page[slot]
+        if at == self._thawed_at:  # the page read in order last, its entries made at once
+            return self._thawed[slot]
         page = self._decoded.get(at)
         if page is None:
+            in_order = at == self._next  # the output of a merge reads the pages one after the other
             page = self._decode(at)
+            if in_order:
+                self._thawed, self._thawed_at = [_thaw(frozen) for frozen in page], at
+                return self._thawed[slot]
         return _thaw(page[slot])
 
     def _decode(self, at: int) -> list[_Frozen]:
@@ -249,7 +264,7 @@ class _Spool:
 
     def close(self) -> None:
         self._held.clear()
-        self._page, self._decoded = [], {}
+        self._page, self._decoded, self._thawed, self._thawed_at = [], {}, [], -1
         self._tail = bytearray()
         self._chunk = b""
         if self._file is not None:
@@ -363,7 +378,9 @@ def merge_duplicates(
     kept_get, keep, store = kept.get, kept.add, spool.add  # bound once: called per URL
     try:
         for entry in entries:
-            loc = written(entry.loc)
+            loc = entry.loc
+            if plain_uri(loc) is None:  # a plain URI is written as it is in every mode
+                loc = written(loc)
             key: int | str = hash(loc)
             offset = kept_get(key)
             if offset is None:  # the common case: a loc seen first

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import decimal
 import math
+import re
 
 from feedmap._core.context import Context
 from feedmap._core.dates import W3CDate, is_xsd_lastmod, with_seconds
@@ -32,6 +33,7 @@ __all__ = [
     "attribute_of",
     "format_priority",
     "loc_text",
+    "plain_uri",
     "rdf_only",
     "report_unwritable",
     "root_open_tag",
@@ -52,6 +54,19 @@ ROOT_NAMESPACES = {
     "news": "http://www.google.com/schemas/sitemap-news/0.9",
     "video": "http://www.google.com/schemas/sitemap-video/1.1",
 }
+
+
+#: A URI of RFC 3986 §2 characters, with at most one ``#`` and neither ``%`` nor what XML text escapes
+#: (``&``, ``'``): nearly every URL written.  :func:`feedmap._core.urls.is_uri` holds for it, so no output
+#: mode changes it (:func:`~feedmap.formats._output.output_url` returns it as it is, with no diagnostic,
+#: whether URLs are encoded or kept), and :func:`escape_text` returns it unchanged: one regex call says all.
+_PLAIN_URI = re.compile(r"[A-Za-z0-9\-._~:/?@!$()*+,;=]*(?:#[A-Za-z0-9\-._~:/?@!$()*+,;=]*)?")
+plain_uri = _PLAIN_URI.fullmatch
+
+#: A date, or a date and time with seconds of at most 59 (any fraction or zone): in the text of a
+#: :class:`W3CDate` (valid W3C Datetime), exactly what :func:`is_xsd_lastmod` accepts, found in one short regex.
+_XSD_SHAPE = re.compile(r"\d{4}-\d\d-\d\d(?:T\d\d:\d\d:[0-5]\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?)?", re.ASCII)
+xsd_shape = _XSD_SHAPE.fullmatch
 
 
 def report_unwritable(value: str, what: str, loc: str, ctx: Context) -> None:
@@ -83,6 +98,8 @@ def attribute_of(value: str, what: str, loc: str, ctx: Context) -> str:
 def loc_text(entry: Entry, ctx: Context) -> str:
     """The entry's loc as written in ``<loc>`` (or an RSS ``<link>``): encoded (unless --keep-urls), escaped."""
     loc, options = entry.loc, ctx.options
+    if plain_uri(loc) is not None:
+        return loc  # written as it is in every mode, nothing to escape
     # a loc that is a URI already is written as it is (output_url's common case, without its calls)
     url = loc if (not options.keep_urls or options.encode_urls) and is_uri(loc) else output_url(loc, ctx, entry)
     text = escape_text(url)
@@ -225,7 +242,7 @@ def xsd_lastmod(lastmod: W3CDate, ctx: Context, loc: str) -> str:
     second (``:60``, no xsd:dateTime) as read,
     with the warning ``feedmap validate`` gives it (``lastmod-not-xsd``): a full date would invent a day."""
     text = lastmod.text
-    if text in _XSD_LASTMODS:
+    if text in _XSD_LASTMODS or xsd_shape(text) is not None:
         return text
     if is_xsd_lastmod(text):
         if len(_XSD_LASTMODS) >= _KNOWN_MAX:

@@ -18,7 +18,7 @@ from feedmap._xml import IMAGE_NS, line_of
 from feedmap.formats._elements import duplicate, holds_markup
 from feedmap.formats._fields import strip_value
 from feedmap.formats._output import output_url
-from feedmap.formats._xmlwrite import text_of
+from feedmap.formats._xmlwrite import plain_uri, text_of
 from feedmap.formats.ext import Extension, Fields
 
 __all__ = ["EXTENSION", "image_elements", "read"]
@@ -72,7 +72,12 @@ def image_elements(entry: Entry, ctx: Context, xmlns: str = "") -> list[str]:
     parts: list[str] = []
     loc = entry.loc
     for image in entry.images:
-        image_loc = text_of(output_url(image.loc, ctx, entry), "image:loc", loc, ctx)
+        image_loc = image.loc
+        if plain_uri(image_loc) is None:  # else written as it is in every mode (the common case)
+            image_loc = text_of(output_url(image_loc, ctx, entry), "image:loc", loc, ctx)
+        if image.caption is None and image.geo_location is None and image.title is None and image.license is None:
+            parts += [f"<image:image{xmlns}><image:loc>", image_loc, "</image:loc></image:image>"]
+            continue  # an image with a loc alone, the common case
         parts += [f"<image:image{xmlns}><image:loc>", image_loc, "</image:loc>"]
         if image.caption is not None:
             parts += ["<image:caption>", text_of(image.caption, "image:caption", loc, ctx), "</image:caption>"]

@@ -104,8 +104,8 @@ def _ror_fields(entry: Entry, ctx: Context) -> list[str]:
     keywords = written_keywords(entry.keywords, loc, ctx, joined=True) if entry.keywords else []
     if keywords:
         parts.append(_ror("keywords", ", ".join(keywords), loc, ctx))
-    if entry.lastmod is not None:
-        parts.append(_ror("updated", entry.lastmod.text, loc, ctx))
+    if entry.lastmod is not None:  # a W3CDate's text: digits, '-', ':', 'T', '.', 'Z', '+', nothing to escape
+        parts += ["<ror:updated>", entry.lastmod.text, "</ror:updated>"]
     if entry.changefreq is not None:
         parts.append(_ror("updatePeriod", entry.changefreq.value, loc, ctx))
     if entry.type is not None:

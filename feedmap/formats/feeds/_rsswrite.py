@@ -27,6 +27,7 @@ from feedmap._core.dates import W3CDate, to_rfc822
 from feedmap._core.entry_checks import non_web_url
 from feedmap._core.model import Document, Entry
 from feedmap._core.urls import is_http_url
+from feedmap._xml import escape_text
 from feedmap.formats._output import BATCH_CHARACTERS, SizeWatch, output_url, write_blocks
 from feedmap.formats._registry import Rendered
 from feedmap.formats._xmlwrite import attribute_of, loc_text, text_of
@@ -137,6 +138,8 @@ def plain_text_of(value: str, what: str, loc: str, ctx: Context) -> str:
     ("Encoding & and <"), so that no reader, nor the W3C validator (``ContainsHTML``, ``CharacterData``),
     takes a ``&lang`` or a ``<blink>`` in the text for HTML.  Blank space around it (U+0085 and the other
     Unicode blanks too) is removed, as feed readers remove it: reported, never changed in silence."""
+    if "</" not in value and escape_text(value) is value and value.strip() == value:
+        return value  # the common title: no blanks around it, no end tag, nothing to escape (so nothing said)
     value = trimmed(value, what, loc, ctx)
     text = text_of(plain_text(value, what, loc, ctx), what, loc, ctx)
     if "&" not in text:

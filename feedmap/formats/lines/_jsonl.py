@@ -63,6 +63,7 @@ IMAGE_KEYS = ("loc", "caption", "geo_location", "title", "license")
 IMAGE_KEY_SET = frozenset(IMAGE_KEYS)
 
 _DECODER = json.JSONDecoder(parse_float=Decimal)
+_RAW_DECODE = _DECODER.raw_decode
 
 
 def decode(text: str) -> Any:
@@ -70,7 +71,13 @@ def decode(text: str) -> Any:
     for every line: json.loads builds a new one for each call with an argument."""
     if text.startswith("\ufeff"):
         return json.loads(text, parse_float=Decimal)  # its own message for a byte order mark
-    return _DECODER.decode(text)
+    try:  # what decode() does, less its look for blanks around the value: a line read is stripped
+        obj, end = _RAW_DECODE(text)
+    except ValueError:
+        end = -1
+    if end != len(text):
+        return _DECODER.decode(text)  # blanks around the value are fine; anything else raises decode()'s error
+    return obj
 
 
 class Bad(Exception):
@@ -439,7 +446,11 @@ def _entries(
         if "loc" not in obj:
             ctx.warning("loc-missing", "object without 'loc' (only the first line may be a header); skipped", line)
             continue
-        entry = _checked(obj, ctx, line)
+        try:  # _checked, inlined: once per line
+            entry = _entry(obj, ctx, line)
+        except Bad as exc:
+            ctx.warning("invalid-value", f"{exc}; line skipped", line)
+            continue
         if entry is not None:
             yield entry
 

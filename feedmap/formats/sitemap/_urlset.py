@@ -31,10 +31,12 @@ from feedmap.formats._registry import FormatSpec, Rendered
 from feedmap.formats._xmlwrite import (
     ROOT_NAMESPACES,
     format_priority,
+    plain_uri,
     report_unwritable,
     root_open_tag,
     xml_extras,
     xsd_lastmod,
+    xsd_shape,
 )
 from feedmap.formats.ext import Hooks, hooks, report_broken
 from feedmap.formats.sitemap._read import check_root, iter_entries
@@ -66,14 +68,21 @@ def _url_block(
     """One ``<url>``; ``encode``: locs are written as URIs (no ``--keep-urls``), so one that is a URI already
     is written as it is, without the call through :func:`output_url`."""
     loc_read = entry.loc
-    url = loc_read if encode and is_uri(loc_read) else output_url(loc_read, ctx, entry)
-    loc = escape_text(url)  # loc_text, inlined: this runs once per URL written
-    if loc is not url:
-        report_unwritable(url, "loc", loc_read, ctx)
-    parts = ["<url><loc>", loc, "</loc>"]
+    if plain_uri(loc_read) is not None:  # loc_text, inlined: this runs once per URL written
+        loc = loc_read
+    else:
+        url = loc_read if encode and is_uri(loc_read) else output_url(loc_read, ctx, entry)
+        loc = escape_text(url)
+        if loc is not url:
+            report_unwritable(url, "loc", loc_read, ctx)
     lastmod, changefreq, priority = entry.lastmod, entry.changefreq, entry.priority
     if lastmod is not None:
-        parts += ["<lastmod>", xsd_lastmod(lastmod, ctx, loc_read), "</lastmod>"]
+        text = lastmod.text
+        if xsd_shape(text) is None:
+            text = xsd_lastmod(lastmod, ctx, loc_read)
+        parts = ["<url><loc>", loc, "</loc><lastmod>", text, "</lastmod>"]
+    else:
+        parts = ["<url><loc>", loc, "</loc>"]
     if changefreq is not None:
         parts += ["<changefreq>", changefreq.value, "</changefreq>"]
     if priority is not None:
