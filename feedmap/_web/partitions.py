@@ -378,7 +378,7 @@ class Workers:
         """A local child or input (``ctx``: the context the run would read it with) read by a worker."""
         pool, directory = self._start()
         spill = self._file(directory, "spill")
-        return self._kept(pool.submit(read_partition, self._partition(os.fspath(file), False, ctx, spill, format)))
+        return self._kept(_submitted(pool, read_partition, self._partition(os.fspath(file), False, ctx, spill, format)))
 
     def _kept(self, future: Future[str]) -> Future[str]:
         self._futures = [one for one in self._futures if not one.done()]
@@ -389,7 +389,7 @@ class Workers:
         """``function(task, spill)`` run by a worker (a module-level function writing a :class:`Spill` to the
         path ``spill`` and returning it): a partition of another walk than an index's (validation's)."""
         pool, directory = self._start()
-        return self._kept(pool.submit(function, task, self._file(directory, "spill")))
+        return self._kept(_submitted(pool, function, task, self._file(directory, "spill")))
 
     def read_downloaded(self, download: Future[tuple[BinaryIO, str]], ctx: Context) -> Future[str]:
         """A child being downloaded read by a worker once it is: its copy is written for the worker (the download
@@ -433,6 +433,18 @@ class Workers:
         directory, self._directory = self._directory, None
         if directory is not None:
             shutil.rmtree(directory, ignore_errors=True)
+
+
+def _submitted(pool: ProcessPoolExecutor, function: Callable[..., str], *arguments: object) -> Future[str]:
+    """``function(*arguments)`` given to a worker; a pool already broken (a worker of an earlier child died while
+    the run read ahead) is that future's failure, not the caller's: the run says which child's worker died when it
+    reaches that child, in order, as :func:`outcome` does."""
+    try:
+        return pool.submit(function, *arguments)
+    except BrokenProcessPool as exc:
+        failed: Future[str] = Future()
+        failed.set_exception(exc)
+        return failed
 
 
 def _pass_on(result: Future[str], parsed: Future[str]) -> None:
