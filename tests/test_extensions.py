@@ -3,6 +3,7 @@ extensions from the ``feedmap.extensions`` entry-point group (a real distributio
 
 from __future__ import annotations
 
+import importlib.metadata
 import io
 import re
 import sys
@@ -120,13 +121,13 @@ def test_without_the_extension_the_element_is_an_xml_extra(plugins: Path) -> Non
 def test_extensions_load_lazily_and_once(plugins: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     install(plugins, RATING)
     scans: list[str] = []
-    real = _ext.entry_points
+    real = importlib.metadata.entry_points  # what the extensions are found with, when a distribution may declare one
 
     def counted(*, group: str) -> object:
         scans.append(group)
         return real(group=group)
 
-    monkeypatch.setattr(_ext, "entry_points", counted)
+    monkeypatch.setattr(importlib.metadata, "entry_points", counted)
     assert _MODULE not in sys.modules  # nothing loaded before a format needs it
     for _ in range(2):
         assert read(RATED)[0][0].extras == {"ex:rating": "4"}

@@ -163,3 +163,49 @@ def test_entry_points_that_cannot_be_parsed_are_still_reported(tmp_path: Path) -
     assert code == 0
     assert "the installed entry points cannot be read" in out
     assert "importlib.metadata" in modules
+
+
+#: What an XML read has no use for unless a distribution may declare an extension, an RSS date is read, or a
+#: host is not ASCII: the package metadata, the RFC 822 dates, the IDNA tables.
+XML_READ_SPARES = ("importlib.metadata", "email.utils", "idna")
+#: What only writing a feed uses: the feed writer and the HTML cleaning of descriptions.
+FEED_WRITER = ("feedmap.formats.feeds._rsswrite", "feedmap.formats.feeds._rorwrite", "nh3")
+
+_ROR = """<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0" xmlns:ror="http://rorweb.com/0.1/"><channel><title>T</title><link>https://example.com/</link>
+<description>D</description><item><title>A</title><link>https://example.com/a</link>
+<ror:updated>2024-06-01</ror:updated><ror:resourceOf>sitemap</ror:resourceOf></item></channel></rss>
+"""
+
+
+def test_an_xml_read_loads_no_metadata_dates_of_rss_or_idna_it_does_not_use(tmp_path: Path) -> None:
+    path = tmp_path / "sitemap.xml"
+    path.write_bytes(urlset_xml("https://example.com/a"))
+    code, out, modules = _run("convert", path, "-t", "text", cwd=tmp_path)
+    assert (code, out) == (0, "https://example.com/a\n")
+    assert "lxml.etree" in modules
+    assert _loaded(modules, XML_READ_SPARES) == []
+
+
+def test_a_non_ascii_host_loads_idna_and_an_extension_is_still_found(tmp_path: Path) -> None:
+    """The siblings: the names above are seen when a run needs them (a host to encode, an extension
+    declared by an installed distribution)."""
+    site = tmp_path / "site"
+    _distribution(site, "feedmap_startup_ext", "[feedmap.extensions]\nnothing = feedmap_startup_ext_mod:EXT\n")
+    path = tmp_path / "sitemap.xml"
+    path.write_bytes(urlset_xml("https://b\u00fccher.example/a"))
+    code, out, modules = _run("convert", path, "-t", "sitemap", cwd=tmp_path, path=site)
+    assert code == 0 and "xn--bcher-kva.example" in out
+    assert "idna" in modules
+    assert "importlib.metadata" in modules  # a distribution names the group: its entry points are read
+
+
+def test_reading_ror_loads_no_feed_writer(tmp_path: Path) -> None:
+    path = tmp_path / "feed.ror"
+    path.write_text(_ROR, encoding="utf-8")
+    code, out, modules = _run("convert", path, "-f", "ror", "-t", "text", cwd=tmp_path)
+    assert (code, out) == (0, "https://example.com/a\n")
+    assert _loaded(modules, FEED_WRITER) == []
+    code, out, modules = _run("convert", path, "-f", "ror", "-t", "ror", cwd=tmp_path)
+    assert code == 0 and "<ror:updated>2024-06-01</ror:updated>" in out
+    assert sorted(_loaded(modules, FEED_WRITER)) == sorted(FEED_WRITER)

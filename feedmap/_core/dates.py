@@ -20,7 +20,6 @@ from __future__ import annotations
 import datetime as _dt
 import enum
 import re
-from email.utils import format_datetime, parsedate_to_datetime
 
 __all__ = [
     "Precision",
@@ -441,6 +440,8 @@ def from_rfc822(text: str) -> W3CDate | None:
 def read_rfc822(text: str) -> tuple[W3CDate | None, bool]:
     """:func:`from_rfc822`, and whether the date gave no zone (none, ``-0000`` or one RFC 5322 §4.3 does not
     know): such a date is read as UTC, which the caller reports, as the zone is then invented."""
+    from email.utils import parsedate_to_datetime  # RSS dates only: email.* stays unloaded for the others
+
     try:
         moment = parsedate_to_datetime(text.strip())
     except (TypeError, ValueError, IndexError, OverflowError):  # OverflowError: a number no C long holds
@@ -468,6 +469,8 @@ def _rfc822_value(moment: _dt.datetime) -> W3CDate | None:
 
 def to_rfc822(value: W3CDate) -> str:
     """RFC 822 / RFC 1123 form with a four-digit year, as RSS 2.0 ``pubDate`` wants it."""
+    from email.utils import format_datetime  # RSS dates only: email.* stays unloaded for the others
+
     moment = value.to_datetime()
     if value.offset is None or value.offset == _dt.timedelta(0):
         return format_datetime(moment.astimezone(_dt.timezone.utc), usegmt=True)

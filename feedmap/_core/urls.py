@@ -20,8 +20,6 @@ import re
 from collections.abc import Callable
 from urllib.parse import quote, urlsplit
 
-import idna
-
 __all__ = [
     "MAX_LOC_LENGTH",
     "check_loc",
@@ -37,6 +35,7 @@ __all__ = [
     "normalised_path",
     "not_in_iris",
     "origin",
+    "plain_uri",
     "same_site",
     "scope_check",
 ]
@@ -105,6 +104,14 @@ def check_loc(loc: str) -> tuple[str, str] | None:
     return None
 
 
+#: A URI of RFC 3986 §2 characters, with at most one ``#`` and neither ``%`` nor what XML text escapes
+#: (``&``, ``'``): nearly every URL written.  :func:`is_uri` holds for it, so no output mode changes it
+#: (:func:`feedmap.formats._output.output_url` returns it as it is, with no diagnostic, whether URLs are encoded
+#: or kept), and :func:`feedmap._xml.escape_text` returns it unchanged: one regex call says all.
+_PLAIN_URI = re.compile(r"[A-Za-z0-9\-._~:/?@!$()*+,;=]*(?:#[A-Za-z0-9\-._~:/?@!$()*+,;=]*)?")
+plain_uri = _PLAIN_URI.fullmatch
+
+
 # RFC 3986 §2: unreserved, reserved and pct-encoded characters, nothing else; '[' and ']' (legal only around
 # an IP literal host) and a second '#' are left to encode_url, which knows where they stand.
 _URI_CHARACTERS = re.compile(r"[A-Za-z0-9\-._~:/?#@!$&'()*+,;=%]*")
@@ -141,6 +148,8 @@ def encode_host(host: str) -> str:
     """
     if host.isascii():
         return host
+    import idna  # non-ASCII hosts only: the common run never loads its tables
+
     mapped = idna.uts46_remap(host, std3_rules=False, transitional=False)  # raises for a disallowed code point
     return ".".join(_a_label(label) for label in mapped.split("."))
 
@@ -149,6 +158,8 @@ def _a_label(label: str) -> str:
     """One label of a mapped host as UTS #46 §4.1 ToASCII writes it (CheckJoiners, CheckBidi on)."""
     if label.isascii():
         return label
+    import idna
+
     idna.check_nfc(label)
     idna.check_initial_combiner(label)
     for position, char in enumerate(label):

@@ -20,11 +20,10 @@ from feedmap._core.dates import known_date
 from feedmap._core.entry_checks import where
 from feedmap._core.errors import SourceError
 from feedmap._core.model import Alternate, ChangeFreq, Entry, Image, blank_image, new_entry, new_position
-from feedmap._core.urls import encode_url, is_uri
+from feedmap._core.urls import encode_url, is_uri, plain_uri
 from feedmap._core.wording import counted
 from feedmap._io.scratch import scratch_error, scratch_file
 from feedmap._io.seen_keys import SeenKeys
-from feedmap.formats._xmlwrite import plain_uri
 
 __all__ = [
     "DEDUPE_POLICIES",

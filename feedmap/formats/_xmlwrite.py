@@ -20,7 +20,7 @@ import re
 from feedmap._core.context import Context
 from feedmap._core.dates import W3CDate, is_xsd_lastmod, with_seconds
 from feedmap._core.model import Entry
-from feedmap._core.urls import is_uri
+from feedmap._core.urls import is_uri, plain_uri
 from feedmap._xml import IMAGE_NS, SITEMAP_NS, XHTML_NS, XSI_NS, escape_attribute, escape_text, unwritable
 from feedmap.formats._extras import xml_extra
 from feedmap.formats._output import output_url
@@ -55,13 +55,6 @@ ROOT_NAMESPACES = {
     "video": "http://www.google.com/schemas/sitemap-video/1.1",
 }
 
-
-#: A URI of RFC 3986 §2 characters, with at most one ``#`` and neither ``%`` nor what XML text escapes
-#: (``&``, ``'``): nearly every URL written.  :func:`feedmap._core.urls.is_uri` holds for it, so no output
-#: mode changes it (:func:`~feedmap.formats._output.output_url` returns it as it is, with no diagnostic,
-#: whether URLs are encoded or kept), and :func:`escape_text` returns it unchanged: one regex call says all.
-_PLAIN_URI = re.compile(r"[A-Za-z0-9\-._~:/?@!$()*+,;=]*(?:#[A-Za-z0-9\-._~:/?@!$()*+,;=]*)?")
-plain_uri = _PLAIN_URI.fullmatch
 
 #: A date, or a date and time with seconds of at most 59 (any fraction or zone): in the text of a
 #: :class:`W3CDate` (valid W3C Datetime), exactly what :func:`is_xsd_lastmod` accepts, found in one short regex.

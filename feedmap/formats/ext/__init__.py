@@ -25,7 +25,6 @@ import dataclasses
 import importlib
 import threading
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from typing import Literal, Protocol
 
 from lxml import etree
@@ -34,6 +33,7 @@ from feedmap._core.context import Context
 from feedmap._core.errors import FeedmapError
 from feedmap._core.model import Alternate, Entry, Image
 from feedmap._xml import SITEMAP_NS, XSI_NS, line_of, local_name
+from feedmap.formats._installed import may_declare
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -236,7 +236,11 @@ def report_broken(ctx: Context) -> None:
 
 def _load_all(broken: dict[str, str], refused: list[tuple[str, str]]) -> list[Extension]:
     loaded = [_builtin(path) for path in _BUILTINS]
+    if not may_declare(ENTRY_POINT_GROUP):  # no distribution can declare one: importlib.metadata is not imported
+        return loaded
     try:
+        from importlib.metadata import entry_points
+
         points = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda point: point.name)
     except Exception as exc:  # an installed distribution's entry_points.txt that cannot be parsed
         broken[ENTRY_POINT_GROUP] = f"(the installed entry points) cannot be read: {type(exc).__name__}: {exc}"

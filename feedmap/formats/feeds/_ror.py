@@ -27,32 +27,20 @@ third-party ones.  XML extras an RSS 2.0 item cannot hold (RDF, Atom, XHTML mark
 
 from __future__ import annotations
 
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from feedmap._core.context import Context
 from feedmap._core.errors import ReadError
-from feedmap._core.model import ENTRY_FIELDS, Document, Entry
+from feedmap._core.model import ENTRY_FIELDS, Document
 from feedmap._io.sources import Source
-from feedmap._xml import IMAGE_NS, SITEMAP_NS, peek_root
-from feedmap.formats._extras import TEXT_NAME, xml_extra
-from feedmap.formats._output import output_url
-from feedmap.formats._registry import FormatSpec, Rendered
-from feedmap.formats._xmlwrite import format_priority, rdf_only, text_of
-from feedmap.formats.ext import Hooks, hooks, report_broken
-from feedmap.formats.feeds._html import description_html
-from feedmap.formats.feeds._pubdate import pubdate
+from feedmap._xml import peek_root
+from feedmap.formats._registry import FormatSpec
+from feedmap.formats.ext import report_broken
 from feedmap.formats.feeds._rorread import ROR_NAMESPACES, ROR_NS, channel_meta, ror_items
-from feedmap.formats.feeds._rsswrite import (
-    Namespaces,
-    extension_elements,
-    item_core,
-    plain_text_of,
-    render_channel,
-    web_url_or_none,
-    write_channel,
-    written_keywords,
-)
-from feedmap.formats.feeds._vocab import ATOM_NS
+
+if TYPE_CHECKING:
+    from feedmap.formats._registry import Rendered
+
 
 __all__ = ["FORMAT", "ROR_NAMESPACES", "ROR_NS", "read", "render", "write"]
 
@@ -69,140 +57,16 @@ def read(source: Source, *, ctx: Context) -> Document:
     return Document(meta, ror_items(source, meta, ctx, repair=repair), diagnostics=ctx.reporter.diagnostics)
 
 
-def _ror(name: str, value: str, loc: str, ctx: Context) -> str:
-    return f"<ror:{name}>{text_of(value, f'ror:{name}', loc, ctx)}</ror:{name}>"
-
-
-#: What most items say of themselves: the resource of a sitemap (``_ror`` of a text with nothing to escape).
-_RESOURCE_OF = "<ror:resourceOf>sitemap</ror:resourceOf>"
-
-
-def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces, table: Hooks) -> str:
-    loc = entry.loc
-    parts = item_core(entry, ctx, namespaces, table)
-    parts += _ror_fields(entry, ctx)
-    extras = dict(entry.extras) if entry.extras else {}
-    resource_of = extras.pop("ror:resourceOf", None)
-    parts.append(_RESOURCE_OF if resource_of is None else _ror("resourceOf", resource_of, loc, ctx))
-    if entry.priority is not None:
-        priority = format_priority(entry.priority, ctx, loc)
-        if priority is not None:
-            parts += [f"<sitemap:priority{namespaces.declare('sitemap')}>", priority, "</sitemap:priority>"]
-    parts += extension_elements(entry, ctx, namespaces, table.tail)  # images, third-party extensions
-    if extras:
-        parts += _extras(entry, extras, dropped, ctx, table.keys)
-    parts.append("</item>\n")
-    return "".join(parts)
-
-
-def _ror_fields(entry: Entry, ctx: Context) -> list[str]:
-    """``pubDate`` and the ``ror:*`` elements of the entry's fields."""
-    loc = entry.loc
-    parts: list[str] = []
-    if entry.lastmod is not None:
-        parts += ["<pubDate>", pubdate(entry.lastmod), "</pubDate>"]  # ror:updated keeps the exact text
-    keywords = written_keywords(entry.keywords, loc, ctx, joined=True) if entry.keywords else []
-    if keywords:
-        parts.append(_ror("keywords", ", ".join(keywords), loc, ctx))
-    if entry.lastmod is not None:  # a W3CDate's text: digits, '-', ':', 'T', '.', 'Z', '+', nothing to escape
-        parts += ["<ror:updated>", entry.lastmod.text, "</ror:updated>"]
-    if entry.changefreq is not None:
-        parts.append(_ror("updatePeriod", entry.changefreq.value, loc, ctx))
-    if entry.type is not None:
-        parts.append(_ror("type", entry.type, loc, ctx))
-    return parts
-
-
-def _extras(
-    entry: Entry, extras: dict[str, str], dropped: set[str], ctx: Context, claimed: frozenset[str]
-) -> list[str]:
-    """The extras ROR can hold: XML elements (written as they are) and ``ror:NAME`` text; the others are
-    reported once each (``dropped`` collects them) and left out, but for those an extension writes (``claimed``)."""
-    loc = entry.loc
-    written = {
-        name
-        for name, value in (
-            ("keywords", entry.keywords),
-            ("updated", entry.lastmod),
-            ("updatePeriod", entry.changefreq),
-            ("type", entry.type),
-        )
-        if value
-    }
-    parts: list[str] = []
-    for key, value in extras.items():
-        if key.startswith("{"):
-            if rdf_only(key, value, loc, ctx):
-                continue
-            text = xml_extra(key, value, loc, ctx, default_namespace=False)
-            if text is not None:
-                parts.append(text)
-        elif key.startswith("ror:") and TEXT_NAME.fullmatch(key, 4):
-            if key[4:] in written:  # a second ror:updatePeriod: which one counts would be up to the reader
-                ctx.warning("invalid-extra", f"extra {key!r} of {loc} repeats a field of the entry; not written")
-                continue
-            parts.append(_ror(key[4:], value, loc, ctx))
-        elif key not in dropped and key not in claimed:
-            dropped.add(key)
-            ctx.info("field-dropped", f"extra {key!r} has no place in ROR and is not written")
-    return parts
-
-
-_HEADER = "the ROR header item"
-
-
-def _header_item(doc: Document, link: str, title: str, ctx: Context) -> str:
-    """The ROR header item; its link is the header's own when it is a web URL (written as every link is:
-    :func:`~feedmap.formats._output.output_url`), else the channel's (already written so)."""
-    extras = doc.meta.extras
-    own = web_url_or_none(extras.get("header:link"), "ROR header item link", ctx)
-    header_link = text_of(output_url(own, ctx) if own else link, "link", _HEADER, ctx)
-    parts = [
-        "<item><title>",
-        plain_text_of(extras.get("header:title", title), "title", _HEADER, ctx),
-        "</title><link>",
-        header_link,
-        # a guid of its own (the validator's MissingGuid otherwise), not the link: a page of the sitemap
-        # is often the site's home page, and two items must not share a guid
-        '</link><guid isPermaLink="false">',
-        header_link,
-        "#ror-sitemap</guid>",
-    ]
-    if "header:description" in extras:
-        description = text_of(description_html(extras["header:description"], _HEADER, ctx), "description", _HEADER, ctx)
-        parts += ["<description>", description, "</description>"]
-    parts.append(_ror("about", extras.get("ror:about", "sitemap"), _HEADER, ctx))
-    parts.append(_ror("type", extras.get("ror:type", "SiteMap"), _HEADER, ctx))
-    for key, value in extras.items():
-        if key.startswith("ror:") and key not in ("ror:about", "ror:type"):
-            if TEXT_NAME.fullmatch(key, 4):
-                parts.append(_ror(key[4:], value, _HEADER, ctx))
-            else:
-                ctx.info("field-dropped", f"header extra {key!r} is not an XML name and is not written")
-    parts.append("</item>\n")
-    return "".join(parts)
-
-
-#: Every namespace a ROR document may use, by prefix: ``ror`` always, the others only when used.
-NAMESPACES = {"ror": ROR_NS, "sitemap": SITEMAP_NS, "image": IMAGE_NS, "atom": ATOM_NS}
-
-
 def render(doc: Document, *, ctx: Context) -> Rendered:
-    report_broken(ctx)
-    table = hooks("ror")
-    namespaces = Namespaces(NAMESPACES, always=("ror",), hooks=table)
-    return render_channel(
-        doc,
-        ctx,
-        namespaces=namespaces,
-        title_prefix="ROR Sitemap for",
-        item=lambda entry, dropped: _item(entry, ctx, dropped, namespaces, table),
-        after_channel=lambda channel: _header_item(doc, channel.link, channel.title, ctx),
-    )
+    from feedmap.formats.feeds._rorwrite import render as rendered  # the writer loads when a run writes ROR
+
+    return rendered(doc, ctx=ctx)
 
 
 def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
-    return write_channel(sink, ctx, render(doc, ctx=ctx))
+    from feedmap.formats.feeds._rorwrite import write as written
+
+    return written(doc, sink, ctx=ctx)
 
 
 FORMAT = FormatSpec(
