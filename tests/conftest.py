@@ -47,6 +47,20 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str
     return code, captured.out, captured.err
 
 
+def run_in(capsys: pytest.CaptureFixture[str], where: Path, argv: list[str]) -> tuple[int, str, str, dict[str, bytes]]:
+    """Run ``feedmap argv`` in the folder ``where`` (made): exit code, stdout, stderr, and every file it wrote there
+    (by path relative to ``where``)."""
+    where.mkdir(parents=True)
+    here = Path.cwd()
+    os.chdir(where)
+    try:
+        code, out, err = run(capsys, *argv)
+    finally:
+        os.chdir(here)
+    files = {str(path.relative_to(where)): path.read_bytes() for path in sorted(where.rglob("*")) if path.is_file()}
+    return code, out, err, files
+
+
 def run_words(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, list[str], str]:
     """:func:`run`, with stdout split into its words (one URL a line, for the text format)."""
     code, out, err = run(capsys, *argv)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import SITEMAP_NS, index_xml, run
+from conftest import SITEMAP_NS, index_xml, run, run_in
 from localsite import LocalSite
 
 import feedmap
@@ -72,24 +72,11 @@ def site(tmp_path: Path) -> Path:
 Outcome = tuple[int, str, str, dict[str, bytes]]
 
 
-def _outcome(capsys: pytest.CaptureFixture[str], where: Path, argv: list[str]) -> Outcome:
-    """Run ``feedmap argv`` in ``where`` (made): exit code, stdout, stderr, and every file it wrote there."""
-    where.mkdir()
-    here = Path.cwd()
-    os.chdir(where)
-    try:
-        code, out, err = run(capsys, *argv)
-    finally:
-        os.chdir(here)
-    files = {str(path.relative_to(where)): path.read_bytes() for path in sorted(where.rglob("*")) if path.is_file()}
-    return code, out, err, files
-
-
 def _same_with_jobs(capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], jobs: str = "2") -> Outcome:
     """The outcome of ``argv`` with ``--jobs 1``, asserted equal to that with ``--jobs JOBS``."""
     tmp_path.mkdir(exist_ok=True)
-    one = _outcome(capsys, tmp_path / "one", [*argv, "--jobs", "1"])
-    many = _outcome(capsys, tmp_path / f"jobs-{jobs}", [*argv, "--jobs", jobs])
+    one = run_in(capsys, tmp_path / "one", [*argv, "--jobs", "1"])
+    many = run_in(capsys, tmp_path / f"jobs-{jobs}", [*argv, "--jobs", jobs])
     assert many[0] == one[0]
     assert many[2] == one[2]
     assert many[1] == one[1]

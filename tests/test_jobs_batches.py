@@ -12,11 +12,10 @@ and field types, the diagnostics in order, and every output of the command line,
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
-from conftest import SITEMAP_NS, index_xml, run
+from conftest import SITEMAP_NS, index_xml, run_in
 
 import feedmap
 from feedmap import ChangeFreq, Diagnostic, Options, W3CDate
@@ -142,24 +141,10 @@ def test_an_entry_of_a_batch_can_be_changed_alone(site: Path) -> None:
     assert not plain[1].extras
 
 
-def _outcome(
-    capsys: pytest.CaptureFixture[str], where: Path, argv: list[str]
-) -> tuple[int, str, str, dict[str, bytes]]:
-    where.mkdir(parents=True)
-    here = Path.cwd()
-    os.chdir(where)
-    try:
-        code, out, err = run(capsys, *argv)
-    finally:
-        os.chdir(here)
-    files = {str(path.relative_to(where)): path.read_bytes() for path in sorted(where.rglob("*")) if path.is_file()}
-    return code, out, err, files
-
-
 def _same_with_jobs(capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str]) -> str:
     """Run ``argv`` with ``--jobs 1`` and ``--jobs 2`` in two folders: the same outcome; stderr returned."""
-    one = _outcome(capsys, tmp_path / "one", [*argv, "--jobs", "1"])
-    two = _outcome(capsys, tmp_path / "two", [*argv, "--jobs", "2"])
+    one = run_in(capsys, tmp_path / "one", [*argv, "--jobs", "1"])
+    two = run_in(capsys, tmp_path / "two", [*argv, "--jobs", "2"])
     assert two[0] == one[0]
     assert two[2] == one[2]
     assert two[1] == one[1]
