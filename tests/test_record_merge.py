@@ -37,7 +37,7 @@ EXTRAS: list[dict[str, str]] = [
 IMAGES = ["https://e.example/i{n}.png", "https://e.example/\u00e9{n}.png", "data:x", "https://e.example/a&b.png"]
 FORMATS = ["sitemap", "ror", "rss", "jsonl", "text"]
 POLICIES: list[Any] = [None, "first", "last", "newest"]
-CHANNEL = {"channel_title": "T", "channel_link": "https://e.example/"}
+CHANNEL: dict[str, Any] = {"channel_title": "T", "channel_link": "https://e.example/"}
 
 
 @st.composite
@@ -52,11 +52,12 @@ def entries_drawn(draw: st.DrawFn) -> list[Entry]:
             Image(loc=draw(st.sampled_from(IMAGES)).format(n=number), title="t\x02" if rich & 8 else None)
             for _ in range(draw(st.integers(min_value=0, max_value=2)))
         )
+        start = (
+            draw(st.sampled_from(["https://e.example/", "rel/", "javascript:"])) if rich == 15 else "https://e.example/"
+        )
         out.append(
             Entry(
-                loc=draw(st.sampled_from(["https://e.example/", "rel/", "javascript:"])) + draw(st.sampled_from(PATHS)).format(n=n)
-                if rich == 15
-                else "https://e.example/" + draw(st.sampled_from(PATHS)).format(n=n),
+                loc=start + draw(st.sampled_from(PATHS)).format(n=n),
                 lastmod=None if (text := draw(st.sampled_from(DATES))) is None else W3CDate(text),
                 changefreq=ChangeFreq.DAILY if rich & 2 else None,
                 priority=draw(st.sampled_from([None, 0.5, 0.1234567890123456789, 1.5, float("nan")])),
@@ -140,8 +141,8 @@ def _entry(loc: str, line: int, **fields: Any) -> Entry:
 
 def test_the_diagnostics_keep_their_order_when_a_repeat_replaces_the_kept_entry() -> None:
     """Today's order, pinned: the readers' checks of every entry (a bad priority, a no-web URL, the relative
-    one left out at the end of the stream), then the merge's lines, then what the writer says of each entry kept in output
-    order: the first URL's newer entry (an IRI image, seconds added) before the second URL, which has the text
+    one left out at the end of the stream), then the merge's lines, then what the writer says of each entry kept
+    in output order: the first URL's newer entry (an IRI image, seconds added) before the second URL, which has the text
     extra that the replaced entry had too, so ``field-dropped`` comes from it; then the fields a urlset cannot
     hold, a title."""
     entries = [
@@ -223,3 +224,32 @@ def test_the_record_merge_spills_past_its_budget_and_leaves_no_file(
     entries = [_entry(f"p{n % 40}", n, lastmod=W3CDate(f"2024-01-{1 + n // 40:02d}"), title="x") for n in range(200)]
     assert _write(entries, "sitemap", Options()) == _write(entries, "sitemap", Options(limit=10**6))
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("images", "alternates", "kept_images", "kept_alternates", "said"),
+    [
+        ((Image(loc="https://e.example/i.png"),), (), 1, 0, 0),
+        ((Image(loc="HTTP://e.example/i.png"),), (), 1, 0, 0),
+        ((Image(loc="https://e.example/i.png", license="https://e.example/l"),), (), 1, 0, 0),
+        ((Image(loc="https://e.example/i.png", license="javascript:x"),), (), 1, 0, 1),
+        ((Image(loc="https://e.example/i.png"), Image(loc="data:x")), (), 1, 0, 1),
+        ((), (Alternate(hreflang="de", href="https://e.example/de"),), 0, 1, 0),
+        ((), (Alternate(hreflang="de", href="Https://e.example/de"),), 0, 1, 0),
+        ((Image(loc="https://e.example/i.png"),), (Alternate(hreflang="de", href="ftp://e.example/de"),), 1, 0, 1),
+    ],
+)
+def test_only_web_urls_are_written_in_an_entrys_parts(
+    images: tuple[Image, ...], alternates: tuple[Alternate, ...], kept_images: int, kept_alternates: int, said: int
+) -> None:
+    """The images (their loc and license) and alternates of an http(s) page: each one that is no http(s) URL
+    (any case of the scheme is one) is left out of a urlset and said (``non-web-url``); the others are written
+    as they are, nothing said."""
+    entry = _entry("p", 1, images=images, alternates=alternates)
+    data, lines, _ = _write([entry], "sitemap", Options())
+    assert data.count(b"<image:image>") == kept_images
+    assert data.count(b'<xhtml:link rel="alternate"') == kept_alternates
+    assert data.count(b"<image:license>") == sum(
+        1 for image in images if image.license is not None and image.license.startswith("https:")
+    )
+    assert [line.split(" ")[1] for line in lines] == ["non-web-url"] * said

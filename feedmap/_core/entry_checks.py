@@ -175,6 +175,18 @@ def _other_scheme(url: str) -> bool:
     return not is_http_url(url) and has_scheme(url)
 
 
+#: The usual spellings of a web URL's start: :func:`feedmap._core.urls.is_http_url` is tested only when neither is.
+_WEB = ("https://", "http://")
+
+
+def _web_image(image: Image) -> bool:
+    """Whether the image's loc, and its license if any, are http(s) URLs (what :func:`_web_parts` keeps as is)."""
+    loc, license_url = image.loc, image.license
+    return (loc.startswith(_WEB) or is_http_url(loc)) and (
+        license_url is None or license_url.startswith(_WEB) or is_http_url(license_url)
+    )
+
+
 def check_web_urls(entries: Iterable[Entry], ctx: Context, *, xml: bool, parts: bool = True) -> Iterator[Entry]:
     """The entries with only http(s) URLs (:func:`feedmap._core.urls.is_http_url`) in their loc, images (loc and
     license) and alternates.  ``xml``: the output is an XML one; an entry whose loc has another scheme is
@@ -183,9 +195,16 @@ def check_web_urls(entries: Iterable[Entry], ctx: Context, *, xml: bool, parts: 
     alternates (else only the loc is looked at).
     """
     for entry in entries:
-        if is_http_url(entry.loc) and not ((entry.images or entry.alternates) and parts):
-            yield entry  # nearly every entry: one prefix test
-            continue
+        loc = entry.loc
+        if loc.startswith(_WEB) or is_http_url(loc):  # is_http_url: the common spelling first, without a call
+            if not parts or not (entry.images or entry.alternates):
+                yield entry  # nearly every entry: one prefix test
+                continue
+            if all(_web_image(image) for image in entry.images) and all(
+                alternate.href.startswith(_WEB) or is_http_url(alternate.href) for alternate in entry.alternates
+            ):
+                yield entry  # http(s) images, licenses and alternates: nothing to leave out or report
+                continue
         if _other_scheme(entry.loc):
             non_web_url(entry.loc, "loc", ctx, kept=not xml, at=entry)
             if xml:

@@ -174,12 +174,7 @@ def _records(
         for offset in kept.values():
             _, _, _, text, said, unwritten = spool.get(offset)
             if said is not None:
-                for method, code, message, source, line in said:
-                    if code == "field-dropped":
-                        if message in told:
-                            continue
-                        told.add(message)
-                    getattr(reporter, method)(code, message, source, line)
+                _say(said, reporter, told)
             if unwritten is not None:
                 found.update(unwritten)
             if not isinstance(text, str):
@@ -190,6 +185,17 @@ def _records(
     finally:
         kept.close()
         spool.close()
+
+
+def _say(said: tuple[_Said, ...], reporter: Reporter, told: set[str]) -> None:
+    """Say to ``reporter`` what was said rendering a record, but a text extra's ``field-dropped`` already in
+    ``told`` (the writer says it once, at the first entry written that holds it)."""
+    for method, code, message, source, line in said:
+        if code == "field-dropped":
+            if message in told:
+                continue
+            told.add(message)
+        getattr(reporter, method)(code, message, source, line)
 
 
 def _report_unheld(found: set[str], format_name: str, ctx: Context) -> None:
