@@ -179,12 +179,16 @@ def _other_scheme(url: str) -> bool:
 _WEB = ("https://", "http://")
 
 
-def _web_image(image: Image) -> bool:
-    """Whether the image's loc, and its license if any, are http(s) URLs (what :func:`_web_parts` keeps as is)."""
-    loc, license_url = image.loc, image.license
-    return (loc.startswith(_WEB) or is_http_url(loc)) and (
-        license_url is None or license_url.startswith(_WEB) or is_http_url(license_url)
-    )
+def _web_parts_only(entry: Entry) -> bool:
+    """Whether every image's loc (and license, if any) and every alternate of ``entry`` is an http(s) URL:
+    what :func:`_web_parts` returns as it is, saying nothing."""
+    for image in entry.images:
+        loc, license_url = image.loc, image.license
+        if not (loc.startswith(_WEB) or is_http_url(loc)):
+            return False
+        if license_url is not None and not (license_url.startswith(_WEB) or is_http_url(license_url)):
+            return False
+    return all(alternate.href.startswith(_WEB) or is_http_url(alternate.href) for alternate in entry.alternates)
 
 
 def check_web_urls(entries: Iterable[Entry], ctx: Context, *, xml: bool, parts: bool = True) -> Iterator[Entry]:
@@ -200,9 +204,7 @@ def check_web_urls(entries: Iterable[Entry], ctx: Context, *, xml: bool, parts: 
             if not parts or not (entry.images or entry.alternates):
                 yield entry  # nearly every entry: one prefix test
                 continue
-            if all(_web_image(image) for image in entry.images) and all(
-                alternate.href.startswith(_WEB) or is_http_url(alternate.href) for alternate in entry.alternates
-            ):
+            if _web_parts_only(entry):
                 yield entry  # http(s) images, licenses and alternates: nothing to leave out or report
                 continue
         if _other_scheme(entry.loc):

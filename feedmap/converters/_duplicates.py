@@ -182,11 +182,14 @@ class _Spool:
         self._thawed_at = -1
         self._page_size = min(_PAGE, _SLOTS + 1)
 
-    def add(self, entry: Any) -> int:
-        """Append ``entry`` (an entry, or an item of the kind the spool was made for); its offset."""
+    def add(self, entry: Any, size: int = -1) -> int:
+        """Append ``entry`` (an entry, or an item of the kind the spool was made for; ``size``: its size when
+        the caller knows it); its offset."""
+        if size < 0:
+            size = self._size_of(entry)
         if self._held_bytes >= 0:  # still holding entries as they are
             if len(self._held) < _ENTRIES_IN_MEMORY:
-                self._held_bytes += self._size_of(entry)
+                self._held_bytes += size
                 if self._held_bytes <= _BYTES_IN_MEMORY:
                     self._held.append(entry)
                     return -len(self._held)
@@ -196,7 +199,7 @@ class _Spool:
             self._page_at = self._written + len(self._tail)
         page.append(entry)
         offset = (self._page_at << _SLOT_BITS) | (len(page) - 1)
-        self._page_bytes += self._size_of(entry)
+        self._page_bytes += size
         if len(page) >= self._page_size or self._page_bytes >= _CHUNK:
             self._close_page()
         return offset
@@ -408,11 +411,13 @@ class Merge(Iterator[Entry]):
 
     def __iter__(self) -> Iterator[Entry]:
         if self._run is None:
-            self._run = _merged(self.entries, self.ctx, self.replaces, self.kept_what)
+            return self  # not started: still a merge a writer can take (``iter`` of it, a pass-through wrap)
         return self._run  # the generator itself: no layer per entry
 
     def __next__(self) -> Entry:
-        return next(iter(self))
+        if self._run is None:
+            self._run = _merged(self.entries, self.ctx, self.replaces, self.kept_what)
+        return next(self._run)
 
     def close(self) -> None:
         close = getattr(self._run, "close", None)

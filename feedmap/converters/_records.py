@@ -146,8 +146,9 @@ def _records(
     def store(entry: Entry) -> int:
         try:
             text: Any = block(entry, rendering, dropped)
+            size = _PART_OVERHEAD + len(text) + len(entry.loc)  # _size, inlined: once per URL kept
         except Exception as exc:  # raised where the record is written, as the writer raises it today
-            text = exc
+            text, size = exc, _PART_OVERHEAD
         if dropped:
             dropped.clear()
         unwritten = None
@@ -156,7 +157,7 @@ def _records(
         elif values is None and unheld and getattr(entry, unheld[0]):
             unwritten = (unheld[0],)
         said = held.take() if held.said else None
-        return spool.add((entry.loc, entry.lastmod, entry.origin, text, said, unwritten))
+        return spool.add((entry.loc, entry.lastmod, entry.origin, text, said, unwritten), size)
 
     def fetch(offset: int) -> _Kept:
         loc, lastmod, origin = spool.get(offset)[:3]
