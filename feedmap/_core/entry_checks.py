@@ -188,7 +188,8 @@ def _web_parts_only(entry: Entry) -> bool:
             return False
         if license_url is not None and not (license_url.startswith(_WEB) or is_http_url(license_url)):
             return False
-    return all(alternate.href.startswith(_WEB) or is_http_url(alternate.href) for alternate in entry.alternates)
+    alternates = entry.alternates  # most entries have none: no generator made
+    return not alternates or all(link.href.startswith(_WEB) or is_http_url(link.href) for link in alternates)
 
 
 def check_web_urls(entries: Iterable[Entry], ctx: Context, *, xml: bool, parts: bool = True) -> Iterator[Entry]:
