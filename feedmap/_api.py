@@ -191,12 +191,24 @@ def _writer_spec(format: str) -> FormatSpec:
 
 def _write(doc: Document, sink: SinkLike, spec: FormatSpec, ctx: Context) -> int:
     assert spec.writer is not None
-    staged = _watched(doc, spec, ctx)
+    writer = _merged_records(doc, spec, ctx)
+    staged = _watched(doc, spec, ctx) if writer is None else doc
+    writer = writer or spec.writer
     with open_sink(sink) as out:
         if gzip_named(sink):  # -o sitemap.xml.gz: the format is the name's without .gz, the bytes are gzip
             with gzipped(out) as compressed:
-                return spec.writer(staged, compressed, ctx=ctx)
-        return spec.writer(staged, out, ctx=ctx)
+                return writer(staged, compressed, ctx=ctx)
+        return writer(staged, out, ctx=ctx)
+
+
+def _merged_records(doc: Document, spec: FormatSpec, ctx: Context) -> Callable[..., int] | None:
+    """The writer that runs the merge of repeated URLs itself, keeping each URL's rendered record instead of
+    its entry, when the last step is that merge and the target renders records so
+    (:mod:`feedmap.converters._records`; it says the fields the target cannot hold as :func:`_watched` does);
+    else None: ``spec.writer`` writes the watched entries."""
+    from feedmap.converters._records import records_writer
+
+    return records_writer(doc, spec.name, ctx)
 
 
 def _watched(doc: Document, spec: FormatSpec, ctx: Context) -> Document:

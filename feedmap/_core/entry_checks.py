@@ -175,6 +175,23 @@ def _other_scheme(url: str) -> bool:
     return not is_http_url(url) and has_scheme(url)
 
 
+#: The usual spellings of a web URL's start: :func:`feedmap._core.urls.is_http_url` is tested only when neither is.
+_WEB = ("https://", "http://")
+
+
+def _web_parts_only(entry: Entry) -> bool:
+    """Whether every image's loc (and license, if any) and every alternate of ``entry`` is an http(s) URL:
+    what :func:`_web_parts` returns as it is, saying nothing."""
+    for image in entry.images:
+        loc, license_url = image.loc, image.license
+        if not (loc.startswith(_WEB) or is_http_url(loc)):
+            return False
+        if license_url is not None and not (license_url.startswith(_WEB) or is_http_url(license_url)):
+            return False
+    alternates = entry.alternates  # most entries have none: no generator made
+    return not alternates or all(link.href.startswith(_WEB) or is_http_url(link.href) for link in alternates)
+
+
 def check_web_urls(entries: Iterable[Entry], ctx: Context, *, xml: bool, parts: bool = True) -> Iterator[Entry]:
     """The entries with only http(s) URLs (:func:`feedmap._core.urls.is_http_url`) in their loc, images (loc and
     license) and alternates.  ``xml``: the output is an XML one; an entry whose loc has another scheme is
@@ -183,9 +200,14 @@ def check_web_urls(entries: Iterable[Entry], ctx: Context, *, xml: bool, parts: 
     alternates (else only the loc is looked at).
     """
     for entry in entries:
-        if is_http_url(entry.loc) and not ((entry.images or entry.alternates) and parts):
-            yield entry  # nearly every entry: one prefix test
-            continue
+        loc = entry.loc
+        if loc.startswith(_WEB) or is_http_url(loc):  # is_http_url: the common spelling first, without a call
+            if not parts or not (entry.images or entry.alternates):
+                yield entry  # nearly every entry: one prefix test
+                continue
+            if _web_parts_only(entry):
+                yield entry  # http(s) images, licenses and alternates: nothing to leave out or report
+                continue
         if _other_scheme(entry.loc):
             non_web_url(entry.loc, "loc", ctx, kept=not xml, at=entry)
             if xml:

@@ -28,9 +28,11 @@ from feedmap._io.seen_keys import SeenKeys
 __all__ = [
     "DEDUPE_POLICIES",
     "LISTED_REPEATS",
+    "Merge",
     "dedupe",
     "entry_size",
     "merge_duplicates",
+    "merge_into",
     "newer",
     "report_duplicates",
     "url_key",
@@ -155,28 +157,39 @@ class _Spool:
     An entry's offset is its page's byte offset and its place in the page (:data:`_SLOT_BITS`); the page
     being filled is held as it is, and the few pages read last stay unpickled (:data:`_PAGES_DECODED`)."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        freeze: Callable[[Any], _Frozen] = _freeze,
+        thaw: Callable[[_Frozen], Any] | None = _thaw,
+        size: Callable[[Any], int] = entry_size,
+    ) -> None:
+        # what an item is made into to be pickled, made back from (None: as it is), and costs in memory:
+        # entries by default
+        self._freeze_item, self._thaw_item, self._size_of = freeze, thaw, size
         self._file: IO[bytes] | None = None  # opened with the first chunk written
         self._written = 0  # bytes in the file
         self._tail = bytearray()  # the records after those, not written yet
         self._chunk = b""  # bytes of the file read last, from offset self._chunk_at
         self._chunk_at = 0
         self._next = -1  # the offset after the record read last: the next one in order
-        self._held: list[Entry] = []
+        self._held: list[Any] = []
         self._held_bytes = 0  # past the budget: -1, every later entry paged
-        self._page: list[Entry] = []  # the page being filled, at file offset self._page_at
+        self._page: list[Any] = []  # the page being filled, at file offset self._page_at
         self._page_at = 0
         self._page_bytes = 0
         self._decoded: dict[int, list[_Frozen]] = {}  # record offset -> its page, unpickled
-        self._thawed: list[Entry] = []  # the entries of the page read in order last (at _thawed_at)
+        self._thawed: list[Any] = []  # the entries of the page read in order last (at _thawed_at)
         self._thawed_at = -1
         self._page_size = min(_PAGE, _SLOTS + 1)
 
-    def add(self, entry: Entry) -> int:
-        """Append ``entry``; its offset."""
+    def add(self, entry: Any, size: int = -1) -> int:
+        """Append ``entry`` (an entry, or an item of the kind the spool was made for; ``size``: its size when
+        the caller knows it); its offset."""
+        if size < 0:
+            size = self._size_of(entry)
         if self._held_bytes >= 0:  # still holding entries as they are
             if len(self._held) < _ENTRIES_IN_MEMORY:
-                self._held_bytes += entry_size(entry)
+                self._held_bytes += size
                 if self._held_bytes <= _BYTES_IN_MEMORY:
                     self._held.append(entry)
                     return -len(self._held)
@@ -186,13 +199,14 @@ class _Spool:
             self._page_at = self._written + len(self._tail)
         page.append(entry)
         offset = (self._page_at << _SLOT_BITS) | (len(page) - 1)
-        self._page_bytes += entry_size(entry)
+        self._page_bytes += size
         if len(page) >= self._page_size or self._page_bytes >= _CHUNK:
             self._close_page()
         return offset
 
     def _close_page(self) -> None:
-        data = pickle.dumps([_freeze(entry) for entry in self._page], protocol=pickle.HIGHEST_PROTOCOL)
+        freeze = self._freeze_item
+        data = pickle.dumps([freeze(entry) for entry in self._page], protocol=pickle.HIGHEST_PROTOCOL)
         self._tail += _LENGTH.pack(len(data))
         self._tail += data
         self._page = []
@@ -200,7 +214,8 @@ class _Spool:
         if len(self._tail) >= _CHUNK:
             self._write()
 
-    def get(self, offset: int) -> Entry:
+    def get(self, offset: int) -> Any:
+        """The entry (or item) at ``offset``."""
         if offset < 0:
             return self._held[-offset - 1]
         at, slot = offset >> _SLOT_BITS, offset & _SLOTS
@@ -213,9 +228,11 @@ class _Spool:
             in_order = at == self._next  # the output of a merge reads the pages one after the other
             page = self._decode(at)
             if in_order:
-                self._thawed, self._thawed_at = [_thaw(frozen) for frozen in page], at
+                thaw = self._thaw_item
+                self._thawed, self._thawed_at = page if thaw is None else [thaw(frozen) for frozen in page], at
                 return self._thawed[slot]
-        return _thaw(page[slot])
+        thaw = self._thaw_item
+        return page[slot] if thaw is None else thaw(page[slot])
 
     def _decode(self, at: int) -> list[_Frozen]:
         """The page whose record starts at ``at``, unpickled (and kept among the last few)."""
@@ -366,37 +383,96 @@ def merge_duplicates(
     the entry kept (default: when its lastmod is newer; ties to the first).
 
     Only each loc's hash and offset in the spool stay in memory; a repeated loc reads the kept entry back.
+    The merge starts when its first entry is asked for; until then a writer that renders records may run it
+    instead (:class:`Merge`, :mod:`feedmap.converters._records`).
     """
+    return Merge(entries, ctx, replaces, kept_what)
+
+
+class Merge(Iterator[Entry]):
+    """A merge of repeated locs not started yet: iterated, the merge of entries (:func:`_merged`); or taken
+    (:meth:`take`) by a writer that merges rendered records in its place, the same loop over another store
+    (:func:`merge_into`)."""
+
+    def __init__(
+        self, entries: Iterable[Entry], ctx: Context, replaces: Callable[[Entry, Entry], bool], kept_what: str
+    ) -> None:
+        self.entries, self.ctx, self.replaces, self.kept_what = entries, ctx, replaces, kept_what
+        self._run: Iterator[Entry] | None = None
+
+    @property
+    def started(self) -> bool:
+        return self._run is not None
+
+    def take(self, run: Iterator[Any]) -> None:
+        """Mark the merge as run by ``run`` (closed by :meth:`close`) instead of by iterating it."""
+        assert self._run is None
+        self._run = run
+
+    def __iter__(self) -> Iterator[Entry]:
+        if self._run is None:
+            return self  # not started: still a merge a writer can take (``iter`` of it, a pass-through wrap)
+        return self._run  # the generator itself: no layer per entry
+
+    def __next__(self) -> Entry:
+        if self._run is None:
+            self._run = _merged(self.entries, self.ctx, self.replaces, self.kept_what)
+        return next(self._run)
+
+    def close(self) -> None:
+        close = getattr(self._run, "close", None)
+        if close is not None:
+            close()
+
+
+def merge_into(
+    entries: Iterable[Entry],
+    ctx: Context,
+    replaces: Callable[[Entry, Entry], bool],
+    kept: SeenKeys,
+    store: Callable[[Entry], int],
+    fetch: Callable[[int], Any],
+) -> _Repeats:
+    """The merge's loop: each loc's first entry stored (``store``: its offset, kept under the loc's key), a
+    repeat that ``replaces`` the one kept (``fetch``: by its offset; anything with its ``loc``, ``lastmod`` and
+    ``origin``) stored in its place; returns the repeats seen, to report."""
     # hash(loc) -> offset of the kept entry, in first-seen order; the kept entry's loc confirms the match: a
     # loc whose hash another loc has (rare, or crafted) is keyed by itself (a str never equals an int), so it
     # keeps its place in that order too
-    kept = SeenKeys()
     repeats = _Repeats("first here")
-    spool = _Spool()
     written = _as_written(ctx)
-    kept_get, keep, store = kept.get, kept.add, spool.add  # bound once: called per URL
+    kept_get, keep = kept.get, kept.add  # bound once: called per URL
+    for entry in entries:
+        loc = entry.loc
+        if plain_uri(loc) is None:  # a plain URI is written as it is in every mode
+            loc = written(loc)
+        key: int | str = hash(loc)
+        offset = kept_get(key)
+        if offset is None:  # the common case: a loc seen first
+            keep(key, store(entry))
+            continue
+        current = fetch(offset)
+        if written(current.loc) != loc:  # another loc of the same hash
+            key = loc
+            offset = kept.get(loc)
+            current = fetch(offset) if offset is not None else current
+        if offset is None:
+            kept.add(key, store(entry))
+            continue
+        repeats.add(loc, lambda: where(current, ctx))  # noqa: B023 (called at once)
+        if replaces(entry, current):
+            kept.replace(key, store(entry))  # an existing key keeps its place
+    return repeats
+
+
+def _merged(
+    entries: Iterable[Entry], ctx: Context, replaces: Callable[[Entry, Entry], bool], kept_what: str
+) -> Iterator[Entry]:
+    """The merge of entries: each kept one in the spool, read back in first-seen order."""
+    kept = SeenKeys()
+    spool = _Spool()
     try:
-        for entry in entries:
-            loc = entry.loc
-            if plain_uri(loc) is None:  # a plain URI is written as it is in every mode
-                loc = written(loc)
-            key: int | str = hash(loc)
-            offset = kept_get(key)
-            if offset is None:  # the common case: a loc seen first
-                keep(key, store(entry))
-                continue
-            current = spool.get(offset)
-            if written(current.loc) != loc:  # another loc of the same hash
-                key = loc
-                offset = kept.get(loc)
-                current = spool.get(offset) if offset is not None else current
-            if offset is None:
-                kept.add(key, spool.add(entry))
-                continue
-            repeats.add(loc, lambda: where(current, ctx))  # noqa: B023 (called at once)
-            if replaces(entry, current):
-                kept.replace(key, spool.add(entry))  # an existing key keeps its place
-        repeats.report(ctx, merged=kept_what)
+        merge_into(entries, ctx, replaces, kept, spool.add, spool.get).report(ctx, merged=kept_what)
         for offset in kept.values():
             yield spool.get(offset)
     finally:

@@ -18,6 +18,7 @@ key, ``invalid-extra``; a priority is a short ``xsd:decimal``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import BinaryIO
 
 from feedmap._core.context import Context
@@ -41,7 +42,7 @@ from feedmap.formats._xmlwrite import (
 from feedmap.formats.ext import Hooks, hooks, report_broken
 from feedmap.formats.sitemap._read import check_root, iter_entries
 
-__all__ = ["FORMAT", "read", "render", "write"]
+__all__ = ["EMPTY", "FOOTER", "FORMAT", "Block", "blocks", "read", "render", "write"]
 
 
 def read(source: Source, *, ctx: Context) -> Document:
@@ -98,24 +99,39 @@ def _url_block(
     return "".join(parts)
 
 
-def render(doc: Document, *, ctx: Context) -> Rendered:
-    """The ``<urlset>`` in parts: the root's start tag, one ``<url>`` per entry, the end tag."""
+#: What closes a urlset, and the ``empty-document`` warning of one without a ``<url>``.
+FOOTER = "</urlset>\n"
+EMPTY = "no entries: wrote an empty <urlset> (valid for Google, not for the XSD)"
+
+#: One ``<url>`` of an entry: ``block(entry, ctx, dropped)`` (``dropped``: the text extras said dropped already).
+Block = Callable[[Entry, Context, set[str]], str]
+
+
+def blocks(ctx: Context) -> tuple[str, Block]:
+    """The start of a urlset (the root's start tag) and the function rendering one ``<url>``: what
+    :func:`render` renders a document with, and what a merge that keeps rendered records renders each
+    entry kept with (:mod:`feedmap.converters._records`).  The extensions that failed to load are said here."""
     report_broken(ctx)
     table = hooks("sitemap")
     declared = dict(ROOT_NAMESPACES)
     for prefix, uri in table.namespaces.items():
         declared.setdefault(prefix, uri)
     namespaces = "".join(f' xmlns:{prefix}="{uri}"' for prefix, uri in declared.items())
-    dropped: set[str] = set()
     options = ctx.options
     encode = not (options.keep_urls and not options.encode_urls)  # as output_url decides
-    items = ((entry, _url_block(entry, ctx, dropped, table, declared, encode)) for entry in doc.entries)
-    return Rendered(
-        root_open_tag("urlset", namespaces, ctx),
-        items,
-        "</urlset>\n",
-        "no entries: wrote an empty <urlset> (valid for Google, not for the XSD)",
-    )
+
+    def block(entry: Entry, ctx: Context, dropped: set[str]) -> str:
+        return _url_block(entry, ctx, dropped, table, declared, encode)
+
+    return root_open_tag("urlset", namespaces, ctx), block
+
+
+def render(doc: Document, *, ctx: Context) -> Rendered:
+    """The ``<urlset>`` in parts: the root's start tag, one ``<url>`` per entry, the end tag."""
+    header, block = blocks(ctx)
+    dropped: set[str] = set()
+    items = ((entry, block(entry, ctx, dropped)) for entry in doc.entries)
+    return Rendered(header, items, FOOTER, EMPTY)
 
 
 def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:

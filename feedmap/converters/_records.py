@@ -1,0 +1,207 @@
+"""The merge of repeated locs into rendered records: a urlset written without an entry spool.
+
+sitemaps.org 0.9 (https://www.sitemaps.org/protocol.html) lists a URL once.  When the last step before a
+sitemap writer is the merge of repeated locs (:class:`feedmap.converters._duplicates.Merge`, not started),
+the writer runs the merge's loop itself (:func:`~feedmap.converters._duplicates.merge_into`) and renders each
+URL's ``<url>`` as its entry arrives: the record (the block, what the writer said of it, the fields it holds
+that a urlset cannot) is kept in the spool in the entry's place, a repeat that replaces the kept entry is
+rendered in turn and takes its slot, and at the end the records are written in first-seen order.  No entry
+is pickled or made again; memory stays that of the spool (its budget, then a scratch file).
+
+What is written and said is what the merge of entries then the writer write and say, in the same order: the
+readers' checks and the merge's lines first, then, at each record written, what the writer said while
+rendering it (kept, not said, until then: under ``strict`` the run stops at the same record), ``field-dropped``
+of a text extra once, at the first record written that holds it, the fields the format cannot hold at the end
+(as ``feedmap._api`` says them), the size caps as the batches are written.  An error rendering an entry is
+raised where its record is written.  A run with an extension of a third party keeps the merge of entries.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import operator
+from collections.abc import Callable, Iterator
+from typing import Any, BinaryIO
+
+from feedmap._core.context import Context
+from feedmap._core.dates import known_date
+from feedmap._core.errors import Reporter
+from feedmap._core.model import ENTRY_FIELDS, Document, Entry, new_position
+from feedmap._io.seen_keys import SeenKeys
+from feedmap.converters._duplicates import _PART_OVERHEAD, Merge, _Spool, merge_into
+
+__all__ = ["records_writer"]
+
+#: A writer of a document to a binary sink (the :class:`~feedmap.formats._registry.FormatSpec` writer).
+Writer = Callable[..., int]
+
+#: One thing said while rendering: the reporter's method ("info", "warning", "error"), code, message,
+#: source, line.
+_Said = tuple[str, str, str, str, int]
+#: A record: the entry's loc, lastmod and origin (what a repeat is merged by; read back from the scratch
+#: file, the lastmod's text and the origin's tuple), its block (or the error rendering it raised), what was
+#: said rendering it (None: nothing), the unheld fields it has (None: none).
+_Record = tuple[str, Any, Any, Any, tuple[_Said, ...] | None, tuple[str, ...] | None]
+
+
+class _Kept:
+    """The entry kept for a loc, as much of it as the merge of a repeat reads."""
+
+    __slots__ = ("lastmod", "loc", "origin")
+
+    def __init__(self, loc: str, lastmod: Any, origin: Any) -> None:
+        self.loc, self.lastmod, self.origin = loc, lastmod, origin
+
+
+class _Held(Reporter):
+    """A reporter that keeps what it is told, in order, to be said later (:meth:`take`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.said: list[_Said] = []
+
+    def info(self, code: str, message: str, source: str = "", line: int = 0) -> None:
+        self.said.append(("info", code, message, source, line))
+
+    def warning(self, code: str, message: str, source: str = "", line: int = 0) -> None:
+        self.said.append(("warning", code, message, source, line))
+
+    def error(self, code: str, message: str, source: str = "", line: int = 0) -> None:
+        self.said.append(("error", code, message, source, line))
+
+    def report(self, diagnostic: Any) -> None:  # a Diagnostic made by hand
+        method = diagnostic.level.name.lower()
+        self.said.append((method, diagnostic.code, diagnostic.message, diagnostic.source, diagnostic.line))
+
+    def take(self) -> tuple[_Said, ...] | None:
+        if not self.said:
+            return None
+        said = tuple(self.said)
+        self.said.clear()
+        return said
+
+
+def _freeze(record: _Record) -> tuple[Any, ...]:
+    loc, lastmod, origin, block, said, fields = record
+    return (
+        loc,
+        lastmod.text if lastmod is not None else None,
+        tuple(origin) if origin is not None else None,
+        block,
+        said,
+        fields,
+    )
+
+
+def _size(record: _Record) -> int:
+    block = record[3]
+    return _PART_OVERHEAD + len(record[0]) + (len(block) if isinstance(block, str) else 0)
+
+
+def records_writer(doc: Document, name: str, ctx: Context) -> Writer | None:
+    """The writer of format ``name`` that merges ``doc``'s entries as rendered records, or None: the format
+    renders no records this way, or ``doc``'s entries are no merge waiting to run."""
+    merge = doc.entries
+    if name != "sitemap" or not isinstance(merge, Merge) or merge.started:
+        return None
+    from feedmap.formats.ext import hooks
+    from feedmap.formats.ext._hreflang import alternate_elements
+    from feedmap.formats.ext._image import image_elements
+
+    if any(hook not in (image_elements, alternate_elements) for _, hook in hooks("sitemap").write):
+        return None  # a third party's write hook may keep state between entries: rendered in output order
+
+    def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
+        return _write_urlset(merge, sink, ctx)
+
+    return write
+
+
+def _write_urlset(merge: Merge, sink: BinaryIO, ctx: Context) -> int:
+    from feedmap.formats._output import SizeWatch, write_blocks
+    from feedmap.formats._registry import Rendered
+    from feedmap.formats.sitemap._urlset import EMPTY, FOOTER, FORMAT, blocks
+
+    header, block = blocks(ctx)
+    run = _records(merge, ctx, block, [name for name in ENTRY_FIELDS if name not in FORMAT.fields], FORMAT.name)
+    merge.take(run)
+    return write_blocks(sink, Rendered(header, run, FOOTER, EMPTY), SizeWatch(ctx, "URLs"))
+
+
+def _records(
+    merge: Merge,
+    ctx: Context,
+    block: Callable[[Entry, Context, set[str]], str],
+    unheld: list[str],
+    format_name: str,
+) -> Iterator[tuple[Any, str]]:
+    """The merge run into records, then each record written: what was said rendering it said first."""
+    held = _Held()
+    rendering = dataclasses.replace(ctx, reporter=held)
+    values = operator.attrgetter(*unheld) if len(unheld) > 1 else None
+    dropped: set[str] = set()  # emptied after each entry: each record says its own text extras dropped
+    spool = _Spool(_freeze, None, _size)  # read back as frozen: the lastmod's text, the origin's tuple
+    kept = SeenKeys()
+
+    def store(entry: Entry) -> int:
+        try:
+            text: Any = block(entry, rendering, dropped)
+            size = _PART_OVERHEAD + len(text) + len(entry.loc)  # _size, inlined: once per URL kept
+        except Exception as exc:  # raised where the record is written, as the writer raises it today
+            text, size = exc, _PART_OVERHEAD
+        if dropped:
+            dropped.clear()
+        unwritten = None
+        if values is not None and any(values(entry)):
+            unwritten = tuple([name for name in unheld if getattr(entry, name)])
+        elif values is None and unheld and getattr(entry, unheld[0]):
+            unwritten = (unheld[0],)
+        said = held.take() if held.said else None
+        return spool.add((entry.loc, entry.lastmod, entry.origin, text, said, unwritten), size)
+
+    def fetch(offset: int) -> _Kept:
+        loc, lastmod, origin = spool.get(offset)[:3]
+        if lastmod.__class__ is str:  # a record read back from the scratch file
+            lastmod = known_date(lastmod)  # the text of a W3CDate: valid
+        if origin.__class__ is tuple:
+            origin = new_position(*origin)
+        return _Kept(loc, lastmod, origin)
+
+    try:
+        merge_into(merge.entries, ctx, merge.replaces, kept, store, fetch).report(ctx, merged=merge.kept_what)
+        reporter = ctx.reporter
+        told: set[str] = set()  # the text extras said dropped: once, at the first record written
+        found: set[str] = set()
+        for offset in kept.values():
+            _, _, _, text, said, unwritten = spool.get(offset)
+            if said is not None:
+                _say(said, reporter, told)
+            if unwritten is not None:
+                found.update(unwritten)
+            if not isinstance(text, str):
+                raise text
+            yield None, text
+        if found:
+            _report_unheld(found, format_name, ctx)
+    finally:
+        kept.close()
+        spool.close()
+
+
+def _say(said: tuple[_Said, ...], reporter: Reporter, told: set[str]) -> None:
+    """Say to ``reporter`` what was said rendering a record, but a text extra's ``field-dropped`` already in
+    ``told`` (the writer says it once, at the first entry written that holds it)."""
+    for method, code, message, source, line in said:
+        if code == "field-dropped":
+            if message in told:
+                continue
+            told.add(message)
+        getattr(reporter, method)(code, message, source, line)
+
+
+def _report_unheld(found: set[str], format_name: str, ctx: Context) -> None:
+    """INFO ``field-dropped`` for the IR fields with a value the format cannot hold, as ``feedmap._api`` says
+    it after the last entry written."""
+    names = ", ".join(sorted(found, key=ENTRY_FIELDS.index))
+    it = "it is" if len(found) == 1 else "they are"
+    ctx.info("field-dropped", f"format {format_name!r} cannot hold {names}; {it} not written")
