@@ -586,6 +586,30 @@ def test_loop_counts_the_entries_of_a_file(compiled: None, monkeypatch: pytest.M
     assert [d.code for d in diagnostics] == ["too-many-entries"]
 
 
+def test_entries_past_line_65535_keep_their_lines(compiled: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """libxml2 keeps an element's line in 16 bits (65,535 meaning "look elsewhere"): entries and the values
+    reported past that line keep their true lines in both twins, whatever the entry's first child (text, an
+    element, nothing at all)."""
+    lead = "\n" * 65_600  # the first entry at line 65,603
+    body = (
+        f"{lead}<url><loc>https://a.example/1</loc></url>\n"
+        "<url><loc>https://a.example/2</loc>\n<priority>2</priority></url>\n"
+        "<url><loc>https://a.example/3</loc><!-- c --></url>\n"
+        "<url>\n  <loc>https://a.example/4</loc></url>"  # its line is libxml2's first text node's: the twins agree
+    )
+    entries, diagnostics = both(_urlset(body), monkeypatch)
+    first = 3 + len(lead)
+    assert [(entry.loc, origin.line) for entry, origin in entries][:3] == [  # type: ignore[attr-defined]
+        ("https://a.example/1", first),
+        ("https://a.example/2", first + 1),
+        ("https://a.example/3", first + 3),
+    ]
+    assert len(entries) == 4
+    assert [(d.code, d.line) for d in diagnostics] == [("priority-invalid", first + 2)]
+    short = both(_urlset("<url><loc>https://a.example/1</loc></url>"), monkeypatch)[0]
+    assert [origin.line for _, origin in short] == [3]  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("pure", [True, False])
 def test_loop_yields_each_entry_before_reading_on(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, pure: bool
