@@ -429,6 +429,62 @@ def test_twins_read_generated_entries_alike(
     both(data, monkeypatch, fmt)
 
 
+#: Bytes a hostile or broken input holds, put anywhere in a generated document: what the cleaning stream repairs
+#: (NUL and other controls, bytes that are not UTF-8, a bare ``&``, references to forbidden characters), what
+#: breaks the XML (a stray ``<``, an end of CDATA, a cut), an entity reference that is not expanded, a namespace
+#: undeclared, and elements nested past the parser's depth limit.
+HOSTILE = st.sampled_from(
+    [
+        b"\x00",
+        b"\x01\x1f",
+        b"\xff\xfe",
+        b"\xc3",
+        b"&",
+        b"&#0;",
+        b"&#xD800;",
+        b"&e;",
+        b"&unknown;",
+        b"<",
+        b"]]>",
+        b"<![CDATA[x]]>",
+        b"<![CDATA[",
+        b'<url xmlns="">',
+        b"</url>",
+        b"<loc>",
+        b"\xef\xbf\xbe",
+        b"<a>" * 300,
+        b"<x:y>",
+        b"\n" * 3,
+    ]
+)
+
+
+@st.composite
+def hostile(draw: st.DrawFn) -> tuple[bytes, str]:
+    """A generated document with hostile bytes put in, or cut short, or both."""
+    data, fmt = draw(document())
+    for _ in range(draw(st.integers(1, 3))):
+        where = draw(st.integers(0, len(data)))
+        data = data[:where] + draw(HOSTILE) + data[where:]
+    if draw(st.booleans()):
+        data = data[: draw(st.integers(0, len(data)))]
+    return data, fmt
+
+
+@pytest.mark.timeout(900)
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(hostile())
+def test_twins_read_hostile_bytes_alike(compiled: None, monkeypatch: pytest.MonkeyPatch, doc: tuple[bytes, str]) -> None:
+    """The compiled loop's hostile-input review (issue 19, round 3): whatever the bytes, both twins read the same
+    entries, lines and diagnostics, or fail with the same error."""
+    data, fmt = doc
+    both(data, monkeypatch, fmt)
+
+
 # ----------------------------------------------------------------------------- the compiled read loop (19b)
 
 #: Locs and lastmods at the edges of the loop's own checks in C (a yes there only where the pure checks say yes,
