@@ -478,7 +478,9 @@ def hostile(draw: st.DrawFn) -> tuple[bytes, str]:
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 @given(hostile())
-def test_twins_read_hostile_bytes_alike(compiled: None, monkeypatch: pytest.MonkeyPatch, doc: tuple[bytes, str]) -> None:
+def test_twins_read_hostile_bytes_alike(
+    compiled: None, monkeypatch: pytest.MonkeyPatch, doc: tuple[bytes, str]
+) -> None:
     """The compiled loop's hostile-input review (issue 19, round 3): whatever the bytes, both twins read the same
     entries, lines and diagnostics, or fail with the same error."""
     data, fmt = doc
