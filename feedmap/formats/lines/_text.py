@@ -231,7 +231,7 @@ def _blocks(doc: Document, ctx: Context) -> Iterator[tuple[Entry, str]]:
     encode = ctx.options.encode_urls
     for entry in doc.entries:
         loc = entry.loc
-        if not encode and loc.isascii() and loc.isprintable():  # nearly every URL: line_of's plain case, inline
+        if not encode and loc.isascii() and "\n" not in loc and "\r" not in loc:  # line_of's plain case, inline
             yield entry, loc + "\n"
             continue
         line = line_of(entry, ctx, encode)
