@@ -129,3 +129,22 @@ def test_an_atom_title_of_markup_and_a_base64_summary_load_what_they_need(tmp_pa
     entry = json.loads(out.splitlines()[-1])  # after the document's own line
     assert (entry["title"], entry["description"]) == ("Bold news", "hello")
     assert "lxml.html" in modules and "base64" in modules
+
+
+_RSS = """<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0"><channel><title>T</title><link>https://example.com/</link><description>D</description>
+<item><title>A</title><link>https://example.com/a</link></item></channel></rss>
+"""
+#: What only writing a feed uses: the RSS writer and the HTML parsing and cleaning of descriptions.
+RSS_WRITER = ("feedmap.formats.feeds._rsswrite", "feedmap.formats.feeds._html", "lxml.html", "nh3")
+
+
+def test_reading_rss_loads_no_feed_writer_and_writing_it_does(tmp_path: Path) -> None:
+    path = tmp_path / "feed.rss"
+    path.write_text(_RSS, encoding="utf-8")
+    code, out, modules, _ = _run("convert", path, "-t", "text", cwd=tmp_path)
+    assert (code, out) == (0, "https://example.com/a\n")
+    assert [name for name in RSS_WRITER if name in modules] == []
+    code, out, modules, _ = _run("convert", path, "-t", "rss", cwd=tmp_path)
+    assert code == 0 and "<link>https://example.com/a</link>" in out
+    assert [name for name in RSS_WRITER if name in modules] == list(RSS_WRITER)
