@@ -429,6 +429,64 @@ def test_twins_read_generated_entries_alike(
     both(data, monkeypatch, fmt)
 
 
+#: Bytes a hostile or broken input holds, put anywhere in a generated document: what the cleaning stream repairs
+#: (NUL and other controls, bytes that are not UTF-8, a bare ``&``, references to forbidden characters), what
+#: breaks the XML (a stray ``<``, an end of CDATA, a cut), an entity reference that is not expanded, a namespace
+#: undeclared, and elements nested past the parser's depth limit.
+HOSTILE = st.sampled_from(
+    [
+        b"\x00",
+        b"\x01\x1f",
+        b"\xff\xfe",
+        b"\xc3",
+        b"&",
+        b"&#0;",
+        b"&#xD800;",
+        b"&e;",
+        b"&unknown;",
+        b"<",
+        b"]]>",
+        b"<![CDATA[x]]>",
+        b"<![CDATA[",
+        b'<url xmlns="">',
+        b"</url>",
+        b"<loc>",
+        b"\xef\xbf\xbe",
+        b"<a>" * 300,
+        b"<x:y>",
+        b"\n" * 3,
+    ]
+)
+
+
+@st.composite
+def hostile(draw: st.DrawFn) -> tuple[bytes, str]:
+    """A generated document with hostile bytes put in, or cut short, or both."""
+    data, fmt = draw(document())
+    for _ in range(draw(st.integers(1, 3))):
+        where = draw(st.integers(0, len(data)))
+        data = data[:where] + draw(HOSTILE) + data[where:]
+    if draw(st.booleans()):
+        data = data[: draw(st.integers(0, len(data)))]
+    return data, fmt
+
+
+@pytest.mark.timeout(900)
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(hostile())
+def test_twins_read_hostile_bytes_alike(
+    compiled: None, monkeypatch: pytest.MonkeyPatch, doc: tuple[bytes, str]
+) -> None:
+    """The compiled loop's hostile-input review (issue 19, round 3): whatever the bytes, both twins read the same
+    entries, lines and diagnostics, or fail with the same error."""
+    data, fmt = doc
+    both(data, monkeypatch, fmt)
+
+
 # ----------------------------------------------------------------------------- the compiled read loop (19b)
 
 #: Locs and lastmods at the edges of the loop's own checks in C (a yes there only where the pure checks say yes,
@@ -584,6 +642,30 @@ def test_loop_counts_the_entries_of_a_file(compiled: None, monkeypatch: pytest.M
     entries, diagnostics = both(_urlset(body), monkeypatch)
     assert len(entries) == 50_001
     assert [d.code for d in diagnostics] == ["too-many-entries"]
+
+
+def test_entries_past_line_65535_keep_their_lines(compiled: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """libxml2 keeps an element's line in 16 bits (65,535 meaning "look elsewhere"): entries and the values
+    reported past that line keep their true lines in both twins, whatever the entry's first child (text, an
+    element, nothing at all)."""
+    lead = "\n" * 65_600  # the first entry at line 65,603
+    body = (
+        f"{lead}<url><loc>https://a.example/1</loc></url>\n"
+        "<url><loc>https://a.example/2</loc>\n<priority>2</priority></url>\n"
+        "<url><loc>https://a.example/3</loc><!-- c --></url>\n"
+        "<url>\n  <loc>https://a.example/4</loc></url>"  # its line is libxml2's first text node's: the twins agree
+    )
+    entries, diagnostics = both(_urlset(body), monkeypatch)
+    first = 3 + len(lead)
+    assert [(entry.loc, origin.line) for entry, origin in entries][:3] == [  # type: ignore[attr-defined]
+        ("https://a.example/1", first),
+        ("https://a.example/2", first + 1),
+        ("https://a.example/3", first + 3),
+    ]
+    assert len(entries) == 4
+    assert [(d.code, d.line) for d in diagnostics] == [("priority-invalid", first + 2)]
+    short = both(_urlset("<url><loc>https://a.example/1</loc></url>"), monkeypatch)[0]
+    assert [origin.line for _, origin in short] == [3]  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("pure", [True, False])

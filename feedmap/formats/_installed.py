@@ -43,31 +43,69 @@ def _entry_may_declare(entry: object, wanted: bytes) -> bool:
     if not isinstance(entry, str):
         return True
     root = entry or os.getcwd()  # "" is the current directory, as importlib.metadata reads it
-    try:
-        names = os.listdir(root)
-    except OSError:
+    listed = _listing(root)
+    if listed is None:
         return os.path.exists(root)  # a file (a zip archive): maybe; nothing there: no distribution
     if root.lower().endswith(".egg"):
         return True
-    return any(
-        _file_may_declare(os.path.join(root, name, "entry_points.txt"), wanted)
-        for name in names
-        if name.lower().endswith(_METADATA_DIRECTORIES)
-    )
+    return any(_file_may_declare(path, wanted) for path in listed)
+
+
+#: What one look found in a directory, kept for the next group asked (the formats' registry asks first, the
+#: extensions next, in one run): the directory's identity and modification time, and the ``entry_points.txt``
+#: paths of its metadata directories.  A distribution installed or removed since changes that time.
+_listings: dict[str, tuple[tuple[int, int, int], list[str]]] = {}
+#: Each ``entry_points.txt`` read: its identity, size and modification time, its bytes and whether a line of it
+#: cannot be parsed (what does not depend on the group).
+_files: dict[str, tuple[tuple[int, int, int, int], bytes, bool]] = {}
+
+
+def _listing(root: str) -> list[str] | None:
+    """The ``entry_points.txt`` paths of the metadata directories in ``root``; None when it is no directory."""
+    try:
+        status = os.stat(root)
+    except OSError:
+        return None
+    stamp = (status.st_dev, status.st_ino, status.st_mtime_ns)
+    known = _listings.get(root)
+    if known is not None and known[0] == stamp:
+        return known[1]
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return None
+    listed = [
+        os.path.join(root, name, "entry_points.txt") for name in names if name.lower().endswith(_METADATA_DIRECTORIES)
+    ]
+    _listings[root] = (stamp, listed)
+    return listed
 
 
 def _file_may_declare(path: str, wanted: bytes) -> bool:
     """Whether one ``entry_points.txt`` may hold ``wanted`` or fail to parse (importlib.metadata reads it as
     UTF-8, each line not blank nor a comment a ``[section]`` or a ``name = value`` pair)."""
     try:
-        with open(path, "rb") as file:
-            data = file.read()
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError):
+        status = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
         return False  # what importlib.metadata reads as "no entry points" too
     except OSError:
         return True
-    if wanted in data:
-        return True
+    stamp = (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
+    known = _files.get(path)
+    if known is None or known[0] != stamp:
+        try:
+            with open(path, "rb") as file:
+                data = file.read()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError):
+            return False
+        except OSError:
+            return True
+        known = _files[path] = (stamp, data, _unparsable(data))
+    return known[2] or wanted in known[1]
+
+
+def _unparsable(data: bytes) -> bool:
+    """Whether ``data`` is no UTF-8 or holds a line importlib.metadata cannot parse."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

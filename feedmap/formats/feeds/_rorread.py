@@ -9,7 +9,6 @@ third-party ones) by its read hook, then turned into an entry, or into document 
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Callable, Iterator, Mapping
 
@@ -63,6 +62,8 @@ def _text(value: str | None, what: str, ctx: Context, line: int, repair: bool = 
     if not text:
         return None
     if repair and "&" in text and _ESCAPED.search(text) is not None:
+        import html  # with its table of entities, for a text escaped twice only
+
         fixed = html.unescape(text)
         ctx.warning("double-escaped", f"{what} was escaped twice ({text[:40]!r}); unescaped once", line)
         text = fixed

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from lxml import etree
 
@@ -50,16 +50,11 @@ from feedmap.formats.feeds._ext import item_claims
 from feedmap.formats.feeds._item import item_entry
 from feedmap.formats.feeds._parsed import feedparse, parsed_entries, raw_links, read_with_feedparser
 from feedmap.formats.feeds._repair import ReferenceRepairs, replace_surrogate_refs
-from feedmap.formats.feeds._rsswrite import (
-    Namespaces,
-    extension_elements,
-    item_core,
-    render_channel,
-    write_channel,
-    written_keywords,
-)
 from feedmap.formats.feeds._stream import FeedItems
 from feedmap.formats.feeds._vocab import ATOM03_NS, ATOM_NS, CORE_NAMESPACES, DC_NS, RDF_NS
+
+if TYPE_CHECKING:  # the writer (with lxml.html and nh3 for descriptions) loads when a run writes RSS
+    from feedmap.formats.feeds._rsswrite import Namespaces
 
 __all__ = ["FORMAT", "read", "render", "write"]
 
@@ -182,6 +177,8 @@ def exact_rfc822(lastmod: W3CDate) -> str | None:
 
 
 def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces, table: Hooks) -> str:
+    from feedmap.formats.feeds._rsswrite import extension_elements, item_core, written_keywords
+
     parts = item_core(entry, ctx, namespaces, table)
     for keyword in written_keywords(entry.keywords, entry.loc, ctx, joined=False) if entry.keywords else ():
         parts += ["<category>", text_of(keyword, "keyword", entry.loc, ctx), "</category>"]
@@ -211,6 +208,8 @@ RSS_NAMESPACES = {"atom": ATOM_NS, "dc": DC_NS, "sitemap": SITEMAP_NS, "image": 
 
 
 def render(doc: Document, *, ctx: Context) -> Rendered:
+    from feedmap.formats.feeds._rsswrite import Namespaces, render_channel
+
     report_broken(ctx)
     table = hooks("rss")
     namespaces = Namespaces(RSS_NAMESPACES, hooks=table)
@@ -224,6 +223,8 @@ def render(doc: Document, *, ctx: Context) -> Rendered:
 
 
 def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
+    from feedmap.formats.feeds._rsswrite import write_channel
+
     return write_channel(sink, ctx, render(doc, ctx=ctx))
 
 

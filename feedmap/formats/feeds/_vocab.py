@@ -9,12 +9,9 @@ serialized, Atom ``xhtml`` unwrapped from its ``<div>``, base64 decoded); dates 
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from urllib.parse import urljoin
 
-import lxml.html
 from lxml import etree
 
 from feedmap._core.context import Context
@@ -161,6 +158,9 @@ def _is_base64(element: etree._Element) -> bool:
 
 
 def _base64(text: str) -> str:
+    import base64  # Atom's base64 content only
+    import binascii
+
     try:
         return base64.b64decode(text, validate=False).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError):
@@ -208,6 +208,8 @@ def plain_title(text: str, kind: str) -> str:
     """``text`` as plain text when ``kind`` (an Atom text construct's type) says it holds markup."""
     if kind.strip().lower() not in _MARKUP_TYPES or ("<" not in text and "&" not in text):
         return text
+    import lxml.html  # its HTML parser, for titles that hold markup only: a feed read without them never loads it
+
     try:
         fragment = lxml.html.fragment_fromstring(text, create_parent="div")
     except (etree.LxmlError, ValueError):

@@ -230,6 +230,10 @@ def _blocks(doc: Document, ctx: Context) -> Iterator[tuple[Entry, str]]:
     """One line per entry (:func:`line_of`)."""
     encode = ctx.options.encode_urls
     for entry in doc.entries:
+        loc = entry.loc
+        if not encode and loc.isascii() and "\n" not in loc and "\r" not in loc:  # line_of's plain case, inline
+            yield entry, loc + "\n"
+            continue
         line = line_of(entry, ctx, encode)
         if line is not None:
             yield entry, line

@@ -158,8 +158,18 @@ cdef object _walk(cetree._Element element, const char* href, bint images):
             else:
                 return None
         child = child.next
-    line = element.sourceline  # lxml's, as libxml2's own functions are not exported from lxml's wheel
-    return (line if line is not None else 0, values[0], values[1], values[2], values[3], found)
+    return (_line(element), values[0], values[1], values[2], values[3], found)
+
+
+cdef inline object _line(cetree._Element element):
+    """``element.sourceline`` or 0 (the pure twin's line): libxml2 keeps an element's line in ``node.line`` below
+    65,535; at 65,535 the real line is elsewhere (``xmlGetLineNo`` looks at the children's text nodes, which
+    libxml2's own functions, not exported from lxml's wheel, know how to read): lxml's property is asked then."""
+    cdef unsigned short line = element._c_node.line
+    if line != 65535:
+        return line  # 0 where lxml's sourceline is None (no line recorded)
+    found = element.sourceline
+    return found if found is not None else 0
 
 
 # ------------------------------------------------------------------------------------------ the plain values
