@@ -58,7 +58,8 @@ def _feed() -> str:
         f"<item><title>item {i}</title><link>{SITE}p/{i}.html</link><description>about {i}</description></item>"
         for i in range(0, 90, 3)
     )
-    return f'<?xml version="1.0"?>\n<rss version="2.0"><channel><title>t</title><link>{SITE}</link>{items}</channel></rss>\n'
+    channel = f"<channel><title>t</title><link>{SITE}</link>{items}</channel>"
+    return f'<?xml version="1.0"?>\n<rss version="2.0">{channel}</rss>\n'
 
 
 def _lines() -> str:
@@ -76,7 +77,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     echo = _urlset(0, 1090, lambda i: f"<url><loc>{SITE}p/{i * 11}.html</loc><priority>0.5</priority></url>")
     (folder / "echo.xml").write_text(echo)  # urls.txt's URLs again: only repeats hold a priority, not "dropped"
     (folder / "lines.jsonl").write_text(_lines())
-    (folder / "urls.txt").write_text("".join(f"{SITE}p/{i}.html\n" for i in range(0, 12000, 11)) + "not a url\n")
+    urls = "".join(f"{SITE}p/{i}.html\n" for i in range(0, 12000, 11))
+    spelled = f"{SITE}caf%C3%A9/3\n{SITE}100%25/5\n"  # big.xml's IRI and not-URI locs as URIs: repeats
+    (folder / "urls.txt").write_text(urls + spelled + "not a url\n")
     broken = _urlset(20000, 3000).replace("</urlset>\n", "<url><loc>")  # breaks after 3,000 entries
     (folder / "broken.xml").write_text(broken)
     (folder / "nested" / "more.xml").write_text(_urlset(30000, 500))
@@ -162,7 +165,9 @@ def test_strict_stops_at_the_same_warning_with_the_same_lines_written(
     """The first warning comes after more lines than the writer's batch: what stdout holds then is the same."""
     site = tmp_path / "site"
     site.mkdir()
-    (site / "clean.xml").write_text(_urlset(100000, 3 * WRITER_BATCH, lambda i: f"<url><loc>{SITE}c/{i}</loc></url>"))
+    long = "x" * 300  # the writer's batches end by their characters (a MiB) before their 4,096 lines
+    clean = _urlset(0, 3 * WRITER_BATCH, lambda i: f"<url><loc>{SITE}c/{i}/{long if i % 5 else ''}</loc></url>")
+    (site / "clean.xml").write_text(clean)
     late = [f"<url><loc>{SITE}l/{i}</loc></url>" for i in range(50)]
     late[20] = "<url><loc>ftp://example.com/f</loc></url>"  # the first warning: the web URL check's
     (site / "late.xml").write_text(_urlset(0, 50, late.__getitem__))
