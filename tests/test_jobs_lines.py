@@ -76,6 +76,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "feed.xml").write_text(_feed())
     echo = _urlset(0, 1090, lambda i: f"<url><loc>{SITE}p/{i * 11}.html</loc><priority>0.5</priority></url>")
     (folder / "echo.xml").write_text(echo)  # urls.txt's URLs again: only repeats hold a priority, not "dropped"
+    zero = _urlset(0, 30, lambda i: f"<url><loc>{SITE}z/{i}</loc><priority>0.0</priority></url>")
+    (folder / "zero.xml").write_text(zero)  # a priority of 0.0: the watch of the fields sees no value
     (folder / "lines.jsonl").write_text(_lines())
     urls = "".join(f"{SITE}p/{i}.html\n" for i in range(0, 12000, 11))
     spelled = f"{SITE}caf%C3%A9/3\n{SITE}100%25/5\n"  # big.xml's IRI and not-URI locs as URIs: repeats
@@ -85,7 +87,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "nested" / "more.xml").write_text(_urlset(30000, 500))
     (folder / "nested" / "index.xml").write_bytes(index_xml(f"{SITE}nested/more.xml", f"{SITE}big.xml"))
     names = ["big.xml", "feed.xml", "again.xml", "missing.xml", "lines.jsonl", "broken.xml", "nested/index.xml"]
-    (folder / "index.xml").write_bytes(index_xml(*(SITE + name for name in [*names, "urls.txt", "echo.xml"])))
+    names += ["urls.txt", "echo.xml", "zero.xml"]
+    (folder / "index.xml").write_bytes(index_xml(*(SITE + name for name in names)))
     return folder
 
 

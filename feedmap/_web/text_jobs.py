@@ -161,10 +161,10 @@ def lined(batch: list[Entry], keep: bool) -> Lines:
         locs.append(loc)
         lines.append(origin.line)
         lastmod, changefreq, priority = _plain_fields(entry)
-        mask = 0 if lastmod is None else 1
-        if changefreq is not None:
+        mask = 1 if lastmod else 0  # a value as the watch of the fields sees one: a priority of 0.0 is none
+        if changefreq:
             mask |= 2
-        if priority is not None:
+        if priority:
             mask |= 4
         masks.append(mask)
     fields = _ored(masks)
@@ -246,8 +246,7 @@ class _Run:
         kept = list(map(self.seen.add_new, item.locs, itertools.repeat(0)))
         if all(kept):  # nearly every batch: no repeat
             self.out.add_locs(item.locs)
-            if item.fields & ~self.bits and item.locs:
-                self.bits |= item.fields if item.masks is None else _ored(item.masks)
+            self.bits |= item.fields
             return
         source, masks = item.source or "", item.masks or itertools.repeat(item.fields)
         written: list[str] = []
