@@ -19,6 +19,9 @@ from pathlib import Path
 import pytest
 from conftest import SITEMAP_NS, index_xml, run_in
 
+import feedmap
+from feedmap import Options, W3CDate
+
 SITE = "https://example.com/"
 
 #: The entries of a worker's batch, and the lines of the writer's (the places where they end matter).
@@ -196,3 +199,11 @@ def test_an_index_with_nothing_to_write_is_said_the_same(capsys: pytest.CaptureF
     (site / "index.xml").write_bytes(index_xml(f"{SITE}gone.xml", f"{SITE}gone-too.xml"))
     _out, err, _files = _same_with_jobs(capsys, tmp_path / "none", [*argv, "--since", "2020-01-01"], code=1)
     assert "no-child-read" in err
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_bounds_the_wrong_way_round_are_refused_before_anything_is_read(tmp_path: Path, site: Path, jobs: int) -> None:
+    options = Options(jobs=jobs, maps=((SITE, site),), since=W3CDate.parse("2024-06-01"), until=W3CDate.parse("2023"))
+    with pytest.raises(ValueError, match="the earlier date is the since bound"):
+        feedmap.convert(str(site / "index.xml"), tmp_path / "out.txt", "text", options, on_diagnostic=print)
+    assert not (tmp_path / "out.txt").exists()

@@ -104,6 +104,9 @@ def lane_for(doc: Document, steps: list[Step], target: str, split: bool, ctx: Co
         return None
     if steps[filters:] != _planned():
         return None
+    if filters:  # what the filters' step refuses when it is called (re.error, ValueError), refused here
+        _filters.compile_patterns((*options.include, *options.exclude))
+        _filters.check_bounds(options.since, options.until)
     return Lane(ctx.name, filters, options.keep_urls)
 
 
