@@ -504,6 +504,8 @@ def convert(
         report_kind_change(doc.meta.kind, spec.name, ctx)
         steps = converters.plan(doc, spec.name, enrich=ctx.options.enrich, options=ctx.options, shared=shared)
         laned = _text_lane(doc, steps, len(inputs), wrap, sink, spec, where, ctx)
+        if laned is None:
+            laned = _jobs_lane(doc, steps, len(inputs), wrap, sink, spec, where, ctx)
         if laned is not None:
             return laned
         for step in steps:
@@ -546,5 +548,33 @@ def _text_lane(
             return Summary(text_lane.write_text(reading, to, ctx), ctx.reporter, spec.name)
     finally:
         reading.close()
+        for _ in doc.entries:  # none left: the input is closed as the end of its entries closes it
+            pass
+
+
+def _jobs_lane(
+    doc: Document,
+    steps: list[converters.Step],
+    inputs: int,
+    wrap: Wrap | None,
+    sink: SinkLike,
+    spec: FormatSpec,
+    where: Layout | None,
+    ctx: Context,
+) -> Summary | None:
+    """The conversion run by the workers' text lane (:mod:`feedmap._web.text_jobs`: an index whose children
+    worker processes read and check, written as one text sitemap) when it can run ``steps``; None: they run.
+    A ``wrap`` as :func:`_text_lane` takes it."""
+    if inputs != 1 or (wrap is not None and getattr(getattr(wrap, "__self__", None), "enabled", True) is not False):
+        return None
+    from feedmap._web import text_jobs
+
+    lane = text_jobs.lane_for(doc, steps, spec.name, where is not None, ctx)
+    if lane is None:
+        return None
+    try:
+        with open_sink(sink) as out, gzipped(out) if gzip_named(sink) else contextlib.nullcontext(out) as to:
+            return Summary(text_jobs.write_text(doc, lane, to, ctx), ctx.reporter, spec.name)
+    finally:
         for _ in doc.entries:  # none left: the input is closed as the end of its entries closes it
             pass

@@ -37,11 +37,12 @@ and fetcher are the :class:`feedmap._io.http.Shared` the API passes in.
 from __future__ import annotations
 
 import contextlib
+import weakref
 from collections import deque
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from feedmap._core.context import Context, Options
 from feedmap._core.errors import (
@@ -77,12 +78,14 @@ if TYPE_CHECKING:  # worker processes are imported by a walk with jobs (one that
     from concurrent.futures import Future
 
     from feedmap._web.partitions import Workers
+    from feedmap._web.text_jobs import Lane
 
 __all__ = [
     "FOLLOWED_FORMATS",
     "child_refusal",
     "child_url",
     "follow_index",
+    "following_of",
     "is_followed",
     "loop_key",
     "resolved_message",
@@ -94,6 +97,9 @@ __all__ = [
 FOLLOWED_FORMATS = frozenset({"sitemapindex"})
 
 _SPOOL_IN_MEMORY = 1 << 20
+
+#: The walks :func:`follow_index` made, by the identity of their document's metadata (:func:`following_of`).
+_FOLLOWED: weakref.WeakValueDictionary[int, _Following] = weakref.WeakValueDictionary()
 
 
 def is_followed(doc: Document) -> bool:
@@ -157,8 +163,18 @@ def follow_index(doc: Document, ctx: Context, shared: Shared) -> Document:
     if not ctx.options.follow or not is_followed(doc):
         return doc
     doc.meta = doc.meta.as_kind(DocKind.URLSET)
-    doc.entries = _Following(iter(doc.entries), ctx, shared)
+    following = _Following(iter(doc.entries), ctx, shared)
+    doc.entries = following
+    following.meta = doc.meta
+    _FOLLOWED[id(doc.meta)] = following
     return doc
+
+
+def following_of(doc: Document) -> _Following | None:
+    """The walk of the children of ``doc``, an index :func:`follow_index` followed (or a document made of its
+    entries with its metadata: a conversion of one input), when it has not started; else None."""
+    found = _FOLLOWED.get(id(doc.meta))
+    return found if found is not None and found.meta is doc.meta and not found.started else None
 
 
 @dataclass(slots=True)
@@ -297,19 +313,36 @@ class _Following:
         self.ctx = ctx
         self.shared = shared
         self._walk: Iterator[Entry] | None = None
+        self.meta: object = None  # the document's (:func:`following_of`)
+
+    @property
+    def started(self) -> bool:
+        return self._walk is not None
 
     def __iter__(self) -> Iterator[Entry]:
         if self._walk is None:
-            jobs = self.ctx.options.jobs
-            workers = None
-            if jobs != 1:
-                from feedmap._web.partitions import Workers
-
-                workers = Workers(jobs)
-            if workers is not None and workers.count == 1:  # jobs=0 on one core: read here, as jobs=1 does
-                workers = None
-            self._walk = _walk(_Level(self.entries, self.ctx, self.shared, workers=workers))
+            self._walk = self._start(None)
         return self._walk
+
+    def lane_items(self, lane: Lane) -> Generator[Any, None, None]:
+        """The walk with its children read by workers in ``lane`` (:mod:`feedmap._web.text_jobs`): the lane's
+        items, and the entries of a child read here; iterated instead of the entries."""
+        assert self._walk is None
+        walk = self._start(lane)
+        self._walk = walk
+        return walk
+
+    def _start(self, lane: Lane | None) -> Generator[Entry, None, None]:
+        jobs = self.ctx.options.jobs
+        workers = None
+        if jobs != 1:
+            from feedmap._web.partitions import Workers
+
+            workers = Workers(jobs)
+            workers.lane = lane
+        if workers is not None and workers.count == 1:  # jobs=0 on one core: read here, as jobs=1 does
+            workers = None
+        return _walk(_Level(self.entries, self.ctx, self.shared, workers=workers))
 
     def close(self) -> None:
         walk, self._walk = self._walk, iter(())
@@ -358,7 +391,7 @@ class _Level:
             self.stack.close()
 
 
-def _walk(root: _Level) -> Iterator[Entry]:
+def _walk(root: _Level) -> Generator[Entry, None, None]:
     """The leaf entries below ``root``, depth first, in index order (see :class:`_Following`).
 
     A child sitemap's entries are yielded from here, straight from its document (no layer per entry of its own:

@@ -37,7 +37,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from feedmap._core.context import Context, Options
 from feedmap._core.dates import known_date
@@ -45,6 +45,9 @@ from feedmap._core.errors import Diagnostic, Reporter, SourceError
 from feedmap._core.model import ChangeFreq, Entry, new_entry, new_position
 from feedmap._io.http import Shared
 from feedmap.converters._duplicates import _freeze, _thaw
+
+if TYPE_CHECKING:  # a lane's worker imports it (feedmap._web.text_jobs)
+    from feedmap._web.text_jobs import Lane
 
 __all__ = [
     "Partition",
@@ -67,6 +70,8 @@ __all__ = [
 _BATCH = 2048
 _ENTRIES, _DIAGNOSTIC, _VALUE = "entries", "diagnostic", "value"
 _FAILED, _NESTED, _END = "failed", "nested", "end"
+#: A record a lane's worker makes (:mod:`feedmap._web.text_jobs`), replayed as it is.
+_ITEM = "item"
 
 
 def worker_count(jobs: int) -> int:
@@ -199,6 +204,8 @@ class Partition:
     chain: tuple[str, ...]
     options: Options
     spill: str
+    #: The steps after reading the worker runs, and what it sends (:mod:`feedmap._web.text_jobs`); None: entries.
+    lane: Lane | None = None
 
 
 class _Recording(Reporter):
@@ -218,6 +225,8 @@ class Spill:
     def __init__(self, out: BinaryIO) -> None:
         self._out = out
         self._batch: list[Entry] = []
+        self._pack: Callable[[list[Entry]], object] = packed
+        self._kind = _ENTRIES
         self._held: list[tuple[str, object]] | None = []  # until the child is known not to be an index
 
     def _record(self, kind: str, value: object) -> None:
@@ -240,9 +249,24 @@ class Spill:
             if len(batch) >= _BATCH:
                 self.flush()
 
+    def lines(self, entries: Iterable[Entry], lane: Lane, ctx: Context) -> None:
+        """Record what ``lane``'s steps keep of ``entries`` (read with ``ctx``) as the lane's items: their
+        diagnostics (the run's, under its name) in place, what the filters left out when reading ends."""
+        from feedmap._web import text_jobs
+
+        self._pack, self._kind = lambda batch: text_jobs.lined(batch, lane.keep), _ITEM
+        steps = Context(reporter=ctx.reporter, options=ctx.options, name=lane.name)
+        left: list[text_jobs.Left] = []
+        try:
+            self.entries(text_jobs.worker_entries(entries, lane, steps, left))
+        finally:
+            for counts in left:
+                self.flush()
+                self._record(_ITEM, counts)
+
     def flush(self) -> None:
         if self._batch:
-            self._record(_ENTRIES, packed(self._batch))
+            self._record(self._kind, self._pack(self._batch))
             self._batch.clear()
 
     def diagnostic(self, diagnostic: Diagnostic) -> None:
@@ -302,7 +326,10 @@ def read_partition(partition: Partition) -> str:
                     spill.nested()
                     return partition.spill
                 spill.start()
-                spill.entries(doc.entries)
+                if partition.lane is None:
+                    spill.entries(doc.entries)
+                else:
+                    spill.lines(doc.entries, partition.lane, ctx)
             spill.done()
         except Exception as exc:  # the run raises or reports it where reading stopped
             spill.failed(exc)
@@ -329,7 +356,8 @@ def replay(
     spill: str, report: Callable[[Diagnostic], None], values: list[Any] | None = None
 ) -> Generator[Entry, None, bool]:
     """The entries of a partition's spill, each diagnostic given to ``report`` where reading made it, each
-    :meth:`Spill.value` appended to ``values``; the exception that stopped reading raised at its place.
+    :meth:`Spill.value` appended to ``values``; the exception that stopped reading raised at its place.  A lane's
+    spill (:attr:`Partition.lane`) gives its items instead of entries.
     Returns whether the child is an index (for the run to follow: nothing else was replayed)."""
     try:
         with open(spill, "rb") as records:
@@ -337,6 +365,8 @@ def replay(
                 kind, value = pickle.load(records)
                 if kind == _ENTRIES:
                     yield from unpacked(value)
+                elif kind == _ITEM:
+                    yield value
                 elif kind == _DIAGNOSTIC:
                     report(value)
                 elif kind == _VALUE:
@@ -361,6 +391,8 @@ class Workers:
         self._directory: str | None = None
         self._made = 0
         self._futures: list[Future[str]] = []
+        #: What the workers do after reading (:mod:`feedmap._web.text_jobs`); None: they send the entries read.
+        self.lane: Lane | None = None
 
     def _start(self) -> tuple[ProcessPoolExecutor, str]:
         if self._pool is None or self._directory is None:
@@ -416,7 +448,7 @@ class Workers:
 
     def _partition(self, file: str, downloaded: bool, ctx: Context, spill: str, format: str | None) -> Partition:
         options = replace(ctx.options, strict=False, follow_child=None, jobs=1)  # the run applies strict itself
-        return Partition(file, downloaded, format, ctx.name, ctx.path, ctx.url, ctx.chain, options, spill)
+        return Partition(file, downloaded, format, ctx.name, ctx.path, ctx.url, ctx.chain, options, spill, self.lane)
 
     def close(self) -> None:
         """Stop the workers and remove the spills.  Partitions still being read (the run stopped early: an error,
