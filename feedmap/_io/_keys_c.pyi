@@ -12,6 +12,7 @@ class SeenKeys:
         text_budget: int,
         table_bytes: int,
         hash_bits: int,
+        write_bytes: int,
         make_disk: Callable[[], DiskKeys],
         make_file: Callable[[], TextFile],
     ) -> None: ...

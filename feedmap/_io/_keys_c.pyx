@@ -20,8 +20,7 @@ units: one string has one such form, PEP 393), an int too big for 64 bits by its
 two keys are one only when they are equal, and an int never equals a text.
 
 The stored forms of texts: in memory up to ``text_budget`` bytes, then appended to a scratch file
-(``make_file()``: ``write(data)``, ``read(offset, size)``, ``close()``) through a buffer of :data:`_PENDING`
-bytes, and read back only when a tag matches.  What a key costs: 20 bytes by index (key word, size, value) and
+(``make_file()``: ``write(data)``, ``read(offset, size)``, ``close()``) through a buffer of ``write_bytes``, and read back only when a tag matches.  What a key costs: 20 bytes by index (key word, size, value) and
 8 bytes a slot at 1.43 to 2.86 slots a key: 31 to 43 bytes, plus its text until the budget is spent.  The
 table stops growing (``table_bytes``: its slots and arrays) and later keys go to SQLite.
 """
@@ -42,7 +41,6 @@ cdef extern from "Python.h":
 
 cdef uint32_t _INT = 0xFFFFFFFFU  # the size of an int key
 cdef int64_t _BIG = INT64_MIN  # a value held in _big
-cdef Py_ssize_t _PENDING = 1 << 20  # bytes of texts gathered before one write to the scratch file
 cdef Py_ssize_t _LONGEST = 0x7FFFFFF0  # the largest stored form (sizes are 32 bits)
 
 
@@ -84,7 +82,7 @@ cdef class SeenKeys:
     cdef Py_ssize_t _text_used, _text_capacity
     cdef bint _on_file
     cdef char* _pending
-    cdef Py_ssize_t _pending_used
+    cdef Py_ssize_t _pending_used, _write_bytes
     cdef int64_t _flushed
     cdef object _file
 
@@ -94,6 +92,7 @@ cdef class SeenKeys:
         Py_ssize_t text_budget,
         Py_ssize_t table_bytes,
         int hash_bits,
+        Py_ssize_t write_bytes,
         object make_disk,
         object make_file,
     ):
@@ -103,6 +102,7 @@ cdef class SeenKeys:
         self._text_budget = text_budget
         self._table_bytes = table_bytes
         self._hash_mask = 0xFFFFFFFFFFFFFFFFULL if hash_bits >= 64 else (1ULL << max(hash_bits, 0)) - 1
+        self._write_bytes = max(write_bytes, 1)
         self._make_disk = make_disk
         self._make_file = make_file
 
@@ -372,14 +372,14 @@ cdef class SeenKeys:
             return offset
         if not self._on_file:
             self._file = self._make_file()
-            self._pending = <char*>realloc(NULL, _PENDING)
+            self._pending = <char*>realloc(NULL, self._write_bytes)
             if self._pending == NULL:
                 raise MemoryError()
             self._on_file = True
         offset = self._text_used + self._flushed + self._pending_used
-        if self._pending_used + size > _PENDING:
+        if self._pending_used + size > self._write_bytes:
             self._flush()
-        if size > _PENDING:  # a text longer than the buffer: written as it is
+        if size > self._write_bytes:  # a text longer than the buffer: written as it is
             self._file.write(bytes([k.kind]) + PyBytes_FromStringAndSize(k.data, k.size))
             self._flushed += size
             return offset

@@ -46,6 +46,7 @@ __all__ = [
     "IN_MEMORY",
     "IN_MEMORY_BYTES",
     "TABLE_BYTES",
+    "TEXT_WRITE_BYTES",
     "DiskKeys",
     "SeenKeys",
     "compiled_keys",
@@ -66,6 +67,9 @@ TABLE_BYTES = 64 << 20
 
 #: Bits of each key's hash used (64: all); fewer make keys collide (tests use it to prove keys stay exact).
 HASH_BITS = 64
+
+#: Bytes of key texts gathered past :data:`IN_MEMORY_BYTES` before one write to the compiled table's scratch file.
+TEXT_WRITE_BYTES = 1 << 20
 
 #: Keys added or changed held in memory past the cap before they are written with one ``executemany``.
 BATCH = 20_000
@@ -274,7 +278,9 @@ class SeenKeys:
         if cls is SeenKeys and compiled_keys():
             assert _compiled is not None
             cap = IN_MEMORY if in_memory is None else in_memory
-            made = _compiled.SeenKeys(cap, IN_MEMORY_BYTES, TABLE_BYTES, HASH_BITS, DiskKeys, _text_file)
+            made = _compiled.SeenKeys(
+                cap, IN_MEMORY_BYTES, TABLE_BYTES, HASH_BITS, TEXT_WRITE_BYTES, DiskKeys, _text_file
+            )
             return cast("SeenKeys", made)  # the same methods: a twin, not a subclass (Cython's classes are not)
         return super().__new__(cls)
 
