@@ -1,9 +1,11 @@
-"""Build of feedmap's optional compiled accelerator (everything else is declared in pyproject.toml).
+"""Build of feedmap's optional compiled accelerators (everything else is declared in pyproject.toml).
 
 The sitemap reader's per-entry walk has a compiled twin, ``feedmap/formats/sitemap/_walk_c.pyx`` (Cython over
-lxml's C API, whose headers the lxml wheel ships: ``lxml.get_include()``).  It is built where Cython, lxml and a
-C compiler are at hand; where any of them is missing or the build fails, a warning says so and the install goes
-on without it: the pure-Python twin (``_walk.py``) then reads the same entries, a little slower.
+lxml's C API, whose headers the lxml wheel ships: ``lxml.get_include()``), and so has the memory of repeated
+URLs, ``feedmap/_io/_keys_c.pyx`` (Cython, C arrays; it needs no lxml).  Each is built where Cython (and, for
+the walk, lxml) and a C compiler are at hand; where any of them is missing or a build fails, a warning says so
+and the install goes on without it: the pure-Python twin (``_walk.py``, ``seen_keys.py``) then gives the same
+results, a little slower.
 """
 
 from __future__ import annotations
@@ -14,11 +16,16 @@ from typing import Any
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-_WHY = "feedmap's compiled sitemap walk is not built ({}); the pure-Python twin is used instead (same output)"
+_WHY = "feedmap's compiled {} is not built ({}); the pure-Python twin is used instead (same output)"
+
+#: Each extension's dotted name, its source and what it is called in a warning.
+_WALK = ("feedmap.formats.sitemap._walk_c", "feedmap/formats/sitemap/_walk_c.pyx", "sitemap walk")
+_KEYS = ("feedmap._io._keys_c", "feedmap/_io/_keys_c.pyx", "key table")
+_WHAT = {name: what for name, _, what in (_WALK, _KEYS)}
 
 
-def _warn(why: str) -> None:
-    print("WARNING: " + _WHY.format(why), file=sys.stderr)
+def _warn(why: str, what: str = "sitemap walk and key table") -> None:
+    print("WARNING: " + _WHY.format(what, why), file=sys.stderr)
 
 
 class _OptionalBuildExt(build_ext):
@@ -34,27 +41,31 @@ class _OptionalBuildExt(build_ext):
         try:
             super().build_extension(ext)
         except Exception as exc:
-            _warn(f"{ext.name}: {type(exc).__name__}: {exc}")
+            _warn(f"{ext.name}: {type(exc).__name__}: {exc}", _WHAT.get(ext.name, ext.name))
 
 
 def _extensions() -> list[Any]:
     try:
-        import lxml
         from Cython.Build import cythonize
         from setuptools import Extension
     except ImportError as exc:
         _warn(f"{exc.name or exc} is not installed")
         return []
-    walk = Extension(
-        "feedmap.formats.sitemap._walk_c",
-        ["feedmap/formats/sitemap/_walk_c.pyx"],
-        include_dirs=lxml.get_include(),
-    )
+    extensions = []
     try:
-        return list(cythonize([walk], quiet=True, compiler_directives={"language_level": "3"}))
-    except Exception as exc:  # a Cython error leaves the pure twin too
-        _warn(f"Cython: {type(exc).__name__}: {exc}")
-        return []
+        import lxml
+
+        extensions.append(Extension(_WALK[0], [_WALK[1]], include_dirs=lxml.get_include()))
+    except ImportError as exc:
+        _warn(f"{exc.name or exc} is not installed", _WALK[2])
+    extensions.append(Extension(_KEYS[0], [_KEYS[1]]))
+    built = []
+    for extension in extensions:  # one at a time: a Cython error in one leaves the other built
+        try:
+            built.extend(cythonize([extension], quiet=True, compiler_directives={"language_level": "3"}))
+        except Exception as exc:
+            _warn(f"Cython: {type(exc).__name__}: {exc}", _WHAT[extension.name])
+    return built
 
 
 setup(ext_modules=_extensions(), cmdclass={"build_ext": _OptionalBuildExt})

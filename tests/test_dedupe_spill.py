@@ -73,11 +73,13 @@ class _Counted(seen_keys._Database):
 
 @pytest.fixture
 def spill(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[Path]:
-    """A cap of 5 keys and batches of 3; temporary files in ``tmp_path/scratch``; the databases made."""
+    """A cap of 5 keys (then SQLite, with no compiled table between) and batches of 3; temporary files in
+    ``tmp_path/scratch``; the databases made."""
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     monkeypatch.setattr(seen_keys, "IN_MEMORY", 5)
+    monkeypatch.setattr(seen_keys, "TABLE_BYTES", 0)
     monkeypatch.setattr(seen_keys, "BATCH", 3)
     monkeypatch.setattr(_Counted, "made", [])
     monkeypatch.setattr(seen_keys, "_Database", _Counted)
@@ -241,6 +243,7 @@ def test_no_usable_temporary_folder_at_all_is_a_message_not_a_traceback(
     monkeypatch.setattr(tempfile, "tempdir", None)
     monkeypatch.setattr(tempfile, "_candidate_tempdir_list", lambda: [str(tmp_path / "missing")])
     monkeypatch.setattr(duplicates, "_CHUNK", 100)
+    monkeypatch.setattr(seen_keys, "TABLE_BYTES", 0)  # past the dict, the database (no compiled table between)
     monkeypatch.setattr(*setting)
     urls = "".join(f"<url><loc>https://e.example/{n % 15}</loc></url>" for n in range(30))
     (tmp_path / "in.xml").write_text(f'<urlset xmlns="{SM}">{urls}</urlset>', encoding="utf-8")
@@ -259,6 +262,8 @@ def test_a_python_without_sqlite3_is_told_so_when_the_keys_spill() -> None:
     code = (
         "import sys; sys.modules['sqlite3'] = None\n"
         "import feedmap\n"
+        "import feedmap._io.seen_keys\n"
+        "feedmap._io.seen_keys.TABLE_BYTES = 0\n"  # past the dict, the database (no compiled table between)
         "from feedmap._io.seen_keys import SeenKeys\n"
         "keys = SeenKeys(in_memory=2)\n"
         "try:\n"
