@@ -565,7 +565,9 @@ def _jobs_lane(
     """The conversion run by the workers' text lane (:mod:`feedmap._web.text_jobs`: an index whose children
     worker processes read and check, written as one text sitemap) when it can run ``steps``; None: they run.
     A ``wrap`` as :func:`_text_lane` takes it."""
-    if inputs != 1 or (wrap is not None and getattr(getattr(wrap, "__self__", None), "enabled", True) is not False):
+    if inputs != 1 or ctx.options.jobs == 1:  # one worker: no lane (and no pool's modules loaded)
+        return None
+    if wrap is not None and getattr(getattr(wrap, "__self__", None), "enabled", True) is not False:
         return None
     from feedmap._web import text_jobs
 
