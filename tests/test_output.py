@@ -544,6 +544,19 @@ def _open_fifo_for_writing(fifo: Path, child: subprocess.Popen[str]) -> int:
         return fd
 
 
+def _signals_at_default() -> None:
+    """In the child: SIGTERM and SIGHUP as a run started from a shell has them, whatever the test runner has
+    (a runner started by ``nohup`` ignores SIGHUP, and a child inherits that: feedmap then keeps ignoring it)."""
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+
+
+def _ignoring_sighup() -> None:
+    """In the child: SIGHUP ignored, as ``nohup`` starts a command."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
 def test_termination_removes_the_temporary_file(out_dir: Path, tmp_path: Path, signum: int, code: int) -> None:
     """SIGTERM (and SIGHUP) stop the run as Ctrl-C does: no ``.out.txt.*.part`` left, the old file kept."""
@@ -552,7 +565,10 @@ def test_termination_removes_the_temporary_file(out_dir: Path, tmp_path: Path, s
     target = out_dir / "out.txt"
     target.write_bytes(b"previous output\n")
     child = subprocess.Popen(
-        feedmap_process("convert", "-q", fifo, "-t", "text", "-o", target), stderr=subprocess.PIPE, text=True
+        feedmap_process("convert", "-q", fifo, "-t", "text", "-o", target),
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_signals_at_default,
     )
     with os.fdopen(_open_fifo_for_writing(fifo, child), "wb") as feeding:
         # more than one read of input (64 KiB), so that writing starts; the input stays open, so it waits
@@ -563,6 +579,34 @@ def test_termination_removes_the_temporary_file(out_dir: Path, tmp_path: Path, s
         _, err = child.communicate(timeout=60)
     assert child.returncode == code
     assert f"terminated by {signal.Signals(signum).name}" in err and "Traceback" not in err
+    assert leftovers(out_dir, "out.txt") == []
+    assert target.read_bytes() == b"previous output\n"
+
+
+def test_a_run_started_by_nohup_goes_on_after_sighup(out_dir: Path, tmp_path: Path) -> None:
+    """A run that started with SIGHUP ignored (``nohup``) keeps ignoring it and writes on; SIGTERM still stops
+    it as Ctrl-C does."""
+    fifo = tmp_path / "input.txt"
+    os.mkfifo(fifo)
+    target = out_dir / "out.txt"
+    target.write_bytes(b"previous output\n")
+    child = subprocess.Popen(
+        feedmap_process("convert", "-q", fifo, "-t", "text", "-o", target),
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_ignoring_sighup,
+    )
+    with os.fdopen(_open_fifo_for_writing(fifo, child), "wb") as feeding:
+        feeding.write(b"".join(b"https://e.com/page/%d\n" % i for i in range(10_000)))
+        feeding.flush()
+        _wait_for(lambda: any(name.endswith(".part") for name in os.listdir(out_dir)), child, "the temporary file")
+        child.send_signal(signal.SIGHUP)
+        with pytest.raises(subprocess.TimeoutExpired):
+            child.wait(timeout=1)  # still running: SIGHUP changed nothing
+        child.send_signal(signal.SIGTERM)
+        _, err = child.communicate(timeout=60)
+    assert child.returncode == 143
+    assert "terminated by SIGTERM" in err and "Traceback" not in err
     assert leftovers(out_dir, "out.txt") == []
     assert target.read_bytes() == b"previous output\n"
 
