@@ -519,6 +519,12 @@ def convert(
     return Summary(count, ctx.reporter, spec.name)
 
 
+def _passes_through(wrap: Wrap | None) -> bool:
+    """Whether ``wrap`` leaves the entries as they are, so a lane may take them: none, or one bound to an object
+    switched off (the progress line of a run whose stderr is no terminal: ``enabled`` False)."""
+    return wrap is None or getattr(getattr(wrap, "__self__", None), "enabled", True) is False
+
+
 def _text_lane(
     doc: Document,
     steps: list[converters.Step],
@@ -530,9 +536,9 @@ def _text_lane(
     ctx: Context,
 ) -> Summary | None:
     """The conversion run by the text lane (:mod:`feedmap._publish.text_lane`: one text sitemap, its plain URLs
-    in blocks) when it can run ``steps``; None: they run.  A ``wrap`` bound to an object switched off (the
-    progress line of a run whose stderr is no terminal: ``enabled`` False) passes the entries on as they are."""
-    if inputs != 1 or (wrap is not None and getattr(getattr(wrap, "__self__", None), "enabled", True) is not False):
+    in blocks) when it can run ``steps`` and ``wrap`` passes the entries through (:func:`_passes_through`); None:
+    they run."""
+    if inputs != 1 or not _passes_through(wrap):
         return None
     from feedmap._publish import text_lane
 
@@ -564,10 +570,8 @@ def _jobs_lane(
 ) -> Summary | None:
     """The conversion run by the workers' text lane (:mod:`feedmap._web.text_jobs`: an index whose children
     worker processes read and check, written as one text sitemap) when it can run ``steps``; None: they run.
-    A ``wrap`` as :func:`_text_lane` takes it."""
-    if inputs != 1 or ctx.options.jobs == 1:  # one worker: no lane (and no pool's modules loaded)
-        return None
-    if wrap is not None and getattr(getattr(wrap, "__self__", None), "enabled", True) is not False:
+    ``wrap``: as :func:`_passes_through` says."""
+    if inputs != 1 or ctx.options.jobs == 1 or not _passes_through(wrap):  # one worker: no pool's modules loaded
         return None
     from feedmap._web import text_jobs
 

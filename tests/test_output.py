@@ -12,6 +12,7 @@ permitted), a file-size limit is RLIMIT_FSIZE set in a child process.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import os
@@ -557,24 +558,32 @@ def _ignoring_sighup() -> None:
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
 
-@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
-def test_termination_removes_the_temporary_file(out_dir: Path, tmp_path: Path, signum: int, code: int) -> None:
-    """SIGTERM (and SIGHUP) stop the run as Ctrl-C does: no ``.out.txt.*.part`` left, the old file kept."""
-    fifo = tmp_path / "input.txt"
+@contextlib.contextmanager
+def _writing_from_fifo(fifo: Path, target: Path, signals: Callable[[], None]) -> Iterator[subprocess.Popen[str]]:
+    """A feedmap process (its signals set by ``signals``) writing ``target`` (which holds "previous output")
+    from the FIFO, its temporary file made; the FIFO held open, so the run waits for more input."""
     os.mkfifo(fifo)
-    target = out_dir / "out.txt"
     target.write_bytes(b"previous output\n")
     child = subprocess.Popen(
         feedmap_process("convert", "-q", fifo, "-t", "text", "-o", target),
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=_signals_at_default,
+        preexec_fn=signals,
     )
     with os.fdopen(_open_fifo_for_writing(fifo, child), "wb") as feeding:
         # more than one read of input (64 KiB), so that writing starts; the input stays open, so it waits
         feeding.write(b"".join(b"https://e.com/page/%d\n" % i for i in range(10_000)))
         feeding.flush()
-        _wait_for(lambda: any(name.endswith(".part") for name in os.listdir(out_dir)), child, "the temporary file")
+        folder = target.parent
+        _wait_for(lambda: any(name.endswith(".part") for name in os.listdir(folder)), child, "the temporary file")
+        yield child
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_termination_removes_the_temporary_file(out_dir: Path, tmp_path: Path, signum: int, code: int) -> None:
+    """SIGTERM (and SIGHUP) stop the run as Ctrl-C does: no ``.out.txt.*.part`` left, the old file kept."""
+    target = out_dir / "out.txt"
+    with _writing_from_fifo(tmp_path / "input.txt", target, _signals_at_default) as child:
         child.send_signal(signum)
         _, err = child.communicate(timeout=60)
     assert child.returncode == code
@@ -586,20 +595,8 @@ def test_termination_removes_the_temporary_file(out_dir: Path, tmp_path: Path, s
 def test_a_run_started_by_nohup_goes_on_after_sighup(out_dir: Path, tmp_path: Path) -> None:
     """A run that started with SIGHUP ignored (``nohup``) keeps ignoring it and writes on; SIGTERM still stops
     it as Ctrl-C does."""
-    fifo = tmp_path / "input.txt"
-    os.mkfifo(fifo)
     target = out_dir / "out.txt"
-    target.write_bytes(b"previous output\n")
-    child = subprocess.Popen(
-        feedmap_process("convert", "-q", fifo, "-t", "text", "-o", target),
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=_ignoring_sighup,
-    )
-    with os.fdopen(_open_fifo_for_writing(fifo, child), "wb") as feeding:
-        feeding.write(b"".join(b"https://e.com/page/%d\n" % i for i in range(10_000)))
-        feeding.flush()
-        _wait_for(lambda: any(name.endswith(".part") for name in os.listdir(out_dir)), child, "the temporary file")
+    with _writing_from_fifo(tmp_path / "input.txt", target, _ignoring_sighup) as child:
         child.send_signal(signal.SIGHUP)
         with pytest.raises(subprocess.TimeoutExpired):
             child.wait(timeout=1)  # still running: SIGHUP changed nothing
