@@ -233,9 +233,9 @@ def _loop() -> Callable[..., None]:
     if os.environ.get("FEEDMAP_PURE", "0") not in ("", "0"):
         return fused_loop
     try:
-        from feedmap.converters._pass_c import fused_loop as compiled  # type: ignore[import-not-found]
+        from feedmap.converters._pass_c import fused_loop as compiled
     except ImportError:
         if os.environ.get("FEEDMAP_REQUIRE_ACCEL", "0") not in ("", "0"):
             raise
         return fused_loop
-    return compiled  # type: ignore[no-any-return]
+    return compiled

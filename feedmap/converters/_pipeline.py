@@ -157,11 +157,18 @@ def plan(
 
 
 def fused(steps: list[Step], target: str) -> list[Step]:
-    """``steps`` (a :func:`plan`'s) to run: those of a ``sitemap`` that end with the checks of its URLs then the
-    merge of repeats made one step (:func:`feedmap.converters._pass.checked_merge`: one pass per entry where
-    the writer merges rendered records; the steps as they are elsewhere), else ``steps`` as they are."""
+    """``steps`` (a :func:`plan`'s) to run: the last ones of a ``sitemap`` (the checks of its URLs, then the merge
+    of repeats) or of a ``text`` target (the web-URL check, then the drop of repeats) made one step
+    (:func:`feedmap.converters._pass.checked_merge`, :func:`feedmap.converters._lines_pass.checked_lines`: one
+    pass per entry where the writer takes it, the steps as they are elsewhere); else ``steps`` as they are."""
+    dedupes = (on_entries(_duplicates.dedupe), on_entries(_duplicates.report_duplicates, drop=True))
+    lines = target == "text" and len(steps) >= 2 and steps[-1] in dedupes
+    if lines and steps[-2] == on_entries(entry_checks.check_web_urls, xml=False, parts=False):
+        from feedmap.converters._lines_pass import checked_lines
+
+        return [*steps[:-2], on_entries(checked_lines, dedupe_step=steps[-1] == dedupes[0])]
     web = on_entries(entry_checks.check_web_urls, xml=True, parts=True)
-    merges = (on_entries(_duplicates.merge_duplicates), on_entries(_duplicates.dedupe))
+    merges = (on_entries(_duplicates.merge_duplicates), dedupes[0])
     if target != "sitemap" or len(steps) < 3 or steps[-1] not in merges or steps[-3] != web:
         return steps
     if steps[-2] != on_entries(entry_checks.keep_absolute, target=target):

@@ -29,6 +29,7 @@ from feedmap._core.errors import Reporter
 from feedmap._core.model import ENTRY_FIELDS, Document, Entry, new_position
 from feedmap._io.seen_keys import SeenKeys
 from feedmap.converters._duplicates import _PART_OVERHEAD, Merge, _Spool, merge_into
+from feedmap.converters._lines_pass import lines_writer
 from feedmap.converters._pass import CheckedMerge, fused_into
 
 __all__ = ["records_writer"]
@@ -102,6 +103,8 @@ def _size(record: _Record) -> int:
 def records_writer(doc: Document, name: str, ctx: Context) -> Writer | None:
     """The writer of format ``name`` that merges ``doc``'s entries as rendered records, or None: the format
     renders no records this way, or ``doc``'s entries are no merge waiting to run."""
+    if name == "text":  # the checks and the drop of repeats of a text sitemap, run by its writer
+        return lines_writer(doc, ctx)
     merge = doc.entries
     if name != "sitemap" or not isinstance(merge, Merge) or merge.started:
         return None
