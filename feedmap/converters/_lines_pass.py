@@ -20,7 +20,6 @@ from typing import Any, BinaryIO
 from feedmap._core.context import Context
 from feedmap._core.entry_checks import check_web_urls, web_checked, where
 from feedmap._core.model import ENTRY_FIELDS, Document, Entry
-from feedmap._core.urls import plain_uri
 from feedmap._io.seen_keys import SeenKeys
 from feedmap.converters._duplicates import _as_written, _Repeats, dedupe, report_duplicates
 
@@ -113,7 +112,7 @@ def _lines(steps: CheckedLines, ctx: Context) -> Iterator[tuple[None, str]]:
             if not loc.startswith(_WEB):  # check_web_urls' look: another scheme said, kept (not XML)
                 entry = web_checked(entry, ctx, xml=False, parts=False) or entry
                 loc = entry.loc
-            key = loc if plain_uri(loc) is not None else written(loc)
+            key = written(loc)
             if not first_time(key, 0):
                 repeats.add(key, lambda: where(entry, ctx))  # noqa: B023 (called at once)
                 continue
