@@ -30,7 +30,6 @@ from feedmap._core.model import ENTRY_FIELDS, Document, Entry, new_position
 from feedmap._io.seen_keys import SeenKeys
 from feedmap.converters._duplicates import _PART_OVERHEAD, Merge, _Spool, merge_into
 from feedmap.converters._lines_pass import lines_writer
-from feedmap.converters._pass import CheckedMerge, fused_into
 
 __all__ = ["records_writer"]
 
@@ -176,6 +175,8 @@ def _records(
         return _Kept(loc, lastmod, origin)
 
     try:
+        from feedmap.converters._pass import CheckedMerge, fused_into  # a urlset's writing: formats loaded
+
         if isinstance(merge, CheckedMerge):  # the checks too, in one pass (a plain entry's record made there)
             repeats = fused_into(merge, kept, store, spool.add, fetch, images)
         else:
