@@ -219,7 +219,9 @@ def _urlset(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("target", ["sitemap", "text"])
-@pytest.mark.parametrize("more", [[], ["--dedupe", "first"], ["--dedupe", "last"], ["--dedupe", "newest"], ["--strict"]])
+@pytest.mark.parametrize(
+    "more", [[], ["--dedupe", "first"], ["--dedupe", "last"], ["--dedupe", "newest"], ["--strict"]]
+)
 def test_the_cli_says_and_writes_what_the_steps_do(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], target: str, more: list[str]
 ) -> None:
