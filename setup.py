@@ -2,10 +2,11 @@
 
 The sitemap reader's per-entry walk has a compiled twin, ``feedmap/formats/sitemap/_walk_c.pyx`` (Cython over
 lxml's C API, whose headers the lxml wheel ships: ``lxml.get_include()``), and so has the memory of repeated
-URLs, ``feedmap/_io/_keys_c.pyx`` (Cython, C arrays; it needs no lxml).  Each is built where Cython (and, for
+URLs, ``feedmap/_io/_keys_c.pyx`` (Cython, C arrays; it needs no lxml), and so has the one pass of a urlset's
+checks, merge and rendering, ``feedmap/converters/_pass_c.pyx`` (Cython; no lxml).  Each is built where Cython (and, for
 the walk, lxml) and a C compiler are at hand; where any of them is missing or a build fails, a warning says so
 and the install goes on without it: the pure-Python twin (``_walk.py``, ``seen_keys.py``) then gives the same
-results, a little slower.
+results, a little slower (``_pass.py`` for the pass).
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ _WHY = "feedmap's compiled {} is not built ({}); the pure-Python twin is used in
 #: Each extension's dotted name, its source and what it is called in a warning.
 _WALK = ("feedmap.formats.sitemap._walk_c", "feedmap/formats/sitemap/_walk_c.pyx", "sitemap walk")
 _KEYS = ("feedmap._io._keys_c", "feedmap/_io/_keys_c.pyx", "key table")
-_WHAT = {name: what for name, _, what in (_WALK, _KEYS)}
+_PASS = ("feedmap.converters._pass_c", "feedmap/converters/_pass_c.pyx", "urlset pass")
+_WHAT = {name: what for name, _, what in (_WALK, _KEYS, _PASS)}
 
 
-def _warn(why: str, what: str = "sitemap walk and key table") -> None:
+def _warn(why: str, what: str = "sitemap walk, key table and urlset pass") -> None:
     print("WARNING: " + _WHY.format(what, why), file=sys.stderr)
 
 
@@ -59,6 +61,7 @@ def _extensions() -> list[Any]:
     except ImportError as exc:
         _warn(f"{exc.name or exc} is not installed", _WALK[2])
     extensions.append(Extension(_KEYS[0], [_KEYS[1]]))
+    extensions.append(Extension(_PASS[0], [_PASS[1]]))
     built = []
     for extension in extensions:  # one at a time: a Cython error in one leaves the other built
         try:

@@ -285,7 +285,7 @@ def write(
     staged = document
     shared = Shared()  # enrichment's threads and fetcher, made only if it runs
     try:
-        for step in _steps_of(document, spec.name, ctx, shared):
+        for step in converters.fused(_steps_of(document, spec.name, ctx, shared), spec.name):
             staged = step(staged, ctx)
         count = _write(staged, sink, spec, ctx)
     finally:
@@ -508,7 +508,7 @@ def convert(
             laned = _jobs_lane(doc, steps, len(inputs), wrap, sink, spec, where, ctx)
         if laned is not None:
             return laned
-        for step in steps:
+        for step in converters.fused(steps, spec.name) if _passes_through(wrap) else steps:
             doc = step(doc, ctx)
         if wrap is not None:
             doc = Document(doc.meta, wrap(doc.entries), diagnostics=doc.diagnostics)

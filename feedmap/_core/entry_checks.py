@@ -33,6 +33,7 @@ from feedmap._core.urls import check_loc, has_scheme, is_absolute_url, is_http_u
 from feedmap._core.wording import counted
 
 __all__ = [
+    "LeftOut",
     "check_values",
     "check_web_urls",
     "keep_absolute",
@@ -40,6 +41,8 @@ __all__ = [
     "relative_reference",
     "resolve",
     "resolve_relative",
+    "values_checked",
+    "web_checked",
     "where",
 ]
 
@@ -111,45 +114,72 @@ def _with_loc(entry: Entry, loc: str) -> Entry:
     return copy
 
 
-def keep_absolute(entries: Iterable[Entry], ctx: Context, target: str = "") -> Iterator[Entry]:
-    """:func:`keep_absolute` with a context (the step form)."""
-    left_out = 0
-    first: tuple[str, str, int] | None = None
-    for entry in entries:
-        if is_absolute_url(entry.loc):
-            yield entry
-            continue
-        left_out += 1
-        if first is None:
-            first = (entry.loc, *where(entry, ctx))
-    if first is not None:
-        loc, source, line = first
+class LeftOut:
+    """The entries :func:`keep_absolute` leaves out: how many, and the first one's loc and place, said once at
+    the end (WARNING ``relative-url-left-out``)."""
+
+    __slots__ = ("count", "first")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.first: tuple[str, str, int] | None = None
+
+    def add(self, entry: Entry, ctx: Context) -> None:
+        self.count += 1
+        if self.first is None:
+            self.first = (entry.loc, *where(entry, ctx))
+
+    def report(self, ctx: Context, target: str) -> None:
+        if self.first is None:
+            return
+        loc, source, line = self.first
         what = f"format {target!r}" if target else "the output"
         ctx.reporter.warning(
             "relative-url-left-out",
-            f"{counted(left_out, 'entry')} without an absolute URL left out ({what} requires absolute URLs; "
+            f"{counted(self.count, 'entry')} without an absolute URL left out ({what} requires absolute URLs; "
             f"the first: {loc!r})",
             source,
             line,
         )
 
 
+def keep_absolute(entries: Iterable[Entry], ctx: Context, target: str = "") -> Iterator[Entry]:
+    """:func:`keep_absolute` with a context (the step form)."""
+    left_out = LeftOut()
+    for entry in entries:
+        if is_absolute_url(entry.loc):
+            yield entry
+            continue
+        left_out.add(entry, ctx)
+    left_out.report(ctx, target)
+
+
 def check_values(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
     """:func:`check_values` with a context (the step form)."""
     for entry in entries:
-        loc = entry.loc
-        problem = check_loc(loc)
-        if problem is not None:
-            source, line = where(entry, ctx)
-            if relative_reference(loc):
-                message = f"relative URL {loc} has no base URL to resolve it against"
-                ctx.reporter.warning("relative-url", message, source, line)
-            else:
-                ctx.reporter.warning(problem[0], f"{problem[1]}; kept as written", source, line)
         priority = entry.priority
-        if priority is not None and not 0.0 <= priority <= 1.0:  # also NaN
-            entry = _with_priority(entry, priority, ctx)
-        yield entry
+        if check_loc(entry.loc) is None and (priority is None or 0.0 <= priority <= 1.0):
+            yield entry  # nearly every entry: nothing to say
+        else:
+            yield values_checked(entry, ctx)
+
+
+def values_checked(entry: Entry, ctx: Context) -> Entry:
+    """One entry through :func:`check_values`: its loc's problem reported, an invalid priority reported and
+    dropped (a copy)."""
+    loc = entry.loc
+    problem = check_loc(loc)
+    if problem is not None:
+        source, line = where(entry, ctx)
+        if relative_reference(loc):
+            message = f"relative URL {loc} has no base URL to resolve it against"
+            ctx.reporter.warning("relative-url", message, source, line)
+        else:
+            ctx.reporter.warning(problem[0], f"{problem[1]}; kept as written", source, line)
+    priority = entry.priority
+    if priority is not None and not 0.0 <= priority <= 1.0:  # also NaN
+        entry = _with_priority(entry, priority, ctx)
+    return entry
 
 
 def _with_priority(entry: Entry, priority: float, ctx: Context) -> Entry:
@@ -208,13 +238,29 @@ def check_web_urls(entries: Iterable[Entry], ctx: Context, *, xml: bool, parts: 
             if _web_parts_only(entry):
                 yield entry  # http(s) images, licenses and alternates: nothing to leave out or report
                 continue
-        if _other_scheme(entry.loc):
-            non_web_url(entry.loc, "loc", ctx, kept=not xml, at=entry)
-            if xml:
-                continue
-        if parts:
-            entry = _web_parts(entry, ctx, xml=xml)
-        yield entry
+        checked = _other_parts(entry, ctx, xml=xml, parts=parts)
+        if checked is not None:
+            yield checked
+
+
+def web_checked(entry: Entry, ctx: Context, *, xml: bool, parts: bool = True) -> Entry | None:
+    """One entry through :func:`check_web_urls`: as it is, without the parts left out, or None (left out)."""
+    loc = entry.loc
+    web = loc.startswith(_WEB) or is_http_url(loc)
+    if web and (not parts or not (entry.images or entry.alternates) or _web_parts_only(entry)):
+        return entry
+    return _other_parts(entry, ctx, xml=xml, parts=parts)
+
+
+def _other_parts(entry: Entry, ctx: Context, *, xml: bool, parts: bool) -> Entry | None:
+    """:func:`web_checked` of an entry with a URL that is not plainly an http(s) one (its loc or a part)."""
+    if _other_scheme(entry.loc):
+        non_web_url(entry.loc, "loc", ctx, kept=not xml, at=entry)
+        if xml:
+            return None
+    if parts:
+        entry = _web_parts(entry, ctx, xml=xml)
+    return entry
 
 
 def _web_parts(entry: Entry, ctx: Context, *, xml: bool) -> Entry:

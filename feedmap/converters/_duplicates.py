@@ -33,6 +33,7 @@ __all__ = [
     "entry_size",
     "merge_duplicates",
     "merge_into",
+    "merge_repeat",
     "newer",
     "report_duplicates",
     "url_key",
@@ -451,18 +452,36 @@ def merge_into(
         if offset is None:  # the common case: a loc seen first
             keep(key, store(entry))
             continue
-        current = fetch(offset)
-        if written(current.loc) != loc:  # another loc of the same hash
-            key = loc
-            offset = kept.get(loc)
-            current = fetch(offset) if offset is not None else current
-        if offset is None:
-            kept.add(key, store(entry))
-            continue
-        repeats.add(loc, lambda: where(current, ctx))  # noqa: B023 (called at once)
-        if replaces(entry, current):
-            kept.replace(key, store(entry))  # an existing key keeps its place
+        merge_repeat(entry, loc, key, offset, ctx, replaces, kept, store, fetch, repeats)
     return repeats
+
+
+def merge_repeat(
+    entry: Entry,
+    loc: str,
+    key: int | str,
+    offset: int,
+    ctx: Context,
+    replaces: Callable[[Entry, Entry], bool],
+    kept: SeenKeys,
+    store: Callable[[Entry], int],
+    fetch: Callable[[int], Any],
+    repeats: _Repeats,
+) -> None:
+    """:func:`merge_into` of an entry whose loc (``loc``, as written) has a key (``key``: its hash) kept already
+    (at ``offset``): a repeat counted, stored in the kept one's place if it ``replaces`` it; or a loc of the same
+    hash, kept under itself."""
+    current = fetch(offset)
+    if _as_written(ctx)(current.loc) != loc:  # another loc of the same hash
+        key = loc
+        found = kept.get(loc)
+        if found is None:
+            kept.add(key, store(entry))
+            return
+        current = fetch(found)
+    repeats.add(loc, lambda: where(current, ctx))
+    if replaces(entry, current):
+        kept.replace(key, store(entry))  # an existing key keeps its place
 
 
 def _merged(

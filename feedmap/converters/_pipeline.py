@@ -43,7 +43,17 @@ from feedmap.converters._feed_to_sitemap import feed_to_sitemap
 from feedmap.converters._sitemap_to_ror import sitemap_to_ror
 from feedmap.formats import _registry as registry
 
-__all__ = ["OnEntries", "Step", "as_urlset", "feed_to_sitemap", "on_entries", "plan", "selection", "sitemap_to_ror"]
+__all__ = [
+    "OnEntries",
+    "Step",
+    "as_urlset",
+    "feed_to_sitemap",
+    "fused",
+    "on_entries",
+    "plan",
+    "selection",
+    "sitemap_to_ror",
+]
 
 Step = Callable[[Document, Context], Document]
 
@@ -144,6 +154,30 @@ def plan(
     if target == "ror" and doc.format != "ror":
         steps.append(sitemap_to_ror)
     return steps
+
+
+def fused(steps: list[Step], target: str) -> list[Step]:
+    """``steps`` (a :func:`plan`'s) to run: the last ones of a ``sitemap`` (the checks of its URLs, then the merge
+    of repeats) or of a ``text`` target (the web-URL check, then the drop of repeats) made one step
+    (:func:`feedmap.converters._pass.checked_merge`, :func:`feedmap.converters._lines_pass.checked_lines`: one
+    pass per entry where the writer takes it, the steps as they are elsewhere); else ``steps`` as they are."""
+    dedupes = (on_entries(_duplicates.dedupe), on_entries(_duplicates.report_duplicates, drop=True))
+    lines = target == "text" and len(steps) >= 2 and steps[-1] in dedupes
+    if lines and steps[-2] == on_entries(entry_checks.check_web_urls, xml=False, parts=False):
+        from feedmap.converters._lines_pass import checked_lines
+
+        return [*steps[:-2], on_entries(checked_lines, dedupe_step=steps[-1] == dedupes[0])]
+    web = on_entries(entry_checks.check_web_urls, xml=True, parts=True)
+    merges = (on_entries(_duplicates.merge_duplicates), dedupes[0])
+    if target != "sitemap" or len(steps) < 3 or steps[-1] not in merges or steps[-3] != web:
+        return steps
+    if steps[-2] != on_entries(entry_checks.keep_absolute, target=target):
+        return steps
+    values = len(steps) > 3 and steps[-4] == on_entries(entry_checks.check_values)
+    from feedmap.converters._pass import checked_merge
+
+    merged = on_entries(checked_merge, values=values, dedupe_step=steps[-1] == merges[1])
+    return [*steps[: -4 if values else -3], merged]
 
 
 def selection(options: Options, shared: Shared) -> list[Step]:

@@ -29,6 +29,7 @@ from feedmap._core.errors import Reporter
 from feedmap._core.model import ENTRY_FIELDS, Document, Entry, new_position
 from feedmap._io.seen_keys import SeenKeys
 from feedmap.converters._duplicates import _PART_OVERHEAD, Merge, _Spool, merge_into
+from feedmap.converters._lines_pass import lines_writer
 
 __all__ = ["records_writer"]
 
@@ -101,6 +102,8 @@ def _size(record: _Record) -> int:
 def records_writer(doc: Document, name: str, ctx: Context) -> Writer | None:
     """The writer of format ``name`` that merges ``doc``'s entries as rendered records, or None: the format
     renders no records this way, or ``doc``'s entries are no merge waiting to run."""
+    if name == "text":  # the checks and the drop of repeats of a text sitemap, run by its writer
+        return lines_writer(doc, ctx)
     merge = doc.entries
     if name != "sitemap" or not isinstance(merge, Merge) or merge.started:
         return None
@@ -111,19 +114,22 @@ def records_writer(doc: Document, name: str, ctx: Context) -> Writer | None:
     if any(hook not in (image_elements, alternate_elements) for _, hook in hooks("sitemap").write):
         return None  # a third party's write hook may keep state between entries: rendered in output order
 
+    images = ("images", image_elements) in hooks("sitemap").write  # the images a plain entry's record holds
+
     def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
-        return _write_urlset(merge, sink, ctx)
+        return _write_urlset(merge, sink, ctx, images)
 
     return write
 
 
-def _write_urlset(merge: Merge, sink: BinaryIO, ctx: Context) -> int:
+def _write_urlset(merge: Merge, sink: BinaryIO, ctx: Context, images: bool) -> int:
     from feedmap.formats._output import SizeWatch, write_blocks
     from feedmap.formats._registry import Rendered
     from feedmap.formats.sitemap._urlset import EMPTY, FOOTER, FORMAT, blocks
 
     header, block = blocks(ctx)
-    run = _records(merge, ctx, block, [name for name in ENTRY_FIELDS if name not in FORMAT.fields], FORMAT.name)
+    unheld = [name for name in ENTRY_FIELDS if name not in FORMAT.fields]
+    run = _records(merge, ctx, block, unheld, FORMAT.name, images)
     merge.take(run)
     return write_blocks(sink, Rendered(header, run, FOOTER, EMPTY), SizeWatch(ctx, "URLs"))
 
@@ -134,6 +140,7 @@ def _records(
     block: Callable[[Entry, Context, set[str]], str],
     unheld: list[str],
     format_name: str,
+    images: bool,
 ) -> Iterator[tuple[Any, str]]:
     """The merge run into records, then each record written: what was said rendering it said first."""
     held = _Held()
@@ -168,7 +175,13 @@ def _records(
         return _Kept(loc, lastmod, origin)
 
     try:
-        merge_into(merge.entries, ctx, merge.replaces, kept, store, fetch).report(ctx, merged=merge.kept_what)
+        from feedmap.converters._pass import CheckedMerge, fused_into  # a urlset's writing: formats loaded
+
+        if isinstance(merge, CheckedMerge):  # the checks too, in one pass (a plain entry's record made there)
+            repeats = fused_into(merge, kept, store, spool.add, fetch, images)
+        else:
+            repeats = merge_into(merge.entries, ctx, merge.replaces, kept, store, fetch)
+        repeats.report(ctx, merged=merge.kept_what)
         reporter = ctx.reporter
         told: set[str] = set()  # the text extras said dropped: once, at the first record written
         found: set[str] = set()

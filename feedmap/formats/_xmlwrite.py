@@ -27,6 +27,7 @@ from feedmap.formats._output import output_url
 
 __all__ = [
     "PRIORITY_PLACES",
+    "PRIORITY_TEXTS",
     "RDF_NS",
     "ROOT_NAMESPACES",
     "SCHEMA_LOCATION",
@@ -203,6 +204,8 @@ def format_priority(priority: float, ctx: Context | None = None, loc: str = "") 
 #: The texts of priorities (floats) and lastmods met before that take the common way, without a
 #: diagnostic: a file uses a few priorities and repeats its dates.  At most :data:`_KNOWN_MAX` of each.
 _PRIORITY_TEXTS: dict[float, str] = {}
+#: The priorities known to take the common way, and their texts (what :func:`format_priority` returns for them).
+PRIORITY_TEXTS = _PRIORITY_TEXTS
 _XSD_LASTMODS: set[str] = set()
 _KNOWN_MAX = 4096
 

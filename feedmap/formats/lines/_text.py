@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import weakref
 from collections.abc import Iterator
-from typing import BinaryIO, NamedTuple
+from typing import Any, BinaryIO, NamedTuple
 
 from feedmap._core.context import Context
 from feedmap._core.errors import ReadError
@@ -29,7 +29,19 @@ from feedmap.formats._output import MAX_BYTES, MAX_URLS, SizeWatch, encoded_url,
 from feedmap.formats._registry import FormatSpec, Rendered
 from feedmap.formats.lines._common import Block, bounded_line_blocks, too_long
 
-__all__ = ["FORMAT", "LaneItem", "PlainBlock", "TextEntries", "lane_reading", "line_of", "read", "render", "write"]
+__all__ = [
+    "EMPTY",
+    "FORMAT",
+    "LaneItem",
+    "PlainBlock",
+    "TextEntries",
+    "lane_reading",
+    "line_of",
+    "read",
+    "render",
+    "write",
+    "write_lines",
+]
 
 
 def _decode(raw: bytes, ctx: Context, line: int) -> str:
@@ -252,14 +264,24 @@ def line_of(entry: Entry, ctx: Context, encode: bool) -> str | None:
     return _without_surrogates(loc, ctx) + "\n"
 
 
+#: The ``empty-document`` warning of a text sitemap without a line.
+EMPTY = "no entries: wrote an empty text sitemap"
+
+
 def render(doc: Document, *, ctx: Context) -> Rendered:
     """The text sitemap in parts: no header or footer, one line per entry."""
-    return Rendered("", _blocks(doc, ctx), "", "no entries: wrote an empty text sitemap")
+    return Rendered("", _blocks(doc, ctx), "", EMPTY)
 
 
 def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
+    return write_lines(_blocks(doc, ctx), sink, ctx)
+
+
+def write_lines(lines: Iterator[tuple[Any, str]], sink: BinaryIO, ctx: Context) -> int:
+    """Write the lines of a text sitemap (each with the entry it came from, or None) to ``sink`` in batches,
+    then say what the protocol's caps say of them; the number of lines written."""
     watch = SizeWatch(ctx, "URLs", warn=False)
-    count = write_blocks(sink, render(doc, ctx=ctx), watch, batch=4096)
+    count = write_blocks(sink, Rendered("", lines, "", EMPTY), watch, batch=4096)
     if count > MAX_URLS:
         ctx.warning("too-many-entries", f"{count:,} URLs in one text sitemap; the protocol allows {MAX_URLS:,}")
     if watch.size > MAX_BYTES:

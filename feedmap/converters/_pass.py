@@ -1,0 +1,241 @@
+"""One pass per entry for a urlset's common plan: the checks, the merge of repeats and the ``<url>`` in one go.
+
+sitemaps.org 0.9 (https://www.sitemaps.org/protocol.html) lists a URL once, absolute, as an http(s) page.  The
+plan of a conversion or a write to a ``sitemap`` (:func:`feedmap.converters._pipeline.plan`) ends with the
+checks (:func:`~feedmap._core.entry_checks.check_values` for entries built in code,
+:func:`~feedmap._core.entry_checks.check_web_urls`, :func:`~feedmap._core.entry_checks.keep_absolute`), then the
+merge of repeated locs.  :func:`checked_merge` is those steps as one (:class:`CheckedMerge`): iterated, it is
+those steps one after the other, as before; taken by the writer that merges rendered records
+(:mod:`feedmap.converters._records`), it runs :func:`fused_into`, one loop over the entries as given.
+
+Per entry, one look decides whether the entry is *plain*: a loc that is a plain http(s) URI (:data:`PLAIN_WEB`,
+shorter than :data:`~feedmap._core.urls.MAX_LOC_LENGTH`: every check accepts it and it is written and keyed
+as it is), a lastmod absent or already in the XSD's form, a changefreq, a priority whose text is known,
+images of a loc alone that is plain too, and nothing else (no alternates, extras, or fields a urlset cannot
+hold).  A plain entry says nothing on any step: it is keyed and, when kept, rendered here (the same bytes as
+:func:`feedmap.formats.sitemap._urlset.blocks`).  Every other entry takes the long way, each step's own
+per-entry function in the steps' order, so each diagnostic is said where and in the order it is said today.
+
+The compiled twin (:mod:`feedmap.converters._pass_c`, Cython) runs the same loop; it is used where it is built,
+unless ``FEEDMAP_PURE`` is set (not to ``0``).  ``FEEDMAP_REQUIRE_ACCEL=1`` makes a missing one an error.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from feedmap._core.context import Context
+from feedmap._core.dates import W3CDate
+from feedmap._core.entry_checks import LeftOut, check_values, check_web_urls, keep_absolute, values_checked, web_checked
+from feedmap._core.model import ChangeFreq, Entry
+from feedmap._core.urls import MAX_LOC_LENGTH, is_absolute_url, plain_uri
+from feedmap._io.seen_keys import SeenKeys
+from feedmap.converters._duplicates import (
+    _PART_OVERHEAD,
+    Merge,
+    _as_written,
+    _later,
+    _Repeats,
+    dedupe,
+    merge_repeat,
+    newer,
+)
+from feedmap.formats._xmlwrite import PRIORITY_TEXTS, xsd_shape
+
+__all__ = ["PLAIN_WEB", "CheckedMerge", "checked_merge", "fused_into", "fused_loop", "plain_block"]
+
+#: The characters of :func:`feedmap._core.urls.plain_uri` but ``#`` (and, in a host, ``:/?@``).
+_PLAIN_NO_HASH = r"[A-Za-z0-9\-._~:/?@!$()*+,;=]*"
+#: A plain http(s) URL: a lowercase ``http://`` or ``https://`` (``check_web_urls``' common spelling), a host of
+#: plain characters, a port of at most four digits, then plain characters with at most one ``#``.  What it
+#: matches, :func:`~feedmap._core.urls.plain_uri` matches (written and keyed as it is), and so do
+#: :func:`~feedmap._core.urls.check_loc` (no problem, below :data:`MAX_LOC_LENGTH`) and
+#: :func:`~feedmap._core.urls.is_absolute_url`.
+PLAIN_WEB = re.compile(
+    r"https?://[A-Za-z0-9\-._~!$()*+,;=]+(?::[0-9]{0,4})?(?:[/?]" + _PLAIN_NO_HASH + ")?(?:#" + _PLAIN_NO_HASH + ")?"
+)
+
+
+class CheckedMerge(Merge):
+    """The checks of a urlset's URLs then the merge of repeats, not started: iterated (or its ``entries``), the
+    steps one after the other; or run as one loop by :func:`fused_into`, over :attr:`given`."""
+
+    def __init__(
+        self,
+        given: Iterable[Entry],
+        ctx: Context,
+        replaces: Callable[[Entry, Entry], bool],
+        kept_what: str,
+        *,
+        values: bool,
+        target: str,
+    ) -> None:
+        self.given, self.values, self.target = given, values, target
+        checked = check_values(given, ctx) if values else given
+        super().__init__(
+            keep_absolute(check_web_urls(checked, ctx, xml=True, parts=True), ctx, target), ctx, replaces, kept_what
+        )
+
+
+def checked_merge(entries: Iterable[Entry], ctx: Context, values: bool, dedupe_step: bool) -> Iterator[Entry]:
+    """The step of the checks of a ``sitemap``'s URLs (``values``: :func:`check_values` first) then the merge of
+    repeats (``dedupe_step``: :func:`~feedmap.converters.dedupe`'s, by ``ctx.options.dedupe``; else the
+    default merge, the newest lastmod kept): a :class:`CheckedMerge`, or the steps (``dedupe=first``)."""
+    policy = (ctx.options.dedupe or "newest") if dedupe_step else "newest"
+    if policy == "first":
+        checked = check_values(entries, ctx) if values else entries
+        return dedupe(keep_absolute(check_web_urls(checked, ctx, xml=True, parts=True), ctx, "sitemap"), ctx)
+    if policy == "last":
+        return CheckedMerge(entries, ctx, _later, "the last kept", values=values, target="sitemap")
+    return CheckedMerge(entries, ctx, newer, "the newest lastmod kept", values=values, target="sitemap")
+
+
+def plain_block(entry: Entry, images: bool) -> str | None:
+    """The ``<url>`` of ``entry`` when it is plain (see the module's docstring: nothing to say on any step),
+    without its end tag; else None.  ``images``: the image extension writes images (else an entry with
+    images is not plain)."""
+    loc = entry.loc
+    if (
+        loc.__class__ is not str
+        or len(loc) >= MAX_LOC_LENGTH
+        or _plain_web(loc) is None
+        or entry.extras
+        or entry.alternates
+        or entry.title is not None
+        or entry.description is not None
+        or entry.keywords
+        or entry.type is not None
+    ):
+        return None
+    lastmod, changefreq, priority = entry.lastmod, entry.changefreq, entry.priority
+    if lastmod is None:
+        block = "<url><loc>" + loc + "</loc>"
+    elif lastmod.__class__ is W3CDate and xsd_shape(lastmod.text) is not None:
+        block = "<url><loc>" + loc + "</loc><lastmod>" + lastmod.text + "</lastmod>"
+    else:
+        return None
+    if changefreq is not None:
+        if changefreq.__class__ is not ChangeFreq:
+            return None
+        block += "<changefreq>" + changefreq.value + "</changefreq>"
+    if priority is not None:
+        text = PRIORITY_TEXTS.get(priority) if priority.__class__ is float else None
+        if text is None:
+            return None
+        block += "<priority>" + text + "</priority>"
+    if entry.images:
+        if not images:
+            return None
+        for image in entry.images:
+            image_loc = image.loc
+            if (
+                image.caption is not None
+                or image.geo_location is not None
+                or image.title is not None
+                or image.license is not None
+                or image_loc.__class__ is not str
+                or _plain_web(image_loc) is None
+            ):
+                return None
+            block += "<image:image><image:loc>" + image_loc + "</image:loc></image:image>"
+    return block
+
+
+_plain_web = PLAIN_WEB.fullmatch
+
+
+def fused_loop(
+    given: Iterable[Entry],
+    ctx: Context,
+    values: bool,
+    replaces: Callable[[Entry, Entry], bool],
+    kept: SeenKeys,
+    store: Callable[[Entry], int],
+    add: Callable[[Any, int], int],
+    fetch: Callable[[int], Any],
+    images: bool,
+    left_out: LeftOut,
+    repeats: _Repeats,
+) -> None:
+    """The loop of :func:`fused_into` (the pure-Python twin of the compiled one): ``store`` keeps an entry's
+    record the long way (rendered, what was said held), ``add`` a plain entry's ``(record, size)``; ``images``:
+    as :func:`plain_block` takes it."""
+    written = _as_written(ctx)
+    kept_get, keep = kept.get, kept.add
+    key: int | str
+    for entry in given:
+        block = plain_block(entry, images)
+        if block is not None:  # plain: nothing to say on any step; written and keyed as it is
+            loc = entry.loc
+            key = hash(loc)
+            offset = kept_get(key)
+            block += "</url>\n"
+            record = (loc, entry.lastmod, entry.origin, block, None, None)
+            if offset is None:
+                keep(key, add(record, _PART_OVERHEAD + len(block) + len(loc)))
+            else:
+                merge_repeat(entry, loc, key, offset, ctx, replaces, kept, _Stored(record, add), fetch, repeats)
+            continue
+        # the long way: each step's own look at this entry, in the plan's order
+        checked = web_checked(values_checked(entry, ctx) if values else entry, ctx, xml=True, parts=True)
+        if checked is None:
+            continue
+        loc = checked.loc
+        if not is_absolute_url(loc):
+            left_out.add(checked, ctx)
+            continue
+        if plain_uri(loc) is None:
+            loc = written(loc)
+        key = hash(loc)
+        offset = kept_get(key)
+        if offset is None:
+            keep(key, store(checked))
+        else:
+            merge_repeat(checked, loc, key, offset, ctx, replaces, kept, store, fetch, repeats)
+
+
+class _Stored:
+    """A plain entry's store: its record, rendered already, added (called with the entry, by :func:`merge_repeat`)."""
+
+    __slots__ = ("add", "record")
+
+    def __init__(self, record: tuple[Any, ...], add: Callable[[Any, int], int]) -> None:
+        self.record, self.add = record, add
+
+    def __call__(self, entry: Entry) -> int:
+        record = self.record
+        return self.add(record, _PART_OVERHEAD + len(record[3]) + len(record[0]))
+
+
+def fused_into(
+    merge: CheckedMerge,
+    kept: SeenKeys,
+    store: Callable[[Entry], int],
+    add: Callable[[Any, int], int],
+    fetch: Callable[[int], Any],
+    images: bool,
+) -> _Repeats:
+    """The checks and the merge of ``merge`` (what :func:`~feedmap.converters._duplicates.merge_into` of its
+    ``entries`` does, said in the same order) in one loop over the entries as given; the repeats, to report."""
+    ctx = merge.ctx
+    left_out = LeftOut()
+    repeats = _Repeats("first here")
+    _loop()(merge.given, ctx, merge.values, merge.replaces, kept, store, add, fetch, images, left_out, repeats)
+    left_out.report(ctx, merge.target)
+    return repeats
+
+
+def _loop() -> Callable[..., None]:
+    """The loop in use: the compiled one where built (unless ``FEEDMAP_PURE``), else :func:`fused_loop`."""
+    if os.environ.get("FEEDMAP_PURE", "0") not in ("", "0"):
+        return fused_loop
+    try:
+        from feedmap.converters._pass_c import fused_loop as compiled
+    except ImportError:
+        if os.environ.get("FEEDMAP_REQUIRE_ACCEL", "0") not in ("", "0"):
+            raise
+        return fused_loop
+    return compiled

@@ -1,0 +1,225 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""The compiled twin of :func:`feedmap.converters._pass.fused_loop`: the same loop, the same "plain" decision.
+
+sitemaps.org 0.9 (https://www.sitemaps.org/protocol.html).  The two regular expressions the twin asks per
+entry are character loops here over CPython's code units (PEP 393): :data:`feedmap.converters._pass.PLAIN_WEB`
+(``https?://`` + host + port of at most four digits + ``[/?]`` path + ``#`` fragment, plain characters only;
+the loc shorter than 2,048) and :func:`feedmap.formats._xmlwrite.xsd_shape` (a date, or a date and time with
+seconds of at most 59, a fraction, a zone).  A text of code units wider than one byte is no plain URL (its
+characters are not ASCII) and no XSD date.  Everything else, and every entry that is not plain, goes through
+the same Python functions as the twin's.
+"""
+
+from feedmap._core.dates import W3CDate
+from feedmap._core.entry_checks import values_checked, web_checked
+from feedmap._core.model import ChangeFreq
+from feedmap._core.urls import MAX_LOC_LENGTH, is_absolute_url, plain_uri
+from feedmap.converters._duplicates import _PART_OVERHEAD, _as_written, merge_repeat
+from feedmap.formats._xmlwrite import PRIORITY_TEXTS
+
+
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object text)
+    void* PyUnicode_DATA(object text)
+    Py_ssize_t PyUnicode_GET_LENGTH(object text)
+
+
+cdef enum:
+    _HOST = 1  # [A-Za-z0-9\-._~!$()*+,;=]
+    _REST = 2  # the same and :/?@ (no '#')
+    _DIGIT = 4
+
+cdef unsigned char _CLASS[128]
+
+
+cdef void _classes() noexcept:
+    cdef int c
+    for c in range(128):
+        _CLASS[c] = 0
+    for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$()*+,;=":
+        _CLASS[c] = _HOST | _REST
+    for c in b":/?@":
+        _CLASS[c] = _REST
+    for c in b"0123456789":
+        _CLASS[c] |= _DIGIT
+
+
+_classes()
+
+cdef Py_ssize_t _LONGEST = MAX_LOC_LENGTH
+
+
+cdef inline bint _is(const unsigned char* d, Py_ssize_t i, Py_ssize_t n, unsigned char what) noexcept:
+    return i < n and d[i] < 128 and (_CLASS[d[i]] & what) != 0
+
+
+cdef bint _plain_web(object text, Py_ssize_t longest):
+    """``PLAIN_WEB.fullmatch(text)`` (and shorter than ``longest``; 0: any length) for a str."""
+    if PyUnicode_KIND(text) != 1:
+        return False
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text)
+    if longest and n >= longest:
+        return False
+    cdef const unsigned char* d = <const unsigned char*>PyUnicode_DATA(text)
+    cdef Py_ssize_t i
+    if n >= 8 and d[0] == ord("h") and d[1] == ord("t") and d[2] == ord("t") and d[3] == ord("p"):
+        i = 4
+        if d[i] == ord("s"):
+            i += 1
+        if not (d[i] == ord(":") and d[i + 1] == ord("/") and i + 2 < n and d[i + 2] == ord("/")):
+            return False
+        i += 3
+    else:
+        return False
+    cdef Py_ssize_t start = i
+    while _is(d, i, n, _HOST):
+        i += 1
+    if i == start:
+        return False
+    cdef Py_ssize_t digits
+    if i < n and d[i] == ord(":"):
+        i += 1
+        digits = 0
+        while digits < 4 and _is(d, i, n, _DIGIT):
+            i += 1
+            digits += 1
+    if i < n and (d[i] == ord("/") or d[i] == ord("?")):
+        i += 1
+        while _is(d, i, n, _REST):
+            i += 1
+    if i < n and d[i] == ord("#"):
+        i += 1
+        while _is(d, i, n, _REST):
+            i += 1
+    return i == n
+
+
+cdef inline bint _digits(const unsigned char* d, Py_ssize_t i, Py_ssize_t count) noexcept:
+    cdef Py_ssize_t k
+    for k in range(i, i + count):
+        if not (ord("0") <= d[k] <= ord("9")):
+            return False
+    return True
+
+
+cdef bint _xsd_shape(object text):
+    """``xsd_shape(text) is not None`` for a str."""
+    if PyUnicode_KIND(text) != 1:
+        return False
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text)
+    cdef const unsigned char* d = <const unsigned char*>PyUnicode_DATA(text)
+    if n < 10 or not (_digits(d, 0, 4) and d[4] == ord("-") and _digits(d, 5, 2) and d[7] == ord("-") and _digits(d, 8, 2)):
+        return False
+    if n == 10:
+        return True
+    if n < 19 or not (d[10] == ord("T") and _digits(d, 11, 2) and d[13] == ord(":") and _digits(d, 14, 2) and d[16] == ord(":")):
+        return False
+    if not (ord("0") <= d[17] <= ord("5") and _digits(d, 18, 1)):
+        return False
+    cdef Py_ssize_t i = 19
+    if i < n and d[i] == ord("."):
+        i += 1
+        if not (i < n and _digits(d, i, 1)):
+            return False
+        while i < n and _digits(d, i, 1):
+            i += 1
+    if i < n:
+        if d[i] == ord("Z"):
+            i += 1
+        elif d[i] == ord("+") or d[i] == ord("-"):
+            if not (i + 6 <= n and _digits(d, i + 1, 2) and d[i + 3] == ord(":") and _digits(d, i + 4, 2)):
+                return False
+            i += 6
+    return i == n
+
+
+cdef object _plain_block(object entry, bint images):
+    """:func:`feedmap.converters._pass.plain_block`."""
+    loc = entry.loc
+    if (
+        type(loc) is not str
+        or not _plain_web(loc, _LONGEST)
+        or entry.extras
+        or entry.alternates
+        or entry.title is not None
+        or entry.description is not None
+        or entry.keywords
+        or entry.type is not None
+    ):
+        return None
+    lastmod, changefreq, priority = entry.lastmod, entry.changefreq, entry.priority
+    cdef str block
+    if lastmod is None:
+        block = "<url><loc>" + loc + "</loc>"
+    elif type(lastmod) is W3CDate:
+        text = lastmod.text
+        if type(text) is not str or not _xsd_shape(text):
+            return None
+        block = "<url><loc>" + loc + "</loc><lastmod>" + text + "</lastmod>"
+    else:
+        return None
+    if changefreq is not None:
+        if type(changefreq) is not ChangeFreq:
+            return None
+        block += "<changefreq>" + changefreq.value + "</changefreq>"
+    if priority is not None:
+        known = PRIORITY_TEXTS.get(priority) if type(priority) is float else None
+        if known is None:
+            return None
+        block += "<priority>" + known + "</priority>"
+    pictures = entry.images
+    if pictures:
+        if not images:
+            return None
+        for image in pictures:
+            image_loc = image.loc
+            if (
+                image.caption is not None
+                or image.geo_location is not None
+                or image.title is not None
+                or image.license is not None
+                or type(image_loc) is not str
+                or not _plain_web(image_loc, 0)
+            ):
+                return None
+            block += "<image:image><image:loc>" + image_loc + "</image:loc></image:image>"
+    return block
+
+
+def fused_loop(given, ctx, bint values, replaces, kept, store, add, fetch, bint images, left_out, repeats):
+    """:func:`feedmap.converters._pass.fused_loop`, compiled."""
+    from feedmap.converters._pass import _Stored
+
+    written = _as_written(ctx)
+    kept_get = kept.get
+    keep = kept.add
+    cdef Py_ssize_t overhead = _PART_OVERHEAD
+    for entry in given:
+        block = _plain_block(entry, images)
+        if block is not None:  # plain: nothing to say on any step; written and keyed as it is
+            loc = entry.loc
+            key = hash(loc)
+            offset = kept_get(key)
+            block = block + "</url>\n"
+            record = (loc, entry.lastmod, entry.origin, block, None, None)
+            if offset is None:
+                keep(key, add(record, overhead + len(block) + len(loc)))
+            else:
+                merge_repeat(entry, loc, key, offset, ctx, replaces, kept, _Stored(record, add), fetch, repeats)
+            continue
+        # the long way: each step's own look at this entry, in the plan's order
+        checked = web_checked(values_checked(entry, ctx) if values else entry, ctx, xml=True, parts=True)
+        if checked is None:
+            continue
+        loc = checked.loc
+        if not is_absolute_url(loc):
+            left_out.add(checked, ctx)
+            continue
+        if plain_uri(loc) is None:
+            loc = written(loc)
+        key = hash(loc)
+        offset = kept_get(key)
+        if offset is None:
+            keep(key, store(checked))
+        else:
+            merge_repeat(checked, loc, key, offset, ctx, replaces, kept, store, fetch, repeats)
