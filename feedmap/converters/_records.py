@@ -101,6 +101,10 @@ def _size(record: _Record) -> int:
 def records_writer(doc: Document, name: str, ctx: Context) -> Writer | None:
     """The writer of format ``name`` that merges ``doc``'s entries as rendered records, or None: the format
     renders no records this way, or ``doc``'s entries are no merge waiting to run."""
+    if name in ("ror", "rss"):  # the feeds: their own records (channel, namespaces of the first batch)
+        from feedmap.converters._feed_records import feed_records_writer
+
+        return feed_records_writer(doc, name, ctx)
     merge = doc.entries
     if name != "sitemap" or not isinstance(merge, Merge) or merge.started:
         return None

@@ -32,7 +32,7 @@ from feedmap.formats.feeds._rsswrite import (
 )
 from feedmap.formats.feeds._vocab import ATOM_NS
 
-__all__ = ["NAMESPACES", "render", "write"]
+__all__ = ["NAMESPACES", "TITLE_PREFIX", "header_item", "render", "ror_item", "write"]
 
 
 def _ror(name: str, value: str, loc: str, ctx: Context) -> str:
@@ -43,7 +43,9 @@ def _ror(name: str, value: str, loc: str, ctx: Context) -> str:
 _RESOURCE_OF = "<ror:resourceOf>sitemap</ror:resourceOf>"
 
 
-def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces, table: Hooks) -> str:
+def ror_item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces, table: Hooks) -> str:
+    """The entry's ``<item>`` (``dropped``: the extras already said dropped; ``namespaces``: where a namespace
+    is declared)."""
     loc = entry.loc
     parts = item_core(entry, ctx, namespaces, table)
     parts += _ror_fields(entry, ctx)
@@ -117,7 +119,7 @@ def _extras(
 _HEADER = "the ROR header item"
 
 
-def _header_item(doc: Document, link: str, title: str, ctx: Context) -> str:
+def header_item(doc: Document, link: str, title: str, ctx: Context) -> str:
     """The ROR header item; its link is the header's own when it is a web URL (written as every link is:
     :func:`~feedmap.formats._output.output_url`), else the channel's (already written so)."""
     extras = doc.meta.extras
@@ -149,6 +151,9 @@ def _header_item(doc: Document, link: str, title: str, ctx: Context) -> str:
     return "".join(parts)
 
 
+#: What a derived channel title and description start with ("ROR Sitemap for https://host/").
+TITLE_PREFIX = "ROR Sitemap for"
+
 #: Every namespace a ROR document may use, by prefix: ``ror`` always, the others only when used.
 NAMESPACES = {"ror": ROR_NS, "sitemap": SITEMAP_NS, "image": IMAGE_NS, "atom": ATOM_NS}
 
@@ -161,9 +166,9 @@ def render(doc: Document, *, ctx: Context) -> Rendered:
         doc,
         ctx,
         namespaces=namespaces,
-        title_prefix="ROR Sitemap for",
-        item=lambda entry, dropped: _item(entry, ctx, dropped, namespaces, table),
-        after_channel=lambda channel: _header_item(doc, channel.link, channel.title, ctx),
+        title_prefix=TITLE_PREFIX,
+        item=lambda entry, dropped: ror_item(entry, ctx, dropped, namespaces, table),
+        after_channel=lambda channel: header_item(doc, channel.link, channel.title, ctx),
     )
 
 

@@ -56,7 +56,7 @@ from feedmap.formats.feeds._vocab import ATOM03_NS, ATOM_NS, CORE_NAMESPACES, DC
 if TYPE_CHECKING:  # the writer (with lxml.html and nh3 for descriptions) loads when a run writes RSS
     from feedmap.formats.feeds._rsswrite import Namespaces
 
-__all__ = ["FORMAT", "read", "render", "write"]
+__all__ = ["FORMAT", "RSS_NAMESPACES", "RSS_TITLE_PREFIX", "read", "render", "rss_item", "write"]
 
 _SPOOL_IN_MEMORY = 1 << 20  # bytes of the recorded input kept in memory before it goes to a temporary file
 
@@ -176,7 +176,9 @@ def exact_rfc822(lastmod: W3CDate) -> str | None:
     return text if back is not None and back.text == lastmod.text else None
 
 
-def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces, table: Hooks) -> str:
+def rss_item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces, table: Hooks) -> str:
+    """The entry's ``<item>`` (``dropped``: the extras already said dropped; ``namespaces``: where a namespace
+    is declared)."""
     from feedmap.formats.feeds._rsswrite import extension_elements, item_core, written_keywords
 
     parts = item_core(entry, ctx, namespaces, table)
@@ -203,6 +205,8 @@ def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces,
     return "".join(parts)
 
 
+#: What a derived channel title and description start with ("Pages of https://host/").
+RSS_TITLE_PREFIX = "Pages of"
 #: Every namespace an RSS item may use, by prefix (declared only when used).
 RSS_NAMESPACES = {"atom": ATOM_NS, "dc": DC_NS, "sitemap": SITEMAP_NS, "image": IMAGE_NS}
 
@@ -217,8 +221,8 @@ def render(doc: Document, *, ctx: Context) -> Rendered:
         doc,
         ctx,
         namespaces=namespaces,
-        title_prefix="Pages of",
-        item=lambda entry, dropped: _item(entry, ctx, dropped, namespaces, table),
+        title_prefix=RSS_TITLE_PREFIX,
+        item=lambda entry, dropped: rss_item(entry, ctx, dropped, namespaces, table),
     )
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator
-from typing import BinaryIO
+from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
 from feedmap._core.context import Context
@@ -36,10 +36,16 @@ from feedmap.formats.feeds._html import description_html, plain_text
 from feedmap.formats.feeds._vocab import GENERATOR
 
 __all__ = [
+    "EMPTY",
+    "FIRST_BATCH",
+    "FOOTER",
     "ChannelInfo",
     "Namespaces",
+    "channel_head",
     "channel_info",
     "extension_elements",
+    "feed_header",
+    "first_items",
     "item_core",
     "peek_first",
     "plain_text_of",
@@ -249,16 +255,17 @@ def web_url_or_none(url: str | None, what: str, ctx: Context) -> str | None:
     return url
 
 
-def channel_info(doc: Document, first: Entry | None, ctx: Context, *, title_prefix: str) -> ChannelInfo:
+def channel_info(doc: Document, first: str | None, ctx: Context, *, title_prefix: str) -> ChannelInfo:
+    """The channel of ``doc`` whose first item's loc is ``first`` (None: no items)."""
     options = ctx.options
     link = (
         web_url_or_none(options.channel_link, "channel link option", ctx)
         or web_url_or_none(doc.meta.link, "channel link", ctx)
-        or (web_url_or_none(site_of(first.loc), "channel link derived from the first URL", ctx) if first else None)
+        or (web_url_or_none(site_of(first), "channel link derived from the first URL", ctx) if first else None)
     )
     if not link:
         link = "https://example.invalid/"
-        why = "no entries" if first is None else f"the first URL, {first.loc}, names no site"
+        why = "no entries" if first is None else f"the first URL, {first}, names no site"
         ctx.warning("channel-link-missing", f"no channel link known ({why})")
     title = options.channel_title or doc.meta.title or f"{title_prefix} {link}"
     description = options.channel_description or doc.meta.description or f"{title_prefix} {link}"
@@ -285,23 +292,41 @@ def render_channel(
     made, so that the root declares the namespaces they use: the header is final when returned.
     """
     first, entries = peek_first(doc)
-    channel = channel_info(doc, first, ctx, title_prefix=title_prefix)
-    head = f"<channel>{channel.elements(ctx, namespaces)}\n{after_channel(channel)}"
+    head = channel_head(doc, first.loc if first is not None else None, ctx, namespaces, title_prefix, after_channel)
     dropped: set[str] = set()
     items = ((entry, item(entry, dropped)) for entry in entries)
-    first_batch = _first_items(items)
-    header = f'<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"{namespaces.close_root()}>\n{head}'
-    return Rendered(
-        header,
-        itertools.chain(first_batch, items),
-        "</channel>\n</rss>\n",
-        "no entries: wrote a feed channel without items",
-    )
+    first_batch = first_items(items)
+    return Rendered(feed_header(namespaces, head), itertools.chain(first_batch, items), FOOTER, EMPTY)
 
 
-def _first_items(items: Iterator[tuple[Entry, str]]) -> list[tuple[Entry, str]]:
+#: What closes a feed, and the warning of a feed without items.
+FOOTER = "</channel>\n</rss>\n"
+EMPTY = "no entries: wrote a feed channel without items"
+
+
+def channel_head(
+    doc: Document,
+    first: str | None,
+    ctx: Context,
+    namespaces: Namespaces,
+    title_prefix: str,
+    after_channel: Callable[[ChannelInfo], str],
+) -> str:
+    """The channel's start tag, its elements and what ``after_channel`` writes before the items (the channel of
+    :func:`channel_info`; ``first``: the first item's loc)."""
+    channel = channel_info(doc, first, ctx, title_prefix=title_prefix)
+    return f"<channel>{channel.elements(ctx, namespaces)}\n{after_channel(channel)}"
+
+
+def feed_header(namespaces: Namespaces, head: str) -> str:
+    """The declaration, the root (declaring what the items rendered so far use: :meth:`Namespaces.close_root`)
+    and ``head``."""
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"{namespaces.close_root()}>\n{head}'
+
+
+def first_items(items: Iterator[tuple[Any, str]]) -> list[tuple[Any, str]]:
     """The first :data:`FIRST_BATCH` items, or fewer holding :data:`BATCH_CHARACTERS` characters."""
-    first: list[tuple[Entry, str]] = []
+    first: list[tuple[Any, str]] = []
     characters = 0
     for item in items:
         first.append(item)
