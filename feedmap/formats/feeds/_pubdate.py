@@ -27,18 +27,34 @@ _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
+#: The start of a pubDate ("Tue, 02 Jan 2024") by its date's text ("2024-01-02"): the dates of a sitemap repeat
+#: far more than its times.  Bounded: past this many dates, the others are made each time.
+_STARTS: dict[str, str] = {}
+_STARTS_KEPT = 4096
+
+
 def pubdate(lastmod: W3CDate) -> str:
     """``lastmod`` in RFC 822 form, as :func:`feedmap._core.dates.to_rfc822` writes it (and raises)."""
-    match = _PLAIN.fullmatch(lastmod.text)
+    text = lastmod.text
+    match = _PLAIN.fullmatch(text)
     if match is None or match[1] == "0000":
         return to_rfc822(lastmod)
-    year, month, day = int(match[1]), int(match[2]), int(match[3])
-    weekday = _DAYS[_dt.date(year, month, day).weekday()]  # a valid date: W3CDate checked it
-    start = f"{weekday}, {match[3]} {_MONTHS[month - 1]} {match[1]}"
+    start = _STARTS.get(text[:10])
+    if start is None:
+        start = _start(match)
+        if len(_STARTS) < _STARTS_KEPT:
+            _STARTS[text[:10]] = start
     if match[4] is None:  # a date: midnight UTC
         return f"{start} 00:00:00 GMT"
-    time = f"{match[4]}:{match[5]}:{match[6]}"
+    time = text[11:19]  # the matched hh:mm:ss, as written
     sign = match[8]
     if sign is None or (match[9] == "00" and match[10] == "00"):  # Z, +00:00, -00:00: UTC
         return f"{start} {time} GMT"
     return f"{start} {time} {sign}{match[9]}{match[10]}"
+
+
+def _start(match: re.Match[str]) -> str:
+    """The weekday, day, month and year of a matched date."""
+    year, month, day = int(match[1]), int(match[2]), int(match[3])
+    weekday = _DAYS[_dt.date(year, month, day).weekday()]  # a valid date: W3CDate checked it
+    return f"{weekday}, {match[3]} {_MONTHS[month - 1]} {match[1]}"

@@ -45,40 +45,36 @@ _RESOURCE_OF = "<ror:resourceOf>sitemap</ror:resourceOf>"
 
 def ror_item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces, table: Hooks) -> str:
     """The entry's ``<item>`` (``dropped``: the extras already said dropped; ``namespaces``: where a namespace
-    is declared)."""
+    is declared): one look at each field, nothing done for an absent one."""
     loc = entry.loc
     parts = item_core(entry, ctx, namespaces, table)
-    parts += _ror_fields(entry, ctx)
-    extras = dict(entry.extras) if entry.extras else {}
-    resource_of = extras.pop("ror:resourceOf", None)
-    parts.append(_RESOURCE_OF if resource_of is None else _ror("resourceOf", resource_of, loc, ctx))
-    if entry.priority is not None:
-        priority = format_priority(entry.priority, ctx, loc)
-        if priority is not None:
-            parts += [f"<sitemap:priority{namespaces.declare('sitemap')}>", priority, "</sitemap:priority>"]
-    parts += extension_elements(entry, ctx, namespaces, table.tail)  # images, third-party extensions
-    if extras:
-        parts += _extras(entry, extras, dropped, ctx, table.keys)
-    parts.append("</item>\n")
-    return "".join(parts)
-
-
-def _ror_fields(entry: Entry, ctx: Context) -> list[str]:
-    """``pubDate`` and the ``ror:*`` elements of the entry's fields."""
-    loc = entry.loc
-    parts: list[str] = []
-    if entry.lastmod is not None:
-        parts += ["<pubDate>", pubdate(entry.lastmod), "</pubDate>"]  # ror:updated keeps the exact text
-    keywords = written_keywords(entry.keywords, loc, ctx, joined=True) if entry.keywords else []
-    if keywords:
-        parts.append(_ror("keywords", ", ".join(keywords), loc, ctx))
-    if entry.lastmod is not None:  # a W3CDate's text: digits, '-', ':', 'T', '.', 'Z', '+', nothing to escape
-        parts += ["<ror:updated>", entry.lastmod.text, "</ror:updated>"]
+    lastmod = entry.lastmod
+    if lastmod is not None:
+        parts += ("<pubDate>", pubdate(lastmod), "</pubDate>")  # ror:updated keeps the exact text
+    if entry.keywords:
+        keywords = written_keywords(entry.keywords, loc, ctx, joined=True)
+        if keywords:
+            parts.append(_ror("keywords", ", ".join(keywords), loc, ctx))
+    if lastmod is not None:  # a W3CDate's text: digits, '-', ':', 'T', '.', 'Z', '+', nothing to escape
+        parts += ("<ror:updated>", lastmod.text, "</ror:updated>")
     if entry.changefreq is not None:
         parts.append(_ror("updatePeriod", entry.changefreq.value, loc, ctx))
     if entry.type is not None:
         parts.append(_ror("type", entry.type, loc, ctx))
-    return parts
+    extras = dict(entry.extras) if entry.extras else None
+    resource_of = extras.pop("ror:resourceOf", None) if extras is not None else None
+    parts.append(_RESOURCE_OF if resource_of is None else _ror("resourceOf", resource_of, loc, ctx))
+    if entry.priority is not None:
+        priority = format_priority(entry.priority, ctx, loc)
+        if priority is not None:
+            parts += (f"<sitemap:priority{namespaces.declare('sitemap')}>", priority, "</sitemap:priority>")
+    for step in table.tail:  # images, third-party extensions: a call only for a field the entry has
+        if getattr(entry, step.field):
+            parts += extension_elements(entry, ctx, namespaces, (step,))
+    if extras:
+        parts += _extras(entry, extras, dropped, ctx, table.keys)
+    parts.append("</item>\n")
+    return "".join(parts)
 
 
 def _extras(

@@ -211,8 +211,9 @@ def item_core(entry: Entry, ctx: Context, namespaces: Namespaces, hooks: Hooks) 
     after them to stay it."""
     loc = loc_text(entry, ctx)
     parts: list[str] = ["<item>"]
-    if hooks.lead:
-        parts += extension_elements(entry, ctx, namespaces, hooks.lead)
+    for step in hooks.lead:  # a call only for a field the entry has (most have no alternates)
+        if getattr(entry, step.field):
+            parts += extension_elements(entry, ctx, namespaces, (step,))
     title = entry.title
     if title is None and entry.description is None:
         title = entry.loc
