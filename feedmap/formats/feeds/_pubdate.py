@@ -14,9 +14,9 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
-from feedmap._core.dates import W3CDate, to_rfc822
+from feedmap._core.dates import W3CDate, from_rfc822, to_rfc822
 
-__all__ = ["pubdate"]
+__all__ = ["exact_pubdate", "pubdate"]
 
 #: A date, or a time of seconds (any fraction) with ``Z`` or an offset of hours 00-23 and minutes 00-59.
 _PLAIN = re.compile(
@@ -58,3 +58,28 @@ def _start(match: re.Match[str]) -> str:
     year, month, day = int(match[1]), int(match[2]), int(match[3])
     weekday = _DAYS[_dt.date(year, month, day).weekday()]  # a valid date: W3CDate checked it
     return f"{weekday}, {match[3]} {_MONTHS[month - 1]} {match[1]}"
+
+
+def exact_pubdate(lastmod: W3CDate) -> str | None:
+    """The lastmod as an RFC 822 ``pubDate`` when that reads back (:func:`feedmap._core.dates.from_rfc822`) as
+    exactly the same W3C text, else None (a date without a time, fractions of seconds, ``+00:00`` rather than
+    ``Z``, a year before 1000)."""
+    text = lastmod.text
+    match = _PLAIN.fullmatch(text)
+    if match is not None and len(text) in (20, 25) and match[6] is not None and match[1] >= "1000":
+        # seconds, no fraction: Z (20 characters) or an offset (25)
+        if match[7] is not None:
+            return pubdate(lastmod)
+        if match[9] <= "13" and (match[9] != "00" or match[10] != "00"):  # +-00:00 reads back as Z
+            return pubdate(lastmod)
+    return _read_back(lastmod)
+
+
+def _read_back(lastmod: W3CDate) -> str | None:
+    """:func:`exact_pubdate` the long way: written, read back, compared."""
+    try:
+        text = to_rfc822(lastmod)
+    except (ValueError, OverflowError):
+        return None
+    back = from_rfc822(text)
+    return text if back is not None and back.text == lastmod.text else None

@@ -38,7 +38,6 @@ from typing import TYPE_CHECKING, BinaryIO
 from lxml import etree
 
 from feedmap._core.context import Context
-from feedmap._core.dates import W3CDate, from_rfc822, to_rfc822
 from feedmap._core.model import ENTRY_FIELDS, Document, Entry
 from feedmap._io.scratch import ScratchSpool
 from feedmap._io.sources import PeekableStream, Readable, Source
@@ -165,20 +164,10 @@ def read(source: Source, *, ctx: Context) -> Document:
     return doc
 
 
-def exact_rfc822(lastmod: W3CDate) -> str | None:
-    """The lastmod as an RFC 822 ``pubDate`` when that reads back as exactly the same W3C text, else None
-    (a date without a time, fractions of seconds, ``+00:00`` rather than ``Z``)."""
-    try:
-        text = to_rfc822(lastmod)
-    except (ValueError, OverflowError):
-        return None
-    back = from_rfc822(text)
-    return text if back is not None and back.text == lastmod.text else None
-
-
 def rss_item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces, table: Hooks) -> str:
     """The entry's ``<item>`` (``dropped``: the extras already said dropped; ``namespaces``: where a namespace
     is declared)."""
+    from feedmap.formats.feeds._pubdate import exact_pubdate
     from feedmap.formats.feeds._rsswrite import extension_elements, item_core, written_keywords
 
     parts = item_core(entry, ctx, namespaces, table)
@@ -186,7 +175,7 @@ def rss_item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespac
         parts += ["<category>", text_of(keyword, "keyword", entry.loc, ctx), "</category>"]
     if entry.lastmod is not None:
         # the exact lastmod in one place (pubDate and dc:date together are the validator's DuplicateItemSemantics)
-        pub_date = exact_rfc822(entry.lastmod)
+        pub_date = exact_pubdate(entry.lastmod)
         if pub_date is not None:
             parts += ["<pubDate>", pub_date, "</pubDate>"]
         else:
