@@ -11,12 +11,13 @@ from typing import BinaryIO
 
 from feedmap._core.context import Context
 from feedmap._core.model import Document, Entry
-from feedmap._xml import IMAGE_NS, SITEMAP_NS
+from feedmap._core.urls import plain_uri
+from feedmap._xml import IMAGE_NS, SITEMAP_NS, escape_text
 from feedmap.formats._extras import TEXT_NAME, xml_extra
 from feedmap.formats._output import output_url
 from feedmap.formats._registry import Rendered
 from feedmap.formats._xmlwrite import format_priority, rdf_only, text_of
-from feedmap.formats.ext import Hooks, hooks, report_broken
+from feedmap.formats.ext import Hooks, WriteStep, hooks, report_broken
 from feedmap.formats.feeds._html import description_html
 from feedmap.formats.feeds._pubdate import pubdate
 from feedmap.formats.feeds._rorread import ROR_NS
@@ -43,10 +44,50 @@ def _ror(name: str, value: str, loc: str, ctx: Context) -> str:
 _RESOURCE_OF = "<ror:resourceOf>sitemap</ror:resourceOf>"
 
 
+#: Whether the write hooks of a table (its leading and other steps) write only images and alternates (the
+#: built-ins' fields): then an entry without either has no hook to run.
+_PARTS_ONLY: dict[tuple[WriteStep, ...], bool] = {}
+
+
+def _parts_only(table: Hooks) -> bool:
+    steps = table.lead + table.tail
+    known = _PARTS_ONLY.get(steps)
+    if known is None:
+        known = _PARTS_ONLY[steps] = all(step.field in ("images", "alternates") for step in steps)
+    return known
+
+
 def ror_item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces, table: Hooks) -> str:
     """The entry's ``<item>`` (``dropped``: the extras already said dropped; ``namespaces``: where a namespace
-    is declared): one look at each field, nothing done for an absent one."""
+    is declared): one look at each field, nothing done for an absent one.  The common item (a loc that is a
+    plain URI, a title, a lastmod, nothing else) in one string: what the long way writes for it, and it says
+    nothing."""
     loc = entry.loc
+    if (
+        entry.description is None
+        and entry.priority is None
+        and entry.changefreq is None
+        and entry.type is None
+        and not entry.keywords
+        and not entry.extras
+        and not entry.images
+        and not entry.alternates
+        and plain_uri(loc) is not None  # written as it is: nothing to encode nor escape
+        and _parts_only(table)
+    ):
+        title = loc if entry.title is None else entry.title  # RSS wants a title or a description
+        if "</" in title or escape_text(title) is not title or title.strip() != title:
+            title = plain_text_of(title, "title", loc, ctx)
+        lastmod = entry.lastmod
+        if lastmod is None:
+            return (
+                f'<item><title>{title}</title><link>{loc}</link><guid isPermaLink="true">{loc}</guid>'
+                f"{_RESOURCE_OF}</item>\n"
+            )
+        return (
+            f'<item><title>{title}</title><link>{loc}</link><guid isPermaLink="true">{loc}</guid>'
+            f"<pubDate>{pubdate(lastmod)}</pubDate><ror:updated>{lastmod.text}</ror:updated>{_RESOURCE_OF}</item>\n"
+        )
     parts = item_core(entry, ctx, namespaces, table)
     lastmod = entry.lastmod
     if lastmod is not None:
