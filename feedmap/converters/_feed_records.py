@@ -192,10 +192,18 @@ def _write_feed(doc: Document, merge: Merge, name: str, untitled: bool, sink: Bi
             text, size = exc, _PART_OVERHEAD
         if dropped:
             dropped.clear()
-        uses = deferred.taken() if deferred.uses else None
-        fields = tuple([field for field in unheld if getattr(entry, field)]) if unheld else None
-        record = (entry.loc, entry.lastmod, entry.origin, text, held.take() if held.said else None, uses)
-        return spool.add((*record, fields or None, entry.title is None and entry.description is None), size)
+        fields = tuple([field for field in unheld if getattr(entry, field)]) or None if unheld else None
+        record = (
+            entry.loc,
+            entry.lastmod,
+            entry.origin,
+            text,
+            held.take() if held.said else None,
+            deferred.taken() if deferred.uses else None,
+            fields,
+            entry.title is None and entry.description is None,
+        )
+        return spool.add(record, size)
 
     def fetch(offset: int) -> _Kept:
         loc, lastmod, origin = spool.get(offset)[:3]

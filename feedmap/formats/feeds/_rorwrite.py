@@ -17,7 +17,7 @@ from feedmap.formats._extras import TEXT_NAME, xml_extra
 from feedmap.formats._output import output_url
 from feedmap.formats._registry import Rendered
 from feedmap.formats._xmlwrite import format_priority, rdf_only, text_of
-from feedmap.formats.ext import Hooks, WriteStep, hooks, report_broken
+from feedmap.formats.ext import Hooks, hooks, report_broken
 from feedmap.formats.feeds._html import description_html
 from feedmap.formats.feeds._pubdate import pubdate
 from feedmap.formats.feeds._rorread import ROR_NS
@@ -44,17 +44,19 @@ def _ror(name: str, value: str, loc: str, ctx: Context) -> str:
 _RESOURCE_OF = "<ror:resourceOf>sitemap</ror:resourceOf>"
 
 
-#: Whether the write hooks of a table (its leading and other steps) write only images and alternates (the
-#: built-ins' fields): then an entry without either has no hook to run.
-_PARTS_ONLY: dict[tuple[WriteStep, ...], bool] = {}
+#: The table :func:`_parts_only` looked at last, and its answer (a run uses one table for every entry);
+#: replaced as a whole, so that a thread never reads one table's answer for another.
+_last_table: tuple[Hooks | None, bool] = (None, False)
 
 
 def _parts_only(table: Hooks) -> bool:
-    steps = table.lead + table.tail
-    known = _PARTS_ONLY.get(steps)
-    if known is None:
-        known = _PARTS_ONLY[steps] = all(step.field in ("images", "alternates") for step in steps)
-    return known
+    """Whether the write hooks of ``table`` (its leading and other steps) write only images and alternates (the
+    built-ins' fields): then an entry without either has no hook to run."""
+    global _last_table
+    last = _last_table
+    if last[0] is not table:
+        last = _last_table = (table, all(step.field in ("images", "alternates") for step in table.lead + table.tail))
+    return last[1]
 
 
 def ror_item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces, table: Hooks) -> str:
