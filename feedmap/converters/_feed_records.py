@@ -161,7 +161,8 @@ def _shape(name: str, doc: Document, ctx: Context) -> tuple[Any, ...]:
 
         after = lambda c: header_item(doc, c.link, c.title, ctx)  # noqa: E731
         return NAMESPACES, ("ror",), TITLE_PREFIX, ror_item, after, FORMAT.fields
-    from feedmap.formats.feeds._rss import FORMAT, RSS_NAMESPACES, RSS_TITLE_PREFIX, rss_item
+    from feedmap.formats.feeds._rss import FORMAT, RSS_NAMESPACES, RSS_TITLE_PREFIX
+    from feedmap.formats.feeds._rssitem import rss_item
 
     return RSS_NAMESPACES, (), RSS_TITLE_PREFIX, rss_item, lambda c: "", FORMAT.fields
 

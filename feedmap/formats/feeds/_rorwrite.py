@@ -25,6 +25,7 @@ from feedmap.formats.feeds._rsswrite import (
     Namespaces,
     extension_elements,
     item_core,
+    parts_only,
     plain_text_of,
     render_channel,
     web_url_or_none,
@@ -44,21 +45,6 @@ def _ror(name: str, value: str, loc: str, ctx: Context) -> str:
 _RESOURCE_OF = "<ror:resourceOf>sitemap</ror:resourceOf>"
 
 
-#: The table :func:`_parts_only` looked at last, and its answer (a run uses one table for every entry);
-#: replaced as a whole, so that a thread never reads one table's answer for another.
-_last_table: tuple[Hooks | None, bool] = (None, False)
-
-
-def _parts_only(table: Hooks) -> bool:
-    """Whether the write hooks of ``table`` (its leading and other steps) write only images and alternates (the
-    built-ins' fields): then an entry without either has no hook to run."""
-    global _last_table
-    last = _last_table
-    if last[0] is not table:
-        last = _last_table = (table, all(step.field in ("images", "alternates") for step in table.lead + table.tail))
-    return last[1]
-
-
 def ror_item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces, table: Hooks) -> str:
     """The entry's ``<item>`` (``dropped``: the extras already said dropped; ``namespaces``: where a namespace
     is declared): one look at each field, nothing done for an absent one.  The common item (a loc that is a
@@ -75,7 +61,7 @@ def ror_item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespac
         and not entry.images
         and not entry.alternates
         and plain_uri(loc) is not None  # written as it is: nothing to encode nor escape
-        and _parts_only(table)
+        and parts_only(table)
     ):
         title = loc if entry.title is None else entry.title  # RSS wants a title or a description
         if "</" in title or escape_text(title) is not title or title.strip() != title:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, BinaryIO
+from typing import BinaryIO
 
 from lxml import etree
 
@@ -43,8 +43,7 @@ from feedmap._io.scratch import ScratchSpool
 from feedmap._io.sources import PeekableStream, Readable, Source
 from feedmap._xml import IMAGE_NS, SITEMAP_NS, line_of, peek_root
 from feedmap.formats._registry import FormatSpec, Rendered
-from feedmap.formats._xmlwrite import format_priority, text_of, xml_extras
-from feedmap.formats.ext import Hooks, hooks, report_broken
+from feedmap.formats.ext import hooks, report_broken
 from feedmap.formats.feeds._ext import item_claims
 from feedmap.formats.feeds._item import item_entry
 from feedmap.formats.feeds._parsed import feedparse, parsed_entries, raw_links, read_with_feedparser
@@ -52,10 +51,7 @@ from feedmap.formats.feeds._repair import ReferenceRepairs, replace_surrogate_re
 from feedmap.formats.feeds._stream import FeedItems
 from feedmap.formats.feeds._vocab import ATOM03_NS, ATOM_NS, CORE_NAMESPACES, DC_NS, RDF_NS
 
-if TYPE_CHECKING:  # the writer (with lxml.html and nh3 for descriptions) loads when a run writes RSS
-    from feedmap.formats.feeds._rsswrite import Namespaces
-
-__all__ = ["FORMAT", "RSS_NAMESPACES", "RSS_TITLE_PREFIX", "read", "render", "rss_item", "write"]
+__all__ = ["FORMAT", "RSS_NAMESPACES", "RSS_TITLE_PREFIX", "read", "render", "write"]
 
 _SPOOL_IN_MEMORY = 1 << 20  # bytes of the recorded input kept in memory before it goes to a temporary file
 
@@ -164,36 +160,6 @@ def read(source: Source, *, ctx: Context) -> Document:
     return doc
 
 
-def rss_item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces, table: Hooks) -> str:
-    """The entry's ``<item>`` (``dropped``: the extras already said dropped; ``namespaces``: where a namespace
-    is declared)."""
-    from feedmap.formats.feeds._pubdate import exact_pubdate
-    from feedmap.formats.feeds._rsswrite import extension_elements, item_core, written_keywords
-
-    parts = item_core(entry, ctx, namespaces, table)
-    for keyword in written_keywords(entry.keywords, entry.loc, ctx, joined=False) if entry.keywords else ():
-        parts += ["<category>", text_of(keyword, "keyword", entry.loc, ctx), "</category>"]
-    if entry.lastmod is not None:
-        # the exact lastmod in one place (pubDate and dc:date together are the validator's DuplicateItemSemantics)
-        pub_date = exact_pubdate(entry.lastmod)
-        if pub_date is not None:
-            parts += ["<pubDate>", pub_date, "</pubDate>"]
-        else:
-            parts += [f"<dc:date{namespaces.declare('dc')}>", entry.lastmod.text, "</dc:date>"]
-    if entry.changefreq is not None:
-        sitemap = namespaces.declare("sitemap")
-        parts += [f"<sitemap:changefreq{sitemap}>", entry.changefreq.value, "</sitemap:changefreq>"]
-    if entry.priority is not None:
-        priority = format_priority(entry.priority, ctx, entry.loc)
-        if priority is not None:
-            parts += [f"<sitemap:priority{namespaces.declare('sitemap')}>", priority, "</sitemap:priority>"]
-    parts += extension_elements(entry, ctx, namespaces, table.tail)  # images, third-party extensions
-    if entry.extras:
-        parts += xml_extras(entry, dropped, ctx, {}, default_namespace=False, claimed=table.keys)
-    parts.append("</item>\n")
-    return "".join(parts)
-
-
 #: What a derived channel title and description start with ("Pages of https://host/").
 RSS_TITLE_PREFIX = "Pages of"
 #: Every namespace an RSS item may use, by prefix (declared only when used).
@@ -201,6 +167,7 @@ RSS_NAMESPACES = {"atom": ATOM_NS, "dc": DC_NS, "sitemap": SITEMAP_NS, "image": 
 
 
 def render(doc: Document, *, ctx: Context) -> Rendered:
+    from feedmap.formats.feeds._rssitem import rss_item
     from feedmap.formats.feeds._rsswrite import Namespaces, render_channel
 
     report_broken(ctx)

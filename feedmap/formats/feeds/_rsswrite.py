@@ -47,6 +47,7 @@ __all__ = [
     "feed_header",
     "first_items",
     "item_core",
+    "parts_only",
     "peek_first",
     "plain_text_of",
     "render_channel",
@@ -200,6 +201,21 @@ def extension_elements(entry: Entry, ctx: Context, namespaces: Namespaces, steps
                 namespaces.use(step.prefix)
                 parts += written
     return parts
+
+
+#: The table :func:`parts_only` looked at last, and its answer (a run uses one table for every entry);
+#: replaced as a whole, so that a thread never reads one table's answer for another.
+_last_table: tuple[Hooks | None, bool] = (None, False)
+
+
+def parts_only(table: Hooks) -> bool:
+    """Whether the write hooks of ``table`` (its leading and other steps) write only images and alternates (the
+    built-ins' fields): then an entry without either has no hook to run."""
+    global _last_table
+    last = _last_table
+    if last[0] is not table:
+        last = _last_table = (table, all(step.field in ("images", "alternates") for step in table.lead + table.tail))
+    return last[1]
 
 
 def item_core(entry: Entry, ctx: Context, namespaces: Namespaces, hooks: Hooks) -> list[str]:
