@@ -104,6 +104,10 @@ def records_writer(doc: Document, name: str, ctx: Context) -> Writer | None:
     renders no records this way, or ``doc``'s entries are no merge waiting to run."""
     if name == "text":  # the checks and the drop of repeats of a text sitemap, run by its writer
         return lines_writer(doc, ctx)
+    if name in ("ror", "rss"):  # the feeds: their own records (channel, namespaces of the first batch)
+        from feedmap.converters._feed_records import feed_records_writer
+
+        return feed_records_writer(doc, name, ctx)
     merge = doc.entries
     if name != "sitemap" or not isinstance(merge, Merge) or merge.started:
         return None

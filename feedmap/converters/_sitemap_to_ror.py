@@ -18,7 +18,34 @@ from feedmap._core.context import Context
 from feedmap._core.model import DocKind, Document, Entry
 from feedmap._core.wording import counted
 
-__all__ = ["sitemap_to_ror"]
+__all__ = ["CountUntitled", "say_untitled", "sitemap_to_ror"]
+
+
+class CountUntitled(Iterator[Entry]):
+    """The entries passed on, those without a title or description counted and said at the end
+    (:func:`say_untitled`).  Not started yet, a writer that merges rendered records may take the count over
+    (:attr:`entries` is what it counts, :meth:`take` marks it taken)."""
+
+    def __init__(self, entries: Iterable[Entry], ctx: Context) -> None:
+        self.entries, self.ctx = entries, ctx
+        self._run: Iterator[Entry] | None = None
+
+    @property
+    def started(self) -> bool:
+        return self._run is not None
+
+    def take(self) -> None:
+        """Mark the count as made by the writer instead of by iterating this."""
+        assert self._run is None
+        self._run = iter(())
+
+    def __iter__(self) -> Iterator[Entry]:
+        return self if self._run is None else self._run
+
+    def __next__(self) -> Entry:
+        if self._run is None:
+            self._run = _count_untitled(self.entries, self.ctx)
+        return next(self._run)
 
 
 def _count_untitled(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
@@ -27,6 +54,11 @@ def _count_untitled(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
         if entry.title is None and entry.description is None:
             untitled += 1
         yield entry
+    say_untitled(untitled, ctx)
+
+
+def say_untitled(untitled: int, ctx: Context) -> None:
+    """INFO ``title-missing`` for ``untitled`` entries without a title or description (none: nothing said)."""
     if untitled:
         ctx.info(
             "title-missing",
@@ -37,6 +69,6 @@ def _count_untitled(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
 
 def sitemap_to_ror(doc: Document, ctx: Context) -> Document:
     meta = doc.meta.as_kind(DocKind.FEED)
-    result = Document(meta, _count_untitled(doc.entries, ctx), diagnostics=doc.diagnostics)
+    result = Document(meta, CountUntitled(doc.entries, ctx), diagnostics=doc.diagnostics)
     result.format = doc.format
     return result

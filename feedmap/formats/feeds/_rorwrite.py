@@ -11,7 +11,8 @@ from typing import BinaryIO
 
 from feedmap._core.context import Context
 from feedmap._core.model import Document, Entry
-from feedmap._xml import IMAGE_NS, SITEMAP_NS
+from feedmap._core.urls import plain_uri
+from feedmap._xml import IMAGE_NS, SITEMAP_NS, escape_text
 from feedmap.formats._extras import TEXT_NAME, xml_extra
 from feedmap.formats._output import output_url
 from feedmap.formats._registry import Rendered
@@ -24,6 +25,7 @@ from feedmap.formats.feeds._rsswrite import (
     Namespaces,
     extension_elements,
     item_core,
+    parts_only,
     plain_text_of,
     render_channel,
     web_url_or_none,
@@ -32,7 +34,7 @@ from feedmap.formats.feeds._rsswrite import (
 )
 from feedmap.formats.feeds._vocab import ATOM_NS
 
-__all__ = ["NAMESPACES", "render", "write"]
+__all__ = ["NAMESPACES", "TITLE_PREFIX", "header_item", "render", "ror_item", "write"]
 
 
 def _ror(name: str, value: str, loc: str, ctx: Context) -> str:
@@ -43,40 +45,65 @@ def _ror(name: str, value: str, loc: str, ctx: Context) -> str:
 _RESOURCE_OF = "<ror:resourceOf>sitemap</ror:resourceOf>"
 
 
-def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces, table: Hooks) -> str:
+def ror_item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces, table: Hooks) -> str:
+    """The entry's ``<item>`` (``dropped``: the extras already said dropped; ``namespaces``: where a namespace
+    is declared): one look at each field, nothing done for an absent one.  The common item (a loc that is a
+    plain URI, a title, a lastmod, nothing else) in one string: what the long way writes for it, and it says
+    nothing."""
     loc = entry.loc
+    if (
+        entry.description is None
+        and entry.priority is None
+        and entry.changefreq is None
+        and entry.type is None
+        and not entry.keywords
+        and not entry.extras
+        and not entry.images
+        and not entry.alternates
+        and plain_uri(loc) is not None  # written as it is: nothing to encode nor escape
+        and parts_only(table)
+    ):
+        title = loc if entry.title is None else entry.title  # RSS wants a title or a description
+        if "</" in title or escape_text(title) is not title or title.strip() != title:
+            title = plain_text_of(title, "title", loc, ctx)
+        lastmod = entry.lastmod
+        if lastmod is None:
+            return (
+                f'<item><title>{title}</title><link>{loc}</link><guid isPermaLink="true">{loc}</guid>'
+                f"{_RESOURCE_OF}</item>\n"
+            )
+        return (
+            f'<item><title>{title}</title><link>{loc}</link><guid isPermaLink="true">{loc}</guid>'
+            f"<pubDate>{pubdate(lastmod)}</pubDate><ror:updated>{lastmod.text}</ror:updated>{_RESOURCE_OF}</item>\n"
+        )
     parts = item_core(entry, ctx, namespaces, table)
-    parts += _ror_fields(entry, ctx)
-    extras = dict(entry.extras) if entry.extras else {}
-    resource_of = extras.pop("ror:resourceOf", None)
-    parts.append(_RESOURCE_OF if resource_of is None else _ror("resourceOf", resource_of, loc, ctx))
-    if entry.priority is not None:
-        priority = format_priority(entry.priority, ctx, loc)
-        if priority is not None:
-            parts += [f"<sitemap:priority{namespaces.declare('sitemap')}>", priority, "</sitemap:priority>"]
-    parts += extension_elements(entry, ctx, namespaces, table.tail)  # images, third-party extensions
-    if extras:
-        parts += _extras(entry, extras, dropped, ctx, table.keys)
-    parts.append("</item>\n")
-    return "".join(parts)
-
-
-def _ror_fields(entry: Entry, ctx: Context) -> list[str]:
-    """``pubDate`` and the ``ror:*`` elements of the entry's fields."""
-    loc = entry.loc
-    parts: list[str] = []
-    if entry.lastmod is not None:
-        parts += ["<pubDate>", pubdate(entry.lastmod), "</pubDate>"]  # ror:updated keeps the exact text
-    keywords = written_keywords(entry.keywords, loc, ctx, joined=True) if entry.keywords else []
-    if keywords:
-        parts.append(_ror("keywords", ", ".join(keywords), loc, ctx))
-    if entry.lastmod is not None:  # a W3CDate's text: digits, '-', ':', 'T', '.', 'Z', '+', nothing to escape
-        parts += ["<ror:updated>", entry.lastmod.text, "</ror:updated>"]
+    lastmod = entry.lastmod
+    if lastmod is not None:
+        parts += ("<pubDate>", pubdate(lastmod), "</pubDate>")  # ror:updated keeps the exact text
+    if entry.keywords:
+        keywords = written_keywords(entry.keywords, loc, ctx, joined=True)
+        if keywords:
+            parts.append(_ror("keywords", ", ".join(keywords), loc, ctx))
+    if lastmod is not None:  # a W3CDate's text: digits, '-', ':', 'T', '.', 'Z', '+', nothing to escape
+        parts += ("<ror:updated>", lastmod.text, "</ror:updated>")
     if entry.changefreq is not None:
         parts.append(_ror("updatePeriod", entry.changefreq.value, loc, ctx))
     if entry.type is not None:
         parts.append(_ror("type", entry.type, loc, ctx))
-    return parts
+    extras = dict(entry.extras) if entry.extras else None
+    resource_of = extras.pop("ror:resourceOf", None) if extras is not None else None
+    parts.append(_RESOURCE_OF if resource_of is None else _ror("resourceOf", resource_of, loc, ctx))
+    if entry.priority is not None:
+        priority = format_priority(entry.priority, ctx, loc)
+        if priority is not None:
+            parts += (f"<sitemap:priority{namespaces.declare('sitemap')}>", priority, "</sitemap:priority>")
+    for step in table.tail:  # images, third-party extensions: a call only for a field the entry has
+        if getattr(entry, step.field):
+            parts += extension_elements(entry, ctx, namespaces, (step,))
+    if extras:
+        parts += _extras(entry, extras, dropped, ctx, table.keys)
+    parts.append("</item>\n")
+    return "".join(parts)
 
 
 def _extras(
@@ -117,7 +144,7 @@ def _extras(
 _HEADER = "the ROR header item"
 
 
-def _header_item(doc: Document, link: str, title: str, ctx: Context) -> str:
+def header_item(doc: Document, link: str, title: str, ctx: Context) -> str:
     """The ROR header item; its link is the header's own when it is a web URL (written as every link is:
     :func:`~feedmap.formats._output.output_url`), else the channel's (already written so)."""
     extras = doc.meta.extras
@@ -149,6 +176,9 @@ def _header_item(doc: Document, link: str, title: str, ctx: Context) -> str:
     return "".join(parts)
 
 
+#: What a derived channel title and description start with ("ROR Sitemap for https://host/").
+TITLE_PREFIX = "ROR Sitemap for"
+
 #: Every namespace a ROR document may use, by prefix: ``ror`` always, the others only when used.
 NAMESPACES = {"ror": ROR_NS, "sitemap": SITEMAP_NS, "image": IMAGE_NS, "atom": ATOM_NS}
 
@@ -161,9 +191,9 @@ def render(doc: Document, *, ctx: Context) -> Rendered:
         doc,
         ctx,
         namespaces=namespaces,
-        title_prefix="ROR Sitemap for",
-        item=lambda entry, dropped: _item(entry, ctx, dropped, namespaces, table),
-        after_channel=lambda channel: _header_item(doc, channel.link, channel.title, ctx),
+        title_prefix=TITLE_PREFIX,
+        item=lambda entry, dropped: ror_item(entry, ctx, dropped, namespaces, table),
+        after_channel=lambda channel: header_item(doc, channel.link, channel.title, ctx),
     )
 
 

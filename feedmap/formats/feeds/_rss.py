@@ -33,19 +33,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, BinaryIO
+from typing import BinaryIO
 
 from lxml import etree
 
 from feedmap._core.context import Context
-from feedmap._core.dates import W3CDate, from_rfc822, to_rfc822
 from feedmap._core.model import ENTRY_FIELDS, Document, Entry
 from feedmap._io.scratch import ScratchSpool
 from feedmap._io.sources import PeekableStream, Readable, Source
 from feedmap._xml import IMAGE_NS, SITEMAP_NS, line_of, peek_root
 from feedmap.formats._registry import FormatSpec, Rendered
-from feedmap.formats._xmlwrite import format_priority, text_of, xml_extras
-from feedmap.formats.ext import Hooks, hooks, report_broken
+from feedmap.formats.ext import hooks, report_broken
 from feedmap.formats.feeds._ext import item_claims
 from feedmap.formats.feeds._item import item_entry
 from feedmap.formats.feeds._parsed import feedparse, parsed_entries, raw_links, read_with_feedparser
@@ -53,10 +51,7 @@ from feedmap.formats.feeds._repair import ReferenceRepairs, replace_surrogate_re
 from feedmap.formats.feeds._stream import FeedItems
 from feedmap.formats.feeds._vocab import ATOM03_NS, ATOM_NS, CORE_NAMESPACES, DC_NS, RDF_NS
 
-if TYPE_CHECKING:  # the writer (with lxml.html and nh3 for descriptions) loads when a run writes RSS
-    from feedmap.formats.feeds._rsswrite import Namespaces
-
-__all__ = ["FORMAT", "read", "render", "write"]
+__all__ = ["FORMAT", "RSS_NAMESPACES", "RSS_TITLE_PREFIX", "read", "render", "write"]
 
 _SPOOL_IN_MEMORY = 1 << 20  # bytes of the recorded input kept in memory before it goes to a temporary file
 
@@ -165,49 +160,14 @@ def read(source: Source, *, ctx: Context) -> Document:
     return doc
 
 
-def exact_rfc822(lastmod: W3CDate) -> str | None:
-    """The lastmod as an RFC 822 ``pubDate`` when that reads back as exactly the same W3C text, else None
-    (a date without a time, fractions of seconds, ``+00:00`` rather than ``Z``)."""
-    try:
-        text = to_rfc822(lastmod)
-    except (ValueError, OverflowError):
-        return None
-    back = from_rfc822(text)
-    return text if back is not None and back.text == lastmod.text else None
-
-
-def _item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespaces, table: Hooks) -> str:
-    from feedmap.formats.feeds._rsswrite import extension_elements, item_core, written_keywords
-
-    parts = item_core(entry, ctx, namespaces, table)
-    for keyword in written_keywords(entry.keywords, entry.loc, ctx, joined=False) if entry.keywords else ():
-        parts += ["<category>", text_of(keyword, "keyword", entry.loc, ctx), "</category>"]
-    if entry.lastmod is not None:
-        # the exact lastmod in one place (pubDate and dc:date together are the validator's DuplicateItemSemantics)
-        pub_date = exact_rfc822(entry.lastmod)
-        if pub_date is not None:
-            parts += ["<pubDate>", pub_date, "</pubDate>"]
-        else:
-            parts += [f"<dc:date{namespaces.declare('dc')}>", entry.lastmod.text, "</dc:date>"]
-    if entry.changefreq is not None:
-        sitemap = namespaces.declare("sitemap")
-        parts += [f"<sitemap:changefreq{sitemap}>", entry.changefreq.value, "</sitemap:changefreq>"]
-    if entry.priority is not None:
-        priority = format_priority(entry.priority, ctx, entry.loc)
-        if priority is not None:
-            parts += [f"<sitemap:priority{namespaces.declare('sitemap')}>", priority, "</sitemap:priority>"]
-    parts += extension_elements(entry, ctx, namespaces, table.tail)  # images, third-party extensions
-    if entry.extras:
-        parts += xml_extras(entry, dropped, ctx, {}, default_namespace=False, claimed=table.keys)
-    parts.append("</item>\n")
-    return "".join(parts)
-
-
+#: What a derived channel title and description start with ("Pages of https://host/").
+RSS_TITLE_PREFIX = "Pages of"
 #: Every namespace an RSS item may use, by prefix (declared only when used).
 RSS_NAMESPACES = {"atom": ATOM_NS, "dc": DC_NS, "sitemap": SITEMAP_NS, "image": IMAGE_NS}
 
 
 def render(doc: Document, *, ctx: Context) -> Rendered:
+    from feedmap.formats.feeds._rssitem import rss_item
     from feedmap.formats.feeds._rsswrite import Namespaces, render_channel
 
     report_broken(ctx)
@@ -217,8 +177,8 @@ def render(doc: Document, *, ctx: Context) -> Rendered:
         doc,
         ctx,
         namespaces=namespaces,
-        title_prefix="Pages of",
-        item=lambda entry, dropped: _item(entry, ctx, dropped, namespaces, table),
+        title_prefix=RSS_TITLE_PREFIX,
+        item=lambda entry, dropped: rss_item(entry, ctx, dropped, namespaces, table),
     )
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator
-from typing import BinaryIO
+from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
 from feedmap._core.context import Context
@@ -36,11 +36,18 @@ from feedmap.formats.feeds._html import description_html, plain_text
 from feedmap.formats.feeds._vocab import GENERATOR
 
 __all__ = [
+    "EMPTY",
+    "FIRST_BATCH",
+    "FOOTER",
     "ChannelInfo",
     "Namespaces",
+    "channel_head",
     "channel_info",
     "extension_elements",
+    "feed_header",
+    "first_items",
     "item_core",
+    "parts_only",
     "peek_first",
     "plain_text_of",
     "render_channel",
@@ -196,6 +203,21 @@ def extension_elements(entry: Entry, ctx: Context, namespaces: Namespaces, steps
     return parts
 
 
+#: The table :func:`parts_only` looked at last, and its answer (a run uses one table for every entry);
+#: replaced as a whole, so that a thread never reads one table's answer for another.
+_last_table: tuple[Hooks | None, bool] = (None, False)
+
+
+def parts_only(table: Hooks) -> bool:
+    """Whether the write hooks of ``table`` (its leading and other steps) write only images and alternates (the
+    built-ins' fields): then an entry without either has no hook to run."""
+    global _last_table
+    last = _last_table
+    if last[0] is not table:
+        last = _last_table = (table, all(step.field in ("images", "alternates") for step in table.lead + table.tail))
+    return last[1]
+
+
 def item_core(entry: Entry, ctx: Context, namespaces: Namespaces, hooks: Hooks) -> list[str]:
     """The leading extension elements, title, link, guid and description of an RSS 2.0 item (the start tag
     included).
@@ -205,8 +227,9 @@ def item_core(entry: Entry, ctx: Context, namespaces: Namespaces, hooks: Hooks) 
     after them to stay it."""
     loc = loc_text(entry, ctx)
     parts: list[str] = ["<item>"]
-    if hooks.lead:
-        parts += extension_elements(entry, ctx, namespaces, hooks.lead)
+    for step in hooks.lead:  # a call only for a field the entry has (most have no alternates)
+        if getattr(entry, step.field):
+            parts += extension_elements(entry, ctx, namespaces, (step,))
     title = entry.title
     if title is None and entry.description is None:
         title = entry.loc
@@ -249,16 +272,17 @@ def web_url_or_none(url: str | None, what: str, ctx: Context) -> str | None:
     return url
 
 
-def channel_info(doc: Document, first: Entry | None, ctx: Context, *, title_prefix: str) -> ChannelInfo:
+def channel_info(doc: Document, first: str | None, ctx: Context, *, title_prefix: str) -> ChannelInfo:
+    """The channel of ``doc`` whose first item's loc is ``first`` (None: no items)."""
     options = ctx.options
     link = (
         web_url_or_none(options.channel_link, "channel link option", ctx)
         or web_url_or_none(doc.meta.link, "channel link", ctx)
-        or (web_url_or_none(site_of(first.loc), "channel link derived from the first URL", ctx) if first else None)
+        or (web_url_or_none(site_of(first), "channel link derived from the first URL", ctx) if first else None)
     )
     if not link:
         link = "https://example.invalid/"
-        why = "no entries" if first is None else f"the first URL, {first.loc}, names no site"
+        why = "no entries" if first is None else f"the first URL, {first}, names no site"
         ctx.warning("channel-link-missing", f"no channel link known ({why})")
     title = options.channel_title or doc.meta.title or f"{title_prefix} {link}"
     description = options.channel_description or doc.meta.description or f"{title_prefix} {link}"
@@ -285,23 +309,41 @@ def render_channel(
     made, so that the root declares the namespaces they use: the header is final when returned.
     """
     first, entries = peek_first(doc)
-    channel = channel_info(doc, first, ctx, title_prefix=title_prefix)
-    head = f"<channel>{channel.elements(ctx, namespaces)}\n{after_channel(channel)}"
+    head = channel_head(doc, first.loc if first is not None else None, ctx, namespaces, title_prefix, after_channel)
     dropped: set[str] = set()
     items = ((entry, item(entry, dropped)) for entry in entries)
-    first_batch = _first_items(items)
-    header = f'<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"{namespaces.close_root()}>\n{head}'
-    return Rendered(
-        header,
-        itertools.chain(first_batch, items),
-        "</channel>\n</rss>\n",
-        "no entries: wrote a feed channel without items",
-    )
+    first_batch = first_items(items)
+    return Rendered(feed_header(namespaces, head), itertools.chain(first_batch, items), FOOTER, EMPTY)
 
 
-def _first_items(items: Iterator[tuple[Entry, str]]) -> list[tuple[Entry, str]]:
+#: What closes a feed, and the warning of a feed without items.
+FOOTER = "</channel>\n</rss>\n"
+EMPTY = "no entries: wrote a feed channel without items"
+
+
+def channel_head(
+    doc: Document,
+    first: str | None,
+    ctx: Context,
+    namespaces: Namespaces,
+    title_prefix: str,
+    after_channel: Callable[[ChannelInfo], str],
+) -> str:
+    """The channel's start tag, its elements and what ``after_channel`` writes before the items (the channel of
+    :func:`channel_info`; ``first``: the first item's loc)."""
+    channel = channel_info(doc, first, ctx, title_prefix=title_prefix)
+    return f"<channel>{channel.elements(ctx, namespaces)}\n{after_channel(channel)}"
+
+
+def feed_header(namespaces: Namespaces, head: str) -> str:
+    """The declaration, the root (declaring what the items rendered so far use: :meth:`Namespaces.close_root`)
+    and ``head``."""
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"{namespaces.close_root()}>\n{head}'
+
+
+def first_items(items: Iterator[tuple[Any, str]]) -> list[tuple[Any, str]]:
     """The first :data:`FIRST_BATCH` items, or fewer holding :data:`BATCH_CHARACTERS` characters."""
-    first: list[tuple[Entry, str]] = []
+    first: list[tuple[Any, str]] = []
     characters = 0
     for item in items:
         first.append(item)
