@@ -89,3 +89,31 @@ def test_a_byte_order_mark_past_the_first_line_keeps_the_json_message() -> None:
             "not a JSON object (Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0)); line skipped",
         ),
     ]
+
+
+@pytest.mark.parametrize(
+    ("line", "locs", "codes"),
+    [
+        ({"loc": LOC + "a", "lastmod": "2024-01-02"}, [LOC + "a"], []),
+        ({"loc": " " + LOC + "a\t", "lastmod": "2024-01-02"}, [LOC + "a"], ["whitespace-trimmed"]),
+        ({"loc": "", "lastmod": "2024-01-02"}, [], ["loc-missing"]),
+        ({"loc": "   "}, [], ["loc-missing"]),
+        ({"loc": None}, [], ["loc-missing"]),
+        ({"loc": LOC + "a b"}, [LOC + "a b"], ["loc-not-escaped"]),
+        ({"loc": "relative/a"}, ["relative/a"], ["relative-url"]),
+        ({"loc": LOC + "a", "lastmod": "2024-1-2"}, [LOC + "a"], ["lastmod-repaired"]),
+        ({"loc": LOC + "a", "lastmod": "yesterday"}, [LOC + "a"], ["lastmod-invalid"]),
+        ({"loc": LOC + "a", "priority": 1.5}, [LOC + "a"], ["priority-invalid"]),
+        ({"loc": LOC + "a", "images": []}, [LOC + "a"], []),
+    ],
+)
+def test_a_common_line_takes_every_check_of_its_loc_lastmod_and_priority(
+    line: dict[str, object], locs: list[str], codes: list[str]
+) -> None:
+    """The common line's short way (its loc fine as written, its lastmod a W3C date, no priority) says yes only
+    where the long way reads the value as it is and reports nothing; each other value is read the long way."""
+    entries, diagnostics = read(lines(line))
+    assert [entry.loc for entry in entries] == locs
+    assert [(d.line, d.code) for d in diagnostics] == [(1, code) for code in codes]
+    if entries and "lastmod" in line and not codes:
+        assert entries[0].lastmod == W3CDate(str(line["lastmod"]))

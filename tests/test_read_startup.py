@@ -148,3 +148,14 @@ def test_reading_rss_loads_no_feed_writer_and_writing_it_does(tmp_path: Path) ->
     code, out, modules, _ = _run("convert", path, "-t", "rss", cwd=tmp_path)
     assert code == 0 and "<link>https://example.com/a</link>" in out
     assert [name for name in RSS_WRITER if name in modules] == list(RSS_WRITER)
+
+
+def test_a_read_that_spills_nothing_imports_no_tempfile(tmp_path: Path) -> None:
+    """The scratch space's ``tempfile`` (and its ``random``) is imported when a spill first needs it; a read to
+    text spills nothing.  Its siblings, spills that do need it and say what went wrong there, are
+    tests/test_scratch.py's (a child sitemap copied past its memory part, a full disk, a TMPDIR naming no
+    folder)."""
+    code, out, modules, _ = _run("convert", _urlset(tmp_path), "-t", "text", cwd=tmp_path)
+    assert (code, out) == (0, "https://example.com/a\n")
+    assert "feedmap._io.scratch" in modules
+    assert not {"tempfile", "random"} & set(modules)

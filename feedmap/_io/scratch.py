@@ -8,15 +8,16 @@ way is said as what it is (POSIX ``errno`` values, IEEE Std 1003.1): no room (``
 many open files (``EMFILE``, ``ENFILE``), not allowed (``EACCES``, ``EPERM``, ``EROFS``), or anything else
 with the system's own words.  Each is a :class:`~feedmap._core.errors.SourceError` (the CLI's exit 2).
 :class:`ScratchSpool` is :class:`tempfile.SpooledTemporaryFile` with the same checks when it moves to disk.
+:mod:`tempfile` (and with it :mod:`shutil`, :mod:`random`, :mod:`bz2`, :mod:`lzma`) is imported when a
+temporary file or folder is first asked for, not when a run starts: most runs never spill.
 """
 
 from __future__ import annotations
 
 import errno
 import os
-import tempfile
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING, Any
 
 from feedmap._core.errors import SourceError
 
@@ -42,6 +43,8 @@ def temporary_folder(what: str = "file") -> str:
                     f"create it, or set {name} to a folder with room"
                 )
             break
+    import tempfile
+
     try:
         return tempfile.gettempdir()
     except OSError as exc:  # no candidate folder can be written at all
@@ -64,6 +67,8 @@ def scratch_error(what: str, exc: BaseException) -> SourceError:
     (an OSError too) is returned as it is."""
     if isinstance(exc, SourceError):
         return exc
+    import tempfile
+
     try:
         where = tempfile.gettempdir()
     except OSError:
@@ -83,6 +88,8 @@ def scratch_error(what: str, exc: BaseException) -> SourceError:
 
 def scratch_folder(prefix: str, what: str) -> Path:
     """A new private folder in :func:`temporary_folder` (the caller removes it); errors as :func:`scratch_error`."""
+    import tempfile
+
     folder = temporary_folder(what)
     try:
         return Path(tempfile.mkdtemp(prefix=prefix, dir=folder))
@@ -92,6 +99,8 @@ def scratch_folder(prefix: str, what: str) -> Path:
 
 def scratch_file(prefix: str, what: str) -> IO[bytes]:
     """A new temporary file in :func:`temporary_folder`, opened for reading and writing, removed when closed."""
+    import tempfile
+
     folder = temporary_folder(what)
     try:
         return tempfile.NamedTemporaryFile(prefix=prefix, dir=folder)
@@ -99,24 +108,61 @@ def scratch_file(prefix: str, what: str) -> IO[bytes]:
         raise scratch_error(what, exc) from exc
 
 
-class ScratchSpool(tempfile.SpooledTemporaryFile[bytes]):
-    """Bytes in memory up to ``max_size``, then in a temporary file of :func:`temporary_folder`: a TMPDIR
-    naming no folder, a full disk or too many open files are said (:func:`scratch_error`) when it moves
-    there or writes there, not fallen back from or raised raw."""
+if TYPE_CHECKING:
+    from tempfile import SpooledTemporaryFile
 
-    def __init__(self, max_size: int, what: str) -> None:
-        super().__init__(max_size=max_size)
-        self.what = what
+    class ScratchSpool(SpooledTemporaryFile[bytes]):
+        """Bytes in memory up to ``max_size``, then in a temporary file (see the class made at run time)."""
 
-    def rollover(self) -> None:
-        temporary_folder(self.what)
-        try:
-            super().rollover()
-        except OSError as exc:
-            raise scratch_error(self.what, exc) from exc
+        what: str
 
-    def write(self, data: bytes) -> int:  # type: ignore[override]
-        try:
-            return int(super().write(data))
-        except OSError as exc:
-            raise scratch_error(self.what, exc) from exc
+        def __init__(self, max_size: int, what: str) -> None: ...
+
+else:
+
+    class ScratchSpool:
+        """Bytes in memory up to ``max_size``, then in a temporary file of :func:`temporary_folder`: a TMPDIR
+        naming no folder, a full disk or too many open files are said (:func:`scratch_error`) when it moves
+        there or writes there, not fallen back from or raised raw.
+
+        ``ScratchSpool(max_size, what)`` makes a :class:`tempfile.SpooledTemporaryFile` subclass that is also
+        a ScratchSpool (:func:`_spool_type`, defined on first use so that importing this module imports no
+        :mod:`tempfile`)."""
+
+        __slots__ = ()
+
+        def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+            made = _spool_type() if cls is ScratchSpool else cls
+            return super(ScratchSpool, made).__new__(made)
+
+
+_SPOOL_TYPE: list[type[Any]] = []
+
+
+def _spool_type() -> type[Any]:
+    """The SpooledTemporaryFile subclass a :class:`ScratchSpool` is, made once."""
+    if _SPOOL_TYPE:
+        return _SPOOL_TYPE[0]
+    import tempfile
+
+    class _Spool(ScratchSpool, tempfile.SpooledTemporaryFile):  # type: ignore[type-arg]
+        def __init__(self, max_size: int, what: str) -> None:
+            tempfile.SpooledTemporaryFile.__init__(self, max_size=max_size)
+            self.what = what
+
+        def rollover(self) -> None:
+            temporary_folder(self.what)
+            try:
+                super().rollover()
+            except OSError as exc:
+                raise scratch_error(self.what, exc) from exc
+
+        def write(self, data: bytes) -> int:  # type: ignore[override]
+            try:
+                return int(super().write(data))
+            except OSError as exc:
+                raise scratch_error(self.what, exc) from exc
+
+    _Spool.__name__ = _Spool.__qualname__ = "ScratchSpool"
+    _SPOOL_TYPE.append(_Spool)
+    return _Spool

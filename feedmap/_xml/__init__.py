@@ -17,7 +17,7 @@ Each job lives in its own module; this package re-exports them under the names t
 
 from __future__ import annotations
 
-from feedmap._xml._cleaning import CleaningStream
+from feedmap._xml._cleaning import ByteChecks, CleaningStream
 from feedmap._xml._decoding import guess_encoding, unusable_declaration
 from feedmap._xml._escape import escape_attribute, escape_text, unwritable
 from feedmap._xml._names import (
@@ -44,6 +44,7 @@ __all__ = [
     "SITEMAP_NS",
     "XHTML_NS",
     "XSI_NS",
+    "ByteChecks",
     "CleaningStream",
     "Elements",
     "ParseState",

@@ -24,13 +24,21 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 
 from feedmap._core.errors import Reporter
 from feedmap._core.wording import counted
 from feedmap._xml._decoding import Utf8Input, _Inner
 from feedmap._xml._repairs import REPORT_CAP, Lines, Repairs
 
-__all__ = ["MAX_BLANK_RUN", "PARSER_TEXT_MAX", "TEXT_LIMIT", "CleaningStream"]
+__all__ = ["MAX_BLANK_RUN", "PARSER_TEXT_MAX", "TEXT_LIMIT", "ByteChecks", "CleaningStream"]
+
+#: Compiled checks a reader may hand the stream (the sitemap reader's, ``formats/sitemap/_walk_c.pyx``):
+#: ``quiet_span(data, start, stop)``, the number of line feeds in ``data[start:stop]`` when the passes below
+#: would pass it on as it is and report nothing there (else -1), and ``plain_utf8(data)``, True only for
+#: UTF-8 that :class:`~feedmap._xml._decoding.Utf8Input`'s strict decode and noncharacter search would pass.
+#: Without them every chunk takes the Python passes, which give the same bytes and reports.
+ByteChecks = tuple[Callable[[bytes, int, int], int], Callable[[bytes], bool]]
 
 #: What libxml2's limit on one text is, in feedmap's words (``parser_limit`` gives the others).
 TEXT_LIMIT = "the XML parser's limit on one text, 10,000,000 characters (a guard on memory)"
@@ -85,6 +93,16 @@ def _inside_tag(data: bytes, since: int, where: int, was: bool) -> bool:
     return was if opened == closed else opened > closed  # equal: both -1, no tag boundary in between
 
 
+def _whole_references(buf: bytes, limit: int) -> int:
+    """``limit``, or before it when it would cut a reference in two: the position of an ``&`` without its ``;``
+    in the last bytes before it (the rest waits for the next chunk)."""
+    if limit < len(buf):
+        amp = buf.rfind(b"&", max(limit - _KEEP + 4, 0), limit)
+        if amp >= 0 and buf.find(b";", amp, limit) < 0:
+            return amp
+    return limit
+
+
 class CleaningStream:
     """A file-like wrapper that repairs bytes lxml cannot parse, reporting each repair with its line.
 
@@ -95,11 +113,12 @@ class CleaningStream:
     :data:`REPORT_CAP` per kind, then counted (see :meth:`finish`).
     """
 
-    def __init__(self, inner: _Inner, *, reporter: Reporter, name: str) -> None:
+    def __init__(self, inner: _Inner, *, reporter: Reporter, name: str, checks: ByteChecks | None = None) -> None:
         self._repairs = Repairs(reporter, name)
         self._reporter = reporter
         self._name = name
-        self._input = Utf8Input(inner, self._repairs, self._input_line)
+        self._quiet_span = None if checks is None else checks[0]
+        self._input = Utf8Input(inner, self._repairs, self._input_line, None if checks is None else checks[1])
         self._carry = b""
         self._eof = False
         self._in_cdata = False
@@ -177,9 +196,16 @@ class CleaningStream:
             if not self._carry:
                 return b""
             buf = self._carry
-            limit = len(buf) if self._eof else max(len(buf) - _KEEP, 0)
-            out, consumed = self._clean(buf, limit)
-            self._line += buf.count(b"\n", 0, consumed)
+            limit = _whole_references(buf, len(buf) if self._eof else max(len(buf) - _KEEP, 0))
+            lines = -1
+            if self._quiet_span is not None and self._doctype_done and not self._in_cdata:
+                lines = self._quiet_span(buf, 0, limit)
+            if lines >= 0:  # nothing to repair: the chunk as it is (what _clean gives it)
+                out, consumed = buf[:limit], limit
+                self._line += lines
+            else:
+                out, consumed = self._clean(buf, limit)
+                self._line += buf.count(b"\n", 0, consumed)
             self._carry = buf[consumed:]
             if out or (self._eof and not self._carry):
                 return out
@@ -189,14 +215,11 @@ class CleaningStream:
             want = len(self._carry) + (1 << 16)  # a construct longer than the buffer (a DOCTYPE): read on
 
     def _clean(self, buf: bytes, limit: int) -> tuple[bytes, int]:
-        """Clean ``buf[:limit]`` (looking ahead past it as needed); returns (output, bytes consumed)."""
+        """Clean ``buf[:limit]`` (looking ahead past it as needed; ``limit`` cuts no reference, see
+        :func:`_whole_references`); returns (output, bytes consumed)."""
         parts: list[bytes] = []
         pos = 0
         lines = Lines(buf, self._line)
-        if limit < len(buf):  # never cut a reference in two: stop before an '&' without its ';'
-            amp = buf.rfind(b"&", max(limit - _KEEP + 4, 0), limit)
-            if amp >= 0 and buf.find(b";", amp, limit) < 0:
-                limit = amp
         while pos < limit:
             if self._in_cdata:
                 end = buf.find(_CDATA_CLOSE, pos)

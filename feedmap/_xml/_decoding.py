@@ -137,8 +137,17 @@ class Utf8Input:
     ``line_at`` says the line the next bytes read begin on (the reader's position, for diagnostics).
     """
 
-    def __init__(self, inner: _Inner, repairs: Repairs, line_at: Callable[[], int]) -> None:
+    def __init__(
+        self,
+        inner: _Inner,
+        repairs: Repairs,
+        line_at: Callable[[], int],
+        plain_utf8: Callable[[bytes], bool] | None = None,
+    ) -> None:
         self._inner = inner
+        #: A compiled check (see :class:`~feedmap._xml._cleaning.CleaningStream`'s ``checks``): True only for
+        #: UTF-8 the strict decode and the noncharacter search would pass as it is; None: always those passes.
+        self._plain_utf8 = plain_utf8
         self._repairs = repairs
         self._line_at = line_at
         self._decoder: codecs.IncrementalDecoder | None = None
@@ -230,8 +239,9 @@ class Utf8Input:
                     lines.at(max(offset, 0)),
                 )
 
-    def _check_utf8(self, raw: bytes) -> bytes:
-        """``raw`` (after what came before) with every byte sequence that is not UTF-8 replaced by U+FFFD."""
+    def _check_utf8(self, raw: bytes) -> tuple[bytes, bool]:
+        """``raw`` (after what came before) with every byte sequence that is not UTF-8 replaced by U+FFFD, and
+        whether it is known to hold no U+FFFE / U+FFFF (ASCII, or the compiled check said so)."""
         data = self._raw_tail + raw
         if raw:
             end = _utf8_complete(data)
@@ -239,12 +249,14 @@ class Utf8Input:
         else:
             self._raw_tail = b""
         if data.isascii():  # most sitemaps: no need to decode
-            return data
+            return data, True
+        if self._plain_utf8 is not None and self._plain_utf8(data):
+            return data, True
         try:
             data.decode("utf-8")
         except UnicodeDecodeError:
             data = self._repair_utf8(data)
-        return data
+        return data, False
 
     def _repair_utf8(self, data: bytes) -> bytes:
         text = data.decode("utf-8", "replace")
@@ -291,8 +303,11 @@ class Utf8Input:
         """The next bytes of the input, in UTF-8 (transcoded or checked)."""
         while True:
             raw = self._inner.read(size)
-            data = self._transcode(raw) if self._decoder is not None else self._check_utf8(raw)
-            if _has_noncharacter(data):
+            if self._decoder is not None:
+                data, plain = self._transcode(raw), False
+            else:
+                data, plain = self._check_utf8(raw)
+            if not plain and _has_noncharacter(data):
                 data = self._replace_noncharacters(data)
             if data and self._declaration_pending:
                 data = self._rewrite_declaration(data)

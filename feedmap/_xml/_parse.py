@@ -17,7 +17,7 @@ from lxml import etree
 
 from feedmap._core.errors import Reporter
 from feedmap._io.sources import PeekableStream
-from feedmap._xml._cleaning import TEXT_LIMIT, CleaningStream
+from feedmap._xml._cleaning import TEXT_LIMIT, ByteChecks, CleaningStream
 from feedmap._xml._names import line_of, local_name
 
 __all__ = ["Elements", "ParseState", "iter_elements", "make_iterparse", "parser_limit"]
@@ -95,8 +95,9 @@ class Elements:
         name: str,
         report_unknown: bool = True,
         starts_entry: str | None = None,
+        checks: ByteChecks | None = None,
     ) -> None:
-        self.cleaner = CleaningStream(stream, reporter=reporter, name=name)
+        self.cleaner = CleaningStream(stream, reporter=reporter, name=name, checks=checks)
         self.context = make_iterparse(self.cleaner, tags, ("start", "end"))
         self.events: Iterator[tuple[str, etree._Element]] = iter(self.context)
         self.tags = tags

@@ -17,6 +17,7 @@ parser of every line.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Iterable, Iterator
@@ -35,16 +36,18 @@ from feedmap._core.model import (
     Document,
     Entry,
     Image,
+    Position,
     blank_image,
     full_entry,
     new_position,
 )
+from feedmap._core.urls import check_loc
 from feedmap._io.sources import Source
 from feedmap.formats._extras import extra_problem, valid_extras
 from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc
 from feedmap.formats._output import BATCH_CHARACTERS
 from feedmap.formats._registry import FormatSpec
-from feedmap.formats.lines._common import bounded_lines, too_long
+from feedmap.formats.lines._common import Block, bounded_line_blocks, too_long
 
 __all__ = [
     "IMAGE_KEYS",
@@ -198,6 +201,7 @@ _EXACT_MAX = 1024
 __all__ = ["FORMAT", "entry_to_json", "one_line", "read", "write"]
 
 _ENTRY_KEYS = frozenset(ENTRY_FIELDS)
+_new_tuple = tuple.__new__
 _META_KEYS = frozenset({"kind", "title", "link", "description", "updated", "extras"})
 _IMAGE_KEYS = IMAGE_KEYS
 #: The keys most lines have: an entry with no other key takes the short way in :func:`_entry`.
@@ -330,18 +334,30 @@ def _entry(obj: dict[str, Any], ctx: Context, line: int) -> Entry | None:
         ctx.warning("unknown-key", f"unknown keys {', '.join(sorted(keys - _ENTRY_KEYS))} ignored", line)
     # text_of(obj, key) for each of the three, called only when the value is not a string (to raise its Bad)
     loc_text, lastmod_text, changefreq_text = obj.get("loc"), obj.get("lastmod"), obj.get("changefreq")
-    loc = read_loc(loc_text if loc_text.__class__ is str else text_of(obj, "loc"), ctx, line)
-    if loc is None:
-        return None
+    loc: str | None = loc_text if loc_text.__class__ is str else None
+    # check_loc says None only to a loc without white space: read_loc would give it as it is, and report nothing
+    if not loc or check_loc(loc) is not None:
+        loc = read_loc(loc_text if loc_text.__class__ is str else text_of(obj, "loc"), ctx, line)
+        if loc is None:
+            return None
     if lastmod_text is not None and lastmod_text.__class__ is not str:
         text_of(obj, "lastmod")
     if changefreq_text is not None and changefreq_text.__class__ is not str:
         text_of(obj, "changefreq")
-    lastmod = read_lastmod(lastmod_text, ctx, line) if lastmod_text is not None else None
+    lastmod = None
+    if lastmod_text is not None:
+        try:  # what read_lastmod tries first (a string, checked above), without its call
+            lastmod = W3CDate(lastmod_text)
+        except ValueError:
+            lastmod = read_lastmod(lastmod_text, ctx, line)
     changefreq = read_changefreq(changefreq_text, ctx, line) if changefreq_text is not None else None
     if keys <= _COMMON_KEYS:  # the other fields are absent: what the long way below gives for them
-        priority = priority_of(obj.get("priority"), ctx, line)
-        images, origin = images_of(obj.get("images")), new_position(ctx.name, line)
+        priority = obj.get("priority")
+        if priority is not None:
+            priority = priority_of(priority, ctx, line)
+        images = obj.get("images")
+        images = images_of(images) if images is not None else ()
+        origin = _new_tuple(Position, (ctx.name, line))  # new_position, inlined
         return full_entry(loc, lastmod, changefreq, priority, None, None, (), None, images, (), {}, origin)
     return full_entry(  # Entry(...) without its coercion: every value below has its type already
         loc,
@@ -385,8 +401,10 @@ def _updated(text: str | None) -> W3CDate | None:
         raise Bad(f"'updated' must be a W3C Datetime, not {text[:40]!r}") from None
 
 
-def _lines(stream: Iterable[bytes | None], ctx: Context) -> Iterator[tuple[int, dict[str, Any]]]:
-    for line, raw in enumerate(stream, start=1):
+def _lines(blocks: Iterable[Block], ctx: Context) -> Iterator[tuple[int, dict[str, Any]]]:
+    line = 0
+    for raw in itertools.chain.from_iterable(blocks):  # bounded_lines, less its generator's step per line
+        line += 1
         if raw is None:
             ctx.warning("line-too-long", too_long(ctx.options.max_line_bytes), line)
             continue
@@ -408,7 +426,7 @@ def _lines(stream: Iterable[bytes | None], ctx: Context) -> Iterator[tuple[int, 
         if not isinstance(obj, dict):
             ctx.warning("invalid-json", f"a JSON {type(obj).__name__}, not an object; line skipped", line)
             continue
-        if _SURROGATE_ESCAPE.search(text) is not None and _has_lone_surrogate(obj):
+        if b"\\u" in text and _SURROGATE_ESCAPE.search(text) is not None and _has_lone_surrogate(obj):
             ctx.warning("invalid-value", "a string holds a lone UTF-16 surrogate (\\uD800-\\uDFFF); line skipped", line)
             continue
         yield line, obj
@@ -464,7 +482,7 @@ def _checked(obj: dict[str, Any], ctx: Context, line: int) -> Entry | None:
 
 
 def read(source: Source, *, ctx: Context) -> Document:
-    lines = _lines(bounded_lines(source.stream, ctx.options.max_line_bytes), ctx)
+    lines = _lines(bounded_line_blocks(source.stream, ctx.options.max_line_bytes), ctx)
     first = next(lines, None)
     meta = DocMeta()
     if first is not None and "loc" not in first[1]:

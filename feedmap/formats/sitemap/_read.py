@@ -29,7 +29,7 @@ from feedmap.formats._elements import duplicate, holds_markup, serialize_element
 from feedmap.formats._fields import PLAIN_PRIORITIES, read_changefreq, read_lastmod, read_loc, read_priority
 from feedmap.formats.ext import EntryFields, ReadHook, hooks
 from feedmap.formats.ext._image import read as read_image
-from feedmap.formats.sitemap._walk import CHANGEFREQ_VALUES, IMAGE_TAG, looper, plain_entry, walker
+from feedmap.formats.sitemap._walk import CHANGEFREQ_VALUES, IMAGE_TAG, byte_checks, looper, plain_entry, walker
 
 __all__ = ["check_root", "entry_from_element", "iter_entries"]
 
@@ -211,7 +211,12 @@ def iter_entries(source: Source, ctx: Context, namespace: str, element: str) -> 
     tags = [tag, element] if namespace else [tag]
     read_hooks = hooks("sitemapindex" if element == "sitemap" else "sitemap").read
     elements = Elements(
-        source.stream, tags, reporter=ctx.reporter, name=ctx.name, starts_entry=_qualified(namespace, "loc")
+        source.stream,
+        tags,
+        reporter=ctx.reporter,
+        name=ctx.name,
+        starts_entry=_qualified(namespace, "loc"),
+        checks=byte_checks(),
     )
     images = read_hooks.get(IMAGE_TAG) is read_image  # the walk reads images only as the built-in hook does
     read = _reader(ctx, namespace, element, read_hooks, images)

@@ -24,7 +24,9 @@ each element after its entry was taken, as ``iter_elements`` does.  A break of t
 The walk and the loop have two twins with the same result for every element: the compiled one (``_walk_c.pyx``, lxml's C
 API, built by ``pip install`` where a C compiler is found) and the pure-Python one below.  The compiled twin
 is used when it loads and was built against the major version of lxml that is running; ``FEEDMAP_PURE=1`` in
-the environment (read on every call of :func:`walker`, so once per file read) forces the pure twin.
+the environment (read on every call of :func:`walker`, so once per file read) forces the pure twin.  The
+compiled module also holds the cleaning stream's byte checks (:func:`byte_checks`), used with the compiled
+twin; their pure twin is the cleaning stream's own passes.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from feedmap._core.dates import W3CDate
 from feedmap._core.limits import PROTOCOL_MAX_IMAGES
 from feedmap._core.model import ChangeFreq, Entry, Image, blank_image, new_entry, new_position
 from feedmap._core.urls import check_loc
-from feedmap._xml import IMAGE_NS, Elements
+from feedmap._xml import IMAGE_NS, ByteChecks, Elements
 from feedmap.formats._fields import PLAIN_PRIORITIES
 
 __all__ = [
@@ -53,6 +55,7 @@ __all__ = [
     "Walk",
     "Walked",
     "accelerated",
+    "byte_checks",
     "looper",
     "plain_entry",
     "walk",
@@ -240,7 +243,7 @@ class Loop:
             elements.release(self, element, parent)
 
 
-def _load_compiled() -> tuple[Walk, type[ReadLoop]] | None:
+def _load_compiled() -> tuple[Walk, type[ReadLoop], ByteChecks] | None:
     """The compiled twins, when they are built and were built against this major version of lxml; else None."""
     try:
         with warnings.catch_warnings():
@@ -253,7 +256,7 @@ def _load_compiled() -> tuple[Walk, type[ReadLoop]] | None:
     if _walk_c.LXML_VERSION[0] != etree.LXML_VERSION[0]:
         return None  # lxml's C structures may differ from those it was compiled for
     compiled: Walk = _walk_c.walk
-    return compiled, _walk_c.Loop
+    return compiled, _walk_c.Loop, (_walk_c.quiet_span, _walk_c.plain_utf8)
 
 
 _compiled = _load_compiled()
@@ -271,6 +274,13 @@ def looper() -> type[ReadLoop]:
     if _compiled is None or _pure():
         return Loop
     return _compiled[1]
+
+
+def byte_checks() -> ByteChecks | None:
+    """The cleaning stream's compiled checks, where the compiled twin is in use; else None (its own passes)."""
+    if _compiled is None or _pure():
+        return None
+    return _compiled[2]
 
 
 def _pure() -> bool:

@@ -10,11 +10,19 @@ same tests on it.  The loop takes the same steps as the pure one (the same eleme
 given to the full reader); where it checks a value in C (a loc, a lastmod) it says yes only to values the pure
 twin's checks accept, and asks those checks about the rest.  It must stay step for step with the pure twin;
 tests/test_accelerator.py runs both.
+
+It also holds the cleaning stream's two compiled checks (:func:`quiet_span`, :func:`plain_utf8`), which the
+sitemap reader hands to :class:`feedmap._xml._cleaning.CleaningStream`: one pass over a chunk's bytes that says
+"nothing to repair here" where the stream's Python passes (XML 1.0 §2.2 characters, §4.1 references, CDATA,
+UTF-8) would pass the chunk on as it is and report nothing; any other chunk takes those passes.  Their twin is
+the long way itself (no check): tests/test_byte_checks.py reads hostile bytes both ways.
 """
 
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.object cimport PyObject_GenericSetAttr
 from cpython.unicode cimport Py_UNICODE_ISSPACE
-from libc.string cimport strcmp
+from libc.stdint cimport uint64_t
+from libc.string cimport memcmp, memcpy, strcmp
 
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
@@ -477,3 +485,162 @@ cdef class Loop:
         entry.extras = {}
         entry.origin = _new_tuple(_Position, (self._source, (<tuple>walked)[0] + offset))
         return entry
+
+
+# ------------------------------------------------------------------------------------------ the byte checks
+
+#: What each byte is to :func:`quiet_span`: 0 nothing to look at, 1 a line feed, 2 a C0 control XML 1.0 §2.2
+#: forbids (the cleaning stream's ``_CONTROL_BYTES``), 3 ``&``, 4 ``<``.
+cdef unsigned char _KIND[256]
+for _byte in range(256):
+    _KIND[_byte] = 0
+for _byte in range(0x20):
+    _KIND[_byte] = 2
+_KIND[0x09] = 0
+_KIND[0x0D] = 0
+_KIND[0x0A] = 1
+_KIND[0x26] = 3
+_KIND[0x3C] = 4
+
+
+cdef inline bint _allowed_char(Py_ssize_t code):
+    """XML 1.0 §2.2 ``Char`` (as the cleaning stream's ``_allowed_char``)."""
+    if code < 0x20:
+        return code == 0x9 or code == 0xA or code == 0xD
+    return code <= 0xD7FF or 0xE000 <= code <= 0xFFFD or 0x10000 <= code <= 0x10FFFF
+
+
+cdef inline int _hex_digit(unsigned char c):
+    if 0x30 <= c <= 0x39:
+        return c - 0x30
+    if 0x41 <= c <= 0x46:
+        return c - 0x41 + 10
+    if 0x61 <= c <= 0x66:
+        return c - 0x61 + 10
+    return -1
+
+
+cdef Py_ssize_t _reference_end(const unsigned char* p, Py_ssize_t i, Py_ssize_t stop):
+    """The end of the reference the ``&`` at ``i`` begins, when it is one the stream leaves as it is and it
+    ends before ``stop``: a predefined entity (``&amp;`` ``&lt;`` ``&gt;`` ``&quot;`` ``&apos;``) or a
+    character reference (``&#`` 1 to 7 digits or ``&#x`` 1 to 6 hex digits, then ``;``) to a character XML
+    allows; else -1 (a bare ``&``, any other entity, a forbidden character, or a reference cut by ``stop``)."""
+    cdef Py_ssize_t j = i + 1, digits = 0, code = 0
+    cdef int digit
+    if j + 3 <= stop and (memcmp(p + j, b"lt;", 3) == 0 or memcmp(p + j, b"gt;", 3) == 0):
+        return j + 3
+    if j + 4 <= stop and memcmp(p + j, b"amp;", 4) == 0:
+        return j + 4
+    if j + 5 <= stop and (memcmp(p + j, b"quot;", 5) == 0 or memcmp(p + j, b"apos;", 5) == 0):
+        return j + 5
+    if j >= stop or p[j] != 0x23:  # "#"
+        return -1
+    j += 1
+    if j < stop and p[j] == 0x78:  # "x": 1 to 6 hex digits
+        j += 1
+        while j < stop and digits < 7:
+            digit = _hex_digit(p[j])
+            if digit < 0:
+                break
+            code = code * 16 + digit
+            digits += 1
+            j += 1
+        if digits < 1 or digits > 6:
+            return -1
+    else:  # 1 to 7 decimal digits
+        while j < stop and digits < 8 and 0x30 <= p[j] <= 0x39:
+            code = code * 10 + (p[j] - 0x30)
+            digits += 1
+            j += 1
+        if digits < 1 or digits > 7:
+            return -1
+    if j >= stop or p[j] != 0x3B:  # ";"
+        return -1
+    return j + 1 if _allowed_char(code) else -1
+
+
+def quiet_span(bytes data, Py_ssize_t start, Py_ssize_t stop):
+    """The number of line feeds in ``data[start:stop]`` when the cleaning stream has nothing to repair there:
+    no C0 control XML 1.0 §2.2 forbids, every ``&`` a reference it leaves as it is, all of it before
+    ``stop`` (see :func:`_reference_end`), and no ``<![CDATA[`` beginning in it (its bytes may run past
+    ``stop``, as the stream's ``find`` sees them).  Else -1: the stream's own passes read the span."""
+    cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t size = PyBytes_GET_SIZE(data)
+    cdef Py_ssize_t i, lines = 0
+    cdef unsigned char kind
+    if start < 0 or stop > size or start > stop:
+        return -1
+    i = start
+    while True:
+        while i + 4 <= stop and (_KIND[p[i]] | _KIND[p[i + 1]] | _KIND[p[i + 2]] | _KIND[p[i + 3]]) == 0:
+            i += 4  # most bytes: four at a time
+        while i < stop and _KIND[p[i]] == 0:
+            i += 1
+        if i >= stop:
+            return lines
+        kind = _KIND[p[i]]
+        if kind == 1:
+            lines += 1
+            i += 1
+        elif kind == 3:
+            i = _reference_end(p, i, stop)
+            if i < 0:
+                return -1
+        elif kind == 4:
+            if i + 9 <= size and p[i + 1] == 0x21 and memcmp(p + i, b"<![CDATA[", 9) == 0:
+                return -1
+            i += 1
+        else:
+            return -1
+
+
+def plain_utf8(bytes data):
+    """True when ``data`` is UTF-8 (RFC 3629: no overlong form, no surrogate, nothing past U+10FFFF, no
+    sequence cut at its end) and holds neither U+FFFE nor U+FFFF (XML 1.0 §2.2): what the stream's strict
+    decode and its noncharacter search would pass as it is.  False for anything else (those passes read it)."""
+    cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t size = PyBytes_GET_SIZE(data)
+    cdef Py_ssize_t i = 0
+    cdef unsigned char c, low, high
+    cdef int follow
+    cdef uint64_t word
+    while i < size:
+        c = p[i]
+        if c < 0x80:
+            i += 1
+            while i + 8 <= size:  # ASCII eight bytes at a time
+                memcpy(&word, p + i, 8)
+                if word & 0x8080808080808080ULL:
+                    break
+                i += 8
+            continue
+        low = 0x80
+        high = 0xBF
+        if 0xC2 <= c <= 0xDF:
+            follow = 1
+        elif 0xE0 <= c <= 0xEF:
+            follow = 2
+            if c == 0xE0:
+                low = 0xA0
+            elif c == 0xED:
+                high = 0x9F
+            elif c == 0xEF and i + 2 < size and p[i + 1] == 0xBF and (p[i + 2] == 0xBE or p[i + 2] == 0xBF):
+                return False  # U+FFFE, U+FFFF
+        elif 0xF0 <= c <= 0xF4:
+            follow = 3
+            if c == 0xF0:
+                low = 0x90
+            elif c == 0xF4:
+                high = 0x8F
+        else:
+            return False
+        if i + follow >= size:
+            return False
+        if not (low <= p[i + 1] <= high):
+            return False
+        if follow >= 2 and not (0x80 <= p[i + 2] <= 0xBF):
+            return False
+        if follow == 3 and not (0x80 <= p[i + 3] <= 0xBF):
+            return False
+        i += follow + 1
+    return True
