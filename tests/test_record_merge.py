@@ -97,8 +97,10 @@ def _convert(source: Path, fmt: str, options: Options, *, old: bool) -> tuple[by
     out = io.BytesIO()
     error = ""
     try:
-        if old:  # a last step after the merge: the merge of entries, then the writer
-            feedmap.convert(source, out, fmt, options, wrap=lambda entries: entries, on_diagnostic=seen.append)
+        if old:  # a last step after the merge (a wrap making an iterator of its own; one that returns its
+            # argument is no step): the merge of entries, then the writer
+            wrap = lambda entries: (entry for entry in entries)  # noqa: E731
+            feedmap.convert(source, out, fmt, options, wrap=wrap, on_diagnostic=seen.append)
         else:
             feedmap.convert(source, out, fmt, options, on_diagnostic=seen.append)
     except feedmap.FeedmapError as exc:
@@ -128,7 +130,7 @@ def test_convert_says_and_writes_what_the_merge_of_entries_does(
     tmp_path_factory: pytest.TempPathFactory, fmt: str, policy: Any, entries: list[Entry], strict: bool
 ) -> None:
     """``feedmap.convert`` of a JSON lines file (each entry as read, with its line), against the same call
-    with a ``wrap`` that passes every entry on."""
+    with a ``wrap`` that passes every entry on through a generator of its own."""
     source = tmp_path_factory.mktemp("in") / "in.jsonl"
     feedmap.write(entries, source, "jsonl")
     options = _options(fmt, policy, strict=strict)
