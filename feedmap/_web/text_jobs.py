@@ -337,12 +337,12 @@ def write_text(doc: Document, lane: Lane, sink: BinaryIO, ctx: Context) -> int:
 
     following = following_of(doc)
     assert following is not None
-    items = following.lane_items(lane)
     watch = SizeWatch(ctx, "URLs", warn=False)
     out = _Batches(sink, watch, 4096)
     run = _Run(lane, ctx, out)
     try:
-        try:
+        items = following.lane_items(lane)
+        try:  # a stop (an error here or in the walk, Ctrl-C) closes the walk: its workers stop, nothing more read
             for item in items:
                 kind = type(item)
                 if kind is Lines:
