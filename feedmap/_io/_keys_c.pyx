@@ -145,23 +145,42 @@ cdef class SeenKeys:
 
     def add_new(self, key, value):
         """:meth:`add` ``key`` if :meth:`get` would not find it: whether it was new."""
+        return self._add_new(key, value) == 1
+
+    def add_block(self, list keys, value):
+        """:meth:`add_new` of each of ``keys`` in turn: None when each was new, else whether each was."""
+        cdef Py_ssize_t index, count = len(keys)
+        cdef list kept
+        for index in range(count):
+            if self._add_new(keys[index], value) == 0:
+                kept = [True] * index
+                kept.append(False)
+                for index in range(index + 1, count):
+                    kept.append(self._add_new(keys[index], value) == 1)
+                return kept
+        return None
+
+    cdef int _add_new(self, object key, object value) except -1:
         cdef _Key k
         cdef Py_ssize_t where
         if not self._table:
             if key in self._memory:
-                return False
-            self.add(key, value)
-            return True
+                return 0
+            self._memory[key] = value  # add's way in the dict, without a method call
+            self._memory_bytes += PyUnicode_GET_LENGTH(key) if isinstance(key, str) else 8
+            if len(self._memory) >= self._cap or self._memory_bytes >= self._text_budget:
+                self._spill()
+            return 1
         holder = self._read_key(key, &k)
         if self._find(&k, &where) >= 0:
-            return False
+            return 0
         if self._full:
             if self._disk is not None and self._disk.get(key) is not None:
-                return False
+                return 0
             self._past(key, value)
-            return True
+            return 1
         self._insert(key, &k, where, value)
-        return True
+        return 1
 
     def replace(self, key, value):
         """A new value for a key seen before; the key keeps its place."""

@@ -317,6 +317,12 @@ class SeenKeys:
         self.add(key, value)
         return True
 
+    def add_block(self, keys: list[str], value: int) -> list[bool] | None:
+        """:meth:`add_new` of each of ``keys`` in turn: None when each was new, else whether each was (one call
+        for a block of keys, a batch of locs)."""
+        kept = [self.add_new(key, value) for key in keys]
+        return None if all(kept) else kept
+
     def replace(self, key: Key, value: int) -> None:
         """A new value for a key seen before; the key keeps its place."""
         if self._disk is None:
