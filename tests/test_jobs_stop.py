@@ -114,6 +114,12 @@ def test_a_strict_stop_reads_no_child_after_it(
 # ------------------------------------------------------------------- a process of its own: FIFOs and Ctrl-C
 
 
+def _interruptible() -> None:
+    """In the child: SIGINT as a run started from a shell in the foreground has it, whatever the test runner has
+    (one started in the background by a shell without job control ignores it, and a child inherits that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _feedmap(*argv: str | Path | int) -> subprocess.Popen[str]:
     """A feedmap process in a session of its own (so that what it leaves running can be found)."""
     return subprocess.Popen(
@@ -121,6 +127,7 @@ def _feedmap(*argv: str | Path | int) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=_interruptible,
     )
 
 
@@ -189,8 +196,8 @@ def test_a_fifo_whose_reader_goes_away_stops_the_run_and_its_workers(
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_ctrl_c_while_writing_stops_the_run_and_its_workers(web: LocalSite, fifo: tuple[Path, int], jobs: int) -> None:
-    """Ctrl-C while the run waits to write (its reader reads no more): 130, "interrupted", no child read after,
-    no worker left running."""
+    """Ctrl-C while the run waits to write (its reader reads no more until then): 130, "interrupted", no child
+    read after, no worker left running."""
     path, reading = fifo
     index = _serve(web)
     child = _feedmap("convert", "-q", index, "-t", "text", "--jobs", jobs, "--concurrency", AHEAD, "-o", path)
@@ -199,6 +206,9 @@ def test_ctrl_c_while_writing_stops_the_run_and_its_workers(web: LocalSite, fifo
     while read != (read := _children_read(web)):  # the run is stuck on the full pipe: no more children asked for
         time.sleep(0.5)
     child.send_signal(signal.SIGINT)
+    while child.poll() is None:  # what the run flushes as it closes its output is read (a stalled reader hangs it)
+        if select.select([reading], [], [], 0.05)[0]:
+            os.read(reading, 1 << 16)
     _, err = child.communicate(timeout=120)
     assert (child.returncode, err) == (130, "feedmap: interrupted\n")
     _nothing_left_running(child.pid)

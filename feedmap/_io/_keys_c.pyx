@@ -112,6 +112,9 @@ cdef class SeenKeys:
     # --------------------------------------------------------------------------------------- the methods
 
     def get(self, key):
+        return self._get(key)
+
+    cdef object _get(self, object key):
         cdef _Key k
         cdef Py_ssize_t where, index
         if not self._table:
@@ -126,6 +129,22 @@ cdef class SeenKeys:
 
     def add(self, key, value):
         """A new key, placed after every other."""
+        self._add(key, value)
+
+    def add_block_new(self, list keys, Py_ssize_t first):
+        """Each of ``keys`` added with the values ``first``, ``first + 1``, ... when none is held and none is
+        there twice, and whether they were; else none is added."""
+        cdef Py_ssize_t index, count = len(keys)
+        for index in range(count):
+            if self._get(keys[index]) is not None:
+                return False
+        if len(set(keys)) != count:
+            return False
+        for index in range(count):
+            self._add(keys[index], first + index)
+        return True
+
+    cdef int _add(self, object key, object value) except -1:
         cdef _Key k
         cdef Py_ssize_t where, index
         if not self._table:
@@ -133,7 +152,7 @@ cdef class SeenKeys:
             self._memory_bytes += PyUnicode_GET_LENGTH(key) if isinstance(key, str) else 8
             if len(self._memory) >= self._cap or self._memory_bytes >= self._text_budget:
                 self._spill()
-            return
+            return 0
         holder = self._read_key(key, &k)
         index = self._find(&k, &where)
         if index >= 0:  # a key get found: the dict's way, a new value in its place
@@ -142,6 +161,7 @@ cdef class SeenKeys:
             self._past(key, value)
         else:
             self._insert(key, &k, where, value)
+        return 0
 
     def add_new(self, key, value):
         """:meth:`add` ``key`` if :meth:`get` would not find it: whether it was new."""
@@ -166,10 +186,7 @@ cdef class SeenKeys:
         if not self._table:
             if key in self._memory:
                 return 0
-            self._memory[key] = value  # add's way in the dict, without a method call
-            self._memory_bytes += PyUnicode_GET_LENGTH(key) if isinstance(key, str) else 8
-            if len(self._memory) >= self._cap or self._memory_bytes >= self._text_budget:
-                self._spill()
+            self._add(key, value)
             return 1
         holder = self._read_key(key, &k)
         if self._find(&k, &where) >= 0:
