@@ -578,15 +578,8 @@ def _jobs_lane(
     lane = text_jobs.lane_for(doc, steps, spec.name, where is not None, ctx)
     if lane is None:
         return None
-    read = False
     try:
         with open_sink(sink) as out, gzipped(out) if gzip_named(sink) else contextlib.nullcontext(out) as to:
-            count = text_jobs.write_text(doc, lane, to, ctx)
-            read = True
-            return Summary(count, ctx.reporter, spec.name)
+            return Summary(text_jobs.write_text(doc, lane, to, ctx), ctx.reporter, spec.name)
     finally:
-        if read:
-            for _ in doc.entries:  # none left: the input is closed as the end of its entries closes it
-                pass
-        else:  # stopped before the walk's end (output not opened or not written, a strict stop, Ctrl-C)
-            doc.close()  # closed, never drained: no child is read after a stop (the walk stopped its workers)
+        doc.close()  # the input closed, never drained: a run that stopped reads no child after (nor before)

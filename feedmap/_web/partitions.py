@@ -381,16 +381,6 @@ def replay(
             os.unlink(spill)
 
 
-#: What a worker imports to read a sitemap and send it (``__main__``: the default of the forkserver's preload).
-_WORKER_MODULES = (
-    "__main__",
-    "feedmap._web.partitions",
-    "feedmap._web.follow",
-    "feedmap._web.text_jobs",
-    "feedmap.formats.sitemap._read",
-)
-
-
 class Workers:
     """The worker processes of one run (started when the first child is given, stopped by :meth:`close`) and
     the temporary directory of their spills."""
@@ -408,11 +398,8 @@ class Workers:
         if self._pool is None or self._directory is None:
             methods = multiprocessing.get_all_start_methods()
             method = "forkserver" if "forkserver" in methods else "spawn"
-            context = multiprocessing.get_context(method)
-            if method == "forkserver":  # imported once by the server, not once by each worker it forks
-                context.set_forkserver_preload(list(_WORKER_MODULES))
             self._directory = tempfile.mkdtemp(prefix="feedmap-jobs-")
-            self._pool = ProcessPoolExecutor(self.count, mp_context=context)
+            self._pool = ProcessPoolExecutor(self.count, mp_context=multiprocessing.get_context(method))
         return self._pool, self._directory
 
     def _file(self, directory: str, what: str) -> str:
