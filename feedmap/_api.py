@@ -582,5 +582,4 @@ def _jobs_lane(
         with open_sink(sink) as out, gzipped(out) if gzip_named(sink) else contextlib.nullcontext(out) as to:
             return Summary(text_jobs.write_text(doc, lane, to, ctx), ctx.reporter, spec.name)
     finally:
-        for _ in doc.entries:  # none left: the input is closed as the end of its entries closes it
-            pass
+        doc.close()  # the input closed, never drained: a run that stopped reads no child after (nor before)

@@ -13,6 +13,7 @@ key collides.  A scratch folder that is missing or full is said as the database'
 from __future__ import annotations
 
 import io
+import multiprocessing.util
 import re
 import sys
 import tempfile
@@ -240,6 +241,63 @@ def test_the_text_lane_past_every_tier_writes_what_it_writes_in_a_dict(
         expected = _split(work, lines)
     with tiers(tmp_path / "tiers", pure, budget):
         assert _split(work, lines) == expected
+
+
+def _jobs_text(folder: Path, children: list[list[int]], jobs: int = 2) -> tuple[bytes, list[str]]:
+    """An index of ``children`` (each the numbers of its URLs) read by ``jobs`` workers and written as one text
+    sitemap: two workers send their batches of locs, the run adds each batch to its keys in one call."""
+    site = folder / "site"
+    site.mkdir()
+    for n, numbers in enumerate(children):
+        rows = "".join(f"<url><loc>https://e.example/{k}</loc></url>\n" for k in numbers)
+        (site / f"c{n}.xml").write_text(f'<urlset xmlns="{SM}">\n{rows}</urlset>\n', encoding="utf-8")
+    rows = "".join(f"<sitemap><loc>https://e.example/maps/c{n}.xml</loc></sitemap>" for n in range(len(children)))
+    (site / "index.xml").write_text(f'<sitemapindex xmlns="{SM}">{rows}</sitemapindex>\n', encoding="utf-8")
+    found: list[Diagnostic] = []
+    out = folder / "out.txt"
+    options = Options(jobs=jobs, maps=(("https://e.example/maps/", str(site)),))
+    feedmap.convert(site / "index.xml", out, "text", options, on_diagnostic=found.append)
+    written = out.read_bytes()
+    for path in [*site.iterdir(), out]:
+        path.unlink()
+    site.rmdir()
+    return written, [f"{d.code} {d.source} {d.line} {d.message}" for d in found]
+
+
+#: Children of thousands of URLs (more than a worker's batch), with repeats in a batch, across batches and
+#: across children, and a child of repeats only.
+BLOCKS = [
+    [*range(3000), *range(2990, 3010), 5],
+    [*range(2500, 7000)],
+    [*range(0, 7000, 97)],
+    [*range(7000, 9100), 7000, 9099],
+]
+
+
+@pytest.mark.parametrize(
+    "budget",
+    [
+        {"IN_MEMORY": 3, "IN_MEMORY_BYTES": 16 << 20, "TABLE_BYTES": 1 << 20, "TEXT_WRITE_BYTES": 40},
+        {"IN_MEMORY": 100, "IN_MEMORY_BYTES": 200, "TABLE_BYTES": 1 << 20, "TEXT_WRITE_BYTES": 1 << 20},
+        {"IN_MEMORY": 3, "IN_MEMORY_BYTES": 16 << 20, "TABLE_BYTES": 4000, "TEXT_WRITE_BYTES": 40},
+        {"IN_MEMORY": 3, "IN_MEMORY_BYTES": 16 << 20, "TABLE_BYTES": 0, "TEXT_WRITE_BYTES": 40},
+    ],
+    ids=["table", "table-by-characters", "table-then-sqlite", "sqlite"],
+)
+def test_the_jobs_lane_past_every_tier_writes_what_it_writes_in_a_dict(
+    pure: bool, tmp_path: Path, budget: dict[str, int]
+) -> None:
+    """``--jobs 2`` to a text sitemap adds each batch of locs at once (``add_block``): past the dict, in the
+    table and in SQLite, the lines and the repeats said of ``--jobs 1``, on both twins."""
+    multiprocessing.util.get_temp_dir()  # the process's folder of its workers' sockets: made outside the tiers'
+    work = tmp_path / "work"
+    work.mkdir()
+    with tiers(tmp_path / "dict", pure):
+        expected = _jobs_text(work, BLOCKS, jobs=1)
+        assert _jobs_text(work, BLOCKS) == expected
+    assert any(line.startswith("loc-duplicate") for line in expected[1])
+    with tiers(tmp_path / "tiers", pure, budget):
+        assert _jobs_text(work, BLOCKS) == expected
 
 
 # ------------------------------------------------------------------------------------ keys stay exact

@@ -112,6 +112,9 @@ cdef class SeenKeys:
     # --------------------------------------------------------------------------------------- the methods
 
     def get(self, key):
+        return self._get(key)
+
+    cdef object _get(self, object key):
         cdef _Key k
         cdef Py_ssize_t where, index
         if not self._table:
@@ -126,6 +129,22 @@ cdef class SeenKeys:
 
     def add(self, key, value):
         """A new key, placed after every other."""
+        self._add(key, value)
+
+    def add_block_new(self, list keys, Py_ssize_t first):
+        """Each of ``keys`` added with the values ``first``, ``first + 1``, ... when none is held and none is
+        there twice, and whether they were; else none is added."""
+        cdef Py_ssize_t index, count = len(keys)
+        for index in range(count):
+            if self._get(keys[index]) is not None:
+                return False
+        if len(set(keys)) != count:
+            return False
+        for index in range(count):
+            self._add(keys[index], first + index)
+        return True
+
+    cdef int _add(self, object key, object value) except -1:
         cdef _Key k
         cdef Py_ssize_t where, index
         if not self._table:
@@ -133,7 +152,7 @@ cdef class SeenKeys:
             self._memory_bytes += PyUnicode_GET_LENGTH(key) if isinstance(key, str) else 8
             if len(self._memory) >= self._cap or self._memory_bytes >= self._text_budget:
                 self._spill()
-            return
+            return 0
         holder = self._read_key(key, &k)
         index = self._find(&k, &where)
         if index >= 0:  # a key get found: the dict's way, a new value in its place
@@ -142,26 +161,43 @@ cdef class SeenKeys:
             self._past(key, value)
         else:
             self._insert(key, &k, where, value)
+        return 0
 
     def add_new(self, key, value):
         """:meth:`add` ``key`` if :meth:`get` would not find it: whether it was new."""
+        return self._add_new(key, value) == 1
+
+    def add_block(self, list keys, value):
+        """:meth:`add_new` of each of ``keys`` in turn: None when each was new, else whether each was."""
+        cdef Py_ssize_t index, count = len(keys)
+        cdef list kept
+        for index in range(count):
+            if self._add_new(keys[index], value) == 0:
+                kept = [True] * index
+                kept.append(False)
+                for index in range(index + 1, count):
+                    kept.append(self._add_new(keys[index], value) == 1)
+                return kept
+        return None
+
+    cdef int _add_new(self, object key, object value) except -1:
         cdef _Key k
         cdef Py_ssize_t where
         if not self._table:
             if key in self._memory:
-                return False
-            self.add(key, value)
-            return True
+                return 0
+            self._add(key, value)
+            return 1
         holder = self._read_key(key, &k)
         if self._find(&k, &where) >= 0:
-            return False
+            return 0
         if self._full:
             if self._disk is not None and self._disk.get(key) is not None:
-                return False
+                return 0
             self._past(key, value)
-            return True
+            return 1
         self._insert(key, &k, where, value)
-        return True
+        return 1
 
     def replace(self, key, value):
         """A new value for a key seen before; the key keeps its place."""

@@ -317,6 +317,22 @@ class SeenKeys:
         self.add(key, value)
         return True
 
+    def add_block(self, keys: list[str], value: int) -> list[bool] | None:
+        """:meth:`add_new` of each of ``keys`` in turn: None when each was new, else whether each was (one call
+        for a block of keys, a batch of locs)."""
+        kept = [self.add_new(key, value) for key in keys]
+        return None if all(kept) else kept
+
+    def add_block_new(self, keys: list[str], first: int) -> bool:
+        """Each of ``keys`` added with the values ``first``, ``first + 1``, ... when none is held and none is
+        there twice, and whether they were; else none is added (a text lane's block of URLs and their lines)."""
+        get = self.get
+        if any(get(key) is not None for key in keys) or len(set(keys)) != len(keys):
+            return False
+        for value, key in enumerate(keys, first):
+            self.add(key, value)
+        return True
+
     def replace(self, key: Key, value: int) -> None:
         """A new value for a key seen before; the key keeps its place."""
         if self._disk is None:

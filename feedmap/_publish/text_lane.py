@@ -141,12 +141,7 @@ class _Seen:
         say so; else add none."""
         keys = self._keys
         if keys is not None:
-            get = keys.get
-            if any(get(loc) is not None for loc in locs) or len(set(locs)) != len(locs):
-                return False
-            for number, loc in enumerate(locs, line + 1):
-                keys.add(loc, number)
-            return True
+            return keys.add_block_new(locs, line + 1)
         memory = self._memory
         if not memory.isdisjoint(locs):
             return False

@@ -28,6 +28,7 @@ import bisect
 import itertools
 import operator
 import os
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
@@ -149,6 +150,9 @@ def _filtered(entries: Iterable[Entry], ctx: Context, left: list[Left]) -> Itera
 
 def lined(batch: list[Entry], keep: bool) -> Lines:
     """A batch of entries (read, filtered, checked) as :class:`Lines`."""
+    plain = _all_plain(batch, keep)
+    if plain is not None:
+        return plain
     first = batch[0].origin
     source = first.source if first is not None else None
     written = _ascii if keep else is_uri  # a URI holds printable ASCII only
@@ -175,6 +179,47 @@ def lined(batch: list[Entry], keep: bool) -> Lines:
     return Lines(source, locs, lines, fields, None if uniform else masks, others)
 
 
+def _all_plain(batch: list[Entry], keep: bool) -> Lines | None:
+    """:func:`lined` of a batch whose every entry is plain (nearly every batch), column by column instead of one
+    entry at a time; None when one is not (then each is looked at)."""
+    origins = list(map(_origin, batch))
+    first = origins[0]
+    if first is None:
+        return None
+    try:
+        if not all(map(operator.eq, map(_source, origins), itertools.repeat(first.source))):
+            return None
+    except AttributeError:  # an origin None
+        return None
+    if not all(map(operator.eq, map(_others, batch), itertools.repeat(_NO_OTHERS))):
+        return None
+    locs = list(map(_loc, batch))
+    if keep:
+        if not ("".join(locs).isascii() and all(map(str.isprintable, locs))):
+            return None
+    elif _URI_LINES.fullmatch("\n".join(locs)) is None:  # each a URI as written (is_uri holds), one call
+        return None
+    counts = [sum(map(bool, map(getter, batch))) for getter in _FIELD_GETTERS]
+    fields = sum(bit for (_name, bit), count in zip(_FIELD_BITS, counts, strict=True) if count)
+    if all(count in (0, len(batch)) for count in counts):  # the same fields in each entry
+        masks = None
+    else:
+        masks = [
+            (1 if lastmod else 0) | (2 if changefreq else 0) | (4 if priority else 0)
+            for lastmod, changefreq, priority in map(_plain_fields, batch)
+        ]
+    return Lines(first.source, locs, list(map(_line, origins)), fields, masks, [])
+
+
+_origin = operator.attrgetter("origin")
+_source = operator.attrgetter("source")
+_loc = operator.attrgetter("loc")
+_line = operator.attrgetter("line")
+_FIELD_GETTERS = tuple(operator.attrgetter(name) for name, _bit in _FIELD_BITS)
+#: Lines of locs each a URI as written: only RFC 3986 §2 characters, no ``%`` (so no escape to check), at most
+#: one ``#`` (:func:`feedmap._core.urls.is_uri` holds for each; a line break is in none).
+_URI = r"[A-Za-z0-9\-._~:/?@!$&'()*+,;=]*(?:#[A-Za-z0-9\-._~:/?@!$&'()*+,;=]*)?"
+_URI_LINES = re.compile(f"{_URI}(?:\n{_URI})*")
 _others = operator.attrgetter(*_OTHER_FIELDS)
 _NO_OTHERS: tuple[object, ...] = (None, None, (), None, (), (), {})
 _plain_fields = operator.attrgetter(*(name for name, _bit in _FIELD_BITS))
@@ -246,8 +291,8 @@ class _Run:
         if item.others:
             self.mixed(item)
             return
-        kept = list(map(self.seen.add_new, item.locs, itertools.repeat(0)))
-        if all(kept):  # nearly every batch: no repeat
+        kept = self.seen.add_block(item.locs, 0)
+        if kept is None:  # nearly every batch: no repeat
             self.out.add_locs(item.locs)
             self.bits |= item.fields
             return
@@ -337,12 +382,12 @@ def write_text(doc: Document, lane: Lane, sink: BinaryIO, ctx: Context) -> int:
 
     following = following_of(doc)
     assert following is not None
-    items = following.lane_items(lane)
     watch = SizeWatch(ctx, "URLs", warn=False)
     out = _Batches(sink, watch, 4096)
     run = _Run(lane, ctx, out)
     try:
-        try:
+        items = following.lane_items(lane)
+        try:  # a stop (an error here or in the walk, Ctrl-C) closes the walk: its workers stop, nothing more read
             for item in items:
                 kind = type(item)
                 if kind is Lines:
