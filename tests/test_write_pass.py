@@ -14,6 +14,7 @@ another scheme, alternates, extras, titles.  They run on both twins (``FEEDMAP_P
 
 from __future__ import annotations
 
+import dataclasses
 import io
 from pathlib import Path
 from typing import Any
@@ -270,3 +271,34 @@ def test_a_plain_repeat_takes_the_place_of_the_entry_kept_and_the_order_of_what_
     assert urls[1].startswith("<loc>https://e.example/%C3%BC</loc><lastmod>2024-02-01</lastmod>")
     assert urls[2] == "<loc>https://e.example/b</loc></url>\n"
     assert urls[3].startswith("<loc>https://e.example/c</loc><lastmod>2024-01-02T10:00:00Z</lastmod>")
+
+
+#: A value of each field of an entry other than its loc and origin, not the default: one entry holds it, the
+#: others are plain. A field added to ``Entry`` without a value here fails the test below, so the plain decision
+#: is held to every field there is.
+FIELD_VALUES: dict[str, Any] = {
+    "lastmod": W3CDate("2024-01-02"),
+    "changefreq": ChangeFreq.DAILY,
+    "priority": 0.5,
+    "title": "T",
+    "description": "D",
+    "keywords": ("k",),
+    "type": "article",
+    "images": (Image(loc="https://e.example/i.png"),),
+    "alternates": (Alternate(href="https://e.example/de", hreflang="de"),),
+    "extras": {"note": "x"},
+}
+
+
+@pytest.mark.parametrize(
+    "name", [field.name for field in dataclasses.fields(Entry) if field.name not in ("loc", "origin")]
+)
+def test_every_field_of_an_entry_is_written_and_said_as_the_steps_do(name: str) -> None:
+    """An entry holding any one field (each field ``Entry`` has), between plain ones, is written and said as the
+    steps apart write and say it."""
+    assert name in FIELD_VALUES, f"a value of the new field {name!r} is missing from FIELD_VALUES"
+    entries = [Entry(loc=f"https://e.example/p{n}", origin=Position("in", n + 1)) for n in range(3)]
+    entries.insert(1, Entry(loc="https://e.example/held", origin=Position("in", 9), **{name: FIELD_VALUES[name]}))
+    new = _write(entries, Options())
+    assert not new[2]
+    assert new == _write(entries, Options(limit=10**6))
