@@ -30,10 +30,10 @@ from typing import Any, BinaryIO
 
 from feedmap._core.context import Context
 from feedmap._core.dates import known_date
-from feedmap._core.errors import Reporter
 from feedmap._core.model import ENTRY_FIELDS, Document, Entry, new_position
 from feedmap._io.seen_keys import SeenKeys
 from feedmap.converters._duplicates import _PART_OVERHEAD, Merge, _Spool, merge_into
+from feedmap.converters._records import _Held, _Kept, _report_unheld, _Said, _say, _size
 from feedmap.converters._sitemap_to_ror import CountUntitled, say_untitled
 from feedmap.formats.feeds._rsswrite import Namespaces
 
@@ -41,48 +41,9 @@ __all__ = ["feed_records_writer"]
 
 #: A writer of a document to a binary sink (the :class:`~feedmap.formats._registry.FormatSpec` writer).
 Writer = Callable[..., int]
-#: One thing said while rendering: the reporter's method, code, message, source, line.
-_Said = tuple[str, str, str, str, int]
 #: What stands in a record for the declaration of a prefix: U+0000 is no character of XML 1.0, so no text a
 #: writer writes holds one (they are dropped and reported: :func:`feedmap.formats._xmlwrite.text_of`).
 _MARK = "\x00"
-
-
-class _Kept:
-    """The entry kept for a loc, as much of it as the merge of a repeat reads."""
-
-    __slots__ = ("lastmod", "loc", "origin")
-
-    def __init__(self, loc: str, lastmod: Any, origin: Any) -> None:
-        self.loc, self.lastmod, self.origin = loc, lastmod, origin
-
-
-class _Held(Reporter):
-    """A reporter that keeps what it is told, in order, to be said later (:meth:`take`)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.said: list[_Said] = []
-
-    def info(self, code: str, message: str, source: str = "", line: int = 0) -> None:
-        self.said.append(("info", code, message, source, line))
-
-    def warning(self, code: str, message: str, source: str = "", line: int = 0) -> None:
-        self.said.append(("warning", code, message, source, line))
-
-    def error(self, code: str, message: str, source: str = "", line: int = 0) -> None:
-        self.said.append(("error", code, message, source, line))
-
-    def report(self, diagnostic: Any) -> None:  # a Diagnostic made by hand
-        method = diagnostic.level.name.lower()
-        self.said.append((method, diagnostic.code, diagnostic.message, diagnostic.source, diagnostic.line))
-
-    def take(self) -> tuple[_Said, ...] | None:
-        if not self.said:
-            return None
-        said = tuple(self.said)
-        self.said.clear()
-        return said
 
 
 class _Deferred(Namespaces):
@@ -121,11 +82,6 @@ _Record = tuple[str, Any, Any, Any, tuple[_Said, ...] | None, tuple[str, ...] | 
 def _freeze(record: _Record) -> tuple[Any, ...]:
     loc, lastmod, origin, *rest = record
     return (loc, lastmod.text if lastmod is not None else None, tuple(origin) if origin is not None else None, *rest)
-
-
-def _size(record: _Record) -> int:
-    block = record[3]
-    return _PART_OVERHEAD + len(record[0]) + (len(block) if isinstance(block, str) else 0)
 
 
 def feed_records_writer(doc: Document, name: str, ctx: Context) -> Writer | None:
@@ -259,22 +215,3 @@ def _replay(
         say_untitled(count, ctx)
     if found:
         _report_unheld(found, name, ctx)
-
-
-def _say(said: tuple[_Said, ...], reporter: Reporter, told: set[str]) -> None:
-    """Say to ``reporter`` what was said rendering a record, but an extra's ``field-dropped`` already in ``told``
-    (the writer says it once, at the first item written that holds it)."""
-    for method, code, message, source, line in said:
-        if code == "field-dropped":
-            if message in told:
-                continue
-            told.add(message)
-        getattr(reporter, method)(code, message, source, line)
-
-
-def _report_unheld(found: set[str], format_name: str, ctx: Context) -> None:
-    """INFO ``field-dropped`` for the IR fields with a value the format cannot hold, as ``feedmap._api`` says
-    it after the last entry written."""
-    names = ", ".join(sorted(found, key=ENTRY_FIELDS.index))
-    it = "it is" if len(found) == 1 else "they are"
-    ctx.info("field-dropped", f"format {format_name!r} cannot hold {names}; {it} not written")
