@@ -71,7 +71,8 @@ def lastmods(draw: st.DrawFn) -> str:
     if form != "minutes":
         text += f":{draw(st.sampled_from(['00', '07', '59', '60']))}"
     if form == "fraction":
-        text += "." + "0" * draw(st.integers(1, 3))
+        # up to six digits: ".1000Z" is as long as an offset's "+02:00" (25 characters in all)
+        text += "." + draw(st.text("0123456789", min_size=1, max_size=6))
     zone = draw(
         st.sampled_from(["Z", "+00:00", "-00:00", "+02:00", "-05:30", "+13:59", "-13:45", "+14:00", "-14:00", "+00:01"])
     )
@@ -105,6 +106,8 @@ def test_an_item_has_a_pubdate_exactly_when_it_reads_back_as_its_lastmod(tmp_pat
         ("2024-01-02T10:00:00+00:00", "dc:date", "2024-01-02T10:00:00+00:00"),  # reads back as Z
         ("2024-01-02T10:00:00-00:00", "dc:date", "2024-01-02T10:00:00-00:00"),
         ("2024-01-02T10:00:00.5Z", "dc:date", "2024-01-02T10:00:00.5Z"),
+        ("2024-01-02T10:00:00.1000Z", "dc:date", "2024-01-02T10:00:00.1000Z"),  # an offset's length, a fraction
+        ("2024-01-02T10:00:00.0000Z", "dc:date", "2024-01-02T10:00:00.0000Z"),
         ("2024-01-02T10:00Z", "dc:date", "2024-01-02T10:00Z"),
         ("2024-01-02", "dc:date", "2024-01-02"),
         ("0999-01-02T10:00:00Z", "dc:date", "0999-01-02T10:00:00Z"),

@@ -66,8 +66,8 @@ def exact_pubdate(lastmod: W3CDate) -> str | None:
     ``Z``, a year before 1000)."""
     text = lastmod.text
     match = _PLAIN.fullmatch(text)
-    if match is not None and len(text) in (20, 25) and match[6] is not None and match[1] >= "1000":
-        # seconds, no fraction: Z (20 characters) or an offset (25)
+    if match is not None and len(text) in (20, 25) and text[19] != "." and match[6] is not None and match[1] >= "1000":
+        # seconds, no fraction: Z (20 characters) or an offset (25; ".1000Z" is 25 characters too)
         if match[7] is not None:
             return pubdate(lastmod)
         if match[9] <= "13" and (match[9] != "00" or match[10] != "00"):  # +-00:00 reads back as Z
