@@ -16,20 +16,33 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
+from decimal import Decimal
 from typing import Any, BinaryIO
 
 from feedmap._core.context import Context
 from feedmap._core.dates import W3CDate
 from feedmap._core.errors import ReadError
-from feedmap._core.model import ENTRY_FIELDS, DocKind, DocMeta, Document, Entry, Position, full_entry, new_position
-from feedmap._core.urls import check_loc
+from feedmap._core.model import (
+    ENTRY_FIELDS,
+    DocKind,
+    DocMeta,
+    Document,
+    Entry,
+    Image,
+    Position,
+    full_entry,
+    new_position,
+)
+from feedmap._core.urls import _PLAIN_LOC_NO_USERINFO, MAX_LOC_LENGTH, check_loc
 from feedmap._io.sources import Source
 from feedmap.formats._extras import extra_problem
-from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc
+from feedmap.formats._fields import _CHANGEFREQS, read_changefreq, read_lastmod, read_loc
 from feedmap.formats._output import BATCH_CHARACTERS
 from feedmap.formats._registry import FormatSpec
 from feedmap.formats.lines._common import Block, bounded_line_blocks, too_long
 from feedmap.formats.lines._jsonl_values import (
+    _EXACT,
+    _RAW_DECODE,
     IMAGE_KEYS,
     Bad,
     alternates_of,
@@ -245,35 +258,34 @@ def _updated(text: str | None) -> W3CDate | None:
         raise Bad(f"'updated' must be a W3C Datetime, not {text[:40]!r}") from None
 
 
-def _lines(blocks: Iterable[Block], ctx: Context) -> Iterator[tuple[int, dict[str, Any]]]:
-    line = 0
-    for raw in itertools.chain.from_iterable(blocks):  # bounded_lines, less its generator's step per line
-        line += 1
-        if raw is None:
-            ctx.warning("line-too-long", too_long(ctx.options.max_line_bytes), line)
-            continue
-        text = raw.strip()
-        if line == 1:
-            text = text.removeprefix(b"\xef\xbb\xbf").strip()
-        if not text:
-            continue
-        try:
-            # strict UTF-8: json.loads(bytes) would let surrogate bytes through; fractions as Decimal (see _priority)
-            obj = decode(text.decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            ctx.warning("invalid-json", f"the line is not UTF-8 ({exc.reason} at byte {exc.start}); line skipped", line)
-            continue
-        except (ValueError, RecursionError) as exc:
-            # RecursionError: nesting deeper than the interpreter's stack (e.g. "[[[[..." of any length)
-            ctx.warning("invalid-json", f"not a JSON object ({exc}); line skipped", line)
-            continue
-        if not isinstance(obj, dict):
-            ctx.warning("invalid-json", f"a JSON {type(obj).__name__}, not an object; line skipped", line)
-            continue
-        if b"\\u" in text and _SURROGATE_ESCAPE.search(text) is not None and _has_lone_surrogate(obj):
-            ctx.warning("invalid-value", "a string holds a lone UTF-16 surrogate (\\uD800-\\uDFFF); line skipped", line)
-            continue
-        yield line, obj
+def _object(raw: bytes | None, line: int, ctx: Context) -> dict[str, Any] | None:
+    """The JSON object of one line read, or None (a blank line, or one reported and skipped): every check of
+    a line, in its order; :func:`_entries` asks it for any line its common way does not take."""
+    if raw is None:
+        ctx.warning("line-too-long", too_long(ctx.options.max_line_bytes), line)
+        return None
+    text = raw.strip()
+    if line == 1:
+        text = text.removeprefix(b"\xef\xbb\xbf").strip()
+    if not text:
+        return None
+    try:
+        # strict UTF-8: json.loads(bytes) would let surrogate bytes through; fractions as Decimal (see _priority)
+        obj = decode(text.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        ctx.warning("invalid-json", f"the line is not UTF-8 ({exc.reason} at byte {exc.start}); line skipped", line)
+        return None
+    except (ValueError, RecursionError) as exc:
+        # RecursionError: nesting deeper than the interpreter's stack (e.g. "[[[[..." of any length)
+        ctx.warning("invalid-json", f"not a JSON object ({exc}); line skipped", line)
+        return None
+    if not isinstance(obj, dict):
+        ctx.warning("invalid-json", f"a JSON {type(obj).__name__}, not an object; line skipped", line)
+        return None
+    if b"\\u" in text and _SURROGATE_ESCAPE.search(text) is not None and _has_lone_surrogate(obj):
+        ctx.warning("invalid-value", "a string holds a lone UTF-16 surrogate (\\uD800-\\uDFFF); line skipped", line)
+        return None
+    return obj
 
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
@@ -297,24 +309,108 @@ def _has_lone_surrogate(obj: Any) -> bool:
     return False
 
 
-def _entries(
-    first: tuple[int, dict[str, Any]] | None, rest: Iterator[tuple[int, dict[str, Any]]], ctx: Context
-) -> Iterator[Entry]:
-    if first is not None:
-        entry = _checked(first[1], ctx, first[0])
-        if entry is not None:
-            yield entry
-    for line, obj in rest:
-        if "loc" not in obj:
-            ctx.warning("loc-missing", "object without 'loc' (only the first line may be a header); skipped", line)
-            continue
-        try:  # _checked, inlined: once per line
-            entry = _entry(obj, ctx, line)
-        except Bad as exc:
-            ctx.warning("invalid-value", f"{exc}; line skipped", line)
-            continue
-        if entry is not None:
-            yield entry
+def _first(blocks: Iterator[Block], ctx: Context) -> tuple[dict[str, Any] | None, int, Block]:
+    """The first object of the file (a header or an entry), its line, and the lines of its read after it."""
+    line = 0
+    for block in blocks:
+        for at, raw in enumerate(block):
+            line += 1
+            obj = _object(raw, line, ctx)
+            if obj is not None:
+                return obj, line, block[at + 1 :]
+    return None, line, ()
+
+
+def _entries(first: dict[str, Any] | None, line: int, blocks: Iterable[Block], ctx: Context) -> Iterator[Entry]:
+    """The entries of the lines after ``line``, ``first`` (an entry's object, or None) before them.
+
+    One loop for every line. The common line (a JSON object of ``loc``, ``lastmod``, ``changefreq``,
+    ``priority``, ``images`` of which nothing would be said: no escape, a loc fine as written, a W3C lastmod, a
+    changefreq as the protocol spells it, a fraction met before, images of a string ``loc`` alone) becomes
+    its :class:`Entry` here, with what :func:`_object` and :func:`_entry` would give it; any other line is
+    handed to them, which say what they say about it (codes, messages, lines and order as ever).
+    """
+    yield from _first_entry(first, line, ctx)
+    name = ctx.name
+    raw_decode, common_keys, common = _RAW_DECODE, _COMMON_KEYS, _common
+    for block in blocks:
+        for raw in block:
+            line += 1
+            if raw is not None and b"\\u" not in raw:
+                try:
+                    text = raw.strip().decode("utf-8")
+                    obj, end = raw_decode(text)
+                except (ValueError, RecursionError):  # a line _object reports: it says why
+                    pass
+                else:  # blanks around the object, or not one: _object strips and says
+                    if end == len(text) and obj.__class__ is dict and obj.keys() <= common_keys:
+                        entry = common(obj, name, line)
+                        if entry is not None:
+                            yield entry
+                            continue
+            entry = _long_way(raw, line, ctx)
+            if entry is not None:
+                yield entry
+
+
+def _common(obj: dict[str, Any], name: str, line: int) -> Entry | None:
+    """The entry of an object of common keys when nothing would be said of it (see :func:`_entries`): the
+    values :func:`_entry` gives it; None for any other, which the long way reads."""
+    loc = obj.get("loc")
+    if loc.__class__ is not str or len(loc) >= MAX_LOC_LENGTH or "@" in loc or _PLAIN_LOC(loc) is None:
+        return None  # check_loc(loc) is None, the long way shorter: a plain loc without userinfo
+    lastmod = obj.get("lastmod")
+    changefreq = obj.get("changefreq")
+    priority = obj.get("priority")
+    images: Any = obj.get("images")
+    try:
+        if lastmod is not None:
+            if lastmod.__class__ is not str:
+                return None
+            lastmod = W3CDate(lastmod)
+        if changefreq is not None:
+            changefreq = _CHANGEFREQS.get(changefreq)  # as the protocol spells it; unhashable: TypeError
+            if changefreq is None:
+                return None
+        if priority is not None:
+            if priority.__class__ is not Decimal:
+                return None
+            priority = _EXACT.get(priority)  # a fraction met before, exact and in range
+            if priority is None:
+                return None
+    except (ValueError, TypeError):  # a lastmod that _entry repairs or reports; a list for a changefreq
+        return None
+    if images is None:
+        images = ()
+    elif images.__class__ is list:
+        pictures = []
+        for item in images:
+            if item.__class__ is not dict or len(item) != 1 or (image_loc := item.get("loc")).__class__ is not str:
+                return None
+            image = _new_object(Image)  # blank_image(), inlined
+            image.loc = image_loc
+            image.caption = image.geo_location = image.title = image.license = None
+            pictures.append(image)
+        images = tuple(pictures)
+    else:
+        return None
+    origin = _new_tuple(Position, (name, line))  # new_position, inlined
+    return full_entry(loc, lastmod, changefreq, priority, None, None, (), None, images, (), {}, origin)
+
+
+def _long_way(raw: bytes | None, line: int, ctx: Context) -> Entry | None:
+    """The entry of a line that is not common (or None): every check of the line, then of its object."""
+    obj = _object(raw, line, ctx)
+    if obj is None:
+        return None
+    if "loc" not in obj:
+        ctx.warning("loc-missing", "object without 'loc' (only the first line may be a header); skipped", line)
+        return None
+    return _checked(obj, ctx, line)
+
+
+_PLAIN_LOC = _PLAIN_LOC_NO_USERINFO.fullmatch
+_new_object = object.__new__
 
 
 def _checked(obj: dict[str, Any], ctx: Context, line: int) -> Entry | None:
@@ -326,21 +422,27 @@ def _checked(obj: dict[str, Any], ctx: Context, line: int) -> Entry | None:
 
 
 def read(source: Source, *, ctx: Context) -> Document:
-    lines = _lines(bounded_line_blocks(source.stream, ctx.options.max_line_bytes), ctx)
-    first = next(lines, None)
+    blocks = iter(bounded_line_blocks(source.stream, ctx.options.max_line_bytes))
+    first, line, rest = _first(blocks, ctx)
     meta = DocMeta()
-    if first is not None and "loc" not in first[1]:
-        unknown = set(first[1]) - _META_KEYS
+    if first is not None and "loc" not in first:
+        unknown = set(first) - _META_KEYS
         if unknown:
-            ctx.warning("unknown-key", f"unknown header keys {', '.join(sorted(unknown))} ignored", first[0])
+            ctx.warning("unknown-key", f"unknown header keys {', '.join(sorted(unknown))} ignored", line)
         try:
-            meta = _meta(first[1])
+            meta = _meta(first)
         except Bad as exc:
-            raise ReadError(
-                f"invalid header line: {exc}", source=ctx.name, line=first[0], code="invalid-value"
-            ) from None
+            raise ReadError(f"invalid header line: {exc}", source=ctx.name, line=line, code="invalid-value") from None
         first = None
-    return Document(meta, _entries(first, lines, ctx), diagnostics=ctx.reporter.diagnostics)
+    entries = _entries(first, line, itertools.chain((rest,), blocks), ctx)
+    return Document(meta, entries, diagnostics=ctx.reporter.diagnostics)
+
+
+def _first_entry(obj: dict[str, Any] | None, line: int, ctx: Context) -> Iterator[Entry]:
+    """The entry of the file's first object when it is one (not a header)."""
+    entry = _checked(obj, ctx, line) if obj is not None else None
+    if entry is not None:
+        yield entry
 
 
 FORMAT = FormatSpec(
