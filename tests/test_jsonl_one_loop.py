@@ -40,7 +40,10 @@ def said(diagnostic: Diagnostic) -> tuple[int | None, str, str]:
 
 
 def long_way(data: bytes) -> bytes:
-    """``data`` with every line that is valid JSON made to take the long way, meaning the same."""
+    """``data`` with every line that is valid JSON made to take the long way, meaning the same.
+
+    This holds while the loop leaves every line holding a ``\\u`` escape to the long way (its surrogate checks):
+    a change that reads such lines in the loop must find another way to force the long way here."""
     return b"\n".join(
         _OPENING_LETTER.sub(lambda m: b'"\\u%04x' % ord(m.group(1)), raw) if is_json(raw) else raw
         for raw in data.split(b"\n")
