@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from feedmap import converters, formats
     from feedmap import transforms as transforms  # the deprecated alias: reachable, not in __all__
     from feedmap._api import SplitSummary, Summary, convert, read, split, write
+    from feedmap._compiled import accelerated, compiled_parts
     from feedmap._core.context import HttpSettings, Options
     from feedmap._core.dates import Precision, W3CDate
     from feedmap._core.errors import (
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
     from feedmap.converters import enrich
     from feedmap.formats._registry import Detection, FormatSpec, Rendered, register
     from feedmap.formats.ext import Extension
-    from feedmap.formats.sitemap._walk import accelerated
 
 #: Where each public name lives, imported when first asked for (``feedmap.read``, ``from feedmap import read``).
 _PUBLIC_HOMES = {
@@ -97,7 +97,8 @@ _PUBLIC_HOMES = {
     "Rendered": "feedmap.formats._registry",
     "register": "feedmap.formats._registry",
     "Extension": "feedmap.formats.ext",
-    "accelerated": "feedmap.formats.sitemap._walk",
+    "accelerated": "feedmap._compiled",
+    "compiled_parts": "feedmap._compiled",
 }
 
 
@@ -157,6 +158,7 @@ __all__ = [
     "WriteError",
     "__version__",
     "accelerated",
+    "compiled_parts",
     "convert",
     "converters",
     "diff",

@@ -11,9 +11,8 @@ is removed by :meth:`TextFile.close`.
 from __future__ import annotations
 
 import os
-import shutil
 
-from feedmap._io.scratch import scratch_error, scratch_folder
+from feedmap._io.scratch import remove_scratch_folder, scratch_error, scratch_folder
 
 __all__ = ["TextFile"]
 
@@ -30,7 +29,7 @@ class TextFile:
             flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_APPEND | getattr(os, "O_BINARY", 0)
             self._fd = os.open(self.folder / _NAME, flags, 0o600)
         except OSError as exc:
-            shutil.rmtree(self.folder, ignore_errors=True)
+            remove_scratch_folder(self.folder)
             raise scratch_error(what, exc) from exc
 
     def write(self, data: bytes) -> None:
@@ -59,4 +58,4 @@ class TextFile:
         except OSError:
             pass
         finally:
-            shutil.rmtree(self.folder, ignore_errors=True)
+            remove_scratch_folder(self.folder)

@@ -21,7 +21,14 @@ from typing import IO, TYPE_CHECKING, Any
 
 from feedmap._core.errors import SourceError
 
-__all__ = ["ScratchSpool", "scratch_error", "scratch_file", "scratch_folder", "temporary_folder"]
+__all__ = [
+    "ScratchSpool",
+    "remove_scratch_folder",
+    "scratch_error",
+    "scratch_file",
+    "scratch_folder",
+    "temporary_folder",
+]
 
 #: The environment variables Python reads for the temporary folder, in its order (:func:`tempfile.gettempdir`).
 _VARIABLES = ("TMPDIR", "TEMP", "TMP")
@@ -95,6 +102,14 @@ def scratch_folder(prefix: str, what: str) -> Path:
         return Path(tempfile.mkdtemp(prefix=prefix, dir=folder))
     except OSError as exc:
         raise scratch_error(what, exc) from exc
+
+
+def remove_scratch_folder(folder: Path) -> None:
+    """Remove a folder of :func:`scratch_folder` and what it holds, errors ignored (``shutil.rmtree``: imported
+    here, when a folder made is removed, so that a run that spills nothing loads no ``shutil``, ``bz2``, ``lzma``)."""
+    import shutil
+
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def scratch_file(prefix: str, what: str) -> IO[bytes]:

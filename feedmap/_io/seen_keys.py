@@ -26,14 +26,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 from collections.abc import Iterator
 from types import ModuleType
 from typing import TYPE_CHECKING, cast
 
 from feedmap._core.errors import SourceError
 from feedmap._io.key_texts import TextFile
-from feedmap._io.scratch import scratch_error, scratch_folder
+from feedmap._io.scratch import remove_scratch_folder, scratch_error, scratch_folder
 
 if TYPE_CHECKING:
     import sqlite3
@@ -172,7 +171,7 @@ class _Database:
     def close(self) -> None:
         with contextlib.suppress(AttributeError, self._error):
             self.db.close()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        remove_scratch_folder(self.folder)
 
 
 _WHAT = "database for repeated URLs"

@@ -75,16 +75,21 @@ class _Parser(argparse.ArgumentParser):
 
 
 class _Version(argparse.Action):
-    """``--version``: the version and whether the compiled sitemap walk is in use (asked only when given)."""
+    """``--version``: the version and which compiled parts are in use (asked only when given)."""
 
     def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> NoReturn:
-        from feedmap import accelerated
+        from feedmap import compiled_parts
 
-        walk = "compiled" if accelerated() else "pure-Python"
-        sys.stdout.write(f"feedmap {__version__} ({walk} sitemap walk)\n")
+        parts = compiled_parts()
+        said = [
+            f"{kind}: {', '.join(name for name, in_use in parts.items() if in_use is compiled)}"
+            for kind, compiled in (("compiled", True), ("pure-Python", False))
+            if compiled in parts.values()
+        ]
+        sys.stdout.write(f"feedmap {__version__} ({'; '.join(said)})\n")
         parser.exit()
 
 

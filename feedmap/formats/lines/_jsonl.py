@@ -7,12 +7,6 @@ read), ``changefreq``, ``priority`` (number), ``title``, ``description``, ``keyw
 values are omitted.  At most one header line, the first, has no ``loc``: it carries document metadata
 (``kind``, ``title``, ``link``, ``description``, ``updated``, ``extras``) and is written only when there is some.
 Every IR field has a key, so ``X -> jsonl -> X`` is lossless for every format X.
-
-The values of a JSON Lines entry (https://jsonlines.org/, JSON as RFC 8259) read into IR types.
-
-One job: turn each JSON value of a :mod:`feedmap.formats.lines._jsonl` line into its field's type, raising
-:class:`Bad` (its message names the key) for a value of the wrong JSON type; also :func:`decode`, the JSON
-parser of every line.
 """
 
 from __future__ import annotations
@@ -30,173 +24,36 @@ from feedmap._core.dates import W3CDate
 from feedmap._core.errors import ReadError
 from feedmap._core.model import (
     ENTRY_FIELDS,
-    Alternate,
     DocKind,
     DocMeta,
     Document,
     Entry,
     Image,
     Position,
-    blank_image,
     full_entry,
     new_position,
 )
-from feedmap._core.urls import check_loc
+from feedmap._core.urls import _PLAIN_LOC_NO_USERINFO, MAX_LOC_LENGTH, check_loc
 from feedmap._io.sources import Source
-from feedmap.formats._extras import extra_problem, valid_extras
-from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc
+from feedmap.formats._extras import extra_problem
+from feedmap.formats._fields import _CHANGEFREQS, read_changefreq, read_lastmod, read_loc
 from feedmap.formats._output import BATCH_CHARACTERS
 from feedmap.formats._registry import FormatSpec
 from feedmap.formats.lines._common import Block, bounded_line_blocks, too_long
-
-__all__ = [
-    "IMAGE_KEYS",
-    "Bad",
-    "alternates_of",
-    "decode",
-    "extras_of",
-    "images_of",
-    "priority_of",
-    "string_list",
-    "string_map",
-    "text_of",
-]
-
-IMAGE_KEYS = ("loc", "caption", "geo_location", "title", "license")
-IMAGE_KEY_SET = frozenset(IMAGE_KEYS)
-
-_DECODER = json.JSONDecoder(parse_float=Decimal)
-_RAW_DECODE = _DECODER.raw_decode
-
-
-def decode(text: str) -> Any:
-    """``json.loads(text, parse_float=Decimal)`` (fractions as Decimal, see :func:`priority`) with one decoder
-    for every line: json.loads builds a new one for each call with an argument."""
-    if text.startswith("\ufeff"):
-        return json.loads(text, parse_float=Decimal)  # its own message for a byte order mark
-    try:  # what decode() does, less its look for blanks around the value: a line read is stripped
-        obj, end = _RAW_DECODE(text)
-    except ValueError:
-        end = -1
-    if end != len(text):
-        return _DECODER.decode(text)  # blanks around the value are fine; anything else raises decode()'s error
-    return obj
-
-
-class Bad(Exception):
-    """A value of the wrong JSON type (message says which key)."""
-
-
-def text_of(obj: dict[str, Any], key: str) -> str | None:
-    value = obj.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise Bad(f"{key!r} must be a string, not {json_type(value)}")
-    return value
-
-
-def json_type(value: Any) -> str:
-    return "float" if isinstance(value, Decimal) else type(value).__name__  # JSON fractions are read as Decimal
-
-
-def string_list(value: Any, key: str) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return tuple(part.strip() for part in value.split(",") if part.strip())
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise Bad(f"{key!r} must be a list of strings")
-    return tuple(value)
-
-
-def string_map(value: Any, key: str) -> dict[str, str]:
-    if value is None:
-        return {}
-    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-        raise Bad(f"{key!r} must be an object of strings")
-    return dict(value)
-
-
-def extras_of(value: Any, ctx: Context, line: int) -> dict[str, str]:
-    extras = string_map(value, "extras")
-    if any(key.startswith("{") for key in extras):
-        return valid_extras(extras, ctx, line)
-    return extras
-
-
-def images_of(value: Any) -> tuple[Image, ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list):
-        raise Bad("'images' must be a list of objects")
-    images = []
-    for item in value:
-        if not isinstance(item, dict) or not isinstance(item.get("loc"), str):
-            raise Bad("each image must be an object with a string 'loc'")
-        if len(item) == 1:  # the common image: its "loc" alone, a string (checked above)
-            image = blank_image()
-            image.loc = item["loc"]
-            images.append(image)
-            continue
-        if not item.keys() <= IMAGE_KEY_SET:
-            raise Bad(f"unknown image keys: {', '.join(sorted(item.keys() - IMAGE_KEY_SET))}")
-        for key in IMAGE_KEYS:
-            if item.get(key) is not None and not isinstance(item[key], str):
-                raise Bad(f"image {key!r} must be a string")
-        image = blank_image()  # Image(...) without its keyword handling: every value is a str or None
-        image.loc, image.caption, image.geo_location = item["loc"], item.get("caption"), item.get("geo_location")
-        image.title, image.license = item.get("title"), item.get("license")
-        images.append(image)
-    return tuple(images)
-
-
-def alternates_of(value: Any) -> tuple[Alternate, ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list):
-        raise Bad("'alternates' must be a list of objects")
-    out = []
-    for item in value:
-        if (
-            not isinstance(item, dict)
-            or not isinstance(item.get("hreflang"), str)
-            or not isinstance(item.get("href"), str)
-        ):
-            raise Bad("each alternate must be an object with string 'hreflang' and 'href'")
-        out.append(Alternate(hreflang=item["hreflang"], href=item["href"]))
-    return tuple(out)
-
-
-def priority_of(value: Any, ctx: Context, line: int) -> float | None:
-    """A JSON number as a priority; JSON fractions arrive as Decimal (``parse_float``), so a value that a
-    float cannot hold exactly (``0.12345678901234567890``, ``1e-400``) is reported, not rounded silently."""
-    if value is None:
-        return None
-    if value.__class__ is Decimal:  # a JSON fraction: most files use a few, each checked once (_EXACT)
-        number = _EXACT.get(value)
-        if number is not None:
-            return number
-    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)) or value != value:  # NaN
-        raise Bad("'priority' must be a number")
-    if value < 0 or value > 1:  # an invalid value, not a claim to the top (or bottom) priority
-        ctx.warning("priority-invalid", f"priority {value} is outside 0.0-1.0; ignored", line)
-        return None
-    number = float(value)
-    if isinstance(value, Decimal):
-        if Decimal(repr(number)) != value:
-            ctx.warning("priority-rounded", f"priority {value} is read as {number!r}, the nearest binary float", line)
-        elif value.__class__ is Decimal and number and len(_EXACT) < _EXACT_MAX:  # 0 and -0: equal, two floats
-            _EXACT[value] = number
-    return number
-
-
-#: JSON fractions met before that a float holds exactly, in range, with the float they are read as: the
-#: same priority on every line is checked once.  ``0.5`` and ``0.50`` are equal Decimals, one float; a zero is
-#: never kept (``0`` and ``-0`` are equal Decimals read as two floats, ``0.0`` and ``-0.0``).
-_EXACT: dict[Decimal, float] = {}
-_EXACT_MAX = 1024
-
+from feedmap.formats.lines._jsonl_values import (
+    _EXACT,
+    _RAW_DECODE,
+    IMAGE_KEYS,
+    Bad,
+    alternates_of,
+    decode,
+    extras_of,
+    images_of,
+    priority_of,
+    string_list,
+    string_map,
+    text_of,
+)
 
 __all__ = ["FORMAT", "entry_to_json", "one_line", "read", "write"]
 
@@ -401,35 +258,34 @@ def _updated(text: str | None) -> W3CDate | None:
         raise Bad(f"'updated' must be a W3C Datetime, not {text[:40]!r}") from None
 
 
-def _lines(blocks: Iterable[Block], ctx: Context) -> Iterator[tuple[int, dict[str, Any]]]:
-    line = 0
-    for raw in itertools.chain.from_iterable(blocks):  # bounded_lines, less its generator's step per line
-        line += 1
-        if raw is None:
-            ctx.warning("line-too-long", too_long(ctx.options.max_line_bytes), line)
-            continue
-        text = raw.strip()
-        if line == 1:
-            text = text.removeprefix(b"\xef\xbb\xbf").strip()
-        if not text:
-            continue
-        try:
-            # strict UTF-8: json.loads(bytes) would let surrogate bytes through; fractions as Decimal (see _priority)
-            obj = decode(text.decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            ctx.warning("invalid-json", f"the line is not UTF-8 ({exc.reason} at byte {exc.start}); line skipped", line)
-            continue
-        except (ValueError, RecursionError) as exc:
-            # RecursionError: nesting deeper than the interpreter's stack (e.g. "[[[[..." of any length)
-            ctx.warning("invalid-json", f"not a JSON object ({exc}); line skipped", line)
-            continue
-        if not isinstance(obj, dict):
-            ctx.warning("invalid-json", f"a JSON {type(obj).__name__}, not an object; line skipped", line)
-            continue
-        if b"\\u" in text and _SURROGATE_ESCAPE.search(text) is not None and _has_lone_surrogate(obj):
-            ctx.warning("invalid-value", "a string holds a lone UTF-16 surrogate (\\uD800-\\uDFFF); line skipped", line)
-            continue
-        yield line, obj
+def _object(raw: bytes | None, line: int, ctx: Context) -> dict[str, Any] | None:
+    """The JSON object of one line read, or None (a blank line, or one reported and skipped): every check of
+    a line, in its order; :func:`_entries` asks it for any line its common way does not take."""
+    if raw is None:
+        ctx.warning("line-too-long", too_long(ctx.options.max_line_bytes), line)
+        return None
+    text = raw.strip()
+    if line == 1:
+        text = text.removeprefix(b"\xef\xbb\xbf").strip()
+    if not text:
+        return None
+    try:
+        # strict UTF-8: json.loads(bytes) would let surrogate bytes through; fractions as Decimal (see _priority)
+        obj = decode(text.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        ctx.warning("invalid-json", f"the line is not UTF-8 ({exc.reason} at byte {exc.start}); line skipped", line)
+        return None
+    except (ValueError, RecursionError) as exc:
+        # RecursionError: nesting deeper than the interpreter's stack (e.g. "[[[[..." of any length)
+        ctx.warning("invalid-json", f"not a JSON object ({exc}); line skipped", line)
+        return None
+    if not isinstance(obj, dict):
+        ctx.warning("invalid-json", f"a JSON {type(obj).__name__}, not an object; line skipped", line)
+        return None
+    if b"\\u" in text and _SURROGATE_ESCAPE.search(text) is not None and _has_lone_surrogate(obj):
+        ctx.warning("invalid-value", "a string holds a lone UTF-16 surrogate (\\uD800-\\uDFFF); line skipped", line)
+        return None
+    return obj
 
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
@@ -453,24 +309,108 @@ def _has_lone_surrogate(obj: Any) -> bool:
     return False
 
 
-def _entries(
-    first: tuple[int, dict[str, Any]] | None, rest: Iterator[tuple[int, dict[str, Any]]], ctx: Context
-) -> Iterator[Entry]:
-    if first is not None:
-        entry = _checked(first[1], ctx, first[0])
-        if entry is not None:
-            yield entry
-    for line, obj in rest:
-        if "loc" not in obj:
-            ctx.warning("loc-missing", "object without 'loc' (only the first line may be a header); skipped", line)
-            continue
-        try:  # _checked, inlined: once per line
-            entry = _entry(obj, ctx, line)
-        except Bad as exc:
-            ctx.warning("invalid-value", f"{exc}; line skipped", line)
-            continue
-        if entry is not None:
-            yield entry
+def _first(blocks: Iterator[Block], ctx: Context) -> tuple[dict[str, Any] | None, int, Block]:
+    """The first object of the file (a header or an entry), its line, and the lines of its read after it."""
+    line = 0
+    for block in blocks:
+        for at, raw in enumerate(block):
+            line += 1
+            obj = _object(raw, line, ctx)
+            if obj is not None:
+                return obj, line, block[at + 1 :]
+    return None, line, ()
+
+
+def _entries(first: dict[str, Any] | None, line: int, blocks: Iterable[Block], ctx: Context) -> Iterator[Entry]:
+    """The entries of the lines after ``line``, ``first`` (an entry's object, or None) before them.
+
+    One loop for every line. The common line (a JSON object of ``loc``, ``lastmod``, ``changefreq``,
+    ``priority``, ``images`` of which nothing would be said: no escape, a loc fine as written, a W3C lastmod, a
+    changefreq as the protocol spells it, a fraction met before, images of a string ``loc`` alone) becomes
+    its :class:`Entry` here, with what :func:`_object` and :func:`_entry` would give it; any other line is
+    handed to them, which say what they say about it (codes, messages, lines and order as ever).
+    """
+    yield from _first_entry(first, line, ctx)
+    name = ctx.name
+    raw_decode, common_keys, common = _RAW_DECODE, _COMMON_KEYS, _common
+    for block in blocks:
+        for raw in block:
+            line += 1
+            if raw is not None and b"\\u" not in raw:
+                try:
+                    text = raw.strip().decode("utf-8")
+                    obj, end = raw_decode(text)
+                except (ValueError, RecursionError):  # a line _object reports: it says why
+                    pass
+                else:  # blanks around the object, or not one: _object strips and says
+                    if end == len(text) and obj.__class__ is dict and obj.keys() <= common_keys:
+                        entry = common(obj, name, line)
+                        if entry is not None:
+                            yield entry
+                            continue
+            entry = _long_way(raw, line, ctx)
+            if entry is not None:
+                yield entry
+
+
+def _common(obj: dict[str, Any], name: str, line: int) -> Entry | None:
+    """The entry of an object of common keys when nothing would be said of it (see :func:`_entries`): the
+    values :func:`_entry` gives it; None for any other, which the long way reads."""
+    loc = obj.get("loc")
+    if loc.__class__ is not str or len(loc) >= MAX_LOC_LENGTH or "@" in loc or _PLAIN_LOC(loc) is None:
+        return None  # check_loc(loc) is None, the long way shorter: a plain loc without userinfo
+    lastmod = obj.get("lastmod")
+    changefreq = obj.get("changefreq")
+    priority = obj.get("priority")
+    images: Any = obj.get("images")
+    try:
+        if lastmod is not None:
+            if lastmod.__class__ is not str:
+                return None
+            lastmod = W3CDate(lastmod)
+        if changefreq is not None:
+            changefreq = _CHANGEFREQS.get(changefreq)  # as the protocol spells it; unhashable: TypeError
+            if changefreq is None:
+                return None
+        if priority is not None:
+            if priority.__class__ is not Decimal:
+                return None
+            priority = _EXACT.get(priority)  # a fraction met before, exact and in range
+            if priority is None:
+                return None
+    except (ValueError, TypeError):  # a lastmod that _entry repairs or reports; a list for a changefreq
+        return None
+    if images is None:
+        images = ()
+    elif images.__class__ is list:
+        pictures = []
+        for item in images:
+            if item.__class__ is not dict or len(item) != 1 or (image_loc := item.get("loc")).__class__ is not str:
+                return None
+            image = _new_object(Image)  # blank_image(), inlined
+            image.loc = image_loc
+            image.caption = image.geo_location = image.title = image.license = None
+            pictures.append(image)
+        images = tuple(pictures)
+    else:
+        return None
+    origin = _new_tuple(Position, (name, line))  # new_position, inlined
+    return full_entry(loc, lastmod, changefreq, priority, None, None, (), None, images, (), {}, origin)
+
+
+def _long_way(raw: bytes | None, line: int, ctx: Context) -> Entry | None:
+    """The entry of a line that is not common (or None): every check of the line, then of its object."""
+    obj = _object(raw, line, ctx)
+    if obj is None:
+        return None
+    if "loc" not in obj:
+        ctx.warning("loc-missing", "object without 'loc' (only the first line may be a header); skipped", line)
+        return None
+    return _checked(obj, ctx, line)
+
+
+_PLAIN_LOC = _PLAIN_LOC_NO_USERINFO.fullmatch
+_new_object = object.__new__
 
 
 def _checked(obj: dict[str, Any], ctx: Context, line: int) -> Entry | None:
@@ -482,21 +422,27 @@ def _checked(obj: dict[str, Any], ctx: Context, line: int) -> Entry | None:
 
 
 def read(source: Source, *, ctx: Context) -> Document:
-    lines = _lines(bounded_line_blocks(source.stream, ctx.options.max_line_bytes), ctx)
-    first = next(lines, None)
+    blocks = iter(bounded_line_blocks(source.stream, ctx.options.max_line_bytes))
+    first, line, rest = _first(blocks, ctx)
     meta = DocMeta()
-    if first is not None and "loc" not in first[1]:
-        unknown = set(first[1]) - _META_KEYS
+    if first is not None and "loc" not in first:
+        unknown = set(first) - _META_KEYS
         if unknown:
-            ctx.warning("unknown-key", f"unknown header keys {', '.join(sorted(unknown))} ignored", first[0])
+            ctx.warning("unknown-key", f"unknown header keys {', '.join(sorted(unknown))} ignored", line)
         try:
-            meta = _meta(first[1])
+            meta = _meta(first)
         except Bad as exc:
-            raise ReadError(
-                f"invalid header line: {exc}", source=ctx.name, line=first[0], code="invalid-value"
-            ) from None
+            raise ReadError(f"invalid header line: {exc}", source=ctx.name, line=line, code="invalid-value") from None
         first = None
-    return Document(meta, _entries(first, lines, ctx), diagnostics=ctx.reporter.diagnostics)
+    entries = _entries(first, line, itertools.chain((rest,), blocks), ctx)
+    return Document(meta, entries, diagnostics=ctx.reporter.diagnostics)
+
+
+def _first_entry(obj: dict[str, Any] | None, line: int, ctx: Context) -> Iterator[Entry]:
+    """The entry of the file's first object when it is one (not a header)."""
+    entry = _checked(obj, ctx, line) if obj is not None else None
+    if entry is not None:
+        yield entry
 
 
 FORMAT = FormatSpec(

@@ -1,0 +1,53 @@
+"""The compiled parts of feedmap, and which of them are in use (issue 19: "a compiled part must be optional").
+
+Each hot loop that has a Cython twin is named here once, with the question its own module answers: is the
+compiled one the one in use (built, loaded, ``FEEDMAP_PURE`` not set)?  :func:`compiled_parts` asks each,
+``feedmap --version`` names each, and :func:`accelerated` says whether all of them are.  A new compiled part
+gets its line in :data:`_PARTS`; a test holds the list to the package's ``.pyx`` sources, so none is left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+__all__ = ["accelerated", "compiled_parts"]
+
+
+def _walk() -> bool:
+    from feedmap.formats.sitemap._walk import accelerated as walk_in_use
+
+    return walk_in_use()
+
+
+def _key_table() -> bool:
+    from feedmap._io.seen_keys import compiled_keys
+
+    return compiled_keys()
+
+
+def _urlset_pass() -> bool:
+    from feedmap.converters import _pass
+
+    try:
+        return _pass._loop() is not _pass.fused_loop
+    except ImportError:  # missing, with FEEDMAP_REQUIRE_ACCEL set: not in use either
+        return False
+
+
+#: Each compiled part (its ``.pyx`` under ``feedmap/``) by the name feedmap gives it, with its module's answer.
+_PARTS: tuple[tuple[str, Callable[[], bool]], ...] = (
+    ("sitemap walk", _walk),
+    ("key table", _key_table),
+    ("urlset pass", _urlset_pass),
+)
+
+
+def compiled_parts() -> dict[str, bool]:
+    """Each compiled part of feedmap by name, ``True`` where the compiled twin is the one in use now (built and
+    loaded, and ``FEEDMAP_PURE`` not set), ``False`` where its pure-Python twin runs (same output, slower)."""
+    return {name: in_use() for name, in_use in _PARTS}
+
+
+def accelerated() -> bool:
+    """True when every compiled part is in use (see :func:`compiled_parts` for each)."""
+    return all(compiled_parts().values())
