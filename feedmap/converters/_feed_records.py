@@ -32,10 +32,11 @@ from feedmap._core.context import Context
 from feedmap._core.dates import known_date
 from feedmap._core.model import ENTRY_FIELDS, Document, Entry, new_position
 from feedmap._io.seen_keys import SeenKeys
-from feedmap.converters._duplicates import _PART_OVERHEAD, Merge, _Spool, merge_into
+from feedmap.converters._duplicates import _PART_OVERHEAD, Merge, _Spool
+from feedmap.converters._feed_pass import feed_merge_into
 from feedmap.converters._records import _Held, _Kept, _report_unheld, _Said, _say, _size
 from feedmap.converters._sitemap_to_ror import CountUntitled, say_untitled
-from feedmap.formats.feeds._rsswrite import Namespaces
+from feedmap.formats.feeds._rsswrite import Namespaces, parts_only
 
 __all__ = ["feed_records_writer"]
 
@@ -171,7 +172,9 @@ def _write_feed(doc: Document, merge: Merge, name: str, untitled: bool, sink: Bi
         return _Kept(loc, lastmod, origin)
 
     try:
-        merge_into(merge.entries, ctx, merge.replaces, kept, store, fetch).report(ctx, merged=merge.kept_what)
+        plain = parts_only(table) and not {"loc", "lastmod", "title"} & set(unheld)
+        repeats = feed_merge_into(merge, ctx, kept, store, spool.add, fetch, ror=name == "ror", plain=plain)
+        repeats.report(ctx, merged=merge.kept_what)
         offsets = kept.values()
         first = next(offsets, None)
         first_loc = spool.get(first)[0] if first is not None else None
