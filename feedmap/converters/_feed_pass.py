@@ -52,7 +52,15 @@ from feedmap.converters._duplicates import (
 from feedmap.converters._pass import PLAIN_WEB, CheckedMerge
 from feedmap.formats.feeds._pubdate import exact_pubdate, pubdate
 
-__all__ = ["PLAIN_TITLE", "checked_feed_merge", "feed_loop", "feed_merge_into", "fused_feed", "plain_item"]
+__all__ = [
+    "PLAIN_TITLE",
+    "checked_feed_merge",
+    "feed_loop",
+    "feed_merge_into",
+    "fused_feed",
+    "plain_item",
+    "replayer",
+]
 
 #: A title written as it is: printable ASCII but ``" & ' < >`` (what :func:`feedmap._xml.escape_text` escapes),
 #: not blank at either end (nothing to trim), so :func:`~feedmap.formats.feeds._rsswrite.plain_text_of` says
@@ -255,3 +263,17 @@ def _loop() -> Callable[..., None]:
             raise
         return feed_loop
     return compiled
+
+
+def replayer(twin: Callable[..., Iterator[tuple[Any, str]]]) -> Callable[..., Iterator[tuple[Any, str]]]:
+    """The replay of a feed's records in use (:func:`feedmap.converters._feed_records._replay`, the ``twin``):
+    the compiled one where built (unless ``FEEDMAP_PURE``), else ``twin``."""
+    if os.environ.get("FEEDMAP_PURE", "0") not in ("", "0"):
+        return twin
+    try:
+        from feedmap.converters._feed_pass_c import replay
+    except ImportError:
+        if os.environ.get("FEEDMAP_REQUIRE_ACCEL", "0") not in ("", "0"):
+            raise
+        return twin
+    return replay

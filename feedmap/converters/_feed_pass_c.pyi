@@ -1,6 +1,6 @@
 """Type stub of the compiled twin (``_feed_pass_c.pyx``) of :func:`feedmap.converters._feed_pass.feed_loop`."""
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from feedmap._core.context import Context
@@ -22,3 +22,6 @@ def feed_loop(
     left_out: LeftOut,
     repeats: Any,
 ) -> None: ...
+def replay(
+    offsets: Iterator[int], spool: Any, namespaces: Any, ctx: Context, name: str, untitled: bool
+) -> Iterator[tuple[Any, str]]: ...

@@ -286,3 +286,41 @@ def feed_loop(given, ctx, bint values, replaces, kept, store, add, fetch, bint r
             keep(key, store(checked))
         else:
             merge_repeat(checked, loc, key, offset, ctx, replaces, kept, store, fetch, repeats)
+
+
+def replay(offsets, spool, namespaces, ctx, name, bint untitled):
+    """:func:`feedmap.converters._feed_records._replay`, compiled: the records at ``offsets``, in order, what
+    was said rendering each said, its marks made declarations, its block; then ``title-missing`` and the fields
+    the format cannot hold."""
+    from feedmap.converters._feed_records import _MARK
+    from feedmap.converters._records import _report_unheld, _say
+    from feedmap.converters._sitemap_to_ror import say_untitled
+
+    reporter = ctx.reporter
+    told = set()  # the extras said dropped: once, at the first item written
+    found = set()
+    cdef Py_ssize_t count = 0
+    get = spool.get
+    for offset in offsets:
+        record = get(offset)
+        text = record[3]
+        said = record[4]
+        uses = record[5]
+        fields = record[6]
+        if said is not None:
+            _say(said, reporter, told)
+        if fields is not None:
+            found.update(fields)
+        if record[7]:
+            count += 1
+        if type(text) is not str:
+            raise text
+        if uses is not None:
+            for prefix in uses:
+                namespaces.use(prefix)
+                text = text.replace(f"{_MARK}{prefix}{_MARK}", namespaces.xmlns(prefix))
+        yield None, text
+    if untitled:
+        say_untitled(count, ctx)
+    if found:
+        _report_unheld(found, name, ctx)
