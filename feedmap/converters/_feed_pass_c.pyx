@@ -162,7 +162,7 @@ cdef object _pubdate(object text, bint ror):
             return None
         memcpy(out + 17, b"00:00:00 GMT", 12)
         return out[:29].decode("ascii")
-    if d[10] != ord("T") or d[13] != ord(":") or d[16] != ord(":"):
+    if n < 20 or d[10] != ord("T") or d[13] != ord(":") or d[16] != ord(":"):  # seconds and a zone: 20 or more
         return None
     cdef int hours = _number(d, 11, 2), minutes = _number(d, 14, 2), seconds = _number(d, 17, 2)
     if not (0 <= hours <= 23 and 0 <= minutes <= 59 and 0 <= seconds <= 59):
