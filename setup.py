@@ -6,7 +6,8 @@ URLs, ``feedmap/_io/_keys_c.pyx`` (Cython, C arrays; it needs no lxml), and so h
 checks, merge and rendering, ``feedmap/converters/_pass_c.pyx`` (Cython; no lxml).  Each is built where Cython (and, for
 the walk, lxml) and a C compiler are at hand; where any of them is missing or a build fails, a warning says so
 and the install goes on without it: the pure-Python twin (``_walk.py``, ``seen_keys.py``) then gives the same
-results, a little slower (``_pass.py`` for the pass).
+results, a little slower (``_pass.py`` for the pass).  So has the one pass of a feed's checks, merge and items,
+``feedmap/converters/_feed_pass_c.pyx`` (Cython; no lxml; its twin ``_feed_pass.py``).
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ _WHY = "feedmap's compiled {} is not built ({}); the pure-Python twin is used in
 _WALK = ("feedmap.formats.sitemap._walk_c", "feedmap/formats/sitemap/_walk_c.pyx", "sitemap walk")
 _KEYS = ("feedmap._io._keys_c", "feedmap/_io/_keys_c.pyx", "key table")
 _PASS = ("feedmap.converters._pass_c", "feedmap/converters/_pass_c.pyx", "urlset pass")
-_WHAT = {name: what for name, _, what in (_WALK, _KEYS, _PASS)}
+_FEED_PASS = ("feedmap.converters._feed_pass_c", "feedmap/converters/_feed_pass_c.pyx", "feed pass")
+_WHAT = {name: what for name, _, what in (_WALK, _KEYS, _PASS, _FEED_PASS)}
 
 
-def _warn(why: str, what: str = "sitemap walk, key table and urlset pass") -> None:
+def _warn(why: str, what: str = "sitemap walk, key table, urlset pass and feed pass") -> None:
     print("WARNING: " + _WHY.format(what, why), file=sys.stderr)
 
 
@@ -62,6 +64,7 @@ def _extensions() -> list[Any]:
         _warn(f"{exc.name or exc} is not installed", _WALK[2])
     extensions.append(Extension(_KEYS[0], [_KEYS[1]]))
     extensions.append(Extension(_PASS[0], [_PASS[1]]))
+    extensions.append(Extension(_FEED_PASS[0], [_FEED_PASS[1]]))
     built = []
     for extension in extensions:  # one at a time: a Cython error in one leaves the other built
         try:

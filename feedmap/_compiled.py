@@ -34,11 +34,21 @@ def _urlset_pass() -> bool:
         return False
 
 
+def _feed_pass() -> bool:
+    from feedmap.converters import _feed_pass
+
+    try:
+        return _feed_pass._loop() is not _feed_pass.feed_loop
+    except ImportError:  # missing, with FEEDMAP_REQUIRE_ACCEL set: not in use either
+        return False
+
+
 #: Each compiled part (its ``.pyx`` under ``feedmap/``) by the name feedmap gives it, with its module's answer.
 _PARTS: tuple[tuple[str, Callable[[], bool]], ...] = (
     ("sitemap walk", _walk),
     ("key table", _key_table),
     ("urlset pass", _urlset_pass),
+    ("feed pass", _feed_pass),
 )
 
 

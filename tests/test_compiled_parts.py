@@ -25,7 +25,7 @@ def test_every_compiled_source_of_the_package_is_a_part_named() -> None:
     parts = feedmap.compiled_parts()
     assert len(SOURCES) >= 3
     assert len(parts) == len(SOURCES), (sorted(parts), [str(source) for source in SOURCES])
-    assert {"sitemap walk", "key table", "urlset pass"} <= set(parts)
+    assert {"sitemap walk", "key table", "urlset pass", "feed pass"} <= set(parts)
     assert all(isinstance(in_use, bool) for in_use in parts.values())
 
 

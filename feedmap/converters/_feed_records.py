@@ -32,10 +32,11 @@ from feedmap._core.context import Context
 from feedmap._core.dates import known_date
 from feedmap._core.model import ENTRY_FIELDS, Document, Entry, new_position
 from feedmap._io.seen_keys import SeenKeys
-from feedmap.converters._duplicates import _PART_OVERHEAD, Merge, _Spool, merge_into
+from feedmap.converters._duplicates import _PART_OVERHEAD, Merge, _Spool
+from feedmap.converters._feed_pass import feed_merge_into, replayer
 from feedmap.converters._records import _Held, _Kept, _report_unheld, _Said, _say, _size
 from feedmap.converters._sitemap_to_ror import CountUntitled, say_untitled
-from feedmap.formats.feeds._rsswrite import Namespaces
+from feedmap.formats.feeds._rsswrite import Namespaces, parts_only
 
 __all__ = ["feed_records_writer"]
 
@@ -171,13 +172,15 @@ def _write_feed(doc: Document, merge: Merge, name: str, untitled: bool, sink: Bi
         return _Kept(loc, lastmod, origin)
 
     try:
-        merge_into(merge.entries, ctx, merge.replaces, kept, store, fetch).report(ctx, merged=merge.kept_what)
+        plain = parts_only(table) and not {"loc", "lastmod", "title"} & set(unheld)
+        repeats = feed_merge_into(merge, ctx, kept, store, spool.add, fetch, ror=name == "ror", plain=plain)
+        repeats.report(ctx, merged=merge.kept_what)
         offsets = kept.values()
         first = next(offsets, None)
         first_loc = spool.get(first)[0] if first is not None else None
         head = channel_head(doc, first_loc, ctx, namespaces, title_prefix, after_channel)
         offsets = itertools.chain(() if first is None else (first,), offsets)
-        items = _replay(offsets, spool, namespaces, ctx, name, untitled=untitled)
+        items = replayer(_replay)(offsets, spool, namespaces, ctx, name, untitled)
         merge.take(items)
         first_batch = first_items(items)
         rendered = Rendered(feed_header(namespaces, head), itertools.chain(first_batch, items), FOOTER, EMPTY)
@@ -188,7 +191,7 @@ def _write_feed(doc: Document, merge: Merge, name: str, untitled: bool, sink: Bi
 
 
 def _replay(
-    offsets: Iterator[int], spool: _Spool, namespaces: Namespaces, ctx: Context, name: str, *, untitled: bool
+    offsets: Iterator[int], spool: _Spool, namespaces: Namespaces, ctx: Context, name: str, untitled: bool
 ) -> Iterator[tuple[Any, str]]:
     """The records at ``offsets``, in order: what was said rendering each said, its marks made declarations
     (``namespaces``: none while the root's are gathered), its block; then ``title-missing`` (``untitled``: the

@@ -158,9 +158,14 @@ def plan(
 
 def fused(steps: list[Step], target: str) -> list[Step]:
     """``steps`` (a :func:`plan`'s) to run: the last ones of a ``sitemap`` (the checks of its URLs, then the merge
-    of repeats) or of a ``text`` target (the web-URL check, then the drop of repeats) made one step
+    of repeats) or of a ``text`` target (the web-URL check, then the drop of repeats) made one step (a feed's:
+    :func:`feedmap.converters._feed_pass.fused_feed`)
     (:func:`feedmap.converters._pass.checked_merge`, :func:`feedmap.converters._lines_pass.checked_lines`: one
     pass per entry where the writer takes it, the steps as they are elsewhere); else ``steps`` as they are."""
+    if target in ("ror", "rss"):  # the feeds' own pass: the checks, the merge and the item in one look
+        from feedmap.converters._feed_pass import fused_feed
+
+        return fused_feed(steps, target)
     dedupes = (on_entries(_duplicates.dedupe), on_entries(_duplicates.report_duplicates, drop=True))
     lines = target == "text" and len(steps) >= 2 and steps[-1] in dedupes
     if lines and steps[-2] == on_entries(entry_checks.check_web_urls, xml=False, parts=False):
