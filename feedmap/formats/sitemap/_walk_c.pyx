@@ -152,37 +152,44 @@ def walk(cetree._Element element not None, str namespace not None, bint images):
 
 
 cdef object _walk(cetree._Element element, const char* href, bint images):
-    cdef const char* image_ns = <const char*>_IMAGE_NS
     cdef list values = [None, None, None, None]
-    cdef bint seen[4]
     cdef list found = []
+    if not _fields(element, href, images, values, found):
+        return None
+    return (_line(element), values[0], values[1], values[2], values[3], found)
+
+
+cdef bint _fields(cetree._Element element, const char* href, bint images, list values, list found) except -1:
+    """The walk of :func:`_walk` into ``values`` (loc, lastmod, changefreq, priority: each None or its text, as
+    given) and ``found`` (the images, appended): True for the common case, False where the walk gives None."""
+    cdef const char* image_ns = <const char*>_IMAGE_NS
+    cdef bint seen[4]
     cdef int index
     cdef object text, image
     cdef tree.xmlNode* child = element._c_node.children
-    cdef object line
     seen[:] = [False, False, False, False]
     while child != NULL:
         if cetree._isElement(child):
             if child.type != tree.XML_ELEMENT_NODE:
-                return None  # a comment, processing instruction or entity reference
+                return False  # a comment, processing instruction or entity reference
             index = _index(child, _FIELDS, 4) if _in(child, href) else -1
             if index >= 0:
                 if seen[index] or _has_children(child):
-                    return None
+                    return False
                 seen[index] = True
                 text = cetree.textOf(child)
                 if not text or (index == 0 and not _plain(text)):
-                    return None
+                    return False
                 values[index] = text
             elif images and _in(child, image_ns) and strcmp(<const char*>child.name, b"image") == 0:
                 image = _image(child, image_ns)
                 if image is None:
-                    return None
+                    return False
                 found.append(image)
             else:
-                return None
+                return False
         child = child.next
-    return (_line(element), values[0], values[1], values[2], values[3], found)
+    return True
 
 
 cdef inline object _line(cetree._Element element):
@@ -527,6 +534,8 @@ cdef class Loop:
     cdef bint _images
     cdef object _pending
     cdef object _pending_parent
+    cdef list _values  # the walk's values and images of the element being read (emptied for each)
+    cdef list _found
 
     def __init__(self, elements, str namespace not None, bint images, str source not None, read):
         self.previous = self.started = self.clear_parent = self.broke = None
@@ -542,6 +551,8 @@ cdef class Loop:
             self._href = <const char*>self._href_bytes
         self._images = images
         self._pending = self._pending_parent = None
+        self._values = [None, None, None, None]
+        self._found = []
 
     def __iter__(self):
         return self
@@ -609,17 +620,20 @@ cdef class Loop:
 
     cdef object _plain(self, cetree._Element element, object offset):
         """As _walk.plain_entry(_walk.walk(...)): the entry, or None for the full reader."""
-        cdef object walked = _walk(element, self._href, self._images)
-        cdef object loc, lastmod, changefreq, priority, date, freq, weight, entry
-        cdef list found
-        if walked is None:
+        cdef list values = self._values
+        cdef list found = self._found
+        cdef object loc, lastmod, changefreq, priority, date, freq, weight, images
+        values[0] = values[1] = values[2] = values[3] = None
+        if found:
+            del found[:]
+        if not _fields(element, self._href, self._images, values, found):
             return None
-        loc = (<tuple>walked)[1]
+        loc = values[0]
         if loc is None:
             return None
         if not _plain_loc(loc) and _check_loc(loc) is not None:
             return None
-        lastmod = (<tuple>walked)[2]
+        lastmod = values[1]
         date = None
         if lastmod is not None:
             if _plain_date(lastmod):
@@ -629,24 +643,22 @@ cdef class Loop:
                     date = _W3CDate(lastmod)
                 except (TypeError, ValueError):
                     return None
-        changefreq = (<tuple>walked)[3]
+        changefreq = values[2]
         freq = None
         if changefreq is not None:
             freq = _CHANGEFREQS.get(changefreq)
             if freq is None:
                 return None
-        priority = (<tuple>walked)[4]
+        priority = values[3]
         weight = None
         if priority is not None:
             weight = _PRIORITIES.get(priority)
             if weight is None:
                 return None
-        found = (<tuple>walked)[5]
         if len(found) > _IMAGE_LIMIT:
             return None  # reported by the full reader
-        return _new_entry(
-            loc, date, freq, weight, tuple(found), _position(self._source, (<tuple>walked)[0] + offset)
-        )
+        images = tuple(found) if found else _EMPTY
+        return _new_entry(loc, date, freq, weight, images, _position(self._source, _line(element) + offset))
 
 
 # ------------------------------------------------------------------------------------------ the byte checks
