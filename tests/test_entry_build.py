@@ -166,6 +166,42 @@ def test_reading_keeps_nothing_alive_once_the_entries_are_dropped(
 
 # ------------------------------------------------------------------------------------ twins on hostile urlsets
 
+#: Locs whose every character but one is what a plain loc holds: the one is not (check_loc reports or mends it).
+ODD_LOCS = [
+    "https://example.com/a b",
+    "https://example.com/a&lt;b",
+    "https://example.com/a&gt;b",
+    'https://example.com/a"b',
+    "https://example.com/a{b}",
+    "https://example.com/a|b",
+    "https://example.com/a\\b",
+    "https://example.com/a^b",
+    "https://example.com/a`b",
+    "https://example.com/a@b",
+    "https://example.com/a\tb",
+    "https://example.com/\u00e9",
+    "https://example.com/a\u00a0b",
+    "https://exa_mple.com/",
+    "https://example.com:/",
+    "https://example.com:8080x/",
+    "h1+.-://example.com/",
+    "1http://example.com/",
+    "https:/example.com/",
+    "https://",
+]
+
+
+@pytest.mark.parametrize("loc", ODD_LOCS)
+def test_twins_read_a_loc_with_one_odd_character_alike(
+    compiled: None, monkeypatch: pytest.MonkeyPatch, loc: str
+) -> None:
+    data = urlset(f"<url><loc>{loc}</loc><lastmod>2024-06-01</lastmod></url>\n")
+    built, built_said = read(data, monkeypatch, pure=False)
+    pure, pure_said = read(data, monkeypatch, pure=True)
+    assert [shape(entry) for entry in built] == [shape(entry) for entry in pure]
+    assert built_said == pure_said
+
+
 LOCS = st.sampled_from(
     [
         "https://example.com/",
@@ -183,6 +219,7 @@ LOCS = st.sampled_from(
         "https://example.com/%zz",
         "https://[::1]/",
         "https://example.com/#frag#again",
+        *ODD_LOCS,
     ]
 )
 DATES = st.sampled_from(
