@@ -8,6 +8,7 @@ from feedmap._xml import Elements
 from feedmap.formats.sitemap._walk import ReadNode, Walked
 
 LXML_VERSION: tuple[int, int, int, int]
+DIRECT_BUILD: bool
 
 def quiet_span(data: bytes, start: int, stop: int) -> int: ...
 def plain_utf8(data: bytes) -> bool: ...

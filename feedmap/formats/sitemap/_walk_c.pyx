@@ -9,7 +9,9 @@ processing instructions, entity references), the same text (lxml's ``textOf``, w
 same tests on it.  The loop takes the same steps as the pure one (the same elements freed, the same ones
 given to the full reader); where it checks a value in C (a loc, a lastmod) it says yes only to values the pure
 twin's checks accept, and asks those checks about the rest.  It must stay step for step with the pure twin;
-tests/test_accelerator.py runs both.
+tests/test_accelerator.py runs both.  The entries of the common case are built here without a Python call per
+field (the type's allocator and a store in each slot: see "the builders"), the same objects the pure twin's
+``model.new_entry`` makes (tests/test_entry_build.py).
 
 It also holds the cleaning stream's two compiled checks (:func:`quiet_span`, :func:`plain_utf8`), which the
 sitemap reader hands to :class:`feedmap._xml._cleaning.CleaningStream`: one pass over a chunk's bytes that says
@@ -19,7 +21,9 @@ the long way itself (no check): tests/test_byte_checks.py reads hostile bytes bo
 """
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
-from cpython.object cimport PyObject_GenericSetAttr
+from cpython.object cimport PyObject, PyObject_GenericSetAttr
+from cpython.ref cimport Py_DECREF, Py_INCREF
+from cpython.tuple cimport PyTuple_SET_ITEM
 from cpython.unicode cimport Py_UNICODE_ISSPACE
 from libc.stdint cimport uint64_t
 from libc.string cimport memcmp, memcpy, strcmp
@@ -41,6 +45,24 @@ from feedmap.formats._fields import PLAIN_PRIORITIES as _PRIORITIES
 from feedmap.formats.sitemap._walk import CHANGEFREQ_VALUES as _CHANGEFREQS
 
 cetree.import_lxml__etree()
+
+cdef extern from "Python.h":
+    ctypedef struct PyMemberDef:
+        const char* name
+        int type
+        Py_ssize_t offset
+        int flags
+    ctypedef struct PyMemberDescrObject:
+        PyMemberDef* d_member
+    bint PyUnicode_IS_ASCII(object text)
+    void* PyUnicode_1BYTE_DATA(object text)
+    ctypedef PyObject* (*_Allocate)(_Type*, Py_ssize_t)
+    ctypedef struct _Type "PyTypeObject":
+        _Allocate tp_alloc
+
+cdef extern from "structmember.h":
+    int T_OBJECT_EX
+    int READONLY
 
 #: The lxml this module was compiled against (the loader refuses it under another one).
 LXML_VERSION = _etree.LXML_VERSION
@@ -117,13 +139,7 @@ cdef object _image(tree.xmlNode* node, const char* image_ns):
         child = child.next
     if values[0] is None:
         return None
-    image = _Image.__new__(_Image)  # as feedmap._core.model.blank_image, then filled
-    image.loc = values[0]
-    image.caption = values[1]
-    image.geo_location = values[2]
-    image.title = values[3]
-    image.license = values[4]
-    return image
+    return _new_image(values[0], values[1], values[2], values[3], values[4])
 
 
 def walk(cetree._Element element not None, str namespace not None, bint images):
@@ -136,37 +152,44 @@ def walk(cetree._Element element not None, str namespace not None, bint images):
 
 
 cdef object _walk(cetree._Element element, const char* href, bint images):
-    cdef const char* image_ns = <const char*>_IMAGE_NS
     cdef list values = [None, None, None, None]
-    cdef bint seen[4]
     cdef list found = []
+    if not _fields(element, href, images, values, found):
+        return None
+    return (_line(element), values[0], values[1], values[2], values[3], found)
+
+
+cdef bint _fields(cetree._Element element, const char* href, bint images, list values, list found) except -1:
+    """The walk of :func:`_walk` into ``values`` (loc, lastmod, changefreq, priority: each None or its text, as
+    given) and ``found`` (the images, appended): True for the common case, False where the walk gives None."""
+    cdef const char* image_ns = <const char*>_IMAGE_NS
+    cdef bint seen[4]
     cdef int index
     cdef object text, image
     cdef tree.xmlNode* child = element._c_node.children
-    cdef object line
     seen[:] = [False, False, False, False]
     while child != NULL:
         if cetree._isElement(child):
             if child.type != tree.XML_ELEMENT_NODE:
-                return None  # a comment, processing instruction or entity reference
+                return False  # a comment, processing instruction or entity reference
             index = _index(child, _FIELDS, 4) if _in(child, href) else -1
             if index >= 0:
                 if seen[index] or _has_children(child):
-                    return None
+                    return False
                 seen[index] = True
                 text = cetree.textOf(child)
                 if not text or (index == 0 and not _plain(text)):
-                    return None
+                    return False
                 values[index] = text
             elif images and _in(child, image_ns) and strcmp(<const char*>child.name, b"image") == 0:
                 image = _image(child, image_ns)
                 if image is None:
-                    return None
+                    return False
                 found.append(image)
             else:
-                return None
+                return False
         child = child.next
-    return (_line(element), values[0], values[1], values[2], values[3], found)
+    return True
 
 
 cdef inline object _line(cetree._Element element):
@@ -294,42 +317,200 @@ cdef bint _plain_loc(str loc):
     cdef Py_ssize_t n = len(loc)
     cdef Py_ssize_t i = 1, start, digits
     cdef Py_UCS4 c
-    if n >= _LOC_LIMIT or n < 4:
-        return False
-    c = loc[0]
+    cdef const unsigned char* p
+    if n >= _LOC_LIMIT or n < 4 or not PyUnicode_IS_ASCII(loc):
+        return False  # a character past ASCII is never one of the yes below
+    p = <const unsigned char*>PyUnicode_1BYTE_DATA(loc)  # ASCII: one byte a character
+    c = p[0]
     if not ((65 <= c <= 90) or (97 <= c <= 122)):
         return False
-    while i < n and _scheme_char(loc[i]):
+    while i < n and _scheme_char(p[i]):
         i += 1
-    if i + 3 > n or loc[i] != ":" or loc[i + 1] != "/" or loc[i + 2] != "/":
+    if i + 3 > n or p[i] != ":" or p[i + 1] != "/" or p[i + 2] != "/":
         return False
     i += 3
     start = i
     while i < n:
-        c = loc[i]
+        c = p[i]
         if not _uri_char(c) or c == "/" or c == "?" or c == "#" or c == "[" or c == "]" or c == "@" or c == ":":
             break
         i += 1
     if i == start:
         return False
-    if i < n and loc[i] == ":":
+    if i < n and p[i] == ":":
         i += 1
         digits = 0
-        while i < n and digits < 4 and 48 <= loc[i] <= 57:
+        while i < n and digits < 4 and 48 <= p[i] <= 57:
             i += 1
             digits += 1
     if i == n:
         return True
-    c = loc[i]
+    c = p[i]
     if c != "/" and c != "?" and c != "#":
         return False
     i += 1
     while i < n:
-        c = loc[i]
+        c = p[i]
         if not _uri_char(c) or c == "@":
             return False
         i += 1
     return True
+
+
+# ------------------------------------------------------------------------------------------ the builders
+# An Entry, Image or W3CDate is built as object.__new__ and a setattr of each slot (model.new_entry,
+# model.blank_image, dates' unchecked W3CDate); a Position as tuple.__new__(Position, (source, line))
+# (model.new_position).  Here the same objects are made with the type's own tp_alloc (what object.__new__ and
+# tuple.__new__ call: these types define no __new__ of their own and are not abstract) and each value stored
+# in its slot (what the slot's member descriptor, found on the class itself, does on a setattr) -- only when
+# every slot is a plain writable object member of the class and no __setattr__ of Entry/Image stands in the
+# way; else the module keeps the setattr path (DIRECT_BUILD says which).
+
+from types import MemberDescriptorType as _MemberDescriptor
+
+
+cdef Py_ssize_t _slot_offset(object cls, str name):
+    """The offset of slot ``name`` of ``cls`` when a setattr of it is a store there; else -1."""
+    cdef PyMemberDef* member
+    descriptor = cls.__dict__.get(name)
+    if type(descriptor) is not _MemberDescriptor:
+        return -1
+    member = (<PyMemberDescrObject*>descriptor).d_member
+    if member.type != T_OBJECT_EX or member.flags & READONLY:
+        return -1
+    return member.offset
+
+
+cdef Py_ssize_t _ENTRY_SLOTS[12]
+cdef Py_ssize_t _IMAGE_SLOTS[5]
+cdef Py_ssize_t _DATE_SLOT
+cdef bint _DIRECT = True
+
+for _index_, _name_ in enumerate(
+    ("loc", "lastmod", "changefreq", "priority", "title", "description", "keywords", "type", "images",
+     "alternates", "extras", "origin")
+):
+    _ENTRY_SLOTS[_index_] = _slot_offset(_Entry, _name_)
+    _DIRECT = _DIRECT and _ENTRY_SLOTS[_index_] >= 0
+for _index_, _name_ in enumerate(("loc", "caption", "geo_location", "title", "license")):
+    _IMAGE_SLOTS[_index_] = _slot_offset(_Image, _name_)
+    _DIRECT = _DIRECT and _IMAGE_SLOTS[_index_] >= 0
+_DATE_SLOT = _slot_offset(_W3CDate, "text")
+_DIRECT = (
+    _DIRECT
+    and _DATE_SLOT >= 0
+    and len(_Entry.__slots__) == 12
+    and len(_Image.__slots__) == 5
+    and _Entry.__setattr__ is object.__setattr__
+    and _Image.__setattr__ is object.__setattr__
+    and _Entry.__new__ is object.__new__
+    and _Image.__new__ is object.__new__
+    and _W3CDate.__new__ is object.__new__
+    and _Position.__mro__[1] is tuple
+)
+#: Whether entries are built by direct slot stores (see above); the entries are the same either way.
+DIRECT_BUILD = _DIRECT
+
+
+cdef inline object _alloc(object cls, Py_ssize_t items):
+    """``object.__new__(cls)`` (items 0), or the empty shell of ``items`` that ``tuple.__new__`` fills."""
+    cdef _Type* kind = <_Type*>cls
+    cdef PyObject* made = kind.tp_alloc(kind, items)
+    if made == NULL:
+        raise MemoryError()
+    cdef object result = <object>made
+    Py_DECREF(result)  # <object> took a reference of its own
+    return result
+
+
+cdef inline void _put(object target, Py_ssize_t offset, object value):
+    """Store ``value`` in the empty slot at ``offset`` of a new ``target``."""
+    Py_INCREF(value)
+    (<PyObject**>((<char*><PyObject*>target) + offset))[0] = <PyObject*>value
+
+
+cdef object _new_image(object loc, object caption, object geo_location, object title, object license):
+    """As ``model.blank_image()`` then filled."""
+    cdef object image
+    if not _DIRECT:
+        image = _new_object(_Image)
+        image.loc = loc
+        image.caption = caption
+        image.geo_location = geo_location
+        image.title = title
+        image.license = license
+        return image
+    image = _alloc(_Image, 0)
+    _put(image, _IMAGE_SLOTS[0], loc)
+    _put(image, _IMAGE_SLOTS[1], caption)
+    _put(image, _IMAGE_SLOTS[2], geo_location)
+    _put(image, _IMAGE_SLOTS[3], title)
+    _put(image, _IMAGE_SLOTS[4], license)
+    return image
+
+
+cdef object _plain_w3cdate(str text):
+    """The W3CDate of a ``text`` found plain, without W3CDate's checks."""
+    cdef object date
+    if not _DIRECT:
+        date = _new_object(_W3CDate)
+        PyObject_GenericSetAttr(date, "text", text)
+        return date
+    date = _alloc(_W3CDate, 0)
+    _put(date, _DATE_SLOT, text)
+    return date
+
+
+cdef object _position(str source, object line):
+    """``model.new_position(source, line)``."""
+    cdef object position
+    if not _DIRECT:
+        return _new_tuple(_Position, (source, line))
+    position = _alloc(_Position, 2)
+    Py_INCREF(source)
+    PyTuple_SET_ITEM(position, 0, source)
+    Py_INCREF(line)
+    PyTuple_SET_ITEM(position, 1, line)
+    return position
+
+
+cdef object _EMPTY = ()
+
+
+cdef object _new_entry(
+    object loc, object lastmod, object changefreq, object priority, object images, object origin
+):
+    """``model.new_entry(loc, lastmod, changefreq, priority, images, (), {}, origin)``."""
+    cdef object entry
+    if not _DIRECT:
+        entry = _new_object(_Entry)
+        entry.loc = loc
+        entry.lastmod = lastmod
+        entry.changefreq = changefreq
+        entry.priority = priority
+        entry.title = None
+        entry.description = None
+        entry.keywords = ()
+        entry.type = None
+        entry.images = images
+        entry.alternates = ()
+        entry.extras = {}
+        entry.origin = origin
+        return entry
+    entry = _alloc(_Entry, 0)
+    _put(entry, _ENTRY_SLOTS[0], loc)
+    _put(entry, _ENTRY_SLOTS[1], lastmod)
+    _put(entry, _ENTRY_SLOTS[2], changefreq)
+    _put(entry, _ENTRY_SLOTS[3], priority)
+    _put(entry, _ENTRY_SLOTS[4], None)
+    _put(entry, _ENTRY_SLOTS[5], None)
+    _put(entry, _ENTRY_SLOTS[6], _EMPTY)
+    _put(entry, _ENTRY_SLOTS[7], None)
+    _put(entry, _ENTRY_SLOTS[8], images)
+    _put(entry, _ENTRY_SLOTS[9], _EMPTY)
+    _put(entry, _ENTRY_SLOTS[10], {})
+    _put(entry, _ENTRY_SLOTS[11], origin)
+    return entry
 
 
 # ------------------------------------------------------------------------------------------------ the loop
@@ -353,6 +534,8 @@ cdef class Loop:
     cdef bint _images
     cdef object _pending
     cdef object _pending_parent
+    cdef list _values  # the walk's values and images of the element being read (emptied for each)
+    cdef list _found
 
     def __init__(self, elements, str namespace not None, bint images, str source not None, read):
         self.previous = self.started = self.clear_parent = self.broke = None
@@ -368,6 +551,8 @@ cdef class Loop:
             self._href = <const char*>self._href_bytes
         self._images = images
         self._pending = self._pending_parent = None
+        self._values = [None, None, None, None]
+        self._found = []
 
     def __iter__(self):
         return self
@@ -435,56 +620,45 @@ cdef class Loop:
 
     cdef object _plain(self, cetree._Element element, object offset):
         """As _walk.plain_entry(_walk.walk(...)): the entry, or None for the full reader."""
-        cdef object walked = _walk(element, self._href, self._images)
-        cdef object loc, lastmod, changefreq, priority, date, freq, weight, entry
-        cdef list found
-        if walked is None:
+        cdef list values = self._values
+        cdef list found = self._found
+        cdef object loc, lastmod, changefreq, priority, date, freq, weight, images
+        values[0] = values[1] = values[2] = values[3] = None
+        if found:
+            del found[:]
+        if not _fields(element, self._href, self._images, values, found):
             return None
-        loc = (<tuple>walked)[1]
+        loc = values[0]
         if loc is None:
             return None
         if not _plain_loc(loc) and _check_loc(loc) is not None:
             return None
-        lastmod = (<tuple>walked)[2]
+        lastmod = values[1]
         date = None
         if lastmod is not None:
             if _plain_date(lastmod):
-                date = _new_object(_W3CDate)
-                PyObject_GenericSetAttr(date, "text", lastmod)
+                date = _plain_w3cdate(lastmod)
             else:
                 try:
                     date = _W3CDate(lastmod)
                 except (TypeError, ValueError):
                     return None
-        changefreq = (<tuple>walked)[3]
+        changefreq = values[2]
         freq = None
         if changefreq is not None:
             freq = _CHANGEFREQS.get(changefreq)
             if freq is None:
                 return None
-        priority = (<tuple>walked)[4]
+        priority = values[3]
         weight = None
         if priority is not None:
             weight = _PRIORITIES.get(priority)
             if weight is None:
                 return None
-        found = (<tuple>walked)[5]
         if len(found) > _IMAGE_LIMIT:
             return None  # reported by the full reader
-        entry = _new_object(_Entry)  # as feedmap._core.model.new_entry
-        entry.loc = loc
-        entry.lastmod = date
-        entry.changefreq = freq
-        entry.priority = weight
-        entry.title = None
-        entry.description = None
-        entry.keywords = ()
-        entry.type = None
-        entry.images = tuple(found)
-        entry.alternates = ()
-        entry.extras = {}
-        entry.origin = _new_tuple(_Position, (self._source, (<tuple>walked)[0] + offset))
-        return entry
+        images = tuple(found) if found else _EMPTY
+        return _new_entry(loc, date, freq, weight, images, _position(self._source, _line(element) + offset))
 
 
 # ------------------------------------------------------------------------------------------ the byte checks
