@@ -235,26 +235,24 @@ def test_each_side_of_the_plain_decision_is_written_as_the_steps_write_it(loc: s
 def test_each_image_text_on_each_side_of_the_plain_decision_is_written_as_the_steps_write_it(
     field: str, text: str
 ) -> None:
-    """One image text at a time (a caption, geo location, title or licence; then the entry repeated with a newer
-    lastmod and another), the same bytes and diagnostics as the steps apart."""
+    """One image text at a time (a caption, geo location, title or licence) in an entry kept first and in one
+    that replaces an entry before it, the same bytes and diagnostics as the steps apart."""
+
+    def entry(loc: str, lastmod: str, value: str, line: int) -> Entry:
+        image = Image(loc="https://e.example/i.png?w=1&h=2", **{field: value})
+        return Entry(loc=loc, lastmod=W3CDate(lastmod), images=(image,), origin=Position("in", line))
+
     entries = [
-        Entry(
-            loc="https://e.example/p?a=1&b=2",
-            lastmod=W3CDate("2024-01-01"),
-            images=(Image(loc="https://e.example/i.png?w=1&h=2", **{field: text}),),
-            origin=Position("in", 1),
-        ),
+        entry("https://e.example/p?a=1&b=2", "2024-01-01", text, 1),
         Entry(loc="https://e.example/next", origin=Position("in", 2)),
-        Entry(
-            loc="https://e.example/p?a=1&b=2",
-            lastmod=W3CDate("2024-01-02"),
-            images=(Image(loc="https://e.example/i.png", **{field: text + "&"}),),
-        ),
+        entry("https://e.example/q", "2024-01-01", text + "&", 3),
+        entry("https://e.example/p?a=1&b=2", "2023-01-01", text + "&", 4),  # older: the first stays
+        entry("https://e.example/q", "2025-01-01", text, 5),  # newer: takes its place
     ]
     for options in (Options(), Options(keep_urls=True)):
         new = _write(entries, options)
         assert new == _write(entries, dataclasses.replace(options, limit=10**6))
-        assert new[0].count(b"<url>") == 2
+        assert new[0].count(b"<url>") == 3
 
 
 def _urlset(tmp_path: Path) -> Path:
