@@ -10,7 +10,8 @@ the "plain" decision draws: the scheme's case, a port of four and five digits, u
 ``&``, ``'``, ``%`` escapes, IRIs, blanks, control characters, a loc of 2,047 and 2,048 characters, lastmods
 the XSD takes or not, priorities known or rounded or out of range, changefreqs, images with captions, geo
 locations, titles and licences (nothing to escape, ``&``, ``<``, quotes, CR, text wider than one byte,
-controls, surrogates, U+FFFE) or of another scheme, alternates, extras, titles.  They run on both twins (``FEEDMAP_PURE=1`` in ``.ci/run``).
+controls, surrogates, U+FFFE) or of another scheme, alternates, extras, titles.  They run on both twins
+(``FEEDMAP_PURE=1`` in ``.ci/run``).
 """
 
 from __future__ import annotations
