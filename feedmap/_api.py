@@ -20,7 +20,6 @@ and ``feedmap.sitemap_tree`` take ``(data, options=None, *, on_diagnostic=None, 
 from __future__ import annotations
 
 import contextlib
-import operator
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -44,6 +43,7 @@ from feedmap._io.sources import (
 from feedmap._web.follow import follow_index, start_document
 from feedmap.converters import _pipeline as converters
 from feedmap.converters._kinds import report_kind_change
+from feedmap.converters._unheld import report_unheld, values_of
 from feedmap.formats import _registry as registry
 from feedmap.formats._registry import FormatSpec
 
@@ -150,32 +150,20 @@ def _watch_dropped(entries: Iterable[Entry], spec: FormatSpec, ctx: Context) -> 
         yield from entries
         return
     found: list[str] = []
-    values = _values_of(unheld)
+    values = values_of(unheld)
     iterator = iter(entries)
     for entry in iterator:
         if any(values(entry)):  # one C call per entry while nothing new is found
             for name in [name for name in unheld if getattr(entry, name)]:
                 unheld.remove(name)
                 found.append(name)
-            values = _values_of(unheld)
+            values = values_of(unheld)
         yield entry
         if not unheld:
             break
     yield from iterator  # every field found: no more per-entry work
     if found:
-        names = ", ".join(sorted(found, key=ENTRY_FIELDS.index))
-        it = "it is" if len(found) == 1 else "they are"
-        ctx.info("field-dropped", f"format {spec.name!r} cannot hold {names}; {it} not written")
-
-
-def _values_of(names: Sequence[str]) -> Callable[[Entry], tuple[object, ...]]:
-    """A function returning the values of the fields ``names`` of an entry, as a tuple."""
-    if len(names) == 1:
-        (name,) = names
-        return lambda entry: (getattr(entry, name),)
-    if not names:
-        return lambda entry: ()
-    return operator.attrgetter(*names)
+        report_unheld(found, spec.name, ctx)
 
 
 def _sink_name(sink: SinkLike) -> str:

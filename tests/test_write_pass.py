@@ -8,8 +8,10 @@ oracle is the same call with a step after the merge (``limit`` above the entries
 passes every entry on), which keeps the plan's steps apart.  The entries here sit on both sides of every line
 the "plain" decision draws: the scheme's case, a port of four and five digits, userinfo, IPv6, two ``#``,
 ``&``, ``'``, ``%`` escapes, IRIs, blanks, control characters, a loc of 2,047 and 2,048 characters, lastmods
-the XSD takes or not, priorities known or rounded or out of range, changefreqs, images with titles or of
-another scheme, alternates, extras, titles.  They run on both twins (``FEEDMAP_PURE=1`` in ``.ci/run``).
+the XSD takes or not, priorities known or rounded or out of range, changefreqs, images with captions, geo
+locations, titles and licences (nothing to escape, ``&``, ``<``, quotes, CR, text wider than one byte,
+controls, surrogates, U+FFFE) or of another scheme, alternates, extras, titles.  They run on both twins
+(``FEEDMAP_PURE=1`` in ``.ci/run``).
 """
 
 from __future__ import annotations
@@ -44,6 +46,9 @@ LOCS = [
     "https://e.example#f{n}",
     "https://e.example?q={n}",
     "https://e.example/a&b{n}",
+    "https://e.example/p{n}?a=1&b=2&amp;c",
+    "https://e.example/p{n}#a&b",
+    "https://e&x.example/p{n}",
     "https://e.example/a'b{n}",
     "https://e.example/%C3%BC{n}",
     "https://e.example/%zz{n}",
@@ -84,6 +89,37 @@ IMAGES = [
     "data:x",
     "i.png",
 ]
+#: Image captions, geo locations and titles on both sides of the plain decision: nothing to escape, what XML
+#: escaping alone changes (in one-byte text and wider), and characters XML 1.0 cannot hold (dropped, said).
+TEXTS: list[str | None] = [
+    None,
+    "t",
+    "c&d",
+    "<b>x</b>",
+    'say "x"',
+    "it's",
+    "cr\r",
+    "tab\tnl\n",
+    "t\x02",
+    "del\x7f",
+    "Caf\u00e9 & cr\u00e8me",
+    "front \u2013 view",
+    "\u2013 <x> & \x01",
+    "wide \ufffe",
+    "lone \ud800",
+    "\U0001f600 & y",
+    "",
+]
+#: Image licences on both sides of it.
+LICENSES: list[str | None] = [
+    None,
+    "https://e.example/l",
+    "https://e.example/l?a=1&b=2",
+    "HTTPS://e.example/l",
+    "https://e.example/\u00e9",
+    "javascript:x",
+    "l.html",
+]
 EXTRAS: list[dict[str, str]] = [{}, {"note": "text"}, {"{urn:x}k": "<k xmlns='urn:x'>v</k>"}, {"{urn:x}k": "<broken"}]
 POLICIES: list[Any] = [None, "first", "last", "newest"]
 
@@ -99,9 +135,10 @@ def entries_drawn(draw: st.DrawFn) -> list[Entry]:
         images = tuple(
             Image(
                 loc=draw(st.sampled_from(IMAGES)).format(n=n),
-                title=draw(st.sampled_from([None, "t", "t\x02"])) if odd == 5 else None,
-                caption="c&d" if odd == 6 else None,
-                license=draw(st.sampled_from([None, "https://e.example/l", "javascript:x"])) if odd == 7 else None,
+                title=draw(st.sampled_from(TEXTS)) if odd == 5 else None,
+                caption=draw(st.sampled_from(TEXTS)) if odd in (4, 5, 6) else None,
+                geo_location=draw(st.sampled_from(TEXTS)) if odd == 4 else None,
+                license=draw(st.sampled_from(LICENSES)) if odd in (4, 7) else None,
             )
             for _ in range(draw(st.integers(min_value=0, max_value=2)))
         )
@@ -192,6 +229,31 @@ def test_each_side_of_the_plain_decision_is_written_as_the_steps_write_it(loc: s
     new = _write(entries, Options())
     assert new == _write(entries, Options(limit=10**6))
     assert new[0].count(b"<url>") in (1, 2)
+
+
+@pytest.mark.parametrize("field", ["caption", "geo_location", "title", "license"])
+@pytest.mark.parametrize("text", [text for text in {*TEXTS, *LICENSES} if text is not None])
+def test_each_image_text_on_each_side_of_the_plain_decision_is_written_as_the_steps_write_it(
+    field: str, text: str
+) -> None:
+    """One image text at a time (a caption, geo location, title or licence) in an entry kept first and in one
+    that replaces an entry before it, the same bytes and diagnostics as the steps apart."""
+
+    def entry(loc: str, lastmod: str, value: str, line: int) -> Entry:
+        image = Image(loc="https://e.example/i.png?w=1&h=2", **{field: value})
+        return Entry(loc=loc, lastmod=W3CDate(lastmod), images=(image,), origin=Position("in", line))
+
+    entries = [
+        entry("https://e.example/p?a=1&b=2", "2024-01-01", text, 1),
+        Entry(loc="https://e.example/next", origin=Position("in", 2)),
+        entry("https://e.example/q", "2024-01-01", text + "&", 3),
+        entry("https://e.example/p?a=1&b=2", "2023-01-01", text + "&", 4),  # older: the first stays
+        entry("https://e.example/q", "2025-01-01", text, 5),  # newer: takes its place
+    ]
+    for options in (Options(), Options(keep_urls=True)):
+        new = _write(entries, options)
+        assert new == _write(entries, dataclasses.replace(options, limit=10**6))
+        assert new[0].count(b"<url>") == 3
 
 
 def _urlset(tmp_path: Path) -> Path:

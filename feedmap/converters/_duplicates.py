@@ -10,7 +10,6 @@ kept in memory per URL is described in :mod:`feedmap.converters`.
 from __future__ import annotations
 
 import contextlib
-import pickle
 import struct
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
@@ -206,6 +205,8 @@ class _Spool:
         return offset
 
     def _close_page(self) -> None:
+        import pickle  # only when a page goes to the scratch file (start-up)
+
         freeze = self._freeze_item
         data = pickle.dumps([freeze(entry) for entry in self._page], protocol=pickle.HIGHEST_PROTOCOL)
         self._tail += _LENGTH.pack(len(data))
@@ -237,6 +238,8 @@ class _Spool:
 
     def _decode(self, at: int) -> list[_Frozen]:
         """The page whose record starts at ``at``, unpickled (and kept among the last few)."""
+        import pickle
+
         if at >= self._written:  # not written yet
             start = at - self._written + _LENGTH.size
             (length,) = _LENGTH.unpack_from(self._tail, start - _LENGTH.size)

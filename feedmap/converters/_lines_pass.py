@@ -13,15 +13,15 @@ moments (the repeats and the fields not held at the end, in that order; the size
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from feedmap._core.context import Context
 from feedmap._core.entry_checks import check_web_urls, web_checked, where
 from feedmap._core.model import ENTRY_FIELDS, Document, Entry
 from feedmap._io.seen_keys import SeenKeys
 from feedmap.converters._duplicates import _as_written, _Repeats, dedupe, report_duplicates
+from feedmap.converters._unheld import report_unheld, values_of
 
 __all__ = ["CheckedLines", "checked_lines", "lines_writer"]
 
@@ -104,7 +104,7 @@ def _lines(steps: CheckedLines, ctx: Context) -> Iterator[tuple[None, str]]:
     first_time = seen.add_new
     encode = ctx.options.encode_urls
     unheld = [name for name in ENTRY_FIELDS if name not in FORMAT.fields]
-    values = _values_of(unheld)
+    values = values_of(unheld)
     found: list[str] = []
     try:
         for entry in steps.given:
@@ -120,7 +120,7 @@ def _lines(steps: CheckedLines, ctx: Context) -> Iterator[tuple[None, str]]:
                 for name in [name for name in unheld if getattr(entry, name)]:
                     unheld.remove(name)
                     found.append(name)
-                values = _values_of(unheld)
+                values = values_of(unheld)
             if not encode and loc.isascii() and "\n" not in loc and "\r" not in loc:  # line_of's plain case
                 yield None, loc + "\n"
                 continue
@@ -131,16 +131,4 @@ def _lines(steps: CheckedLines, ctx: Context) -> Iterator[tuple[None, str]]:
         seen.close()
     repeats.report(ctx, merged=steps.kept_what)
     if found:
-        names = ", ".join(sorted(found, key=ENTRY_FIELDS.index))
-        it = "it is" if len(found) == 1 else "they are"
-        ctx.info("field-dropped", f"format {FORMAT.name!r} cannot hold {names}; {it} not written")
-
-
-def _values_of(names: list[str]) -> Callable[[Entry], tuple[Any, ...]]:
-    """A function returning the values of the fields ``names`` of an entry, as a tuple."""
-    if len(names) == 1:
-        (name,) = names
-        return lambda entry: (getattr(entry, name),)
-    if not names:
-        return lambda entry: ()
-    return operator.attrgetter(*names)
+        report_unheld(found, FORMAT.name, ctx)

@@ -10,11 +10,13 @@ those steps one after the other, as before; taken by the writer that merges rend
 
 Per entry, one look decides whether the entry is *plain*: a loc that is a plain http(s) URI (:data:`PLAIN_WEB`,
 shorter than :data:`~feedmap._core.urls.MAX_LOC_LENGTH`: every check accepts it and it is written and keyed
-as it is), a lastmod absent or already in the XSD's form, a changefreq, a priority whose text is known,
-images of a loc alone that is plain too, and nothing else (no alternates, extras, or fields a urlset cannot
-hold).  A plain entry says nothing on any step: it is keyed and, when kept, rendered here (the same bytes as
-:func:`feedmap.formats.sitemap._urlset.blocks`).  Every other entry takes the long way, each step's own
-per-entry function in the steps' order, so each diagnostic is said where and in the order it is said today.
+as it is, an ``&`` escaped), a lastmod absent or already in the XSD's form, a changefreq, a priority whose
+text is known, images whose loc (and licence) is plain too and whose caption, geo location and title hold no
+character XML cannot hold (escaped as :func:`~feedmap._xml.escape_text` escapes them), and nothing else (no
+alternates, extras, or fields a urlset cannot hold).  A plain entry says nothing on any step: it is keyed
+and, when kept, rendered here (the same bytes as :func:`feedmap.formats.sitemap._urlset.blocks`).  Every
+other entry takes the long way, each step's own per-entry function in the steps' order, so each diagnostic is
+said where and in the order it is said today.
 
 The compiled twin (:mod:`feedmap.converters._pass_c`, Cython) runs the same loop; it is used where it is built,
 unless ``FEEDMAP_PURE`` is set (not to ``0``).  ``FEEDMAP_REQUIRE_ACCEL=1`` makes a missing one an error.
@@ -33,6 +35,7 @@ from feedmap._core.entry_checks import LeftOut, check_values, check_web_urls, ke
 from feedmap._core.model import ChangeFreq, Entry
 from feedmap._core.urls import MAX_LOC_LENGTH, is_absolute_url, plain_uri
 from feedmap._io.seen_keys import SeenKeys
+from feedmap._xml import escape_text, unwritable
 from feedmap.converters._duplicates import (
     _PART_OVERHEAD,
     Merge,
@@ -47,16 +50,34 @@ from feedmap.formats._xmlwrite import PRIORITY_TEXTS, xsd_shape
 
 __all__ = ["PLAIN_WEB", "CheckedMerge", "checked_merge", "fused_into", "fused_loop", "plain_block"]
 
-#: The characters of :func:`feedmap._core.urls.plain_uri` but ``#`` (and, in a host, ``:/?@``).
-_PLAIN_NO_HASH = r"[A-Za-z0-9\-._~:/?@!$()*+,;=]*"
+#: The characters of :func:`feedmap._core.urls.plain_uri` but ``#`` (and, in a host, ``:/?@``), and ``&``.
+_PLAIN_NO_HASH = r"[A-Za-z0-9\-._~:/?@!$&()*+,;=]*"
 #: A plain http(s) URL: a lowercase ``http://`` or ``https://`` (``check_web_urls``' common spelling), a host of
-#: plain characters, a port of at most four digits, then plain characters with at most one ``#``.  What it
-#: matches, :func:`~feedmap._core.urls.plain_uri` matches (written and keyed as it is), and so do
-#: :func:`~feedmap._core.urls.check_loc` (no problem, below :data:`MAX_LOC_LENGTH`) and
-#: :func:`~feedmap._core.urls.is_absolute_url`.
+#: plain characters, a port of at most four digits, then plain characters or ``&`` with at most one ``#``.  What
+#: it matches, :func:`~feedmap._core.urls.is_uri` matches (written and keyed as it is, only an ``&`` escaped),
+#: and so do :func:`~feedmap._core.urls.check_loc` (no problem, below :data:`MAX_LOC_LENGTH`),
+#: :func:`~feedmap._core.urls.not_in_iris` (nothing) and :func:`~feedmap._core.urls.is_absolute_url`.
 PLAIN_WEB = re.compile(
     r"https?://[A-Za-z0-9\-._~!$()*+,;=]+(?::[0-9]{0,4})?(?:[/?]" + _PLAIN_NO_HASH + ")?(?:#" + _PLAIN_NO_HASH + ")?"
 )
+
+
+def _web_text(url: Any) -> str | None:
+    """``url`` as a plain entry writes it (a plain http(s) URL, :data:`PLAIN_WEB`, its ``&`` escaped), or None."""
+    if url.__class__ is not str or _plain_web(url) is None:
+        return None
+    return url.replace("&", "&amp;") if "&" in url else url
+
+
+def _plain_text(value: Any) -> str | None:
+    """``value`` escaped as :func:`~feedmap.formats._xmlwrite.text_of` writes it when it says nothing (no
+    character XML cannot hold), or None."""
+    if value.__class__ is not str:
+        return None
+    text = escape_text(value)
+    if text is not value and unwritable(value):
+        return None
+    return text
 
 
 class CheckedMerge(Merge):
@@ -95,13 +116,12 @@ def checked_merge(entries: Iterable[Entry], ctx: Context, values: bool, dedupe_s
 
 def plain_block(entry: Entry, images: bool) -> str | None:
     """The ``<url>`` of ``entry`` when it is plain (see the module's docstring: nothing to say on any step),
-    without its end tag; else None.  ``images``: the image extension writes images (else an entry with
-    images is not plain)."""
+    with its end tag; else None.  ``images``: the image extension writes images (else an entry with images
+    is not plain)."""
     loc = entry.loc
     if (
         loc.__class__ is not str
         or len(loc) >= MAX_LOC_LENGTH
-        or _plain_web(loc) is None
         or entry.extras
         or entry.alternates
         or entry.title is not None
@@ -110,11 +130,14 @@ def plain_block(entry: Entry, images: bool) -> str | None:
         or entry.type is not None
     ):
         return None
+    loc_text = _web_text(loc)
+    if loc_text is None:
+        return None
     lastmod, changefreq, priority = entry.lastmod, entry.changefreq, entry.priority
     if lastmod is None:
-        block = "<url><loc>" + loc + "</loc>"
+        block = "<url><loc>" + loc_text + "</loc>"
     elif lastmod.__class__ is W3CDate and xsd_shape(lastmod.text) is not None:
-        block = "<url><loc>" + loc + "</loc><lastmod>" + lastmod.text + "</lastmod>"
+        block = "<url><loc>" + loc_text + "</loc><lastmod>" + lastmod.text + "</lastmod>"
     else:
         return None
     if changefreq is not None:
@@ -130,18 +153,35 @@ def plain_block(entry: Entry, images: bool) -> str | None:
         if not images:
             return None
         for image in entry.images:
-            image_loc = image.loc
-            if (
-                image.caption is not None
-                or image.geo_location is not None
-                or image.title is not None
-                or image.license is not None
-                or image_loc.__class__ is not str
-                or _plain_web(image_loc) is None
-            ):
+            image_loc = _web_text(image.loc)
+            if image_loc is None:
                 return None
-            block += "<image:image><image:loc>" + image_loc + "</image:loc></image:image>"
-    return block
+            block += "<image:image><image:loc>" + image_loc + "</image:loc>"
+            caption, geo_location, title, license_url = image.caption, image.geo_location, image.title, image.license
+            if caption is not None or geo_location is not None or title is not None or license_url is not None:
+                texts = _image_texts(caption, geo_location, title, license_url)
+                if texts is None:
+                    return None
+                block += texts
+            block += "</image:image>"
+    return block + "</url>\n"
+
+
+def _image_texts(caption: Any, geo_location: Any, title: Any, license_url: Any) -> str | None:
+    """An image's caption, geo location, title and licence elements as a plain entry writes them, or None."""
+    parts = ""
+    for value, name in ((caption, "caption"), (geo_location, "geo_location"), (title, "title")):
+        if value is not None:
+            text = _plain_text(value)
+            if text is None:
+                return None
+            parts += "<image:" + name + ">" + text + "</image:" + name + ">"
+    if license_url is not None:
+        text = _web_text(license_url)
+        if text is None:
+            return None
+        parts += "<image:license>" + text + "</image:license>"
+    return parts
 
 
 _plain_web = PLAIN_WEB.fullmatch
@@ -172,8 +212,8 @@ def fused_loop(
             loc = entry.loc
             key = hash(loc)
             offset = kept_get(key)
-            block += "</url>\n"
-            record = (loc, entry.lastmod, entry.origin, block, None, None)
+            lastmod = entry.lastmod  # a plain record holds the lastmod's text (no object for the collector)
+            record = (loc, None if lastmod is None else lastmod.text, entry.origin, block, None, None)
             if offset is None:
                 keep(key, add(record, _PART_OVERHEAD + len(block) + len(loc)))
             else:

@@ -14,6 +14,7 @@ from feedmap._core.dates import W3CDate
 from feedmap._core.entry_checks import values_checked, web_checked
 from feedmap._core.model import ChangeFreq
 from feedmap._core.urls import MAX_LOC_LENGTH, is_absolute_url, plain_uri
+from feedmap._xml import escape_text, unwritable
 from feedmap.converters._duplicates import _PART_OVERHEAD, _as_written, merge_repeat
 from feedmap.formats._xmlwrite import PRIORITY_TEXTS
 
@@ -28,6 +29,7 @@ cdef enum:
     _HOST = 1  # [A-Za-z0-9\-._~!$()*+,;=]
     _REST = 2  # the same and :/?@ (no '#')
     _DIGIT = 4
+    _AMP = 8  # '&', in the path, query and fragment: escaped
 
 cdef unsigned char _CLASS[128]
 
@@ -42,6 +44,7 @@ cdef void _classes() noexcept:
         _CLASS[c] = _REST
     for c in b"0123456789":
         _CLASS[c] |= _DIGIT
+    _CLASS[ord("&")] = _AMP
 
 
 _classes()
@@ -53,13 +56,14 @@ cdef inline bint _is(const unsigned char* d, Py_ssize_t i, Py_ssize_t n, unsigne
     return i < n and d[i] < 128 and (_CLASS[d[i]] & what) != 0
 
 
-cdef bint _plain_web(object text, Py_ssize_t longest):
-    """``PLAIN_WEB.fullmatch(text)`` (and shorter than ``longest``; 0: any length) for a str."""
+cdef int _plain_web(object text, Py_ssize_t longest):
+    """``PLAIN_WEB.fullmatch(text)`` (and shorter than ``longest``; 0: any length) for a str: 0 when it does
+    not match, 1 when it does, 2 when it does and holds an ``&``."""
     if PyUnicode_KIND(text) != 1:
-        return False
+        return 0
     cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text)
     if longest and n >= longest:
-        return False
+        return 0
     cdef const unsigned char* d = <const unsigned char*>PyUnicode_DATA(text)
     cdef Py_ssize_t i
     if n >= 8 and d[0] == ord("h") and d[1] == ord("t") and d[2] == ord("t") and d[3] == ord("p"):
@@ -67,15 +71,15 @@ cdef bint _plain_web(object text, Py_ssize_t longest):
         if d[i] == ord("s"):
             i += 1
         if not (d[i] == ord(":") and d[i + 1] == ord("/") and i + 2 < n and d[i + 2] == ord("/")):
-            return False
+            return 0
         i += 3
     else:
-        return False
+        return 0
     cdef Py_ssize_t start = i
     while _is(d, i, n, _HOST):
         i += 1
     if i == start:
-        return False
+        return 0
     cdef Py_ssize_t digits
     if i < n and d[i] == ord(":"):
         i += 1
@@ -83,15 +87,61 @@ cdef bint _plain_web(object text, Py_ssize_t longest):
         while digits < 4 and _is(d, i, n, _DIGIT):
             i += 1
             digits += 1
+    cdef bint amp = False
     if i < n and (d[i] == ord("/") or d[i] == ord("?")):
         i += 1
-        while _is(d, i, n, _REST):
+        while _is(d, i, n, _REST | _AMP):
+            if d[i] == ord("&"):
+                amp = True
             i += 1
     if i < n and d[i] == ord("#"):
         i += 1
-        while _is(d, i, n, _REST):
+        while _is(d, i, n, _REST | _AMP):
+            if d[i] == ord("&"):
+                amp = True
             i += 1
-    return i == n
+    if i != n:
+        return 0
+    return 2 if amp else 1
+
+
+cdef object _web_text(object url, Py_ssize_t longest):
+    """:func:`feedmap.converters._pass._web_text` (and shorter than ``longest``; 0: any length)."""
+    if type(url) is not str:
+        return None
+    cdef int plain = _plain_web(url, longest)
+    if plain == 0:
+        return None
+    if plain == 2:
+        return url.replace("&", "&amp;")
+    return url
+
+
+cdef object _plain_text(object value):
+    """:func:`feedmap.converters._pass._plain_text`: a text of one-byte code units looked at here."""
+    if type(value) is not str:
+        return None
+    cdef Py_ssize_t n, i
+    cdef const unsigned char* d
+    cdef unsigned char c
+    cdef bint special = False
+    if PyUnicode_KIND(value) == 1:
+        n = PyUnicode_GET_LENGTH(value)
+        d = <const unsigned char*>PyUnicode_DATA(value)
+        for i in range(n):
+            c = d[i]
+            if c < 0x20:
+                if c == 0x0D:
+                    special = True
+                elif c != 0x09 and c != 0x0A:
+                    return None  # a character XML 1.0 cannot hold: dropped and said
+            elif c == ord("&") or c == ord("<") or c == ord(">") or c == ord('"') or c == ord("'"):
+                special = True
+        return escape_text(value) if special else value
+    text = escape_text(value)
+    if text is not value and unwritable(value):
+        return None
+    return text
 
 
 cdef inline bint _digits(const unsigned char* d, Py_ssize_t i, Py_ssize_t count) noexcept:
@@ -138,7 +188,6 @@ cdef object _plain_block(object entry, bint images):
     loc = entry.loc
     if (
         type(loc) is not str
-        or not _plain_web(loc, _LONGEST)
         or entry.extras
         or entry.alternates
         or entry.title is not None
@@ -147,43 +196,65 @@ cdef object _plain_block(object entry, bint images):
         or entry.type is not None
     ):
         return None
+    loc_text = _web_text(loc, _LONGEST)
+    if loc_text is None:
+        return None
     lastmod, changefreq, priority = entry.lastmod, entry.changefreq, entry.priority
-    cdef str block
+    cdef list parts
     if lastmod is None:
-        block = "<url><loc>" + loc + "</loc>"
+        parts = ["<url><loc>", loc_text, "</loc>"]
     elif type(lastmod) is W3CDate:
         text = lastmod.text
         if type(text) is not str or not _xsd_shape(text):
             return None
-        block = "<url><loc>" + loc + "</loc><lastmod>" + text + "</lastmod>"
+        parts = ["<url><loc>", loc_text, "</loc><lastmod>", text, "</lastmod>"]
     else:
         return None
     if changefreq is not None:
         if type(changefreq) is not ChangeFreq:
             return None
-        block += "<changefreq>" + changefreq.value + "</changefreq>"
+        parts += ["<changefreq>", changefreq.value, "</changefreq>"]
     if priority is not None:
         known = PRIORITY_TEXTS.get(priority) if type(priority) is float else None
         if known is None:
             return None
-        block += "<priority>" + known + "</priority>"
+        parts += ["<priority>", known, "</priority>"]
     pictures = entry.images
     if pictures:
         if not images:
             return None
         for image in pictures:
-            image_loc = image.loc
-            if (
-                image.caption is not None
-                or image.geo_location is not None
-                or image.title is not None
-                or image.license is not None
-                or type(image_loc) is not str
-                or not _plain_web(image_loc, 0)
-            ):
+            image_loc = _web_text(image.loc, 0)
+            if image_loc is None:
                 return None
-            block += "<image:image><image:loc>" + image_loc + "</image:loc></image:image>"
-    return block
+            caption, geo_location, title, license_url = image.caption, image.geo_location, image.title, image.license
+            if caption is None and geo_location is None and title is None and license_url is None:
+                parts += ["<image:image><image:loc>", image_loc, "</image:loc></image:image>"]
+                continue
+            parts += ["<image:image><image:loc>", image_loc, "</image:loc>"]
+            if caption is not None:
+                text = _plain_text(caption)
+                if text is None:
+                    return None
+                parts += ["<image:caption>", text, "</image:caption>"]
+            if geo_location is not None:
+                text = _plain_text(geo_location)
+                if text is None:
+                    return None
+                parts += ["<image:geo_location>", text, "</image:geo_location>"]
+            if title is not None:
+                text = _plain_text(title)
+                if text is None:
+                    return None
+                parts += ["<image:title>", text, "</image:title>"]
+            if license_url is not None:
+                text = _web_text(license_url, 0)
+                if text is None:
+                    return None
+                parts += ["<image:license>", text, "</image:license>"]
+            parts.append("</image:image>")
+    parts.append("</url>\n")
+    return "".join(parts)
 
 
 def fused_loop(given, ctx, bint values, replaces, kept, store, add, fetch, bint images, left_out, repeats):
@@ -200,8 +271,8 @@ def fused_loop(given, ctx, bint values, replaces, kept, store, add, fetch, bint 
             loc = entry.loc
             key = hash(loc)
             offset = kept_get(key)
-            block = block + "</url>\n"
-            record = (loc, entry.lastmod, entry.origin, block, None, None)
+            lastmod = entry.lastmod  # a plain record holds the lastmod's text (no object for the collector)
+            record = (loc, None if lastmod is None else lastmod.text, entry.origin, block, None, None)
             if offset is None:
                 keep(key, add(record, overhead + len(block) + len(loc)))
             else:

@@ -28,8 +28,10 @@ from feedmap._core.dates import known_date
 from feedmap._core.errors import Reporter
 from feedmap._core.model import ENTRY_FIELDS, Document, Entry, new_position
 from feedmap._io.seen_keys import SeenKeys
-from feedmap.converters._duplicates import _PART_OVERHEAD, Merge, _Spool, merge_into
+from feedmap.converters._duplicates import _PART_OVERHEAD, Merge, merge_into
 from feedmap.converters._lines_pass import lines_writer
+from feedmap.converters._record_pages import RecordPages
+from feedmap.converters._unheld import report_unheld
 
 __all__ = ["records_writer"]
 
@@ -82,18 +84,6 @@ class _Held(Reporter):
         return said
 
 
-def _freeze(record: _Record) -> tuple[Any, ...]:
-    loc, lastmod, origin, block, said, fields = record
-    return (
-        loc,
-        lastmod.text if lastmod is not None else None,
-        tuple(origin) if origin is not None else None,
-        block,
-        said,
-        fields,
-    )
-
-
 def _size(record: _Record) -> int:
     block = record[3]
     return _PART_OVERHEAD + len(record[0]) + (len(block) if isinstance(block, str) else 0)
@@ -127,31 +117,31 @@ def records_writer(doc: Document, name: str, ctx: Context) -> Writer | None:
 
 
 def _write_urlset(merge: Merge, sink: BinaryIO, ctx: Context, images: bool) -> int:
-    from feedmap.formats._output import SizeWatch, write_blocks
-    from feedmap.formats._registry import Rendered
     from feedmap.formats.sitemap._urlset import EMPTY, FOOTER, FORMAT, blocks
 
     header, block = blocks(ctx)
     unheld = [name for name in ENTRY_FIELDS if name not in FORMAT.fields]
-    run = _records(merge, ctx, block, unheld, FORMAT.name, images)
-    merge.take(run)
-    return write_blocks(sink, Rendered(header, run, FOOTER, EMPTY), SizeWatch(ctx, "URLs"))
+    merge.take(iter(()))  # run here, by the writer
+    return _write_records(merge, sink, ctx, block, unheld, FORMAT.name, images, (header, FOOTER, EMPTY))
 
 
-def _records(
+def _write_records(
     merge: Merge,
+    sink: BinaryIO,
     ctx: Context,
     block: Callable[[Entry, Context, set[str]], str],
     unheld: list[str],
     format_name: str,
     images: bool,
-) -> Iterator[tuple[Any, str]]:
-    """The merge run into records, then each record written: what was said rendering it said first."""
+    frame: tuple[str, str, str],
+) -> int:
+    """The merge run into records, then each record written (what was said rendering it said first), in
+    the batches of :func:`~feedmap.formats._output.write_blocks`; the number of records written."""
     held = _Held()
     rendering = dataclasses.replace(ctx, reporter=held)
     values = operator.attrgetter(*unheld) if len(unheld) > 1 else None
     dropped: set[str] = set()  # emptied after each entry: each record says its own text extras dropped
-    spool = _Spool(_freeze, None, _size)  # read back as frozen: the lastmod's text, the origin's tuple
+    records = RecordPages()  # read back from the scratch file: the lastmod's text, the origin's tuple
     kept = SeenKeys()
 
     def store(entry: Entry) -> int:
@@ -168,11 +158,11 @@ def _records(
         elif values is None and unheld and getattr(entry, unheld[0]):
             unwritten = (unheld[0],)
         said = held.take() if held.said else None
-        return spool.add((entry.loc, entry.lastmod, entry.origin, text, said, unwritten), size)
+        return records.add((entry.loc, entry.lastmod, entry.origin, text, said, unwritten), size)
 
     def fetch(offset: int) -> _Kept:
-        loc, lastmod, origin = spool.get(offset)[:3]
-        if lastmod.__class__ is str:  # a record read back from the scratch file
+        loc, lastmod, origin = records.get(offset)[:3]
+        if lastmod.__class__ is str:  # a plain entry's record, or one read back from the scratch file
             lastmod = known_date(lastmod)  # the text of a W3CDate: valid
         if origin.__class__ is tuple:
             origin = new_position(*origin)
@@ -182,27 +172,73 @@ def _records(
         from feedmap.converters._pass import CheckedMerge, fused_into  # a urlset's writing: formats loaded
 
         if isinstance(merge, CheckedMerge):  # the checks too, in one pass (a plain entry's record made there)
-            repeats = fused_into(merge, kept, store, spool.add, fetch, images)
+            repeats = fused_into(merge, kept, store, records.add, fetch, images)
         else:
             repeats = merge_into(merge.entries, ctx, merge.replaces, kept, store, fetch)
         repeats.report(ctx, merged=merge.kept_what)
-        reporter = ctx.reporter
-        told: set[str] = set()  # the text extras said dropped: once, at the first record written
-        found: set[str] = set()
-        for offset in kept.values():
-            _, _, _, text, said, unwritten = spool.get(offset)
+        # no URL repeated: every record is kept, in the order added; else read by the table of keys
+        pages = records.pages() if repeats.total == 0 else _by_offsets(kept.values(), records.get)
+        return _write_pages(sink, pages, ctx, format_name, frame)
+    finally:
+        kept.close()
+        records.close()
+
+
+def _by_offsets(offsets: Iterator[int], get: Callable[[int], Any]) -> Iterator[list[Any]]:
+    """The records at ``offsets``, in that order, by pages of some hundreds."""
+    page: list[Any] = []
+    for offset in offsets:
+        page.append(get(offset))
+        if len(page) >= 512:
+            yield page
+            page = []
+    if page:
+        yield page
+
+
+def _write_pages(
+    sink: BinaryIO, pages: Iterator[list[Any]], ctx: Context, format_name: str, frame: tuple[str, str, str]
+) -> int:
+    """:func:`~feedmap.formats._output.write_blocks` of the records' blocks (the same batches, the same size
+    caps and ``empty-document``), each record's lines said as it comes, the unheld fields after the last."""
+    from feedmap.formats._output import BATCH_CHARACTERS, SizeWatch, write_batch
+
+    header, footer, empty = frame
+    watch = SizeWatch(ctx, "URLs")
+    head = header.encode("utf-8")
+    reporter = ctx.reporter
+    told: set[str] = set()  # the text extras said dropped: once, at the first record written
+    found: set[str] = set()
+    pending: list[str] = []
+    count = characters = 0
+    for page in pages:
+        for _, _, _, text, said, unwritten in page:
             if said is not None:
                 _say(said, reporter, told)
             if unwritten is not None:
                 found.update(unwritten)
             if not isinstance(text, str):
                 raise text
-            yield None, text
-        if found:
-            _report_unheld(found, format_name, ctx)
-    finally:
-        kept.close()
-        spool.close()
+            pending.append(text)
+            characters += len(text)
+            if len(pending) >= 512 or characters >= BATCH_CHARACTERS:
+                write_batch(sink, watch, head, pending)
+                head = b""
+                count += len(pending)
+                pending.clear()
+                characters = 0
+    if found:
+        report_unheld(found, format_name, ctx)
+    if pending:
+        write_batch(sink, watch, head, pending)
+        head = b""
+        count += len(pending)
+    if count == 0:
+        ctx.warning("empty-document", empty)
+    data = head + footer.encode("utf-8")
+    sink.write(data)
+    watch.add(0, len(data))
+    return count
 
 
 def _say(said: tuple[_Said, ...], reporter: Reporter, told: set[str]) -> None:
@@ -216,9 +252,5 @@ def _say(said: tuple[_Said, ...], reporter: Reporter, told: set[str]) -> None:
         getattr(reporter, method)(code, message, source, line)
 
 
-def _report_unheld(found: set[str], format_name: str, ctx: Context) -> None:
-    """INFO ``field-dropped`` for the IR fields with a value the format cannot hold, as ``feedmap._api`` says
-    it after the last entry written."""
-    names = ", ".join(sorted(found, key=ENTRY_FIELDS.index))
-    it = "it is" if len(found) == 1 else "they are"
-    ctx.info("field-dropped", f"format {format_name!r} cannot hold {names}; {it} not written")
+#: The unheld fields' line, by the name the feed records import it by.
+_report_unheld = report_unheld

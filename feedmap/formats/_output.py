@@ -16,7 +16,16 @@ from feedmap._core.model import Entry
 from feedmap._core.urls import encode_url_checked, is_uri, not_in_iris
 from feedmap.formats._registry import Rendered
 
-__all__ = ["BATCH_CHARACTERS", "MAX_BYTES", "MAX_URLS", "SizeWatch", "encoded_url", "output_url", "write_blocks"]
+__all__ = [
+    "BATCH_CHARACTERS",
+    "MAX_BYTES",
+    "MAX_URLS",
+    "SizeWatch",
+    "encoded_url",
+    "output_url",
+    "write_batch",
+    "write_blocks",
+]
 
 MAX_URLS = PROTOCOL_MAX_URLS
 MAX_BYTES = PROTOCOL_MAX_BYTES
@@ -74,13 +83,13 @@ def write_blocks(sink: BinaryIO, rendered: Rendered, watch: SizeWatch, *, batch:
         pending.append(block)
         characters += len(block)
         if len(pending) >= batch or characters >= BATCH_CHARACTERS:
-            _flush(sink, watch, head, pending)
+            write_batch(sink, watch, head, pending)
             head = b""
             count += len(pending)
             pending.clear()
             characters = 0
     if pending:
-        _flush(sink, watch, head, pending)
+        write_batch(sink, watch, head, pending)
         head = b""
         count += len(pending)
     if count == 0:
@@ -91,7 +100,7 @@ def write_blocks(sink: BinaryIO, rendered: Rendered, watch: SizeWatch, *, batch:
     return count
 
 
-def _flush(sink: BinaryIO, watch: SizeWatch, head: bytes, blocks: list[str]) -> None:
+def write_batch(sink: BinaryIO, watch: SizeWatch, head: bytes, blocks: list[str]) -> None:
     """Write ``head`` (the header, before the first batch; else empty) and a batch of blocks."""
     data = head + "".join(blocks).encode("utf-8")
     sink.write(data)
