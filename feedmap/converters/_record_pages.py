@@ -7,7 +7,11 @@ end.  :class:`RecordPages` keeps them in pages of up to 512 records, in the orde
 the first ten thousand or so (the entry spool's budgets) as they are, the others' pages, once full,
 written to a scratch file as their columns (one pickle a page, never one a record) so memory stays flat.
 
-An offset is a page's number and the record's place in it: a repeat's replacement (:func:`merge_repeat`)
+An offset is its page's key and the record's place in the page; a held page's key is its number (even), a
+written page's its byte offset in the scratch file (odd), so nothing is kept per written page and memory stays
+flat however many URLs pass.  Whether a page is held is decided when it is started: the first pages, until
+the budgets are reached (the page that reaches them is held too), then every page is written, each as its
+length (8 bytes) and its pickled columns.  A repeat's replacement (:func:`merge_repeat`)
 is added like any record and takes the kept one's slot in the table of keys.  Read back in order
 (:meth:`RecordPages.pages`), when no URL repeated, each page comes whole; :meth:`RecordPages.get` reads any
 record (a page read back keeps the lastmod's text and the origin's tuple, as
@@ -32,6 +36,8 @@ __all__ = ["RecordPages"]
 _PAGES_OF_ENTRIES = 4
 _SLOT_BITS = 12  # an offset: the page's number, shifted, and the record's place in the page
 _SLOTS = (1 << _SLOT_BITS) - 1
+_WRITTEN = 1 << _SLOT_BITS  # the bit of a page's key, shifted, that says it goes to the scratch file
+_LENGTH = 8  # bytes of a written page's length, before its pickled columns
 _WHAT = "file for repeated URLs"
 
 
@@ -57,27 +63,27 @@ class RecordPages:
         "_held_records",
         "_page",
         "_page_bytes",
+        "_page_key",
         "_page_most",
         "_page_size",
         "_pages",
         "_pages_read",
         "_read",
-        "_spilled",
         "_tail",
         "_written",
     )
 
     def __init__(self) -> None:
-        self._pages: list[list[tuple[Any, ...]] | None] = []  # None: written to the scratch file
-        self._spilled: dict[int, tuple[int, int]] = {}  # page number -> (byte offset, length) in the scratch data
-        self._page: list[tuple[Any, ...]] = []  # the page being filled, number len(self._pages)
+        self._pages: list[list[tuple[Any, ...]]] = []  # the pages held, in order; the written ones follow them
+        self._page: list[tuple[Any, ...]] = []  # the page being filled
+        self._page_key = 0  # its key, shifted: see the module's docstring
         self._page_bytes = 0
         self._held = 0  # bytes of the records held; -1: past the budget, every later full page written
         self._count = 0
         self._file: IO[bytes] | None = None
         self._written = 0  # bytes in the file
         self._tail = bytearray()  # the pages after those, not written yet
-        self._read: dict[int, list[tuple[Any, ...]]] = {}  # page number -> its records, read back
+        self._read: dict[int, list[tuple[Any, ...]]] = {}  # a written page's byte offset -> its records, read back
         self._page_size = min(budgets._PAGE * _PAGES_OF_ENTRIES, _SLOTS + 1)
         self._page_most = self._at_once = budgets._CHUNK
         self._held_records, self._held_bytes = budgets._ENTRIES_IN_MEMORY, budgets._BYTES_IN_MEMORY
@@ -88,69 +94,82 @@ class RecordPages:
         page = self._page
         page.append(record)
         self._page_bytes += size
-        offset = (len(self._pages) << _SLOT_BITS) | (len(page) - 1)
+        offset = self._page_key | (len(page) - 1)
         if len(page) >= self._page_size or self._page_bytes >= self._page_most:
             self._close_page()
         return offset
 
     def _close_page(self) -> None:
-        page, number = self._page, len(self._pages)
+        page, size = self._page, self._page_bytes
         self._count += len(page)
-        if self._held >= 0:
-            self._held += self._page_bytes
-            if self._held <= self._held_bytes and self._count <= self._held_records:
-                self._pages.append(page)
-                self._page, self._page_bytes = [], 0
-                return
-            self._held = -1
-        import pickle  # only when a page goes to the scratch file
-
-        data = pickle.dumps(_frozen_columns(page), protocol=pickle.HIGHEST_PROTOCOL)
-        self._spilled[number] = (self._written + len(self._tail), len(data))
-        self._tail += data
-        self._pages.append(None)
         self._page, self._page_bytes = [], 0
-        if len(self._tail) >= self._at_once:
-            self._write()
+        if self._page_key & _WRITTEN == 0:  # a held page
+            self._pages.append(page)
+            self._held += size
+            if self._held > self._held_bytes or self._count > self._held_records:
+                self._held = -1
+        else:
+            import pickle  # only when a page goes to the scratch file
+
+            data = pickle.dumps(_frozen_columns(page), protocol=pickle.HIGHEST_PROTOCOL)
+            self._tail += len(data).to_bytes(_LENGTH, "little")
+            self._tail += data
+            if len(self._tail) >= self._at_once:
+                self._write()
+        self._page_key = self._next_key()
+
+    def _next_key(self) -> int:
+        """The key of the page started now, shifted: held while under the budgets, else written at the end."""
+        if self._held >= 0:
+            return (len(self._pages) << 1) << _SLOT_BITS
+        return (((self._written + len(self._tail)) << 1) | 1) << _SLOT_BITS
 
     def get(self, offset: int) -> tuple[Any, ...]:
         """The record at ``offset``."""
-        number, slot = offset >> _SLOT_BITS, offset & _SLOTS
-        if number == len(self._pages):
+        slot = offset & _SLOTS
+        key = offset - slot
+        if key == self._page_key:
             return self._page[slot]
-        page = self._pages[number]
+        key >>= _SLOT_BITS
+        if key & 1 == 0:
+            return self._pages[key >> 1][slot]
+        at = key >> 1
+        page = self._read.get(at)
         if page is None:
-            page = self._read.get(number)
-            if page is None:
-                page = self._read_page(number)
-                if len(self._read) >= self._pages_read:
-                    del self._read[next(iter(self._read))]  # the oldest read
-                self._read[number] = page
+            page = self._read_page(at)[0]
+            if len(self._read) >= self._pages_read:
+                del self._read[next(iter(self._read))]  # the oldest read
+            self._read[at] = page
         return page[slot]
 
     def pages(self) -> Iterator[list[tuple[Any, ...]]]:
         """Every page, in order (the one being filled last): each record added once, none out of order."""
-        for number, page in enumerate(self._pages):
-            yield page if page is not None else self._read_page(number)
+        yield from self._pages
+        at = 0
+        while at < self._written + len(self._tail):
+            page, at = self._read_page(at)
+            yield page
         if self._page:
             yield self._page
 
-    def _read_page(self, number: int) -> list[tuple[Any, ...]]:
+    def _read_page(self, at: int) -> tuple[list[tuple[Any, ...]], int]:
+        """The written page at byte ``at`` of the scratch data, and the byte offset of the next one."""
         import pickle
 
-        at, length = self._spilled[number]
-        if at >= self._written:  # not written yet
+        if at >= self._written:  # not written yet: a page is in the file or in the tail, never in both
             start = at - self._written
-            data: Any = self._tail[start : start + length]
+            length = int.from_bytes(self._tail[start : start + _LENGTH], "little")
+            data: Any = self._tail[start + _LENGTH : start + _LENGTH + length]
         else:
             assert self._file is not None
             try:
                 self._file.seek(at)
+                length = int.from_bytes(self._file.read(_LENGTH), "little")
                 data = self._file.read(length)
             except OSError as exc:
                 raise scratch_error(_WHAT, exc) from exc
         # our own temporary file, written by _close_page
-        return list(zip(*pickle.loads(data), strict=True))
+        return list(zip(*pickle.loads(data), strict=True)), at + _LENGTH + length
 
     def _write(self) -> None:
         try:  # a temporary folder that is missing or full: said as such, not as a traceback
