@@ -11,8 +11,8 @@ other, as before; taken by the feed writer that merges rendered records
 (:mod:`feedmap.converters._feed_records`), it runs :func:`feed_merge_into`, one loop over the entries as given.
 
 Per entry, one look decides whether the entry is *plain*: a loc that is a plain http(s) URI
-(:data:`feedmap.converters._pass.PLAIN_WEB`, shorter than 2,048 characters: every check accepts it, and it is
-written and keyed as it is), a title absent or of printable ASCII with nothing to escape nor trim
+(:data:`feedmap.converters._pass.PLAIN_WEB` without an ``&``, shorter than 2,048 characters: every check
+accepts it, and it is written and keyed as it is), a title absent or of printable ASCII with nothing to escape nor trim
 (:data:`PLAIN_TITLE`), a lastmod whose ``pubDate`` is known at once (ROR: absent or of the forms
 :func:`feedmap.formats.feeds._pubdate.pubdate` formats itself; RSS: present, of the forms
 :func:`~feedmap.formats.feeds._pubdate.exact_pubdate` knows read back exactly) and nothing else (no description,
@@ -122,6 +122,7 @@ def plain_item(entry: Entry, ror: bool) -> str | None:
         loc.__class__ is not str
         or len(loc) >= MAX_LOC_LENGTH
         or _plain_web(loc) is None
+        or "&" in loc  # PLAIN_WEB takes an & the urlset's pass escapes; here a loc is written as it is
         or entry.description is not None
         or entry.priority is not None
         or entry.changefreq is not None

@@ -65,7 +65,8 @@ cdef inline bint _is(const unsigned char* d, Py_ssize_t i, Py_ssize_t n, unsigne
 
 
 cdef bint _plain_web(object text):
-    """``PLAIN_WEB.fullmatch(text)`` and shorter than ``MAX_LOC_LENGTH``, for a str."""
+    """``PLAIN_WEB.fullmatch(text)`` with no ``&`` and shorter than ``MAX_LOC_LENGTH``, for a str (the round-4
+    spelling of ``PLAIN_WEB``: its character classes below have no ``&``)."""
     if PyUnicode_KIND(text) != 1:
         return False
     cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text)
