@@ -457,10 +457,17 @@ class Workers:
         if pool is not None:
             unfinished = any(not future.done() for future in self._futures)
             processes = list((getattr(pool, "_processes", None) or {}).values()) if unfinished else []
+            manager = getattr(pool, "_executor_manager_thread", None) if unfinished else None
             pool.shutdown(wait=not unfinished, cancel_futures=True)
             for process in processes:
                 process.terminate()
                 process.join()
+            if manager is not None:
+                # the pool's thread sees its workers stopped and closes the queues; waited for, so their
+                # semaphores are released before the run exits (os._exit after a broken pipe or a signal), not
+                # reported as leaked by multiprocessing's resource tracker on stderr
+                manager.join(timeout=10)
+                del manager
         self._futures.clear()
         directory, self._directory = self._directory, None
         if directory is not None:
