@@ -14,6 +14,7 @@ import io
 import os
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -139,10 +140,58 @@ def fifo(tmp_path: Path) -> Iterator[Path]:
     writer = threading.Thread(target=feed, daemon=True)
     writer.start()
     yield path
-    if writer.is_alive():  # nobody opened it: let the writer's open return
-        with path.open("rb") as pipe:
-            pipe.read()
-    writer.join(5)
+    _until_the_writer_ends(path, writer)
+    assert not writer.is_alive(), "the FIFO's writer is still blocked"
+
+
+def _release_writer(path: Path) -> None:
+    """Let a writer blocked opening ``path`` go on, without ever waiting.
+
+    The writer may be alive but already past its pipe (it met the closed read end and is returning): a
+    blocking open for reading would then wait for a writer that never comes (found by CI: the teardown hung
+    120 s). A non-blocking open returns at once either way, and a writer still waiting in its open is woken by
+    it; closing it again makes that writer's write fail with a broken pipe, which ends its thread.
+    """
+    os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
+
+
+def _until_the_writer_ends(path: Path, writer: threading.Thread) -> None:
+    """Release ``path`` until ``writer`` ends (at most 10 s): a writer that had not yet reached its open when
+    the last release came would otherwise wait in it."""
+    deadline = time.monotonic() + 10
+    while writer.is_alive() and time.monotonic() < deadline:
+        _release_writer(path)
+        writer.join(0.05)
+
+
+def test_releasing_a_fifo_nobody_writes_to_returns_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "pipe.xml"
+    os.mkfifo(path)
+    releasing = threading.Thread(target=_release_writer, args=(path,), daemon=True)
+    releasing.start()
+    releasing.join(10)  # only a hang takes this long
+    if releasing.is_alive():
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))  # let the blocked open return
+        pytest.fail("releasing a FIFO without a writer waited for one")
+
+
+def test_releasing_a_fifo_wakes_a_writer_blocked_opening_it(tmp_path: Path) -> None:
+    path = tmp_path / "pipe.xml"
+    os.mkfifo(path)
+    outcome: list[str] = []
+
+    def write() -> None:
+        try:
+            with path.open("wb") as pipe:
+                pipe.write(DATA)
+        except BrokenPipeError:
+            outcome.append("broken pipe")
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    _until_the_writer_ends(path, writer)
+    assert not writer.is_alive(), "the writer blocked in its open was not woken"
+    assert outcome == ["broken pipe"]
 
 
 def test_a_fifo_is_no_regular_file_and_stays_capped(fifo: Path) -> None:
