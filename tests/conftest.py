@@ -18,6 +18,7 @@ Plain helpers shared by the test files (``from conftest import codes, run``), on
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 from collections.abc import Callable, Iterable, Iterator
@@ -198,3 +199,10 @@ def mount_tmpfs(tmp_path: Path) -> Iterator[Callable[[str], Path]]:
     finally:
         for folder in mounted:
             subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def release_fifo_reader(fifo: Path) -> None:
+    """Let a reader blocked opening ``fifo`` go on, without ever waiting: a blocking open for writing would wait
+    for ever if the reader had gone meanwhile (the sibling of test_local_cap's writer release)."""
+    with contextlib.suppress(OSError):  # ENXIO: no reader is left to release
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))

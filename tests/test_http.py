@@ -26,7 +26,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from conftest import run, urlset_xml
+from conftest import release_fifo_reader, run, urlset_xml
 from localsite import LocalSite, Responder, Route
 
 import feedmap
@@ -915,7 +915,7 @@ def test_a_fifo_in_the_cache_is_a_miss_not_a_hang(web: LocalSite, tmp_path: Path
     worker.start()
     worker.join(20)  # only a hang takes this long
     if worker.is_alive():
-        _release_reader(entry)
+        release_fifo_reader(entry)
         pytest.fail("revalidating blocked on a FIFO in the cache")
     assert result == [SITEMAP]
     assert "if-none-match" not in seen[1]
@@ -940,10 +940,3 @@ def test_starting_feedmap_imports_neither_httpx_nor_protego() -> None:
     code = f"import sys, {modules}; print(sorted(m for m in {heavy} if m in sys.modules))"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout.strip() == "[]"
-
-
-def _release_reader(fifo: Path) -> None:
-    """Let a reader blocked opening ``fifo`` go on, without ever waiting: a blocking open for writing would wait
-    for ever if the reader had gone meanwhile (the sibling of test_local_cap's writer release)."""
-    with contextlib.suppress(OSError):  # ENXIO: no reader is left to release
-        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))

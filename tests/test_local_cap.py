@@ -186,12 +186,14 @@ def test_releasing_a_fifo_wakes_a_writer_blocked_opening_it(tmp_path: Path) -> N
                 pipe.write(DATA)
         except BrokenPipeError:
             outcome.append("broken pipe")
+        else:  # DATA fits the pipe's buffer: a write before the release's close lands there
+            outcome.append("written")
 
     writer = threading.Thread(target=write, daemon=True)
     writer.start()
     _until_the_writer_ends(path, writer)
     assert not writer.is_alive(), "the writer blocked in its open was not woken"
-    assert outcome == ["broken pipe"]
+    assert outcome in (["broken pipe"], ["written"])  # its open returned, and its thread ended
 
 
 def test_a_fifo_is_no_regular_file_and_stays_capped(fifo: Path) -> None:

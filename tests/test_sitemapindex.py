@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import io
 import os
@@ -10,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pytest
-from conftest import codes, urlset_xml
+from conftest import codes, release_fifo_reader, urlset_xml
 from lxml import etree
 
 import feedmap
@@ -484,7 +483,7 @@ def _read_in_thread(index: Path, maps: Sequence[tuple[str, Path]], fifo: Path) -
     thread.start()
     thread.join(20)  # only a hang takes this long
     if thread.is_alive():
-        _release_reader(fifo)
+        release_fifo_reader(fifo)
         thread.join(5)
         pytest.fail(f"reading an index blocked on the FIFO {fifo}")
     return result[0]
@@ -584,10 +583,3 @@ def test_cli_250_nested_indexes_with_max_depth_100000(tmp_path: Path, capsys: py
     assert code == 0, captured.err
     assert captured.out.splitlines() == [f"{SITE}a", f"{SITE}b"]
     assert "Traceback" not in captured.err
-
-
-def _release_reader(fifo: Path) -> None:
-    """Let a reader blocked opening ``fifo`` go on, without ever waiting: a blocking open for writing would wait
-    for ever if the reader had gone meanwhile (the sibling of test_local_cap's writer release)."""
-    with contextlib.suppress(OSError):  # ENXIO: no reader is left to release
-        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
