@@ -22,6 +22,7 @@ from urllib.parse import quote, urlsplit
 
 __all__ = [
     "MAX_LOC_LENGTH",
+    "URI_AS_WRITTEN",
     "check_loc",
     "encode_host",
     "encode_url",
@@ -36,8 +37,10 @@ __all__ = [
     "not_in_iris",
     "origin",
     "plain_uri",
+    "plain_web_uri",
     "same_site",
     "scope_check",
+    "uri_lines",
 ]
 
 MAX_LOC_LENGTH = 2048
@@ -110,6 +113,19 @@ def check_loc(loc: str) -> tuple[str, str] | None:
 #: or kept), and :func:`feedmap._xml.escape_text` returns it unchanged: one regex call says all.
 _PLAIN_URI = re.compile(r"[A-Za-z0-9\-._~:/?@!$()*+,;=]*(?:#[A-Za-z0-9\-._~:/?@!$()*+,;=]*)?")
 plain_uri = _PLAIN_URI.fullmatch
+
+
+#: A URI as written, as a regex: only RFC 3986 §2 characters, no ``%`` (so no escape to check), at most one ``#``:
+#: :func:`is_uri` holds for it, and it is ASCII with no blank or line break (``&`` and ``'`` are in: a text
+#: sitemap, a line of its own, does not escape them).
+URI_AS_WRITTEN = r"[A-Za-z0-9\-._~:/?@!$&'()*+,;=]*(?:#[A-Za-z0-9\-._~:/?@!$&'()*+,;=]*)?"
+
+#: A web URL (``http://`` or ``https://``, as :func:`feedmap._core.entry_checks.check_web_urls` first looks) that
+#: is a URI as written (:data:`URI_AS_WRITTEN`): the line of a text sitemap as it is, with nothing to report.
+plain_web_uri = re.compile(f"https?://{URI_AS_WRITTEN}").fullmatch
+
+#: Lines (joined by LF) each a URI as written (:data:`URI_AS_WRITTEN`): a batch of locs looked at in one call.
+uri_lines = re.compile(f"{URI_AS_WRITTEN}(?:\n{URI_AS_WRITTEN})*").fullmatch
 
 
 # RFC 3986 §2: unreserved, reserved and pct-encoded characters, nothing else; '[' and ']' (legal only around

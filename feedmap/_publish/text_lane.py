@@ -23,7 +23,6 @@ writing) are held (:class:`Deferred`) and said after the merge's, where the plan
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import os
 import pickle
@@ -42,7 +41,6 @@ from feedmap._io.scratch import scratch_file
 from feedmap._io.seen_keys import IN_MEMORY, IN_MEMORY_BYTES, SeenKeys
 from feedmap.converters import _duplicates
 from feedmap.converters._pipeline import Step, on_entries
-from feedmap.formats._output import BATCH_CHARACTERS, MAX_BYTES, MAX_URLS, SizeWatch
 from feedmap.formats.lines import _text
 from feedmap.formats.lines._text import PlainBlock, TextEntries, lane_reading, line_of
 
@@ -280,75 +278,11 @@ class Lane:
         self._seen.close()
 
 
-class _Batches:
-    """The output of :func:`feedmap.formats._output.write_blocks`: blocks written in batches of ``batch`` blocks
-    or :data:`~feedmap.formats._output.BATCH_CHARACTERS`, whichever comes first (the same writes, so that what
-    a stream that cannot be taken back holds when a run stops is the same too)."""
-
-    def __init__(self, sink: BinaryIO, watch: SizeWatch, batch: int, head: bytes) -> None:
-        self.sink, self.watch, self.batch, self.head = sink, watch, batch, head
-        self.pending: list[str] = []
-        self.blocks = 0  # in pending
-        self.characters = 0
-        self.count = 0
-
-    def add(self, block: str) -> None:
-        self.pending.append(block)
-        self.blocks += 1
-        self.characters += len(block)
-        if self.blocks >= self.batch or self.characters >= BATCH_CHARACTERS:
-            self.flush()
-
-    def add_lines(self, locs: list[str], text: str) -> None:
-        """The blocks ``loc + LF`` of ``locs`` (``text``: them joined by LF)."""
-        while locs:
-            room = self.batch - self.blocks
-            characters = len(text) + 1
-            if len(locs) < room and self.characters + characters < BATCH_CHARACTERS:
-                self.pending.append(text + "\n")
-                self.blocks += len(locs)
-                self.characters += characters
-                return
-            taken = min(room, len(locs))
-            if self.characters + characters >= BATCH_CHARACTERS:  # the batch may fill by its characters first
-                ends = list(itertools.accumulate(len(loc) + 1 for loc in locs))
-                taken = min(taken, bisect.bisect_left(ends, BATCH_CHARACTERS - self.characters) + 1)
-            head = locs[:taken]
-            self.pending.append("\n".join(head) + "\n")
-            self.blocks += taken
-            self.characters += sum(map(len, head)) + taken
-            if self.blocks >= self.batch or self.characters >= BATCH_CHARACTERS:
-                self.flush()
-            locs = locs[taken:]
-            text = "\n".join(locs)
-
-    def flush(self) -> None:
-        data = self.head + "".join(self.pending).encode("utf-8")
-        self.head = b""
-        self.sink.write(data)
-        self.watch.add(self.blocks, len(data))
-        self.count += self.blocks
-        self.pending.clear()
-        self.blocks = self.characters = 0
-
-    def finish(self, footer: str, empty: str, ctx: Context) -> int:
-        if self.pending:
-            self.flush()
-        if self.count == 0:
-            ctx.warning("empty-document", empty)
-        data = self.head + footer.encode("utf-8")
-        self.sink.write(data)
-        self.watch.add(0, len(data))
-        return self.count
-
-
 def write_text(reading: TextEntries, sink: BinaryIO, ctx: Context) -> int:
     """The text sitemap read by ``reading`` written to ``sink`` as the text writer writes it after the plan's
     steps (:func:`feedmap.formats.lines._text.write`); the number of URLs written."""
     lane = Lane(ctx, reading, xml=False)
-    rendered = _text.render(Document(), ctx=ctx)
-    watch = SizeWatch(ctx, "URLs", warn=False)
-    out = _Batches(sink, watch, 4096, rendered.header.encode("utf-8"))
+    out = _text.line_batches(sink, ctx)
     encode = ctx.options.encode_urls
     try:
         for item in reading.lane_items():
@@ -367,12 +301,7 @@ def write_text(reading: TextEntries, sink: BinaryIO, ctx: Context) -> int:
         lane.finish()
     finally:
         lane.close()
-    count = out.finish(rendered.footer, rendered.empty, ctx)
-    if count > MAX_URLS:
-        ctx.warning("too-many-entries", f"{count:,} URLs in one text sitemap; the protocol allows {MAX_URLS:,}")
-    if watch.size > MAX_BYTES:
-        ctx.warning("too-many-bytes", f"{watch.size:,} bytes in one text sitemap; the protocol allows {MAX_BYTES:,}")
-    return count
+    return _text.finish_lines(out, ctx)
 
 
 def deferring(ctx: Context) -> tuple[Context, Deferred]:

@@ -24,11 +24,9 @@ far); ``FEEDMAP_NO_LANE=1`` in the environment sends every run the plan's way, a
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import operator
 import os
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
@@ -37,11 +35,11 @@ from feedmap._core import entry_checks
 from feedmap._core.context import Context
 from feedmap._core.entry_checks import where
 from feedmap._core.model import ENTRY_FIELDS, Document, Entry
-from feedmap._core.urls import is_uri
+from feedmap._core.urls import is_uri, uri_lines
 from feedmap._io.seen_keys import SeenKeys
 from feedmap.converters import _duplicates, _filters
 from feedmap.converters._duplicates import _freeze, _thaw
-from feedmap.formats._output import BATCH_CHARACTERS, MAX_BYTES, MAX_URLS, SizeWatch
+from feedmap.formats._output import BlockBatches
 from feedmap.formats.lines import _text
 
 if TYPE_CHECKING:  # the plan is the run's: a worker does not load it
@@ -197,7 +195,7 @@ def _all_plain(batch: list[Entry], keep: bool) -> Lines | None:
     if keep:
         if not ("".join(locs).isascii() and all(map(str.isprintable, locs))):
             return None
-    elif _URI_LINES.fullmatch("\n".join(locs)) is None:  # each a URI as written (is_uri holds), one call
+    elif uri_lines("\n".join(locs)) is None:  # each a URI as written (is_uri holds), one call
         return None
     counts = [sum(map(bool, map(getter, batch))) for getter in _FIELD_GETTERS]
     fields = sum(bit for (_name, bit), count in zip(_FIELD_BITS, counts, strict=True) if count)
@@ -216,10 +214,6 @@ _source = operator.attrgetter("source")
 _loc = operator.attrgetter("loc")
 _line = operator.attrgetter("line")
 _FIELD_GETTERS = tuple(operator.attrgetter(name) for name, _bit in _FIELD_BITS)
-#: Lines of locs each a URI as written: only RFC 3986 §2 characters, no ``%`` (so no escape to check), at most
-#: one ``#`` (:func:`feedmap._core.urls.is_uri` holds for each; a line break is in none).
-_URI = r"[A-Za-z0-9\-._~:/?@!$&'()*+,;=]*(?:#[A-Za-z0-9\-._~:/?@!$&'()*+,;=]*)?"
-_URI_LINES = re.compile(f"{_URI}(?:\n{_URI})*")
 _others = operator.attrgetter(*_OTHER_FIELDS)
 _NO_OTHERS: tuple[object, ...] = (None, None, (), None, (), (), {})
 _plain_fields = operator.attrgetter(*(name for name, _bit in _FIELD_BITS))
@@ -229,53 +223,10 @@ def _ascii(loc: str) -> bool:
     return loc.isascii() and loc.isprintable()
 
 
-class _Batches:
-    """What :func:`feedmap.formats._output.write_blocks` writes for a text sitemap: the lines in batches of
-    ``batch`` lines or :data:`~feedmap.formats._output.BATCH_CHARACTERS`, whichever comes first (the same writes,
-    so that a stream that cannot be taken back holds the same when a run stops)."""
-
-    def __init__(self, sink: BinaryIO, watch: SizeWatch, batch: int) -> None:
-        self.sink, self.watch, self.batch = sink, watch, batch
-        self.pending: list[str] = []
-        self.blocks = self.characters = self.count = 0
-
-    def add(self, block: str) -> None:
-        self.pending.append(block)
-        self.blocks += 1
-        self.characters += len(block)
-        if self.blocks >= self.batch or self.characters >= BATCH_CHARACTERS:
-            self.flush()
-
-    def add_locs(self, locs: list[str]) -> None:
-        """The lines ``loc + LF`` of ``locs``, each written as :meth:`add` would."""
-        start, end = 0, len(locs)
-        while start < end:
-            taken = locs[start : start + self.batch - self.blocks]
-            characters = sum(map(len, taken)) + len(taken)
-            if self.characters + characters >= BATCH_CHARACTERS:  # the batch fills by its characters first
-                ends = list(itertools.accumulate(len(loc) + 1 for loc in taken))
-                cut = bisect.bisect_left(ends, BATCH_CHARACTERS - self.characters) + 1
-                taken, characters = taken[:cut], ends[cut - 1]
-            self.pending.append("\n".join(taken) + "\n")
-            self.blocks += len(taken)
-            self.characters += characters
-            start += len(taken)
-            if self.blocks >= self.batch or self.characters >= BATCH_CHARACTERS:
-                self.flush()
-
-    def flush(self) -> None:
-        data = "".join(self.pending).encode("utf-8")
-        self.sink.write(data)
-        self.watch.add(self.blocks, len(data))
-        self.count += self.blocks
-        self.pending.clear()
-        self.blocks = self.characters = 0
-
-
 class _Run:
     """The run's side of the lane: the steps that span the children, then the writer (see :func:`write_text`)."""
 
-    def __init__(self, lane: Lane, ctx: Context, out: _Batches) -> None:
+    def __init__(self, lane: Lane, ctx: Context, out: BlockBatches) -> None:
         self.ctx, self.out = ctx, out
         self.lane = lane
         self.seen = SeenKeys()  # loc as written -> 0, as report_duplicates keeps it
@@ -293,7 +244,7 @@ class _Run:
             return
         kept = self.seen.add_block(item.locs, 0)
         if kept is None:  # nearly every batch: no repeat
-            self.out.add_locs(item.locs)
+            self.out.add_lines(item.locs)
             self.bits |= item.fields
             return
         source, masks = item.source or "", item.masks or itertools.repeat(item.fields)
@@ -304,7 +255,7 @@ class _Run:
                 self.bits |= mask
             else:
                 self.repeats.add(loc, lambda: (source, line))  # noqa: B023 (called at once)
-        self.out.add_locs(written)
+        self.out.add_lines(written)
 
     def mixed(self, item: Lines) -> None:
         """A batch with entries sent whole: each entry at its place, one by one."""
@@ -382,8 +333,7 @@ def write_text(doc: Document, lane: Lane, sink: BinaryIO, ctx: Context) -> int:
 
     following = following_of(doc)
     assert following is not None
-    watch = SizeWatch(ctx, "URLs", warn=False)
-    out = _Batches(sink, watch, 4096)
+    out = _text.line_batches(sink, ctx)
     run = _Run(lane, ctx, out)
     try:
         items = following.lane_items(lane)
@@ -402,16 +352,4 @@ def write_text(doc: Document, lane: Lane, sink: BinaryIO, ctx: Context) -> int:
         run.finish()
     finally:
         run.seen.close()
-    rendered = _text.render(Document(), ctx=ctx)
-    if out.pending:
-        out.flush()
-    if out.count == 0:
-        ctx.warning("empty-document", rendered.empty)
-    sink.write(b"")  # the footer of a text sitemap, as the writer writes it
-    watch.add(0, 0)
-    count = out.count
-    if count > MAX_URLS:
-        ctx.warning("too-many-entries", f"{count:,} URLs in one text sitemap; the protocol allows {MAX_URLS:,}")
-    if watch.size > MAX_BYTES:
-        ctx.warning("too-many-bytes", f"{watch.size:,} bytes in one text sitemap; the protocol allows {MAX_BYTES:,}")
-    return count
+    return _text.finish_lines(out, ctx)

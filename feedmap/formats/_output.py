@@ -7,6 +7,8 @@ URLs are written as URIs (RFC 3986), an IRI converted per RFC 3987 §3.1 by :fun
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from typing import BinaryIO
 
 from feedmap._core.context import Context
@@ -20,6 +22,7 @@ __all__ = [
     "BATCH_CHARACTERS",
     "MAX_BYTES",
     "MAX_URLS",
+    "BlockBatches",
     "SizeWatch",
     "encoded_url",
     "output_url",
@@ -105,6 +108,74 @@ def write_batch(sink: BinaryIO, watch: SizeWatch, head: bytes, blocks: list[str]
     data = head + "".join(blocks).encode("utf-8")
     sink.write(data)
     watch.add(len(blocks), len(data))
+
+
+class BlockBatches:
+    """What :func:`write_blocks` writes, for writers that hand over blocks one by one or lines in runs: blocks in
+    batches of ``batch`` blocks or :data:`BATCH_CHARACTERS`, whichever comes first, the ``head`` with the first
+    (the same writes, so that a stream that cannot be taken back holds the same when a run stops)."""
+
+    def __init__(self, sink: BinaryIO, watch: SizeWatch, batch: int, head: bytes = b"") -> None:
+        self.sink, self.watch, self.batch, self.head = sink, watch, batch, head
+        self.pending: list[str] = []
+        self.blocks = 0  # in pending
+        self.characters = 0  # in pending
+        self.count = 0  # written
+
+    def add(self, block: str) -> None:
+        self.pending.append(block)
+        self.blocks += 1
+        self.characters += len(block)
+        if self.blocks >= self.batch or self.characters >= BATCH_CHARACTERS:
+            self.flush()
+
+    def add_lines(self, locs: list[str], text: str | None = None) -> None:
+        """The blocks ``loc + LF`` of ``locs``, each written as :meth:`add` would (``text``: ``locs`` joined by
+        LF, when the caller has it)."""
+        if text is None:
+            text = "\n".join(locs)
+        while locs:
+            room = self.batch - self.blocks
+            characters = len(text) + 1
+            if len(locs) < room and self.characters + characters < BATCH_CHARACTERS:
+                self.pending.append(text + "\n")
+                self.blocks += len(locs)
+                self.characters += characters
+                return
+            taken = min(room, len(locs))
+            if self.characters + characters >= BATCH_CHARACTERS:  # the batch may fill by its characters first
+                ends = list(itertools.accumulate(len(loc) + 1 for loc in locs))
+                taken = min(taken, bisect.bisect_left(ends, BATCH_CHARACTERS - self.characters) + 1)
+            head = locs[:taken]
+            self.pending.append("\n".join(head) + "\n")
+            self.blocks += taken
+            self.characters += sum(map(len, head)) + taken
+            if self.blocks >= self.batch or self.characters >= BATCH_CHARACTERS:
+                self.flush()
+            locs = locs[taken:]
+            text = "\n".join(locs)
+
+    def flush(self) -> None:
+        data = self.head + "".join(self.pending).encode("utf-8")
+        self.head = b""
+        self.sink.write(data)
+        self.watch.add(self.blocks, len(data))
+        self.count += self.blocks
+        self.pending.clear()
+        self.blocks = self.characters = 0
+
+    def finish(self, footer: str, empty: str) -> int:
+        """The last batch, then the footer (the ``empty-document`` warning ``empty`` first when no block was
+        written), as :func:`write_blocks` ends; the number of blocks written."""
+        if self.pending:
+            self.flush()
+        if self.count == 0:
+            self.watch.ctx.warning("empty-document", empty)
+        data = self.head + footer.encode("utf-8")
+        self.head = b""
+        self.sink.write(data)
+        self.watch.add(0, len(data))
+        return self.count
 
 
 def output_url(url: str, ctx: Context, entry: Entry | None = None) -> str:

@@ -25,17 +25,20 @@ from feedmap._core.errors import ReadError
 from feedmap._core.model import DocKind, DocMeta, Document, Entry, new_entry, new_position
 from feedmap._core.urls import MAX_LOC_LENGTH, check_loc, is_absolute_url
 from feedmap._io.sources import Source
-from feedmap.formats._output import MAX_BYTES, MAX_URLS, SizeWatch, encoded_url, write_blocks
+from feedmap.formats._output import MAX_BYTES, MAX_URLS, BlockBatches, SizeWatch, encoded_url, write_blocks
 from feedmap.formats._registry import FormatSpec, Rendered
 from feedmap.formats.lines._common import Block, bounded_line_blocks, too_long
 
 __all__ = [
     "EMPTY",
     "FORMAT",
+    "LINE_BATCH",
     "LaneItem",
     "PlainBlock",
     "TextEntries",
+    "finish_lines",
     "lane_reading",
+    "line_batches",
     "line_of",
     "read",
     "render",
@@ -281,12 +284,34 @@ def write_lines(lines: Iterator[tuple[Any, str]], sink: BinaryIO, ctx: Context) 
     """Write the lines of a text sitemap (each with the entry it came from, or None) to ``sink`` in batches,
     then say what the protocol's caps say of them; the number of lines written."""
     watch = SizeWatch(ctx, "URLs", warn=False)
-    count = write_blocks(sink, Rendered("", lines, "", EMPTY), watch, batch=4096)
+    count = write_blocks(sink, Rendered("", lines, "", EMPTY), watch, batch=LINE_BATCH)
+    _say_caps(count, watch.size, ctx)
+    return count
+
+
+#: Lines of a text sitemap written in one batch (or :data:`~feedmap.formats._output.BATCH_CHARACTERS` of them).
+LINE_BATCH = 4096
+
+
+def line_batches(sink: BinaryIO, ctx: Context) -> BlockBatches:
+    """The output of a text sitemap to ``sink`` for a writer that hands over lines itself (one by one, or runs
+    of plain locs): the writes of :func:`write_lines`; end it with :func:`finish_lines`."""
+    return BlockBatches(sink, SizeWatch(ctx, "URLs", warn=False), LINE_BATCH)
+
+
+def finish_lines(out: BlockBatches, ctx: Context) -> int:
+    """The end of :func:`line_batches`' output as :func:`write_lines` ends: the last batch, ``empty-document``
+    when no line was written, what the protocol's caps say; the number of lines written."""
+    count = out.finish("", EMPTY)
+    _say_caps(count, out.watch.size, ctx)
+    return count
+
+
+def _say_caps(count: int, size: int, ctx: Context) -> None:
     if count > MAX_URLS:
         ctx.warning("too-many-entries", f"{count:,} URLs in one text sitemap; the protocol allows {MAX_URLS:,}")
-    if watch.size > MAX_BYTES:
-        ctx.warning("too-many-bytes", f"{watch.size:,} bytes in one text sitemap; the protocol allows {MAX_BYTES:,}")
-    return count
+    if size > MAX_BYTES:
+        ctx.warning("too-many-bytes", f"{size:,} bytes in one text sitemap; the protocol allows {MAX_BYTES:,}")
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
