@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # a lane's worker imports it (feedmap._web.text_jobs)
     from feedmap._web.text_jobs import Lane
 
 __all__ = [
+    "WORKER_MODULES",
     "Partition",
     "Spill",
     "WorkerDied",
@@ -72,6 +73,19 @@ _ENTRIES, _DIAGNOSTIC, _VALUE = "entries", "diagnostic", "value"
 _FAILED, _NESTED, _END = "failed", "nested", "end"
 #: A record a lane's worker makes (:mod:`feedmap._web.text_jobs`), replayed as it is.
 _ITEM = "item"
+
+
+#: What a worker imports to read a child (and a lane's worker to send its lines): imported once by the fork server,
+#: so that each worker forked from it starts reading at once instead of importing them itself.
+WORKER_MODULES = (
+    "feedmap._web.partitions",
+    "feedmap._web.follow",
+    "feedmap._web.text_jobs",
+    "feedmap.formats.sitemap",
+    "feedmap.formats.sitemap._read",
+    "feedmap.formats.sitemap._walk",
+    "lxml.etree",
+)
 
 
 def worker_count(jobs: int) -> int:
@@ -399,7 +413,10 @@ class Workers:
             methods = multiprocessing.get_all_start_methods()
             method = "forkserver" if "forkserver" in methods else "spawn"
             self._directory = tempfile.mkdtemp(prefix="feedmap-jobs-")
-            self._pool = ProcessPoolExecutor(self.count, mp_context=multiprocessing.get_context(method))
+            context = multiprocessing.get_context(method)
+            if method == "forkserver":  # the server imports what a worker runs once; each worker forks from it
+                context.set_forkserver_preload(list(WORKER_MODULES))
+            self._pool = ProcessPoolExecutor(self.count, mp_context=context)
         return self._pool, self._directory
 
     def _file(self, directory: str, what: str) -> str:
