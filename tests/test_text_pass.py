@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import feedmap
 from feedmap import Diagnostic, Entry, Options, Position, W3CDate
@@ -159,3 +161,22 @@ def test_a_conversion_of_many_entries_in_runs_says_what_the_steps_say_with_lines
     feedmap.write(_entries(9000, 500), source, "jsonl", Options(keep_urls=True))
     opts = Options(**options)
     assert _convert(source, opts, apart=False) == _convert(source, opts, apart=True)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    paths=st.lists(st.text(alphabet="ab#%/ ?&'<\n\r\u00e9~=", max_size=6), min_size=1, max_size=40),
+    encode=st.booleans(),
+)
+def test_runs_of_locs_drawn_from_characters_on_each_side_of_the_decision_are_written_as_the_steps_write_them(
+    paths: list[str], encode: bool
+) -> None:
+    """Locs made of characters a URI as written holds and some it does not (``#`` once or twice, ``%``, blanks,
+    line breaks, non-ASCII), each many times over so that runs fill with them: the same bytes and diagnostics
+    as with the steps apart."""
+    entries = [
+        Entry(loc=f"https://e.example/{paths[number % len(paths)]}", origin=Position("in.jsonl", number + 1))
+        for number in range(5000)
+    ]
+    options = Options(encode_urls=encode)
+    assert _write(entries, options) == _write(entries, Options(encode_urls=encode, limit=10**6))

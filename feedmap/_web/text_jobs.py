@@ -195,7 +195,7 @@ def _all_plain(batch: list[Entry], keep: bool) -> Lines | None:
     if keep:
         if not ("".join(locs).isascii() and all(map(str.isprintable, locs))):
             return None
-    elif uri_lines("\n".join(locs)) is None:  # each a URI as written (is_uri holds), one call
+    elif not uri_lines("\n".join(locs)):  # each a URI as written (is_uri holds), one call
         return None
     counts = [sum(map(bool, map(getter, batch))) for getter in _FIELD_GETTERS]
     fields = sum(bit for (_name, bit), count in zip(_FIELD_BITS, counts, strict=True) if count)
