@@ -26,7 +26,6 @@ from __future__ import annotations
 import bisect
 import itertools
 import os
-import pickle
 import re
 from collections.abc import Iterator
 from dataclasses import replace
@@ -94,6 +93,8 @@ class Deferred(Reporter):
             return
         self._held.append(diagnostic)
         if len(self._held) >= _HELD:
+            import pickle  # here, not at start: only a run that holds this many diagnostics needs it
+
             if self._file is None:
                 self._file = scratch_file("feedmap-diagnostics-", "file for diagnostics")
             pickle.dump(self._held, self._file, protocol=pickle.HIGHEST_PROTOCOL)
@@ -103,6 +104,8 @@ class Deferred(Reporter):
         """Pass every diagnostic kept on, in order; hold no more."""
         self.holding = False
         if self._file is not None:
+            import pickle
+
             self._file.seek(0)
             while True:
                 try:
