@@ -18,7 +18,10 @@ does not hit one case only; each figure is the median of the rounds.  Per row: t
 Outputs are checked after each run (untimed): every case writes the locs it read one a line, or XML whose locs
 are read back; feedmap's must be the raw loop's, in the same order (the script exits 1 otherwise: a fast wrong
 result cannot pass); a peer's differing result is said in the table, not an error.  The markdown table goes to
-stdout (and ``--markdown FILE``), a JSON result to ``benchmarks/results/`` (git-ignored).
+stdout (and ``--markdown FILE``), a JSON result to ``benchmarks/results/`` (git-ignored).  Both say which
+compiled parts the measured tree uses (its ``feedmap.compiled_parts()``, asked in the tree: ``_tree_parts.py``);
+one not in use, ``FEEDMAP_PURE`` not set, is a loud warning on stderr and a marked line in the table, as the
+figures are then the pure-Python twins'.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ from _bench_run import HOOK, RSS_ENV, _bytecode_env, compile_feedmap  # noqa: E4
 from _goal_data import INDEX_BASE, write_index, write_ror, write_text  # noqa: E402
 from _goal_outputs import locs_of  # noqa: E402
 from _scale_data import write_images  # noqa: E402
+from _tree_parts import parts_line, parts_warning, tree_parts  # noqa: E402
 
 REPO = HERE.parent
 CHILD = HERE / "_goal_child.py"
@@ -474,6 +478,8 @@ def markdown(rows: Sequence[Row], env: dict[str, Any], repeat: int) -> str:
         f" {env['load_before']} before / {env['load_after']} after; feedmap {env['feedmap_root']}"
         f" ({env.get('feedmap_commit') or 'no commit'})",
         "",
+        parts_line(env["compiled_parts"]),
+        "",
         "| work | case | median s | to raw | to fastest peer | peak RSS MiB | output |",
         "|---|---|---:|---:|---:|---:|---|",
     ]
@@ -522,6 +528,11 @@ def _environment(feedmap_root: Path) -> dict[str, Any]:
     }
 
 
+def _loud(warning: str) -> str:
+    bar = "!" * 100
+    return f"{bar}\n{warning}\n{bar}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="a smoke run: tiny data, one round")
@@ -550,6 +561,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         env = _bytecode_env(args.data_dir)
         env["PYTHONPATH"] = os.pathsep.join([str(scratch / "hook"), str(feedmap_root)])
         env.pop("PYTHONSTARTUP", None)
+        env_info["compiled_parts"] = tree_parts(feedmap_root, env)
+        warning = parts_warning(env_info["compiled_parts"], feedmap_root)
+        if warning:
+            print(_loud(warning), file=sys.stderr)
         jobs = has_jobs(env, scratch)
         rows = build_rows(scratch, args.data_dir, args.quick, jobs)
         if args.rows:
@@ -613,6 +628,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     path = args.results_dir / f"bench_goals-{time.strftime('%Y%m%d-%H%M%S')}{'-quick' if args.quick else ''}.json"
     path.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     print(f"result: {path}; {env_info['total_s']:.0f} s in all", file=sys.stderr)
+    if warning:
+        print(_loud(warning), file=sys.stderr)  # again, after the table: not lost above the rounds
     if wrong:
         print("feedmap's output differs from the raw loop's:\n  " + "\n  ".join(wrong), file=sys.stderr)
         return 1

@@ -4,6 +4,13 @@ Each hot loop that has a Cython twin is named here once, with the question its o
 compiled one the one in use (built, loaded, ``FEEDMAP_PURE`` not set)?  :func:`compiled_parts` asks each,
 ``feedmap --version`` names each, and :func:`accelerated` says whether all of them are.  A new compiled part
 gets its line in :data:`_PARTS`; a test holds the list to the package's ``.pyx`` sources, so none is left out.
+
+"In use" means in use in full.  The sitemap walk counts only while it builds its entries by direct slot stores
+(``DIRECT_BUILD`` of ``_walk_c.pyx``): when Entry, Image or W3CDate is not the shape its builders know (a field
+added to Entry, say), the compiled walk still runs, building them the slower setattr way with the same result,
+but the walk is answered ``False`` here (and so named "pure-Python" by ``--version``), so that
+:func:`accelerated`, the tests and the benchmarks' check of a measured tree see the loss; with
+``FEEDMAP_REQUIRE_ACCEL=1`` (CI) a read that asks for that walk is an ImportError, as a missing compiled pass is.
 """
 
 from __future__ import annotations
@@ -16,7 +23,10 @@ __all__ = ["accelerated", "compiled_parts"]
 def _walk() -> bool:
     from feedmap.formats.sitemap._walk import accelerated as walk_in_use
 
-    return walk_in_use()
+    try:
+        return walk_in_use()
+    except ImportError:  # no direct build, with FEEDMAP_REQUIRE_ACCEL set: not in use in full either
+        return False
 
 
 def _key_table() -> bool:
@@ -53,8 +63,9 @@ _PARTS: tuple[tuple[str, Callable[[], bool]], ...] = (
 
 
 def compiled_parts() -> dict[str, bool]:
-    """Each compiled part of feedmap by name, ``True`` where the compiled twin is the one in use now (built and
-    loaded, and ``FEEDMAP_PURE`` not set), ``False`` where its pure-Python twin runs (same output, slower)."""
+    """Each compiled part of feedmap by name, ``True`` where the compiled twin is the one in use now, in full
+    (built and loaded, ``FEEDMAP_PURE`` not set, and for the sitemap walk its direct build of entries: see the
+    module's docstring), ``False`` where its pure-Python twin runs, or that slower walk (same output, slower)."""
     return {name: in_use() for name, in_use in _PARTS}
 
 

@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+import feedmap
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "benchmarks" / "bench_read.py"
 
@@ -232,13 +234,23 @@ def test_quick_goals_benchmark_checks_every_row_against_its_raw_loop(tmp_path: P
         assert all(goal["met"] in (True, False) for goal in row["goals"] if goal["value"] != "not measured")
     goal_lines = [line for line in completed.stdout.splitlines() if line.endswith(("| met |", "| NOT met |"))]
     assert len(goal_lines) >= len(GOAL_ROWS)
+    # the measured tree's compiled parts, asked of it: this tree, in this environment
+    parts = feedmap.compiled_parts()
+    assert result["environment"]["compiled_parts"]["parts"] == parts
+    assert result["environment"]["compiled_parts"]["feedmap"] == str(ROOT / "feedmap" / "__init__.py")
+    said = ", ".join(f"{name} {in_use}" for name, in_use in parts.items())
+    assert f"compiled parts: {said}" in completed.stdout.splitlines()[2]
+    pure = os.environ.get("FEEDMAP_PURE", "0") not in ("", "0")
+    assert ("WARNING" in completed.stderr) is (not pure and not all(parts.values())), completed.stderr
 
 
-def _fake_feedmap(root: Path) -> Path:
-    """A feedmap/ whose ``convert`` writes one URL whatever it reads: a fast, wrong result."""
+def _fake_feedmap(root: Path, parts: dict[str, bool] | None = None) -> Path:
+    """A feedmap/ whose ``convert`` writes one URL whatever it reads: a fast, wrong result; with ``parts``, its
+    ``compiled_parts()`` answers them."""
     package = root / "feedmap"
     package.mkdir(parents=True)
-    (package / "__init__.py").write_text("", encoding="utf-8")
+    init = "" if parts is None else f"def compiled_parts():\n    return {parts!r}\n"
+    (package / "__init__.py").write_text(init, encoding="utf-8")
     main = "import sys\nargs = sys.argv[1:]\nif '-o' in args:\n"
     main += "    open(args[args.index('-o') + 1], 'w').write('https://wrong.example/\\n')\n"
     (package / "__main__.py").write_text(main, encoding="utf-8")
@@ -251,6 +263,72 @@ def test_goals_benchmark_fails_a_feedmap_that_writes_the_wrong_urls(tmp_path: Pa
     assert completed.returncode == 1, completed.stdout + completed.stderr
     assert "feedmap's output differs from the raw loop's" in completed.stderr
     assert "read-text/feedmap: DIFFERENT: 1 URLs (raw: 300)" in completed.stderr
+    assert "compiled parts: unknown (this feedmap has no compiled_parts())" in completed.stdout
+
+
+@pytest.mark.timeout(120)
+def test_goals_benchmark_warns_loudly_of_a_tree_whose_compiled_parts_are_not_in_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An old tree whose ``build_ext`` built nothing (Cython missing): its parts are False, and the run says so
+    on stderr (before the rounds and after the table), in the table's header and in the JSON result."""
+    monkeypatch.delenv("FEEDMAP_PURE", raising=False)  # not on purpose
+    parts = {"sitemap walk": False, "urlset pass": True}
+    fake = _fake_feedmap(tmp_path / "fake", parts)
+    completed = _run_goals(tmp_path, "--rows", "read-text", "--feedmap-root", str(fake))
+    assert completed.returncode == 1, completed.stdout + completed.stderr  # the fake's output is wrong as well
+    warnings = [line for line in completed.stderr.splitlines() if line.startswith("WARNING: ")]
+    assert len(warnings) == 2, completed.stderr
+    assert "compiled parts not in use: sitemap walk." in warnings[0] and "pip install cython" in warnings[0]
+    header = completed.stdout.splitlines()[2]
+    assert header.startswith("**WARNING: not every compiled part is in use**"), completed.stdout
+    assert "sitemap walk False, urlset pass True" in header
+    result = json.loads(sorted((tmp_path / "results").glob("bench_goals-*.json"))[-1].read_text(encoding="utf-8"))
+    assert result["environment"]["compiled_parts"]["parts"] == parts
+
+
+def _tree_parts() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("_tree_parts", ROOT / "benchmarks" / "_tree_parts.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("pure", [False, True])
+def test_tree_parts_reads_the_compiled_parts_of_the_tree_itself(tmp_path: Path, pure: bool) -> None:
+    """The helper asks the tree given (not the feedmap installed here), and FEEDMAP_PURE makes False parts meant:
+    no warning then, and the line says so."""
+    helper = _tree_parts()
+    fake = _fake_feedmap(tmp_path / "fake", {"sitemap walk": True, "feed pass": False})
+    env = {key: value for key, value in os.environ.items() if key != "FEEDMAP_PURE"}
+    if pure:
+        env["FEEDMAP_PURE"] = "1"
+    answer = helper.tree_parts(fake, env)
+    assert answer == {
+        "feedmap": str(fake / "feedmap" / "__init__.py"),
+        "parts": {"sitemap walk": True, "feed pass": False},
+        "pure": pure,
+    }
+    line, warning = helper.parts_line(answer), helper.parts_warning(answer, fake)
+    if pure:
+        said = "compiled parts: sitemap walk True, feed pass False"
+        assert line == f"{said} (FEEDMAP_PURE set: the pure-Python twins, on purpose)"
+        assert warning is None
+    else:
+        assert line.startswith("**WARNING: not every compiled part is in use**")
+        assert warning is not None and "not in use: feed pass." in warning
+    assert helper.parts_warning({**answer, "parts": {"feed pass": True}}, fake) is None
+    assert (
+        helper.parts_line({**answer, "parts": None}) == "compiled parts: unknown (this feedmap has no compiled_parts())"
+    )
+
+
+def test_tree_parts_refuses_a_tree_whose_feedmap_is_not_the_one_that_answers(tmp_path: Path) -> None:
+    helper = _tree_parts()
+    (tmp_path / "feedmap").mkdir()  # no __init__.py: a namespace package elsewhere, or the installed feedmap, answers
+    with pytest.raises(SystemExit):
+        helper.tree_parts(tmp_path, dict(os.environ))
 
 
 def _compare(*args: str) -> subprocess.CompletedProcess[str]:

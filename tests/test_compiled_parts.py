@@ -1,10 +1,15 @@
 """``feedmap.compiled_parts()``, ``feedmap.accelerated()`` and ``feedmap --version`` name every compiled part
 (issue 19: a compiled part is optional, and which twin runs is said): the sitemap walk, the key table of repeated
-URLs, the urlset pass, and any part added later, as the list is held to the package's ``.pyx`` sources."""
+URLs, the urlset pass, and any part added later, as the list is held to the package's ``.pyx`` sources.  Under
+``FEEDMAP_REQUIRE_ACCEL=1`` (CI) a compiled pass that is missing fails the conversion that needs it."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -65,3 +70,52 @@ def test_version_names_every_part_and_which_twin_runs(
     assert said == feedmap.compiled_parts()
     if pure:
         assert set(said.values()) == {False}
+
+
+#: A fresh interpreter where the compiled module ``argv[1]`` cannot be imported (as where it was not built): what
+#: ``compiled_parts()`` answers, then the conversion of ``argv[2]`` to ``argv[3]`` in format ``argv[4]``.
+_BLOCKED = """\
+import json, sys
+sys.modules[sys.argv[1]] = None
+import feedmap
+print(json.dumps(feedmap.compiled_parts()), flush=True)
+feedmap.convert(sys.argv[2], sys.argv[3], sys.argv[4])
+"""
+
+#: Each compiled pass, the module built from its ``.pyx``, and a target whose conversion runs that pass.
+PASSES = [
+    ("feed pass", "feedmap.converters._feed_pass_c", "rss"),
+    ("urlset pass", "feedmap.converters._pass_c", "sitemap"),
+]
+
+
+def _convert_blocked(module: str, source: Path, out: Path, target: str, **env: str) -> subprocess.CompletedProcess[str]:
+    environ = {key: value for key, value in os.environ.items() if key not in (PURE, "FEEDMAP_REQUIRE_ACCEL")}
+    command = [sys.executable, "-c", _BLOCKED, module, str(source), str(out), target]
+    return subprocess.run(command, env={**environ, **env}, capture_output=True, text=True, timeout=120, check=False)
+
+
+@pytest.mark.parametrize(("part", "module", "target"), PASSES)
+def test_require_accel_makes_a_missing_compiled_pass_an_error(
+    tmp_path: Path, part: str, module: str, target: str
+) -> None:
+    """CI sets FEEDMAP_REQUIRE_ACCEL=1: a conversion whose compiled pass is missing fails (a ModuleNotFoundError
+    naming it) instead of running the pure twin unseen; compiled_parts() answers that part False without raising.
+    Without the variable the same conversion runs the pure twin and writes what FEEDMAP_PURE=1 writes."""
+    source = tmp_path / "in.xml"
+    source.write_bytes(
+        b'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        b"<url><loc>https://a.example/x</loc><lastmod>2024-01-01</lastmod></url>\n"
+        b"<url><loc>https://a.example/y</loc></url>\n<url><loc>https://a.example/x</loc></url>\n</urlset>\n"
+    )
+    required = _convert_blocked(module, source, tmp_path / "required.out", target, FEEDMAP_REQUIRE_ACCEL="1")
+    assert required.returncode != 0, required.stdout + required.stderr
+    assert json.loads(required.stdout.splitlines()[0])[part] is False
+    assert f"ModuleNotFoundError: import of {module} halted" in required.stderr, required.stderr
+    quiet = _convert_blocked(module, source, tmp_path / "quiet.out", target)
+    pure = _convert_blocked("no.such.module", source, tmp_path / "pure.out", target, **{PURE: "1"})
+    assert quiet.returncode == 0 and pure.returncode == 0, quiet.stderr + pure.stderr
+    assert json.loads(quiet.stdout.splitlines()[0])[part] is False
+    written = (tmp_path / "quiet.out").read_bytes()
+    assert written == (tmp_path / "pure.out").read_bytes()
+    assert written.count(b"https://a.example/x") >= 1 and b"https://a.example/y" in written

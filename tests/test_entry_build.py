@@ -2,7 +2,9 @@
 
 Where the compiled walk is built, a common ``<url>`` (its loc, lastmod, changefreq, priority and images fine as
 written) is made into its :class:`~feedmap.Entry`, :class:`~feedmap.Image`, :class:`~feedmap.W3CDate` and
-:class:`~feedmap.Position` without a Python call per field.  Those objects must be the ones the pure twin
+:class:`~feedmap.Position` without a Python call per field (the direct build; where those classes are not the
+shape the walk knows, it builds them the setattr way, and says so: ``feedmap.compiled_parts()`` answers the walk
+``False``, and ``FEEDMAP_REQUIRE_ACCEL=1`` makes a read an ImportError).  Those objects must be the ones the pure twin
 (``FEEDMAP_PURE=1``) and the public constructors make: equal, of the same types, each its own (an entry's
 ``extras`` is a dict of its own), usable as any entry (``dataclasses.replace``, pickling, hashing of the
 values), and nothing kept alive after the document is dropped.
@@ -13,8 +15,13 @@ from __future__ import annotations
 import dataclasses
 import gc
 import io
+import json
+import os
 import pickle
+import subprocess
+import sys
 import tracemalloc
+from pathlib import Path
 
 import pytest
 from conftest import env_flag
@@ -162,6 +169,71 @@ def test_reading_keeps_nothing_alive_once_the_entries_are_dropped(
     finally:
         tracemalloc.stop()
     assert after - first < 100_000  # a leaked loc, date, image or position per entry would be ~0.3 MB a read
+
+
+# ------------------------------------------------------------------------------- the direct build, said when off
+
+#: A fresh interpreter reads the urlset ``argv[1]``: what ``compiled_parts()`` and ``accelerated()`` answer, then
+#: the entries read (their repr), or the error of the read.  With ``argv[2] == "grown"`` Entry first gets a
+#: ``__setattr__`` of its own, before the walk is loaded: a shape of Entry the direct build does not know (as a
+#: field added would be), so the compiled walk builds its entries the setattr way.
+_READ = """\
+import io, json, sys
+import feedmap
+if sys.argv[2] == "grown":
+    def _setattr(self, name, value):
+        object.__setattr__(self, name, value)
+    feedmap.Entry.__setattr__ = _setattr
+said = {"parts": feedmap.compiled_parts(), "accelerated": feedmap.accelerated()}
+try:
+    with feedmap.read(sys.argv[1], options=feedmap.Options(follow=False)) as doc:
+        said["entries"] = [repr(entry) + " " + repr(entry.origin) for entry in doc]
+except ImportError as exc:
+    said["error"] = str(exc)
+print(json.dumps(said))
+"""
+
+
+def _read_fresh(path: Path, shape: str, **env: str) -> dict[str, object]:
+    environ = {key: value for key, value in os.environ.items() if key not in (PURE, REQUIRE_ACCEL)}
+    command = [sys.executable, "-c", _READ, str(path), shape]
+    result = subprocess.run(command, env={**environ, **env}, capture_output=True, text=True, timeout=120, check=True)
+    said: dict[str, object] = json.loads(result.stdout.splitlines()[-1])
+    return said
+
+
+def test_an_entry_the_direct_build_does_not_know_turns_the_walk_off_in_compiled_parts(
+    compiled: None, tmp_path: Path
+) -> None:
+    """FEEDMAP_REQUIRE_ACCEL not set: the walk still reads (the same entries as the pure twin's), but it is no
+    longer counted in use, so ``accelerated()`` is False; every other part is as it was."""
+    path = tmp_path / "in.xml"
+    path.write_bytes(urlset(COMMON))
+    known = _read_fresh(path, "known")
+    grown = _read_fresh(path, "grown")
+    pure = _read_fresh(path, "known", **{PURE: "1"})
+    assert known["parts"]["sitemap walk"] is True and known["accelerated"] is True  # type: ignore[index]
+    assert grown["parts"] == {**known["parts"], "sitemap walk": False}  # type: ignore[dict-item]
+    assert grown["accelerated"] is False
+    assert len(pure["entries"]) == 3  # type: ignore[arg-type]
+    assert grown["entries"] == known["entries"] == pure["entries"]
+
+
+def test_require_accel_makes_a_read_without_the_direct_build_an_error(compiled: None, tmp_path: Path) -> None:
+    """CI sets FEEDMAP_REQUIRE_ACCEL=1: a compiled walk that cannot build entries directly fails the read (as a
+    missing compiled pass fails), and compiled_parts() answers it False without raising; FEEDMAP_PURE=1 (the
+    pure twins on purpose) still reads, and so does the walk Entry is known to."""
+    path = tmp_path / "in.xml"
+    path.write_bytes(urlset(COMMON))
+    grown = _read_fresh(path, "grown", **{REQUIRE_ACCEL: "1"})
+    assert grown["parts"]["sitemap walk"] is False  # type: ignore[index]
+    assert "entries" not in grown
+    assert "DIRECT_BUILD is off" in grown["error"] and REQUIRE_ACCEL in grown["error"]  # type: ignore[operator]
+    pure = _read_fresh(path, "grown", **{REQUIRE_ACCEL: "1", PURE: "1"})
+    known = _read_fresh(path, "known", **{REQUIRE_ACCEL: "1"})
+    assert "error" not in pure and "error" not in known
+    assert pure["entries"] == known["entries"]
+    assert len(known["entries"]) == 3  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------------------------ twins on hostile urlsets

@@ -13,8 +13,7 @@ from conftest import codes, release_fifo_reader, urlset_xml
 from lxml import etree
 
 import feedmap
-from feedmap import Diagnostic, DocKind, Entry, Level, Options, ReadError, Reporter, W3CDate
-from feedmap._io.locate import is_mapped, local_path
+from feedmap import Diagnostic, DocKind, Entry, HttpSettings, Level, Options, ReadError, Reporter, W3CDate
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 SITE = "https://www.example.com/"
@@ -241,18 +240,28 @@ def test_a_malformed_child_url_is_reported_and_the_rest_goes_on(site: Path) -> N
 @pytest.mark.parametrize(
     ("prefix", "inside", "outside"),
     [
-        ("https://example.com", "https://example.com/a", "https://example.com.evil/a"),
-        ("https://example.com", "https://example.com/a", "https://example.com:8443/a"),
-        ("https://example.com/", "https://example.com/a", "https://example.com.evil/a"),
-        ("https://example.com/blog", "https://example.com/blog/a", "https://example.com/blogger/a"),
+        ("http://127.0.0.1", "http://127.0.0.1/a", "http://127.0.0.10:{port}/a"),  # a host the prefix begins
+        ("http://127.0.0.1", "http://127.0.0.1/a", "http://127.0.0.1:{port}/a"),  # another port
+        ("http://127.0.0.1/", "http://127.0.0.1/a", "http://127.0.0.10:{port}/a"),
+        ("http://127.0.0.1:{port}/blog", "http://127.0.0.1:{port}/blog/a", "http://127.0.0.1:{port}/blogger/a"),
     ],
 )
-def test_a_map_prefix_ends_at_a_boundary(tmp_path: Path, prefix: str, inside: str, outside: str) -> None:
-    maps = [(prefix, tmp_path)]
-    assert local_path(inside, maps) == (tmp_path / "a").resolve()
-    assert is_mapped(inside, maps)
-    assert local_path(outside, maps) is None
-    assert not is_mapped(outside, maps)
+def test_a_map_prefix_ends_at_a_boundary(
+    tmp_path: Path, refused_port: int, prefix: str, inside: str, outside: str
+) -> None:
+    """A URL under the prefix is read from the map's directory (no connection: the port refuses); one that
+    only begins like it is not mapped, and is fetched from the network (refused there, said as a fetch)."""
+    prefix, inside, outside = (text.format(port=refused_port) for text in (prefix, inside, outside))
+    (tmp_path / "a").write_bytes(urlset_xml(f"{SITE}from-the-map"))
+    settings = Options(maps=((prefix, tmp_path),), http=HttpSettings(retries=0))
+    with feedmap.read(inside, options=settings) as doc:
+        assert locs(doc) == [f"{SITE}from-the-map"]
+    with (
+        pytest.raises(feedmap.FetchError, match="cannot fetch") as raised,
+        feedmap.read(outside, options=settings) as doc,
+    ):
+        list(doc)
+    assert str(raised.value).startswith(f"{outside}: ")
 
 
 def test_a_map_cannot_reach_outside_its_directory(site: Path, tmp_path: Path) -> None:
@@ -459,13 +468,13 @@ def test_a_nul_in_a_mapped_input_url_is_a_source_error(site: Path) -> None:
         feedmap.read(f"{SITE}pa%00ges.xml", options=feedmap.Options(maps=[(SITE, site)]))
 
 
-def test_local_path_refuses_nul_and_malformed_file_urls(tmp_path: Path) -> None:
+def test_a_file_url_with_a_nul_or_a_malformed_authority_is_a_source_error(site: Path) -> None:
     with pytest.raises(feedmap.SourceError, match="NUL"):
-        local_path("https://ex.com/a%00", [("https://ex.com/", tmp_path)])
+        feedmap.read("https://ex.com/a%00", options=feedmap.Options(maps=[("https://ex.com/", site)]))
     with pytest.raises(feedmap.SourceError, match="NUL"):
-        local_path("file:///a%00b", [])
+        feedmap.read("file:///a%00b")
     with pytest.raises(feedmap.SourceError, match="not a valid URL"):
-        local_path("file://[x/a.xml", [])
+        feedmap.read("file://[x/a.xml")
 
 
 def _read_in_thread(index: Path, maps: Sequence[tuple[str, Path]], fifo: Path) -> tuple[list[Entry], list[Diagnostic]]:

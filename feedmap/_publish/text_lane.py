@@ -91,7 +91,7 @@ class Deferred(Reporter):
             return
         self._held.append(diagnostic)
         if len(self._held) >= _HELD:
-            import pickle  # only when diagnostics are many: a text conversion's start-up does without it
+            import pickle  # here, not at start: only a run that holds this many diagnostics needs it
 
             if self._file is None:
                 self._file = scratch_file("feedmap-diagnostics-", "file for diagnostics")

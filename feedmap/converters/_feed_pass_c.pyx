@@ -294,7 +294,8 @@ def replay(offsets, spool, namespaces, ctx, name, bint untitled):
     was said rendering each said, its marks made declarations, its block; then ``title-missing`` and the fields
     the format cannot hold."""
     from feedmap.converters._feed_records import _MARK
-    from feedmap.converters._records import _report_unheld, _say
+    from feedmap.converters._records import _say
+    from feedmap.converters._unheld import report_unheld
     from feedmap.converters._sitemap_to_ror import say_untitled
 
     reporter = ctx.reporter
@@ -324,4 +325,4 @@ def replay(offsets, spool, namespaces, ctx, name, bint untitled):
     if untitled:
         say_untitled(count, ctx)
     if found:
-        _report_unheld(found, name, ctx)
+        report_unheld(found, name, ctx)

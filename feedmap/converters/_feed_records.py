@@ -34,8 +34,9 @@ from feedmap._core.model import ENTRY_FIELDS, Document, Entry, new_position
 from feedmap._io.seen_keys import SeenKeys
 from feedmap.converters._duplicates import _PART_OVERHEAD, Merge, _Spool
 from feedmap.converters._feed_pass import feed_merge_into, replayer
-from feedmap.converters._records import _Held, _Kept, _report_unheld, _Said, _say, _size
+from feedmap.converters._records import _Held, _Kept, _Said, _say, _size
 from feedmap.converters._sitemap_to_ror import CountUntitled, say_untitled
+from feedmap.converters._unheld import report_unheld
 from feedmap.formats.feeds._rsswrite import Namespaces, parts_only
 
 __all__ = ["feed_records_writer"]
@@ -217,4 +218,4 @@ def _replay(
     if untitled:
         say_untitled(count, ctx)
     if found:
-        _report_unheld(found, name, ctx)
+        report_unheld(found, name, ctx)

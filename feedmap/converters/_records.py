@@ -250,7 +250,3 @@ def _say(said: tuple[_Said, ...], reporter: Reporter, told: set[str]) -> None:
                 continue
             told.add(message)
         getattr(reporter, method)(code, message, source, line)
-
-
-#: The unheld fields' line, by the name the feed records import it by.
-_report_unheld = report_unheld

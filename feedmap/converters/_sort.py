@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import heapq
-import pickle
 from collections.abc import Callable, Iterable, Iterator
 from operator import itemgetter
 from typing import IO, Any
@@ -96,6 +95,8 @@ def _close(run: IO[bytes]) -> None:
 def _write_run(records: Iterable[_Record]) -> IO[bytes]:
     """``records`` (in order) pickled into a new temporary file, rewound for reading (SourceError when the
     temporary folder cannot take it: missing, not a folder, full)."""
+    import pickle  # here, not at start: only a sort that spills needs it
+
     run = scratch_file("feedmap-sort-", _WHAT)
     try:
         for key, position, entry in records:
@@ -111,6 +112,8 @@ def _write_run(records: Iterable[_Record]) -> IO[bytes]:
 
 def _read_run(run: IO[bytes]) -> Iterator[_Record]:
     """The records of a run written by :func:`_write_run`, in order."""
+    import pickle
+
     while True:
         try:
             key, position, frozen = pickle.load(run)  # our own temporary file, written by _write_run

@@ -26,7 +26,10 @@ API, built by ``pip install`` where a C compiler is found) and the pure-Python o
 is used when it loads and was built against the major version of lxml that is running; ``FEEDMAP_PURE=1`` in
 the environment (read on every call of :func:`walker`, so once per file read) forces the pure twin.  The
 compiled module also holds the cleaning stream's byte checks (:func:`byte_checks`), used with the compiled
-twin; their pure twin is the cleaning stream's own passes.
+twin; their pure twin is the cleaning stream's own passes.  The compiled twin builds its entries by direct
+slot stores where Entry, Image and W3CDate are the shape it knows (``_walk_c.DIRECT_BUILD``), else by their
+setattr path (same entries, slower): :func:`accelerated` counts it in use only with the direct build, and
+``FEEDMAP_REQUIRE_ACCEL=1`` (CI) makes a compiled twin without it an ImportError when a read asks for it.
 """
 
 from __future__ import annotations
@@ -262,25 +265,48 @@ def _load_compiled() -> tuple[Walk, type[ReadLoop], ByteChecks] | None:
 _compiled = _load_compiled()
 
 
+def _direct_build() -> bool:
+    """Whether the compiled twin builds its entries by direct slot stores (``_walk_c.DIRECT_BUILD``): off when
+    Entry, Image or W3CDate is not the shape its builders know (a field added), so it builds them the slow way."""
+    from feedmap.formats.sitemap import _walk_c
+
+    return bool(_walk_c.DIRECT_BUILD)
+
+
+#: Whether the compiled twins (where loaded) build entries directly; read once, as the module decides it once.
+_DIRECT = _compiled is not None and _direct_build()
+
+
+def _twins() -> tuple[Walk, type[ReadLoop], ByteChecks] | None:
+    """The compiled twins to use now, or None (missing, or ``FEEDMAP_PURE`` set, not to ``0``).  With
+    ``FEEDMAP_REQUIRE_ACCEL=1`` (CI), compiled twins that cannot build their entries directly are an ImportError,
+    as a missing compiled pass is (:mod:`feedmap.converters._pass`): a grown Entry must not cost speed unseen."""
+    if _compiled is None or _pure():
+        return None
+    if not _DIRECT and os.environ.get("FEEDMAP_REQUIRE_ACCEL", "0") not in ("", "0"):
+        raise ImportError(
+            "feedmap's compiled sitemap walk cannot build entries by direct slot stores (DIRECT_BUILD is off: "
+            "Entry, Image or W3CDate is not the shape _walk_c.pyx's builders know); FEEDMAP_REQUIRE_ACCEL is set"
+        )
+    return _compiled
+
+
 def walker() -> Walk:
     """The walk to use now: the compiled twin unless it is missing or ``FEEDMAP_PURE`` is set (not to ``0``)."""
-    if _compiled is None or _pure():
-        return walk
-    return _compiled[0]
+    twins = _twins()
+    return walk if twins is None else twins[0]
 
 
 def looper() -> type[ReadLoop]:
     """The read loop to use now: the compiled twin unless it is missing or ``FEEDMAP_PURE`` is set (not to ``0``)."""
-    if _compiled is None or _pure():
-        return Loop
-    return _compiled[1]
+    twins = _twins()
+    return Loop if twins is None else twins[1]
 
 
 def byte_checks() -> ByteChecks | None:
     """The cleaning stream's compiled checks, where the compiled twin is in use; else None (its own passes)."""
-    if _compiled is None or _pure():
-        return None
-    return _compiled[2]
+    twins = _twins()
+    return None if twins is None else twins[2]
 
 
 def _pure() -> bool:
@@ -288,5 +314,7 @@ def _pure() -> bool:
 
 
 def accelerated() -> bool:
-    """True when the sitemap reader uses the compiled walk (built and loaded, and ``FEEDMAP_PURE`` not set)."""
-    return walker() is not walk
+    """True when the sitemap reader uses the compiled walk (built and loaded, and ``FEEDMAP_PURE`` not set) in
+    full: building its entries by direct slot stores (a compiled walk without them runs, slower, and is not
+    counted)."""
+    return walker() is not walk and _DIRECT
