@@ -14,8 +14,7 @@ the twin's.
 from libc.string cimport memcpy
 
 from feedmap._core.dates import W3CDate
-from feedmap._core.entry_checks import values_checked, web_checked
-from feedmap._core.urls import MAX_LOC_LENGTH, is_absolute_url, plain_uri
+from feedmap._core.urls import MAX_LOC_LENGTH
 from feedmap.converters._duplicates import _PART_OVERHEAD, _as_written, merge_repeat
 
 
@@ -253,7 +252,7 @@ def plain_item(entry, bint ror):
 
 def feed_loop(given, ctx, bint values, replaces, kept, store, add, fetch, bint ror, left_out, repeats):
     """:func:`feedmap.converters._feed_pass.feed_loop`, compiled."""
-    from feedmap.converters._feed_pass import _Stored
+    from feedmap.converters._pass import Stored, long_way
 
     written = _as_written(ctx)
     kept_get = kept.get
@@ -269,24 +268,10 @@ def feed_loop(given, ctx, bint values, replaces, kept, store, add, fetch, bint r
             if offset is None:
                 keep(key, add(record, overhead + len(text) + len(loc)))
             else:
-                merge_repeat(entry, loc, key, offset, ctx, replaces, kept, _Stored(record, add), fetch, repeats)
+                merge_repeat(entry, loc, key, offset, ctx, replaces, kept, Stored(record, add), fetch, repeats)
             continue
-        # the long way: each step's own look at this entry, in the plan's order
-        checked = web_checked(values_checked(entry, ctx) if values else entry, ctx, xml=True, parts=True)
-        if checked is None:
-            continue
-        loc = checked.loc
-        if not is_absolute_url(loc):
-            left_out.add(checked, ctx)
-            continue
-        if plain_uri(loc) is None:
-            loc = written(loc)
-        key = hash(loc)
-        offset = kept_get(key)
-        if offset is None:
-            keep(key, store(checked))
-        else:
-            merge_repeat(checked, loc, key, offset, ctx, replaces, kept, store, fetch, repeats)
+        # the long way (the twin's own function): each step's own look at this entry, in the plan's order
+        long_way(entry, ctx, values, written, left_out, replaces, kept, store, fetch, repeats)
 
 
 def replay(offsets, spool, namespaces, ctx, name, bint untitled):

@@ -11,9 +11,8 @@ the same Python functions as the twin's.
 """
 
 from feedmap._core.dates import W3CDate
-from feedmap._core.entry_checks import values_checked, web_checked
 from feedmap._core.model import ChangeFreq
-from feedmap._core.urls import MAX_LOC_LENGTH, is_absolute_url, plain_uri
+from feedmap._core.urls import MAX_LOC_LENGTH
 from feedmap._xml import escape_text, unwritable
 from feedmap.converters._duplicates import _PART_OVERHEAD, _as_written, merge_repeat
 from feedmap.formats._xmlwrite import PRIORITY_TEXTS
@@ -259,7 +258,7 @@ cdef object _plain_block(object entry, bint images):
 
 def fused_loop(given, ctx, bint values, replaces, kept, store, add, fetch, bint images, left_out, repeats):
     """:func:`feedmap.converters._pass.fused_loop`, compiled."""
-    from feedmap.converters._pass import _Stored
+    from feedmap.converters._pass import Stored, long_way
 
     written = _as_written(ctx)
     kept_get = kept.get
@@ -276,21 +275,7 @@ def fused_loop(given, ctx, bint values, replaces, kept, store, add, fetch, bint 
             if offset is None:
                 keep(key, add(record, overhead + len(block) + len(loc)))
             else:
-                merge_repeat(entry, loc, key, offset, ctx, replaces, kept, _Stored(record, add), fetch, repeats)
+                merge_repeat(entry, loc, key, offset, ctx, replaces, kept, Stored(record, add), fetch, repeats)
             continue
-        # the long way: each step's own look at this entry, in the plan's order
-        checked = web_checked(values_checked(entry, ctx) if values else entry, ctx, xml=True, parts=True)
-        if checked is None:
-            continue
-        loc = checked.loc
-        if not is_absolute_url(loc):
-            left_out.add(checked, ctx)
-            continue
-        if plain_uri(loc) is None:
-            loc = written(loc)
-        key = hash(loc)
-        offset = kept_get(key)
-        if offset is None:
-            keep(key, store(checked))
-        else:
-            merge_repeat(checked, loc, key, offset, ctx, replaces, kept, store, fetch, repeats)
+        # the long way (the twin's own function): each step's own look at this entry, in the plan's order
+        long_way(entry, ctx, values, written, left_out, replaces, kept, store, fetch, repeats)
