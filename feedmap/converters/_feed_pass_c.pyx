@@ -3,7 +3,8 @@
 
 RSS 2.0 (https://www.rssboard.org/rss-specification, ``<item>``, ``<pubDate>`` in RFC 822 form with RFC 1123's
 four-digit year) and ROR (http://rorweb.com/0.1/).  The regular expressions the twin asks per entry are
-character loops here over CPython's code units (PEP 393): :data:`feedmap.converters._pass.PLAIN_WEB` (the loc),
+character loops here over CPython's code units (PEP 393): :data:`feedmap.converters._pass.PLAIN_WEB` (the loc,
+without an ``&``: the urlset pass's loop, ``_plain_web.pxd``),
 :data:`feedmap.converters._feed_pass.PLAIN_TITLE` (the title) and the lastmod forms whose ``pubDate`` is known
 at once; the ``pubDate`` itself (weekday, day, month, year, time, zone) is written from the lastmod's digits, as
 :func:`feedmap.formats.feeds._pubdate.pubdate` writes it.  A text of code units wider than one byte is none of
@@ -13,42 +14,12 @@ the twin's.
 
 from libc.string cimport memcpy
 
+from feedmap.converters._plain_web cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, plain_web
+
 from feedmap._core.dates import W3CDate
 from feedmap._core.urls import MAX_LOC_LENGTH
 from feedmap.converters._duplicates import _PART_OVERHEAD, _as_written, merge_repeat
 
-
-cdef extern from "Python.h":
-    int PyUnicode_KIND(object text)
-    void* PyUnicode_DATA(object text)
-    Py_ssize_t PyUnicode_GET_LENGTH(object text)
-
-
-cdef enum:
-    _HOST = 1  # [A-Za-z0-9\-._~!$()*+,;=]
-    _REST = 2  # the same and :/?@ (no '#')
-    _DIGIT = 4
-    _TITLE = 8  # printable ASCII but " & ' < > (and the space, allowed inside only)
-
-cdef unsigned char _CLASS[128]
-
-
-cdef void _classes() noexcept:
-    cdef int c
-    for c in range(128):
-        _CLASS[c] = 0
-    for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$()*+,;=":
-        _CLASS[c] = _HOST | _REST
-    for c in b":/?@":
-        _CLASS[c] = _REST
-    for c in b"0123456789":
-        _CLASS[c] |= _DIGIT
-    for c in range(0x21, 0x7F):
-        if c not in b"\"&'<>":
-            _CLASS[c] |= _TITLE
-
-
-_classes()
 
 cdef Py_ssize_t _LONGEST = MAX_LOC_LENGTH
 cdef const char* _DAYS = b"SunMonTueWedThuFriSat"
@@ -59,50 +30,10 @@ cdef int _SHIFTS[12]
 _SHIFTS[:] = [0, 3, 2, 5, 0, 3, 5, 1, 4, 6, 2, 4]
 
 
-cdef inline bint _is(const unsigned char* d, Py_ssize_t i, Py_ssize_t n, unsigned char what) noexcept:
-    return i < n and d[i] < 128 and (_CLASS[d[i]] & what) != 0
-
-
-cdef bint _plain_web(object text):
-    """``PLAIN_WEB.fullmatch(text)`` with no ``&`` and shorter than ``MAX_LOC_LENGTH``, for a str (the round-4
-    spelling of ``PLAIN_WEB``: its character classes below have no ``&``)."""
-    if PyUnicode_KIND(text) != 1:
-        return False
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text)
-    if n >= _LONGEST:
-        return False
-    cdef const unsigned char* d = <const unsigned char*>PyUnicode_DATA(text)
-    cdef Py_ssize_t i
-    if n >= 8 and d[0] == ord("h") and d[1] == ord("t") and d[2] == ord("t") and d[3] == ord("p"):
-        i = 4
-        if d[i] == ord("s"):
-            i += 1
-        if not (d[i] == ord(":") and d[i + 1] == ord("/") and i + 2 < n and d[i + 2] == ord("/")):
-            return False
-        i += 3
-    else:
-        return False
-    cdef Py_ssize_t start = i
-    while _is(d, i, n, _HOST):
-        i += 1
-    if i == start:
-        return False
-    cdef Py_ssize_t digits
-    if i < n and d[i] == ord(":"):
-        i += 1
-        digits = 0
-        while digits < 4 and _is(d, i, n, _DIGIT):
-            i += 1
-            digits += 1
-    if i < n and (d[i] == ord("/") or d[i] == ord("?")):
-        i += 1
-        while _is(d, i, n, _REST):
-            i += 1
-    if i < n and d[i] == ord("#"):
-        i += 1
-        while _is(d, i, n, _REST):
-            i += 1
-    return i == n
+cdef inline bint _title(const unsigned char* d, Py_ssize_t i) noexcept:
+    """``d[i]`` is a character of :data:`~feedmap.converters._feed_pass.PLAIN_TITLE` but the space: printable
+    ASCII but ``" & ' < >``."""
+    return 0x21 <= d[i] <= 0x7E and d[i] not in b"\"&'<>"
 
 
 cdef bint _plain_title(object text):
@@ -111,11 +42,11 @@ cdef bint _plain_title(object text):
         return False
     cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text)
     cdef const unsigned char* d = <const unsigned char*>PyUnicode_DATA(text)
-    if n == 0 or not (_is(d, 0, n, _TITLE) and _is(d, n - 1, n, _TITLE)):
+    if n == 0 or not (_title(d, 0) and _title(d, n - 1)):
         return False
     cdef Py_ssize_t i
     for i in range(1, n - 1):
-        if d[i] != ord(" ") and not _is(d, i, n, _TITLE):
+        if d[i] != ord(" ") and not _title(d, i):
             return False
     return True
 
@@ -201,7 +132,7 @@ cdef object _plain_item(object entry, bint ror):
     loc = entry.loc
     if (
         type(loc) is not str
-        or not _plain_web(loc)
+        or plain_web(loc, _LONGEST, False) == 0  # no &: a feed writes a plain loc as it is
         or entry.description is not None
         or entry.priority is not None
         or entry.changefreq is not None
