@@ -28,7 +28,6 @@ built, unless ``FEEDMAP_PURE`` is set (not to ``0``).  ``FEEDMAP_REQUIRE_ACCEL=1
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -40,7 +39,7 @@ from feedmap._core.model import Entry
 from feedmap._core.urls import MAX_LOC_LENGTH
 from feedmap._io.seen_keys import SeenKeys
 from feedmap.converters._duplicates import Merge, _as_written, _later, _Repeats, dedupe, merge_duplicates, newer
-from feedmap.converters._pass import PLAIN_WEB, CheckedMerge, keep_plain, long_way
+from feedmap.converters._pass import PLAIN_WEB, CheckedMerge, compiled_or, keep_plain, long_way
 from feedmap.formats.feeds._pubdate import exact_pubdate, pubdate
 
 __all__ = [
@@ -210,26 +209,10 @@ def feed_merge_into(
 
 def _loop() -> Callable[..., None]:
     """The loop in use: the compiled one where built (unless ``FEEDMAP_PURE``), else :func:`feed_loop`."""
-    if os.environ.get("FEEDMAP_PURE", "0") not in ("", "0"):
-        return feed_loop
-    try:
-        from feedmap.converters._feed_pass_c import feed_loop as compiled
-    except ImportError:
-        if os.environ.get("FEEDMAP_REQUIRE_ACCEL", "0") not in ("", "0"):
-            raise
-        return feed_loop
-    return compiled
+    return compiled_or(feed_loop, "feedmap.converters._feed_pass_c", "feed_loop")
 
 
 def replayer(twin: Callable[..., Iterator[tuple[Any, str]]]) -> Callable[..., Iterator[tuple[Any, str]]]:
     """The replay of a feed's records in use (:func:`feedmap.converters._feed_records._replay`, the ``twin``):
     the compiled one where built (unless ``FEEDMAP_PURE``), else ``twin``."""
-    if os.environ.get("FEEDMAP_PURE", "0") not in ("", "0"):
-        return twin
-    try:
-        from feedmap.converters._feed_pass_c import replay
-    except ImportError:
-        if os.environ.get("FEEDMAP_REQUIRE_ACCEL", "0") not in ("", "0"):
-            raise
-        return twin
-    return replay
+    return compiled_or(twin, "feedmap.converters._feed_pass_c", "replay")

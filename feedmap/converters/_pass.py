@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from feedmap._core.context import Context
 from feedmap._core.dates import W3CDate
@@ -55,6 +55,7 @@ __all__ = [
     "CheckedMerge",
     "Stored",
     "checked_merge",
+    "compiled_or",
     "fused_into",
     "fused_loop",
     "keep_plain",
@@ -315,12 +316,24 @@ def fused_into(
 
 def _loop() -> Callable[..., None]:
     """The loop in use: the compiled one where built (unless ``FEEDMAP_PURE``), else :func:`fused_loop`."""
+    return compiled_or(fused_loop, "feedmap.converters._pass_c", "fused_loop")
+
+
+_Twin = TypeVar("_Twin", bound=Callable[..., Any])
+
+
+def compiled_or(twin: _Twin, module: str, name: str) -> _Twin:
+    """The compiled twin of ``twin`` (``name`` in the compiled ``module``: either pass's) where it is built and
+    loads, unless ``FEEDMAP_PURE`` is set (not to ``0``); else ``twin``.  A missing one is an ImportError with
+    ``FEEDMAP_REQUIRE_ACCEL`` set (not to ``0``)."""
     if os.environ.get("FEEDMAP_PURE", "0") not in ("", "0"):
-        return fused_loop
+        return twin
     try:
-        from feedmap.converters._pass_c import fused_loop as compiled
+        compiled = getattr(__import__(module, fromlist=[name]), name, None)
+        if compiled is None:
+            raise ImportError(f"cannot import name {name!r} from {module!r}", name=module)
     except ImportError:
         if os.environ.get("FEEDMAP_REQUIRE_ACCEL", "0") not in ("", "0"):
             raise
-        return fused_loop
-    return compiled
+        return twin
+    return cast(_Twin, compiled)
