@@ -261,9 +261,9 @@ def long_way(
     repeats: _Repeats,
 ) -> None:
     """An entry that is not plain, the long way (a urlset's or a feed's pass, either twin): each step's own look
-    at it, in the plan's order (:func:`values_checked` when ``values``, :func:`web_checked`, the absolute URLs
-    kept, what is not said at the end through ``left_out``), then keyed by its loc as written (``written``, for
-    one not plain already) and kept by ``store`` when new, else merged with the one kept (:func:`merge_repeat`)."""
+    at it, in the plan's order (:func:`values_checked` when ``values``, :func:`web_checked`, then a relative loc
+    left out, said at the end by ``left_out``), then keyed by its loc as written (``written``, for one not plain
+    already) and kept by ``store`` when new, else merged with the one kept (:func:`merge_repeat`)."""
     checked = web_checked(values_checked(entry, ctx) if values else entry, ctx, xml=True, parts=True)
     if checked is None:
         return
