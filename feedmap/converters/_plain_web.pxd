@@ -20,33 +20,37 @@ cdef extern from "Python.h":
 
 cdef extern from *:
     """
-    /* feedmap's plain URL characters as bit sets: code units 0-63 in the first word, 64-127 in the second */
+    /* feedmap's plain URL characters, a bit of a code unit's class each (built by the compiler from the sets) */
     #define FEEDMAP_BIT(c) (1ULL << ((c) & 63))
     #define FEEDMAP_RUN(c, count) (((1ULL << (count)) - 1) << ((c) & 63))
-    /* a host's: [A-Za-z0-9._~!$()*+,;=-] */
+    /* a host's: [A-Za-z0-9._~!$()*+,;=-], code units 0-63 and 64-127 */
     #define FEEDMAP_HOST_LOW (FEEDMAP_RUN('0', 10) | FEEDMAP_BIT('!') | FEEDMAP_BIT('$') | FEEDMAP_RUN('(', 6) \
         | FEEDMAP_BIT('-') | FEEDMAP_BIT('.') | FEEDMAP_BIT(';') | FEEDMAP_BIT('='))
     #define FEEDMAP_HOST_HIGH (FEEDMAP_RUN('A', 26) | FEEDMAP_RUN('a', 26) | FEEDMAP_BIT('_') | FEEDMAP_BIT('~'))
-    /* a path's, query's or fragment's: a host's, :/?@ and & */
-    #define FEEDMAP_REST_LOW (FEEDMAP_HOST_LOW | FEEDMAP_BIT(':') | FEEDMAP_BIT('/') | FEEDMAP_BIT('?') \
-        | FEEDMAP_BIT('&'))
+    /* a path's, query's or fragment's: a host's and :/?@ */
+    #define FEEDMAP_REST_LOW (FEEDMAP_HOST_LOW | FEEDMAP_BIT(':') | FEEDMAP_BIT('/') | FEEDMAP_BIT('?'))
     #define FEEDMAP_REST_HIGH (FEEDMAP_HOST_HIGH | FEEDMAP_BIT('@'))
+    #define FEEDMAP_IN(set, c) ((((c) < 64 ? set##_LOW : set##_HIGH) >> ((c) & 63)) & 1)
+    /* 1: a host's, 2: a path's, 4: the & */
+    #define FEEDMAP_CLASS(c) (FEEDMAP_IN(FEEDMAP_HOST, c) | FEEDMAP_IN(FEEDMAP_REST, c) << 1 | ((c) == '&') << 2)
+    #define FEEDMAP_CLASS4(c) FEEDMAP_CLASS(c), FEEDMAP_CLASS((c) + 1), FEEDMAP_CLASS((c) + 2), FEEDMAP_CLASS((c) + 3)
+    #define FEEDMAP_CLASS16(c) FEEDMAP_CLASS4(c), FEEDMAP_CLASS4((c) + 4), FEEDMAP_CLASS4((c) + 8), FEEDMAP_CLASS4((c) + 12)
+    #define FEEDMAP_CLASS64(c) FEEDMAP_CLASS16(c), FEEDMAP_CLASS16((c) + 16), FEEDMAP_CLASS16((c) + 32), \
+        FEEDMAP_CLASS16((c) + 48)
+    static const unsigned char feedmap_web_class[128] = {FEEDMAP_CLASS64(0), FEEDMAP_CLASS64(64)};
     """
-    const unsigned long long _HOST_LOW "FEEDMAP_HOST_LOW"
-    const unsigned long long _HOST_HIGH "FEEDMAP_HOST_HIGH"
-    const unsigned long long _REST_LOW "FEEDMAP_REST_LOW"
-    const unsigned long long _REST_HIGH "FEEDMAP_REST_HIGH"
-    const unsigned long long _AMP "FEEDMAP_BIT('&')"
+    const unsigned char _CLASS "feedmap_web_class"[128]
 
 
-cdef inline bint _in(const unsigned char* d, Py_ssize_t i, Py_ssize_t n, unsigned long long low,
-                     unsigned long long high) noexcept:
-    """``d[i]`` (``i < n``) is in the set of ``low`` (code units 0 to 63) and ``high`` (64 to 127)."""
-    if i >= n:
-        return False
-    cdef unsigned char c = d[i]
-    cdef unsigned long long word = high if c & 64 else low
-    return c < 128 and (word >> (c & 63)) & 1
+cdef enum:
+    _HOST = 1
+    _REST = 2
+    _AMP = 4
+
+
+cdef inline bint _is(const unsigned char* d, Py_ssize_t i, Py_ssize_t n, unsigned char what) noexcept:
+    """``d[i]`` (``i < n``) is of the classes ``what``."""
+    return i < n and d[i] < 128 and (_CLASS[d[i]] & what) != 0
 
 
 cdef inline int plain_web(object text, Py_ssize_t longest, bint amp):
@@ -70,7 +74,7 @@ cdef inline int plain_web(object text, Py_ssize_t longest, bint amp):
     else:
         return 0
     cdef Py_ssize_t start = i
-    while _in(d, i, n, _HOST_LOW, _HOST_HIGH):
+    while _is(d, i, n, _HOST):
         i += 1
     if i == start:
         return 0
@@ -81,18 +85,18 @@ cdef inline int plain_web(object text, Py_ssize_t longest, bint amp):
         while digits < 4 and i < n and ord("0") <= d[i] <= ord("9"):
             i += 1
             digits += 1
-    cdef unsigned long long rest = _REST_LOW if amp else _REST_LOW & ~_AMP  # without an &, one ends the URL
+    cdef unsigned char rest = _REST | _AMP if amp else _REST  # without an &, one ends the URL
     cdef bint found = False
     if i < n and (d[i] == ord("/") or d[i] == ord("?")):
         i += 1
-        while _in(d, i, n, rest, _REST_HIGH):
-            if amp and d[i] == ord("&"):
+        while _is(d, i, n, rest):
+            if d[i] == ord("&"):
                 found = True
             i += 1
     if i < n and d[i] == ord("#"):
         i += 1
-        while _in(d, i, n, rest, _REST_HIGH):
-            if amp and d[i] == ord("&"):
+        while _is(d, i, n, rest):
+            if d[i] == ord("&"):
                 found = True
             i += 1
     if i != n:
