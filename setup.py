@@ -7,7 +7,9 @@ checks, merge and rendering, ``feedmap/converters/_pass_c.pyx`` (Cython; no lxml
 the walk, lxml) and a C compiler are at hand; where any of them is missing or a build fails, a warning says so
 and the install goes on without it: the pure-Python twin (``_walk.py``, ``seen_keys.py``) then gives the same
 results, a little slower (``_pass.py`` for the pass).  So has the one pass of a feed's checks, merge and items,
-``feedmap/converters/_feed_pass_c.pyx`` (Cython; no lxml; its twin ``_feed_pass.py``).
+``feedmap/converters/_feed_pass_c.pyx`` (Cython; no lxml; its twin ``_feed_pass.py``).  Both passes cimport
+the plain URL loop of ``feedmap/converters/_plain_web.pxd`` (inline functions, compiled into each: no extension
+of its own; Cython finds it next to them, and recompiles both when it changes).
 """
 
 from __future__ import annotations

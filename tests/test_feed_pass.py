@@ -9,6 +9,11 @@ The entries are drawn at each side of the plain decision: locs (plain, uppercase
 five characters XML escapes, an end tag, non-ASCII, a control character, empty), lastmods of every form a
 ``pubDate`` is written from (a date, seconds with ``Z``, offsets of 0, 13 and 14 hours, fractions, minutes,
 a year, a year before 1000, a leap day), and other fields now and then, with repeats.
+
+The plain URL of both passes (a feed's and a urlset's: their compiled loops ask one character loop) is held to
+the steps for each code unit of ASCII (and a few wider ones) in each part of a loc (the scheme, the host, the
+port, the path, the query, the fragment), as a loc and as a urlset image's: a urlset writes a plain loc as it is
+but an ``&`` escaped; a feed takes no ``&`` as plain.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from hypothesis import strategies as st
 from lxml import etree
 
 import feedmap
-from feedmap import ChangeFreq, Diagnostic, Entry, Options, Position, W3CDate
+from feedmap import ChangeFreq, Diagnostic, Entry, Image, Options, Position, W3CDate
 from feedmap.cli import main
 
 LOCS = [
@@ -240,3 +245,55 @@ def test_the_cli_converts_to_a_feed_in_one_pass_as_the_steps_do(
         results.append((code, captured.out, captured.err, out.read_bytes() if out.exists() else None))
     assert results[0] == results[1]
     assert results[0][0] in (0, 1)
+
+
+#: Where a code unit goes ({}): each part of a URL, and the ends of the host and the path.
+FORMS = [
+    "http{}://e.example/p",
+    "https:/{}/e.example/p",
+    "https://{}e.example/p",
+    "https://e.ex{}ample/p",
+    "https://e.example{}",
+    "https://e.example:8{}/p",
+    "https://e.example/p{}q",
+    "https://e.example/p?q={}&r",
+    "https://e.example/p#{}f",
+]
+UNITS = [chr(unit) for unit in range(128)] + ["\u00e9", "\u0100", "\u20ac", "\U0001f600"]
+
+
+def _entries(form: str, fmt: str) -> list[Entry]:
+    """Each code unit in ``form``, then each again (a repeat, newer): titled for a feed (a urlset's plain entry
+    has no title), an image of the same loc on every other entry of a urlset."""
+    entries = []
+    for number, unit in enumerate(UNITS + UNITS[::-1]):
+        loc = form.format(unit)
+        entries.append(
+            Entry(
+                loc=loc,
+                lastmod=W3CDate("2024-01-02T03:04:05Z" if number < len(UNITS) else "2030-01-02T03:04:05Z"),
+                title=None if fmt == "sitemap" else "T",
+                images=(Image(loc=loc),) if fmt == "sitemap" and number % 2 else (),
+                origin=Position("in.jsonl", number + 1),
+            )
+        )
+    return entries
+
+
+@pytest.mark.parametrize("twin", ["compiled", "pure"])
+@pytest.mark.parametrize("fmt", ["sitemap", "ror", "rss"])
+@pytest.mark.parametrize("form", FORMS)
+def test_each_code_unit_in_each_part_of_a_loc_is_written_as_the_steps_write_it(
+    monkeypatch: pytest.MonkeyPatch, twin: str, fmt: str, form: str
+) -> None:
+    if twin == "pure":
+        monkeypatch.setenv("FEEDMAP_PURE", "1")
+    else:
+        monkeypatch.delenv("FEEDMAP_PURE", raising=False)
+    options = Options(channel_title="T", channel_link="https://e.example/")
+    entries = _entries(form, fmt)
+    written = _write(entries, fmt, options)
+    assert written == _write(entries, fmt, Options(**{**_fields(options), "limit": 10**6}))
+    assert written[2] == ""
+    if form not in FORMS[:2]:  # past the scheme, most code units are written: plain ones among them
+        assert written[0].count(b"<loc>" if fmt == "sitemap" else b"<item>") > 10

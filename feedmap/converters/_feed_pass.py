@@ -19,7 +19,8 @@ accepts it, and it is written and keyed as it is), a title absent or of printabl
 keywords, changefreq, priority, type, images, alternates or extras).  A plain entry says nothing on any step: it
 is keyed and, when kept, rendered here, the bytes of :func:`feedmap.formats.feeds._rorwrite.ror_item` /
 :func:`feedmap.formats.feeds._rssitem.rss_item`.  Every other entry takes the long way, each step's own per-entry
-function in the steps' order, so each diagnostic is said where and in the order it is said today.
+function in the steps' order (the urlset pass's :func:`~feedmap.converters._pass.long_way`), so each diagnostic
+is said where and in the order it is said today.
 
 The compiled twin (:mod:`feedmap.converters._feed_pass_c`, Cython) runs the same loop; it is used where it is
 built, unless ``FEEDMAP_PURE`` is set (not to ``0``).  ``FEEDMAP_REQUIRE_ACCEL=1`` makes a missing one an error.
@@ -27,29 +28,18 @@ built, unless ``FEEDMAP_PURE`` is set (not to ``0``).  ``FEEDMAP_REQUIRE_ACCEL=1
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from feedmap._core.context import Context
 from feedmap._core.dates import W3CDate
-from feedmap._core.entry_checks import LeftOut, check_values, check_web_urls, keep_absolute, values_checked, web_checked
+from feedmap._core.entry_checks import LeftOut, check_values, check_web_urls, keep_absolute
 from feedmap._core.model import Entry
-from feedmap._core.urls import MAX_LOC_LENGTH, is_absolute_url, plain_uri
+from feedmap._core.urls import MAX_LOC_LENGTH
 from feedmap._io.seen_keys import SeenKeys
-from feedmap.converters._duplicates import (
-    _PART_OVERHEAD,
-    Merge,
-    _as_written,
-    _later,
-    _Repeats,
-    dedupe,
-    merge_duplicates,
-    merge_repeat,
-    newer,
-)
-from feedmap.converters._pass import PLAIN_WEB, CheckedMerge
+from feedmap.converters._duplicates import Merge, _as_written, _later, _Repeats, dedupe, merge_duplicates, newer
+from feedmap.converters._pass import PLAIN_WEB, CheckedMerge, compiled_or, keep_plain, long_way
 from feedmap.formats.feeds._pubdate import exact_pubdate, pubdate
 
 __all__ = [
@@ -182,49 +172,13 @@ def feed_loop(
     """The loop of :func:`feed_merge_into` (the pure-Python twin of the compiled one): ``store`` keeps an entry's
     record the long way (rendered, what was said held), ``add`` a plain entry's ``(record, size)``."""
     written = _as_written(ctx)
-    kept_get, keep = kept.get, kept.add
-    key: int | str
     for entry in given:
         text = plain_item(entry, ror)
         if text is not None:  # plain: nothing to say on any step; written and keyed as it is
-            loc = entry.loc
-            key = hash(loc)
-            offset = kept_get(key)
-            record = (loc, entry.lastmod, entry.origin, text, None, None, None, entry.title is None)
-            if offset is None:
-                keep(key, add(record, _PART_OVERHEAD + len(text) + len(loc)))
-            else:
-                merge_repeat(entry, loc, key, offset, ctx, replaces, kept, _Stored(record, add), fetch, repeats)
-            continue
-        # the long way: each step's own look at this entry, in the plan's order
-        checked = web_checked(values_checked(entry, ctx) if values else entry, ctx, xml=True, parts=True)
-        if checked is None:
-            continue
-        loc = checked.loc
-        if not is_absolute_url(loc):
-            left_out.add(checked, ctx)
-            continue
-        if plain_uri(loc) is None:
-            loc = written(loc)
-        key = hash(loc)
-        offset = kept_get(key)
-        if offset is None:
-            keep(key, store(checked))
+            record = (entry.loc, entry.lastmod, entry.origin, text, None, None, None, entry.title is None)
+            keep_plain(entry, record, ctx, replaces, kept, add, fetch, repeats)
         else:
-            merge_repeat(checked, loc, key, offset, ctx, replaces, kept, store, fetch, repeats)
-
-
-class _Stored:
-    """A plain entry's store: its record, rendered already, added (called with the entry, by :func:`merge_repeat`)."""
-
-    __slots__ = ("add", "record")
-
-    def __init__(self, record: tuple[Any, ...], add: Callable[[Any, int], int]) -> None:
-        self.record, self.add = record, add
-
-    def __call__(self, entry: Entry) -> int:
-        record = self.record
-        return self.add(record, _PART_OVERHEAD + len(record[3]) + len(record[0]))
+            long_way(entry, ctx, values, written, left_out, replaces, kept, store, fetch, repeats)
 
 
 def feed_merge_into(
@@ -255,26 +209,10 @@ def feed_merge_into(
 
 def _loop() -> Callable[..., None]:
     """The loop in use: the compiled one where built (unless ``FEEDMAP_PURE``), else :func:`feed_loop`."""
-    if os.environ.get("FEEDMAP_PURE", "0") not in ("", "0"):
-        return feed_loop
-    try:
-        from feedmap.converters._feed_pass_c import feed_loop as compiled
-    except ImportError:
-        if os.environ.get("FEEDMAP_REQUIRE_ACCEL", "0") not in ("", "0"):
-            raise
-        return feed_loop
-    return compiled
+    return compiled_or(feed_loop, "feedmap.converters._feed_pass_c", "feed_loop")
 
 
 def replayer(twin: Callable[..., Iterator[tuple[Any, str]]]) -> Callable[..., Iterator[tuple[Any, str]]]:
     """The replay of a feed's records in use (:func:`feedmap.converters._feed_records._replay`, the ``twin``):
     the compiled one where built (unless ``FEEDMAP_PURE``), else ``twin``."""
-    if os.environ.get("FEEDMAP_PURE", "0") not in ("", "0"):
-        return twin
-    try:
-        from feedmap.converters._feed_pass_c import replay
-    except ImportError:
-        if os.environ.get("FEEDMAP_REQUIRE_ACCEL", "0") not in ("", "0"):
-            raise
-        return twin
-    return replay
+    return compiled_or(twin, "feedmap.converters._feed_pass_c", "replay")

@@ -3,7 +3,8 @@
 
 RSS 2.0 (https://www.rssboard.org/rss-specification, ``<item>``, ``<pubDate>`` in RFC 822 form with RFC 1123's
 four-digit year) and ROR (http://rorweb.com/0.1/).  The regular expressions the twin asks per entry are
-character loops here over CPython's code units (PEP 393): :data:`feedmap.converters._pass.PLAIN_WEB` (the loc),
+character loops here over CPython's code units (PEP 393): :data:`feedmap.converters._pass.PLAIN_WEB` (the loc,
+without an ``&``: the urlset pass's loop, ``_plain_web.pxd``),
 :data:`feedmap.converters._feed_pass.PLAIN_TITLE` (the title) and the lastmod forms whose ``pubDate`` is known
 at once; the ``pubDate`` itself (weekday, day, month, year, time, zone) is written from the lastmod's digits, as
 :func:`feedmap.formats.feeds._pubdate.pubdate` writes it.  A text of code units wider than one byte is none of
@@ -13,43 +14,12 @@ the twin's.
 
 from libc.string cimport memcpy
 
+from feedmap.converters._plain_web cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, plain_web
+
 from feedmap._core.dates import W3CDate
-from feedmap._core.entry_checks import values_checked, web_checked
-from feedmap._core.urls import MAX_LOC_LENGTH, is_absolute_url, plain_uri
+from feedmap._core.urls import MAX_LOC_LENGTH
 from feedmap.converters._duplicates import _PART_OVERHEAD, _as_written, merge_repeat
 
-
-cdef extern from "Python.h":
-    int PyUnicode_KIND(object text)
-    void* PyUnicode_DATA(object text)
-    Py_ssize_t PyUnicode_GET_LENGTH(object text)
-
-
-cdef enum:
-    _HOST = 1  # [A-Za-z0-9\-._~!$()*+,;=]
-    _REST = 2  # the same and :/?@ (no '#')
-    _DIGIT = 4
-    _TITLE = 8  # printable ASCII but " & ' < > (and the space, allowed inside only)
-
-cdef unsigned char _CLASS[128]
-
-
-cdef void _classes() noexcept:
-    cdef int c
-    for c in range(128):
-        _CLASS[c] = 0
-    for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$()*+,;=":
-        _CLASS[c] = _HOST | _REST
-    for c in b":/?@":
-        _CLASS[c] = _REST
-    for c in b"0123456789":
-        _CLASS[c] |= _DIGIT
-    for c in range(0x21, 0x7F):
-        if c not in b"\"&'<>":
-            _CLASS[c] |= _TITLE
-
-
-_classes()
 
 cdef Py_ssize_t _LONGEST = MAX_LOC_LENGTH
 cdef const char* _DAYS = b"SunMonTueWedThuFriSat"
@@ -60,50 +30,10 @@ cdef int _SHIFTS[12]
 _SHIFTS[:] = [0, 3, 2, 5, 0, 3, 5, 1, 4, 6, 2, 4]
 
 
-cdef inline bint _is(const unsigned char* d, Py_ssize_t i, Py_ssize_t n, unsigned char what) noexcept:
-    return i < n and d[i] < 128 and (_CLASS[d[i]] & what) != 0
-
-
-cdef bint _plain_web(object text):
-    """``PLAIN_WEB.fullmatch(text)`` with no ``&`` and shorter than ``MAX_LOC_LENGTH``, for a str (the round-4
-    spelling of ``PLAIN_WEB``: its character classes below have no ``&``)."""
-    if PyUnicode_KIND(text) != 1:
-        return False
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text)
-    if n >= _LONGEST:
-        return False
-    cdef const unsigned char* d = <const unsigned char*>PyUnicode_DATA(text)
-    cdef Py_ssize_t i
-    if n >= 8 and d[0] == ord("h") and d[1] == ord("t") and d[2] == ord("t") and d[3] == ord("p"):
-        i = 4
-        if d[i] == ord("s"):
-            i += 1
-        if not (d[i] == ord(":") and d[i + 1] == ord("/") and i + 2 < n and d[i + 2] == ord("/")):
-            return False
-        i += 3
-    else:
-        return False
-    cdef Py_ssize_t start = i
-    while _is(d, i, n, _HOST):
-        i += 1
-    if i == start:
-        return False
-    cdef Py_ssize_t digits
-    if i < n and d[i] == ord(":"):
-        i += 1
-        digits = 0
-        while digits < 4 and _is(d, i, n, _DIGIT):
-            i += 1
-            digits += 1
-    if i < n and (d[i] == ord("/") or d[i] == ord("?")):
-        i += 1
-        while _is(d, i, n, _REST):
-            i += 1
-    if i < n and d[i] == ord("#"):
-        i += 1
-        while _is(d, i, n, _REST):
-            i += 1
-    return i == n
+cdef inline bint _title(const unsigned char* d, Py_ssize_t i) noexcept:
+    """``d[i]`` is a character of :data:`~feedmap.converters._feed_pass.PLAIN_TITLE` but the space: printable
+    ASCII but ``" & ' < >``."""
+    return 0x21 <= d[i] <= 0x7E and d[i] not in b"\"&'<>"
 
 
 cdef bint _plain_title(object text):
@@ -112,11 +42,11 @@ cdef bint _plain_title(object text):
         return False
     cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text)
     cdef const unsigned char* d = <const unsigned char*>PyUnicode_DATA(text)
-    if n == 0 or not (_is(d, 0, n, _TITLE) and _is(d, n - 1, n, _TITLE)):
+    if n == 0 or not (_title(d, 0) and _title(d, n - 1)):
         return False
     cdef Py_ssize_t i
     for i in range(1, n - 1):
-        if d[i] != ord(" ") and not _is(d, i, n, _TITLE):
+        if d[i] != ord(" ") and not _title(d, i):
             return False
     return True
 
@@ -202,7 +132,7 @@ cdef object _plain_item(object entry, bint ror):
     loc = entry.loc
     if (
         type(loc) is not str
-        or not _plain_web(loc)
+        or plain_web(loc, _LONGEST, False) == 0  # no &: a feed writes a plain loc as it is
         or entry.description is not None
         or entry.priority is not None
         or entry.changefreq is not None
@@ -253,7 +183,7 @@ def plain_item(entry, bint ror):
 
 def feed_loop(given, ctx, bint values, replaces, kept, store, add, fetch, bint ror, left_out, repeats):
     """:func:`feedmap.converters._feed_pass.feed_loop`, compiled."""
-    from feedmap.converters._feed_pass import _Stored
+    from feedmap.converters._pass import Stored, long_way
 
     written = _as_written(ctx)
     kept_get = kept.get
@@ -269,24 +199,10 @@ def feed_loop(given, ctx, bint values, replaces, kept, store, add, fetch, bint r
             if offset is None:
                 keep(key, add(record, overhead + len(text) + len(loc)))
             else:
-                merge_repeat(entry, loc, key, offset, ctx, replaces, kept, _Stored(record, add), fetch, repeats)
+                merge_repeat(entry, loc, key, offset, ctx, replaces, kept, Stored(record, add), fetch, repeats)
             continue
-        # the long way: each step's own look at this entry, in the plan's order
-        checked = web_checked(values_checked(entry, ctx) if values else entry, ctx, xml=True, parts=True)
-        if checked is None:
-            continue
-        loc = checked.loc
-        if not is_absolute_url(loc):
-            left_out.add(checked, ctx)
-            continue
-        if plain_uri(loc) is None:
-            loc = written(loc)
-        key = hash(loc)
-        offset = kept_get(key)
-        if offset is None:
-            keep(key, store(checked))
-        else:
-            merge_repeat(checked, loc, key, offset, ctx, replaces, kept, store, fetch, repeats)
+        # the long way (the twin's own function): each step's own look at this entry, in the plan's order
+        long_way(entry, ctx, values, written, left_out, replaces, kept, store, fetch, repeats)
 
 
 def replay(offsets, spool, namespaces, ctx, name, bint untitled):

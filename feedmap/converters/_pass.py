@@ -15,8 +15,10 @@ text is known, images whose loc (and licence) is plain too and whose caption, ge
 character XML cannot hold (escaped as :func:`~feedmap._xml.escape_text` escapes them), and nothing else (no
 alternates, extras, or fields a urlset cannot hold).  A plain entry says nothing on any step: it is keyed
 and, when kept, rendered here (the same bytes as :func:`feedmap.formats.sitemap._urlset.blocks`).  Every
-other entry takes the long way, each step's own per-entry function in the steps' order, so each diagnostic is
-said where and in the order it is said today.
+other entry takes the long way (:func:`long_way`), each step's own per-entry function in the steps' order, so
+each diagnostic is said where and in the order it is said today.  The long way, the keeping of a plain record
+(:func:`keep_plain`, :class:`Stored`) and the record's shape are the feed pass's too
+(:mod:`feedmap.converters._feed_pass`), and both compiled loops call them.
 
 The compiled twin (:mod:`feedmap.converters._pass_c`, Cython) runs the same loop; it is used where it is built,
 unless ``FEEDMAP_PURE`` is set (not to ``0``).  ``FEEDMAP_REQUIRE_ACCEL=1`` makes a missing one an error.
@@ -27,7 +29,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from feedmap._core.context import Context
 from feedmap._core.dates import W3CDate
@@ -48,7 +50,18 @@ from feedmap.converters._duplicates import (
 )
 from feedmap.formats._xmlwrite import PRIORITY_TEXTS, xsd_shape
 
-__all__ = ["PLAIN_WEB", "CheckedMerge", "checked_merge", "fused_into", "fused_loop", "plain_block"]
+__all__ = [
+    "PLAIN_WEB",
+    "CheckedMerge",
+    "Stored",
+    "checked_merge",
+    "compiled_or",
+    "fused_into",
+    "fused_loop",
+    "keep_plain",
+    "long_way",
+    "plain_block",
+]
 
 #: The characters of :func:`feedmap._core.urls.plain_uri` but ``#`` (and, in a host, ``:/?@``), and ``&``.
 _PLAIN_NO_HASH = r"[A-Za-z0-9\-._~:/?@!$&()*+,;=]*"
@@ -204,41 +217,74 @@ def fused_loop(
     record the long way (rendered, what was said held), ``add`` a plain entry's ``(record, size)``; ``images``:
     as :func:`plain_block` takes it."""
     written = _as_written(ctx)
-    kept_get, keep = kept.get, kept.add
-    key: int | str
     for entry in given:
         block = plain_block(entry, images)
         if block is not None:  # plain: nothing to say on any step; written and keyed as it is
-            loc = entry.loc
-            key = hash(loc)
-            offset = kept_get(key)
             lastmod = entry.lastmod  # a plain record holds the lastmod's text (no object for the collector)
-            record = (loc, None if lastmod is None else lastmod.text, entry.origin, block, None, None)
-            if offset is None:
-                keep(key, add(record, _PART_OVERHEAD + len(block) + len(loc)))
-            else:
-                merge_repeat(entry, loc, key, offset, ctx, replaces, kept, _Stored(record, add), fetch, repeats)
-            continue
-        # the long way: each step's own look at this entry, in the plan's order
-        checked = web_checked(values_checked(entry, ctx) if values else entry, ctx, xml=True, parts=True)
-        if checked is None:
-            continue
-        loc = checked.loc
-        if not is_absolute_url(loc):
-            left_out.add(checked, ctx)
-            continue
-        if plain_uri(loc) is None:
-            loc = written(loc)
-        key = hash(loc)
-        offset = kept_get(key)
-        if offset is None:
-            keep(key, store(checked))
+            record = (entry.loc, None if lastmod is None else lastmod.text, entry.origin, block, None, None)
+            keep_plain(entry, record, ctx, replaces, kept, add, fetch, repeats)
         else:
-            merge_repeat(checked, loc, key, offset, ctx, replaces, kept, store, fetch, repeats)
+            long_way(entry, ctx, values, written, left_out, replaces, kept, store, fetch, repeats)
 
 
-class _Stored:
-    """A plain entry's store: its record, rendered already, added (called with the entry, by :func:`merge_repeat`)."""
+def keep_plain(
+    entry: Entry,
+    record: tuple[Any, ...],
+    ctx: Context,
+    replaces: Callable[[Entry, Entry], bool],
+    kept: SeenKeys,
+    add: Callable[[Any, int], int],
+    fetch: Callable[[int], Any],
+    repeats: _Repeats,
+) -> None:
+    """A plain ``entry`` keyed by its loc as it is, its ``record`` (rendered already: a :class:`Stored`'s shape)
+    added when the loc is new, else merged with the one kept (:func:`merge_repeat`)."""
+    loc = record[0]
+    key = hash(loc)
+    offset = kept.get(key)
+    if offset is None:
+        kept.add(key, add(record, _PART_OVERHEAD + len(record[3]) + len(loc)))
+    else:
+        merge_repeat(entry, loc, key, offset, ctx, replaces, kept, Stored(record, add), fetch, repeats)
+
+
+def long_way(
+    entry: Entry,
+    ctx: Context,
+    values: bool,
+    written: Callable[[str], str],
+    left_out: LeftOut,
+    replaces: Callable[[Entry, Entry], bool],
+    kept: SeenKeys,
+    store: Callable[[Entry], int],
+    fetch: Callable[[int], Any],
+    repeats: _Repeats,
+) -> None:
+    """An entry that is not plain, the long way (a urlset's or a feed's pass, either twin): each step's own look
+    at it, in the plan's order (:func:`values_checked` when ``values``, :func:`web_checked`, then a relative loc
+    left out, said at the end by ``left_out``), then keyed by its loc as written (``written``, for one not plain
+    already) and kept by ``store`` when new, else merged with the one kept (:func:`merge_repeat`)."""
+    checked = web_checked(values_checked(entry, ctx) if values else entry, ctx, xml=True, parts=True)
+    if checked is None:
+        return
+    loc = checked.loc
+    if not is_absolute_url(loc):
+        left_out.add(checked, ctx)
+        return
+    if plain_uri(loc) is None:
+        loc = written(loc)
+    key = hash(loc)
+    offset = kept.get(key)
+    if offset is None:
+        kept.add(key, store(checked))
+    else:
+        merge_repeat(checked, loc, key, offset, ctx, replaces, kept, store, fetch, repeats)
+
+
+class Stored:
+    """A plain entry's store (a urlset's or a feed's pass, either twin): its record, rendered already, added
+    (called with the entry, by :func:`merge_repeat`).  A record's shape, as both passes make it: the loc, the
+    lastmod (or its text), the origin and the rendered text first; its size, the text's and the loc's."""
 
     __slots__ = ("add", "record")
 
@@ -270,12 +316,24 @@ def fused_into(
 
 def _loop() -> Callable[..., None]:
     """The loop in use: the compiled one where built (unless ``FEEDMAP_PURE``), else :func:`fused_loop`."""
+    return compiled_or(fused_loop, "feedmap.converters._pass_c", "fused_loop")
+
+
+_Twin = TypeVar("_Twin", bound=Callable[..., Any])
+
+
+def compiled_or(twin: _Twin, module: str, name: str) -> _Twin:
+    """The compiled twin of ``twin`` (``name`` in the compiled ``module``: either pass's) where it is built and
+    loads, unless ``FEEDMAP_PURE`` is set (not to ``0``); else ``twin``.  A missing one is an ImportError with
+    ``FEEDMAP_REQUIRE_ACCEL`` set (not to ``0``)."""
     if os.environ.get("FEEDMAP_PURE", "0") not in ("", "0"):
-        return fused_loop
+        return twin
     try:
-        from feedmap.converters._pass_c import fused_loop as compiled
+        compiled = getattr(__import__(module, fromlist=[name]), name, None)
+        if compiled is None:
+            raise ImportError(f"cannot import name {name!r} from {module!r}", name=module)
     except ImportError:
         if os.environ.get("FEEDMAP_REQUIRE_ACCEL", "0") not in ("", "0"):
             raise
-        return fused_loop
-    return compiled
+        return twin
+    return cast(_Twin, compiled)

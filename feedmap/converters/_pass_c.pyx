@@ -4,112 +4,31 @@
 sitemaps.org 0.9 (https://www.sitemaps.org/protocol.html).  The two regular expressions the twin asks per
 entry are character loops here over CPython's code units (PEP 393): :data:`feedmap.converters._pass.PLAIN_WEB`
 (``https?://`` + host + port of at most four digits + ``[/?]`` path + ``#`` fragment, plain characters only;
-the loc shorter than 2,048) and :func:`feedmap.formats._xmlwrite.xsd_shape` (a date, or a date and time with
-seconds of at most 59, a fraction, a zone).  A text of code units wider than one byte is no plain URL (its
-characters are not ASCII) and no XSD date.  Everything else, and every entry that is not plain, goes through
+the loc shorter than 2,048), the feed pass's loop too (``_plain_web.pxd``; an ``&`` taken here, escaped), and
+:func:`feedmap.formats._xmlwrite.xsd_shape` (a date, or a date and time with seconds of at most 59, a fraction,
+a zone).  A text of code units wider than one byte is no plain URL (its characters are not ASCII) and no XSD
+date.  Everything else, and every entry that is not plain, goes through
 the same Python functions as the twin's.
 """
 
+from feedmap.converters._plain_web cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, plain_web
+
 from feedmap._core.dates import W3CDate
-from feedmap._core.entry_checks import values_checked, web_checked
 from feedmap._core.model import ChangeFreq
-from feedmap._core.urls import MAX_LOC_LENGTH, is_absolute_url, plain_uri
+from feedmap._core.urls import MAX_LOC_LENGTH
 from feedmap._xml import escape_text, unwritable
 from feedmap.converters._duplicates import _PART_OVERHEAD, _as_written, merge_repeat
 from feedmap.formats._xmlwrite import PRIORITY_TEXTS
 
 
-cdef extern from "Python.h":
-    int PyUnicode_KIND(object text)
-    void* PyUnicode_DATA(object text)
-    Py_ssize_t PyUnicode_GET_LENGTH(object text)
-
-
-cdef enum:
-    _HOST = 1  # [A-Za-z0-9\-._~!$()*+,;=]
-    _REST = 2  # the same and :/?@ (no '#')
-    _DIGIT = 4
-    _AMP = 8  # '&', in the path, query and fragment: escaped
-
-cdef unsigned char _CLASS[128]
-
-
-cdef void _classes() noexcept:
-    cdef int c
-    for c in range(128):
-        _CLASS[c] = 0
-    for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$()*+,;=":
-        _CLASS[c] = _HOST | _REST
-    for c in b":/?@":
-        _CLASS[c] = _REST
-    for c in b"0123456789":
-        _CLASS[c] |= _DIGIT
-    _CLASS[ord("&")] = _AMP
-
-
-_classes()
-
 cdef Py_ssize_t _LONGEST = MAX_LOC_LENGTH
-
-
-cdef inline bint _is(const unsigned char* d, Py_ssize_t i, Py_ssize_t n, unsigned char what) noexcept:
-    return i < n and d[i] < 128 and (_CLASS[d[i]] & what) != 0
-
-
-cdef int _plain_web(object text, Py_ssize_t longest):
-    """``PLAIN_WEB.fullmatch(text)`` (and shorter than ``longest``; 0: any length) for a str: 0 when it does
-    not match, 1 when it does, 2 when it does and holds an ``&``."""
-    if PyUnicode_KIND(text) != 1:
-        return 0
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text)
-    if longest and n >= longest:
-        return 0
-    cdef const unsigned char* d = <const unsigned char*>PyUnicode_DATA(text)
-    cdef Py_ssize_t i
-    if n >= 8 and d[0] == ord("h") and d[1] == ord("t") and d[2] == ord("t") and d[3] == ord("p"):
-        i = 4
-        if d[i] == ord("s"):
-            i += 1
-        if not (d[i] == ord(":") and d[i + 1] == ord("/") and i + 2 < n and d[i + 2] == ord("/")):
-            return 0
-        i += 3
-    else:
-        return 0
-    cdef Py_ssize_t start = i
-    while _is(d, i, n, _HOST):
-        i += 1
-    if i == start:
-        return 0
-    cdef Py_ssize_t digits
-    if i < n and d[i] == ord(":"):
-        i += 1
-        digits = 0
-        while digits < 4 and _is(d, i, n, _DIGIT):
-            i += 1
-            digits += 1
-    cdef bint amp = False
-    if i < n and (d[i] == ord("/") or d[i] == ord("?")):
-        i += 1
-        while _is(d, i, n, _REST | _AMP):
-            if d[i] == ord("&"):
-                amp = True
-            i += 1
-    if i < n and d[i] == ord("#"):
-        i += 1
-        while _is(d, i, n, _REST | _AMP):
-            if d[i] == ord("&"):
-                amp = True
-            i += 1
-    if i != n:
-        return 0
-    return 2 if amp else 1
 
 
 cdef object _web_text(object url, Py_ssize_t longest):
     """:func:`feedmap.converters._pass._web_text` (and shorter than ``longest``; 0: any length)."""
     if type(url) is not str:
         return None
-    cdef int plain = _plain_web(url, longest)
+    cdef int plain = plain_web(url, longest, True)
     if plain == 0:
         return None
     if plain == 2:
@@ -259,7 +178,7 @@ cdef object _plain_block(object entry, bint images):
 
 def fused_loop(given, ctx, bint values, replaces, kept, store, add, fetch, bint images, left_out, repeats):
     """:func:`feedmap.converters._pass.fused_loop`, compiled."""
-    from feedmap.converters._pass import _Stored
+    from feedmap.converters._pass import Stored, long_way
 
     written = _as_written(ctx)
     kept_get = kept.get
@@ -276,21 +195,7 @@ def fused_loop(given, ctx, bint values, replaces, kept, store, add, fetch, bint 
             if offset is None:
                 keep(key, add(record, overhead + len(block) + len(loc)))
             else:
-                merge_repeat(entry, loc, key, offset, ctx, replaces, kept, _Stored(record, add), fetch, repeats)
+                merge_repeat(entry, loc, key, offset, ctx, replaces, kept, Stored(record, add), fetch, repeats)
             continue
-        # the long way: each step's own look at this entry, in the plan's order
-        checked = web_checked(values_checked(entry, ctx) if values else entry, ctx, xml=True, parts=True)
-        if checked is None:
-            continue
-        loc = checked.loc
-        if not is_absolute_url(loc):
-            left_out.add(checked, ctx)
-            continue
-        if plain_uri(loc) is None:
-            loc = written(loc)
-        key = hash(loc)
-        offset = kept_get(key)
-        if offset is None:
-            keep(key, store(checked))
-        else:
-            merge_repeat(checked, loc, key, offset, ctx, replaces, kept, store, fetch, repeats)
+        # the long way (the twin's own function): each step's own look at this entry, in the plan's order
+        long_way(entry, ctx, values, written, left_out, replaces, kept, store, fetch, repeats)
