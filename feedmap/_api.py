@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, overload
 
+from feedmap._core.collector import spaced_collections
 from feedmap._core.context import Context, Options, reporter_for
 from feedmap._core.errors import DiagnosticHandler, FormatError, Reporter
 from feedmap._core.model import ENTRY_FIELDS, DocKind, Document, Entry
@@ -273,9 +274,10 @@ def write(
     staged = document
     shared = Shared()  # enrichment's threads and fetcher, made only if it runs
     try:
-        for step in converters.fused(_steps_of(document, spec.name, ctx, shared), spec.name):
-            staged = step(staged, ctx)
-        count = _write(staged, sink, spec, ctx)
+        with spaced_collections():
+            for step in converters.fused(_steps_of(document, spec.name, ctx, shared), spec.name):
+                staged = step(staged, ctx)
+            count = _write(staged, sink, spec, ctx)
     finally:
         if staged is not document:
             staged.close()  # a step that stopped early (an error) releases what it holds (a spool)
@@ -322,9 +324,10 @@ def split(
     staged = document
     shared = Shared()  # enrichment's threads and fetcher, made only if it runs
     try:
-        for step in _steps_of(document, where.spec.name, ctx, shared):
-            staged = step(staged, ctx)
-        return _split(staged, where, ctx)
+        with spaced_collections():
+            for step in _steps_of(document, where.spec.name, ctx, shared):
+                staged = step(staged, ctx)
+            return _split(staged, where, ctx)
     finally:
         if staged is not document:
             staged.close()
@@ -478,6 +481,7 @@ def convert(
     shared = Shared()
     with contextlib.ExitStack() as cleanup:
         cleanup.callback(shared.close)  # last: the HTTP client and threads, also when opening fails
+        cleanup.enter_context(spaced_collections())
         reading = ctx.reporter
         if directory is not None:
             from feedmap._publish.split import SplitReading

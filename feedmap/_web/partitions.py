@@ -39,6 +39,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+from feedmap._core.collector import spaced_collections
 from feedmap._core.context import Context, Options
 from feedmap._core.dates import known_date
 from feedmap._core.errors import Diagnostic, Reporter, SourceError
@@ -318,7 +319,7 @@ def read_partition(partition: Partition) -> str:
     """The worker: read one child into its spill file (see the module's docstring); returns the spill's path."""
     from feedmap._web.follow import is_followed, start_document  # follow imports this module
 
-    with open(partition.spill, "wb") as out:
+    with open(partition.spill, "wb") as out, spaced_collections():
         spill = Spill(out)
         ctx = Context(
             reporter=_Recording(spill),

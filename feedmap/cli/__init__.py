@@ -25,6 +25,7 @@ from types import FrameType
 from typing import Any, NoReturn
 
 from feedmap import __version__
+from feedmap._core.collector import spaced_collections
 from feedmap._core.errors import FeedmapError, FormatError, ReadError, SourceError, UnknownFormatError, WriteError
 from feedmap._io.sinks import GuardedOutput
 from feedmap.cli import codes, convert, diff, discover, formats, info, validate
@@ -206,7 +207,7 @@ def _stdout_errors_are_messages() -> Iterator[None]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``feedmap argv...``; return the exit code (never raises for expected errors or signals)."""
     try:
-        with _signals_stop_the_run():
+        with _signals_stop_the_run(), spaced_collections():
             return _run(argv)
     except BrokenPipeError:  # the reader of our output went away (e.g. `| head`): stop quietly
         _quiet_stdout()
