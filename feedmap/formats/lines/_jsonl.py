@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from decimal import Decimal
 from typing import Any, BinaryIO
@@ -55,7 +56,7 @@ from feedmap.formats.lines._jsonl_values import (
     text_of,
 )
 
-__all__ = ["FORMAT", "entry_to_json", "one_line", "read", "write"]
+__all__ = ["FORMAT", "CommonStep", "accelerated", "common_step", "entry_to_json", "one_line", "read", "write"]
 
 _ENTRY_KEYS = frozenset(ENTRY_FIELDS)
 _new_tuple = tuple.__new__
@@ -332,7 +333,7 @@ def _entries(first: dict[str, Any] | None, line: int, blocks: Iterable[Block], c
     """
     yield from _first_entry(first, line, ctx)
     name = ctx.name
-    raw_decode, common_keys, common = _RAW_DECODE, _COMMON_KEYS, _common
+    raw_decode, common_keys, common = _RAW_DECODE, _COMMON_KEYS, common_step()
     for block in blocks:
         for raw in block:
             line += 1
@@ -355,7 +356,8 @@ def _entries(first: dict[str, Any] | None, line: int, blocks: Iterable[Block], c
 
 def _common(obj: dict[str, Any], name: str, line: int) -> Entry | None:
     """The entry of an object of common keys when nothing would be said of it (see :func:`_entries`): the
-    values :func:`_entry` gives it; None for any other, which the long way reads."""
+    values :func:`_entry` gives it; None for any other, which the long way reads.  The pure twin of
+    ``_jsonl_c.common`` (see :func:`common_step`): the two give the same entry, or None, for every object."""
     loc = obj.get("loc")
     if loc.__class__ is not str or len(loc) >= MAX_LOC_LENGTH or "@" in loc or _PLAIN_LOC(loc) is None:
         return None  # check_loc(loc) is None, the long way shorter: a plain loc without userinfo
@@ -396,6 +398,50 @@ def _common(obj: dict[str, Any], name: str, line: int) -> Entry | None:
         return None
     origin = _new_tuple(Position, (name, line))  # new_position, inlined
     return full_entry(loc, lastmod, changefreq, priority, None, None, (), None, images, (), {}, origin)
+
+
+#: The step of a common line: (its object, the source's name, the line) -> its entry, or None for the long way.
+CommonStep = Callable[[dict[str, Any], str, int], "Entry | None"]
+
+
+def _on(name: str) -> bool:
+    return os.environ.get(name, "0") not in ("", "0")
+
+
+def common_step() -> CommonStep:
+    """The common line's step to use now (read once per file): the compiled twin (``_jsonl_c.pyx``) where it
+    is built, unless ``FEEDMAP_PURE`` is set (not to ``0``), else :func:`_common`.  Both give the same entry
+    for every object.  With ``FEEDMAP_REQUIRE_ACCEL=1`` (CI) a missing compiled twin, or one that cannot build
+    its entries by direct slot stores (``_jsonl_c.DIRECT_BUILD`` off: Entry, Image or W3CDate grew), is an
+    ImportError, as a missing compiled pass is (:mod:`feedmap.converters._pass`)."""
+    if _on("FEEDMAP_PURE"):
+        return _common
+    try:
+        from feedmap.formats.lines import _jsonl_c
+    except ImportError:
+        if _on("FEEDMAP_REQUIRE_ACCEL"):
+            raise
+        return _common
+    if not _jsonl_c.DIRECT_BUILD and _on("FEEDMAP_REQUIRE_ACCEL"):
+        raise ImportError(
+            "feedmap's compiled jsonl reader cannot build entries by direct slot stores (DIRECT_BUILD is off: "
+            "Entry, Image or W3CDate is not the shape _jsonl_c.pyx's builders know); FEEDMAP_REQUIRE_ACCEL is set"
+        )
+    return _jsonl_c.common
+
+
+def accelerated() -> bool:
+    """True when the reader's common lines take the compiled twin (built and loaded, ``FEEDMAP_PURE`` not set)
+    in full: building entries by direct slot stores (without them it runs, slower, and is not counted)."""
+    try:
+        step = common_step()
+    except ImportError:  # missing or without the direct build, with FEEDMAP_REQUIRE_ACCEL set
+        return False
+    if step is _common:
+        return False
+    from feedmap.formats.lines import _jsonl_c
+
+    return bool(_jsonl_c.DIRECT_BUILD)
 
 
 def _long_way(raw: bytes | None, line: int, ctx: Context) -> Entry | None:
