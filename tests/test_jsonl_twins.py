@@ -1,7 +1,8 @@
 """The JSON lines reader's two twins of its common line (issue 19): the compiled one (``_jsonl_c.pyx``, its loc and
 lastmod checks as C loops, entries built by slot stores) and the pure one (``_jsonl._common``, a regex and
 ``W3CDate``) give the same entry, or the same None (the long way), for every object of common keys; and a file
-read, or converted, gives the same entries, diagnostics and output bytes with either (``FEEDMAP_PURE``).
+read, or converted, gives the same entries, diagnostics and output bytes with either (``FEEDMAP_PURE``), so the
+compiled loop (``_jsonl_c.Lines``) hands the same lines to the long way as the pure one (``_jsonl._lines``).
 
 The objects are drawn on both sides of each decision: loc characters (every ASCII one, blanks past ASCII, letters
 past ASCII), userinfo, IP literals, ports, 2047 and 2048 characters; lastmods in and out of the plain form (leap
@@ -352,12 +353,25 @@ ODD_LINES = [
     '{"loc": "https://example.com/a"',
     '{"loc": "https://example.com/t", "title": "T"}',
     '{"loc": "https://example.com/u", "colour": "blue"}',
+    '\x0b\x0c\t{"loc": "https://example.com/vt"}\r',
+    '\x1c{"loc": "https://example.com/fs"}',
+    '{"loc": "https://example.com/fs"}\x1f',
+    '{"loc": "https://example.com/a\\\\u"}',
+    '{"loc": "https://example.com/a\\\\"}',
+    '{"loc": "https://example.com/tab\\t"}',
+    '{"loc": "https://example.com/q\\""}',
+    '{"loc": "https://example.com/dup", "loc": "https://example.com/dup2"}',
+    '{"loc": "https://example.com/x"}{"loc": "https://example.com/y"}',
+    "[" * 100000,
+    '{"loc": "https://example.com/\xff"}',
+    "\ufeff" + '{"loc": "https://example.com/bom-late"}',
 ]
 
 
 def test_a_file_of_the_grid_reads_alike_both_ways(twin: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     lines = ["\ufeff" + GRID[0], *GRID, *ODD_LINES, *GRID]  # the second time round, every fraction is known
     data = "\n".join(lines).encode("utf-8")
+    data += b'\n{"loc": "https://example.com/\xff"}\n{"loc": "https://example.com/\xed\xa0\x80"}\n' + data  # not UTF-8
     built = read(data, monkeypatch, pure=False)
     pure = read(data, monkeypatch, pure=True)
     assert built == pure

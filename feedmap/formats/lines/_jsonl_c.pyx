@@ -10,9 +10,13 @@ plain-date loop (anything it does not take is asked of W3CDate, as the pure twin
 changefreq, the priority (the fractions met before, ``_jsonl_values._EXACT``) and the images are the pure twin's
 tests.  The entries, images and dates are built by direct slot stores where Entry, Image and W3CDate are the
 shape the builders know (``DIRECT_BUILD``, as in ``_walk_c.pyx``), else by their setattr path (same objects).
+:class:`Lines` is the twin of the reader's loop (``_jsonl._lines``): the same lines go to the common step (no
+``\\u`` escape, strict UTF-8 once stripped as ``bytes.strip`` strips, one JSON value filling it, found by the
+reader's own decoder, an object of common keys), every other one to the long way, in order.
 tests/test_jsonl_twins.py reads lines on both sides of every decision both ways.
 """
 
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.object cimport PyObject_GenericSetAttr
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_SET_ITEM
@@ -28,7 +32,10 @@ from feedmap._core.model import Image as _Image
 from feedmap._core.model import Position as _Position
 from feedmap._core.urls import MAX_LOC_LENGTH as _MAX_LOC_LENGTH
 from feedmap.formats._fields import _CHANGEFREQS
-from feedmap.formats.lines._jsonl_values import _EXACT
+from feedmap.formats.lines._jsonl_values import _DECODER, _EXACT
+
+cdef extern from "Python.h":
+    object PyUnicode_DecodeUTF8(const char* data, Py_ssize_t size, const char* errors)
 
 cdef Py_ssize_t _LOC_LIMIT = _MAX_LOC_LENGTH
 cdef dict _FREQS = _CHANGEFREQS
@@ -37,6 +44,9 @@ cdef object _DECIMAL = _Decimal
 cdef object _new_object = object.__new__
 cdef object _new_tuple = tuple.__new__
 cdef object _EMPTY = ()
+#: The reader's decoder's scanner: what its raw_decode calls, at 0 here (a stripped line starts with no blank).
+cdef object _scan = _DECODER.scan_once
+cdef frozenset _COMMON_KEYS = frozenset(("loc", "lastmod", "changefreq", "priority", "images"))
 
 # ------------------------------------------------------------------------------------------ the builders
 # As in _walk_c.pyx: the type's tp_alloc and a store in each slot, only where every slot is a plain writable
@@ -154,6 +164,10 @@ cdef object _new_entry(object loc, object lastmod, object changefreq, object pri
 
 def common(dict obj not None, str name not None, object line):
     """See :func:`feedmap.formats.lines._jsonl._common`."""
+    return _common(obj, name, line)
+
+
+cdef object _common(dict obj, str name, object line):
     cdef object loc = obj.get("loc")
     cdef object lastmod, changefreq, priority, images, item, image_loc
     cdef object date = None, freq = None, weight = None
@@ -205,3 +219,84 @@ def common(dict obj not None, str name not None, object line):
     else:
         return None
     return _new_entry(loc, date, freq, weight, images, _position(name, line))
+
+
+# ------------------------------------------------------------------------------------------------ the loop
+
+
+cdef inline bint _blank(unsigned char c):
+    """What ``bytes.strip()`` strips: ASCII blanks (space, \\t \\n \\v \\f \\r)."""
+    return c == 32 or 9 <= c <= 13
+
+
+cdef object _common_object(bytes raw):
+    """The object of a line when the pure loop would hand it to the common step: no ``\\u`` escape in it, strict
+    UTF-8 once stripped, one JSON value filling it, an object of common keys; else None (the long way)."""
+    cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(raw)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(raw)
+    cdef Py_ssize_t i, start = 0, stop = n
+    cdef object text, obj, end, key
+    for i in range(n - 1):
+        if p[i] == 92 and p[i + 1] == 117:  # "\\u"
+            return None
+    while start < stop and _blank(p[start]):
+        start += 1
+    while stop > start and _blank(p[stop - 1]):
+        stop -= 1
+    try:
+        text = PyUnicode_DecodeUTF8(<const char*>p + start, stop - start, NULL)  # strict
+        obj, end = _scan(text, 0)  # raw_decode(text) less its look for blanks first (none) and its frame
+    except (ValueError, RecursionError, StopIteration):  # UnicodeDecodeError too: a line the long way reports
+        return None
+    if end != len(<str>text) or type(obj) is not dict:
+        return None
+    for key in <dict>obj:
+        if key not in _COMMON_KEYS:
+            return None
+    return obj
+
+
+cdef class Lines:
+    """The compiled twin of :func:`feedmap.formats.lines._jsonl._lines`: the entries of the lines of ``blocks``
+    (after line ``line``), each common line by :func:`common`, any other by ``long_way(raw, line)``."""
+
+    cdef object _blocks
+    cdef object _block
+    cdef Py_ssize_t _at
+    cdef Py_ssize_t _size
+    cdef Py_ssize_t _line
+    cdef str _name
+    cdef object _long_way
+
+    def __init__(self, blocks, Py_ssize_t line, str name not None, long_way):
+        self._blocks = iter(blocks)
+        self._block = ()
+        self._at = self._size = 0
+        self._line = line
+        self._name = name
+        self._long_way = long_way
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        cdef object raw, obj, entry, line
+        while True:
+            if self._at >= self._size:
+                self._block = next(self._blocks)  # StopIteration: the end
+                self._at = 0
+                self._size = len(self._block)
+                continue
+            raw = self._block[self._at]
+            self._at += 1
+            self._line += 1
+            line = self._line
+            if raw is not None:
+                obj = _common_object(<bytes>raw)
+                if obj is not None:
+                    entry = _common(<dict>obj, self._name, line)
+                    if entry is not None:
+                        return entry
+            entry = self._long_way(raw, line)
+            if entry is not None:
+                return entry
