@@ -7,9 +7,11 @@ checks, merge and rendering, ``feedmap/converters/_pass_c.pyx`` (Cython; no lxml
 the walk, lxml) and a C compiler are at hand; where any of them is missing or a build fails, a warning says so
 and the install goes on without it: the pure-Python twin (``_walk.py``, ``seen_keys.py``) then gives the same
 results, a little slower (``_pass.py`` for the pass).  So has the one pass of a feed's checks, merge and items,
-``feedmap/converters/_feed_pass_c.pyx`` (Cython; no lxml; its twin ``_feed_pass.py``).  Both passes cimport
-the plain URL loop of ``feedmap/converters/_plain_web.pxd`` (inline functions, compiled into each: no extension
-of its own; Cython finds it next to them, and recompiles both when it changes).
+``feedmap/converters/_feed_pass_c.pyx`` (Cython; no lxml; its twin ``_feed_pass.py``), and so has the JSON lines
+reader's common line, ``feedmap/formats/lines/_jsonl_c.pyx`` (Cython; no lxml; its twin ``_common`` in ``_jsonl.py``).
+Both passes cimport the plain URL loop of ``feedmap/converters/_plain_web.pxd``, and the walk and the JSON lines
+reader the inline checks of ``feedmap/formats/_plain_c.pxd`` (inline functions, compiled into each: no extension
+of their own; Cython finds them next to their users, and recompiles those when they change).
 """
 
 from __future__ import annotations
@@ -27,10 +29,11 @@ _WALK = ("feedmap.formats.sitemap._walk_c", "feedmap/formats/sitemap/_walk_c.pyx
 _KEYS = ("feedmap._io._keys_c", "feedmap/_io/_keys_c.pyx", "key table")
 _PASS = ("feedmap.converters._pass_c", "feedmap/converters/_pass_c.pyx", "urlset pass")
 _FEED_PASS = ("feedmap.converters._feed_pass_c", "feedmap/converters/_feed_pass_c.pyx", "feed pass")
-_WHAT = {name: what for name, _, what in (_WALK, _KEYS, _PASS, _FEED_PASS)}
+_JSONL = ("feedmap.formats.lines._jsonl_c", "feedmap/formats/lines/_jsonl_c.pyx", "jsonl reader")
+_WHAT = {name: what for name, _, what in (_WALK, _KEYS, _PASS, _FEED_PASS, _JSONL)}
 
 
-def _warn(why: str, what: str = "sitemap walk, key table, urlset pass and feed pass") -> None:
+def _warn(why: str, what: str = "sitemap walk, key table, urlset pass, feed pass and jsonl reader") -> None:
     print("WARNING: " + _WHY.format(what, why), file=sys.stderr)
 
 
@@ -67,6 +70,7 @@ def _extensions() -> list[Any]:
     extensions.append(Extension(_KEYS[0], [_KEYS[1]]))
     extensions.append(Extension(_PASS[0], [_PASS[1]]))
     extensions.append(Extension(_FEED_PASS[0], [_FEED_PASS[1]]))
+    extensions.append(Extension(_JSONL[0], [_JSONL[1]]))
     built = []
     for extension in extensions:  # one at a time: a Cython error in one leaves the other built
         try:

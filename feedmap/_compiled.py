@@ -11,6 +11,7 @@ added to Entry, say), the compiled walk still runs, building them the slower set
 but the walk is answered ``False`` here (and so named "pure-Python" by ``--version``), so that
 :func:`accelerated`, the tests and the benchmarks' check of a measured tree see the loss; with
 ``FEEDMAP_REQUIRE_ACCEL=1`` (CI) a read that asks for that walk is an ImportError, as a missing compiled pass is.
+The JSON lines reader's compiled common line (``_jsonl_c.pyx``, its own ``DIRECT_BUILD``) is counted the same way.
 """
 
 from __future__ import annotations
@@ -53,12 +54,19 @@ def _feed_pass() -> bool:
         return False
 
 
+def _jsonl_reader() -> bool:
+    from feedmap.formats.lines._jsonl import accelerated as jsonl_in_use
+
+    return jsonl_in_use()
+
+
 #: Each compiled part (its ``.pyx`` under ``feedmap/``) by the name feedmap gives it, with its module's answer.
 _PARTS: tuple[tuple[str, Callable[[], bool]], ...] = (
     ("sitemap walk", _walk),
     ("key table", _key_table),
     ("urlset pass", _urlset_pass),
     ("feed pass", _feed_pass),
+    ("jsonl reader", _jsonl_reader),
 )
 
 

@@ -206,14 +206,15 @@ def test_an_entry_the_direct_build_does_not_know_turns_the_walk_off_in_compiled_
     compiled: None, tmp_path: Path
 ) -> None:
     """FEEDMAP_REQUIRE_ACCEL not set: the walk still reads (the same entries as the pure twin's), but it is no
-    longer counted in use, so ``accelerated()`` is False; every other part is as it was."""
+    longer counted in use, so ``accelerated()`` is False; so is the JSON lines reader, which builds its entries
+    the same direct way (tests/test_jsonl_twins.py reads with it); every other part is as it was."""
     path = tmp_path / "in.xml"
     path.write_bytes(urlset(COMMON))
     known = _read_fresh(path, "known")
     grown = _read_fresh(path, "grown")
     pure = _read_fresh(path, "known", **{PURE: "1"})
     assert known["parts"]["sitemap walk"] is True and known["accelerated"] is True  # type: ignore[index]
-    assert grown["parts"] == {**known["parts"], "sitemap walk": False}  # type: ignore[dict-item]
+    assert grown["parts"] == {**known["parts"], "sitemap walk": False, "jsonl reader": False}  # type: ignore[dict-item]
     assert grown["accelerated"] is False
     assert len(pure["entries"]) == 3  # type: ignore[arg-type]
     assert grown["entries"] == known["entries"] == pure["entries"]

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from decimal import Decimal
+from functools import partial
 from typing import Any, BinaryIO
 
 from feedmap._core.context import Context
@@ -55,7 +57,7 @@ from feedmap.formats.lines._jsonl_values import (
     text_of,
 )
 
-__all__ = ["FORMAT", "entry_to_json", "one_line", "read", "write"]
+__all__ = ["FORMAT", "LinesLoop", "LongWay", "accelerated", "entry_to_json", "lines_loop", "one_line", "read", "write"]
 
 _ENTRY_KEYS = frozenset(ENTRY_FIELDS)
 _new_tuple = tuple.__new__
@@ -322,16 +324,22 @@ def _first(blocks: Iterator[Block], ctx: Context) -> tuple[dict[str, Any] | None
 
 
 def _entries(first: dict[str, Any] | None, line: int, blocks: Iterable[Block], ctx: Context) -> Iterator[Entry]:
-    """The entries of the lines after ``line``, ``first`` (an entry's object, or None) before them.
+    """The entries of the lines after ``line``, ``first`` (an entry's object, or None) before them: by the loop
+    in use (:func:`lines_loop`)."""
+    yield from _first_entry(first, line, ctx)
+    yield from lines_loop()(blocks, line, ctx.name, partial(_long_way, ctx=ctx))
+
+
+def _lines(blocks: Iterable[Block], line: int, name: str, long_way: LongWay) -> Iterator[Entry]:
+    """The pure twin of the loop: the entries of the lines of ``blocks`` (after line ``line``).
 
     One loop for every line. The common line (a JSON object of ``loc``, ``lastmod``, ``changefreq``,
     ``priority``, ``images`` of which nothing would be said: no escape, a loc fine as written, a W3C lastmod, a
     changefreq as the protocol spells it, a fraction met before, images of a string ``loc`` alone) becomes
     its :class:`Entry` here, with what :func:`_object` and :func:`_entry` would give it; any other line is
-    handed to them, which say what they say about it (codes, messages, lines and order as ever).
+    handed to them (``long_way``: :func:`_long_way`), which say what they say about it (codes, messages, lines
+    and order as ever).
     """
-    yield from _first_entry(first, line, ctx)
-    name = ctx.name
     raw_decode, common_keys, common = _RAW_DECODE, _COMMON_KEYS, _common
     for block in blocks:
         for raw in block:
@@ -348,14 +356,15 @@ def _entries(first: dict[str, Any] | None, line: int, blocks: Iterable[Block], c
                         if entry is not None:
                             yield entry
                             continue
-            entry = _long_way(raw, line, ctx)
+            entry = long_way(raw, line)
             if entry is not None:
                 yield entry
 
 
 def _common(obj: dict[str, Any], name: str, line: int) -> Entry | None:
     """The entry of an object of common keys when nothing would be said of it (see :func:`_entries`): the
-    values :func:`_entry` gives it; None for any other, which the long way reads."""
+    values :func:`_entry` gives it; None for any other, which the long way reads.  The pure twin of
+    ``_jsonl_c.common`` (which ``_jsonl_c.Lines`` calls): the two give the same entry, or None, for every object."""
     loc = obj.get("loc")
     if loc.__class__ is not str or len(loc) >= MAX_LOC_LENGTH or "@" in loc or _PLAIN_LOC(loc) is None:
         return None  # check_loc(loc) is None, the long way shorter: a plain loc without userinfo
@@ -396,6 +405,52 @@ def _common(obj: dict[str, Any], name: str, line: int) -> Entry | None:
         return None
     origin = _new_tuple(Position, (name, line))  # new_position, inlined
     return full_entry(loc, lastmod, changefreq, priority, None, None, (), None, images, (), {}, origin)
+
+
+#: The long way of a line: (its bytes or None, its line) -> its entry or None, having said what it says.
+LongWay = Callable[[bytes | None, int], "Entry | None"]
+#: The loop over a file's lines: (its blocks, the line before them, the source's name, the long way) -> entries.
+LinesLoop = Callable[[Iterable[Block], int, str, LongWay], Iterator[Entry]]
+
+
+def _on(name: str) -> bool:
+    return os.environ.get(name, "0") not in ("", "0")
+
+
+def lines_loop() -> LinesLoop:
+    """The loop to use now (read once per file): the compiled twin (``_jsonl_c.Lines``) where it is built, unless
+    ``FEEDMAP_PURE`` is set (not to ``0``), else :func:`_lines`.  Both give the same entries and hand the same
+    lines to the long way.  With ``FEEDMAP_REQUIRE_ACCEL=1`` (CI) a missing compiled twin, or one that cannot
+    build its entries by direct slot stores (``_jsonl_c.DIRECT_BUILD`` off: Entry, Image or W3CDate grew), is an
+    ImportError, as a missing compiled pass is (:mod:`feedmap.converters._pass`)."""
+    if _on("FEEDMAP_PURE"):
+        return _lines
+    try:
+        from feedmap.formats.lines import _jsonl_c
+    except ImportError:
+        if _on("FEEDMAP_REQUIRE_ACCEL"):
+            raise
+        return _lines
+    if not _jsonl_c.DIRECT_BUILD and _on("FEEDMAP_REQUIRE_ACCEL"):
+        raise ImportError(
+            "feedmap's compiled jsonl reader cannot build entries by direct slot stores (DIRECT_BUILD is off: "
+            "Entry, Image or W3CDate is not the shape _jsonl_c.pyx's builders know); FEEDMAP_REQUIRE_ACCEL is set"
+        )
+    return _jsonl_c.Lines
+
+
+def accelerated() -> bool:
+    """True when the reader's lines take the compiled twin (built and loaded, ``FEEDMAP_PURE`` not set) in full:
+    building entries by direct slot stores (without them it runs, slower, and is not counted)."""
+    try:
+        loop = lines_loop()
+    except ImportError:  # missing or without the direct build, with FEEDMAP_REQUIRE_ACCEL set
+        return False
+    if loop is _lines:
+        return False
+    from feedmap.formats.lines import _jsonl_c
+
+    return bool(_jsonl_c.DIRECT_BUILD)
 
 
 def _long_way(raw: bytes | None, line: int, ctx: Context) -> Entry | None:

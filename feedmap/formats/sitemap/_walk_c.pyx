@@ -8,7 +8,8 @@ gives for every element: the same nodes count as children (lxml's ``_isElement``
 processing instructions, entity references), the same text (lxml's ``textOf``, which is ``.text``) and the
 same tests on it.  The loop takes the same steps as the pure one (the same elements freed, the same ones
 given to the full reader); where it checks a value in C (a loc, a lastmod) it says yes only to values the pure
-twin's checks accept, and asks those checks about the rest.  It must stay step for step with the pure twin;
+twin's checks accept, and asks those checks about the rest (the checks of ``feedmap/formats/_plain_c.pxd``, shared
+with the JSON lines reader's compiled twin).  It must stay step for step with the pure twin;
 tests/test_accelerator.py runs both.  The entries of the common case are built here without a Python call per
 field (the type's allocator and a store in each slot: see "the builders"), the same objects the pure twin's
 ``model.new_entry`` makes (tests/test_entry_build.py).
@@ -22,11 +23,17 @@ the long way itself (no check): tests/test_byte_checks.py reads hostile bytes bo
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.object cimport PyObject, PyObject_GenericSetAttr
-from cpython.ref cimport Py_DECREF, Py_INCREF
+from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_SET_ITEM
 from cpython.unicode cimport Py_UNICODE_ISSPACE
 from libc.stdint cimport uint64_t
 from libc.string cimport memcmp, memcpy, strcmp
+
+from feedmap.formats._plain_c cimport alloc as _alloc
+from feedmap.formats._plain_c cimport plain_date as _plain_date
+from feedmap.formats._plain_c cimport plain_loc
+from feedmap.formats._plain_c cimport put as _put
+from feedmap.formats._plain_c cimport slot_offset
 
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
@@ -45,24 +52,6 @@ from feedmap.formats._fields import PLAIN_PRIORITIES as _PRIORITIES
 from feedmap.formats.sitemap._walk import CHANGEFREQ_VALUES as _CHANGEFREQS
 
 cetree.import_lxml__etree()
-
-cdef extern from "Python.h":
-    ctypedef struct PyMemberDef:
-        const char* name
-        int type
-        Py_ssize_t offset
-        int flags
-    ctypedef struct PyMemberDescrObject:
-        PyMemberDef* d_member
-    bint PyUnicode_IS_ASCII(object text)
-    void* PyUnicode_1BYTE_DATA(object text)
-    ctypedef PyObject* (*_Allocate)(_Type*, Py_ssize_t)
-    ctypedef struct _Type "PyTypeObject":
-        _Allocate tp_alloc
-
-cdef extern from "structmember.h":
-    int T_OBJECT_EX
-    int READONLY
 
 #: The lxml this module was compiled against (the loader refuses it under another one).
 LXML_VERSION = _etree.LXML_VERSION
@@ -203,160 +192,6 @@ cdef inline object _line(cetree._Element element):
     return found if found is not None else 0
 
 
-# ------------------------------------------------------------------------------------------ the plain values
-
-
-cdef inline bint _digits(str text, Py_ssize_t start, Py_ssize_t count):
-    cdef Py_ssize_t i
-    cdef Py_UCS4 c
-    for i in range(start, start + count):
-        c = text[i]
-        if c < 48 or c > 57:
-            return False
-    return True
-
-
-cdef inline int _number(str text, Py_ssize_t start, Py_ssize_t count):
-    cdef Py_ssize_t i
-    cdef int value = 0
-    for i in range(start, start + count):
-        value = value * 10 + (<int>text[i] - 48)
-    return value
-
-
-cdef inline int _days_in(int year, int month):
-    if month == 2:
-        return 29 if (year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)) else 28
-    if month == 4 or month == 6 or month == 9 or month == 11:
-        return 30
-    return 31
-
-
-cdef bint _plain_date(str text):
-    """A yes only for what W3CDate takes as written: the W3C-DTF / XSD forms of dates._W3C (``YYYY``,
-    ``YYYY-MM``, ``YYYY-MM-DD``, with ``Thh:mm`` and a zone, or ``Thh:mm:ss`` and a fraction and a zone when
-    given, a date with a zone), every part in the range dates._valid checks (seconds to 59 here: a leap second
-    is asked of W3CDate); False means "ask W3CDate"."""
-    cdef Py_ssize_t n = len(text)
-    cdef Py_ssize_t i, start
-    cdef int year, month, day, hours
-    cdef bint seconds = False, time = False
-    cdef Py_UCS4 c
-    if n < 4 or not _digits(text, 0, 4):
-        return False
-    year = _number(text, 0, 4)
-    if year < 1:
-        return False
-    if n == 4:
-        return True
-    if n < 7 or text[4] != "-" or not _digits(text, 5, 2):
-        return False
-    month = _number(text, 5, 2)
-    if month < 1 or month > 12:
-        return False
-    if n == 7:
-        return True
-    if n < 10 or text[7] != "-" or not _digits(text, 8, 2):
-        return False
-    day = _number(text, 8, 2)
-    if day < 1 or day > _days_in(year, month):
-        return False
-    i = 10
-    if i == n:
-        return True
-    if text[i] == "T":
-        time = True
-        if n < i + 6 or not (_digits(text, i + 1, 2) and text[i + 3] == ":" and _digits(text, i + 4, 2)):
-            return False
-        if _number(text, i + 1, 2) > 23 or _number(text, i + 4, 2) > 59:
-            return False
-        i += 6
-        if i < n and text[i] == ":":
-            if n < i + 3 or not _digits(text, i + 1, 2) or _number(text, i + 1, 2) > 59:
-                return False
-            seconds = True
-            i += 3
-            if i < n and text[i] == ".":
-                i += 1
-                start = i
-                while i < n:
-                    c = text[i]
-                    if c < 48 or c > 57:
-                        break
-                    i += 1
-                if i == start:
-                    return False
-    if i == n:
-        return not time or seconds  # a time of minutes wants a zone
-    c = text[i]
-    if c == "Z":
-        return i + 1 == n
-    if (c != "+" and c != "-") or n != i + 6:
-        return False
-    if not (_digits(text, i + 1, 2) and text[i + 3] == ":" and _digits(text, i + 4, 2)):
-        return False
-    hours = _number(text, i + 1, 2)
-    if hours == 14:
-        return _number(text, i + 4, 2) == 0
-    return hours < 14 and _number(text, i + 4, 2) <= 59
-
-
-cdef inline bint _scheme_char(Py_UCS4 c):
-    return (65 <= c <= 90) or (97 <= c <= 122) or (48 <= c <= 57) or c == "+" or c == "." or c == "-"
-
-
-cdef inline bint _uri_char(Py_UCS4 c):
-    """Printable ASCII but for the characters a URI holds nowhere (urls._HOST_PORT_REST's rest)."""
-    return 33 <= c <= 126 and c != "<" and c != ">" and c != '"' and c != "{" and c != "}" and c != "|" \
-        and c != "\\" and c != "^" and c != "`"
-
-
-cdef bint _plain_loc(str loc):
-    """A yes only for locs urls.check_loc passes at once (its plain-loc expression, without userinfo), written
-    in printable ASCII; False means "ask check_loc"."""
-    cdef Py_ssize_t n = len(loc)
-    cdef Py_ssize_t i = 1, start, digits
-    cdef Py_UCS4 c
-    cdef const unsigned char* p
-    if n >= _LOC_LIMIT or n < 4 or not PyUnicode_IS_ASCII(loc):
-        return False  # a character past ASCII is never one of the yes below
-    p = <const unsigned char*>PyUnicode_1BYTE_DATA(loc)  # ASCII: one byte a character
-    c = p[0]
-    if not ((65 <= c <= 90) or (97 <= c <= 122)):
-        return False
-    while i < n and _scheme_char(p[i]):
-        i += 1
-    if i + 3 > n or p[i] != ":" or p[i + 1] != "/" or p[i + 2] != "/":
-        return False
-    i += 3
-    start = i
-    while i < n:
-        c = p[i]
-        if not _uri_char(c) or c == "/" or c == "?" or c == "#" or c == "[" or c == "]" or c == "@" or c == ":":
-            break
-        i += 1
-    if i == start:
-        return False
-    if i < n and p[i] == ":":
-        i += 1
-        digits = 0
-        while i < n and digits < 4 and 48 <= p[i] <= 57:
-            i += 1
-            digits += 1
-    if i == n:
-        return True
-    c = p[i]
-    if c != "/" and c != "?" and c != "#":
-        return False
-    i += 1
-    while i < n:
-        c = p[i]
-        if not _uri_char(c) or c == "@":
-            return False
-        i += 1
-    return True
-
-
 # ------------------------------------------------------------------------------------------ the builders
 # An Entry, Image or W3CDate is built as object.__new__ and a setattr of each slot (model.new_entry,
 # model.blank_image, dates' unchecked W3CDate); a Position as tuple.__new__(Position, (source, line))
@@ -369,18 +204,6 @@ cdef bint _plain_loc(str loc):
 from types import MemberDescriptorType as _MemberDescriptor
 
 
-cdef Py_ssize_t _slot_offset(object cls, str name):
-    """The offset of slot ``name`` of ``cls`` when a setattr of it is a store there; else -1."""
-    cdef PyMemberDef* member
-    descriptor = cls.__dict__.get(name)
-    if type(descriptor) is not _MemberDescriptor:
-        return -1
-    member = (<PyMemberDescrObject*>descriptor).d_member
-    if member.type != T_OBJECT_EX or member.flags & READONLY:
-        return -1
-    return member.offset
-
-
 cdef Py_ssize_t _ENTRY_SLOTS[12]
 cdef Py_ssize_t _IMAGE_SLOTS[5]
 cdef Py_ssize_t _DATE_SLOT
@@ -390,12 +213,12 @@ for _index_, _name_ in enumerate(
     ("loc", "lastmod", "changefreq", "priority", "title", "description", "keywords", "type", "images",
      "alternates", "extras", "origin")
 ):
-    _ENTRY_SLOTS[_index_] = _slot_offset(_Entry, _name_)
+    _ENTRY_SLOTS[_index_] = slot_offset(_Entry, _name_, _MemberDescriptor)
     _DIRECT = _DIRECT and _ENTRY_SLOTS[_index_] >= 0
 for _index_, _name_ in enumerate(("loc", "caption", "geo_location", "title", "license")):
-    _IMAGE_SLOTS[_index_] = _slot_offset(_Image, _name_)
+    _IMAGE_SLOTS[_index_] = slot_offset(_Image, _name_, _MemberDescriptor)
     _DIRECT = _DIRECT and _IMAGE_SLOTS[_index_] >= 0
-_DATE_SLOT = _slot_offset(_W3CDate, "text")
+_DATE_SLOT = slot_offset(_W3CDate, "text", _MemberDescriptor)
 _DIRECT = (
     _DIRECT
     and _DATE_SLOT >= 0
@@ -410,23 +233,6 @@ _DIRECT = (
 )
 #: Whether entries are built by direct slot stores (see above); the entries are the same either way.
 DIRECT_BUILD = _DIRECT
-
-
-cdef inline object _alloc(object cls, Py_ssize_t items):
-    """``object.__new__(cls)`` (items 0), or the empty shell of ``items`` that ``tuple.__new__`` fills."""
-    cdef _Type* kind = <_Type*>cls
-    cdef PyObject* made = kind.tp_alloc(kind, items)
-    if made == NULL:
-        raise MemoryError()
-    cdef object result = <object>made
-    Py_DECREF(result)  # <object> took a reference of its own
-    return result
-
-
-cdef inline void _put(object target, Py_ssize_t offset, object value):
-    """Store ``value`` in the empty slot at ``offset`` of a new ``target``."""
-    Py_INCREF(value)
-    (<PyObject**>((<char*><PyObject*>target) + offset))[0] = <PyObject*>value
 
 
 cdef object _new_image(object loc, object caption, object geo_location, object title, object license):
@@ -631,7 +437,7 @@ cdef class Loop:
         loc = values[0]
         if loc is None:
             return None
-        if not _plain_loc(loc) and _check_loc(loc) is not None:
+        if not plain_loc(loc, _LOC_LIMIT) and _check_loc(loc) is not None:
             return None
         lastmod = values[1]
         date = None
