@@ -26,7 +26,25 @@ cdef extern from "Python.h":
         _Allocate tp_alloc
     int PyUnicode_KIND(object text)
     void* PyUnicode_DATA(object text)
+    int PyUnicode_1BYTE_KIND
+    int PyUnicode_2BYTE_KIND
+    ctypedef unsigned char Py_UCS1
+    ctypedef unsigned short Py_UCS2
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)
+
+cdef extern from *:
+    """
+    /* what each ASCII code unit is to plain_loc: 1 left out everywhere (a blank: the ASCII separators 0x1C-0x1F
+       too, as str.isspace; or one of < > " { } | \\ ^ `), 2 the end of a host (/ ? # [ ] @ :), 4 the @ */
+    static const unsigned char feedmap_loc_class[128] = {
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1,
+        1, 0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 0, 1, 2,
+        6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 2, 1, 0,
+        1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0,
+    };
+    """
+    const unsigned char _LOC_CLASS "feedmap_loc_class"[128]
+
 
 cdef extern from "structmember.h":
     int T_OBJECT_EX
@@ -140,68 +158,93 @@ cdef inline bint _outside(Py_UCS4 c):
     ``Py_UNICODE_ISSPACE``, as ``str.isspace``: the ASCII separators 0x1C-0x1F too) or one of the excluded
     ``< > " { } | \\ ^`` and the grave accent."""
     if c < 128:
-        return c == "<" or c == ">" or c == '"' or c == "{" or c == "}" or c == "|" or c == "\\" or c == "^" \
-            or c == "`" or c == 32 or (9 <= c <= 13) or (28 <= c <= 31)
+        return _LOC_CLASS[c] & 1
     return Py_UNICODE_ISSPACE(c)
+
+
+cdef inline bint _rest_end(Py_UCS4 c):
+    """An ``@`` or a character left out everywhere: what a plain loc's path, query or fragment never holds."""
+    if c < 128:
+        return _LOC_CLASS[c] & 5
+    return Py_UNICODE_ISSPACE(c)
+
+
+cdef inline bint _host_end(Py_UCS4 c):
+    """One of ``/ ? # [ ] @ :``, or a character left out everywhere: where a host's characters end."""
+    if c < 128:
+        return _LOC_CLASS[c] != 0
+    return Py_UNICODE_ISSPACE(c)
+
+
+ctypedef fused _unit:
+    Py_UCS1
+    Py_UCS2
+    Py_UCS4
 
 
 cdef inline bint plain_loc(str loc, Py_ssize_t limit):
     """``len(loc) < limit and "@" not in loc and urls._PLAIN_LOC_NO_USERINFO.fullmatch(loc)`` in one pass: a
     scheme and ``://``, a host (an IP literal in brackets, or characters but the blanks, the excluded ones and
     ``/ ? # [ ] @ :``), a port of up to four digits after a colon, then a ``/``, ``?`` or ``#`` and characters
-    but the blanks and the excluded ones to the end (no part can give back what it took: one pass decides)."""
+    but the blanks and the excluded ones to the end (no part can give back what it took: one pass decides).
+    The characters are read where the string keeps them, one loop for each width (nearly every loc: one byte)."""
     cdef Py_ssize_t n = len(loc)
-    cdef Py_ssize_t i = 1, start, digits
     cdef int kind
-    cdef void* data
-    cdef Py_UCS4 c
     if n >= limit or n < 4:
         return False
     kind = PyUnicode_KIND(loc)
-    data = PyUnicode_DATA(loc)
-    c = PyUnicode_READ(kind, data, 0)
+    if kind == PyUnicode_1BYTE_KIND:
+        return _plain_loc_units(<Py_UCS1*>PyUnicode_DATA(loc), n)
+    if kind == PyUnicode_2BYTE_KIND:
+        return _plain_loc_units(<Py_UCS2*>PyUnicode_DATA(loc), n)
+    return _plain_loc_units(<Py_UCS4*>PyUnicode_DATA(loc), n)
+
+
+cdef inline bint _plain_loc_units(_unit* p, Py_ssize_t n):
+    """:func:`plain_loc` of the ``n`` code units at ``p`` (``n`` at least 4)."""
+    cdef Py_ssize_t i = 1, start, digits
+    cdef Py_UCS4 c = p[0]
     if not ((65 <= c <= 90) or (97 <= c <= 122)):
         return False
-    while i < n and _scheme_char(PyUnicode_READ(kind, data, i)):
+    while i < n and _scheme_char(p[i]):
         i += 1
-    if i + 3 > n or PyUnicode_READ(kind, data, i) != ":" or PyUnicode_READ(kind, data, i + 1) != "/" \
-            or PyUnicode_READ(kind, data, i + 2) != "/":
+    if i + 3 > n or p[i] != 58 or p[i + 1] != 47 or p[i + 2] != 47:  # "://"
         return False
     i += 3
     start = i
-    if i < n and PyUnicode_READ(kind, data, i) == "[":  # an IP literal
+    if i < n and p[i] == 91:  # "[": an IP literal
         i += 1
         while i < n:
-            c = PyUnicode_READ(kind, data, i)
-            if not ((48 <= c <= 58) or (65 <= c <= 70) or (97 <= c <= 102) or c == "."):  # 0-9 : A-F a-f .
+            c = p[i]
+            if not ((48 <= c <= 58) or (65 <= c <= 70) or (97 <= c <= 102) or c == 46):  # 0-9 : A-F a-f .
                 break
             i += 1
-        if i == start + 1 or i >= n or PyUnicode_READ(kind, data, i) != "]":
+        if i == start + 1 or i >= n or p[i] != 93:  # "]"
             return False
         i += 1
     else:
         while i < n:
-            c = PyUnicode_READ(kind, data, i)
-            if c == "/" or c == "?" or c == "#" or c == "[" or c == "]" or c == "@" or c == ":" or _outside(c):
+            c = p[i]
+            if _host_end(c):
                 break
             i += 1
         if i == start:
             return False
-    if i < n and PyUnicode_READ(kind, data, i) == ":":
+    if i < n and p[i] == 58:  # ":"
         i += 1
         digits = 0
-        while i < n and digits < 4 and 48 <= PyUnicode_READ(kind, data, i) <= 57:
+        while i < n and digits < 4 and 48 <= p[i] <= 57:
             i += 1
             digits += 1
     if i == n:
         return True
-    c = PyUnicode_READ(kind, data, i)
-    if c != "/" and c != "?" and c != "#":
+    c = p[i]
+    if c != 47 and c != 63 and c != 35:  # / ? #
         return False
     i += 1
     while i < n:
-        c = PyUnicode_READ(kind, data, i)
-        if c == "@" or _outside(c):
+        c = p[i]
+        if _rest_end(c):
             return False
         i += 1
     return True
