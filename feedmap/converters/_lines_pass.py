@@ -120,27 +120,21 @@ def _write_lines(steps: CheckedLines, sink: BinaryIO, ctx: Context) -> int:
     append = run.append
     try:
         try:
-            if lines.encode:  # a loc that is not a URI as written is encoded, and that is said: no run takes it
-                for entry in steps.given:
-                    if plain_web_uri(entry.loc) is not None:
-                        append(entry)
-                        if len(run) >= RUN:
-                            lines.plain(run)
-                        continue
-                    if run:
+            encode = lines.encode  # a loc that is not a URI as written is encoded, and that is said: no run takes it
+            for entry in steps.given:
+                loc = entry.loc
+                if (
+                    plain_web_uri(loc) is not None
+                    if encode
+                    else loc.startswith(_WEB) and loc.isascii() and "\n" not in loc and "\r" not in loc
+                ):
+                    append(entry)
+                    if len(run) >= RUN:
                         lines.plain(run)
-                    lines.one(entry)
-            else:
-                for entry in steps.given:
-                    loc = entry.loc
-                    if loc.startswith(_WEB) and loc.isascii() and "\n" not in loc and "\r" not in loc:
-                        append(entry)
-                        if len(run) >= RUN:
-                            lines.plain(run)
-                        continue
-                    if run:
-                        lines.plain(run)
-                    lines.one(entry)
+                    continue
+                if run:
+                    lines.plain(run)
+                lines.one(entry)
         except BaseException:
             if run:
                 lines.plain(run)  # the entries read before the stop, written as the steps one by one write them
