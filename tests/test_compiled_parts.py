@@ -1,7 +1,8 @@
 """``feedmap.compiled_parts()``, ``feedmap.accelerated()`` and ``feedmap --version`` name every compiled part
 (issue 19: a compiled part is optional, and which twin runs is said): the sitemap walk, the key table of repeated
 URLs, the urlset pass, and any part added later, as the list is held to the package's ``.pyx`` sources.  Under
-``FEEDMAP_REQUIRE_ACCEL=1`` (CI) a compiled pass that is missing fails the conversion that needs it."""
+``FEEDMAP_REQUIRE_ACCEL=1`` (CI) a compiled pass (or JSON lines reader) that is missing fails the conversion that
+needs it."""
 
 from __future__ import annotations
 
@@ -82,11 +83,23 @@ print(json.dumps(feedmap.compiled_parts()), flush=True)
 feedmap.convert(sys.argv[2], sys.argv[3], sys.argv[4])
 """
 
-#: Each compiled pass, the module built from its ``.pyx``, and a target whose conversion runs that pass.
+#: Each compiled pass (and the JSON lines reader), the module built from its ``.pyx``, a target whose conversion
+#: runs it, and the input's kind (a urlset, or the same URLs as JSON lines).
 PASSES = [
-    ("feed pass", "feedmap.converters._feed_pass_c", "rss"),
-    ("urlset pass", "feedmap.converters._pass_c", "sitemap"),
+    ("feed pass", "feedmap.converters._feed_pass_c", "rss", "xml"),
+    ("urlset pass", "feedmap.converters._pass_c", "sitemap", "xml"),
+    ("jsonl reader", "feedmap.formats.lines._jsonl_c", "sitemap", "jsonl"),
 ]
+
+_URLSET = (
+    b'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+    b"<url><loc>https://a.example/x</loc><lastmod>2024-01-01</lastmod></url>\n"
+    b"<url><loc>https://a.example/y</loc></url>\n<url><loc>https://a.example/x</loc></url>\n</urlset>\n"
+)
+_JSON_LINES = (
+    b'{"loc": "https://a.example/x", "lastmod": "2024-01-01"}\n{"loc": "https://a.example/y"}\n'
+    b'{"loc": "https://a.example/x"}\n'
+)
 
 
 def _convert_blocked(module: str, source: Path, out: Path, target: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -95,19 +108,15 @@ def _convert_blocked(module: str, source: Path, out: Path, target: str, **env: s
     return subprocess.run(command, env={**environ, **env}, capture_output=True, text=True, timeout=120, check=False)
 
 
-@pytest.mark.parametrize(("part", "module", "target"), PASSES)
+@pytest.mark.parametrize(("part", "module", "target", "kind"), PASSES)
 def test_require_accel_makes_a_missing_compiled_pass_an_error(
-    tmp_path: Path, part: str, module: str, target: str
+    tmp_path: Path, part: str, module: str, target: str, kind: str
 ) -> None:
     """CI sets FEEDMAP_REQUIRE_ACCEL=1: a conversion whose compiled pass is missing fails (a ModuleNotFoundError
     naming it) instead of running the pure twin unseen; compiled_parts() answers that part False without raising.
     Without the variable the same conversion runs the pure twin and writes what FEEDMAP_PURE=1 writes."""
-    source = tmp_path / "in.xml"
-    source.write_bytes(
-        b'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
-        b"<url><loc>https://a.example/x</loc><lastmod>2024-01-01</lastmod></url>\n"
-        b"<url><loc>https://a.example/y</loc></url>\n<url><loc>https://a.example/x</loc></url>\n</urlset>\n"
-    )
+    source = tmp_path / f"in.{kind}"
+    source.write_bytes(_URLSET if kind == "xml" else _JSON_LINES)
     required = _convert_blocked(module, source, tmp_path / "required.out", target, FEEDMAP_REQUIRE_ACCEL="1")
     assert required.returncode != 0, required.stdout + required.stderr
     assert json.loads(required.stdout.splitlines()[0])[part] is False
