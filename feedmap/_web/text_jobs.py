@@ -39,6 +39,7 @@ from feedmap._core.urls import is_uri, uri_lines
 from feedmap._io.seen_keys import SeenKeys
 from feedmap.converters import _duplicates, _filters
 from feedmap.converters._duplicates import _freeze, _thaw
+from feedmap.converters._unheld import report_unheld
 from feedmap.formats._output import BlockBatches
 from feedmap.formats.lines import _text
 
@@ -314,9 +315,7 @@ class _Run:
         self.repeats.report(self.ctx, merged="the URL written once")
         found = self.found | {name for name, bit in _FIELD_BITS if self.bits & bit}
         if found:
-            names = ", ".join(sorted(found, key=ENTRY_FIELDS.index))
-            it = "it is" if len(found) == 1 else "they are"
-            self.ctx.info("field-dropped", f"format 'text' cannot hold {names}; {it} not written")
+            report_unheld(found, _text.FORMAT.name, self.ctx)
 
 
 def _ored(masks: list[int]) -> int:

@@ -107,8 +107,9 @@ def _write_lines(steps: CheckedLines, sink: BinaryIO, ctx: Context) -> int:
     watch of the fields a text sitemap cannot hold and the text writer do to each, in that order, with the same
     writes (:func:`~feedmap.formats.lines._text.line_batches`); the number of lines written.
 
-    An entry whose loc is a plain web URL (:func:`~feedmap._core.urls.plain_web_uri`: nothing any of those steps
-    reports or changes, and the line is the loc) waits in a run of up to :data:`RUN` such entries, which is then
+    An entry whose loc is a web URL none of those steps reports or changes (ASCII and no line break; with
+    ``--encode-urls``, a URI as written: :func:`~feedmap._core.urls.plain_web_uri`), so that its line is the loc,
+    waits in a run of up to :data:`RUN` such entries, which is then
     added, watched and written in a few calls; any other entry first ends the run, then takes each step's own
     code, so every diagnostic is said where it was.  A stop (an error, ``--strict``) first ends the run, so what
     is written by then is what the steps one by one would have written."""
@@ -172,14 +173,17 @@ class _Lines:
         ``--encode-urls``), or URIs as written (with it); each loc is its line, and its key when it is a URI as
         written (else its key is the URI it is written as: :func:`~feedmap.converters._duplicates.url_key`,
         which says nothing).  The run is emptied."""
-        locs = list(map(_loc, run))
-        keys = locs if self.keep or uri_lines("\n".join(locs)) else list(map(self.written, locs))
+        entries = run[:]
+        run.clear()  # first: a failure below (a write) does not hand the same run over again
+        locs = list(map(_loc, entries))
+        joined = "\n".join(locs)  # the run's lines, joined once for the key check and the write
+        keys = locs if self.keep or uri_lines(joined) else list(map(self.written, locs))
+        text: str | None = joined
         kept = self.seen.add_block(keys, 0)
-        if kept is None:  # nearly every run: no repeat
-            entries = run
-        else:
+        if kept is not None:  # a repeat: only the entries new are written
+            run_entries, text = entries, None
             entries, locs = [], []
-            for entry, key, new in zip(run, keys, kept, strict=True):
+            for entry, key, new in zip(run_entries, keys, kept, strict=True):
                 if new:
                     entries.append(entry)
                     locs.append(entry.loc)
@@ -188,8 +192,7 @@ class _Lines:
         if self.unheld and any(map(any, map(self.values, entries))):
             for entry in entries:
                 self.watch(entry)
-        self.out.add_lines(locs)
-        run.clear()
+        self.out.add_lines(locs, text)
 
     def one(self, entry: Entry) -> None:
         """Any other entry: each step's own code."""
