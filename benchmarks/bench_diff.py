@@ -25,10 +25,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 PREFIX = "https://bench.example/"
 PER_FILE = 50_000
-NS = (
-    'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
-    'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"'
-)
+NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"'
 
 
 def _url(index: int, day: int) -> str:

@@ -421,14 +421,15 @@ def test_taking_over_a_media_type_leaves_the_format_it_came_from_and_the_new_one
     """replace=True gives a media type to the new format: the built-in that declared it (rss, loaded after)
     still reads, a lazy registration with replace=True loads, and a claim ends with the registration that
     made it."""
-    (tmp_path / "plug.py").write_text(PRELUDE + 'FORMAT2 = FormatSpec(name="bar", title="b", reader=reader, '
-                                      'media_types=("application/x-bar",))\n')
+    (tmp_path / "plug.py").write_text(
+        PRELUDE + 'FORMAT2 = FormatSpec(name="bar", title="b", reader=reader, media_types=("application/x-bar",))\n'
+    )
     printed = python(
         tmp_path,
         f"""
         register(FormatSpec(name="myatom", title="x", reader=reader, media_types=("application/atom+xml",)),
                  replace=True)
-        print(registry()["rss"].name, detected({RSS_ROR.replace(b'xmlns:ror="http://rorweb.com/0.1/"', b'')!r}))
+        print(registry()["rss"].name, detected({RSS_ROR.replace(b'xmlns:ror="http://rorweb.com/0.1/"', b"")!r}))
         register("plug:FORMAT2", "bar", detection=Detection(media_types=("application/x-bar",)), replace=True)
         print(registry()["bar"].title)
         register(FormatSpec(name="a", title="x1", reader=reader, media_types=("application/x-a",)), replace=True)

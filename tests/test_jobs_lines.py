@@ -39,6 +39,10 @@ def _url(i: int) -> str:
         loc = f"{SITE}caf\u00e9/{i}"  # an IRI: written as read, its URI the key of the repeats
     elif i % 1301 == 5:
         loc = f"{SITE}100%/{i}"  # not a URI as written
+    elif i % 1103 == 11:
+        loc = f"{SITE}%C3%A9t%C3%A9/{i}"  # percent-encoded: a URI, its batch still looked at in columns
+    elif i % 1607 == 1:
+        loc = f"{SITE}p/{i}#a#b"  # a second '#': not a URI
     elif i % 1409 == 9:
         loc = f"{SITE}p/{i - 9}.html"  # a repeat in the same child, a few entries later
     fields = [f"<loc>{loc}</loc>"]
@@ -83,7 +87,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "zero.xml").write_text(zero)  # a priority of 0.0: the watch of the fields sees no value
     (folder / "lines.jsonl").write_text(_lines())
     urls = "".join(f"{SITE}p/{i}.html\n" for i in range(0, 12000, 11))
-    spelled = f"{SITE}caf%C3%A9/3\n{SITE}100%25/5\n"  # big.xml's IRI and not-URI locs as URIs: repeats
+    spelled = f"{SITE}caf%C3%A9/3\n{SITE}100%25/5\n{SITE}p/1608#a%23b\n"  # big.xml's not-URI locs as URIs: repeats
     (folder / "urls.txt").write_text(urls + spelled + "not a url\n")
     broken = _urlset(20000, 3000).replace("</urlset>\n", "<url><loc>")  # breaks after 3,000 entries
     (folder / "broken.xml").write_text(broken)
@@ -132,6 +136,22 @@ def test_a_text_sitemap_is_written_the_same_by_workers(
     lines = files["out.txt"].decode().splitlines()
     assert len(lines) == len(set(lines)) > 2 * WRITER_BATCH
     assert f"{SITE}caf\u00e9/3" in lines and f"{SITE}100%/5" in lines and "javascript:alert(1)" in lines
+
+
+def test_workers_write_and_say_what_the_steps_one_by_one_do(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, site: Path
+) -> None:
+    """The oracle with no shared shortcut: ``--limit`` above the count keeps the steps apart (neither the workers'
+    batches in columns nor the text pass's runs), so a batch test that passes a loc it should not is seen."""
+    argv = _argv(site, "-o", "out.txt")
+    apart = run_in(capsys, tmp_path / "apart", [*argv, "--jobs", "1", "--limit", "10000000"])
+    two = run_in(capsys, tmp_path / "two", [*argv, "--jobs", "2"])
+    assert two[3] == apart[3]
+    assert two[2] == apart[2]
+    assert two[0] == apart[0] == 0
+    lines = apart[3]["out.txt"].decode().splitlines()
+    assert f"{SITE}%C3%A9t%C3%A9/11" in lines and f"{SITE}p/1608#a#b" in lines
+    assert f"{SITE}p/1608#a%23b" not in lines  # urls.txt's spelling of it as a URI: a repeat, dropped
 
 
 @pytest.mark.parametrize(

@@ -17,12 +17,13 @@ is :func:`scope_check`, comparing paths in their RFC 3986 §6.2.2 normal form (:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from urllib.parse import quote, urlsplit
 
 __all__ = [
     "MAX_LOC_LENGTH",
     "URI_AS_WRITTEN",
+    "all_uris",
     "check_loc",
     "encode_host",
     "encode_url",
@@ -40,7 +41,6 @@ __all__ = [
     "plain_web_uri",
     "same_site",
     "scope_check",
-    "uri_lines",
 ]
 
 MAX_LOC_LENGTH = 2048
@@ -124,21 +124,25 @@ URI_AS_WRITTEN = r"[A-Za-z0-9\-._~:/?@!$&'()*+,;=]*(?:#[A-Za-z0-9\-._~:/?@!$&'()
 #: is a URI as written (:data:`URI_AS_WRITTEN`): the line of a text sitemap as it is, with nothing to report.
 plain_web_uri = re.compile(f"https?://{URI_AS_WRITTEN}").fullmatch
 
-_URI_LINES = re.compile(f"{URI_AS_WRITTEN}(?:\n{URI_AS_WRITTEN})*")
-#: The characters of :data:`URI_AS_WRITTEN` but ``#``, as bytes: what :func:`uri_lines` deletes.
+#: The characters of :data:`URI_AS_WRITTEN` but ``#``, as bytes: what :func:`all_uris` deletes.
 _URI_BYTES = b"!$&'()*+,-./0123456789:;=?@ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz~"
 
 
-def uri_lines(text: str) -> bool:
-    """True when each line of ``text`` (lines joined by LF) is a URI as written (:data:`URI_AS_WRITTEN`): a batch
-    of locs looked at in a few calls.  Lines of those characters alone, without ``#``, are known at once (their
-    bytes deleted, only line feeds may be left: five times faster than the regex); any other text is the
-    regex's to decide."""
-    if text.isascii():
-        rest = text.encode("ascii").translate(None, _URI_BYTES)
-        if rest.count(b"\n") == len(rest):
-            return True
-    return _URI_LINES.fullmatch(text) is not None
+def all_uris(locs: Sequence[str], joined: str) -> bool:
+    """True when :func:`is_uri` holds for each of ``locs`` (``joined``: the locs joined by LF), in a few calls:
+    the URI characters deleted from the bytes, only the line feeds between locs may be left, and the ``#`` and
+    ``%`` that only the locs holding them, looked at one by one, say are right.  Five times faster than a regex
+    a loc, and a batch with a percent-encoded path (common) is known the same way."""
+    if not locs:
+        return True
+    if not joined.isascii():
+        return False  # a URI is ASCII
+    rest = joined.encode("ascii").translate(None, _URI_BYTES)
+    if rest.translate(None, b"#%\n") or rest.count(b"\n") != len(locs) - 1:
+        return False  # a character no URI holds, or a loc with a line break
+    if len(rest) == len(locs) - 1:
+        return True  # neither '#' nor '%'
+    return all(map(is_uri, [loc for loc in locs if "%" in loc or "#" in loc]))
 
 
 # RFC 3986 §2: unreserved, reserved and pct-encoded characters, nothing else; '[' and ']' (legal only around

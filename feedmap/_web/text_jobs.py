@@ -35,7 +35,7 @@ from feedmap._core import entry_checks
 from feedmap._core.context import Context
 from feedmap._core.entry_checks import where
 from feedmap._core.model import ENTRY_FIELDS, Document, Entry
-from feedmap._core.urls import is_uri, uri_lines
+from feedmap._core.urls import all_uris, is_uri
 from feedmap._io.seen_keys import SeenKeys
 from feedmap.converters import _duplicates, _filters
 from feedmap.converters._duplicates import _freeze, _thaw
@@ -196,7 +196,7 @@ def _all_plain(batch: list[Entry], keep: bool) -> Lines | None:
     if keep:
         if not ("".join(locs).isascii() and all(map(str.isprintable, locs))):
             return None
-    elif not uri_lines("\n".join(locs)):  # each a URI as written (is_uri holds), one call
+    elif not all_uris(locs, "\n".join(locs)):  # what lined asks of each loc, in a few calls
         return None
     counts = [sum(map(bool, map(getter, batch))) for getter in _FIELD_GETTERS]
     fields = sum(bit for (_name, bit), count in zip(_FIELD_BITS, counts, strict=True) if count)

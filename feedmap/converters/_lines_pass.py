@@ -24,7 +24,7 @@ from typing import BinaryIO
 from feedmap._core.context import Context
 from feedmap._core.entry_checks import check_web_urls, web_checked, where
 from feedmap._core.model import ENTRY_FIELDS, Document, Entry
-from feedmap._core.urls import plain_web_uri, uri_lines
+from feedmap._core.urls import all_uris, plain_web_uri
 from feedmap._io.seen_keys import SeenKeys
 from feedmap.converters._duplicates import _as_written, _Repeats, _unchanged, dedupe, report_duplicates
 from feedmap.converters._unheld import report_unheld, values_of
@@ -170,14 +170,14 @@ class _Lines:
 
     def plain(self, run: list[Entry]) -> None:
         """A run of entries whose locs are web URLs that need no word: ASCII, no line break (without
-        ``--encode-urls``), or URIs as written (with it); each loc is its line, and its key when it is a URI as
-        written (else its key is the URI it is written as: :func:`~feedmap.converters._duplicates.url_key`,
-        which says nothing).  The run is emptied."""
+        ``--encode-urls``), or URIs as written (with it); each loc is its line, and its key when every loc of the
+        run is a URI (:func:`~feedmap._core.urls.all_uris`; else each key is the URI its loc is written as:
+        :func:`~feedmap.converters._duplicates.url_key`, which says nothing).  The run is emptied."""
         entries = run[:]
         run.clear()  # first: a failure below (a write) does not hand the same run over again
         locs = list(map(_loc, entries))
         joined = "\n".join(locs)  # the run's lines, joined once for the key check and the write
-        keys = locs if self.keep or uri_lines(joined) else list(map(self.written, locs))
+        keys = locs if self.keep or all_uris(locs, joined) else list(map(self.written, locs))
         text: str | None = joined
         kept = self.seen.add_block(keys, 0)
         if kept is not None:  # a repeat: only the entries new are written
