@@ -37,7 +37,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from feedmap._core.collector import spaced_collections
 from feedmap._core.context import Context, Options
@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # a lane's worker imports it (feedmap._web.text_jobs)
 __all__ = [
     "WORKER_MODULES",
     "Partition",
+    "Pool",
     "Spill",
     "WorkerDied",
     "Workers",
@@ -62,6 +63,7 @@ __all__ = [
     "replay",
     "unpacked",
     "worker_count",
+    "workers_for",
 ]
 
 #: Entries pickled together, as one record: big enough that pickling is cheap per entry, small enough to keep
@@ -87,6 +89,19 @@ WORKER_MODULES = (
     "feedmap.formats.sitemap._walk",
     "lxml.etree",
 )
+
+
+def workers_for(options: Options) -> Workers | None:
+    """The workers that read the children of a run with ``options``: a Dask cluster's (``dask``), else ``jobs``
+    worker processes; None: the run reads them itself (``jobs`` 1, or 0 on one core)."""
+    if options.dask is not None:
+        from feedmap._web.cluster import DaskWorkers
+
+        return DaskWorkers(options.dask)
+    if options.jobs == 1:
+        return None
+    workers = Workers(options.jobs)
+    return None if workers.count == 1 else workers
 
 
 def worker_count(jobs: int) -> int:
@@ -396,20 +411,33 @@ def replay(
             os.unlink(spill)
 
 
+class Pool(Protocol):
+    """What runs a worker's task: a process pool, or a Dask cluster's client (:mod:`feedmap._web.cluster`)."""
+
+    def submit(self, fn: Callable[..., str], /, *args: Any) -> Future[str]: ...
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None: ...
+
+
 class Workers:
     """The worker processes of one run (started when the first child is given, stopped by :meth:`close`) and
     the temporary directory of their spills."""
 
     def __init__(self, jobs: int) -> None:
-        self.count = worker_count(jobs)
-        self._pool: ProcessPoolExecutor | None = None
+        self._count = worker_count(jobs)
+        self._pool: Pool | None = None
         self._directory: str | None = None
         self._made = 0
         self._futures: list[Future[str]] = []
         #: What the workers do after reading (:mod:`feedmap._web.text_jobs`); None: they send the entries read.
         self.lane: Lane | None = None
 
-    def _start(self) -> tuple[ProcessPoolExecutor, str]:
+    @property
+    def count(self) -> int:
+        """The tasks run at once (the run hands that many children, and one more, ahead of its turn)."""
+        return self._count
+
+    def _start(self) -> tuple[Pool, str]:
         if self._pool is None or self._directory is None:
             methods = multiprocessing.get_all_start_methods()
             method = "forkserver" if "forkserver" in methods else "spawn"
@@ -465,7 +493,7 @@ class Workers:
         return self._kept(parsed)
 
     def _partition(self, file: str, downloaded: bool, ctx: Context, spill: str, format: str | None) -> Partition:
-        options = replace(ctx.options, strict=False, follow_child=None, jobs=1)  # the run applies strict itself
+        options = replace(ctx.options, strict=False, follow_child=None, jobs=1, dask=None)  # the run applies strict
         return Partition(file, downloaded, format, ctx.name, ctx.path, ctx.url, ctx.chain, options, spill, self.lane)
 
     def close(self) -> None:
@@ -492,7 +520,7 @@ class Workers:
             shutil.rmtree(directory, ignore_errors=True)
 
 
-def _submitted(pool: ProcessPoolExecutor, function: Callable[..., str], *arguments: object) -> Future[str]:
+def _submitted(pool: Pool, function: Callable[..., str], *arguments: object) -> Future[str]:
     """``function(*arguments)`` given to a worker; a pool already broken (a worker of an earlier child died while
     the run read ahead) is that future's failure, not the caller's: the run says which child's worker died when it
     reaches that child, in order, as :func:`outcome` does."""
