@@ -217,7 +217,7 @@ def test_a_scheduler_that_cannot_be_reached_is_said_at_once(
     address = f"tcp://127.0.0.1:{_closed_port()}"
     code, _out, err = run(capsys, "convert", *_mapped(site), "-o", str(tmp_path / "out.xml"), "--dask", address)
     assert code == 2
-    assert f"--dask {address}: cannot reach the Dask scheduler (Connection refused)" in err and "Traceback" not in err
+    assert f"Dask scheduler {address}: cannot be reached (Connection refused)" in err and "Traceback" not in err
     assert not (tmp_path / "out.xml").exists()
 
 

@@ -38,6 +38,7 @@ from typing import Any
 
 from feedmap._core.errors import SourceError
 from feedmap._core.scheduler import Scheduler, parse_scheduler
+from feedmap._core.version import __version__ as VERSION
 from feedmap._web.partitions import Workers, worker_count
 
 __all__ = ["DaskPool", "DaskWorkers", "worker_facts"]
@@ -49,9 +50,7 @@ _INSTALL = "pip install 'feedmap[dask]'"
 
 def worker_facts(directory: str) -> tuple[str, bool]:
     """Run on each worker when the run connects: the feedmap it imports, and whether it sees ``directory``."""
-    import feedmap
-
-    return feedmap.__version__, os.path.isdir(directory)
+    return VERSION, os.path.isdir(directory)
 
 
 def _probe(address: str) -> None:
@@ -63,8 +62,8 @@ def _probe(address: str) -> None:
             pass
     except OSError as exc:
         raise SourceError(
-            f"--dask {address}: cannot reach the Dask scheduler ({exc.strerror or exc}); start it "
-            "(dask scheduler) or give local:N for a cluster of this machine"
+            f"Dask scheduler {address}: cannot be reached ({exc.strerror or exc}); start it "
+            "(dask scheduler), or ask for local:N, a cluster of this machine"
         ) from None
 
 
@@ -77,7 +76,7 @@ class DaskPool:
         try:  # typed as Any: Dask is an extra, and its API is untyped
             distributed: Any = importlib.import_module("distributed")
         except ImportError:
-            raise SourceError(f"--dask: reading on a Dask cluster needs Dask installed: {_INSTALL}") from None
+            raise SourceError(f"reading on a Dask cluster needs Dask installed: {_INSTALL}") from None
         self._killed: type[BaseException] = distributed.KilledWorker
         self._cluster: Any = None
         self._lock = threading.Lock()
@@ -106,8 +105,8 @@ class DaskPool:
             self._close_cluster()
             where = address or f"local:{scheduler.local}"
             raise SourceError(
-                f"--dask {where}: cannot reach the Dask scheduler ({exc or type(exc).__name__}); start it "
-                "(dask scheduler) or give local:N for a cluster of this machine"
+                f"Dask scheduler {where}: cannot be reached ({exc or type(exc).__name__}); start it "
+                "(dask scheduler), or ask for local:N, a cluster of this machine"
             ) from None
         try:
             self.count = self._check(address, directory)
@@ -117,23 +116,23 @@ class DaskPool:
 
     def _check(self, address: str, directory: str) -> int:
         """The worker threads of the cluster; SourceError for a cluster this run cannot use."""
-        import feedmap
-
         self._client.wait_for_workers(1, timeout=CONNECT_SECONDS)
         threads = sum(self._client.nthreads().values())
         try:
             facts: dict[str, tuple[str, bool]] = self._client.run(worker_facts, directory)
         except ImportError as exc:
-            raise SourceError(f"--dask {address}: a worker cannot import feedmap ({exc}): {_INSTALL} on it") from None
+            raise SourceError(
+                f"Dask scheduler {address}: a worker cannot import feedmap ({exc}): {_INSTALL} on it"
+            ) from None
         for worker, (version, sees) in sorted(facts.items()):
-            if version != feedmap.__version__:
+            if version != VERSION:
                 raise SourceError(
-                    f"--dask {address}: worker {worker} runs feedmap {version}, this run {feedmap.__version__}: "
+                    f"Dask scheduler {address}: worker {worker} runs feedmap {version}, this run {VERSION}: "
                     "install the same feedmap on the cluster's workers"
                 )
             if not sees:
                 raise SourceError(
-                    f"--dask {address}: worker {worker} does not see this run's temporary folder {directory}: "
+                    f"Dask scheduler {address}: worker {worker} does not see this run's temporary folder {directory}: "
                     "the workers read the inputs and write their results by path, so they need this machine's "
                     "files (a cluster of this machine, or a shared file system with TMPDIR set to a shared folder)"
                 )
