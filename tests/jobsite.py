@@ -5,6 +5,8 @@ child) and repeat each other's URLs, so that merges and their diagnostics span p
 from __future__ import annotations
 
 import gzip
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from conftest import SITEMAP_NS, index_xml
@@ -44,3 +46,22 @@ def jobs_site(folder: Path, count: int = 400) -> dict[str, bytes]:
     for name, body in files.items():
         (folder / name).write_bytes(body)
     return files
+
+
+def descendants(pid: int) -> Iterator[int]:
+    """The processes below ``pid`` (Linux: each process's parent from /proc/PID/stat)."""
+    parents: dict[int, int] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                stat = Path(f"/proc/{name}/stat").read_text()
+            except OSError:
+                continue
+            parents[int(name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    below = {pid}
+    grew = True
+    while grew:
+        found = {child for child, parent in parents.items() if parent in below} - below
+        grew = bool(found)
+        below |= found
+        yield from found

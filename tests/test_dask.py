@@ -10,11 +10,16 @@ real: worker processes killed with SIGKILL while they read.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
 import os
 import signal
 import socket
+import subprocess
+import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -22,7 +27,8 @@ import dask
 import distributed
 import pytest
 from conftest import index_xml, run, run_in
-from jobsite import SITE, jobs_site, urlset
+from jobsite import SITE, descendants, jobs_site, urlset
+from localsite import LocalSite
 
 import feedmap
 from feedmap import Diagnostic, Options, SourceError
@@ -158,17 +164,22 @@ def _worker_pids(address: str) -> dict[str, int]:
         return pids
 
 
-def _killing(pids: list[int]) -> Callable[[Diagnostic], None]:
-    """A diagnostic handler that kills these worker processes at the first diagnostic (children are being read)."""
-    done: list[int] = []
+def _killing_busy(address: str, every: bool) -> tuple[Callable[[Diagnostic], None], list[int], Callable[[], None]]:
+    """A diagnostic handler that kills the worker processes running a task (one, or ``every`` one) at the first
+    diagnostic that finds one busy; the pids killed; a function that closes its client."""
+    client = distributed.Client(address, set_as_default=False)
+    pids = client.run(os.getpid)
+    killed: list[int] = []
 
     def handle(diagnostic: Diagnostic) -> None:
-        if not done:
-            for pid in pids:
-                os.kill(pid, signal.SIGKILL)
-                done.append(pid)
+        if killed:
+            return
+        busy = [worker for worker, tasks in client.processing().items() if tasks]
+        for worker in busy if every else busy[:1]:
+            os.kill(pids[worker], signal.SIGKILL)
+            killed.append(pids[worker])
 
-    return handle
+    return handle, killed, client.close
 
 
 def test_a_worker_lost_while_reading_has_its_child_read_again_with_the_same_output(tmp_path: Path) -> None:
@@ -177,13 +188,16 @@ def test_a_worker_lost_while_reading_has_its_child_read_again_with_the_same_outp
     expected = tmp_path / "expected.xml"
     feedmap.convert(str(index), expected, "sitemap", Options(maps=maps))
     with _cluster() as cluster:
-        before = _worker_pids(cluster.scheduler_address)
-        victim = sorted(before.values())[:1]
+        handle, killed, close = _killing_busy(cluster.scheduler_address, every=False)
         out = tmp_path / "out.xml"
-        options = Options(maps=maps, dask=cluster.scheduler_address)
-        feedmap.convert(str(index), out, "sitemap", options, on_diagnostic=_killing(victim))
+        try:
+            feedmap.convert(
+                str(index), out, "sitemap", Options(maps=maps, dask=cluster.scheduler_address), on_diagnostic=handle
+            )
+        finally:
+            close()
         after = _worker_pids(cluster.scheduler_address)
-    assert victim[0] not in after.values()  # the worker was lost (and its nanny started another)
+    assert killed and killed[0] not in after.values()  # a worker reading a child was lost (its nanny made another)
     assert out.read_bytes() == expected.read_bytes()
 
 
@@ -197,12 +211,149 @@ def test_a_child_whose_worker_keeps_dying_is_an_error_naming_it_and_nothing_is_w
     out = tmp_path / "out.xml"
     with _cluster(**{"distributed.scheduler.allowed-failures": 0}) as cluster:  # the first loss fails the task
         options = Options(maps=((SITE, index.parent),), dask=cluster.scheduler_address)
-        pids = list(_worker_pids(cluster.scheduler_address).values())
-        with pytest.raises(SourceError, match=r"https://example\.com/c\d\.xml: the worker process .* stopped"):
-            feedmap.convert(str(index), out, "sitemap", options, on_diagnostic=_killing(pids))
+        handle, killed, close = _killing_busy(cluster.scheduler_address, every=True)
+        try:
+            with pytest.raises(SourceError, match=r"https://example\.com/c\d\.xml: the worker process .* stopped"):
+                feedmap.convert(str(index), out, "sitemap", options, on_diagnostic=handle)
+        finally:
+            close()
+    assert killed
     assert not out.exists()
     assert sorted(path.name for path in tmp_path.iterdir()) == ["site", "tmp"]  # no output, not even a temporary
     assert [path.name for path in scratch.iterdir()] == ["dask-scratch-space"]  # the test's cluster's; no spill
+
+
+@contextlib.contextmanager
+def _dask_processes(
+    folder: Path, workers: int = 1, cwd: Path | None = None, preload: Path | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A scheduler and ``workers`` workers, each a ``dask`` command of its own on 127.0.0.1 (as on a cluster: not
+    this process's, the workers in the folder ``cwd``); the scheduler's address and process."""
+    folder.mkdir(parents=True, exist_ok=True)
+    command = str(Path(sys.executable).with_name("dask"))
+    file = folder / "scheduler.json"
+    with open(folder / "dask.log", "wb") as log:
+        started = [
+            subprocess.Popen(
+                [
+                    command,
+                    "scheduler",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    "0",
+                    "--no-dashboard",
+                    "--scheduler-file",
+                    str(file),
+                ],
+                stdout=log,
+                stderr=log,
+            )
+        ]
+        try:
+            deadline = time.monotonic() + 60
+            while not file.exists() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            address = json.loads(file.read_text())["address"]
+            more = ["--preload", str(preload)] if preload is not None else []
+            for _ in range(workers):
+                worker = [command, "worker", address, "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1", *more]
+                started.append(subprocess.Popen(worker, stdout=log, stderr=log, cwd=cwd))
+            if workers:
+                with distributed.Client(address, set_as_default=False) as client:
+                    client.wait_for_workers(workers, timeout=60)
+            yield address, started[0]
+        finally:
+            for process in started:
+                process.terminate()
+            for process in started:
+                try:
+                    process.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+
+
+def test_relative_inputs_and_maps_are_read_by_workers_in_another_folder(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(site)  # the run's inputs and --map relative to it; the workers run in another folder
+    out = tmp_path / "out.xml"
+    commands = [
+        ["convert", "c0.xml", "c1.xml", "c3.xml", "c2.xml", "-o", str(out)],
+        ["validate", "index.xml", "--map", f"{SITE}=."],
+        ["convert", "index.xml", "--map", f"{SITE}=.", "-t", "jsonl", "-o", str(out)],
+    ]
+    with _dask_processes(tmp_path / "cluster", workers=2, cwd=elsewhere) as (address, _scheduler):
+        for argv in commands:
+            one = run(capsys, *argv, "--jobs", "1")
+            written = out.read_bytes() if out.exists() else None
+            there = run(capsys, *argv, "--dask", address)
+            assert there == one, argv
+            assert (out.read_bytes() if out.exists() else None) == written
+
+
+def test_a_worker_that_cannot_import_feedmap_is_named(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, site: Path
+) -> None:
+    block = tmp_path / "block.py"
+    block.write_text('import sys\nsys.modules["feedmap"] = None  # a worker without feedmap\n')
+    with _dask_processes(tmp_path / "cluster", preload=block) as (address, _scheduler):
+        code, _out, err = run(capsys, "convert", *_mapped(site), "-o", str(tmp_path / "out.xml"), "--dask", address)
+    assert code == 2 and "Traceback" not in err
+    assert f"Dask scheduler {address}: worker tcp://127.0.0.1:" in err and "cannot run feedmap's reading" in err
+    assert not (tmp_path / "out.xml").exists()
+
+
+def test_a_scheduler_without_workers_is_said_after_dasks_connect_time(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, site: Path
+) -> None:
+    with (
+        _dask_processes(tmp_path / "cluster", workers=0) as (address, _scheduler),
+        dask.config.set({"distributed.comm.timeouts.connect": "2s"}),
+    ):
+        code, _out, err = run(capsys, "convert", *_mapped(site), "-o", str(tmp_path / "out.xml"), "--dask", address)
+    assert code == 2 and "Traceback" not in err
+    assert f"Dask scheduler {address}: no worker joined in 2 s" in err
+
+
+def test_a_scheduler_lost_mid_run_is_said_and_nothing_is_written(tmp_path: Path) -> None:
+    index = _big_site(tmp_path / "site")
+    out = tmp_path / "out.xml"
+    with _dask_processes(tmp_path / "cluster", workers=2) as (address, scheduler):
+        lost: list[int] = []
+
+        def lose_it(diagnostic: Diagnostic) -> None:
+            if not lost:
+                scheduler.kill()
+                lost.append(scheduler.pid)
+
+        options = Options(maps=((SITE, index.parent),), dask=address)
+        lost_message = r"Dask scheduler .*: the connection to it was lost .* nothing was written"
+        with (
+            dask.config.set({"distributed.comm.timeouts.connect": "3s"}),
+            pytest.raises(SourceError, match=lost_message),
+        ):
+            feedmap.convert(str(index), out, "sitemap", options, on_diagnostic=lose_it)
+    assert lost and not out.exists()
+
+
+def test_a_local_cluster_starts_only_when_a_child_is_handed_to_it(tmp_path: Path) -> None:
+    """validate fetches an index's children on the web itself: no cluster is started for them."""
+    pid = os.getpid()
+    processes: list[int] = []
+    with LocalSite() as web:
+        web.add("/c0.xml", urlset(0, 20), content_type="application/xml")
+        web.add("/c1.xml", urlset(1, 20), content_type="application/xml")
+        web.add("/index.xml", index_xml(web.url("/c0.xml"), web.url("/c1.xml")), content_type="application/xml")
+        report = feedmap.validate(
+            web.url("/index.xml"),
+            options=Options(dask="local:2"),
+            on_diagnostic=lambda diagnostic: processes.append(len(list(descendants(pid)))),
+        )
+    assert report.files == 3 and processes and max(processes) == 0  # the index and its two children, read here
 
 
 def _closed_port() -> int:
@@ -227,6 +378,7 @@ def test_a_scheduler_that_cannot_be_reached_is_said_at_once(
         (["--dask", "local:0"], "local:N takes 1 to 256 worker processes"),
         (["--dask", "cluster"], "'cluster' is no scheduler: give local:N"),
         (["--dask", "tcp://host"], "is no scheduler"),
+        (["--dask", "tls://127.0.0.1:8786"], "is no scheduler"),  # TLS needs certificates: not offered
         (["--dask", "local:2", "--jobs", "2"], "--jobs 2 and --dask local:2: give one of them"),
     ],
 )

@@ -14,12 +14,12 @@ import os
 import signal
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from conftest import index_xml, run, run_in
-from jobsite import SITE
+from jobsite import SITE, descendants
 from jobsite import jobs_site as _site
 from jobsite import urlset as _urlset
 from localsite import LocalSite
@@ -171,25 +171,6 @@ def test_the_library_reads_the_same_with_workers(site: Path) -> None:
     assert [entry.origin for entry in read(2)[0]] == [entry.origin for entry in entries]
 
 
-def _descendants(pid: int) -> Iterator[int]:
-    """The processes below ``pid`` (Linux: each process's parent from /proc/PID/stat)."""
-    parents: dict[int, int] = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                stat = Path(f"/proc/{name}/stat").read_text()
-            except OSError:
-                continue
-            parents[int(name)] = int(stat.rsplit(")", 1)[1].split()[1])
-    below = {pid}
-    grew = True
-    while grew:
-        found = {child for child, parent in parents.items() if parent in below} - below
-        grew = bool(found)
-        below |= found
-        yield from found
-
-
 def _killing_workers() -> Callable[[Diagnostic], None]:
     """A diagnostic handler that kills this process's worker processes (the forkserver's children) once."""
     done: list[int] = []
@@ -197,7 +178,7 @@ def _killing_workers() -> Callable[[Diagnostic], None]:
     def handle(diagnostic: Diagnostic) -> None:
         if done:
             return
-        for pid in _descendants(os.getpid()):
+        for pid in descendants(os.getpid()):
             if Path(f"/proc/{pid}/stat").exists() and _parent(pid) != os.getpid():  # a worker, not the server
                 os.kill(pid, signal.SIGKILL)
                 done.append(pid)

@@ -1,9 +1,10 @@
 """``Options.dask`` (``--dask SCHEDULER``): which Dask cluster reads an index's children, as text checked at once.
 
 Dask's distributed scheduler (https://distributed.dask.org/en/stable/client.html) is named by an address of a
-protocol it speaks, ``tcp://HOST:PORT`` or ``tls://HOST:PORT``; ``local:N`` asks for a cluster of N worker
-processes of this machine (``distributed.LocalCluster`` on 127.0.0.1; ``local`` alone: one a core), started for
-the run and stopped after it.  The value is only parsed here; :mod:`feedmap._web.cluster` connects.
+protocol it speaks; feedmap takes ``tcp://HOST:PORT`` (TLS, which needs certificates configured, is not
+offered).  ``local:N`` asks for a cluster of N worker processes of this machine (``distributed.LocalCluster`` on
+127.0.0.1; ``local`` alone: one a core), started for the run and stopped after it.  The value is only parsed
+here; :mod:`feedmap._web.cluster` connects.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ __all__ = ["MAX_LOCAL_WORKERS", "Scheduler", "parse_scheduler", "scheduler_probl
 MAX_LOCAL_WORKERS = 256
 
 _LOCAL = re.compile(r"local(?::(\d{1,4}))?")
-_ADDRESS = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})")
+_ADDRESS = re.compile(r"tcp://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +41,7 @@ def scheduler_problem(text: object) -> str | None:
     address = _ADDRESS.fullmatch(text)
     if address is None:
         return f"{text!r} is no scheduler: give local:N (N worker processes here) or tcp://HOST:PORT"
-    if not 1 <= int(address.group(3)) <= 65535:
+    if not 1 <= int(address.group(2)) <= 65535:
         return f"{text!r}: a port is 1 to 65535"
     return None
 

@@ -48,7 +48,7 @@ from feedmap._validate.rules import Findings
 from feedmap._validate.sitemap import validate_sitemap
 from feedmap._validate.text import validate_text
 from feedmap._web.discover import open_url, robots_sitemaps, site_root
-from feedmap._web.partitions import WorkerDied, Workers, outcome, replay, workers_for
+from feedmap._web.partitions import WorkerDied, Workers, outcome, replay, worker_options, workers_for
 from feedmap.formats import _registry as registry
 from feedmap.formats._detection import sniff
 from feedmap.formats.feeds._channel_checks import validate_feed
@@ -194,7 +194,7 @@ class _Run:
         key = str(path.resolve())
         if key in self.visited or nesting_refusal(key, ancestors, self.options.max_depth) is not None:
             return None
-        options = dataclasses.replace(self.options, follow_child=None, jobs=1, dask=None)
+        options = dataclasses.replace(worker_options(self.options), strict=self.options.strict)
         return workers.submit(check_child, ChildCheck(url, index.url, key, index.lineage, options, self.now))
 
     def _replayed(self, validated: Future[str], url: str) -> bool:

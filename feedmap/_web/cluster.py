@@ -13,17 +13,22 @@ path, so nothing but paths travels through the scheduler.
 Files: a worker reads the run's input files and writes its spill into the run's temporary folder by path, so the
 cluster's workers must see this machine's files at the same paths: a ``LocalCluster`` (``local:N``, started on
 127.0.0.1 for the run and stopped after it), or workers on a shared file system with ``TMPDIR`` a shared folder.
-The run checks that each worker sees its temporary folder, and imports the same feedmap, when it connects.
+Paths are sent absolute (a worker runs in a working folder of its own).  The run checks that each worker there
+when it connects sees its temporary folder and imports the same feedmap (a worker joining later is not asked).
 
-Faults: a worker lost while reading a child has the task run again by the scheduler; the spill is written anew
-from its start, so the output is the same.  A child whose task keeps losing its worker (``KilledWorker``) is
+Faults: a worker lost while reading a child has the task run again by the scheduler; each attempt writes a file
+of its own, renamed over the spill once whole, so the output is the same.  A child whose task keeps losing its worker (``KilledWorker``) is
 :class:`~feedmap._web.partitions.WorkerDied`, naming the child, and the run stops with nothing published, as a
-worker process that dies under ``--jobs``.  A scheduler that cannot be reached, a cluster without workers, or
-Dask not installed is a :class:`~feedmap._core.errors.SourceError` saying what to do.
+worker process that dies under ``--jobs``; so does a scheduler lost mid-run.  A scheduler that cannot be reached
+(nothing listening: at once; no answer: in 5 s), a cluster without workers (after Dask's connect timeout,
+``distributed.comm.timeouts.connect``), a worker without feedmap, or Dask not installed is a
+:class:`~feedmap._core.errors.SourceError` saying what to do.  ``local:N`` workers ignore Ctrl-C: the run stops
+them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 import os
@@ -39,26 +44,40 @@ from typing import Any
 from feedmap._core.errors import SourceError
 from feedmap._core.scheduler import Scheduler, parse_scheduler
 from feedmap._core.version import __version__ as VERSION
-from feedmap._web.partitions import Workers, worker_count
+from feedmap._web.partitions import WorkerDied, Workers, worker_count
 
-__all__ = ["DaskPool", "DaskWorkers", "worker_facts"]
+__all__ = ["DaskPool", "DaskWorkers"]
 
-#: Seconds to wait for a scheduler to answer, and for a started cluster's workers to come up.
-CONNECT_SECONDS = 30
+#: Seconds to wait for something to listen at a scheduler's address.
+PROBE_SECONDS = 5
 _INSTALL = "pip install 'feedmap[dask]'"
 
 
-def worker_facts(directory: str) -> tuple[str, bool]:
-    """Run on each worker when the run connects: the feedmap it imports, and whether it sees ``directory``."""
-    return VERSION, os.path.isdir(directory)
+def _facts(directory: str) -> Callable[[], tuple[str, bool]]:
+    """What each worker is asked when the run connects: the feedmap it imports and whether it sees ``directory``.
+    A closure, so sent by value: a worker without feedmap (or with an old one) answers with the ImportError."""
+
+    def facts() -> tuple[str, bool]:
+        from feedmap._core.version import __version__
+
+        return __version__, os.path.isdir(directory)
+
+    return facts
+
+
+def _connect_seconds(dask: Any) -> float:
+    """Dask's own time to connect (``distributed.comm.timeouts.connect``, 30 s unless configured): how long the
+    run waits for the scheduler to answer and for a first worker to join."""
+    seconds = dask.utils.parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), default="seconds")
+    return float(seconds)
 
 
 def _probe(address: str) -> None:
     """SourceError at once when nothing listens at the scheduler's ``address`` (Dask's client would try again
-    and again until its timeout, 30 s, before saying so)."""
+    and again until its timeout before saying so)."""
     host, _, port = address.split("://", 1)[1].rpartition(":")
     try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_SECONDS):
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_SECONDS):
             pass
     except OSError as exc:
         raise SourceError(
@@ -70,24 +89,28 @@ def _probe(address: str) -> None:
 class DaskPool:
     """What :class:`~feedmap._web.partitions.Workers` asks of a pool (``submit``, ``shutdown``), on a Dask
     ``Client``: a task's outcome as a :class:`concurrent.futures.Future`, a lost worker's as
-    :class:`BrokenProcessPool` (which the run says as :class:`~feedmap._web.partitions.WorkerDied`)."""
+    :class:`BrokenProcessPool` (which the run says as :class:`~feedmap._web.partitions.WorkerDied`), a lost
+    scheduler's as a SourceError."""
 
     def __init__(self, scheduler: Scheduler, directory: str) -> None:
         try:  # typed as Any: Dask is an extra, and its API is untyped
             distributed: Any = importlib.import_module("distributed")
+            dask: Any = importlib.import_module("dask")
         except ImportError:
             raise SourceError(f"reading on a Dask cluster needs Dask installed: {_INSTALL}") from None
         self._killed: type[BaseException] = distributed.KilledWorker
         self._cluster: Any = None
+        self._client: Any = None
+        self._closing = False
         self._lock = threading.Lock()
         self._pending: set[Any] = set()
+        seconds = _connect_seconds(dask)
         address = scheduler.address
-        if address is not None:
-            _probe(address)
+        self._where = address or f"local:{scheduler.local}"
         try:
             if address is None:
                 scratch = os.path.join(directory, "dask")  # the cluster's own folder, removed with the run's
-                with importlib.import_module("dask").config.set({"temporary-directory": scratch}):
+                with dask.config.set({"temporary-directory": scratch}):
                     self._cluster = distributed.LocalCluster(
                         n_workers=scheduler.local,
                         threads_per_worker=1,
@@ -98,51 +121,65 @@ class DaskPool:
                         worker_dashboard_address=None,
                         silence_logs=logging.ERROR,
                         local_directory=scratch,
+                        preload=["feedmap._web.cluster_worker"],
                     )
                 address = self._cluster.scheduler_address
-            self._client: Any = distributed.Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
-        except (OSError, TimeoutError) as exc:
-            self._close_cluster()
-            where = address or f"local:{scheduler.local}"
-            raise SourceError(
-                f"Dask scheduler {where}: cannot be reached ({exc or type(exc).__name__}); start it "
-                "(dask scheduler), or ask for local:N, a cluster of this machine"
-            ) from None
-        try:
-            self.count = self._check(address, directory)
-        except BaseException:
+            else:
+                _probe(address)
+            self._client = distributed.Client(address, timeout=seconds, set_as_default=False)
+            self.count = self._check(directory, seconds)
+        except SourceError:
             self.shutdown()
             raise
-
-    def _check(self, address: str, directory: str) -> int:
-        """The worker threads of the cluster; SourceError for a cluster this run cannot use."""
-        self._client.wait_for_workers(1, timeout=CONNECT_SECONDS)
-        threads = sum(self._client.nthreads().values())
-        try:
-            facts: dict[str, tuple[str, bool]] = self._client.run(worker_facts, directory)
-        except ImportError as exc:
+        except Exception as exc:  # Dask's own (a timeout, a comm or TLS error): said, the cluster stopped
+            self.shutdown()
             raise SourceError(
-                f"Dask scheduler {address}: a worker cannot import feedmap ({exc}): {_INSTALL} on it"
+                f"Dask scheduler {self._where}: cannot be used ({type(exc).__name__}: {exc}); start it "
+                "(dask scheduler) with its workers, or ask for local:N, a cluster of this machine"
             ) from None
-        for worker, (version, sees) in sorted(facts.items()):
+
+    def _check(self, directory: str, seconds: float) -> int:
+        """The worker threads of the cluster; SourceError for a cluster this run cannot use (checked: the
+        workers there when it connects)."""
+        try:
+            self._client.wait_for_workers(1, timeout=seconds)
+        except TimeoutError:
+            raise SourceError(
+                f"Dask scheduler {self._where}: no worker joined in {seconds:g} s; start some (dask worker "
+                f"{self._where})"
+            ) from None
+        threads = sum(self._client.nthreads().values())
+        facts: dict[str, Any] = self._client.run(_facts(directory), on_error="return")
+        for worker, answer in sorted(facts.items()):
+            if isinstance(answer, BaseException):
+                raise SourceError(
+                    f"Dask scheduler {self._where}: worker {worker} cannot run feedmap's reading ({answer}): "
+                    f"install feedmap {VERSION} there ({_INSTALL})"
+                )
+            version, sees = answer
             if version != VERSION:
                 raise SourceError(
-                    f"Dask scheduler {address}: worker {worker} runs feedmap {version}, this run {VERSION}: "
+                    f"Dask scheduler {self._where}: worker {worker} runs feedmap {version}, this run {VERSION}: "
                     "install the same feedmap on the cluster's workers"
                 )
             if not sees:
                 raise SourceError(
-                    f"Dask scheduler {address}: worker {worker} does not see this run's temporary folder {directory}: "
-                    "the workers read the inputs and write their results by path, so they need this machine's "
-                    "files (a cluster of this machine, or a shared file system with TMPDIR set to a shared folder)"
+                    f"Dask scheduler {self._where}: worker {worker} does not see this run's temporary folder "
+                    f"{directory}: the workers read the inputs and write their results by path, so they need "
+                    "this machine's files (a cluster of this machine, or a shared file system with TMPDIR set "
+                    "to a shared folder)"
                 )
         return max(1, int(threads))
 
     def submit(self, function: Callable[..., str], /, *arguments: Any) -> Future[str]:
         """``function(*arguments)`` run by a worker of the cluster."""
         outcome: Future[str] = Future()
-        task = self._client.submit(function, *arguments, pure=False)
         with self._lock:
+            client = self._client
+            if client is None or self._closing:
+                outcome.cancel()  # the run is stopping: nothing more is read
+                return outcome
+            task = client.submit(function, *arguments, pure=False)
             self._pending.add(task)
         task.add_done_callback(lambda done: self._settle(done, outcome))
         return outcome
@@ -150,31 +187,42 @@ class DaskPool:
     def _settle(self, task: Any, outcome: Future[str]) -> None:
         with self._lock:
             self._pending.discard(task)
-        if task.cancelled():
+            closing = self._closing
+        if task.cancelled() and closing:
             outcome.cancel()
+            return
+        if task.status not in ("finished", "error"):  # the run did not ask: the scheduler was lost (Dask
+            # cancels every task then), which stops the run as a worker that dies does
+            outcome.set_exception(
+                WorkerDied(
+                    f"Dask scheduler {self._where}: the connection to it was lost while children were read (it "
+                    "stopped, or the network failed); nothing was written"
+                )
+            )
             return
         try:
             outcome.set_result(task.result())
         except self._killed as exc:  # the task lost its worker more often than the scheduler allows
             outcome.set_exception(BrokenProcessPool(str(exc)))
-        except BaseException as exc:
+        except Exception as exc:  # raised by the task itself, as a process pool's
             outcome.set_exception(exc)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         """Cancel the tasks not finished, disconnect, stop a cluster started for the run."""
         with self._lock:
+            self._closing = True
             pending, self._pending = list(self._pending), set()
-        client, self._client = self._client, None
-        if client is not None:
-            if pending and cancel_futures:
-                client.cancel(pending, force=True)
-            client.close()
-        self._close_cluster()
-
-    def _close_cluster(self) -> None:
-        cluster, self._cluster = self._cluster, None
-        if cluster is not None:
-            cluster.close()
+            client, self._client = self._client, None
+        try:
+            if client is not None:
+                with contextlib.suppress(Exception):  # a scheduler lost already: nothing to cancel there
+                    if pending and cancel_futures:
+                        client.cancel(pending, force=True)
+                client.close()
+        finally:
+            cluster, self._cluster = self._cluster, None
+            if cluster is not None:
+                cluster.close()
 
 
 class DaskWorkers(Workers):
@@ -188,6 +236,10 @@ class DaskWorkers(Workers):
 
     @property
     def count(self) -> int:
+        """``local:N``: N, known before the cluster is started (it starts when a child is handed over); a
+        running scheduler's: its worker threads, asked when it is connected to."""
+        if self._scheduler.address is None and self._dask is None:
+            return self._scheduler.local
         return self._connected()[0].count
 
     def close(self) -> None:

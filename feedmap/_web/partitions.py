@@ -32,6 +32,7 @@ import os
 import pickle
 import shutil
 import tempfile
+import threading
 from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -61,8 +62,10 @@ __all__ = [
     "packed",
     "read_partition",
     "replay",
+    "spill_file",
     "unpacked",
     "worker_count",
+    "worker_options",
     "workers_for",
 ]
 
@@ -102,6 +105,13 @@ def workers_for(options: Options) -> Workers | None:
         return None
     workers = Workers(options.jobs)
     return None if workers.count == 1 else workers
+
+
+def worker_options(options: Options) -> Options:
+    """The options a worker reads with: not strict (the run applies it where it replays), no follow filter, no
+    workers of its own, the maps' folders absolute (a cluster's worker may run in another working folder)."""
+    maps = tuple((prefix, folder.absolute()) for prefix, folder in options.maps)
+    return replace(options, strict=False, follow_child=None, jobs=1, dask=None, maps=maps)
 
 
 def worker_count(jobs: int) -> int:
@@ -330,11 +340,27 @@ class Spill:
         self._record(kind, value)
 
 
+@contextlib.contextmanager
+def spill_file(path: str) -> Generator[BinaryIO, None, None]:
+    """The file a worker writes a spill into: a name of its own beside ``path``, renamed to ``path`` once whole.
+    Two attempts at one task (a Dask worker thought lost that still runs) never write into one file, and a run
+    reading the spill sees one attempt's, whole.  The run gone (its folder removed): FileNotFoundError."""
+    part = f"{path}.{os.getpid()}.{threading.get_ident()}.part"
+    try:
+        with open(part, "wb") as out:
+            yield out
+        os.replace(part, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(part)
+        raise
+
+
 def read_partition(partition: Partition) -> str:
     """The worker: read one child into its spill file (see the module's docstring); returns the spill's path."""
     from feedmap._web.follow import is_followed, start_document  # follow imports this module
 
-    with open(partition.spill, "wb") as out, spaced_collections():
+    with spill_file(partition.spill) as out, spaced_collections():
         spill = Spill(out)
         ctx = Context(
             reporter=_Recording(spill),
@@ -456,7 +482,8 @@ class Workers:
         """A local child or input (``ctx``: the context the run would read it with) read by a worker."""
         pool, directory = self._start()
         spill = self._file(directory, "spill")
-        return self._kept(_submitted(pool, read_partition, self._partition(os.fspath(file), False, ctx, spill, format)))
+        path = os.path.abspath(file)  # a worker's working folder may be another (a cluster's)
+        return self._kept(_submitted(pool, read_partition, self._partition(path, False, ctx, spill, format)))
 
     def _kept(self, future: Future[str]) -> Future[str]:
         self._futures = [one for one in self._futures if not one.done()]
@@ -493,7 +520,7 @@ class Workers:
         return self._kept(parsed)
 
     def _partition(self, file: str, downloaded: bool, ctx: Context, spill: str, format: str | None) -> Partition:
-        options = replace(ctx.options, strict=False, follow_child=None, jobs=1, dask=None)  # the run applies strict
+        options = worker_options(ctx.options)
         return Partition(file, downloaded, format, ctx.name, ctx.path, ctx.url, ctx.chain, options, spill, self.lane)
 
     def close(self) -> None:
