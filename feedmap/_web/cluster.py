@@ -19,11 +19,11 @@ when it connects sees its temporary folder and imports the same feedmap (a worke
 Faults: a worker lost while reading a child has the task run again by the scheduler; each attempt writes a file
 of its own, renamed over the spill once whole, so the output is the same.  A child whose task keeps losing its
 worker (``KilledWorker``) is :class:`~feedmap._web.partitions.WorkerDied`, naming the child, and the run stops
-with nothing published, as a worker process that dies under ``--jobs``; so does a scheduler lost mid-run.  A scheduler that cannot be reached
-(nothing listening: at once; no answer: in 5 s), a cluster without workers (after Dask's connect timeout,
-``distributed.comm.timeouts.connect``), a worker without feedmap, or Dask not installed is a
-:class:`~feedmap._core.errors.SourceError` saying what to do.  ``local:N`` workers ignore Ctrl-C: the run stops
-them.
+with nothing published, as a worker process that dies under ``--jobs``; so does a scheduler lost mid-run.  A
+scheduler that cannot be reached (nothing listening: at once; no answer: in 5 s), a cluster without workers
+(after Dask's connect timeout, ``distributed.comm.timeouts.connect``), a worker without feedmap, or Dask not
+installed is a :class:`~feedmap._core.errors.SourceError` saying what to do.  ``local:N`` workers ignore Ctrl-C:
+the run stops them.
 """
 
 from __future__ import annotations
