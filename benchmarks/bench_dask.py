@@ -64,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import distributed
 
     index = _index(args.data_dir)
-    read = [str(index), "--map", f"{INDEX_BASE}={index.parent}", "-t", "text"]
+    read = ["convert", str(index), "--map", f"{INDEX_BASE}={index.parent}", "-t", "text"]
     n = args.workers
     with distributed.LocalCluster(
         n_workers=n,
