@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         WriteError,
     )
     from feedmap._core.model import Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, Position
+    from feedmap._core.version import __version__ as __version__
     from feedmap._diff.diff import Change, Changes, diff
     from feedmap._validate.report import Report, validate
     from feedmap._web.discover import find_sitemaps
@@ -97,6 +98,7 @@ _PUBLIC_HOMES = {
     "Rendered": "feedmap.formats._registry",
     "register": "feedmap.formats._registry",
     "Extension": "feedmap.formats.ext",
+    "__version__": "feedmap._core.version",
     "accelerated": "feedmap._compiled",
     "compiled_parts": "feedmap._compiled",
 }
@@ -118,8 +120,6 @@ def __dir__() -> list[str]:
     # the deprecated alias is not listed (nor in __all__): tools walking dir() or ``import *`` do not load it
     return sorted({*globals(), *_PUBLIC_HOMES} - ({"transforms"} - globals().keys()))
 
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Alternate",

@@ -347,12 +347,10 @@ def _concatenated(
 
     first = _open_document(sources[0], format, context_for(sources[0]), shared)
     workers = None
-    if ctx.options.jobs != 1 and len(sources) > 1:
-        from feedmap._web.partitions import Workers, outcome, replay
+    if (ctx.options.jobs != 1 or ctx.options.dask is not None) and len(sources) > 1:
+        from feedmap._web.partitions import outcome, replay, workers_for
 
-        workers = Workers(ctx.options.jobs)
-    if workers is not None and workers.count == 1:
-        workers = None
+        workers = workers_for(ctx.options)
     ahead: deque[Future[str] | None] = deque()
 
     def read_ahead(rest: Iterator[SourceLike]) -> None:
@@ -563,7 +561,7 @@ def _jobs_lane(
     """The conversion run by the workers' text lane (:mod:`feedmap._web.text_jobs`: an index whose children
     worker processes read and check, written as one text sitemap) when it can run ``steps``; None: they run.
     ``wrap``: as :func:`_passes_through` says."""
-    if inputs != 1 or ctx.options.jobs == 1 or not _passes_through(wrap):  # one worker: no pool's modules loaded
+    if inputs != 1 or (ctx.options.jobs == 1 and ctx.options.dask is None) or not _passes_through(wrap):
         return None
     from feedmap._web import text_jobs
 

@@ -355,6 +355,7 @@ EVERY_FIELD = {
     "max_depth": "2",
     "concurrency": "4",
     "jobs": "2",
+    "dask": "None",
     "http": 'feedmap.HttpSettings(cache_dir="cache", read_timeout=5)',
     "maps": '[("https://e.com/", "public"), ("https://f.com/", pathlib.Path("f"))]',
     "base_url": '"https://e.com/"',

@@ -24,6 +24,7 @@ from feedmap._core.dates import W3CDate
 from feedmap._core.http_settings import HttpSettings
 from feedmap._core.limits import DEFAULT_MAX_BYTES, PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
 from feedmap._core.option_values import MAX_SIZE, check_number, parse_size, web_url_problem, xml_text_problem
+from feedmap._core.scheduler import scheduler_problem
 
 __all__ = [
     "CALL_FIELDS",
@@ -131,6 +132,10 @@ class Options:
     #: ``--jobs``: worker processes reading an index's children (1: none, read in this process; 0: one per
     #: core).  The output is the same whatever the number (:mod:`feedmap._web.partitions`).
     jobs: int = 1
+    #: ``--dask``: the Dask scheduler whose workers read an index's children instead (``tcp://HOST:PORT``), or
+    #: ``local:N`` for N worker processes of this machine started for the run; None: no cluster.  The output
+    #: is the same as without it (:mod:`feedmap._web.cluster`).
+    dask: str | None = None
     http: HttpSettings = field(default_factory=HttpSettings)
     #: ``(url_prefix, directory)`` pairs: URLs under the prefix are read from the directory.
     maps: tuple[tuple[str, Path], ...] = ()
@@ -202,6 +207,7 @@ class Options:
             max_depth: int = ...,
             concurrency: int = ...,
             jobs: int = ...,
+            dask: str | None = ...,
             http: HttpSettings = ...,
             maps: Iterable[tuple[str, DirectoryLike]] = ...,
             base_url: str | None = ...,
@@ -335,6 +341,12 @@ def _check_values(options: Options) -> None:
     check_number("max_depth", options.max_depth, minimum=0, integer=True)
     check_number("concurrency", options.concurrency, minimum=1, maximum=MAX_CONCURRENCY, integer=True)
     check_number("jobs", options.jobs, minimum=0, maximum=MAX_JOBS, integer=True)
+    if options.dask is not None:
+        problem = scheduler_problem(options.dask)
+        if problem is not None:
+            raise ValueError(f"dask: {problem}")
+        if options.jobs != 1:
+            raise ValueError("jobs and dask: give one of them (the cluster's workers read the children)")
     if options.limit is not None:
         check_number("limit", options.limit, minimum=0, integer=True)
     if not isinstance(options.http, HttpSettings):
@@ -422,13 +434,13 @@ _SPLITTING = ("max_urls", "max_file_bytes", "name", "gzip", "index_name")
 #: URLs when reading, and the URL the directory is served at when splitting.  Without ``enrich``, no call
 #: uses the fields of enrichment, and ``write`` and ``split`` (which read nothing else) those of fetching.
 CALL_FIELDS: dict[str, frozenset[str]] = {
-    "read": frozenset({"strict", *_READING, "jobs", "base_url", *_SELECTING, *_ENRICHING}),
+    "read": frozenset({"strict", *_READING, "jobs", "dask", "base_url", *_SELECTING, *_ENRICHING}),
     "write": frozenset({"strict", *_SELECTING, *_ENRICHING, *_FETCHING, *_WRITING}),
     "split": frozenset({"strict", *_SELECTING, *_ENRICHING, *_FETCHING, *_WRITING, "base_url", *_SPLITTING}),
     "convert": frozenset(one.name for one in fields(Options)),
     "enrich": frozenset({"strict", *_ENRICHING, *_FETCHING}),
-    "diff": frozenset({"strict", *_READING, "jobs", "base_url", "index_name", *_SELECTING}),
-    "validate": frozenset({"strict", *_READING, "jobs", "base_url"}),
+    "diff": frozenset({"strict", *_READING, "jobs", "dask", "base_url", "index_name", *_SELECTING}),
+    "validate": frozenset({"strict", *_READING, "jobs", "dask", "base_url"}),
     "find_sitemaps": frozenset({"strict", *_FETCHING}),
     "sitemap_tree": frozenset({"strict", *_READING}),
 }

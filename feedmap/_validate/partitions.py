@@ -21,7 +21,7 @@ from feedmap._core.context import Options
 from feedmap._core.errors import Reporter
 from feedmap._core.follow_rules import same_site_rule
 from feedmap._web.discover import open_url
-from feedmap._web.partitions import Spill
+from feedmap._web.partitions import Spill, spill_file
 
 __all__ = ["ChildCheck", "check_child"]
 
@@ -43,7 +43,7 @@ def check_child(check: ChildCheck, spill_path: str) -> str:
     counts, or the error that stopped it, or that it is an index); returns the path."""
     from feedmap._validate.report import Report, _Run  # report imports this module
 
-    with open(spill_path, "wb") as out:
+    with spill_file(spill_path) as out:
         spill = Spill(out)
         spill.start()
         report = Report()

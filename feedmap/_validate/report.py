@@ -48,7 +48,7 @@ from feedmap._validate.rules import Findings
 from feedmap._validate.sitemap import validate_sitemap
 from feedmap._validate.text import validate_text
 from feedmap._web.discover import open_url, robots_sitemaps, site_root
-from feedmap._web.partitions import WorkerDied, Workers, outcome, replay
+from feedmap._web.partitions import WorkerDied, Workers, outcome, replay, worker_options, workers_for
 from feedmap.formats import _registry as registry
 from feedmap.formats._detection import sniff
 from feedmap.formats.feeds._channel_checks import validate_feed
@@ -194,7 +194,7 @@ class _Run:
         key = str(path.resolve())
         if key in self.visited or nesting_refusal(key, ancestors, self.options.max_depth) is not None:
             return None
-        options = dataclasses.replace(self.options, follow_child=None, jobs=1)
+        options = dataclasses.replace(worker_options(self.options), strict=self.options.strict)
         return workers.submit(check_child, ChildCheck(url, index.url, key, index.lineage, options, self.now))
 
     def _replayed(self, validated: Future[str], url: str) -> bool:
@@ -400,10 +400,8 @@ def validate(
             on_diagnostic(finding)
 
     run = _Run(report, options, emit)
-    if options.jobs != 1 and options.follow:
-        run.workers = Workers(options.jobs)
-        if run.workers.count == 1:
-            run.workers = None
+    if (options.jobs != 1 or options.dask is not None) and options.follow:
+        run.workers = workers_for(options)
     with contextlib.closing(run.shared):
         run.walk(source, format)
     return report

@@ -333,15 +333,14 @@ class _Following:
         return walk
 
     def _start(self, lane: Lane | None) -> Generator[Entry, None, None]:
-        jobs = self.ctx.options.jobs
+        options = self.ctx.options
         workers = None
-        if jobs != 1:
-            from feedmap._web.partitions import Workers
+        if options.jobs != 1 or options.dask is not None:
+            from feedmap._web.partitions import workers_for
 
-            workers = Workers(jobs)
-            workers.lane = lane
-        if workers is not None and workers.count == 1:  # jobs=0 on one core: read here, as jobs=1 does
-            workers = None
+            workers = workers_for(options)
+            if workers is not None:
+                workers.lane = lane
         return _walk(_Level(self.entries, self.ctx, self.shared, workers=workers))
 
     def close(self) -> None:

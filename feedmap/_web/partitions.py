@@ -32,12 +32,13 @@ import os
 import pickle
 import shutil
 import tempfile
+import threading
 from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from feedmap._core.collector import spaced_collections
 from feedmap._core.context import Context, Options
@@ -53,6 +54,7 @@ if TYPE_CHECKING:  # a lane's worker imports it (feedmap._web.text_jobs)
 __all__ = [
     "WORKER_MODULES",
     "Partition",
+    "Pool",
     "Spill",
     "WorkerDied",
     "Workers",
@@ -60,8 +62,11 @@ __all__ = [
     "packed",
     "read_partition",
     "replay",
+    "spill_file",
     "unpacked",
     "worker_count",
+    "worker_options",
+    "workers_for",
 ]
 
 #: Entries pickled together, as one record: big enough that pickling is cheap per entry, small enough to keep
@@ -87,6 +92,26 @@ WORKER_MODULES = (
     "feedmap.formats.sitemap._walk",
     "lxml.etree",
 )
+
+
+def workers_for(options: Options) -> Workers | None:
+    """The workers that read the children of a run with ``options``: a Dask cluster's (``dask``), else ``jobs``
+    worker processes; None: the run reads them itself (``jobs`` 1, or 0 on one core)."""
+    if options.dask is not None:
+        from feedmap._web.cluster import DaskWorkers
+
+        return DaskWorkers(options.dask)
+    if options.jobs == 1:
+        return None
+    workers = Workers(options.jobs)
+    return None if workers.count == 1 else workers
+
+
+def worker_options(options: Options) -> Options:
+    """The options a worker reads with: not strict (the run applies it where it replays), no follow filter, no
+    workers of its own, the maps' folders absolute (a cluster's worker may run in another working folder)."""
+    maps = tuple((prefix, folder.absolute()) for prefix, folder in options.maps)
+    return replace(options, strict=False, follow_child=None, jobs=1, dask=None, maps=maps)
 
 
 def worker_count(jobs: int) -> int:
@@ -315,11 +340,27 @@ class Spill:
         self._record(kind, value)
 
 
+@contextlib.contextmanager
+def spill_file(path: str) -> Generator[BinaryIO, None, None]:
+    """The file a worker writes a spill into: a name of its own beside ``path``, renamed to ``path`` once whole.
+    Two attempts at one task (a Dask worker thought lost that still runs) never write into one file, and a run
+    reading the spill sees one attempt's, whole.  The run gone (its folder removed): FileNotFoundError."""
+    part = f"{path}.{os.getpid()}.{threading.get_ident()}.part"
+    try:
+        with open(part, "wb") as out:
+            yield out
+        os.replace(part, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(part)
+        raise
+
+
 def read_partition(partition: Partition) -> str:
     """The worker: read one child into its spill file (see the module's docstring); returns the spill's path."""
     from feedmap._web.follow import is_followed, start_document  # follow imports this module
 
-    with open(partition.spill, "wb") as out, spaced_collections():
+    with spill_file(partition.spill) as out, spaced_collections():
         spill = Spill(out)
         ctx = Context(
             reporter=_Recording(spill),
@@ -396,20 +437,33 @@ def replay(
             os.unlink(spill)
 
 
+class Pool(Protocol):
+    """What runs a worker's task: a process pool, or a Dask cluster's client (:mod:`feedmap._web.cluster`)."""
+
+    def submit(self, fn: Callable[..., str], /, *args: Any) -> Future[str]: ...
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None: ...
+
+
 class Workers:
     """The worker processes of one run (started when the first child is given, stopped by :meth:`close`) and
     the temporary directory of their spills."""
 
     def __init__(self, jobs: int) -> None:
-        self.count = worker_count(jobs)
-        self._pool: ProcessPoolExecutor | None = None
+        self._count = worker_count(jobs)
+        self._pool: Pool | None = None
         self._directory: str | None = None
         self._made = 0
         self._futures: list[Future[str]] = []
         #: What the workers do after reading (:mod:`feedmap._web.text_jobs`); None: they send the entries read.
         self.lane: Lane | None = None
 
-    def _start(self) -> tuple[ProcessPoolExecutor, str]:
+    @property
+    def count(self) -> int:
+        """The tasks run at once (the run hands that many children, and one more, ahead of its turn)."""
+        return self._count
+
+    def _start(self) -> tuple[Pool, str]:
         if self._pool is None or self._directory is None:
             methods = multiprocessing.get_all_start_methods()
             method = "forkserver" if "forkserver" in methods else "spawn"
@@ -428,7 +482,8 @@ class Workers:
         """A local child or input (``ctx``: the context the run would read it with) read by a worker."""
         pool, directory = self._start()
         spill = self._file(directory, "spill")
-        return self._kept(_submitted(pool, read_partition, self._partition(os.fspath(file), False, ctx, spill, format)))
+        path = os.path.abspath(file)  # a worker's working folder may be another (a cluster's)
+        return self._kept(_submitted(pool, read_partition, self._partition(path, False, ctx, spill, format)))
 
     def _kept(self, future: Future[str]) -> Future[str]:
         self._futures = [one for one in self._futures if not one.done()]
@@ -465,7 +520,7 @@ class Workers:
         return self._kept(parsed)
 
     def _partition(self, file: str, downloaded: bool, ctx: Context, spill: str, format: str | None) -> Partition:
-        options = replace(ctx.options, strict=False, follow_child=None, jobs=1)  # the run applies strict itself
+        options = worker_options(ctx.options)
         return Partition(file, downloaded, format, ctx.name, ctx.path, ctx.url, ctx.chain, options, spill, self.lane)
 
     def close(self) -> None:
@@ -492,7 +547,7 @@ class Workers:
             shutil.rmtree(directory, ignore_errors=True)
 
 
-def _submitted(pool: ProcessPoolExecutor, function: Callable[..., str], *arguments: object) -> Future[str]:
+def _submitted(pool: Pool, function: Callable[..., str], *arguments: object) -> Future[str]:
     """``function(*arguments)`` given to a worker; a pool already broken (a worker of an earlier child died while
     the run read ahead) is that future's failure, not the caller's: the run says which child's worker died when it
     reaches that child, in order, as :func:`outcome` does."""

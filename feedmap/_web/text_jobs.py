@@ -97,7 +97,7 @@ def lane_for(doc: Document, steps: list[Step], target: str, split: bool, ctx: Co
     options = ctx.options
     if os.environ.get(LANE_OFF, "0") not in ("", "0") or target != "text" or split or options.encode_urls:
         return None
-    if following_of(doc) is None or worker_count(options.jobs) < 2:
+    if following_of(doc) is None or (options.dask is None and worker_count(options.jobs) < 2):
         return None
     filters = bool(steps) and steps[0] == on_entries(_filters.filter_entries)
     if filters and options.strict:

@@ -54,6 +54,7 @@ from feedmap.cli._option_types import (
     pause_seconds,
     positive_int,
     retry_count,
+    scheduler_text,
     wait_seconds,
     web_url,
     xml_text,
@@ -350,6 +351,15 @@ def add_reading_options(
         help=f"for a sitemap index: read its children in N worker processes, 0 for one per core, at most "
         f"{MAX_JOBS} (default: 1, no workers); the output is the same whatever N",
     )
+    add(
+        "--dask",
+        dest="dask",
+        type=scheduler_text,
+        metavar="SCHEDULER",
+        help="for a sitemap index: read its children on a Dask cluster instead: local:N starts N worker "
+        "processes here (on 127.0.0.1), tcp://HOST:PORT uses a running scheduler whose workers see this "
+        "machine's files; needs pip install 'feedmap[dask]'; the output is the same as without it",
+    )
     if since:
         add_since_option(group, help=helps.get("since"))
     return group
@@ -490,6 +500,10 @@ def reading_options(args: argparse.Namespace, **more: Any) -> Options:
         raise FormatError(
             f"--since {args.since} is after --until {more['until']}: give the earlier date to --since"
         ) from None
+    if args.dask is not None and args.jobs != 1:
+        raise FormatError(
+            f"--jobs {args.jobs} and --dask {args.dask}: give one of them (the cluster reads the children)"
+        )
     return Options(
         strict=args.strict,
         max_bytes=args.max_bytes,
@@ -500,6 +514,7 @@ def reading_options(args: argparse.Namespace, **more: Any) -> Options:
         maps=tuple(args.maps),
         concurrency=args.concurrency,
         jobs=args.jobs,
+        dask=args.dask,
         http=http_settings(args),
         base_url=args.base_url,
         **more,

@@ -22,6 +22,7 @@ from feedmap._core.option_values import (
 )
 from feedmap._core.option_values import parse_size as size_in_bytes
 from feedmap._core.options import MAX_JOBS
+from feedmap._core.scheduler import scheduler_problem
 
 __all__ = [
     "concurrency_count",
@@ -74,6 +75,14 @@ retry_count = _number(int, 0, maximum=MAX_RETRIES)
 wait_seconds = _number(float, 0, above=True, maximum=MAX_SECONDS)
 #: ``--delay``: finite seconds from 0, at most a day.
 pause_seconds = _number(float, 0, maximum=MAX_SECONDS)
+
+
+def scheduler_text(text: str) -> str:
+    """``--dask``: ``local:N`` or the address of a Dask scheduler (``tcp://HOST:PORT``)."""
+    problem = scheduler_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
 
 
 def header_text(text: str) -> str:
