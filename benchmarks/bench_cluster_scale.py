@@ -19,10 +19,11 @@ temporary folder.  It reports, as markdown:
 * the peak and the last RSS of each worker and of the run, and whether each stayed flat (its peak after the first
   20% of the run within 15% of its peak in the first 20%);
 * what bounds a bigger cluster: the run's CPU seconds per million URLs (its user + system time, from
-  ``getrusage(RUSAGE_CHILDREN)`` around its wait), this process's (the scheduler's, and the sampler's) CPU per task
-  (one task per child), the workers' CPU per million URLs, the run's RSS growth per million URLs written (a
-  least-squares slope over the samples of the second half), the bytes downloaded (the site's ``/stats``) and the
-  peak size of the run's temporary folder.
+  ``getrusage(RUSAGE_CHILDREN)`` around its wait), the workers' CPU per million URLs, the run's RSS growth per
+  million URLs written (a least-squares slope over the samples of the second half), the URLs written per second in
+  each half of the run, the bytes downloaded (the site's ``/stats``), the peak size of the run's temporary folder,
+  this process's CPU (the scheduler with its heartbeats, and the sampler) over the run, and the wall time a task of
+  nothing takes through the scheduler (2,000 submitted at once, after the run).
 
 OUT is written into a temporary folder and deleted once counted (100M URLs is about 4 GB of text, 10M about
 400 MB); the free disk there is checked first.  Needs ``pip install -e '.[dask]'`` and Linux (``/proc``).
@@ -221,6 +222,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ):
             worker_pids: dict[str, int] = client.run(os.getpid)
             report = measure(args, base, cluster.scheduler_address, worker_pids, scratch)
+            report += scheduler_overhead(client, args.workers)
     finally:
         if site.stdin is not None:
             site.stdin.close()
@@ -230,6 +232,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.markdown is not None:
         args.markdown.write_text(report)
     return 0 if "**NO**" not in report else 1
+
+
+def _same(value: int) -> int:
+    return value
+
+
+def scheduler_overhead(client: object, workers: int, tasks: int = 2000) -> str:
+    """Wall ms a task of nothing takes through the cluster's scheduler (``tasks`` of them submitted at once)."""
+    started = time.perf_counter()
+    futures = client.map(_same, range(tasks), pure=False)  # type: ignore[attr-defined]
+    client.gather(futures)  # type: ignore[attr-defined]
+    seconds = time.perf_counter() - started
+    return (
+        f"\nThe scheduler alone: {tasks:,} tasks doing nothing, submitted at once to the same cluster "
+        f"({workers} workers): {seconds:.2f} s, {seconds / tasks * 1e3:.2f} ms a task.\n"
+    )
 
 
 def measure(args: argparse.Namespace, base: str, scheduler: str, worker_pids: dict[str, int], scratch: Path) -> str:
@@ -309,18 +327,27 @@ def measure(args: argparse.Namespace, base: str, scheduler: str, worker_pids: di
         if rss is not None and size and t > wall / 2
     ]
     growth = slope([p[0] for p in points], [p[1] for p in points])
+    halves = []
+    for low, high in ((0.0, 0.5), (0.5, 1.0)):
+        marks = [
+            (t, size)
+            for t, size in zip(samples.times, samples.out_bytes, strict=True)
+            if low * wall <= t <= high * wall
+        ]
+        halves.append((marks[-1][1] - marks[0][1]) / per_line / (marks[-1][0] - marks[0][0]) if len(marks) > 1 else 0.0)
     rows += [
         "",
         "| what bounds a bigger cluster | measured |",
         "|---|---:|",
         f"| the run's CPU (user + system) per 1M URLs | {run_cpu / lines * 1e6:.2f} s |",
         f"| the run's CPU share of the wall | {run_cpu / wall:.0%} of a core |",
-        f"| the run's RSS growth per 1M URLs written (second half) | {growth:.1f} MiB |",
+        f"| the run's RSS growth per 1M URLs written (second half) | {growth:+.2f} MiB |",
+        f"| URLs written per second, first half of the wall / second half | {halves[0]:,.0f} / {halves[1]:,.0f} |",
         f"| downloaded by the run (children, bytes) | {sent_children:,}, {sent_bytes / MIB:,.0f} MiB "
         f"({sent_bytes / wall / MIB:.1f} MiB/s) |",
         f"| written by the run: OUT | {out_size / MIB:,.0f} MiB |",
         f"| the run's temporary folder, peak size | {samples.tmp_peak / MIB:,.0f} MiB |",
-        f"| this script's CPU (the scheduler, its client, the sampler) per task (one a child) | "
+        f"| this script's CPU (the scheduler with its heartbeats, its client, the sampler) over the children | "
         f"{self_cpu / args.children * 1e3:.1f} ms |",
     ]
     if stderr.strip():
