@@ -9,8 +9,8 @@ fresh process with this tree's feedmap,
 ``python -m feedmap convert BASE/index.xml -t text -o OUT --dask tcp://SCHEDULER``: the run downloads each child,
 writes a copy into its temporary folder (``TMPDIR``, here a folder of this script's own temporary folder), and a
 worker reads the copy.  While it runs, every 0.5 s it samples the RSS (``/proc/PID/status`` ``VmRSS``) of each
-worker process (their pids from ``client.run(os.getpid)``) and of the run, the size of OUT and of the run's
-temporary folder.  It reports, as markdown:
+worker process (their pids from ``client.run(os.getpid)``) and of the run, the size of OUT (its temporary file until
+the run renames it) and of the run's temporary folder.  It reports, as markdown:
 
 * the URLs written: OUT must be every URL of the site, once each, in input order (compared line for line with
   the URLs the site serves; should the order differ, each line is checked to be a URL of the site, and counted
@@ -87,6 +87,18 @@ def folder_bytes(folder: Path) -> int:
     return total
 
 
+def written_bytes(folder: Path) -> int:
+    """The bytes of the files right in ``folder``: OUT, or while the run writes it the temporary file next to it
+    that the run renames to OUT when done (feedmap/_io/sinks.py)."""
+    total = 0
+    with os.scandir(folder) as found:
+        for entry in found:
+            with contextlib.suppress(OSError):  # renamed meanwhile
+                if entry.is_file(follow_symlinks=False):
+                    total += entry.stat(follow_symlinks=False).st_size
+    return total
+
+
 @dataclass
 class Samples:
     """What the sampler saw: per tick, the seconds since the start, OUT's bytes, and each process's RSS (KiB)."""
@@ -101,10 +113,7 @@ def sample(pids: dict[str, int], out: Path, tmp: Path, started: float, stop: thr
     samples = Samples(rss={name: [] for name in pids})
     while not stop.wait(SAMPLE_SECONDS):
         samples.times.append(time.perf_counter() - started)
-        try:
-            samples.out_bytes.append(out.stat().st_size)
-        except OSError:
-            samples.out_bytes.append(0)
+        samples.out_bytes.append(written_bytes(out.parent))
         for name, pid in pids.items():
             samples.rss[name].append(rss_kib(pid))
         samples.tmp_peak = max(samples.tmp_peak, folder_bytes(tmp))
