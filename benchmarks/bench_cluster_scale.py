@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import logging
 import os
 import resource
 import shutil
@@ -46,6 +45,8 @@ import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from _local_cluster import local_cluster  # the script's folder is first on sys.path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -216,17 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not base.startswith("http://"):
             raise SystemExit(f"the site did not start: {base!r}")
         with (
-            distributed.LocalCluster(
-                n_workers=args.workers,
-                threads_per_worker=1,
-                processes=True,
-                host="127.0.0.1",
-                scheduler_port=0,
-                dashboard_address=":0",
-                worker_dashboard_address=None,
-                silence_logs=logging.ERROR,
-                local_directory=str(scratch / "dask"),
-            ) as cluster,
+            local_cluster(args.workers, local_directory=str(scratch / "dask")) as cluster,
             distributed.Client(cluster.scheduler_address, set_as_default=False) as client,
         ):
             worker_pids: dict[str, int] = client.run(os.getpid)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import logging
 import os
 import statistics
 import subprocess
@@ -30,6 +29,7 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 from _goal_data import INDEX_BASE, write_index  # noqa: E402
+from _local_cluster import local_cluster  # noqa: E402
 
 CHILDREN, PER_CHILD = 20, 50_000
 
@@ -61,21 +61,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data-dir", type=Path, default=Path(tempfile.gettempdir()) / "feedmap-bench-dask")
     parser.add_argument("--markdown", type=Path, help="also write the table to this file")
     args = parser.parse_args(argv)
-    import distributed
-
     index = _index(args.data_dir)
     read = ["convert", str(index), "--map", f"{INDEX_BASE}={index.parent}", "-t", "text"]
     n = args.workers
-    with distributed.LocalCluster(
-        n_workers=n,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        scheduler_port=0,
-        dashboard_address=":0",
-        worker_dashboard_address=None,
-        silence_logs=logging.ERROR,
-    ) as cluster:
+    with local_cluster(n) as cluster:
         cases = {
             "--jobs 1": ["--jobs", "1"],
             f"--jobs {n}": ["--jobs", str(n)],
