@@ -30,7 +30,7 @@ from feedmap._core.collector import spaced_collections
 from feedmap._core.context import Context, Options, reporter_for
 from feedmap._core.errors import DiagnosticHandler, FormatError, Reporter
 from feedmap._core.model import ENTRY_FIELDS, DocKind, Document, Entry
-from feedmap._core.options import refuse_splitting, refuse_unused
+from feedmap._core.options import asks_for_workers, refuse_splitting, refuse_unused
 from feedmap._core.summary import SplitSummary, Summary
 from feedmap._io.http import Shared
 from feedmap._io.sinks import gzip_named, gzipped
@@ -347,7 +347,7 @@ def _concatenated(
 
     first = _open_document(sources[0], format, context_for(sources[0]), shared)
     workers = None
-    if (ctx.options.jobs != 1 or ctx.options.dask is not None) and len(sources) > 1:
+    if asks_for_workers(ctx.options) and len(sources) > 1:
         from feedmap._web.partitions import outcome, replay, workers_for
 
         workers = workers_for(ctx.options)
@@ -561,7 +561,7 @@ def _jobs_lane(
     """The conversion run by the workers' text lane (:mod:`feedmap._web.text_jobs`: an index whose children
     worker processes read and check, written as one text sitemap) when it can run ``steps``; None: they run.
     ``wrap``: as :func:`_passes_through` says."""
-    if inputs != 1 or (ctx.options.jobs == 1 and ctx.options.dask is None) or not _passes_through(wrap):
+    if inputs != 1 or not asks_for_workers(ctx.options) or not _passes_through(wrap):  # no pool modules loaded
         return None
     from feedmap._web import text_jobs
 

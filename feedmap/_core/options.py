@@ -43,6 +43,7 @@ __all__ = [
     "Patterns",
     "SizeLike",
     "SortOrder",
+    "asks_for_workers",
     "name_pattern_problem",
     "refuse_splitting",
     "refuse_unused",
@@ -332,6 +333,12 @@ def _patterns(name: str, value: object) -> tuple[str, ...]:
         except re.error as exc:
             raise ValueError(f"{name}: {text!r} is not a regular expression ({exc})") from None
     return tuple(texts)
+
+
+def asks_for_workers(options: Options) -> bool:
+    """Whether ``options`` ask for an index's children to be read by workers (``jobs`` other than 1, or a Dask
+    cluster): where that is False the run loads nothing of the workers' modules."""
+    return options.jobs != 1 or options.dask is not None
 
 
 def _check_values(options: Options) -> None:

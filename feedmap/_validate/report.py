@@ -37,7 +37,7 @@ from feedmap._core.errors import (
     reason_of,
 )
 from feedmap._core.follow_rules import loop_key, nesting_refusal, same_site_rule
-from feedmap._core.options import refuse_unused
+from feedmap._core.options import asks_for_workers, refuse_unused
 from feedmap._core.rules import RULES, Rule, renamed_hint
 from feedmap._core.urls import is_http_url, same_site
 from feedmap._io.http import Shared
@@ -400,7 +400,7 @@ def validate(
             on_diagnostic(finding)
 
     run = _Run(report, options, emit)
-    if (options.jobs != 1 or options.dask is not None) and options.follow:
+    if asks_for_workers(options) and options.follow:
         run.workers = workers_for(options)
     with contextlib.closing(run.shared):
         run.walk(source, format)

@@ -65,6 +65,7 @@ from feedmap._core.follow_rules import (
     scope_refusal,
 )
 from feedmap._core.model import DocKind, Document, Entry
+from feedmap._core.options import asks_for_workers
 from feedmap._core.wording import counted
 from feedmap._io.http import Shared
 from feedmap._io.locate import MapEscapeError, local_path
@@ -335,7 +336,7 @@ class _Following:
     def _start(self, lane: Lane | None) -> Generator[Entry, None, None]:
         options = self.ctx.options
         workers = None
-        if options.jobs != 1 or options.dask is not None:
+        if asks_for_workers(options):
             from feedmap._web.partitions import workers_for
 
             workers = workers_for(options)
