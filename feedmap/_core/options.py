@@ -442,6 +442,8 @@ _SPLITTING = ("max_urls", "max_file_bytes", "name", "gzip", "index_name")
 #: uses the fields of enrichment, and ``write`` and ``split`` (which read nothing else) those of fetching.
 CALL_FIELDS: dict[str, frozenset[str]] = {
     "read": frozenset({"strict", *_READING, "jobs", "dask", "base_url", *_SELECTING, *_ENRICHING}),
+    # feedmap.dask.read_bag: the workers read; what spans partitions is the writing call's (write_split)
+    "read_bag": frozenset({"strict", *_READING, "base_url"}),
     "write": frozenset({"strict", *_SELECTING, *_ENRICHING, *_FETCHING, *_WRITING}),
     "split": frozenset({"strict", *_SELECTING, *_ENRICHING, *_FETCHING, *_WRITING, "base_url", *_SPLITTING}),
     "convert": frozenset(one.name for one in fields(Options)),

@@ -39,7 +39,7 @@ from __future__ import annotations
 import contextlib
 import weakref
 from collections import deque
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -83,12 +83,15 @@ if TYPE_CHECKING:  # worker processes are imported by a walk with jobs (one that
 
 __all__ = [
     "FOLLOWED_FORMATS",
+    "Tally",
+    "check_something_read",
     "child_refusal",
     "child_url",
     "follow_index",
     "following_of",
     "is_followed",
     "loop_key",
+    "read_children",
     "resolved_message",
     "same_site_rule",
     "start_document",
@@ -179,8 +182,9 @@ def following_of(doc: Document) -> _Following | None:
 
 
 @dataclass(slots=True)
-class _Tally:
-    """Children of the whole tree of indexes read to the end, and those that failed or were refused."""
+class Tally:
+    """Children of the whole tree of indexes read to the end, and those that failed or were refused (picklable:
+    a cluster's worker sends the tally of the children it read, :func:`read_children`)."""
 
     read: int = 0
     failed: int = 0
@@ -245,7 +249,7 @@ def _left_out(index_entry: Entry, options: Options) -> bool:
     return options.since is not None and lastmod is not None and not within(lastmod, options.since, None)
 
 
-def _plan(index_entry: Entry, ctx: Context, tally: _Tally, shared: Shared, workers: Workers | None) -> _Child | None:
+def _plan(index_entry: Entry, ctx: Context, tally: Tally, shared: Shared, workers: Workers | None) -> _Child | None:
     """Decide how a child is read, or report why it is not (and give None)."""
     line = index_entry.origin.line if index_entry.origin else 0
     options = ctx.options
@@ -365,7 +369,7 @@ class _Level:
     window: deque[_Child] = field(default_factory=deque)
     planned: bool = False
     #: Shared by every level of one walk.
-    tally: _Tally = field(default_factory=_Tally)
+    tally: Tally = field(default_factory=Tally)
     #: With ``jobs``: the worker processes reading the children (the same for every level of one walk).
     workers: Workers | None = None
 
@@ -391,7 +395,16 @@ class _Level:
             self.stack.close()
 
 
-def _walk(root: _Level) -> Generator[Entry, None, None]:
+def read_children(index_entries: Iterable[Entry], ctx: Context, shared: Shared, tally: Tally) -> Iterator[Entry]:
+    """The entries of some children of an index read with ``ctx`` (its name, path, URL and chain: the context the
+    index was read with), in order, with the rules, diagnostics and nested indexes of the walk of the whole index;
+    the children read, failed and left out counted in ``tally``.  Whether anything was read at all is the
+    caller's to say (:func:`check_something_read`, once every part of the index was read): a cluster's worker
+    reads one part (:mod:`feedmap._web.bag_parts`)."""
+    return _walk(_Level(iter(index_entries), ctx, shared, tally=tally), check=False)
+
+
+def _walk(root: _Level, check: bool = True) -> Generator[Entry, None, None]:
     """The leaf entries below ``root``, depth first, in index order (see :class:`_Following`).
 
     A child sitemap's entries are yielded from here, straight from its document (no layer per entry of its own:
@@ -423,7 +436,8 @@ def _walk(root: _Level) -> Generator[Entry, None, None]:
                     raise
                 except FeedmapError as exc:
                     _failed(child, level, exc)
-        _check_something_read(root)
+        if check:
+            check_something_read(root.tally, root.ctx.name)
     finally:
         for level in reversed(levels):
             level.close()
@@ -431,9 +445,8 @@ def _walk(root: _Level) -> Generator[Entry, None, None]:
             root.workers.close()
 
 
-def _check_something_read(root: _Level) -> None:
-    """ReadError when children were named and not one could be read."""
-    tally = root.tally
+def check_something_read(tally: Tally, name: str) -> None:
+    """ReadError when the index ``name`` named children and not one could be read."""
     if tally.read == 0 and tally.failed > 0:
         if tally.skipped:
             kept = "the only child sitemap" if tally.failed == 1 else f"each of the {tally.failed} child sitemaps"
@@ -443,7 +456,7 @@ def _check_something_read(root: _Level) -> None:
             some = "its only child sitemap" if tally.failed == 1 else f"each of its {tally.failed} child sitemaps"
         raise ReadError(
             f"nothing was read from the index: {some} could not be read (see the warnings above)",
-            source=root.ctx.name,
+            source=name,
             code="no-child-read",
         )
 
@@ -521,7 +534,7 @@ def _failed(child: _Child, level: _Level, exc: FeedmapError) -> None:
     _report(child, level.ctx, exc, level.tally)
 
 
-def _report(child: _Child, ctx: Context, exc: FeedmapError, tally: _Tally) -> None:
+def _report(child: _Child, ctx: Context, exc: FeedmapError, tally: Tally) -> None:
     """Report why a child could not be read (or stopped being read), on the line of its index naming it."""
     tally.failed += 1
     if isinstance(exc, FetchError) and exc.code == "redirect-refused":

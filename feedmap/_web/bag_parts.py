@@ -1,0 +1,178 @@
+"""The partitions of a Dask bag of entries (:mod:`feedmap.dask`): planned by the client, read by a cluster's workers.
+
+Spec: the sitemaps.org 0.9 sitemap index (https://www.sitemaps.org/protocol.html#index): an index's children are
+independent documents, so each is one partition.  The client opens each input (:func:`plan`): an input that is an
+index to follow gives one partition per child it names (the index's own entries are read by the client, with their
+diagnostics); any other input is one partition.  A worker reads its partition (:func:`read_part`) as one run
+would: a child with the walk of :func:`feedmap._web.follow.read_children` (the index's context, so scope, loops,
+depth, redirects, the follow filter and nested indexes follow the same rules, with the same diagnostics), an input
+with :func:`feedmap._web.follow.start_document` and, when it is an index, its walk.  What a partition gives back
+is a :class:`Read`: its entries, its diagnostics in the order reading made them, the tally of the children it read
+(the client says ``no-child-read`` when not one child of an index was read), and the exception that stopped it
+(as its parts: exceptions with keyword arguments do not survive pickling as themselves).  A worker reads
+leniently; the client's reporter, which may be strict, sees each diagnostic when the partition is replayed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from feedmap._core.collector import spaced_collections
+from feedmap._core.context import Context, Options
+from feedmap._core.errors import Diagnostic, Reporter
+from feedmap._core.model import DocKind, DocMeta, Entry
+from feedmap._io.http import Shared
+from feedmap._io.sources import SourceLike, is_url, source_name
+from feedmap._web.follow import Tally, follow_index, is_followed, read_children, start_document
+from feedmap._web.partitions import Packed, _portable, _rebuilt, packed, unpacked
+
+__all__ = ["Part", "Read", "plan", "read_part", "reraise"]
+
+#: The entries of one partition pickled together (as columns, :func:`feedmap._web.partitions.packed`).
+_BATCH = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One partition: some children of an index (``children``), or a whole input (``children`` None)."""
+
+    #: The input (a path made absolute, or a URL), or the index whose children these are.
+    source: str
+    format: str | None
+    #: What a diagnostic of the partition names: the input, or the index (a child's own, the child).
+    name: str
+    path: Path | None
+    url: str | None
+    chain: tuple[str, ...]
+    options: Options
+    #: The input's number among the sources (the children of one index share it).
+    group: int
+    children: tuple[Entry, ...] | None = None
+    #: For children: the format and metadata of the index, followed (an input's are its own, read by the worker).
+    doc_format: str | None = None
+    meta: DocMeta | None = None
+
+    @property
+    def what(self) -> str:
+        """The partition as an error names it: the child sitemap, else the input."""
+        if self.children:
+            return f"child sitemap {self.children[0].loc} of {self.name}"
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """What reading one partition gave (see the module's docstring)."""
+
+    batches: tuple[Packed, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    tally: Tally | None
+    format: str | None
+    meta: DocMeta | None
+    failure: tuple[type[BaseException], tuple[object, ...], dict[str, object]] | None = None
+    #: The input's number, and for a child the index's name (the tallies of one index's children are summed).
+    group: int = 0
+    index: str | None = None
+
+    def entries(self) -> list[Entry]:
+        return [entry for batch in self.batches for entry in unpacked(batch)]
+
+
+def worker_view(options: Options) -> Options:
+    """The options a worker reads with: not strict (the client's reporter is), no workers of its own, the maps'
+    folders absolute (a worker may run in another working folder).  The follow filter is kept: the worker plans."""
+    maps = tuple((prefix, folder.absolute()) for prefix, folder in options.maps)
+    return replace(options, strict=False, jobs=1, dask=None, maps=maps)
+
+
+def plan(sources: Sequence[SourceLike], format: str | None, options: Options, reporter: Reporter) -> Iterator[Part]:
+    """The partitions of ``sources``, in order: each index to follow opened here, its entries read here (its own
+    diagnostics reported to ``reporter``), one partition per child; each other input one partition."""
+    view = worker_view(options)
+    for group, source in enumerate(sources):
+        if not isinstance(source, (str, os.PathLike)) or os.fspath(source) == "-":
+            raise TypeError(f"read_bag: give paths or URLs a worker can open, not {source!r}")
+        name = os.fspath(source)
+        where = name if is_url(name) else os.path.abspath(name)
+        ctx = Context(reporter=reporter, options=options, name=source_name(source))
+        shared = Shared()
+        try:
+            doc, stack = start_document(where if not is_url(name) else name, format, ctx, shared)
+            with stack:
+                if options.follow and is_followed(doc):
+                    meta = doc.meta.as_kind(DocKind.URLSET)
+                    for entry in doc.entries:
+                        yield Part(
+                            where,
+                            format,
+                            ctx.name,
+                            ctx.path,
+                            ctx.url,
+                            ctx.chain,
+                            view,
+                            group,
+                            (entry,),
+                            doc.format,
+                            meta,
+                        )
+                    continue
+        finally:
+            shared.close()
+        yield Part(where, format, ctx.name, None, None, (), view, group)
+
+
+class _Keeping(Reporter):
+    """A worker's reporter: every diagnostic kept, in order (as many as the partition makes)."""
+
+    def __init__(self) -> None:
+        super().__init__(keep=1 << 62)
+
+
+def read_part(part: Part) -> Read:
+    """The worker: read one partition (see the module's docstring)."""
+    reporter = _Keeping()
+    shared = Shared()
+    batches: list[Packed] = []
+    batch: list[Entry] = []
+    tally: Tally | None = None
+    format: str | None = None
+    meta: DocMeta | None = None
+    failure = None
+    try:
+        with spaced_collections(), contextlib.ExitStack() as stack:
+            ctx = Context(
+                reporter=reporter, options=part.options, name=part.name, path=part.path, url=part.url, chain=part.chain
+            )
+            if part.children is not None:
+                tally = Tally()
+                format, meta = part.doc_format, part.meta
+                entries: Iterator[Entry] = read_children(part.children, ctx, shared, tally)
+            else:
+                doc, inner = start_document(part.source, part.format, ctx, shared)
+                stack.push(inner)
+                follow_index(doc, ctx, shared)
+                format, meta = doc.format, doc.meta
+                entries = iter(doc.entries)
+            for entry in entries:
+                batch.append(entry)
+                if len(batch) >= _BATCH:
+                    batches.append(packed(batch))
+                    batch = []
+    except Exception as exc:  # the client raises it where reading stopped, after what was read before it
+        failure = _portable(exc)
+    finally:
+        shared.close()
+    if batch:
+        batches.append(packed(batch))
+    index = part.name if part.children is not None else None
+    return Read(tuple(batches), tuple(reporter.diagnostics), tally, format, meta, failure, part.group, index)
+
+
+def reraise(read: Read) -> None:
+    """The exception that stopped reading a partition, raised (if one did)."""
+    if read.failure is not None:
+        raise _rebuilt(read.failure)

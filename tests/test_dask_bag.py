@@ -1,0 +1,275 @@
+"""``feedmap.dask``: a bag of entries read by the workers of a real Dask cluster (``distributed.LocalCluster``, worker
+processes on 127.0.0.1), written as one run writes it.
+
+The oracle is always a run without Dask: :func:`feedmap.convert` into a directory against
+:func:`feedmap.dask.write_split` of :func:`feedmap.dask.read_bag`, each in a folder of its own under the same name
+(so the output's name in the messages is the same), comparing every file byte for byte and every diagnostic.  The
+site is the ``--jobs`` tests' (:mod:`jobsite`: broken, missing, nested and gzip children, relative URLs, URLs
+repeated across children).  The faults are real: worker processes that die while they hold a partition.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import dask
+import dask.bag
+import distributed
+import pytest
+from conftest import index_xml
+from jobsite import SITE, jobs_site, urlset
+from localsite import LocalSite
+
+import feedmap
+import feedmap.dask
+from feedmap import Diagnostic, Entry, Options, ReadError, SourceError, StrictError
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[distributed.Client]:
+    """A client of two worker processes, the default scheduler of every bag the tests compute."""
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            scheduler_port=0,
+            dashboard_address=":0",
+            worker_dashboard_address=None,
+            silence_logs=logging.ERROR,
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    folder = tmp_path / "site"
+    jobs_site(folder)
+    return folder
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+def _said(diagnostics: list[Diagnostic]) -> Counter[str]:
+    return Counter(str(one) for one in diagnostics)
+
+
+def _both(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, site: Path, options: Options, format: str = "sitemap"
+) -> tuple[tuple[dict[str, bytes], list[Diagnostic]], tuple[dict[str, bytes], list[Diagnostic]]]:
+    """The directory ``convert`` writes and the one ``write_split`` writes, and the diagnostics of each."""
+    maps = ((SITE, site),)
+    outcomes = []
+    for how in ("one", "bag"):
+        folder = tmp_path / how
+        folder.mkdir()
+        monkeypatch.chdir(folder)
+        said: list[Diagnostic] = []
+        if how == "one":
+            feedmap.convert(
+                str(site / "index.xml"), "out/", format, replace_maps(options, maps), on_diagnostic=said.append
+            )
+        else:
+            bag = feedmap.dask.read_bag(str(site / "index.xml"), options=Options(maps=maps), on_diagnostic=said.append)
+            feedmap.dask.write_split(bag, "out/", SITE, format, options, on_diagnostic=said.append)
+        outcomes.append((_files(folder / "out"), said))
+    return outcomes[0], outcomes[1]
+
+
+def replace_maps(options: Options, maps: tuple[tuple[str, Path], ...]) -> Options:
+    from dataclasses import replace
+
+    return replace(options, maps=maps, base_url=SITE)
+
+
+@pytest.mark.parametrize("format", ["sitemap", "text", "rss", "ror"])
+def test_a_bag_is_split_byte_for_byte_as_one_run_splits(
+    client: distributed.Client, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, site: Path, format: str
+) -> None:
+    (one, one_said), (bag, bag_said) = _both(monkeypatch, tmp_path, site, Options(max_urls=300), format)
+    assert len(one) > 3 and bag == one
+    assert _said(bag_said) == _said(one_said)
+    for broken in ("c3.xml", "missing.xml", "page.html"):  # the broken children, said as without Dask
+        assert any(broken in str(one) for one in bag_said), broken
+
+
+def test_the_steps_spanning_partitions_run_as_in_one_run(
+    client: distributed.Client, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, site: Path
+) -> None:
+    options = Options(max_urls=100, dedupe="newest", sort="lastmod", limit=450, since="2024-03-01")
+    (one, one_said), (bag, bag_said) = _both(monkeypatch, tmp_path, site, options)
+    assert len(one) == 6 and bag == one  # 450 URLs in 100s: five files and the index
+    assert _said(bag_said) == _said(one_said)
+
+
+def test_each_partitions_diagnostics_come_in_partition_order(client: distributed.Client, site: Path) -> None:
+    said: list[Diagnostic] = []
+    one_said: list[Diagnostic] = []
+    options = Options(maps=((SITE, site),))
+    bag = feedmap.dask.read_bag(str(site / "index.xml"), options=options, on_diagnostic=said.append)
+    assert bag.npartitions == 9  # one per child the index names
+    entries = list(feedmap.dask.entries(bag, on_diagnostic=said.append))
+    with feedmap.read(str(site / "index.xml"), options=options, on_diagnostic=one_said.append) as doc:
+        assert entries == list(doc.entries)
+    assert [str(one) for one in said] == [str(one) for one in one_said]  # the children's, read as they come
+    assert len({one.source for one in said}) >= 4  # the children's own names and lines
+
+
+def test_transforms_are_partition_operations_and_jsonl_is_one_file_each(
+    client: distributed.Client, tmp_path: Path, site: Path
+) -> None:
+    bag = feedmap.dask.read_bag(str(site / "index.xml"), options=Options(maps=((SITE, site),)))
+    kept = bag.filter(lambda entry: entry.lastmod is not None).map(
+        lambda entry: dataclasses.replace(entry, priority=0.9)
+    )
+    written = feedmap.dask.to_jsonl(kept, tmp_path / "parts")
+    assert [Path(path).name for path in written] == [f"part-{n:05d}.jsonl" for n in range(1, 10)]
+    assert sorted(os.listdir(tmp_path / "parts")) == [Path(path).name for path in written]  # no staging left
+    read_back: list[Entry] = []
+    for path in written:
+        with feedmap.read(path, "jsonl") as doc:
+            read_back.extend(doc.entries)
+    with feedmap.read(str(site / "index.xml"), options=Options(maps=((SITE, site),))) as doc:
+        expected = [dataclasses.replace(entry, priority=0.9) for entry in doc.entries if entry.lastmod is not None]
+    assert [(one.loc, one.lastmod, one.priority, one.images) for one in read_back] == [
+        (one.loc, one.lastmod, one.priority, one.images) for one in expected
+    ]
+
+
+def test_strict_stops_at_the_first_warning_and_the_directory_is_left_as_it_was(
+    client: distributed.Client, tmp_path: Path, site: Path
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("before")
+    bag = feedmap.dask.read_bag(str(site / "index.xml"), options=Options(maps=((SITE, site),)))
+    with pytest.raises(StrictError):
+        feedmap.dask.write_split(bag, out, SITE, options=Options(strict=True))
+    assert _files(out) == {"keep.txt": b"before"}
+
+
+def test_an_index_whose_every_child_fails_says_so_as_one_run_does(client: distributed.Client, tmp_path: Path) -> None:
+    (tmp_path / "index.xml").write_bytes(index_xml(f"{SITE}gone-1.xml", f"{SITE}gone-2.xml"))
+    maps = ((SITE, tmp_path),)
+    with pytest.raises(ReadError) as one:
+        feedmap.convert(
+            str(tmp_path / "index.xml"), str(tmp_path / "one") + "/", "sitemap", Options(maps=maps, base_url=SITE)
+        )
+    bag = feedmap.dask.read_bag(str(tmp_path / "index.xml"), options=Options(maps=maps))
+    with pytest.raises(ReadError) as dasked:
+        feedmap.dask.write_split(bag, tmp_path / "bag", SITE)
+    assert str(dasked.value) == str(one.value) and dasked.value.code == "no-child-read"
+    assert not (tmp_path / "bag").exists() or not os.listdir(tmp_path / "bag")
+
+
+def test_remote_children_are_fetched_by_the_workers_under_the_sites_rules(client: distributed.Client) -> None:
+    with LocalSite() as served, LocalSite("127.0.0.2") as other:
+        off_site = other.add("/elsewhere.xml", urlset(1, 20))
+        served.add("/c0.xml", urlset(0, 50))
+        served.add("/moved.xml", status=301, headers={"Location": off_site})  # a redirect off the site
+        served.add("/broken.xml", status=500)
+        served.add("/inner.xml", index_xml(served.url("/c0.xml"), off_site, "c2.xml"))
+        served.add("/c2.xml", urlset(2, 30))
+        names = ["/c0.xml", "/moved.xml", "/broken.xml", "/inner.xml"]
+        index = served.add("/index.xml", index_xml(*(served.url(name) for name in names), off_site))
+        said: list[Diagnostic] = []
+        one_said: list[Diagnostic] = []
+        with feedmap.read(index, on_diagnostic=one_said.append) as doc:
+            expected = list(doc.entries)
+        bag = feedmap.dask.read_bag(index, on_diagnostic=said.append)
+        assert list(feedmap.dask.entries(bag, on_diagnostic=said.append)) == expected
+        assert other.hits("/elsewhere.xml") == 0  # neither run fetched the page off the site
+    assert len(expected) == 50 + 50 + 31  # c0 (again through the nested index), c2 (resolved) and its relative loc
+    assert _said(said) == _said(one_said)
+    codes = Counter(one.code for one in said)
+    assert codes["child-off-site"] == 3 and codes["child-unreadable"] == 1
+
+
+def _dies_once(marker: str) -> object:
+    def entry_of(entry: Entry) -> Entry:
+        if not os.path.exists(marker):
+            with open(marker, "w"):
+                pass
+            os._exit(1)  # the worker process dies holding the partition
+        return entry
+
+    return entry_of
+
+
+def test_a_worker_lost_holding_a_partition_has_it_computed_again_with_the_same_output(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, site: Path
+) -> None:
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            host="127.0.0.1",
+            scheduler_port=0,
+            dashboard_address=":0",
+            silence_logs=logging.CRITICAL,
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
+        bag = feedmap.dask.read_bag(str(site / "index.xml"), options=Options(maps=((SITE, site),)))
+        feedmap.dask.write_split(bag.map(_dies_once(str(tmp_path / "died"))), tmp_path / "bag", SITE)
+    assert (tmp_path / "died").exists()
+    feedmap.convert(
+        str(site / "index.xml"), str(tmp_path / "one") + "/", "sitemap", Options(maps=((SITE, site),), base_url=SITE)
+    )
+    assert _files(tmp_path / "bag") == _files(tmp_path / "one")
+
+
+def _always_dies(entry: Entry) -> Entry:
+    if "c2.xml" in str(entry.origin):
+        os._exit(1)
+    return entry
+
+
+def test_a_partition_whose_worker_keeps_dying_is_an_error_naming_the_child(tmp_path: Path, site: Path) -> None:
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 1}),
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            host="127.0.0.1",
+            scheduler_port=0,
+            dashboard_address=":0",
+            silence_logs=logging.CRITICAL,
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
+        bag = feedmap.dask.read_bag(str(site / "index.xml"), options=Options(maps=((SITE, site),)))
+        with pytest.raises(SourceError, match=r"child sitemap https://example.com/c2.xml of .*index.xml: the Dask"):
+            feedmap.dask.write_split(bag.map(_always_dies), tmp_path / "bag", SITE)
+    assert not (tmp_path / "bag").exists() or not os.listdir(tmp_path / "bag")
+
+
+def test_a_bag_not_read_by_feedmap_is_written_and_a_repartitioned_one_refused(
+    client: distributed.Client, tmp_path: Path, site: Path
+) -> None:
+    with feedmap.read(str(site / "c0.xml")) as doc:
+        entries = list(doc.entries)
+    made = dask.bag.from_sequence(entries, npartitions=3)
+    summary = feedmap.dask.write_split(made, tmp_path / "made", SITE)
+    expected = feedmap.split(entries, tmp_path / "one", options=Options(base_url=SITE))
+    assert summary.entries == expected.entries and _files(tmp_path / "made") == _files(tmp_path / "one")
+    bag = feedmap.dask.read_bag(str(site / "index.xml"), options=Options(maps=((SITE, site),)))
+    with pytest.raises(ValueError, match="repartitioned"):
+        feedmap.dask.write_split(bag.repartition(2), tmp_path / "re", SITE)
+
+
+def test_read_bag_refuses_what_the_writing_call_does(site: Path) -> None:
+    with pytest.raises(ValueError, match=r"read_bag\(\) cannot use dedupe"):
+        feedmap.dask.read_bag(str(site / "index.xml"), options=Options(dedupe="newest"))
+    with pytest.raises(ValueError, match="at least one input"):
+        feedmap.dask.read_bag([])
