@@ -19,8 +19,9 @@ from feedmap._xml import SITEMAP_NS
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "sitemap" / "basic.xml"
-#: The public packages, documented beside the names of ``feedmap.__all__``.
-PUBLIC_PACKAGES = {"formats", "converters"}
+#: The public packages, documented beside the names of ``feedmap.__all__`` (``feedmap.dask``: imported on its own,
+#: with the ``dask`` extra, never by ``import feedmap``).
+PUBLIC_PACKAGES = {"formats", "converters", "dask"}
 #: Documented as deprecated, reachable as ``feedmap.transforms`` but kept out of ``__all__`` (``import *``).
 DEPRECATED = {"transforms"}
 
