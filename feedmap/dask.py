@@ -13,6 +13,8 @@ Diagnostics come back to the client: each partition's, with their ``file:line``,
 index's own diagnostics are reported by :func:`read_bag`, which reads the index.  A bag made by other means
 (``dask.bag.from_sequence`` of entries) is written as well; it brings no diagnostics.  A bag whose partitions no
 longer match those of its reading (``repartition``, ``concat``) is refused: its diagnostics would have no place.
+A partition is held whole in a worker's memory, as Dask's are: a child that is itself an index is one partition
+with every entry below it.
 
 The computation runs on Dask's scheduler of the moment: a ``distributed.Client`` made before (a
 ``LocalCluster``, or a remote scheduler), else the local one.  A worker lost mid-run has its partitions computed
@@ -45,9 +47,9 @@ from feedmap._core.model import Document, Entry
 from feedmap._core.options import refuse_unused
 from feedmap._core.summary import SplitSummary
 from feedmap._io.sources import SourceLike
-from feedmap._web.bag_parts import Read, plan, read_part, reraise
+from feedmap._web.bag_parts import Read, packed_batches, plan, read_part, reraise
 from feedmap._web.follow import Tally, check_something_read
-from feedmap._web.partitions import Packed, packed, unpacked
+from feedmap._web.partitions import unpacked
 
 if TYPE_CHECKING:
     from dask.bag import Bag
@@ -108,10 +110,6 @@ def _entries_of(read: Read) -> list[Entry]:
 def _summary_of(read: Read) -> Read:
     """A partition's reading without its entries (what the client needs of it besides the bag's entries)."""
     return replace(read, batches=())
-
-
-def _packed_entries(entries: list[Entry]) -> list[Packed]:
-    return [packed(entries[start : start + 4096]) for start in range(0, len(entries), 4096)]
 
 
 def _reads_of(bag: Bag) -> tuple[str | None, list[Any]]:
@@ -224,7 +222,15 @@ def _killed_worker() -> type[BaseException] | None:
     return KilledWorker
 
 
-def _reporter(options: Options, reporter: Reporter | None, on_diagnostic: DiagnosticHandler | None) -> Reporter:
+def _output_reporter(
+    call: str, options: Options | None, reporter: Reporter | None, on_diagnostic: DiagnosticHandler | None
+) -> Reporter:
+    """Where the diagnostics of :func:`entries` or :func:`to_jsonl` go; ValueError for an option they cannot use
+    (only ``strict``: the selection is :func:`write_split`'s, or the bag's own ``filter``)."""
+    options = options or Options()
+    if not isinstance(options, Options):
+        raise TypeError(f"options: give a feedmap.Options, not {options!r}")
+    refuse_unused(options, call)
     return reporter_for(options, reporter, on_diagnostic)
 
 
@@ -237,13 +243,12 @@ def entries(
 ) -> Iterator[Entry]:
     """The entries of ``bag``, in partition order, streamed to the client (a few partitions at a time), each
     partition's diagnostics reported before its entries (``options``: only ``strict`` is used)."""
-    options = options or Options()
-    return _streamed(bag, _reporter(options, reporter, on_diagnostic), None)
+    return _streamed(bag, _output_reporter("dask.entries", options, reporter, on_diagnostic), None)
 
 
 def _streamed(bag: Bag, reporter: Reporter, meta: list[Read] | None) -> Iterator[Entry]:
     def each(partition: Delayed, place: int) -> Delayed:
-        task: Delayed = delayed(_packed_entries, pure=True)(partition)
+        task: Delayed = delayed(packed_batches, pure=True)(partition)
         return task
 
     for batches in _partitions(bag, reporter, each, meta):
@@ -266,7 +271,7 @@ def write_split(
     honoured as there (the selection, ``dedupe``, ``sort`` and ``limit`` included).  The workers read; the
     client writes, the entries streamed to it in partition order.  An error leaves the directory as it was."""
     options = replace(options or Options(), base_url=base_url)
-    chosen = _reporter(options, reporter, on_diagnostic)
+    chosen = reporter_for(options, reporter, on_diagnostic)  # split() refuses the options it cannot use
     first: list[Read] = []
     stream = _streamed(bag, chosen, first)
     head = next(stream, None)  # the first partition's format and metadata make the document's, as one run's
@@ -294,8 +299,7 @@ def to_jsonl(
     missing; a folder the workers and the client share), each file by the worker holding the partition; the paths
     written, in order.  The files appear once every partition was written (until then they are in a temporary
     folder inside ``directory``): an error leaves ``directory`` as it was.  ``options``: only ``strict``."""
-    options = options or Options()
-    chosen = _reporter(options, reporter, on_diagnostic)
+    chosen = _output_reporter("to_jsonl", options, reporter, on_diagnostic)
     folder = os.path.abspath(os.fspath(directory))
     os.makedirs(folder, exist_ok=True)
     staging = tempfile.mkdtemp(prefix=".feedmap-parts-", dir=folder)

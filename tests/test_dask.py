@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
 import signal
 import socket
@@ -28,6 +27,7 @@ import distributed
 import pytest
 from conftest import index_xml, run, run_in
 from jobsite import SITE, descendants, jobs_site, urlset
+from localcluster import local_cluster
 from localsite import LocalSite
 
 import feedmap
@@ -36,24 +36,10 @@ from feedmap import Diagnostic, Options, SourceError
 Outcome = tuple[int, str, str, dict[str, bytes]]
 
 
-def _cluster(**config: object) -> distributed.LocalCluster:
-    with dask.config.set(config):
-        return distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            scheduler_port=0,
-            dashboard_address=":0",  # its HTTP server on a free port (8787 may be taken)
-            worker_dashboard_address=None,
-            silence_logs=logging.ERROR,
-        )
-
-
 @pytest.fixture(scope="module")
 def scheduler() -> Iterator[str]:
     """The address of a cluster of two worker processes, for the tests of this module that kill none."""
-    with _cluster() as cluster:
+    with local_cluster() as cluster:
         yield cluster.scheduler_address
 
 
@@ -187,7 +173,7 @@ def test_a_worker_lost_while_reading_has_its_child_read_again_with_the_same_outp
     maps = ((SITE, index.parent),)
     expected = tmp_path / "expected.xml"
     feedmap.convert(str(index), expected, "sitemap", Options(maps=maps))
-    with _cluster() as cluster:
+    with local_cluster() as cluster:
         handle, killed, close = _killing_busy(cluster.scheduler_address, every=False)
         out = tmp_path / "out.xml"
         try:
@@ -209,7 +195,7 @@ def test_a_child_whose_worker_keeps_dying_is_an_error_naming_it_and_nothing_is_w
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where the run's spills go
     index = _big_site(tmp_path / "site")
     out = tmp_path / "out.xml"
-    with _cluster(**{"distributed.scheduler.allowed-failures": 0}) as cluster:  # the first loss fails the task
+    with local_cluster(**{"distributed.scheduler.allowed-failures": 0}) as cluster:  # the first loss fails the task
         options = Options(maps=((SITE, index.parent),), dask=cluster.scheduler_address)
         handle, killed, close = _killing_busy(cluster.scheduler_address, every=True)
         try:

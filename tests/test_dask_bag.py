@@ -11,7 +11,6 @@ repeated across children).  The faults are real: worker processes that die while
 from __future__ import annotations
 
 import dataclasses
-import logging
 import os
 from collections import Counter
 from collections.abc import Iterator
@@ -23,6 +22,7 @@ import distributed
 import pytest
 from conftest import index_xml
 from jobsite import SITE, jobs_site, urlset
+from localcluster import local_cluster
 from localsite import LocalSite
 
 import feedmap
@@ -33,19 +33,7 @@ from feedmap import Diagnostic, Entry, Options, ReadError, SourceError, StrictEr
 @pytest.fixture(scope="module")
 def client() -> Iterator[distributed.Client]:
     """A client of two worker processes, the default scheduler of every bag the tests compute."""
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            scheduler_port=0,
-            dashboard_address=":0",
-            worker_dashboard_address=None,
-            silence_logs=logging.ERROR,
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
+    with local_cluster() as cluster, distributed.Client(cluster) as client:
         yield client
 
 
@@ -209,17 +197,7 @@ def _dies_once(marker: str) -> object:
 def test_a_worker_lost_holding_a_partition_has_it_computed_again_with_the_same_output(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, site: Path
 ) -> None:
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            host="127.0.0.1",
-            scheduler_port=0,
-            dashboard_address=":0",
-            silence_logs=logging.CRITICAL,
-        ) as cluster,
-        distributed.Client(cluster),
-    ):
+    with local_cluster() as cluster, distributed.Client(cluster):
         bag = feedmap.dask.read_bag(str(site / "index.xml"), options=Options(maps=((SITE, site),)))
         feedmap.dask.write_split(bag.map(_dies_once(str(tmp_path / "died"))), tmp_path / "bag", SITE)
     assert (tmp_path / "died").exists()
@@ -236,18 +214,8 @@ def _always_dies(entry: Entry) -> Entry:
 
 
 def test_a_partition_whose_worker_keeps_dying_is_an_error_naming_the_child(tmp_path: Path, site: Path) -> None:
-    with (
-        dask.config.set({"distributed.scheduler.allowed-failures": 1}),
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            host="127.0.0.1",
-            scheduler_port=0,
-            dashboard_address=":0",
-            silence_logs=logging.CRITICAL,
-        ) as cluster,
-        distributed.Client(cluster),
-    ):
+    failing_fast = local_cluster(**{"distributed.scheduler.allowed-failures": 1})
+    with failing_fast as cluster, distributed.Client(cluster):
         bag = feedmap.dask.read_bag(str(site / "index.xml"), options=Options(maps=((SITE, site),)))
         with pytest.raises(SourceError, match=r"child sitemap https://example.com/c2.xml of .*index.xml: the Dask"):
             feedmap.dask.write_split(bag.map(_always_dies), tmp_path / "bag", SITE)
@@ -273,3 +241,14 @@ def test_read_bag_refuses_what_the_writing_call_does(site: Path) -> None:
         feedmap.dask.read_bag(str(site / "index.xml"), options=Options(dedupe="newest"))
     with pytest.raises(ValueError, match="at least one input"):
         feedmap.dask.read_bag([])
+
+
+def test_the_calls_that_write_no_split_refuse_the_selection_they_cannot_apply(tmp_path: Path, site: Path) -> None:
+    """A setting is never silently ignored: entries() and to_jsonl() take only strict (the bag's own filter, or
+    write_split, selects), and say so before any partition is computed."""
+    bag = dask.bag.from_sequence([feedmap.Entry(loc=f"{SITE}a.html")], npartitions=1)
+    with pytest.raises(ValueError, match=r"dask.entries\(\) cannot use dedupe"):
+        feedmap.dask.entries(bag, Options(dedupe="newest"))
+    with pytest.raises(ValueError, match=r"to_jsonl\(\) cannot use limit"):
+        feedmap.dask.to_jsonl(bag, tmp_path / "parts", Options(limit=1))
+    assert not (tmp_path / "parts").exists()

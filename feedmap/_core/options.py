@@ -444,6 +444,8 @@ CALL_FIELDS: dict[str, frozenset[str]] = {
     "read": frozenset({"strict", *_READING, "jobs", "dask", "base_url", *_SELECTING, *_ENRICHING}),
     # feedmap.dask.read_bag: the workers read; what spans partitions is the writing call's (write_split)
     "read_bag": frozenset({"strict", *_READING, "base_url"}),
+    "dask.entries": frozenset({"strict"}),
+    "to_jsonl": frozenset({"strict"}),
     "write": frozenset({"strict", *_SELECTING, *_ENRICHING, *_FETCHING, *_WRITING}),
     "split": frozenset({"strict", *_SELECTING, *_ENRICHING, *_FETCHING, *_WRITING, "base_url", *_SPLITTING}),
     "convert": frozenset(one.name for one in fields(Options)),

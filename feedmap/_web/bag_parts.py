@@ -11,6 +11,9 @@ is a :class:`Read`: its entries, its diagnostics in the order reading made them,
 (the client says ``no-child-read`` when not one child of an index was read), and the exception that stopped it
 (as its parts: exceptions with keyword arguments do not survive pickling as themselves).  A worker reads
 leniently; the client's reporter, which may be strict, sees each diagnostic when the partition is replayed.
+
+A partition is held whole (Dask's bag partitions are lists): a child that is itself an index is read, with all its
+children, by the one worker holding that child, its entries in that worker's memory (packed as columns).
 """
 
 from __future__ import annotations
@@ -28,9 +31,9 @@ from feedmap._core.model import DocKind, DocMeta, Entry
 from feedmap._io.http import Shared
 from feedmap._io.sources import SourceLike, is_url, source_name
 from feedmap._web.follow import Tally, follow_index, is_followed, read_children, start_document
-from feedmap._web.partitions import Packed, _portable, _rebuilt, packed, unpacked
+from feedmap._web.partitions import Packed, _portable, _rebuilt, packed, unpacked, worker_options
 
-__all__ = ["Part", "Read", "plan", "read_part", "reraise"]
+__all__ = ["Part", "Read", "packed_batches", "plan", "read_part", "reraise", "worker_view"]
 
 #: The entries of one partition pickled together (as columns, :func:`feedmap._web.partitions.packed`).
 _BATCH = 4096
@@ -83,10 +86,14 @@ class Read:
 
 
 def worker_view(options: Options) -> Options:
-    """The options a worker reads with: not strict (the client's reporter is), no workers of its own, the maps'
-    folders absolute (a worker may run in another working folder).  The follow filter is kept: the worker plans."""
-    maps = tuple((prefix, folder.absolute()) for prefix, folder in options.maps)
-    return replace(options, strict=False, jobs=1, dask=None, maps=maps)
+    """The options a worker reads with: those of a ``--jobs`` worker (:func:`feedmap._web.partitions.worker_options`),
+    the follow filter kept: here the worker plans the children it reads."""
+    return replace(worker_options(options), follow_child=options.follow_child)
+
+
+def packed_batches(entries: list[Entry]) -> list[Packed]:
+    """``entries`` as batches of columns (:func:`feedmap._web.partitions.packed`), as a partition is sent."""
+    return [packed(entries[start : start + _BATCH]) for start in range(0, len(entries), _BATCH)]
 
 
 def plan(sources: Sequence[SourceLike], format: str | None, options: Options, reporter: Reporter) -> Iterator[Part]:
