@@ -60,7 +60,7 @@ from feedmap._io.sinks import gzipped
 from feedmap._publish.lock import is_run_file
 from feedmap._publish.publish import Publisher, PublishReport
 from feedmap._publish.scope import ScopeCheck, report_outside
-from feedmap._xml import escape_attribute
+from feedmap._xml import escape_attribute, make_iterparse
 from feedmap.formats import _registry as registry
 from feedmap.formats._registry import FormatSpec, Rendered
 
@@ -175,9 +175,7 @@ def _locs(file: BinaryIO) -> Iterator[str]:
     head = file.read(len(GZIP_MAGIC))
     file.seek(0)
     source: BinaryIO | gzip.GzipFile = gzip.GzipFile(fileobj=file, mode="rb") if head == GZIP_MAGIC else file
-    events = etree.iterparse(
-        source, events=("start", "end"), resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False
-    )
+    events = make_iterparse(source, "*", ("start", "end"))  # type: ignore[arg-type]
     try:
         for event, element in events:
             if event == "start":

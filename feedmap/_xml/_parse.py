@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import BinaryIO, Protocol
+from typing import Any, BinaryIO, Literal, Protocol
 
 from lxml import etree
 
@@ -20,7 +20,7 @@ from feedmap._io.sources import PeekableStream
 from feedmap._xml._cleaning import TEXT_LIMIT, ByteChecks, CleaningStream
 from feedmap._xml._names import line_of, local_name
 
-__all__ = ["Elements", "ParseState", "iter_elements", "make_iterparse", "parser_limit"]
+__all__ = ["Elements", "ParseState", "PullParse", "iter_elements", "make_iterparse", "parser_limit"]
 
 
 def parser_limit(message: str) -> str | None:
@@ -36,17 +36,61 @@ def parser_limit(message: str) -> str | None:
     return f"a name, attribute value or text longer than the XML parser allows (a guard on memory): {message}"
 
 
+#: The events a parse can give.
+ParseEvent = Literal["start", "end", "start-ns", "end-ns"]
+#: Bytes read from the input per feed of the parser (lxml's own ``iterparse`` reads 32 KiB at a time).
+CHUNK = 32768
+
+
+class PullParse:
+    """lxml's ``iterparse`` interface (iterate for the events, then :attr:`root`; :attr:`error_log`) over an
+    ``XMLPullParser`` fed ``CHUNK`` bytes at a time, with one difference that matters here: when the input breaks
+    off, the events parsed before the break are yielded first, then the break is raised, and nothing that lxml
+    makes up at the break is yielded.  lxml's ``iterparse`` did so up to 6.1.  From 6.2 it drops the events of
+    the chunk the break is in, and with them the entries before a break that feedmap keeps
+    (``xml-not-well-formed``: "the entries before it are kept"); and an input cut off at its end has its open
+    elements closed by ``close()`` with "end" events, which would make a ``<url>`` cut inside its ``<loc>``
+    look whole, its URL cut short.  Those events are never read here: the break is raised first."""
+
+    def __init__(self, source: CleaningStream | BinaryIO, parser: etree.XMLPullParser) -> None:
+        self._source = source
+        self._parser = parser
+        #: The document's root once the input was read to its end without a break (as ``iterparse.root``).
+        self.root: etree._Element | None = None
+
+    @property
+    def error_log(self) -> etree._ListErrorLog:
+        """The errors of this parse (as ``iterparse.error_log``)."""
+        log: etree._ListErrorLog = self._parser.feed_error_log
+        return log
+
+    def __iter__(self) -> Iterator[tuple[str, Any]]:
+        parser, read = self._parser, self._source.read
+        events = parser.read_events()
+        while True:
+            data = read(CHUNK)
+            if not data:
+                self.root = parser.close()  # a break here: what lxml 6.2 then gives are the open elements closed
+                yield from events
+                return
+            try:
+                parser.feed(data)
+            except etree.XMLSyntaxError:
+                yield from events  # what was parsed before the break, then the break
+                raise
+            yield from events
+
+
 def make_iterparse(
     source: CleaningStream | BinaryIO,
     tags: list[str] | str,
-    events: tuple[str, ...] = ("end",),
+    events: tuple[ParseEvent, ...] = ("end",),
     encoding: str | None = None,
-) -> etree.iterparse:
-    """An ``iterparse`` that cannot be abused: no DTD, no entities, no network, no huge trees.
+) -> PullParse:
+    """An ``iterparse`` (:class:`PullParse`) that cannot be abused: no DTD, no entities, no network, no huge trees.
 
     ``encoding`` overrides the one the document declares."""
-    return etree.iterparse(
-        source,
+    parser = etree.XMLPullParser(
         events=events,
         tag=tags,
         encoding=encoding,
@@ -57,6 +101,7 @@ def make_iterparse(
         remove_comments=True,
         remove_pis=True,
     )
+    return PullParse(source, parser)
 
 
 class ParseState(Protocol):
