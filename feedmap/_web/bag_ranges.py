@@ -11,7 +11,7 @@ after it is a ``csv-line`` warning, before it the ``csv-input`` error) or first 
 may be the header) came before it.  The one thing said after the lines, the text sitemap's ``too-many-entries``
 count, is summed by the client over the ranges (each range's ``Read`` gives its URLs) and said after the last.
 
-The plan (:func:`windows`, on the client, before the read tasks are made):
+The plan (:func:`windows`, on the client, before the read tasks are made; :func:`head_of`, :func:`cut`):
 
 * a local path to a regular, uncompressed file larger than the block size, whose format (named, else recognised
   by content here, with the diagnostics of recognising it) is ``jsonl`` or ``text``, is cut; anything else
@@ -44,7 +44,7 @@ import importlib
 import itertools
 import os
 import stat
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Generic, TypeVar
 
@@ -57,7 +57,18 @@ from feedmap._web.follow import _readable  # the run's own choice of a reader: t
 from feedmap.formats.lines import _jsonl, _text
 from feedmap.formats.lines._common import line_ends
 
-__all__ = ["DEFAULT_BLOCKSIZE", "SPLIT_FORMATS", "Window", "WindowReading", "block_size", "scan_block", "windows"]
+__all__ = [
+    "DEFAULT_BLOCKSIZE",
+    "SPLIT_FORMATS",
+    "Head",
+    "Window",
+    "WindowReading",
+    "block_size",
+    "cut",
+    "head_of",
+    "scan_block",
+    "windows",
+]
 
 #: ``read_bag``'s ``blocksize`` unless given: the bytes of a range of a big file, about.
 DEFAULT_BLOCKSIZE = 64 * 1024 * 1024
@@ -121,12 +132,47 @@ def _same(path: str, status: os.stat_result, size: int, mtime_ns: int) -> None:
         raise _changed(path)
 
 
+@dataclass(frozen=True, slots=True)
+class Head:
+    """What the client reads of a file to cut, before its ranges are planned (see the module's docstring)."""
+
+    format: str
+    meta: DocMeta
+    #: The line of the file's first URL (text) or first JSON object (jsonl); 0: none.
+    first: int
+    #: The diagnostics of recognising the file's format.
+    diagnostics: tuple[Diagnostic, ...]
+    size: int
+    mtime_ns: int
+
+
 def windows(
     path: str, name: str, format: str | None, options: Options, reporter: Reporter, blocksize: int
 ) -> tuple[str, DocMeta, list[Window]] | None:
     """The ranges of the input at ``path`` (see the module's docstring) with its format and metadata, or None
-    when it is read whole.  Diagnostics of its head are the ranges' to say, but those before a ReadError (an
-    invalid JSON lines header) are said here to ``reporter``, before it is raised, as a read says them."""
+    when it is read whole: its head read here (:func:`head_of`), its blocks scanned by Dask (:func:`scan_block`),
+    the ranges made of them (:func:`cut`)."""
+    head = head_of(path, name, format, options, reporter, blocksize)
+    if head is None:
+        return None
+    dask: Any = importlib.import_module("dask")
+    cuts = [*range(0, head.size, blocksize), head.size]
+    any_newline = SPLIT_FORMATS[head.format]
+    scans = [
+        dask.delayed(scan_block, pure=True)(path, start, stop, head.size, head.mtime_ns, any_newline)
+        for start, stop in itertools.pairwise(cuts)
+    ]
+    ranges = cut(head, dask.compute(*scans))
+    return (head.format, head.meta, ranges) if len(ranges) > 1 else None
+
+
+def head_of(
+    path: str, name: str, format: str | None, options: Options, reporter: Reporter, blocksize: int
+) -> Head | None:
+    """The head of the input at ``path``, or None when it is read whole (not a regular file larger than
+    ``blocksize``, compressed, another format).  Diagnostics of reading it are the ranges' to say, but those
+    before a ReadError (an invalid JSON lines header) are said here to ``reporter``, then it is raised, as a
+    read says them."""
     try:
         status = os.stat(path)
     except OSError:
@@ -140,7 +186,7 @@ def windows(
             spec = _readable(format, source, ctx)
             if source.compressed or spec.name not in SPLIT_FORMATS:
                 return None
-            head = tuple(kept.diagnostics)
+            recognised = tuple(kept.diagnostics)
             if spec.name == "jsonl":
                 meta, first = _jsonl.first_object(source.stream, ctx)
             else:
@@ -151,35 +197,26 @@ def windows(
         raise
     size, mtime_ns = _stamp(status)
     _same(path, os.stat(path), size, mtime_ns)
-    planned = _windows(path, size, mtime_ns, blocksize, SPLIT_FORMATS[spec.name])
-    if len(planned) < 2:
-        return None
-    ranges = [
-        Window(start, stop, line, 0 < first <= line, size, mtime_ns, head if not i else ())
-        for i, (start, stop, line) in enumerate(planned)
-    ]
-    return spec.name, meta, ranges
+    return Head(spec.name, meta, first, recognised, size, mtime_ns)
 
 
-def _windows(path: str, size: int, mtime_ns: int, blocksize: int, any_newline: bool) -> list[tuple[int, int, int]]:
-    """The ranges of the file: (start, stop, the line before) each, from one scan per block run by Dask."""
-    dask: Any = importlib.import_module("dask")
-    cuts = [*range(0, size, blocksize), size]
-    scans = [
-        dask.delayed(scan_block, pure=True)(path, start, stop, size, mtime_ns, any_newline)
-        for start, stop in itertools.pairwise(cuts)
-    ]
-    found: tuple[tuple[int, int], ...] = dask.compute(*scans)
+def cut(head: Head, scans: Sequence[tuple[int, int]]) -> list[Window]:
+    """The ranges of the file of ``head`` from the scans of its blocks, in order (the first block's at 0): a
+    range starts at the first line that starts in a block, its line numbered from the counts of the blocks
+    before; a block in which no line starts makes none."""
     starts: list[tuple[int, int]] = []  # the first line start in a block, and the line before it
     before = 0  # the line starts (past 0) before the block
-    for i, (count, first) in enumerate(found):
+    for i, (count, first) in enumerate(scans):
         if i == 0:
             starts.append((0, 0))
         elif first >= 0:
             starts.append((first, before + 1))
         before += count
-    ends = [*(start for start, _ in starts[1:]), size]
-    return [(start, stop, line) for (start, line), stop in zip(starts, ends, strict=True)]
+    ends = [*(start for start, _ in starts[1:]), head.size]
+    return [
+        Window(start, stop, line, 0 < head.first <= line, head.size, head.mtime_ns, () if i else head.diagnostics)
+        for i, ((start, line), stop) in enumerate(zip(starts, ends, strict=True))
+    ]
 
 
 def scan_block(path: str, start: int, stop: int, size: int, mtime_ns: int, any_newline: bool) -> tuple[int, int]:
