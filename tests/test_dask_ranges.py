@@ -26,9 +26,9 @@ from pathlib import Path
 import dask
 import distributed
 import pytest
+from conftest import urlset_xml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from conftest import urlset_xml
 from localcluster import local_cluster
 
 import feedmap
@@ -73,7 +73,7 @@ def whole(path: Path, format: str | None = None, options: Options | None = None)
 
 
 def bagged(path: Path, blocksize: int, format: str | None = None, options: Options | None = None) -> Outcome:
-    """The same of :func:`feedmap.dask.read_bag` in ranges of ``blocksize``, streamed by :func:`feedmap.dask.entries`."""
+    """The same of :func:`feedmap.dask.read_bag` in ranges of ``blocksize``, streamed by ``feedmap.dask.entries``."""
     said: list[Diagnostic] = []
     entries: list[tuple[Entry, object]] = []
     error = None
@@ -101,8 +101,8 @@ def ranged(path: Path, cuts: list[int], format: str, options: Options) -> Outcom
         ]
         tallies = Tallies(said)
         for window in cut(head, scans):
-            part = Part(name, format, name, path, None, (), worker_view(options), 0, None, head.format, head.meta, window)
-            read = read_part(part)
+            view = worker_view(options)
+            read = read_part(Part(name, format, name, path, None, (), view, 0, None, head.format, head.meta, window))
             tallies.add(read)
             for diagnostic in read.diagnostics:
                 said.report(diagnostic)
@@ -154,8 +154,7 @@ def test_ranges_own_the_lines_that_start_in_their_blocks_and_number_them(
 ) -> None:
     path = tmp_path / "lines"
     path.write_bytes(data)
-    inner = draw.draw(st.sets(st.integers(1, len(data) - 1), max_size=len(data) - 1) if len(data) > 1 else st.just(set()))
-    cuts = [0, *sorted(inner), len(data)]
+    cuts = _drawn_cuts(len(data), draw, len(data))
     status = path.stat()
     scans = [
         scan_block(str(path), start, stop, status.st_size, status.st_mtime_ns, any_newline)
@@ -219,16 +218,25 @@ _JSON_LINES = [
 def drawn_file(format: str) -> st.SearchStrategy[bytes]:
     lines = st.lists(st.sampled_from(_TEXT_LINES if format == "text" else _JSON_LINES), min_size=1, max_size=12)
     ends = st.sampled_from([b"\n", b"\r\n", b"\r"] if format == "text" else [b"\n", b"\r\n"])
-    return st.tuples(st.booleans(), lines, st.lists(ends, min_size=12, max_size=12), st.booleans()).map(
-        lambda drawn: (b"\xef\xbb\xbf" if drawn[0] else b"")
-        + b"".join(line + end for line, end in zip(drawn[1], drawn[2], strict=False))[
-            : None if drawn[3] else -1  # without a final line end (or a CR LF cut to its CR)
-        ]
-    ).filter(bool)
+    return (
+        st.tuples(st.booleans(), lines, st.lists(ends, min_size=12, max_size=12), st.booleans())
+        .map(
+            lambda drawn: (
+                (b"\xef\xbb\xbf" if drawn[0] else b"")
+                + b"".join(line + end for line, end in zip(drawn[1], drawn[2], strict=False))[
+                    : None
+                    if drawn[3]
+                    else -1  # without a final line end (or a CR LF cut to its CR)
+                ]
+            )
+        )
+        .filter(bool)
+    )
 
 
-def _drawn_cuts(size: int, draw: st.DataObject) -> list[int]:
-    inner = draw.draw(st.sets(st.integers(1, size - 1), max_size=6) if size > 1 else st.just(set()))
+def _drawn_cuts(size: int, draw: st.DataObject, most: int = 6) -> list[int]:
+    """0, at most ``most`` cuts inside ``size`` bytes, and ``size``."""
+    inner = draw.draw(st.sets(st.integers(1, size - 1), max_size=most) if size > 1 else st.just(set()))
     return [0, *sorted(inner), size]
 
 
