@@ -1,12 +1,15 @@
 """feedmap on Dask: a bag of entries read by a cluster's workers, written as one run writes it (``feedmap[dask]``).
 
 :func:`read_bag` gives a ``dask.bag.Bag`` of :class:`feedmap.Entry`: one partition per child of each index given
-(nested indexes followed by the worker that reads the child, under the usual site, loop and depth rules), one
-per other input.  Transform it as any bag, partition by partition (``bag.map``, ``bag.filter``,
-``bag.map_partitions``), then write it with :func:`write_split` (the files, names, cuts, index and no-churn
-publishing of :func:`feedmap.split`, byte for byte: the entries are streamed to the client in partition order,
-where the steps spanning partitions, such as ``dedupe``, ``sort`` and ``limit``, run) or :func:`to_jsonl` (one
-file per partition, written by the workers).  :func:`entries` streams them to the client for any other use.
+(nested indexes followed by the worker that reads the child, under the usual site, loop and depth rules), one per
+line-aligned byte range (``blocksize``) of a big local JSON lines or text sitemap file, with the entries,
+``file:line`` and diagnostics of reading it whole (:mod:`feedmap._web.bag_ranges`: the workers count each block's
+line ends first; gzip files, URLs and standard input are not cut), one per other input.  Transform it as any bag,
+partition by partition (``bag.map``, ``bag.filter``, ``bag.map_partitions``), then write it with :func:`write_split`
+(the files, names, cuts, index and no-churn publishing of :func:`feedmap.split`, byte for byte: the entries are
+streamed to the client in partition order, where the steps spanning partitions, such as ``dedupe``, ``sort`` and
+``limit``, run) or :func:`to_jsonl` (one file per partition, written by the workers).  :func:`entries` streams them
+to the client for any other use.
 
 Diagnostics come back to the client: each partition's, with their ``file:line``, reported to the call's reporter
 (or ``on_diagnostic``) in partition order when the partition reaches the client, ``strict`` applied there.  The
