@@ -30,6 +30,7 @@ from conftest import urlset_xml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from localcluster import local_cluster
+from localsite import LocalSite
 
 import feedmap
 import feedmap.dask
@@ -323,21 +324,25 @@ def test_what_is_not_cut_is_one_partition_and_blocksize_is_checked(tmp_path: Pat
     data = b"".join(b"https://e.com/%d\n" % n for n in range(200))
     (tmp_path / "big.txt").write_bytes(data)
     (tmp_path / "big.txt.gz").write_bytes(gzip.compress(data))
+    assert (tmp_path / "big.txt.gz").stat().st_size > 64  # larger than its block: cut but for its gzip
     (tmp_path / "big.xml").write_bytes(urlset_xml(*(f"{SITE}{n}" for n in range(200))))
     cut_up = feedmap.dask.read_bag(str(tmp_path / "big.txt"), blocksize=512)
     assert cut_up.npartitions == -(-len(data) // 512)  # every block holds a line start here
     expected = list(feedmap.dask.entries(cut_up))
     assert len(expected) == 200
-    for source, blocksize in [
-        ("big.txt.gz", 512),  # gzip: its bytes are not the lines'
-        ("big.xml", 512),  # another format
-        ("big.txt", len(data)),  # not larger than a block
-        ("big.txt", 0),
-        ("big.txt", None),
-    ]:
-        bag = feedmap.dask.read_bag(str(tmp_path / source), blocksize=blocksize)
-        assert bag.npartitions == 1, source
-        assert list(feedmap.dask.entries(bag)) == expected, source
+    with LocalSite() as served:
+        url = served.add("/big.txt", data)
+        for source, blocksize in [
+            (str(tmp_path / "big.txt.gz"), 64),  # gzip: its bytes are not the lines'
+            (str(tmp_path / "big.xml"), 64),  # another format
+            (url, 64),  # on the web
+            (str(tmp_path / "big.txt"), len(data)),  # not larger than a block
+            (str(tmp_path / "big.txt"), 0),
+            (str(tmp_path / "big.txt"), None),
+        ]:
+            bag = feedmap.dask.read_bag(source, blocksize=blocksize)
+            assert bag.npartitions == 1, source
+            assert list(feedmap.dask.entries(bag)) == expected, source
     assert feedmap.dask.read_bag(str(tmp_path / "big.txt"), blocksize="1K").npartitions == -(-len(data) // 1024)
     for wrong in (-1, 1.5, "lots", True):
         with pytest.raises(ValueError, match="blocksize"):
