@@ -17,8 +17,9 @@ The plan (:func:`windows`, on the client, before the read tasks are made; :func:
   by content here, with the diagnostics of recognising it) is ``jsonl`` or ``text``, is cut; anything else
   (gzip, URLs, smaller files, other formats) is one partition, as before;
 * the client reads the file's head with the format's own reader, as far as its first JSON object (its header,
-  whose metadata is the bag's; an invalid one is the ReadError a read gives, before any task) or its first URL:
-  one line, nearly always;
+  whose metadata is the bag's; an invalid one is the ReadError a read gives, before any task) or its first URL
+  (or a CSV row before it): one line, nearly always, but all of a file without one (whose every line is a
+  warning);
 * the file is cut in blocks of the block size, and one task per block, run by the workers at once, counts the
   line ends in its block and finds the first line that starts in it (:func:`scan_block`: ``bytes.count``, a
   pass at memory speed, far cheaper than reading the lines);
