@@ -1,12 +1,15 @@
 """feedmap on Dask: a bag of entries read by a cluster's workers, written as one run writes it (``feedmap[dask]``).
 
 :func:`read_bag` gives a ``dask.bag.Bag`` of :class:`feedmap.Entry`: one partition per child of each index given
-(nested indexes followed by the worker that reads the child, under the usual site, loop and depth rules), one
-per other input.  Transform it as any bag, partition by partition (``bag.map``, ``bag.filter``,
-``bag.map_partitions``), then write it with :func:`write_split` (the files, names, cuts, index and no-churn
-publishing of :func:`feedmap.split`, byte for byte: the entries are streamed to the client in partition order,
-where the steps spanning partitions, such as ``dedupe``, ``sort`` and ``limit``, run) or :func:`to_jsonl` (one
-file per partition, written by the workers).  :func:`entries` streams them to the client for any other use.
+(nested indexes followed by the worker that reads the child, under the usual site, loop and depth rules), one per
+line-aligned byte range (``blocksize``) of a big local JSON lines or text sitemap file, with the entries,
+``file:line`` and diagnostics of reading it whole (:mod:`feedmap._web.bag_ranges`: the workers count each block's
+line ends first; gzip files, URLs and standard input are not cut), one per other input.  Transform it as any bag,
+partition by partition (``bag.map``, ``bag.filter``, ``bag.map_partitions``), then write it with :func:`write_split`
+(the files, names, cuts, index and no-churn publishing of :func:`feedmap.split`, byte for byte: the entries are
+streamed to the client in partition order, where the steps spanning partitions, such as ``dedupe``, ``sort`` and
+``limit``, run) or :func:`to_jsonl` (one file per partition, written by the workers).  :func:`entries` streams them
+to the client for any other use.
 
 Diagnostics come back to the client: each partition's, with their ``file:line``, reported to the call's reporter
 (or ``on_diagnostic``) in partition order when the partition reaches the client, ``strict`` applied there.  The
@@ -47,8 +50,8 @@ from feedmap._core.model import Document, Entry
 from feedmap._core.options import refuse_unused
 from feedmap._core.summary import SplitSummary
 from feedmap._io.sources import SourceLike
-from feedmap._web.bag_parts import Read, packed_batches, plan, read_part, reraise
-from feedmap._web.follow import Tally, check_something_read
+from feedmap._web.bag_parts import Read, Tallies, packed_batches, plan, read_part, reraise
+from feedmap._web.bag_ranges import DEFAULT_BLOCKSIZE, block_size
 from feedmap._web.partitions import unpacked
 
 if TYPE_CHECKING:
@@ -76,13 +79,19 @@ def read_bag(
     *,
     on_diagnostic: DiagnosticHandler | None = None,
     reporter: Reporter | None = None,
+    blocksize: int | str | None = DEFAULT_BLOCKSIZE,
 ) -> Bag:
-    """A bag of the entries of ``sources`` (paths or URLs), one partition per index child or other input.
+    """A bag of the entries of ``sources`` (paths or URLs), one partition per index child, per range of a big
+    JSON lines or text file, or per other input.
 
     Each input is opened here: an index (unless ``options.follow`` is off) has its entries read here, their
-    diagnostics reported at once, and each child becomes a partition its worker reads; another input, one
-    partition.  ``format`` names the inputs' format (else recognised by content).  ``options`` holds those of
-    reading (``follow``, ``follow_child``, ``max_depth``, ``max_bytes``, ``max_line_bytes``, ``http``,
+    diagnostics reported at once, and each child becomes a partition its worker reads; a local, uncompressed
+    JSON lines or text sitemap file larger than ``blocksize`` bytes (an ``int``, or text such as ``"64M"``;
+    ``0`` or None: no file is cut) is cut into ranges of about that size, each the lines that start in it, one
+    partition each, with the entries, lines and diagnostics of reading the file whole (the line ends of each
+    range are counted by the workers first); another input (gzip files, URLs, smaller files, other formats),
+    one partition.  ``format`` names the inputs' format (else recognised by content).  ``options`` holds those
+    of reading (``follow``, ``follow_child``, ``max_depth``, ``max_bytes``, ``max_line_bytes``, ``http``,
     ``maps``, ``base_url``, ``strict``); the selection of entries (``since``, ``dedupe``, ...) is given to the
     call that writes the bag (:func:`write_split`), as it is to :func:`feedmap.split`.
     """
@@ -93,7 +102,8 @@ def read_bag(
     listed = list(sources) if isinstance(sources, Sequence) and not isinstance(sources, str) else [sources]
     if not listed:
         raise ValueError("read_bag: give at least one input")
-    parts = list(plan(listed, format, options, reporter_for(options, reporter, on_diagnostic)))
+    block = block_size(blocksize)
+    parts = list(plan(listed, format, options, reporter_for(options, reporter, on_diagnostic), block))
     name = f"{_READ}{uuid.uuid4().hex}"
     _WHATS[name] = tuple(part.what for part in parts)
     while len(_WHATS) > _WHATS_KEPT:
@@ -149,7 +159,7 @@ def _partitions(
         work = [each(parts[i], i) for i in range(start, stop)] + [one for one in reads[start:stop] if one is not None]
         return ahead.submit(_computed, work)
 
-    tallies = _Tallies()
+    tallies = Tallies(reporter)
     try:
         pending = go(0) if parts else None
         for start in range(0, len(parts), _AHEAD):
@@ -170,30 +180,6 @@ def _partitions(
         tallies.close()
     finally:
         ahead.shutdown(wait=False, cancel_futures=True)
-
-
-class _Tallies:
-    """The children read of each index summed over its partitions: ``no-child-read`` raised (as one run raises
-    it, once the index's children were all read) when the index named children and not one could be read."""
-
-    def __init__(self) -> None:
-        self._index: tuple[int, str] | None = None
-        self._tally = Tally()
-
-    def add(self, read: Read) -> None:
-        index = (read.group, read.index) if read.tally is not None and read.index is not None else None
-        if index != self._index:
-            self.close()
-            self._index, self._tally = index, Tally()
-        if read.tally is not None:
-            self._tally.read += read.tally.read
-            self._tally.failed += read.tally.failed
-            self._tally.skipped += read.tally.skipped
-
-    def close(self) -> None:
-        index, self._index = self._index, None
-        if index is not None:
-            check_something_read(self._tally, index[1])
 
 
 def _result(pending: Future[tuple[Any, ...]], name: str | None, start: int) -> tuple[Any, ...]:

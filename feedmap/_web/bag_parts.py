@@ -30,10 +30,12 @@ from feedmap._core.errors import Diagnostic, Reporter
 from feedmap._core.model import DocKind, DocMeta, Entry
 from feedmap._io.http import Shared
 from feedmap._io.sources import SourceLike, is_url, source_name
-from feedmap._web.follow import Tally, follow_index, is_followed, read_children, start_document
+from feedmap._web.bag_ranges import Window, WindowReading, windows
+from feedmap._web.follow import Tally, check_something_read, follow_index, is_followed, read_children, start_document
 from feedmap._web.partitions import Packed, _portable, _rebuilt, packed, unpacked, worker_options
+from feedmap.formats.lines._text import say_urls
 
-__all__ = ["Part", "Read", "packed_batches", "plan", "read_part", "reraise", "worker_view"]
+__all__ = ["Part", "Read", "Tallies", "packed_batches", "plan", "read_part", "reraise", "worker_view"]
 
 #: The entries of one partition pickled together (as columns, :func:`feedmap._web.partitions.packed`).
 _BATCH = 4096
@@ -55,15 +57,20 @@ class Part:
     #: The input's number among the sources (the children of one index share it).
     group: int
     children: tuple[Entry, ...] | None = None
-    #: For children: the format and metadata of the index, followed (an input's are its own, read by the worker).
+    #: For children: the format and metadata of the index, followed; for a range, the file's, read by the client
+    #: (a whole input's are its own, read by the worker).
     doc_format: str | None = None
     meta: DocMeta | None = None
+    #: The lines of a big JSON lines or text file read by this partition (:mod:`feedmap._web.bag_ranges`).
+    window: Window | None = None
 
     @property
     def what(self) -> str:
-        """The partition as an error names it: the child sitemap, else the input."""
+        """The partition as an error names it: the child sitemap, the range of the input, else the input."""
         if self.children:
             return f"child sitemap {self.children[0].loc} of {self.name}"
+        if self.window is not None:
+            return self.window.describe(self.name)
         return self.name
 
 
@@ -80,6 +87,8 @@ class Read:
     #: The input's number, and for a child the index's name (the tallies of one index's children are summed).
     group: int = 0
     index: str | None = None
+    #: A text sitemap's range: the input's name and the URLs the range read (the file's are counted over them).
+    urls: tuple[str, int] | None = None
 
     def entries(self) -> list[Entry]:
         return [entry for batch in self.batches for entry in unpacked(batch)]
@@ -96,21 +105,35 @@ def packed_batches(entries: list[Entry]) -> list[Packed]:
     return [packed(entries[start : start + _BATCH]) for start in range(0, len(entries), _BATCH)]
 
 
-def plan(sources: Sequence[SourceLike], format: str | None, options: Options, reporter: Reporter) -> Iterator[Part]:
+def plan(
+    sources: Sequence[SourceLike], format: str | None, options: Options, reporter: Reporter, blocksize: int = 0
+) -> Iterator[Part]:
     """The partitions of ``sources``, in order: each index to follow opened here, its entries read here (its own
-    diagnostics reported to ``reporter``), one partition per child; each other input one partition."""
+    diagnostics reported to ``reporter``), one partition per child; a local JSON lines or text file larger than
+    ``blocksize`` (0: none is cut) one per range of its lines (:func:`feedmap._web.bag_ranges.windows`); each
+    other input one partition, whose diagnostics are its worker's to say (those of opening it here are not)."""
     view = worker_view(options)
     for group, source in enumerate(sources):
         if not isinstance(source, (str, os.PathLike)) or os.fspath(source) == "-":
             raise TypeError(f"read_bag: give paths or URLs a worker can open, not {source!r}")
         name = os.fspath(source)
         where = name if is_url(name) else os.path.abspath(name)
-        ctx = Context(reporter=reporter, options=options, name=source_name(source))
+        local = blocksize and not is_url(name)
+        cut = windows(where, source_name(source), format, options, reporter, blocksize) if local else None
+        if cut is not None:
+            doc_format, meta, ranges = cut
+            named = source_name(source)
+            for window in ranges:
+                yield Part(where, format, named, Path(where), None, (), view, group, None, doc_format, meta, window)
+            continue
+        held = _Held()
+        ctx = Context(reporter=held, options=options, name=source_name(source))
         shared = Shared()
         try:
             doc, stack = start_document(where if not is_url(name) else name, format, ctx, shared)
             with stack:
                 if options.follow and is_followed(doc):
+                    held.release(reporter)  # the index's own diagnostics, said here as they come
                     meta = doc.meta.as_kind(DocKind.URLSET)
                     for entry in doc.entries:
                         yield Part(
@@ -127,9 +150,34 @@ def plan(sources: Sequence[SourceLike], format: str | None, options: Options, re
                             meta,
                         )
                     continue
+        except BaseException:
+            held.release(reporter)
+            raise
         finally:
             shared.close()
         yield Part(where, format, ctx.name, None, None, (), view, group)
+
+
+class _Held(Reporter):
+    """The diagnostics of opening an input, held until it is known whose they are: an index's, released to the
+    client's reporter (and every later one passed straight on); another input's, dropped (its worker says them)."""
+
+    def __init__(self) -> None:
+        super().__init__(keep=1 << 62)
+        self._target: Reporter | None = None
+
+    def report(self, diagnostic: Diagnostic) -> None:
+        if self._target is not None:
+            self._target.report(diagnostic)
+        else:
+            super().report(diagnostic)
+
+    def release(self, target: Reporter) -> None:
+        if self._target is None:
+            self._target = target
+            held, self.diagnostics = self.diagnostics, []
+            for diagnostic in held:
+                target.report(diagnostic)
 
 
 class _Keeping(Reporter):
@@ -145,19 +193,20 @@ def read_part(part: Part) -> Read:
     shared = Shared()
     batches: list[Packed] = []
     batch: list[Entry] = []
-    tally: Tally | None = None
-    format: str | None = None
-    meta: DocMeta | None = None
+    tally: Tally | None = Tally() if part.children is not None else None
+    format, meta = part.doc_format, part.meta
+    reading: WindowReading | None = None
     failure = None
     try:
         with spaced_collections(), contextlib.ExitStack() as stack:
             ctx = Context(
                 reporter=reporter, options=part.options, name=part.name, path=part.path, url=part.url, chain=part.chain
             )
-            if part.children is not None:
-                tally = Tally()
-                format, meta = part.doc_format, part.meta
+            if tally is not None and part.children is not None:
                 entries: Iterator[Entry] = read_children(part.children, ctx, shared, tally)
+            elif part.window is not None and format is not None:
+                reading = WindowReading(part.source, format, part.window, ctx)
+                entries = iter(reading)
             else:
                 doc, inner = start_document(part.source, part.format, ctx, shared)
                 stack.push(inner)
@@ -176,7 +225,46 @@ def read_part(part: Part) -> Read:
     if batch:
         batches.append(packed(batch))
     index = part.name if part.children is not None else None
-    return Read(tuple(batches), tuple(reporter.diagnostics), tally, format, meta, failure, part.group, index)
+    urls = (part.name, reading.urls) if reading is not None and reading.urls is not None else None
+    return Read(tuple(batches), tuple(reporter.diagnostics), tally, format, meta, failure, part.group, index, urls)
+
+
+class Tallies:
+    """What spans the partitions of one input, said by the client after its last partition was replayed (as a
+    read says it at the end): ``no-child-read`` raised when an index named children and not one could be read
+    (its children's tallies summed); ``too-many-entries`` for a text sitemap read in ranges whose URLs, summed
+    over its ranges, pass the protocol's cap."""
+
+    def __init__(self, reporter: Reporter) -> None:
+        self._reporter = reporter
+        self._key: tuple[str, int, str] | None = None
+        self._tally = Tally()
+        self._urls = 0
+
+    def add(self, read: Read) -> None:
+        key = None
+        if read.tally is not None and read.index is not None:
+            key = ("index", read.group, read.index)
+        elif read.urls is not None:
+            key = ("urls", read.group, read.urls[0])
+        if key != self._key:
+            self.close()
+            self._key, self._tally, self._urls = key, Tally(), 0
+        if read.tally is not None:
+            self._tally.read += read.tally.read
+            self._tally.failed += read.tally.failed
+            self._tally.skipped += read.tally.skipped
+        if read.urls is not None:
+            self._urls += read.urls[1]
+
+    def close(self) -> None:
+        key, self._key = self._key, None
+        if key is None:
+            return
+        if key[0] == "index":
+            check_something_read(self._tally, key[2])
+        else:
+            say_urls(self._urls, Context(reporter=self._reporter, name=key[2]))
 
 
 def reraise(read: Read) -> None:

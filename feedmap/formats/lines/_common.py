@@ -5,6 +5,9 @@ space to JSON); a text sitemap's line at LF, CR LF or a lone CR.  Without a cap 
 held whole, and JSON parsing multiplies it several times over; here no more than ``limit`` bytes of a
 line (plus one read chunk) are ever held: a longer line is skipped as it streams past and reported by
 the caller (``line-too-long``).
+
+:func:`line_ends` says where those lines end in a piece of a file, without reading it as lines: what a reader
+of a byte range (:mod:`feedmap._web.bag_ranges`) needs to find the lines that start in its range and number them.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Protocol
 
-__all__ = ["Block", "bounded_line_blocks", "bounded_lines", "too_long"]
+__all__ = ["Block", "bounded_line_blocks", "bounded_lines", "line_ends", "too_long"]
 
 _CHUNK = 1 << 16
 
@@ -87,6 +90,22 @@ def _chunks(stream: _Readable, any_newline: bool) -> Iterator[bytes]:
         if any_newline and b"\r" in chunk:
             chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         yield chunk
+
+
+def line_ends(data: bytes, stop: int, *, any_newline: bool = False) -> tuple[int, int]:
+    """The line ends of :func:`bounded_lines` whose last byte is in ``data[:stop]``: how many, and where the
+    first is (the index of its last byte; -1 for none).  Lines end at LF; with ``any_newline`` also at CR LF
+    (whose last byte is the LF) and at a lone CR: ``data`` holds the byte after ``stop`` when the file has
+    one, as a CR at ``stop - 1`` ends a line only when no LF follows it (then the LF ends it)."""
+    first = data.find(b"\n", 0, stop)
+    count = data.count(b"\n", 0, stop)
+    if not any_newline:
+        return count, first
+    count += data.count(b"\r", 0, stop) - data.count(b"\r\n", 0, stop + 1)  # a CR LF counted once, at its LF
+    cr = data.find(b"\r", 0, stop)
+    if cr >= 0 and (first < 0 or cr < first) and data[cr + 1 : cr + 2] != b"\n":
+        first = cr  # a lone CR before the first LF
+    return count, first
 
 
 def too_long(limit: int) -> str:

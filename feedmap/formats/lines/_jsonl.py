@@ -7,6 +7,10 @@ read), ``changefreq``, ``priority`` (number), ``title``, ``description``, ``keyw
 values are omitted.  At most one header line, the first, has no ``loc``: it carries document metadata
 (``kind``, ``title``, ``link``, ``description``, ``updated``, ``extras``) and is written only when there is some.
 Every IR field has a key, so ``X -> jsonl -> X`` is lossless for every format X.
+
+A part of a big file is read as the file's own lines (:func:`read_window`): told the number of the line before
+it and whether an object came before it (:func:`first_object`), it gives the entries and diagnostics the whole
+file gives there.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from feedmap._core.model import (
     new_position,
 )
 from feedmap._core.urls import _PLAIN_LOC_NO_USERINFO, MAX_LOC_LENGTH, check_loc
-from feedmap._io.sources import Source
+from feedmap._io.sources import Readable, Source
 from feedmap.formats._extras import extra_problem
 from feedmap.formats._fields import _CHANGEFREQS, read_changefreq, read_lastmod, read_loc
 from feedmap.formats._output import BATCH_CHARACTERS
@@ -57,7 +61,19 @@ from feedmap.formats.lines._jsonl_values import (
     text_of,
 )
 
-__all__ = ["FORMAT", "LinesLoop", "LongWay", "accelerated", "entry_to_json", "lines_loop", "one_line", "read", "write"]
+__all__ = [
+    "FORMAT",
+    "LinesLoop",
+    "LongWay",
+    "accelerated",
+    "entry_to_json",
+    "first_object",
+    "lines_loop",
+    "one_line",
+    "read",
+    "read_window",
+    "write",
+]
 
 _ENTRY_KEYS = frozenset(ENTRY_FIELDS)
 _new_tuple = tuple.__new__
@@ -311,9 +327,9 @@ def _has_lone_surrogate(obj: Any) -> bool:
     return False
 
 
-def _first(blocks: Iterator[Block], ctx: Context) -> tuple[dict[str, Any] | None, int, Block]:
-    """The first object of the file (a header or an entry), its line, and the lines of its read after it."""
-    line = 0
+def _first(blocks: Iterator[Block], ctx: Context, line: int = 0) -> tuple[dict[str, Any] | None, int, Block]:
+    """The first object of the lines after ``line`` (of a file: a header or an entry), its line, and the lines
+    of its read after it; no object: None, the last line, nothing."""
     for block in blocks:
         for at, raw in enumerate(block):
             line += 1
@@ -477,20 +493,43 @@ def _checked(obj: dict[str, Any], ctx: Context, line: int) -> Entry | None:
 
 
 def read(source: Source, *, ctx: Context) -> Document:
-    blocks = iter(bounded_line_blocks(source.stream, ctx.options.max_line_bytes))
-    first, line, rest = _first(blocks, ctx)
+    return read_window(source.stream, ctx)
+
+
+def read_window(stream: Readable, ctx: Context, line: int = 0, header: bool = True) -> Document:
+    """The document of the lines of ``stream`` (all of a file, or the lines of a part of one), the first line
+    numbered ``line + 1`` (a BOM is taken off only line 1); ``header``: no object came before them, so their
+    first may be the file's header (its metadata, or a ReadError at once for a header that is invalid)."""
+    blocks: Iterator[Block] = iter(bounded_line_blocks(stream, ctx.options.max_line_bytes))
     meta = DocMeta()
-    if first is not None and "loc" not in first:
-        unknown = set(first) - _META_KEYS
-        if unknown:
-            ctx.warning("unknown-key", f"unknown header keys {', '.join(sorted(unknown))} ignored", line)
-        try:
-            meta = _meta(first)
-        except Bad as exc:
-            raise ReadError(f"invalid header line: {exc}", source=ctx.name, line=line, code="invalid-value") from None
-        first = None
-    entries = _entries(first, line, itertools.chain((rest,), blocks), ctx)
-    return Document(meta, entries, diagnostics=ctx.reporter.diagnostics)
+    first = None
+    if header:
+        first, line, rest = _first(blocks, ctx, line)
+        meta, first = _header(first, line, ctx)
+        blocks = itertools.chain((rest,), blocks)
+    return Document(meta, _entries(first, line, blocks, ctx), diagnostics=ctx.reporter.diagnostics)
+
+
+def _header(first: dict[str, Any] | None, line: int, ctx: Context) -> tuple[DocMeta, dict[str, Any] | None]:
+    """The file's metadata and its first entry's object, from its first object (``first``, on line ``line``)."""
+    if first is None or "loc" in first:
+        return DocMeta(), first
+    unknown = set(first) - _META_KEYS
+    if unknown:
+        ctx.warning("unknown-key", f"unknown header keys {', '.join(sorted(unknown))} ignored", line)
+    try:
+        return _meta(first), None
+    except Bad as exc:
+        raise ReadError(f"invalid header line: {exc}", source=ctx.name, line=line, code="invalid-value") from None
+
+
+def first_object(stream: Readable, ctx: Context) -> tuple[DocMeta, int]:
+    """The metadata of the JSON lines file ``stream`` and the line of its first object (0: it has none), read
+    as :func:`read` reads them before its first entry (a header that is invalid is its ReadError): whether a
+    part of the file may hold the header."""
+    first, line, _ = _first(iter(bounded_line_blocks(stream, ctx.options.max_line_bytes)), ctx)
+    meta, _ = _header(first, line, ctx)
+    return meta, line if first is not None else 0
 
 
 def _first_entry(obj: dict[str, Any] | None, line: int, ctx: Context) -> Iterator[Entry]:

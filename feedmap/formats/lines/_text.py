@@ -11,20 +11,24 @@ text after a comma and a blank) is not read as one URL with a comma in it.  When
 before any URL, the input is a CSV file: reading stops with a :class:`~feedmap._core.errors.ReadError`
 (``csv-input``, exit 1) saying so; after URLs, the line is skipped with a ``csv-line`` warning.  A URL
 that really holds such a comma can write it as ``%2C``.
+
+A part of a big file is read as the file's own lines (:func:`window_items`): told the number of the line before
+it and whether a URL came before it (:func:`first_url`), it gives the lines, entries and diagnostics the whole
+file gives there; the URL cap is said once the file's URLs are counted (:func:`say_urls`).
 """
 
 from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any, BinaryIO, NamedTuple
 
 from feedmap._core.context import Context
 from feedmap._core.errors import ReadError
 from feedmap._core.model import DocKind, DocMeta, Document, Entry, new_entry, new_position
 from feedmap._core.urls import MAX_LOC_LENGTH, check_loc, is_absolute_url
-from feedmap._io.sources import Source
+from feedmap._io.sources import Readable, Source
 from feedmap.formats._output import MAX_BYTES, MAX_URLS, BlockBatches, SizeWatch, encoded_url, write_blocks
 from feedmap.formats._registry import FormatSpec, Rendered
 from feedmap.formats.lines._common import Block, bounded_line_blocks, too_long
@@ -37,11 +41,15 @@ __all__ = [
     "PlainBlock",
     "TextEntries",
     "finish_lines",
+    "first_url",
+    "lane_entries",
     "lane_reading",
     "line_batches",
     "line_of",
     "read",
     "render",
+    "say_urls",
+    "window_items",
     "write",
     "write_lines",
 ]
@@ -120,7 +128,7 @@ class TextEntries:
         return self._items
 
     def __iter__(self) -> Iterator[Entry]:
-        return _entries(self.lane_items(), self._ctx.name)
+        return lane_entries(self.lane_items(), self._ctx.name)
 
     def close(self) -> None:
         """Stop reading (the generator's own ``finally`` clauses run); not started, nothing is read any more."""
@@ -142,7 +150,8 @@ def lane_reading(doc: Document) -> TextEntries | None:
     return found if found is not None and found.meta is doc.meta else None
 
 
-def _entries(items: Iterator[LaneItem], name: str) -> Iterator[Entry]:
+def lane_entries(items: Iterator[LaneItem], name: str) -> Iterator[Entry]:
+    """The entries of the items of :meth:`TextEntries.lane_items` (or :func:`window_items`) read from ``name``."""
     for item in items:
         if type(item) is PlainBlock:
             line = item.line
@@ -154,12 +163,22 @@ def _entries(items: Iterator[LaneItem], name: str) -> Iterator[Entry]:
 
 
 def _lane_items(source: Source, ctx: Context) -> Iterator[LaneItem]:
+    count = yield from window_items(source.stream, ctx)
+    say_urls(count, ctx)
+
+
+def window_items(
+    stream: Readable, ctx: Context, line: int = 0, after_first: bool = False
+) -> Generator[LaneItem, None, int]:
+    """The items of the lines of ``stream`` (all of a file, or the lines of a part of one), the first line
+    numbered ``line + 1`` (a BOM is taken off only the file's first, line 1); ``after_first``: a URL came
+    before them (a CSV row is then a ``csv-line``, not ``csv-input``).  Returns the number of URLs read."""
     limit = ctx.options.max_line_bytes
     name = ctx.name
     count = 0
-    line = 0  # the number of the line before the block
+    before = 1 if after_first else 0
     # a lone CR also ends a line (old Mac files)
-    for block in bounded_line_blocks(source.stream, limit, any_newline=True):
+    for block in bounded_line_blocks(stream, limit, any_newline=True):
         if line == 0 and block[0] is not None and block[0].startswith(_BOM):
             block = [block[0][len(_BOM) :], *block[1:]]
         plain = _plain_urls(block)
@@ -171,12 +190,31 @@ def _lane_items(source: Source, ctx: Context) -> Iterator[LaneItem]:
             continue
         for raw in block:
             line += 1
-            url = _line_url(raw, ctx, line, count)
+            url = _line_url(raw, ctx, line, count + before)
             if url is not None:
                 count += 1
                 yield new_entry(url, None, None, None, (), (), {}, new_position(name, line))
+    return count
+
+
+def say_urls(count: int, ctx: Context) -> None:
+    """What the protocol's cap says of a text sitemap of ``count`` URLs, said when it was read to its end."""
     if count > MAX_URLS:
         ctx.warning("too-many-entries", f"{count:,} URLs; the protocol allows {MAX_URLS:,} per file")
+
+
+def first_url(stream: Readable, ctx: Context) -> int:
+    """The line of the first URL of the text sitemap ``stream`` (read as far as it), 0 when it has none before
+    its end or a CSV row (``csv-input``): what decides whether a later CSV row stops reading."""
+    try:
+        for item in window_items(stream, ctx):
+            if isinstance(item, PlainBlock):
+                return item.line + 1
+            return item.origin.line if item.origin is not None else 0
+    except ReadError as exc:
+        if exc.code != "csv-input":
+            raise
+    return 0
 
 
 _BOM = b"\xef\xbb\xbf"
