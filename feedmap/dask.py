@@ -196,7 +196,8 @@ def _result(pending: Future[tuple[Any, ...]], name: str | None, start: int) -> t
         what = whats[place] if place < len(whats) else f"partition {place + 1} of the bag"
         raise SourceError(
             f"{what}: the Dask worker reading it stopped each time it was tried (killed, or out of memory); "
-            "nothing was written"
+            "Dask counts a worker's death against every task the worker held, so the cause may also be a "
+            "partition held beside it; nothing was written"
         ) from None
 
 
