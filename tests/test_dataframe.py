@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from lxml import etree
+from without_modules import run_without
 
 import feedmap
 from feedmap import ChangeFreq, Diagnostic, Document, Entry, Image, Options
@@ -96,7 +97,7 @@ def test_each_value_in_its_column(tmp_path: Path) -> None:
         "<url><loc>https://example.com/a</loc><lastmod>2024-05-03</lastmod><changefreq>daily</changefreq>"
         "<priority>0.8</priority></url>\n"
         "<url><loc>https://example.com/b</loc><lastmod>2024-05-02T09:30:00+02:00</lastmod>"
-        f'<image:image><image:loc>https://example.com/b.png</image:loc><image:caption>B</image:caption></image:image>'
+        "<image:image><image:loc>https://example.com/b.png</image:loc><image:caption>B</image:caption></image:image>"
         "</url>\n"
         "<url><loc>https://example.com/c</loc><lastmod>2024-05-02T09:30:00.25Z</lastmod></url>\n"
         "<url><loc>https://example.com/d</loc></url>\n",
@@ -138,7 +139,7 @@ def _counted(path: Path) -> tuple[int, list[int], list[int], Counter[str]]:
     urls = [url for url in root if isinstance(url.tag, str) and etree.QName(url).localname == "url"]
     images = [len(url.findall(f"{{{IMAGE_NS}}}image")) for url in urls]
     alternates = [
-        len([link for link in url.findall(f"{{{XHTML_NS}}}link") if link.get("rel") == "alternate" and link.get("hreflang")])
+        sum(1 for link in url.findall(f"{{{XHTML_NS}}}link") if link.get("rel") == "alternate" and link.get("hreflang"))
         for url in urls
     ]
     own = {root.nsmap.get(None), IMAGE_NS, XHTML_NS}
@@ -180,7 +181,7 @@ def test_an_index_followed_gives_each_entrys_child_and_line() -> None:
     frame = feedmap.to_dataframe(index, Options(maps=MAPS))
     pages, posts = SAMPLES / "site" / "sitemap-pages.xml", SAMPLES / "site" / "sitemap-posts.xml.gz"
     expected = [(str(pages), line) for line in _url_lines(pages)] + [(str(posts), line) for line in _url_lines(posts)]
-    assert [(sitemap, line) for sitemap, line in zip(frame["sitemap"], frame["line"])] == expected
+    assert [(sitemap, line) for sitemap, line in zip(frame["sitemap"], frame["line"], strict=True)] == expected
     with feedmap.read(index, options=Options(maps=MAPS)) as doc:
         assert list(frame["loc"]) == [entry.loc for entry in doc.entries]
 
@@ -234,7 +235,7 @@ def test_explode_alternates_and_keywords(tmp_path: Path, corpus_dir: Path) -> No
     _, _, alternates, _ = _counted(path)
     frame = feedmap.to_dataframe(path, explode="alternates")
     assert len(frame) == sum(max(1, count) for count in alternates)
-    assert ["alternate_hreflang", "alternate_href"] == [name for name in frame.columns if name.startswith("alternate")]
+    assert [name for name in frame.columns if name.startswith("alternate")] == ["alternate_hreflang", "alternate_href"]
     entries = [Entry(loc="https://example.com/a", keywords=("x", "y")), Entry(loc="https://example.com/b")]
     words = feedmap.to_dataframe(Document(entries=entries), explode="keywords")
     assert list(words["keyword"].fillna("-")) == ["x", "y", "-"]
@@ -247,34 +248,16 @@ def test_a_frame_is_built_from_batches_of_rows(monkeypatch: pytest.MonkeyPatch) 
     10 entries make 4 batches, and the frame is the same."""
     from feedmap._table import batches
 
-    entries = [Entry(loc=f"https://example.com/{n}", images=(Image(loc=f"https://example.com/{n}.png"),) * (n % 3))
-               for n in range(10)]
+    entries = [
+        Entry(loc=f"https://example.com/{n}", images=(Image(loc=f"https://example.com/{n}.png"),) * (n % 3))
+        for n in range(10)
+    ]
     whole = feedmap.to_dataframe(Document(entries=entries))
     made = list(batches.record_batches(entries, "test"))
     assert [batch.num_rows for batch in made] == [10]
     monkeypatch.setattr(batches, "ROWS", 3)
     assert [batch.num_rows for batch in batches.record_batches(entries, "test")] == [3, 3, 3, 1]
     pd.testing.assert_frame_equal(feedmap.to_dataframe(Document(entries=entries)), whole)
-
-
-BLOCKED = """
-import sys
-class Blocked:
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in {blocked!r}:
-            raise ImportError(f"No module named {{name!r}}", name=name)
-sys.meta_path.insert(0, Blocked())
-"""
-
-
-def _without(blocked: set[str], script: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", BLOCKED.format(blocked=blocked) + script],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
 
 
 @pytest.mark.parametrize("blocked", [{"pandas"}, {"pyarrow"}])
@@ -286,7 +269,7 @@ def test_without_the_extra_the_error_says_what_to_install(blocked: set[str]) -> 
         "except feedmap.FormatError as error:\n"
         "    print(error)\n"
     )
-    result = _without(blocked, script)
+    result = run_without(blocked, script)
     assert result.returncode == 0, result.stderr
     assert "pip install 'feedmap[dataframe]'" in result.stdout and next(iter(blocked)) in result.stdout
 

@@ -470,7 +470,7 @@ _TABLE: tuple[Rule, ...] = (
     ),
     Rule("unknown-key", W, "keys of a JSON lines object (or header) feedmap does not know: ignored", "JSON Lines"),
     Rule("unknown-column", W, "columns of a Parquet file feedmap does not know: ignored", "Apache Parquet"),
-    Rule("parquet-invalid", E, "an input that is no Parquet file that can be read, or has no loc column", "Apache Parquet"),
+    Rule("parquet-invalid", E, "an input that is no readable Parquet file, or has no loc column", "Apache Parquet"),
     Rule("invalid-extra", W, "an extra field whose value cannot be written or read: dropped", "JSON Lines"),
     Rule("line-too-long", W, "a line longer than the line cap (max_line_bytes): skipped", _OWN),
     Rule("csv-line", W, "a text sitemap line that is a URL followed by comma-separated fields: skipped", _SITEMAPS),

@@ -109,9 +109,7 @@ def _changefreq(entry: Entry) -> int | None:
 
 def _dictionary(pa: Any, indices: list[int | None], values: tuple[str, ...], *, ordered: bool) -> Any:
     """A dictionary array of ``indices`` into every one of ``values`` (the same dictionary in every batch)."""
-    return pa.DictionaryArray.from_arrays(
-        pa.array(indices, pa.int8()), pa.array(values, pa.string()), ordered=ordered
-    )
+    return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int8()), pa.array(values, pa.string()), ordered=ordered)
 
 
 def _images(entry: Entry) -> list[dict[str, str | None]]:

@@ -77,6 +77,6 @@ def exploded(table: Any, name: str) -> Any:
     rest = table.remove_column(position).take(pa.array(rows))
     parts = items.flatten() if pa.types.is_struct(items.type) else [items]
     made = [one for one in columns(name) if one.name not in table.column_names]
-    for offset, (column, values) in enumerate(zip(made, parts)):
+    for offset, (column, values) in enumerate(zip(made, parts, strict=True)):
         rest = rest.add_column(position + offset, pa.field(column.name, pa.string()), values)
     return rest

@@ -45,7 +45,9 @@ def bag_frame(bag: Any, reads: Sequence[Any], explode: str | None, strict: bool)
             "pip install 'feedmap[dask,dataframe]' 'dask[dataframe]'"
         ) from None
     parts = bag.to_delayed(optimize_graph=False)
-    made = [delayed(frame_part, pure=True)(part, read, explode, strict) for part, read in zip(parts, reads)]
+    made = [
+        delayed(frame_part, pure=True)(part, read, explode, strict) for part, read in zip(parts, reads, strict=True)
+    ]
     return frames.from_delayed(made, meta=empty_frame(explode, _CALL), verify_meta=False)
 
 

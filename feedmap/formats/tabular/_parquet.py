@@ -148,7 +148,8 @@ def _lastmod(values: Mapping[str, Any], ctx: Context, row: int) -> W3CDate | Non
         return read_lastmod(str(text), ctx, row)
     instant = values.get("lastmod")
     if isinstance(instant, _dt.datetime):
-        return W3CDate.from_datetime(instant if instant.tzinfo is not None else instant.replace(tzinfo=_dt.timezone.utc))
+        aware = instant if instant.tzinfo is not None else instant.replace(tzinfo=_dt.timezone.utc)
+        return W3CDate.from_datetime(aware)
     return None
 
 
