@@ -183,6 +183,14 @@ def test_a_failed_write_leaves_the_earlier_file(tmp_path: Path) -> None:
     assert out.read_bytes() == b"before" and sorted(os.listdir(tmp_path)) == ["out.parquet"]
 
 
+def test_an_entry_no_utf_8_column_can_hold_is_said_and_nothing_written(tmp_path: Path) -> None:
+    out = tmp_path / "out.parquet"
+    entries = [Entry(loc="https://example.com/a"), Entry(loc="https://example.com/b", title="half \ud800 a pair")]
+    with pytest.raises(WriteError, match=r"'https://example.com/b': U\+D800 \(a lone surrogate\)"):
+        feedmap.write(entries, out, "parquet")
+    assert os.listdir(tmp_path) == []
+
+
 def test_not_written_to_a_terminal(tmp_path: Path) -> None:
     primary, secondary = os.openpty()
     try:

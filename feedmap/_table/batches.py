@@ -7,10 +7,12 @@ of entries.  A batch is what the ``parquet`` writer writes as one row group.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from feedmap._core.dates import W3CDate
+from feedmap._core.errors import WriteError
 from feedmap._core.model import Entry
 from feedmap._table.columns import CHANGEFREQS, IMAGE_PARTS, PRECISIONS, schema
 from feedmap._table.needs import arrow
@@ -52,7 +54,33 @@ def _size(entry: Entry) -> int:
 
 
 def batch_of(entries: Sequence[Entry]) -> Any:
-    """One ``pyarrow.RecordBatch`` of ``entries`` (the table's schema, without explode)."""
+    """One ``pyarrow.RecordBatch`` of ``entries`` (the table's schema, without explode); WriteError for a string
+    no UTF-8 column can hold (a lone surrogate, from an entry built in code: no reader makes one)."""
+    try:
+        return _batch(entries)
+    except UnicodeEncodeError:
+        raise _unwritable(entries) from None
+
+
+def _unwritable(entries: Sequence[Entry]) -> WriteError:
+    for entry in entries:
+        texts = [entry.loc, entry.title, entry.description, entry.type, *entry.keywords, *entry.extras.keys()]
+        texts += [*entry.extras.values(), *(getattr(image, part) for image in entry.images for part in IMAGE_PARTS)]
+        texts += [text for one in entry.alternates for text in (one.hreflang, one.href)]
+        for text in texts:
+            found = _SURROGATE.search(text) if text is not None else None
+            if found is not None:
+                char = found.group()
+                return WriteError(
+                    f"{entry.loc!r}: U+{ord(char):04X} (a lone surrogate) cannot be written in UTF-8; remove it"
+                )
+    return WriteError("a string of the entries cannot be written in UTF-8")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _batch(entries: Sequence[Entry]) -> Any:
     pa = arrow("a table of entries")
     table = schema()
     instants, precisions, texts = _dates([entry.lastmod for entry in entries])
