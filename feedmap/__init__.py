@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from feedmap._core.model import Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, Position
     from feedmap._core.version import __version__ as __version__
     from feedmap._diff.diff import Change, Changes, diff
+    from feedmap._frame import to_dataframe
     from feedmap._validate.report import Report, validate
     from feedmap._web.discover import find_sitemaps
     from feedmap._web.sitemaptree import SitemapNode, sitemap_tree
@@ -87,6 +88,7 @@ _PUBLIC_HOMES = {
     "Change": "feedmap._diff.diff",
     "Changes": "feedmap._diff.diff",
     "diff": "feedmap._diff.diff",
+    "to_dataframe": "feedmap._frame",
     "Report": "feedmap._validate.report",
     "validate": "feedmap._validate.report",
     "find_sitemaps": "feedmap._web.discover",
@@ -169,6 +171,7 @@ __all__ = [
     "register",
     "sitemap_tree",
     "split",
+    "to_dataframe",
     "validate",
     "write",
 ]

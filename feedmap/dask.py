@@ -57,7 +57,7 @@ from feedmap._web.partitions import unpacked
 if TYPE_CHECKING:
     from dask.bag import Bag
 
-__all__ = ["entries", "read_bag", "to_jsonl", "write_split"]
+__all__ = ["entries", "read_bag", "to_dataframe", "to_jsonl", "write_split"]
 
 #: Dask's calls this module makes, untyped in Dask (mypy --strict sees them as Any).
 _DASK: Any = importlib.import_module("dask")
@@ -315,3 +315,24 @@ def _written_part(partition: list[Entry], path: str) -> tuple[Any, ...]:
     kept = Reporter(keep=1 << 62)
     write_entries(partition, path, "jsonl", reporter=kept)
     return tuple(kept.diagnostics)
+
+
+def to_dataframe(bag: Bag, options: Options | None = None, *, explode: str | None = None) -> Any:
+    """``bag`` as a lazy ``dask.dataframe.DataFrame``, one partition per bag partition, with the columns and dtypes
+    of :func:`feedmap.to_dataframe` (``explode`` as there), so ``to_parquet`` and the rest of Dask's frames.
+
+    Lazy: nothing is read here, and each partition is made by the worker computing it (the bag's own ``map`` and
+    ``filter`` applied).  No reporter can be reached from there, so the diagnostics of reading a partition are
+    applied there: a partition whose reading failed raises its error, and with ``options.strict`` (the only
+    option used) its first warning raises StrictError, when the frame is computed; other warnings and infos are not
+    reported (:func:`entries`, :func:`write_split` and :func:`to_jsonl` report them; the index's own were reported
+    by :func:`read_bag`).  Needs pandas and pyarrow (``pip install 'feedmap[dataframe]'``).
+    """
+    from feedmap._web.bag_frames import bag_frame  # pandas and Dask's frames: only for a frame
+
+    options = options or Options()
+    if not isinstance(options, Options):
+        raise TypeError(f"options: give a feedmap.Options, not {options!r}")
+    refuse_unused(options, "dask.to_dataframe")
+    _, reads = _reads_of(bag)
+    return bag_frame(bag, reads, explode, options.strict)

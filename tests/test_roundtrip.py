@@ -270,14 +270,26 @@ def test_read_write_round_trip(spec: FormatSpec, data: st.DataObject) -> None:
 @settings(max_examples=30, deadline=None)
 @given(data=st.data())
 def test_round_trip_is_stable(spec: FormatSpec, data: st.DataObject) -> None:
-    """Writing what was read gives the same bytes again (a writer's output is a fixed point)."""
+    """Writing what was read gives the same bytes again (a writer's output is a fixed point); for a format that
+    writes where each entry was read (parquet's sitemap and line columns), once it was read from itself."""
     entries = data.draw(st.lists(entries_for(spec), max_size=3, unique_by=lambda e: e.loc), label="entries")
     first = io.BytesIO()
     feedmap.write(entries, first, spec.name)
-    with feedmap.read(io.BytesIO(first.getvalue()), format=spec.name, options=feedmap.Options(follow=False)) as doc:
-        second = io.BytesIO()
-        feedmap.write(doc, second, spec.name)
-    assert second.getvalue() == first.getvalue()
+    if spec.name in WRITES_ORIGIN:
+        first = _rewritten(first.getvalue(), spec)
+    assert _rewritten(first.getvalue(), spec).getvalue() == first.getvalue()
+
+
+#: Formats that write where each entry was read (``Entry.origin``): the parquet format's sitemap and line columns.
+WRITES_ORIGIN = frozenset({"parquet"})
+
+
+def _rewritten(written: bytes, spec: FormatSpec) -> io.BytesIO:
+    """What ``written`` (in ``spec``) gives when read and written again."""
+    with feedmap.read(io.BytesIO(written), format=spec.name, options=feedmap.Options(follow=False)) as doc:
+        again = io.BytesIO()
+        feedmap.write(doc, again, spec.name)
+    return again
 
 
 # ------------------------------------------------------------------------------------------ format pairs

@@ -445,6 +445,9 @@ CALL_FIELDS: dict[str, frozenset[str]] = {
     # feedmap.dask.read_bag: the workers read; what spans partitions is the writing call's (write_split)
     "read_bag": frozenset({"strict", *_READING, "base_url"}),
     "dask.entries": frozenset({"strict"}),
+    # feedmap.to_dataframe reads as read() does; feedmap.dask.to_dataframe's partitions were read by read_bag
+    "to_dataframe": frozenset({"strict", *_READING, "jobs", "dask", "base_url", *_SELECTING, *_ENRICHING}),
+    "dask.to_dataframe": frozenset({"strict"}),
     "to_jsonl": frozenset({"strict"}),
     "write": frozenset({"strict", *_SELECTING, *_ENRICHING, *_FETCHING, *_WRITING}),
     "split": frozenset({"strict", *_SELECTING, *_ENRICHING, *_FETCHING, *_WRITING, "base_url", *_SPLITTING}),

@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # the XML machinery (lxml) is imported when an input may be X
     from feedmap._io.sources import PeekableStream
     from feedmap._xml import RootInfo
 
-__all__ = ["BUILTINS", "Accept", "Detection", "Sniffed", "head_of", "looks_like_html", "sniff"]
+__all__ = ["BUILTINS", "Accept", "Detection", "Sniffed", "head_of", "is_parquet", "looks_like_html", "sniff"]
 
 #: A format's own test of the content (Pillow's ``accept(prefix)``): the head of the input (the decompressed
 #: first bytes, see :func:`head_of`) -> whether the format claims it.
@@ -67,6 +67,13 @@ class Detection:
 
 
 _ANY = "*"
+
+
+def is_parquet(head: bytes) -> bool:
+    """Whether the input starts as an Apache Parquet file does: the magic number ``PAR1`` (its file format)."""
+    return head[:4] == b"PAR1"
+
+
 _RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 _ROR_NAMESPACES = frozenset(
     {"http://rorweb.com/0.1/", "http://www.rorweb.com/0.1/", "http://rorweb.com/0.1", "http://www.rorweb.com/0.1"}
@@ -102,6 +109,10 @@ BUILTINS: dict[str, tuple[str, Detection]] = {
             priority=5,
             media_types=("application/rss+xml", "application/atom+xml"),
         ),
+    ),
+    "parquet": (
+        "feedmap.formats.tabular._parquet:FORMAT",
+        Detection(extensions=(".parquet",), media_types=("application/vnd.apache.parquet",), accept=is_parquet),
     ),
     "ror": (
         "feedmap.formats.feeds._ror:FORMAT",
