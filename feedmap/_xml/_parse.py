@@ -9,6 +9,7 @@ the entry cut by it with its complete fields (``truncated-entry``).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from typing import Any, BinaryIO, Literal, Protocol
@@ -65,20 +66,25 @@ class PullParse:
         return log
 
     def __iter__(self) -> Iterator[tuple[str, Any]]:
+        # the events of each chunk read by itertools' C loop: Python runs once a chunk, not once an event
+        return itertools.chain.from_iterable(self._chunks())
+
+    def _chunks(self) -> Iterator[Iterator[tuple[str, Any]]]:
+        """After each chunk fed, the parser's events (one iterator, drained before the next chunk is fed)."""
         parser, read = self._parser, self._source.read
         events = parser.read_events()
         while True:
             data = read(CHUNK)
             if not data:
                 self.root = parser.close()  # a break here: what lxml 6.2 then gives are the open elements closed
-                yield from events
+                yield events
                 return
             try:
                 parser.feed(data)
             except etree.XMLSyntaxError:
-                yield from events  # what was parsed before the break, then the break
+                yield events  # what was parsed before the break, then the break
                 raise
-            yield from events
+            yield events
 
 
 def make_iterparse(
