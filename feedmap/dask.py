@@ -34,27 +34,40 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from dask.delayed import Delayed, delayed
 
 from feedmap._api import split as split_document
 from feedmap._api import write as write_entries
-from feedmap._core.context import Options, reporter_for
+from feedmap._core.context import Context, Options, reporter_for
 from feedmap._core.errors import DiagnosticHandler, Reporter, SourceError
 from feedmap._core.model import Document, Entry
 from feedmap._core.options import refuse_unused
 from feedmap._core.summary import SplitSummary
 from feedmap._io.sources import SourceLike
+from feedmap._web import bag_stream
 from feedmap._web.bag_parts import Read, packed_batches, plan, read_part, reraise
+from feedmap._web.bag_steps import (
+    FILTER,
+    STEP,
+    WHOLE,
+    Closing,
+    Stepped,
+    check_filters,
+    filter_part,
+    step_kind,
+    stepped_bag,
+    summary_of,
+)
 from feedmap._web.follow import Tally, check_something_read
 from feedmap._web.partitions import unpacked
 
 if TYPE_CHECKING:
     from dask.bag import Bag
 
-__all__ = ["entries", "read_bag", "to_jsonl", "write_split"]
+__all__ = ["entries", "filter_entries", "read_bag", "to_jsonl", "write_split"]
 
 #: Dask's calls this module makes, untyped in Dask (mypy --strict sees them as Any).
 _DASK: Any = importlib.import_module("dask")
@@ -103,6 +116,40 @@ def read_bag(
     return bag
 
 
+def _options(options: Options | None) -> Options:
+    options = options or Options()
+    if not isinstance(options, Options):
+        raise TypeError(f"options: give a feedmap.Options, not {options!r}")
+    return options
+
+
+def filter_entries(bag: Bag, options: Options | None = None) -> Bag:
+    """The entries of ``bag`` that ``options.since``, ``until``, ``require_lastmod``, ``include`` and
+    ``exclude`` keep: :func:`feedmap.converters.filter_entries` run by the workers, partition by partition.
+
+    What the filters left out is counted by the workers and said once, summed over the partitions, by the call
+    that writes the bag (INFO ``no-lastmod-kept``, ``entries-filtered``), as :func:`feedmap.converters.filter_entries`
+    says it at the end of its input; under ``options.strict`` its warnings stop that call.  A ``since`` after
+    ``until`` raises :class:`ValueError` here.
+    """
+    options = _options(options)
+    check_filters(options)
+    chosen = Options(
+        strict=options.strict,
+        since=options.since,
+        until=options.until,
+        require_lastmod=options.require_lastmod,
+        include=options.include,
+        exclude=options.exclude,
+    )
+
+    def step(part: Delayed, place: int, key: tuple[str, int]) -> Delayed:
+        task: Delayed = delayed(filter_part, pure=True)(part, chosen, dask_key_name=key)
+        return task
+
+    return stepped_bag(bag, FILTER, step)
+
+
 def _entries_of(read: Read) -> list[Entry]:
     return read.entries()
 
@@ -112,22 +159,104 @@ def _summary_of(read: Read) -> Read:
     return replace(read, batches=())
 
 
-def _reads_of(bag: Bag) -> tuple[str | None, list[Any]]:
-    """The read task of each partition of ``bag`` (None for a bag not read by :func:`read_bag`)."""
+@dataclass(frozen=True, slots=True)
+class _Channel:
+    """What the client reports of a bag's partitions besides their entries: per partition, the summary of its
+    reading (None for a bag not read by :func:`read_bag`) and of each step applied to it (:mod:`bag_steps`),
+    the steps in the order they were applied; ``name``: the reading's key name."""
+
+    name: str | None
+    reads: list[Any]
+    steps: list[tuple[str, list[Any]]]
+
+    def row(self, place: int) -> list[Any]:
+        """The summaries of partition ``place``: its reading's (if any), then each step's."""
+        read = self.reads[place]
+        return ([] if read is None else [read]) + [summaries[place] for _, summaries in self.steps]
+
+    @property
+    def barrier(self) -> int:
+        """The place of the last step that needs every partition (:data:`WHOLE`), -1 when none does."""
+        kinds = [step_kind(name) for name, _ in self.steps]
+        return max((place for place, kind in enumerate(kinds) if kind in WHOLE), default=-1)
+
+
+def _channel_of(bag: Bag) -> _Channel:
+    """The side channel of ``bag``: the tasks keyed ``(feedmap-read-..., i)`` and ``(feedmap-step-..., i)`` of
+    its graph, one per partition each (ValueError when a bag's partitions are no longer those)."""
     graph = bag.__dask_graph__()
-    keys = sorted(
-        (key for key in graph if isinstance(key, tuple) and isinstance(key[0], str) and key[0].startswith(_READ)),
-        key=lambda key: (key[0], key[1]),
-    )
-    if not keys:
-        return None, [None] * bag.npartitions
-    names = {key[0] for key in keys}
-    if len(names) > 1 or len(keys) != bag.npartitions:
+    found: dict[str, list[Any]] = {}
+    for key in graph:
+        if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], str) and key[0].startswith((_READ, STEP)):
+            found.setdefault(key[0], []).append(key)
+    reads = [name for name in found if name.startswith(_READ)]
+    if len(reads) > 1 or any(len(keys) != bag.npartitions for keys in found.values()):
         raise ValueError(
             "this bag's partitions are not those read_bag made (repartitioned, or bags joined): write each read "
-            "bag on its own, transformed partition by partition (map, filter, map_partitions)"
+            "bag on its own, transformed partition by partition (map, filter, map_partitions, and the steps of "
+            "feedmap.dask)"
         )
-    return str(keys[0][0]), [delayed(_summary_of, pure=True)(_TASK(key, graph)) for key in keys]
+
+    def summaries(name: str, summary: Callable[[Any], Any]) -> list[Any]:
+        keys = sorted(found[name], key=lambda key: key[1])
+        return [delayed(summary, pure=True)(_TASK(key, graph)) for key in keys]
+
+    name = reads[0] if reads else None
+    steps = [(step, summaries(step, summary_of)) for step in sorted(found) if step.startswith(STEP)]
+    return _Channel(name, summaries(name, _summary_of) if name else [None] * bag.npartitions, steps)
+
+
+class _Said:
+    """The client's side of the channel: each partition's diagnostics reported (its reading's, then each step's
+    under that step's ``strict``), the children read tallied (:class:`_Tallies`), each step's
+    :class:`~feedmap._web.bag_steps.Closing` summed and reported where one run says it."""
+
+    def __init__(self, channel: _Channel, reporter: Reporter, meta: list[Read] | None) -> None:
+        self.reporter, self.meta = reporter, meta
+        self.reads = channel.name is not None
+        self.tallies = _Tallies()
+        self.closings: list[Closing | None] = [None] * len(channel.steps)
+        self.strict = [False] * len(channel.steps)
+
+    def read(self, read: Read) -> None:
+        if self.meta is not None and not self.meta:
+            self.meta.append(read)
+        self.tallies.add(read)
+        for diagnostic in read.diagnostics:
+            self.reporter.report(diagnostic)
+        reraise(read)
+
+    def row(self, values: Sequence[Any], steps: range) -> None:
+        """A partition's summaries, in the order of :meth:`indexes` (``steps``): its reading's said (when
+        ``steps`` starts with the first step), then those of the steps ``steps``."""
+        given = iter(values)
+        if self.reads and steps.start == 0:
+            self.read(next(given))
+        for place in steps:
+            self.step(place, next(given))
+
+    def indexes(self, steps: range) -> list[int]:
+        """The places in a partition's row (:meth:`_Channel.row`) of what :meth:`row` says for ``steps``."""
+        return ([0] if self.reads and steps.start == 0 else []) + [place + self.reads for place in steps]
+
+    def step(self, place: int, stepped: Stepped) -> None:
+        self.strict[place] = self.strict[place] or stepped.strict
+        reporter = self._reporter(stepped.strict)
+        for diagnostic in stepped.diagnostics:
+            reporter.report(diagnostic)
+        if stepped.closing is not None:
+            closing = self.closings[place]
+            self.closings[place] = stepped.closing if closing is None else closing.add(stepped.closing)
+
+    def close(self, steps: range) -> None:
+        """What the steps ``steps`` say once, in order."""
+        for place in steps:
+            closing, self.closings[place] = self.closings[place], None
+            if closing is not None:
+                closing.report(Context(reporter=self._reporter(self.strict[place])))
+
+    def _reporter(self, strict: bool) -> Reporter:
+        return reporter_for(Options(strict=strict), self.reporter, None)
 
 
 def _computed(work: list[Any]) -> tuple[Any, ...]:
@@ -137,39 +266,79 @@ def _computed(work: list[Any]) -> tuple[Any, ...]:
 def _partitions(
     bag: Bag, reporter: Reporter, each: Callable[[Delayed, int], Delayed], meta: list[Read] | None = None
 ) -> Iterator[Any]:
-    """``each(partition, i)`` of every partition of ``bag``, computed ``_AHEAD`` at a time (the next go while
-    the client handles this one), given in partition order after the diagnostics of reading the partition are
-    reported to ``reporter``; the first partition's reading appended to ``meta``."""
-    name, reads = _reads_of(bag)
+    """``each(partition, i)`` of every partition of ``bag``, given in partition order after the diagnostics of
+    the partition (its reading's and steps') are reported to ``reporter``; the first partition's reading
+    appended to ``meta``.  A bag whose steps need every partition (:data:`WHOLE`) is computed in one
+    submission (:func:`_whole`); another ``_AHEAD`` partitions at a time (the next go while the client
+    handles this one)."""
+    channel = _channel_of(bag)
     parts: list[Any] = _BAGS.Bag.to_delayed(bag, optimize_graph=False)
+    said = _Said(channel, reporter, meta)
+    if channel.barrier >= 0:
+        yield from _whole([each(part, i) for i, part in enumerate(parts)], channel, said)
+        return
     ahead = ThreadPoolExecutor(1, thread_name_prefix="feedmap-dask")
+    steps = range(len(channel.steps))
 
     def go(start: int) -> Future[tuple[Any, ...]]:
         stop = min(start + _AHEAD, len(parts))
-        work = [each(parts[i], i) for i in range(start, stop)] + [one for one in reads[start:stop] if one is not None]
-        return ahead.submit(_computed, work)
+        work = [each(parts[i], i) for i in range(start, stop)]
+        return ahead.submit(_computed, work + [one for i in range(start, stop) for one in channel.row(i)])
 
-    tallies = _Tallies()
     try:
         pending = go(0) if parts else None
+        width = len(channel.row(0)) if parts else 0
         for start in range(0, len(parts), _AHEAD):
             assert pending is not None
-            results = _result(pending, name, start)
+            results = _result(pending, channel.name, start)
             pending = go(start + _AHEAD) if start + _AHEAD < len(parts) else None
             count = min(_AHEAD, len(parts) - start)
             for place, outcome in enumerate(results[:count]):
-                if name is not None:
-                    read: Read = results[count + place]
-                    if meta is not None and not meta:
-                        meta.append(read)
-                    tallies.add(read)
-                    for diagnostic in read.diagnostics:
-                        reporter.report(diagnostic)
-                    reraise(read)
+                said.row(results[count + place * width : count + (place + 1) * width], steps)
                 yield outcome
-        tallies.close()
+        said.tallies.close()
     finally:
         ahead.shutdown(wait=False, cancel_futures=True)
+        said.close(steps)  # as the filters say what they left out also when a step after them stops reading
+
+
+def _whole(work: list[Any], channel: _Channel, said: _Said) -> Iterator[Any]:
+    """``work`` (one task per partition) of a bag with steps that need every partition, computed in one
+    submission (:class:`~feedmap._web.bag_stream.Submitted`): the diagnostics up to the last such step said for
+    every partition first (one run has read everything before such a step says anything), then each
+    partition's later steps' before its result."""
+    computed = _submitted(work, channel, said)
+    later = range(channel.barrier + 1, len(channel.steps))
+    try:
+        for place, row in enumerate(computed.summaries(said.indexes(later), _dead_in(channel))):
+            said.row(row, later)
+            yield computed.result(place, _dead_in(channel))
+    finally:
+        computed.release()
+        said.close(later)
+
+
+def _submitted(work: list[Any], channel: _Channel, said: _Said) -> bag_stream.Submitted:
+    """``work`` and the channel submitted at once, the diagnostics up to the last step that needs every
+    partition said (with what those steps say once)."""
+    computed = bag_stream.Submitted(work, [channel.row(i) for i in range(len(work))])
+    upto = range(channel.barrier + 1)
+    try:
+        for row in computed.summaries(said.indexes(upto), _dead_in(channel)):
+            said.row(row, upto)
+        said.tallies.close()
+        said.close(upto)
+    except BaseException:
+        computed.release()
+        raise
+    return computed
+
+
+def _dead_in(channel: _Channel) -> bag_stream.Dead:
+    def dead(exc: Exception, place: int) -> Exception:
+        return _dead(exc, channel.name, place)
+
+    return dead
 
 
 class _Tallies:
@@ -201,17 +370,26 @@ def _result(pending: Future[tuple[Any, ...]], name: str | None, start: int) -> t
     try:
         return pending.result()
     except Exception as exc:
-        killed = _killed_worker()
-        if killed is None or not isinstance(exc, killed):
+        dead = _dead(exc, name, start)
+        if dead is exc:
             raise
-        key = getattr(exc, "task", None)
-        place = key[1] if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], int) else start
-        whats = _WHATS.get(name or "", ())
-        what = whats[place] if place < len(whats) else f"partition {place + 1} of the bag"
-        raise SourceError(
-            f"{what}: the Dask worker reading it stopped each time it was tried (killed, or out of memory); "
-            "nothing was written"
-        ) from None
+        raise dead from None
+
+
+def _dead(exc: Exception, name: str | None, start: int) -> Exception:
+    """``exc`` as raised: a partition whose worker kept dying (Dask's ``KilledWorker``) a SourceError naming it
+    (the partition of the task that died, else ``start``), any other exception as it is."""
+    killed = _killed_worker()
+    if killed is None or not isinstance(exc, killed):
+        return exc
+    key = getattr(exc, "task", None)
+    place = key[1] if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], int) else start
+    whats = _WHATS.get(name or "", ())
+    what = whats[place] if place < len(whats) else f"partition {place + 1} of the bag"
+    return SourceError(
+        f"{what}: the Dask worker reading it stopped each time it was tried (killed, or out of memory); "
+        "nothing was written"
+    )
 
 
 def _killed_worker() -> type[BaseException] | None:

@@ -1,0 +1,142 @@
+"""The steps of ``feedmap.dask`` (filters, dedupe, sort, enrichment) run by the workers of a real Dask cluster
+(``distributed.LocalCluster``, worker processes on 127.0.0.1), against one run of the same steps.
+
+The oracle is always a run without Dask: :func:`feedmap.read` of the same index, the same step of
+:mod:`feedmap.converters` (or the same options given to :func:`feedmap.split`), then :func:`feedmap.split`, each
+in a folder of its own under the same name, comparing every file byte for byte and the diagnostics in order.
+The site is the ``--jobs`` tests' (:mod:`jobsite`: broken, nested and gzip children, URLs repeated across
+children, lastmods shared across them, entries without one), so repeats and equal keys span partitions.
+Enrichment reads pages from real HTTP servers on 127.0.0.1 that record, for each request, when it came and
+which worker process sent it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+import dask.bag
+import distributed
+import pytest
+from jobsite import SITE, jobs_site
+from localcluster import local_cluster
+
+import feedmap
+import feedmap.converters
+import feedmap.dask
+from feedmap import Diagnostic, Document, Entry, Options
+
+Step = Callable[[Document, Callable[[Diagnostic], None]], Document]
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[distributed.Client]:
+    """A client of two worker processes, the default scheduler of every bag the tests compute."""
+    with local_cluster() as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("site")
+    jobs_site(folder)
+    return folder
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+def _said(diagnostics: Iterable[Diagnostic]) -> list[str]:
+    return [str(one) for one in diagnostics]
+
+
+def _both(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    site: Path,
+    one: Step,
+    bag_steps: Callable[[dask.bag.Bag], dask.bag.Bag],
+    options: Options | None = None,
+    format: str = "sitemap",
+) -> tuple[tuple[dict[str, bytes], list[str]], tuple[dict[str, bytes], list[str]]]:
+    """The directory :func:`feedmap.split` writes of ``one`` (steps of feedmap.converters on the index read by one
+    run) and the one :func:`feedmap.dask.write_split` writes of ``bag_steps`` (of the bag read_bag gives), with
+    ``options``; the diagnostics of each, in order."""
+    maps = ((SITE, site),)
+    options = options or Options()
+    outcomes = []
+    for how in ("one", "bag"):
+        folder = tmp_path / how
+        folder.mkdir()
+        monkeypatch.chdir(folder)
+        said: list[Diagnostic] = []
+        if how == "one":
+            with feedmap.read(str(site / "index.xml"), options=Options(maps=maps), on_diagnostic=said.append) as doc:
+                written = dataclasses.replace(options, base_url=SITE)
+                feedmap.split(one(doc, said.append), "out/", format, written, on_diagnostic=said.append)
+        else:
+            bag = feedmap.dask.read_bag(str(site / "index.xml"), options=Options(maps=maps), on_diagnostic=said.append)
+            feedmap.dask.write_split(bag_steps(bag), "out/", SITE, format, options, on_diagnostic=said.append)
+        outcomes.append((_files(folder / "out"), _said(said)))
+    return outcomes[0], outcomes[1]
+
+
+def _entries_one(site: Path, *steps: Callable[[Iterable[Entry]], Iterable[Entry]]) -> list[Entry]:
+    with feedmap.read(str(site / "index.xml"), options=Options(maps=((SITE, site),))) as doc:
+        entries: Iterable[Entry] = doc.entries
+        for step in steps:
+            entries = step(entries)
+        return list(entries)
+
+
+def _bag(site: Path) -> dask.bag.Bag:
+    return feedmap.dask.read_bag(str(site / "index.xml"), options=Options(maps=((SITE, site),)))
+
+
+# --- filters ---------------------------------------------------------------------------------------------
+
+
+FILTERS = Options(since="2024-03-01", until="2024-10-31", exclude=r"page-1\d\d\.html")
+
+
+@pytest.mark.parametrize("format", ["sitemap", "text"])
+def test_filters_run_by_the_workers_write_what_one_run_writes_and_count_as_it_counts(
+    client: distributed.Client, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, site: Path, format: str
+) -> None:
+    def one(doc: Document, said: Callable[[Diagnostic], None]) -> Document:
+        return feedmap.converters.filter_entries(doc, FILTERS, on_diagnostic=said)
+
+    (one_files, one_said), (bag_files, bag_said) = _both(
+        monkeypatch, tmp_path, site, one, lambda bag: feedmap.dask.filter_entries(bag, FILTERS), format=format
+    )
+    assert len(one_files) >= 2 and bag_files == one_files
+    assert bag_said == one_said  # the reading's, the filters' sums (once, at the end of the input), split's
+    counted = [said for said in bag_said if "entries-filtered" in said or "no-lastmod-kept" in said]
+    assert len(counted) == 2 and "before the since date" in counted[1] and "matching exclude" in counted[1]
+
+
+def test_the_same_filters_given_to_write_split_write_the_same(
+    client: distributed.Client, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, site: Path
+) -> None:
+    """The options given to write_split, as today (the client filters), and to filter_entries (the workers do):
+    the same files and the same diagnostics but for the name of what counted (the call's directory, or none
+    for the step, as feedmap.converters' own step names none)."""
+    (one_files, one_said), (bag_files, bag_said) = _both(
+        monkeypatch, tmp_path, site, lambda doc, said: doc, lambda bag: bag, FILTERS
+    )
+    stepped = tmp_path / "stepped"
+    said: list[Diagnostic] = []
+    feedmap.dask.write_split(feedmap.dask.filter_entries(_bag(site), FILTERS), stepped, SITE, on_diagnostic=said.append)
+    assert bag_files == one_files == _files(stepped)
+    assert bag_said == one_said
+    direct = [one for one in one_said if "entries-filtered" in one]
+    stepped_said = [str(one) for one in said if one.code == "entries-filtered"]
+    assert len(direct) == len(stepped_said) == 1 and direct[0].endswith(stepped_said[0].split(": ", 1)[1])
+
+
+def test_bounds_the_wrong_way_round_are_refused_at_the_call(site: Path) -> None:
+    bag = feedmap.dask.read_bag(str(site / "c0.xml"))
+    with pytest.raises(ValueError, match="since 2024-12-01 is after until"):
+        feedmap.dask.filter_entries(bag, Options(since="2024-12-01", until="2024-01-01"))
