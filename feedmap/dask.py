@@ -47,10 +47,11 @@ from feedmap._core.model import Document, Entry
 from feedmap._core.options import refuse_unused
 from feedmap._core.summary import SplitSummary
 from feedmap._io.sources import SourceLike
-from feedmap._web import bag_stream
+from feedmap._web import bag_order, bag_stream
 from feedmap._web.bag_parts import Read, packed_batches, plan, read_part, reraise
 from feedmap._web.bag_steps import (
     FILTER,
+    SORT,
     STEP,
     WHOLE,
     Closing,
@@ -67,7 +68,7 @@ from feedmap._web.partitions import unpacked
 if TYPE_CHECKING:
     from dask.bag import Bag
 
-__all__ = ["entries", "filter_entries", "read_bag", "to_jsonl", "write_split"]
+__all__ = ["entries", "filter_entries", "read_bag", "sort_entries", "to_jsonl", "write_split"]
 
 #: Dask's calls this module makes, untyped in Dask (mypy --strict sees them as Any).
 _DASK: Any = importlib.import_module("dask")
@@ -150,6 +151,30 @@ def filter_entries(bag: Bag, options: Options | None = None) -> Bag:
     return stepped_bag(bag, FILTER, step)
 
 
+def sort_entries(bag: Bag, options: Options | None = None) -> Bag:
+    """The entries of ``bag`` in the order ``options.sort`` says (``"loc"``, ``"lastmod"`` oldest first,
+    ``"-lastmod"`` newest first; stable, entries without a lastmod last; ``bag`` itself when None), as
+    :func:`feedmap.converters.sort_entries` orders them: each partition sorted by its worker (that very
+    function), the partitions merged by the call that brings the bag to the client (:func:`write_split`,
+    :func:`entries`), ties to the earlier partition, so that the order is one stable sort's.
+
+    The merge holds a slice of each partition at a time; the partitions are held by the workers until merged
+    (the bag is computed in one submission).  Sort last: a bag sorted is in order only once merged, so
+    :func:`dedupe` and a second sort refuse it, and :func:`to_jsonl` (a file per partition) too; steps that
+    keep each entry's key (:func:`enrich`, ``filter``, a ``map`` of other fields) may follow.
+    """
+    options = _options(options)
+    if options.sort is None:
+        return bag
+    chosen = Options(strict=options.strict, sort=options.sort)
+
+    def step(part: Delayed, place: int, key: tuple[str, int]) -> Delayed:
+        task: Delayed = delayed(bag_order.sort_part, pure=True)(part, chosen, dask_key_name=key)
+        return task
+
+    return stepped_bag(bag, SORT, step)
+
+
 def _entries_of(read: Read) -> list[Entry]:
     return read.entries()
 
@@ -179,6 +204,10 @@ class _Channel:
         """The place of the last step that needs every partition (:data:`WHOLE`), -1 when none does."""
         kinds = [step_kind(name) for name, _ in self.steps]
         return max((place for place, kind in enumerate(kinds) if kind in WHOLE), default=-1)
+
+    @property
+    def sorted(self) -> bool:
+        return any(step_kind(name) == SORT for name, _ in self.steps)
 
 
 def _channel_of(bag: Bag) -> _Channel:
@@ -217,6 +246,7 @@ class _Said:
         self.tallies = _Tallies()
         self.closings: list[Closing | None] = [None] * len(channel.steps)
         self.strict = [False] * len(channel.steps)
+        self.order: str | None = None  # a sort's (its partitions are each in that order)
 
     def read(self, read: Read) -> None:
         if self.meta is not None and not self.meta:
@@ -241,6 +271,7 @@ class _Said:
 
     def step(self, place: int, stepped: Stepped) -> None:
         self.strict[place] = self.strict[place] or stepped.strict
+        self.order = stepped.order or self.order
         reporter = self._reporter(stepped.strict)
         for diagnostic in stepped.diagnostics:
             reporter.report(diagnostic)
@@ -425,6 +456,11 @@ def entries(
 
 
 def _streamed(bag: Bag, reporter: Reporter, meta: list[Read] | None) -> Iterator[Entry]:
+    channel = _channel_of(bag)
+    if channel.sorted:
+        yield from _merged(bag, channel, reporter, meta)
+        return
+
     def each(partition: Delayed, place: int) -> Delayed:
         task: Delayed = delayed(packed_batches, pure=True)(partition)
         return task
@@ -432,6 +468,21 @@ def _streamed(bag: Bag, reporter: Reporter, meta: list[Read] | None) -> Iterator
     for batches in _partitions(bag, reporter, each, meta):
         for batch in batches:
             yield from unpacked(batch)
+
+
+def _merged(bag: Bag, channel: _Channel, reporter: Reporter, meta: list[Read] | None) -> Iterator[Entry]:
+    """The entries of a sorted bag (:func:`sort_entries`): its partitions, each sorted by its worker, merged
+    here (:func:`feedmap._web.bag_order.merged`), after every partition's diagnostics."""
+    said = _Said(channel, reporter, meta)
+    computed = _submitted(_BAGS.Bag.to_delayed(bag, optimize_graph=False), channel, said)
+    later = range(channel.barrier + 1, len(channel.steps))
+    try:
+        for row in computed.summaries(said.indexes(later), _dead_in(channel)):
+            said.row(row, later)
+        yield from bag_order.merged(computed, said.order or "loc", _dead_in(channel))
+    finally:
+        computed.release()
+        said.close(later)
 
 
 def write_split(
@@ -478,6 +529,11 @@ def to_jsonl(
     written, in order.  The files appear once every partition was written (until then they are in a temporary
     folder inside ``directory``): an error leaves ``directory`` as it was.  ``options``: only ``strict``."""
     chosen = _output_reporter("to_jsonl", options, reporter, on_diagnostic)
+    if _channel_of(bag).sorted:
+        raise ValueError(
+            "to_jsonl writes a file per partition, and a bag sorted by sort_entries is in order only once its "
+            "partitions are merged: write it with write_split, or read it in order with entries()"
+        )
     folder = os.path.abspath(os.fspath(directory))
     os.makedirs(folder, exist_ok=True)
     staging = tempfile.mkdtemp(prefix=".feedmap-parts-", dir=folder)

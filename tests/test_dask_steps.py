@@ -16,6 +16,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+import dask
 import dask.bag
 import distributed
 import pytest
@@ -23,6 +24,7 @@ from jobsite import SITE, jobs_site
 from localcluster import local_cluster
 
 import feedmap
+import feedmap._web.bag_order
 import feedmap.converters
 import feedmap.dask
 from feedmap import Diagnostic, Document, Entry, Options
@@ -140,3 +142,55 @@ def test_bounds_the_wrong_way_round_are_refused_at_the_call(site: Path) -> None:
     bag = feedmap.dask.read_bag(str(site / "c0.xml"))
     with pytest.raises(ValueError, match="since 2024-12-01 is after until"):
         feedmap.dask.filter_entries(bag, Options(since="2024-12-01", until="2024-01-01"))
+
+
+# --- sort ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("order", ["loc", "lastmod", "-lastmod"])
+def test_sorted_partitions_merged_by_the_client_are_one_stable_sort(
+    client: distributed.Client, monkeypatch: pytest.MonkeyPatch, site: Path, order: str
+) -> None:
+    """Equal keys across partitions (URLs repeated across children, lastmods shared, entries without one)
+    come in input order, as one stable sort of all the entries gives them; the partitions streamed to the
+    merge in slices of 64 entries (the least a slice holds), each partition in several."""
+    monkeypatch.setattr(feedmap._web.bag_order, "_MOST", 64)
+    options = Options(sort=order)  # type: ignore[arg-type]
+    expected = _entries_one(site, lambda entries: feedmap.converters.sort_entries(entries, options))
+    merged = list(feedmap.dask.entries(feedmap.dask.sort_entries(_bag(site), options)))
+    assert merged == expected
+    assert [one.origin for one in merged] == [one.origin for one in expected]  # ties in input order
+    keys = [one.loc if order == "loc" else one.lastmod for one in merged]
+    assert len(set(keys)) < len(keys) - 100  # many equal keys, across partitions
+
+
+def test_a_sorted_bag_is_split_as_one_run_splits_it(
+    client: distributed.Client, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, site: Path
+) -> None:
+    options = Options(sort="-lastmod")
+
+    def one(doc: Document, said: Callable[[Diagnostic], None]) -> Document:
+        return feedmap.converters.sort_entries(doc, options, on_diagnostic=said)
+
+    (one_files, one_said), (bag_files, bag_said) = _both(
+        monkeypatch, tmp_path, site, one, lambda bag: feedmap.dask.sort_entries(bag, options), Options(max_urls=300)
+    )
+    assert len(one_files) > 3 and bag_files == one_files
+    assert bag_said == one_said
+
+
+def test_a_sorted_bag_refuses_what_would_lose_its_order(client: distributed.Client, tmp_path: Path) -> None:
+    entries = [Entry(loc=f"{SITE}{n}.html") for n in range(10)]
+    bag = feedmap.dask.sort_entries(dask.bag.from_sequence(entries, npartitions=3), Options(sort="loc"))
+    with pytest.raises(ValueError, match="after sort_entries"):
+        feedmap.dask.sort_entries(bag, Options(sort="loc"))
+    with pytest.raises(ValueError, match="to_jsonl writes a file per partition"):
+        feedmap.dask.to_jsonl(bag, tmp_path / "parts")
+    assert [one.loc for one in feedmap.dask.entries(bag)] == sorted(one.loc for one in entries)
+
+
+def test_on_dasks_local_scheduler_a_sorted_bag_is_merged_as_well(site: Path) -> None:
+    options = Options(sort="lastmod")
+    expected = _entries_one(site, lambda entries: feedmap.converters.sort_entries(entries, options))
+    with dask.config.set(scheduler="synchronous"):
+        assert list(feedmap.dask.entries(feedmap.dask.sort_entries(_bag(site), options))) == expected

@@ -86,6 +86,8 @@ class Stepped:
     diagnostics: tuple[Diagnostic, ...] = ()
     closing: Closing | None = None
     strict: bool = False
+    #: A sort's ``options.sort``: the partitions are each in that order, and merged by the client.
+    order: str | None = None
 
 
 def entries_of(stepped: Stepped) -> list[Entry]:
