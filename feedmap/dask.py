@@ -47,9 +47,10 @@ from feedmap._core.model import Document, Entry
 from feedmap._core.options import refuse_unused
 from feedmap._core.summary import SplitSummary
 from feedmap._io.sources import SourceLike
-from feedmap._web import bag_order, bag_stream
+from feedmap._web import bag_dedupe, bag_order, bag_stream
 from feedmap._web.bag_parts import Read, packed_batches, plan, read_part, reraise
 from feedmap._web.bag_steps import (
+    DEDUPE,
     FILTER,
     SORT,
     STEP,
@@ -68,7 +69,7 @@ from feedmap._web.partitions import unpacked
 if TYPE_CHECKING:
     from dask.bag import Bag
 
-__all__ = ["entries", "filter_entries", "read_bag", "sort_entries", "to_jsonl", "write_split"]
+__all__ = ["dedupe", "entries", "filter_entries", "read_bag", "sort_entries", "to_jsonl", "write_split"]
 
 #: Dask's calls this module makes, untyped in Dask (mypy --strict sees them as Any).
 _DASK: Any = importlib.import_module("dask")
@@ -149,6 +150,32 @@ def filter_entries(bag: Bag, options: Options | None = None) -> Bag:
         return task
 
     return stepped_bag(bag, FILTER, step)
+
+
+def dedupe(bag: Bag, options: Options | None = None, *, buckets: int | None = None) -> Bag:
+    """Each URL of ``bag`` once, at the place of its first occurrence, the entry ``options.dedupe`` keeps
+    (``"first"``, ``"last"``, ``"newest"``: the newest lastmod, ties to the earlier; None: ``newest``), as
+    :func:`feedmap.converters.dedupe` keeps it: decided by the workers across partitions, in ``buckets``
+    buckets of URLs (default: as many as partitions, at most 16; each bucket holds its share of the entries,
+    see :mod:`feedmap._web.bag_dedupe`).  URLs are keyed as :func:`feedmap.converters.dedupe` keys them
+    (``keep_urls``, ``encode_urls``).
+
+    The repeats are said by the call that writes the bag as one run says them (INFO ``loc-duplicate``,
+    ``more-duplicates``, ``duplicates-merged``), after every partition's reading.  The bag is computed in one
+    submission (each partition needs every other); the partitions are held by the workers until written.
+    """
+    options = _options(options)
+    if buckets is not None and (not isinstance(buckets, int) or isinstance(buckets, bool) or buckets < 1):
+        raise ValueError(f"buckets: give a whole number of at least 1, not {buckets!r}")
+    if bag.npartitions == 0:
+        return bag
+    # bucket i's repeats ride partition i: no more buckets than partitions
+    count = min(bag.npartitions, bag_dedupe.BUCKETS if buckets is None else buckets)
+    chosen = Options(
+        strict=options.strict, dedupe=options.dedupe, keep_urls=options.keep_urls, encode_urls=options.encode_urls
+    )
+    step = bag_dedupe.dedupe_graph(_BAGS.Bag.to_delayed(bag, optimize_graph=False), chosen, count)
+    return stepped_bag(bag, DEDUPE, step)
 
 
 def sort_entries(bag: Bag, options: Options | None = None) -> Bag:
@@ -414,6 +441,11 @@ def _dead(exc: Exception, name: str | None, start: int) -> Exception:
     if killed is None or not isinstance(exc, killed):
         return exc
     key = getattr(exc, "task", None)
+    if isinstance(key, str):  # a task of no one partition (a bucket of dedupe)
+        return SourceError(
+            f"the bag's task {key}: the Dask worker computing it stopped each time it was tried (killed, or out "
+            "of memory); nothing was written"
+        )
     place = key[1] if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], int) else start
     whats = _WHATS.get(name or "", ())
     what = whats[place] if place < len(whats) else f"partition {place + 1} of the bag"

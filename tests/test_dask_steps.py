@@ -182,8 +182,9 @@ def test_a_sorted_bag_is_split_as_one_run_splits_it(
 def test_a_sorted_bag_refuses_what_would_lose_its_order(client: distributed.Client, tmp_path: Path) -> None:
     entries = [Entry(loc=f"{SITE}{n}.html") for n in range(10)]
     bag = feedmap.dask.sort_entries(dask.bag.from_sequence(entries, npartitions=3), Options(sort="loc"))
-    with pytest.raises(ValueError, match="after sort_entries"):
-        feedmap.dask.sort_entries(bag, Options(sort="loc"))
+    for step in (feedmap.dask.dedupe, feedmap.dask.sort_entries):
+        with pytest.raises(ValueError, match="after sort_entries"):
+            step(bag, Options(sort="loc", dedupe="first"))
     with pytest.raises(ValueError, match="to_jsonl writes a file per partition"):
         feedmap.dask.to_jsonl(bag, tmp_path / "parts")
     assert [one.loc for one in feedmap.dask.entries(bag)] == sorted(one.loc for one in entries)
@@ -194,3 +195,51 @@ def test_on_dasks_local_scheduler_a_sorted_bag_is_merged_as_well(site: Path) -> 
     expected = _entries_one(site, lambda entries: feedmap.converters.sort_entries(entries, options))
     with dask.config.set(scheduler="synchronous"):
         assert list(feedmap.dask.entries(feedmap.dask.sort_entries(_bag(site), options))) == expected
+
+
+# --- dedupe ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rule", ["first", "last", "newest"])
+def test_dedupe_across_partitions_keeps_what_one_run_keeps_and_says_it_alike(
+    client: distributed.Client, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, site: Path, rule: str
+) -> None:
+    options = Options(dedupe=rule)  # type: ignore[arg-type]
+
+    def one(doc: Document, said: Callable[[Diagnostic], None]) -> Document:
+        return feedmap.converters.dedupe(doc, options, on_diagnostic=said)
+
+    (one_files, one_said), (bag_files, bag_said) = _both(
+        monkeypatch,
+        tmp_path,
+        site,
+        one,
+        lambda bag: feedmap.dask.dedupe(bag, options, buckets=3),
+        Options(max_urls=300),
+    )
+    assert len(one_files) > 3 and bag_files == one_files
+    assert bag_said == one_said  # the same loc-duplicate lines (the first 100, in order), counts and lines
+    repeated = [said for said in bag_said if "loc-duplicate" in said]
+    assert len(repeated) == 100 and any("more-duplicates" in said for said in bag_said)
+
+
+@pytest.mark.parametrize("rule", ["first", "last", "newest"])
+def test_the_entry_kept_is_one_runs_even_from_a_later_partition(
+    client: distributed.Client, site: Path, rule: str
+) -> None:
+    options = Options(dedupe=rule)  # type: ignore[arg-type]
+    expected = _entries_one(site, lambda entries: feedmap.converters.dedupe(entries, options))
+    kept = list(feedmap.dask.entries(feedmap.dask.dedupe(_bag(site), options)))
+    assert kept == expected and [one.origin for one in kept] == [one.origin for one in expected]
+    firsts: dict[str, object] = {}
+    for entry in _entries_one(site):
+        firsts.setdefault(entry.loc, entry.origin)
+    moved = sum(1 for entry in kept if entry.origin != firsts[entry.loc])
+    assert (moved == 0) == (rule == "first")  # last and newest keep entries of later partitions at first places
+
+
+def test_dedupe_on_dasks_local_scheduler_and_with_one_bucket(site: Path) -> None:
+    options = Options(dedupe="newest")
+    expected = _entries_one(site, lambda entries: feedmap.converters.dedupe(entries, options))
+    with dask.config.set(scheduler="synchronous"):
+        assert list(feedmap.dask.entries(feedmap.dask.dedupe(_bag(site), options, buckets=1))) == expected
