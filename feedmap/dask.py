@@ -47,10 +47,11 @@ from feedmap._core.model import Document, Entry
 from feedmap._core.options import refuse_unused
 from feedmap._core.summary import SplitSummary
 from feedmap._io.sources import SourceLike
-from feedmap._web import bag_dedupe, bag_order, bag_stream
+from feedmap._web import bag_dedupe, bag_enrich, bag_order, bag_stream
 from feedmap._web.bag_parts import Read, packed_batches, plan, read_part, reraise
 from feedmap._web.bag_steps import (
     DEDUPE,
+    ENRICH,
     FILTER,
     SORT,
     STEP,
@@ -69,7 +70,16 @@ from feedmap._web.partitions import unpacked
 if TYPE_CHECKING:
     from dask.bag import Bag
 
-__all__ = ["dedupe", "entries", "filter_entries", "read_bag", "sort_entries", "to_jsonl", "write_split"]
+__all__ = [
+    "dedupe",
+    "enrich",
+    "entries",
+    "filter_entries",
+    "read_bag",
+    "sort_entries",
+    "to_jsonl",
+    "write_split",
+]
 
 #: Dask's calls this module makes, untyped in Dask (mypy --strict sees them as Any).
 _DASK: Any = importlib.import_module("dask")
@@ -104,6 +114,7 @@ def read_bag(
     options = options or Options()
     if not isinstance(options, Options):
         raise TypeError(f"options: give a feedmap.Options, not {options!r}")
+    _refuse_selection(options)
     refuse_unused(options, "read_bag")
     listed = list(sources) if isinstance(sources, Sequence) and not isinstance(sources, str) else [sources]
     if not listed:
@@ -116,6 +127,33 @@ def read_bag(
     reads = [delayed(read_part, pure=False)(part, dask_key_name=(name, i)) for i, part in enumerate(parts)]
     bag: Bag = _BAGS.from_delayed([delayed(_entries_of, pure=True)(one) for one in reads])
     return bag
+
+
+#: The fields of the selection (and enrichment) that :func:`read_bag` refuses, and the call that takes each.
+_SELECTED_BY = {
+    **dict.fromkeys(
+        ("since", "until", "require_lastmod", "include", "exclude"), "feedmap.dask.filter_entries(bag, options)"
+    ),
+    "dedupe": "feedmap.dask.dedupe(bag, options)",
+    "sort": "feedmap.dask.sort_entries(bag, options)",
+    **dict.fromkeys(("enrich", "overwrite", "page_max_bytes"), "feedmap.dask.enrich(bag, options)"),
+    "limit": "feedmap.dask.write_split(bag, directory, base_url, options=options)",
+}
+
+
+def _refuse_selection(options: Options) -> None:
+    """ValueError naming the fields of the selection given to :func:`read_bag`, and the calls that take them."""
+    default = Options()
+    given = [name for name in _SELECTED_BY if getattr(options, name) != getattr(default, name)]
+    if not given:
+        return
+    calls = "; ".join(f"{name}: {_SELECTED_BY[name]}" for name in given)
+    listed = ", ".join(given)
+    raise ValueError(
+        f"read_bag() cannot use {listed} (given in its options): read_bag reads; the bag's steps select, on the "
+        f"workers ({calls}), or give them to write_split, which selects on the client (limit only there: it "
+        "keeps the first entries in order)"
+    )
 
 
 def _options(options: Options | None) -> Options:
@@ -200,6 +238,40 @@ def sort_entries(bag: Bag, options: Options | None = None) -> Bag:
         return task
 
     return stepped_bag(bag, SORT, step)
+
+
+def enrich(bag: Bag, options: Options | None = None) -> Bag:
+    """The entries of ``bag`` with the title, description and keywords of their pages, as
+    :func:`feedmap.converters.enrich` fills them (the settings of ``--enrich`` in ``options``: ``concurrency``,
+    ``overwrite``, ``maps``, ``http`` with its ``host_delay``, ``page_max_bytes``, ``max_bytes``), order kept.
+
+    The workers fetch the pages: all the pages of one host by one worker (chosen by rendezvous hashing of the
+    host over the cluster's workers), with one HTTP client, robots.txt cache and host gate per worker process
+    for the whole bag, so that ``host_delay`` and robots.txt hold across the cluster as in one run; a host whose
+    worker leaves the cluster goes to another, its unfinished pages fetched again (see
+    :mod:`feedmap._web.bag_enrich` for what politeness then means).  Each page's diagnostics (``enrich-failed``,
+    ``not-html``, ``robots-disallowed``) are said at the entry's place by the call that writes the bag; under
+    ``options.strict`` the first warning stops it.  A field this call cannot use raises ``ValueError``.
+    """
+    options = replace(_options(options), enrich=True)
+    refuse_unused(options, "dask.enrich")
+    chosen = Options(
+        strict=options.strict,
+        enrich=True,
+        overwrite=options.overwrite,
+        page_max_bytes=options.page_max_bytes,
+        max_bytes=options.max_bytes,
+        concurrency=options.concurrency,
+        http=options.http,
+        maps=options.maps,
+    )
+    name = f"feedmap-enrich-{uuid.uuid4().hex}"
+
+    def step(part: Delayed, place: int, key: tuple[str, int]) -> Delayed:
+        task: Delayed = delayed(bag_enrich.enrich_part, pure=True)(part, chosen, name, place, dask_key_name=key)
+        return task
+
+    return stepped_bag(bag, ENRICH, step)
 
 
 def _entries_of(read: Read) -> list[Entry]:

@@ -13,21 +13,26 @@ which worker process sent it.
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import os
+import signal
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import dask
 import dask.bag
 import distributed
+import psutil
 import pytest
-from jobsite import SITE, jobs_site
+from jobsite import SITE, descendants, jobs_site
 from localcluster import local_cluster
+from localsite import LocalSite
 
 import feedmap
 import feedmap._web.bag_order
 import feedmap.converters
 import feedmap.dask
-from feedmap import Diagnostic, Document, Entry, Options
+from feedmap import Diagnostic, Document, Entry, HttpSettings, Options
 
 Step = Callable[[Document, Callable[[Diagnostic], None]], Document]
 
@@ -243,3 +248,135 @@ def test_dedupe_on_dasks_local_scheduler_and_with_one_bucket(site: Path) -> None
     expected = _entries_one(site, lambda entries: feedmap.converters.dedupe(entries, options))
     with dask.config.set(scheduler="synchronous"):
         assert list(feedmap.dask.entries(feedmap.dask.dedupe(_bag(site), options, buckets=1))) == expected
+
+
+# --- enrichment ------------------------------------------------------------------------------------------
+
+
+HOSTS = ("127.0.0.1", "127.0.0.2", "127.0.0.3")
+PAGE = '<html><head><title>{title}</title><meta name="description" content="about {title}"></head></html>'
+
+
+def _pages(site: LocalSite, count: int) -> list[str]:
+    """A site of ``count`` pages, a missing one, one that is no HTML and one its robots.txt disallows."""
+    site.add("/robots.txt", "User-agent: *\nDisallow: /private/\n", content_type="text/plain")
+    urls = [
+        site.add(f"/p{n}.html", PAGE.format(title=f"{site.base} page {n}"), content_type="text/html")
+        for n in range(count)
+    ]
+    urls.insert(2, site.url("/missing.html"))
+    urls.insert(4, site.add("/data.json", "{}", content_type="application/json"))
+    urls.append(site.add("/private/p.html", PAGE.format(title="private"), content_type="text/html"))
+    return urls
+
+
+def _interleaved(sites: list[LocalSite], count: int) -> list[Entry]:
+    """The pages of ``sites`` taken in turn: each partition of a bag of them holds several hosts, and each host
+    spans the partitions."""
+    urls = [_pages(site, count) for site in sites]
+    return [Entry(loc=url[n]) for n in range(len(urls[0])) for url in urls]
+
+
+def _sender(port: int) -> int | None:
+    """The process of this test's that holds the client end of a connection from ``port`` (a worker's)."""
+    for pid in descendants(os.getpid()):
+        try:
+            connections = psutil.Process(pid).net_connections("tcp")
+        except psutil.Error:
+            continue
+        if any(one.laddr and one.laddr.port == port for one in connections):
+            return pid
+    return None
+
+
+def test_each_hosts_pages_are_fetched_by_one_worker_with_the_delay_and_robots_txt_once(
+    client: distributed.Client,
+) -> None:
+    delay = 0.12
+    options = Options(http=HttpSettings(host_delay=delay), concurrency=4)
+    with LocalSite(HOSTS[0]) as one, LocalSite(HOSTS[1]) as two, LocalSite(HOSTS[2]) as three:
+        sites = [one, two, three]
+        entries = _interleaved(sites, 6)
+        one_said: list[Diagnostic] = []
+        expected = list(feedmap.converters.enrich(entries, options, on_diagnostic=one_said.append))
+        before = [len(site.requests) for site in sites]
+        for site in sites:
+            site.on_request = lambda path, port: _sender(port)
+        said: list[Diagnostic] = []
+        bag = feedmap.dask.enrich(dask.bag.from_sequence(entries, npartitions=4), options)
+        enriched = list(feedmap.dask.entries(bag, on_diagnostic=said.append))
+    assert enriched == expected and sum(1 for one in enriched if one.title) == 18
+    assert _said(said) == _said(one_said)  # each page's, at its entry's place, in order
+    assert {one.code for one in said} == {"enrich-failed", "not-html", "robots-disallowed"}
+    workers = set(client.run(os.getpid).values())
+    for site, start in zip(sites, before, strict=True):
+        requests = site.requests[start:]
+        assert len({request.said for request in requests}) == 1  # one process fetched all of the host's pages
+        assert requests[0].said in workers
+        assert [request.path for request in requests].count("/robots.txt") == 1  # first, once per worker
+        gaps = [later.at - earlier.at for earlier, later in itertools.pairwise(requests)]
+        assert len(gaps) == 8 and min(gaps) >= delay - 0.02  # --delay between two requests to the host
+
+
+def test_a_worker_killed_while_it_fetches_a_hosts_pages_leaves_the_output_as_it_was() -> None:
+    options = Options(concurrency=2)
+    with (
+        local_cluster() as cluster,
+        distributed.Client(cluster),
+        LocalSite(HOSTS[0]) as one,
+        LocalSite(HOSTS[1]) as two,
+    ):
+        entries = _interleaved([one, two], 6)
+        expected = list(feedmap.converters.enrich(entries, options))
+        killed: list[int] = []
+
+        def kill_the_sender(path: str, port: int) -> None:
+            if path == "/p3.html" and not killed:
+                pid = _sender(port)
+                assert pid is not None
+                killed.append(pid)
+                os.kill(pid, signal.SIGKILL)  # the worker fetching the host's pages dies mid-way
+
+        one.on_request = kill_the_sender
+        bag = feedmap.dask.enrich(dask.bag.from_sequence(entries, npartitions=3), options)
+        enriched = list(feedmap.dask.entries(bag))
+    assert killed and enriched == expected
+    assert one.hits("/p3.html") >= 2  # fetched again by the host's next worker
+
+
+def test_a_pipeline_of_steps_on_the_workers_writes_and_says_what_one_run_does(
+    client: distributed.Client, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, site: Path
+) -> None:
+    """read_bag, filter_entries, dedupe, enrich (pages read from disk under --map), write_split: the files and
+    every diagnostic in one run's order (the reading's and the filters' and repeats' sums first, as one run
+    has read everything before it merges; then each page's)."""
+    maps = ((SITE, site),)
+    for n in range(0, 1200, 7):
+        (site / f"page-{n}.html").write_text(PAGE.format(title=f"page {n}"))
+    filters, rule, pages = FILTERS, Options(dedupe="newest"), Options(maps=maps)
+
+    def one(doc: Document, said: Callable[[Diagnostic], None]) -> Document:
+        doc = feedmap.converters.filter_entries(doc, filters, on_diagnostic=said)
+        doc = feedmap.converters.dedupe(doc, rule, on_diagnostic=said)
+        return feedmap.converters.enrich(doc, pages, on_diagnostic=said)
+
+    def bag_steps(bag: dask.bag.Bag) -> dask.bag.Bag:
+        return feedmap.dask.enrich(feedmap.dask.dedupe(feedmap.dask.filter_entries(bag, filters), rule), pages)
+
+    (one_files, one_said), (bag_files, bag_said) = _both(
+        monkeypatch, tmp_path, site, one, bag_steps, Options(max_urls=200), "ror"
+    )
+    assert len(one_files) > 2 and bag_files == one_files
+    assert bag_said == one_said
+    assert b"<title>page 7</title>" in b"".join(bag_files.values())
+
+
+def test_read_bag_refuses_the_selection_and_names_the_step_that_takes_each(site: Path) -> None:
+    with pytest.raises(ValueError, match=r"read_bag\(\) cannot use since, dedupe, enrich, limit") as refused:
+        feedmap.dask.read_bag(
+            str(site / "index.xml"), options=Options(since="2024-01-01", dedupe="first", enrich=True, limit=3)
+        )
+    for call in ("filter_entries(bag, options)", "dask.dedupe(bag, options)", "dask.enrich(", "write_split("):
+        assert call in str(refused.value)
+    with pytest.raises(ValueError, match=r"dask.enrich\(\) cannot use max_urls"):
+        feedmap.dask.enrich(_bag(site), Options(max_urls=10))
