@@ -3,25 +3,38 @@
 :func:`read_bag` gives a ``dask.bag.Bag`` of :class:`feedmap.Entry`: one partition per child of each index given
 (nested indexes followed by the worker that reads the child, under the usual site, loop and depth rules), one
 per other input.  Transform it as any bag, partition by partition (``bag.map``, ``bag.filter``,
-``bag.map_partitions``), then write it with :func:`write_split` (the files, names, cuts, index and no-churn
-publishing of :func:`feedmap.split`, byte for byte: the entries are streamed to the client in partition order,
-where the steps spanning partitions, such as ``dedupe``, ``sort`` and ``limit``, run) or :func:`to_jsonl` (one
-file per partition, written by the workers).  :func:`entries` streams them to the client for any other use.
+``bag.map_partitions``), and with the steps of :mod:`feedmap.converters` run by the workers, each giving a new
+bag: :func:`filter_entries`, :func:`dedupe` (across partitions, in buckets of URLs), :func:`sort_entries` (each
+partition sorted by its worker, the partitions merged by the client) and :func:`enrich` (each host's pages
+fetched by one worker).  Then write it with :func:`write_split` (the files, names, cuts, index and no-churn
+publishing of :func:`feedmap.split`, byte for byte: the entries are streamed to the client in partition order;
+options given to it, ``limit`` and any selection, run there as :func:`feedmap.split` runs them) or
+:func:`to_jsonl` (one file per partition, written by the workers).  :func:`entries` streams them to the client
+for any other use.  The bodies of the steps are in private modules (:mod:`feedmap._web.bag_steps` and the
+``bag_*`` beside it); what is here is the calls and the client's side of their diagnostics.
 
 Diagnostics come back to the client: each partition's, with their ``file:line``, reported to the call's reporter
-(or ``on_diagnostic``) in partition order when the partition reaches the client, ``strict`` applied there.  The
-index's own diagnostics are reported by :func:`read_bag`, which reads the index.  A bag made by other means
-(``dask.bag.from_sequence`` of entries) is written as well; it brings no diagnostics.  A bag whose partitions no
-longer match those of its reading (``repartition``, ``concat``) is refused: its diagnostics would have no place.
-A partition is held whole in a worker's memory, as Dask's are: a child that is itself an index is one partition
-with every entry below it.
+(or ``on_diagnostic``) in partition order when the partition reaches the client (its reading's, then each
+step's, under the step's ``strict``), ``strict`` applied there; what a step says once for the whole input (the
+filters' counts, the repeated URLs) summed over the partitions and said where one run says it.  The tasks
+that carry them are keyed ``(feedmap-read-..., i)`` and ``(feedmap-step-..., i)``: the writing calls find them
+in the bag's graph (:mod:`feedmap._web.bag_channel`).  The index's own diagnostics are reported by
+:func:`read_bag`, which reads the index.  A bag made by other means (``dask.bag.from_sequence`` of entries) is
+written as well; it brings no reading's diagnostics.
+A bag whose partitions no longer match those of its reading or steps (``repartition``, ``concat``) is refused:
+its diagnostics would have no place.  A partition is held whole in a worker's memory, as Dask's are: a child
+that is itself an index is one partition with every entry below it.
 
 The computation runs on Dask's scheduler of the moment: a ``distributed.Client`` made before (a
-``LocalCluster``, or a remote scheduler), else the local one.  A worker lost mid-run has its partitions computed
-again (Dask's retries); a partition whose worker keeps dying is :class:`feedmap.WorkerDied`-like
-:class:`~feedmap._core.errors.SourceError` naming the child, and nothing is written.  Workers read the inputs
-and files named by ``maps`` by their paths, and write :func:`to_jsonl`'s files: give a cluster folders they
-share with the client.  Dask's protocol carries pickles: use a scheduler and workers you trust.
+``LocalCluster``, or a remote scheduler), else the local one.  A bag is computed a few partitions at a time,
+the next while the client handles the last; one with :func:`dedupe` or :func:`sort_entries`, whose partitions
+each need every other, in one submission (:mod:`feedmap._web.bag_stream`), its diagnostics up to that step said
+for every partition first, as one run has read everything before such a step speaks.  A
+worker lost mid-run has its partitions computed again (Dask's retries); a partition whose worker keeps dying
+is :class:`feedmap.WorkerDied`-like :class:`~feedmap._core.errors.SourceError` naming the child, and nothing
+is written.  Workers read the inputs and files named by ``maps`` by their paths, and write :func:`to_jsonl`'s
+files: give a cluster folders they share with the client.  Dask's protocol carries pickles: use a scheduler
+and workers you trust.
 """
 
 from __future__ import annotations
@@ -31,41 +44,31 @@ import os
 import shutil
 import tempfile
 import uuid
-from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from dask.delayed import Delayed, delayed
 
 from feedmap._api import split as split_document
 from feedmap._api import write as write_entries
-from feedmap._core.context import Context, Options, reporter_for
-from feedmap._core.errors import DiagnosticHandler, Reporter, SourceError
+from feedmap._core.context import Options, reporter_for
+from feedmap._core.errors import DiagnosticHandler, Reporter
 from feedmap._core.model import Document, Entry
 from feedmap._core.options import refuse_unused
 from feedmap._core.summary import SplitSummary
 from feedmap._io.sources import SourceLike
-from feedmap._web import bag_dedupe, bag_enrich, bag_order, bag_stream
-from feedmap._web.bag_parts import Read, packed_batches, plan, read_part, reraise
+from feedmap._web import bag_channel, bag_dedupe, bag_enrich, bag_order
+from feedmap._web.bag_parts import Read, plan, read_part
 from feedmap._web.bag_steps import (
     DEDUPE,
     ENRICH,
     FILTER,
     SORT,
-    STEP,
-    WHOLE,
-    Closing,
-    Stepped,
     check_filters,
     filter_part,
-    step_kind,
     stepped_bag,
-    summary_of,
 )
-from feedmap._web.follow import Tally, check_something_read
-from feedmap._web.partitions import unpacked
 
 if TYPE_CHECKING:
     from dask.bag import Bag
@@ -85,13 +88,6 @@ __all__ = [
 _DASK: Any = importlib.import_module("dask")
 _BAGS: Any = importlib.import_module("dask.bag")
 _TASK: Any = Delayed
-
-#: The name of a read task's key, and the partitions each of the last bags read names (for a worker's death).
-_READ = "feedmap-read-"
-_WHATS: OrderedDict[str, tuple[str, ...]] = OrderedDict()
-_WHATS_KEPT = 64
-#: Partitions computed in one go, while the client handles the go before.
-_AHEAD = 16
 
 
 def read_bag(
@@ -120,10 +116,8 @@ def read_bag(
     if not listed:
         raise ValueError("read_bag: give at least one input")
     parts = list(plan(listed, format, options, reporter_for(options, reporter, on_diagnostic)))
-    name = f"{_READ}{uuid.uuid4().hex}"
-    _WHATS[name] = tuple(part.what for part in parts)
-    while len(_WHATS) > _WHATS_KEPT:
-        _WHATS.popitem(last=False)
+    name = f"{bag_channel.READ}{uuid.uuid4().hex}"
+    bag_channel.remember(name, tuple(part.what for part in parts))
     reads = [delayed(read_part, pure=False)(part, dask_key_name=(name, i)) for i, part in enumerate(parts)]
     bag: Bag = _BAGS.from_delayed([delayed(_entries_of, pure=True)(one) for one in reads])
     return bag
@@ -278,263 +272,6 @@ def _entries_of(read: Read) -> list[Entry]:
     return read.entries()
 
 
-def _summary_of(read: Read) -> Read:
-    """A partition's reading without its entries (what the client needs of it besides the bag's entries)."""
-    return replace(read, batches=())
-
-
-@dataclass(frozen=True, slots=True)
-class _Channel:
-    """What the client reports of a bag's partitions besides their entries: per partition, the summary of its
-    reading (None for a bag not read by :func:`read_bag`) and of each step applied to it (:mod:`bag_steps`),
-    the steps in the order they were applied; ``name``: the reading's key name."""
-
-    name: str | None
-    reads: list[Any]
-    steps: list[tuple[str, list[Any]]]
-
-    def row(self, place: int) -> list[Any]:
-        """The summaries of partition ``place``: its reading's (if any), then each step's."""
-        read = self.reads[place]
-        return ([] if read is None else [read]) + [summaries[place] for _, summaries in self.steps]
-
-    @property
-    def barrier(self) -> int:
-        """The place of the last step that needs every partition (:data:`WHOLE`), -1 when none does."""
-        kinds = [step_kind(name) for name, _ in self.steps]
-        return max((place for place, kind in enumerate(kinds) if kind in WHOLE), default=-1)
-
-    @property
-    def sorted(self) -> bool:
-        return any(step_kind(name) == SORT for name, _ in self.steps)
-
-
-def _channel_of(bag: Bag) -> _Channel:
-    """The side channel of ``bag``: the tasks keyed ``(feedmap-read-..., i)`` and ``(feedmap-step-..., i)`` of
-    its graph, one per partition each (ValueError when a bag's partitions are no longer those)."""
-    graph = bag.__dask_graph__()
-    found: dict[str, list[Any]] = {}
-    for key in graph:
-        if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], str) and key[0].startswith((_READ, STEP)):
-            found.setdefault(key[0], []).append(key)
-    reads = [name for name in found if name.startswith(_READ)]
-    if len(reads) > 1 or any(len(keys) != bag.npartitions for keys in found.values()):
-        raise ValueError(
-            "this bag's partitions are not those read_bag made (repartitioned, or bags joined): write each read "
-            "bag on its own, transformed partition by partition (map, filter, map_partitions, and the steps of "
-            "feedmap.dask)"
-        )
-
-    def summaries(name: str, summary: Callable[[Any], Any]) -> list[Any]:
-        keys = sorted(found[name], key=lambda key: key[1])
-        return [delayed(summary, pure=True)(_TASK(key, graph)) for key in keys]
-
-    name = reads[0] if reads else None
-    steps = [(step, summaries(step, summary_of)) for step in sorted(found) if step.startswith(STEP)]
-    return _Channel(name, summaries(name, _summary_of) if name else [None] * bag.npartitions, steps)
-
-
-class _Said:
-    """The client's side of the channel: each partition's diagnostics reported (its reading's, then each step's
-    under that step's ``strict``), the children read tallied (:class:`_Tallies`), each step's
-    :class:`~feedmap._web.bag_steps.Closing` summed and reported where one run says it."""
-
-    def __init__(self, channel: _Channel, reporter: Reporter, meta: list[Read] | None) -> None:
-        self.reporter, self.meta = reporter, meta
-        self.reads = channel.name is not None
-        self.tallies = _Tallies()
-        self.closings: list[Closing | None] = [None] * len(channel.steps)
-        self.strict = [False] * len(channel.steps)
-        self.order: str | None = None  # a sort's (its partitions are each in that order)
-
-    def read(self, read: Read) -> None:
-        if self.meta is not None and not self.meta:
-            self.meta.append(read)
-        self.tallies.add(read)
-        for diagnostic in read.diagnostics:
-            self.reporter.report(diagnostic)
-        reraise(read)
-
-    def row(self, values: Sequence[Any], steps: range) -> None:
-        """A partition's summaries, in the order of :meth:`indexes` (``steps``): its reading's said (when
-        ``steps`` starts with the first step), then those of the steps ``steps``."""
-        given = iter(values)
-        if self.reads and steps.start == 0:
-            self.read(next(given))
-        for place in steps:
-            self.step(place, next(given))
-
-    def indexes(self, steps: range) -> list[int]:
-        """The places in a partition's row (:meth:`_Channel.row`) of what :meth:`row` says for ``steps``."""
-        return ([0] if self.reads and steps.start == 0 else []) + [place + self.reads for place in steps]
-
-    def step(self, place: int, stepped: Stepped) -> None:
-        self.strict[place] = self.strict[place] or stepped.strict
-        self.order = stepped.order or self.order
-        reporter = self._reporter(stepped.strict)
-        for diagnostic in stepped.diagnostics:
-            reporter.report(diagnostic)
-        if stepped.closing is not None:
-            closing = self.closings[place]
-            self.closings[place] = stepped.closing if closing is None else closing.add(stepped.closing)
-
-    def close(self, steps: range) -> None:
-        """What the steps ``steps`` say once, in order."""
-        for place in steps:
-            closing, self.closings[place] = self.closings[place], None
-            if closing is not None:
-                closing.report(Context(reporter=self._reporter(self.strict[place])))
-
-    def _reporter(self, strict: bool) -> Reporter:
-        return reporter_for(Options(strict=strict), self.reporter, None)
-
-
-def _computed(work: list[Any]) -> tuple[Any, ...]:
-    return tuple(_DASK.compute(*work))
-
-
-def _partitions(
-    bag: Bag, reporter: Reporter, each: Callable[[Delayed, int], Delayed], meta: list[Read] | None = None
-) -> Iterator[Any]:
-    """``each(partition, i)`` of every partition of ``bag``, given in partition order after the diagnostics of
-    the partition (its reading's and steps') are reported to ``reporter``; the first partition's reading
-    appended to ``meta``.  A bag whose steps need every partition (:data:`WHOLE`) is computed in one
-    submission (:func:`_whole`); another ``_AHEAD`` partitions at a time (the next go while the client
-    handles this one)."""
-    channel = _channel_of(bag)
-    parts: list[Any] = _BAGS.Bag.to_delayed(bag, optimize_graph=False)
-    said = _Said(channel, reporter, meta)
-    if channel.barrier >= 0:
-        yield from _whole([each(part, i) for i, part in enumerate(parts)], channel, said)
-        return
-    ahead = ThreadPoolExecutor(1, thread_name_prefix="feedmap-dask")
-    steps = range(len(channel.steps))
-
-    def go(start: int) -> Future[tuple[Any, ...]]:
-        stop = min(start + _AHEAD, len(parts))
-        work = [each(parts[i], i) for i in range(start, stop)]
-        return ahead.submit(_computed, work + [one for i in range(start, stop) for one in channel.row(i)])
-
-    try:
-        pending = go(0) if parts else None
-        width = len(channel.row(0)) if parts else 0
-        for start in range(0, len(parts), _AHEAD):
-            assert pending is not None
-            results = _result(pending, channel.name, start)
-            pending = go(start + _AHEAD) if start + _AHEAD < len(parts) else None
-            count = min(_AHEAD, len(parts) - start)
-            for place, outcome in enumerate(results[:count]):
-                said.row(results[count + place * width : count + (place + 1) * width], steps)
-                yield outcome
-        said.tallies.close()
-    finally:
-        ahead.shutdown(wait=False, cancel_futures=True)
-        said.close(steps)  # as the filters say what they left out also when a step after them stops reading
-
-
-def _whole(work: list[Any], channel: _Channel, said: _Said) -> Iterator[Any]:
-    """``work`` (one task per partition) of a bag with steps that need every partition, computed in one
-    submission (:class:`~feedmap._web.bag_stream.Submitted`): the diagnostics up to the last such step said for
-    every partition first (one run has read everything before such a step says anything), then each
-    partition's later steps' before its result."""
-    computed = _submitted(work, channel, said)
-    later = range(channel.barrier + 1, len(channel.steps))
-    try:
-        for place, row in enumerate(computed.summaries(said.indexes(later), _dead_in(channel))):
-            said.row(row, later)
-            yield computed.result(place, _dead_in(channel))
-    finally:
-        computed.release()
-        said.close(later)
-
-
-def _submitted(work: list[Any], channel: _Channel, said: _Said) -> bag_stream.Submitted:
-    """``work`` and the channel submitted at once, the diagnostics up to the last step that needs every
-    partition said (with what those steps say once)."""
-    computed = bag_stream.Submitted(work, [channel.row(i) for i in range(len(work))])
-    upto = range(channel.barrier + 1)
-    try:
-        for row in computed.summaries(said.indexes(upto), _dead_in(channel)):
-            said.row(row, upto)
-        said.tallies.close()
-        said.close(upto)
-    except BaseException:
-        computed.release()
-        raise
-    return computed
-
-
-def _dead_in(channel: _Channel) -> bag_stream.Dead:
-    def dead(exc: Exception, place: int) -> Exception:
-        return _dead(exc, channel.name, place)
-
-    return dead
-
-
-class _Tallies:
-    """The children read of each index summed over its partitions: ``no-child-read`` raised (as one run raises
-    it, once the index's children were all read) when the index named children and not one could be read."""
-
-    def __init__(self) -> None:
-        self._index: tuple[int, str] | None = None
-        self._tally = Tally()
-
-    def add(self, read: Read) -> None:
-        index = (read.group, read.index) if read.tally is not None and read.index is not None else None
-        if index != self._index:
-            self.close()
-            self._index, self._tally = index, Tally()
-        if read.tally is not None:
-            self._tally.read += read.tally.read
-            self._tally.failed += read.tally.failed
-            self._tally.skipped += read.tally.skipped
-
-    def close(self) -> None:
-        index, self._index = self._index, None
-        if index is not None:
-            check_something_read(self._tally, index[1])
-
-
-def _result(pending: Future[tuple[Any, ...]], name: str | None, start: int) -> tuple[Any, ...]:
-    """A go's results; a partition whose worker kept dying is a SourceError naming it."""
-    try:
-        return pending.result()
-    except Exception as exc:
-        dead = _dead(exc, name, start)
-        if dead is exc:
-            raise
-        raise dead from None
-
-
-def _dead(exc: Exception, name: str | None, start: int) -> Exception:
-    """``exc`` as raised: a partition whose worker kept dying (Dask's ``KilledWorker``) a SourceError naming it
-    (the partition of the task that died, else ``start``), any other exception as it is."""
-    killed = _killed_worker()
-    if killed is None or not isinstance(exc, killed):
-        return exc
-    key = getattr(exc, "task", None)
-    if isinstance(key, str):  # a task of no one partition (a bucket of dedupe)
-        return SourceError(
-            f"the bag's task {key}: the Dask worker computing it stopped each time it was tried (killed, or out "
-            "of memory); nothing was written"
-        )
-    place = key[1] if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], int) else start
-    whats = _WHATS.get(name or "", ())
-    what = whats[place] if place < len(whats) else f"partition {place + 1} of the bag"
-    return SourceError(
-        f"{what}: the Dask worker reading it stopped each time it was tried (killed, or out of memory); "
-        "nothing was written"
-    )
-
-
-def _killed_worker() -> type[BaseException] | None:
-    try:
-        from distributed import KilledWorker
-    except ImportError:  # the local scheduler: no worker dies but the client's own process
-        return None
-    return KilledWorker
-
-
 def _output_reporter(
     call: str, options: Options | None, reporter: Reporter | None, on_diagnostic: DiagnosticHandler | None
 ) -> Reporter:
@@ -556,37 +293,7 @@ def entries(
 ) -> Iterator[Entry]:
     """The entries of ``bag``, in partition order, streamed to the client (a few partitions at a time), each
     partition's diagnostics reported before its entries (``options``: only ``strict`` is used)."""
-    return _streamed(bag, _output_reporter("dask.entries", options, reporter, on_diagnostic), None)
-
-
-def _streamed(bag: Bag, reporter: Reporter, meta: list[Read] | None) -> Iterator[Entry]:
-    channel = _channel_of(bag)
-    if channel.sorted:
-        yield from _merged(bag, channel, reporter, meta)
-        return
-
-    def each(partition: Delayed, place: int) -> Delayed:
-        task: Delayed = delayed(packed_batches, pure=True)(partition)
-        return task
-
-    for batches in _partitions(bag, reporter, each, meta):
-        for batch in batches:
-            yield from unpacked(batch)
-
-
-def _merged(bag: Bag, channel: _Channel, reporter: Reporter, meta: list[Read] | None) -> Iterator[Entry]:
-    """The entries of a sorted bag (:func:`sort_entries`): its partitions, each sorted by its worker, merged
-    here (:func:`feedmap._web.bag_order.merged`), after every partition's diagnostics."""
-    said = _Said(channel, reporter, meta)
-    computed = _submitted(_BAGS.Bag.to_delayed(bag, optimize_graph=False), channel, said)
-    later = range(channel.barrier + 1, len(channel.steps))
-    try:
-        for row in computed.summaries(said.indexes(later), _dead_in(channel)):
-            said.row(row, later)
-        yield from bag_order.merged(computed, said.order or "loc", _dead_in(channel))
-    finally:
-        computed.release()
-        said.close(later)
+    return bag_channel.streamed(bag, _output_reporter("dask.entries", options, reporter, on_diagnostic), None)
 
 
 def write_split(
@@ -606,7 +313,7 @@ def write_split(
     options = replace(options or Options(), base_url=base_url)
     chosen = reporter_for(options, reporter, on_diagnostic)  # split() refuses the options it cannot use
     first: list[Read] = []
-    stream = _streamed(bag, chosen, first)
+    stream = bag_channel.streamed(bag, chosen, first)
     head = next(stream, None)  # the first partition's format and metadata make the document's, as one run's
     read = first[0] if first else None
     document = Document(read.meta if read is not None and read.meta is not None else None, _after(head, stream))
@@ -633,7 +340,7 @@ def to_jsonl(
     written, in order.  The files appear once every partition was written (until then they are in a temporary
     folder inside ``directory``): an error leaves ``directory`` as it was.  ``options``: only ``strict``."""
     chosen = _output_reporter("to_jsonl", options, reporter, on_diagnostic)
-    if _channel_of(bag).sorted:
+    if bag_channel.channel_of(bag).sorted:
         raise ValueError(
             "to_jsonl writes a file per partition, and a bag sorted by sort_entries is in order only once its "
             "partitions are merged: write it with write_split, or read it in order with entries()"
@@ -649,7 +356,7 @@ def to_jsonl(
         return task
 
     try:
-        for diagnostics in _partitions(bag, chosen, each):
+        for diagnostics in bag_channel.partitions(bag, chosen, each):
             for diagnostic in diagnostics:
                 chosen.report(diagnostic)
         written = []
