@@ -24,7 +24,7 @@ import dask.bag
 import distributed
 import psutil
 import pytest
-from jobsite import SITE, descendants, jobs_site
+from jobsite import SITE, descendants, files_in, jobs_site
 from localcluster import local_cluster
 from localsite import LocalSite
 
@@ -32,7 +32,7 @@ import feedmap
 import feedmap._web.bag_order
 import feedmap.converters
 import feedmap.dask
-from feedmap import Diagnostic, Document, Entry, HttpSettings, Options
+from feedmap import Diagnostic, Document, Entry, HttpSettings, Options, StrictError
 
 Step = Callable[[Document, Callable[[Diagnostic], None]], Document]
 
@@ -49,10 +49,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("site")
     jobs_site(folder)
     return folder
-
-
-def _files(folder: Path) -> dict[str, bytes]:
-    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
 
 
 def _said(diagnostics: Iterable[Diagnostic]) -> list[str]:
@@ -86,7 +82,7 @@ def _both(
         else:
             bag = feedmap.dask.read_bag(str(site / "index.xml"), options=Options(maps=maps), on_diagnostic=said.append)
             feedmap.dask.write_split(bag_steps(bag), "out/", SITE, format, options, on_diagnostic=said.append)
-        outcomes.append((_files(folder / "out"), _said(said)))
+        outcomes.append((files_in(folder / "out"), _said(said)))
     return outcomes[0], outcomes[1]
 
 
@@ -136,7 +132,7 @@ def test_the_same_filters_given_to_write_split_write_the_same(
     stepped = tmp_path / "stepped"
     said: list[Diagnostic] = []
     feedmap.dask.write_split(feedmap.dask.filter_entries(_bag(site), FILTERS), stepped, SITE, on_diagnostic=said.append)
-    assert bag_files == one_files == _files(stepped)
+    assert bag_files == one_files == files_in(stepped)
     assert bag_said == one_said
     direct = [one for one in one_said if "entries-filtered" in one]
     stepped_said = [str(one) for one in said if one.code == "entries-filtered"]
@@ -181,6 +177,25 @@ def test_a_sorted_bag_is_split_as_one_run_splits_it(
         monkeypatch, tmp_path, site, one, lambda bag: feedmap.dask.sort_entries(bag, options), Options(max_urls=300)
     )
     assert len(one_files) > 3 and bag_files == one_files
+    assert bag_said == one_said
+
+
+def test_a_limit_after_the_workers_sort_and_dedupe_is_the_clients_and_stops_the_merge(
+    client: distributed.Client, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, site: Path
+) -> None:
+    order, rule = Options(sort="-lastmod"), Options(dedupe="last")
+
+    def one(doc: Document, said: Callable[[Diagnostic], None]) -> Document:
+        doc = feedmap.converters.dedupe(doc, rule, on_diagnostic=said)
+        return feedmap.converters.sort_entries(doc, order, on_diagnostic=said)
+
+    def bag_steps(bag: dask.bag.Bag) -> dask.bag.Bag:
+        return feedmap.dask.sort_entries(feedmap.dask.dedupe(bag, rule), order)
+
+    (one_files, one_said), (bag_files, bag_said) = _both(
+        monkeypatch, tmp_path, site, one, bag_steps, Options(limit=250, max_urls=100), "text"
+    )
+    assert len(one_files) == 4 and bag_files == one_files  # 250 URLs in 100s, and the index
     assert bag_said == one_said
 
 
@@ -380,3 +395,12 @@ def test_read_bag_refuses_the_selection_and_names_the_step_that_takes_each(site:
         assert call in str(refused.value)
     with pytest.raises(ValueError, match=r"dask.enrich\(\) cannot use max_urls"):
         feedmap.dask.enrich(_bag(site), Options(max_urls=10))
+
+
+def test_a_strict_step_stops_the_writing_call_at_its_first_warning(tmp_path: Path) -> None:
+    with LocalSite() as site, dask.config.set(scheduler="synchronous"):
+        entries = _interleaved([site], 2)
+        bag = feedmap.dask.enrich(dask.bag.from_sequence(entries, npartitions=2), Options(strict=True))
+        with pytest.raises(StrictError, match=r"missing\.html"):
+            feedmap.dask.write_split(bag, tmp_path / "out", site.url("/"))
+    assert not (tmp_path / "out").exists() or not os.listdir(tmp_path / "out")
