@@ -48,6 +48,11 @@ def jobs_site(folder: Path, count: int = 400) -> dict[str, bytes]:
     return files
 
 
+def files_in(folder: Path) -> dict[str, bytes]:
+    """Each file of ``folder`` (not below it) by name: what a run wrote there, to compare with another's."""
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
 def descendants(pid: int) -> Iterator[int]:
     """The processes below ``pid`` (Linux: each process's parent from /proc/PID/stat)."""
     parents: dict[int, int] = {}

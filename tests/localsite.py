@@ -14,6 +14,8 @@ free local port, so requests go through feedmap's real client, sockets, timeouts
         site.add("/stuck", b"...", held=True)              # answers only after site.release()
         site.peak("/part-")  ->  8   # most paths under /part- being answered at once
         site.answered("/stuck")  ->  0   # whole responses sent
+        site.on_request = lambda path, port: ...   # called as each request comes, with the client's port
+        site.requests  ->  [Request(path, at, port, said)]   # each request as it came (at: time.monotonic())
 
 The counters let a test prove concurrency (peak requests in flight), a bound on it (a peak never above
 the limit) and that a client gave up before an answer came (``answered`` still 0) without measuring time.
@@ -70,6 +72,17 @@ class Route:
 Responder = Callable[[dict[str, str]], Route]
 
 
+@dataclass(frozen=True)
+class Request:
+    """A request as it came: its path, when (``time.monotonic()`` of this process), the client's port, and what
+    :attr:`LocalSite.on_request` said of it (None without one)."""
+
+    path: str
+    at: float
+    port: int
+    said: object = None
+
+
 @contextmanager
 def refusing_port(host: str = "127.0.0.1") -> Iterator[int]:
     """A local port that refuses connections while the block runs: bound by the test, never listening.
@@ -92,6 +105,11 @@ class LocalSite:
         #: Filler header lines of ``slow_headers`` routes actually sent, per path.
         self.header_lines_sent: Counter[str] = Counter()
         self.request_headers: list[tuple[str, dict[str, str]]] = []
+        #: Each request as it came, in order.
+        self.requests: list[Request] = []
+        #: Called with each request's path and client port as it comes, before it is answered (a test names the
+        #: process that sent it); what it returns is kept in :attr:`requests`.
+        self.on_request: Callable[[str, int], object] | None = None
         self._lock = threading.Condition()
         #: Each request's start (+1) and end (-1), in order, with its path: what in_flight and peak count.
         self._flight_log: list[tuple[int, str]] = []
@@ -200,11 +218,14 @@ class LocalSite:
         if route.held:
             self._gate.wait(route.hold_timeout)
 
-    def _route(self, path: str, headers: dict[str, str]) -> tuple[Route, int]:
+    def _route(self, path: str, headers: dict[str, str], port: int = 0) -> tuple[Route, int]:
+        at = time.monotonic()
+        said = self.on_request(path, port) if self.on_request is not None else None
         with self._lock:
             self.counts[path] += 1
             hit = self.counts[path]
             self.request_headers.append((path, headers))
+            self.requests.append(Request(path, at, port, said))
         found = self.routes.get(path)
         if found is None:
             return Route(b"not found", status=404, content_type="text/plain"), hit
@@ -249,7 +270,7 @@ def _handler_for(site: LocalSite) -> type[BaseHTTPRequestHandler]:
         def _answer(self) -> bool:
             """Send the route's response; True when all of it was sent."""
             headers = {key.lower(): value for key, value in self.headers.items()}
-            route, hit = site._route(self.path, headers)
+            route, hit = site._route(self.path, headers, self.client_address[1])
             site._hold(self.path, route)
             if route.delay:
                 time.sleep(route.delay)

@@ -21,7 +21,7 @@ import dask.bag
 import distributed
 import pytest
 from conftest import index_xml
-from jobsite import SITE, jobs_site, urlset
+from jobsite import SITE, files_in, jobs_site, urlset
 from localcluster import local_cluster
 from localsite import LocalSite
 
@@ -42,10 +42,6 @@ def site(tmp_path: Path) -> Path:
     folder = tmp_path / "site"
     jobs_site(folder)
     return folder
-
-
-def _files(folder: Path) -> dict[str, bytes]:
-    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
 
 
 def _said(diagnostics: list[Diagnostic]) -> Counter[str]:
@@ -70,7 +66,7 @@ def _both(
         else:
             bag = feedmap.dask.read_bag(str(site / "index.xml"), options=Options(maps=maps), on_diagnostic=said.append)
             feedmap.dask.write_split(bag, "out/", SITE, format, options, on_diagnostic=said.append)
-        outcomes.append((_files(folder / "out"), said))
+        outcomes.append((files_in(folder / "out"), said))
     return outcomes[0], outcomes[1]
 
 
@@ -143,7 +139,7 @@ def test_strict_stops_at_the_first_warning_and_the_directory_is_left_as_it_was(
     bag = feedmap.dask.read_bag(str(site / "index.xml"), options=Options(maps=((SITE, site),)))
     with pytest.raises(StrictError):
         feedmap.dask.write_split(bag, out, SITE, options=Options(strict=True))
-    assert _files(out) == {"keep.txt": b"before"}
+    assert files_in(out) == {"keep.txt": b"before"}
 
 
 def test_an_index_whose_every_child_fails_says_so_as_one_run_does(client: distributed.Client, tmp_path: Path) -> None:
@@ -204,7 +200,7 @@ def test_a_worker_lost_holding_a_partition_has_it_computed_again_with_the_same_o
     feedmap.convert(
         str(site / "index.xml"), str(tmp_path / "one") + "/", "sitemap", Options(maps=((SITE, site),), base_url=SITE)
     )
-    assert _files(tmp_path / "bag") == _files(tmp_path / "one")
+    assert files_in(tmp_path / "bag") == files_in(tmp_path / "one")
 
 
 def _always_dies(entry: Entry) -> Entry:
@@ -236,7 +232,7 @@ def test_a_bag_not_read_by_feedmap_is_written_and_a_repartitioned_one_refused(
     made = dask.bag.from_sequence(entries, npartitions=3)
     summary = feedmap.dask.write_split(made, tmp_path / "made", SITE)
     expected = feedmap.split(entries, tmp_path / "one", options=Options(base_url=SITE))
-    assert summary.entries == expected.entries and _files(tmp_path / "made") == _files(tmp_path / "one")
+    assert summary.entries == expected.entries and files_in(tmp_path / "made") == files_in(tmp_path / "one")
     bag = feedmap.dask.read_bag(str(site / "index.xml"), options=Options(maps=((SITE, site),)))
     with pytest.raises(ValueError, match="repartitioned"):
         feedmap.dask.write_split(bag.repartition(2), tmp_path / "re", SITE)

@@ -453,6 +453,7 @@ CALL_FIELDS: dict[str, frozenset[str]] = {
     "split": frozenset({"strict", *_SELECTING, *_ENRICHING, *_FETCHING, *_WRITING, "base_url", *_SPLITTING}),
     "convert": frozenset(one.name for one in fields(Options)),
     "enrich": frozenset({"strict", *_ENRICHING, *_FETCHING}),
+    "dask.enrich": frozenset({"strict", *_ENRICHING, *_FETCHING}),
     "diff": frozenset({"strict", *_READING, "jobs", "dask", "base_url", "index_name", *_SELECTING}),
     "validate": frozenset({"strict", *_READING, "jobs", "dask", "base_url"}),
     "find_sitemaps": frozenset({"strict", *_FETCHING}),
@@ -465,7 +466,7 @@ def _used(options: Options, call: str) -> frozenset[str]:
     used = CALL_FIELDS[call]
     if not options.enrich:
         used = used - {"overwrite", "page_max_bytes"} - (set(_FETCHING) if call in ("write", "split") else set())
-    if call == "enrich":  # enrich() is enrichment: it sets enrich itself
+    if call in ("enrich", "dask.enrich"):  # enrich() is enrichment: it sets enrich itself
         used = CALL_FIELDS[call]
     return used
 

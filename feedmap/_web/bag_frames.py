@@ -7,7 +7,7 @@ diagnostics of reading the partition (:class:`~feedmap._web.bag_parts.Read`, the
 :mod:`feedmap.dask`) are applied there: no caller's reporter is reachable from a frame computed later, perhaps
 several times, perhaps by ``to_parquet`` on the workers; so a partition whose reading failed raises its error
 there, and under ``strict`` the first warning of its reading raises StrictError (the computation raises it); the
-other warnings and infos stay on the worker.  The frame's index is each partition's own RangeIndex.
+diagnostics themselves are :func:`feedmap.dask.diagnostics`'s, a lazy list computed with the frame.  The frame's index is each partition's own RangeIndex.
 """
 
 from __future__ import annotations

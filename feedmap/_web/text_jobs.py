@@ -80,11 +80,8 @@ class Lines(NamedTuple):
     others: list[tuple[int, tuple[Any, ...]]]
 
 
-class Left(NamedTuple):
-    """What the filters left out of one child (and kept without a lastmod), sent when its reading ends."""
-
-    reasons: dict[str, int]
-    no_lastmod: int
+#: What the filters left out of one child (and kept without a lastmod), sent when its reading ends.
+Left = _filters.Left
 
 
 def lane_for(doc: Document, steps: list[Step], target: str, split: bool, ctx: Context) -> Lane | None:
@@ -130,21 +127,11 @@ def worker_entries(entries: Iterable[Entry], lane: Lane, ctx: Context, left: lis
 
 def _filtered(entries: Iterable[Entry], ctx: Context, left: list[Left]) -> Iterator[Entry]:
     """:func:`feedmap.converters.filter_entries` counting instead of reporting (the run reports the sums)."""
-    options = ctx.options
-    include, exclude = _filters.compile_patterns(options.include), _filters.compile_patterns(options.exclude)
-    dated = options.since is not None or options.until is not None
-    counts = _filters._Left()
+    counts = Left()
     try:
-        for entry in entries:
-            reason = _filters._reason(entry, ctx, include, exclude)
-            if reason:
-                counts.count(reason)
-                continue
-            if dated and entry.lastmod is None:
-                counts.no_lastmod += 1
-            yield entry
+        yield from _filters.counted_filter(entries, ctx, counts)
     finally:
-        left.append(Left(counts.reasons, counts.no_lastmod))
+        left.append(counts)
 
 
 def lined(batch: list[Entry], keep: bool) -> Lines:
@@ -235,8 +222,7 @@ class _Run:
         self.written = _duplicates.url_key(ctx.options)
         self.bits = 0  # the fields of _FIELD_BITS found in what was written
         self.found: set[str] = set()  # the fields found in entries written whole
-        self.reasons: dict[str, int] = {}
-        self.no_lastmod = 0
+        self.filtered = Left(dated=ctx.options.since is not None or ctx.options.until is not None)
 
     def lines(self, item: Lines) -> None:
         """A batch of plain entries (and entries sent whole, each at its place)."""
@@ -298,16 +284,12 @@ class _Run:
             self.left(counts)
 
     def left(self, left: Left) -> None:
-        for reason, count in left.reasons.items():
-            self.reasons[reason] = self.reasons.get(reason, 0) + count
-        self.no_lastmod += left.no_lastmod
+        self.filtered = self.filtered.add(left)
 
     def filters_said(self) -> None:
         """What the filters say at the end, or when the run stops (:func:`feedmap.converters.filter_entries`)."""
         if self.lane.filters:
-            options = self.ctx.options
-            dated = options.since is not None or options.until is not None
-            _filters._report(_filters._Left(self.reasons, self.no_lastmod), self.ctx, dated)
+            _filters.report_left(self.filtered, self.ctx)
 
     def finish(self) -> None:
         """What the repeats step and the watch of the fields say at the end, in the plan's order."""

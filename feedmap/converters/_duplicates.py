@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import struct
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import IO, Any
 
 from feedmap._core.context import Context, Options
@@ -27,8 +28,10 @@ from feedmap._io.seen_keys import SeenKeys
 __all__ = [
     "DEDUPE_POLICIES",
     "LISTED_REPEATS",
+    "DedupePolicy",
     "Merge",
     "dedupe",
+    "dedupe_policy",
     "entry_size",
     "merge_duplicates",
     "merge_into",
@@ -528,12 +531,33 @@ def report_duplicates(
     repeats.report(ctx, merged=kept_what if drop else "")
 
 
+@dataclass(frozen=True, slots=True)
+class DedupePolicy:
+    """What a ``--dedupe`` rule keeps of a repeated loc (:func:`dedupe_policy`)."""
+
+    #: Whether a repeat takes the place of the entry kept (None: the first is kept, the repeats dropped as
+    #: they come, :func:`report_duplicates`; else :func:`merge_duplicates` with it).
+    replaces: Callable[[Entry, Entry], bool] | None
+    #: What became of the repeats, as ``loc-duplicate`` and ``duplicates-merged`` say.
+    kept_what: str
+    #: The line each ``loc-duplicate`` names: the loc's first occurrence (a merge) or its first repeat.
+    where: str
+
+
+def dedupe_policy(rule: str | None) -> DedupePolicy:
+    """The policy of ``options.dedupe`` (None: ``newest``), as :func:`dedupe` and the fused passes run it (and
+    a Dask bag's dedupe across partitions, :mod:`feedmap._web.bag_dedupe`)."""
+    if rule == "first":
+        return DedupePolicy(None, "the first kept", "first repeated here")
+    if rule == "last":
+        return DedupePolicy(_later, "the last kept", "first here")
+    return DedupePolicy(newer, "the newest lastmod kept", "first here")
+
+
 def dedupe(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
     """Each loc once by ``ctx.options.dedupe`` (None: ``newest``), in first-seen order: ``first`` streams
     (only the set of locs seen grows), ``last`` and ``newest`` merge as :func:`merge_duplicates` does."""
-    policy = ctx.options.dedupe or "newest"
-    if policy == "first":
-        return report_duplicates(entries, ctx, drop=True, kept_what="the first kept")
-    if policy == "last":
-        return merge_duplicates(entries, ctx, _later, "the last kept")
-    return merge_duplicates(entries, ctx)
+    policy = dedupe_policy(ctx.options.dedupe)
+    if policy.replaces is None:
+        return report_duplicates(entries, ctx, drop=True, kept_what=policy.kept_what)
+    return merge_duplicates(entries, ctx, policy.replaces, policy.kept_what)

@@ -38,7 +38,7 @@ from feedmap._core.entry_checks import LeftOut, check_values, check_web_urls, ke
 from feedmap._core.model import Entry
 from feedmap._core.urls import MAX_LOC_LENGTH
 from feedmap._io.seen_keys import SeenKeys
-from feedmap.converters._duplicates import Merge, _as_written, _later, _Repeats, dedupe, merge_duplicates, newer
+from feedmap.converters._duplicates import Merge, _as_written, _Repeats, dedupe, dedupe_policy, merge_duplicates
 from feedmap.converters._pass import PLAIN_WEB, CheckedMerge, compiled_or, keep_plain, long_way
 from feedmap.formats.feeds._pubdate import exact_pubdate, pubdate
 
@@ -94,13 +94,11 @@ def checked_feed_merge(
     """The step of the checks of a feed's URLs (``values``: :func:`check_values` first) then the merge of repeats
     (``dedupe_step``: by ``ctx.options.dedupe``; else the newest lastmod kept): a
     :class:`~feedmap.converters._pass.CheckedMerge`, or the steps (``dedupe=first``, which streams)."""
-    policy = (ctx.options.dedupe or "newest") if dedupe_step else "newest"
-    if policy == "first":
+    policy = dedupe_policy(ctx.options.dedupe if dedupe_step else None)
+    if policy.replaces is None:
         checked = check_values(entries, ctx) if values else entries
         return dedupe(keep_absolute(check_web_urls(checked, ctx, xml=True, parts=True), ctx, target), ctx)
-    if policy == "last":
-        return CheckedMerge(entries, ctx, _later, "the last kept", values=values, target=target)
-    return CheckedMerge(entries, ctx, newer, "the newest lastmod kept", values=values, target=target)
+    return CheckedMerge(entries, ctx, policy.replaces, policy.kept_what, values=values, target=target)
 
 
 def plain_item(entry: Entry, ror: bool) -> str | None:

@@ -25,7 +25,17 @@ from feedmap._core.dates import Precision, W3CDate
 from feedmap._core.model import Entry
 from feedmap._core.wording import counted
 
-__all__ = ["check_bounds", "compile_patterns", "filter_entries", "limit_entries", "period", "within"]
+__all__ = [
+    "Left",
+    "check_bounds",
+    "compile_patterns",
+    "counted_filter",
+    "filter_entries",
+    "limit_entries",
+    "period",
+    "report_left",
+    "within",
+]
 
 _INFINITY = float("inf")
 
@@ -65,14 +75,24 @@ def compile_patterns(patterns: Sequence[str]) -> tuple[re.Pattern[str], ...]:
 
 
 @dataclass
-class _Left:
-    """What the filters left out (and kept without a lastmod), for the closing report."""
+class Left:
+    """What the filters left out (and kept without a lastmod), for the closing report; ``dated``: a date bound
+    was given (only then are the entries kept without a lastmod told)."""
 
+    dated: bool = False
     reasons: dict[str, int] = field(default_factory=dict)
     no_lastmod: int = 0
 
     def count(self, reason: str) -> None:
         self.reasons[reason] = self.reasons.get(reason, 0) + 1
+
+    def add(self, other: Left) -> Left:
+        """These counts and then ``other``'s (of the entries after these): the reasons keep the order in which
+        they first left an entry out, as one pass over both would count them."""
+        reasons = dict(self.reasons)
+        for reason, count in other.reasons.items():
+            reasons[reason] = reasons.get(reason, 0) + count
+        return Left(self.dated or other.dated, reasons, self.no_lastmod + other.no_lastmod)
 
 
 def _reason(entry: Entry, ctx: Context, include: Sequence[re.Pattern[str]], exclude: Sequence[re.Pattern[str]]) -> str:
@@ -106,32 +126,51 @@ def filter_entries(entries: Iterable[Entry], ctx: Context) -> Iterator[Entry]:
     by a date filter) and INFO ``entries-filtered`` (how many each filter left out), each once.
     """
     options = ctx.options
-    include, exclude = compile_patterns(options.include), compile_patterns(options.exclude)
     check_bounds(options.since, options.until)
-    return _kept(entries, ctx, include, exclude)
+    left = Left()
+    return _reported(counted_filter(entries, ctx, left), ctx, left)
+
+
+def _reported(kept: Iterator[Entry], ctx: Context, left: Left) -> Iterator[Entry]:
+    try:
+        yield from kept
+    finally:  # also when a step after it stops reading (--limit): what was left out until then
+        report_left(left, ctx)
+
+
+def counted_filter(entries: Iterable[Entry], ctx: Context, left: Left | None = None) -> Iterator[Entry]:
+    """The loop of :func:`filter_entries` without its closing report: what it leaves out is counted into
+    ``left`` (by default a new :class:`Left`; its ``dated`` set from the options), for :func:`report_left`
+    (children read by workers, or the partitions of a Dask bag, are counted apart and reported as one).  The
+    patterns are compiled at the call."""
+    options = ctx.options
+    include, exclude = compile_patterns(options.include), compile_patterns(options.exclude)
+    left = Left() if left is None else left
+    left.dated = options.since is not None or options.until is not None
+    return _kept(entries, ctx, include, exclude, left)
 
 
 def _kept(
-    entries: Iterable[Entry], ctx: Context, include: Sequence[re.Pattern[str]], exclude: Sequence[re.Pattern[str]]
+    entries: Iterable[Entry],
+    ctx: Context,
+    include: Sequence[re.Pattern[str]],
+    exclude: Sequence[re.Pattern[str]],
+    left: Left,
 ) -> Iterator[Entry]:
-    options = ctx.options
-    dated = options.since is not None or options.until is not None
-    left = _Left()
-    try:
-        for entry in entries:
-            reason = _reason(entry, ctx, include, exclude)
-            if reason:
-                left.count(reason)
-                continue
-            if dated and entry.lastmod is None:
-                left.no_lastmod += 1
-            yield entry
-    finally:  # also when a step after it stops reading (--limit): what was left out until then
-        _report(left, ctx, dated)
+    dated = left.dated
+    for entry in entries:
+        reason = _reason(entry, ctx, include, exclude)
+        if reason:
+            left.count(reason)
+            continue
+        if dated and entry.lastmod is None:
+            left.no_lastmod += 1
+        yield entry
 
 
-def _report(left: _Left, ctx: Context, dated: bool) -> None:
-    if dated and left.no_lastmod:
+def report_left(left: Left, ctx: Context) -> None:
+    """The closing report of :func:`filter_entries`: INFO ``no-lastmod-kept`` and ``entries-filtered``."""
+    if left.dated and left.no_lastmod:
         kept = counted(left.no_lastmod, "entry", "entries")
         message = f"{kept} without a lastmod kept"
         ctx.reporter.info("no-lastmod-kept", message, ctx.name)

@@ -42,11 +42,10 @@ from feedmap.converters._duplicates import (
     _PART_OVERHEAD,
     Merge,
     _as_written,
-    _later,
     _Repeats,
     dedupe,
+    dedupe_policy,
     merge_repeat,
-    newer,
 )
 from feedmap.formats._xmlwrite import PRIORITY_TEXTS, xsd_shape
 
@@ -118,13 +117,11 @@ def checked_merge(entries: Iterable[Entry], ctx: Context, values: bool, dedupe_s
     """The step of the checks of a ``sitemap``'s URLs (``values``: :func:`check_values` first) then the merge of
     repeats (``dedupe_step``: :func:`~feedmap.converters.dedupe`'s, by ``ctx.options.dedupe``; else the
     default merge, the newest lastmod kept): a :class:`CheckedMerge`, or the steps (``dedupe=first``)."""
-    policy = (ctx.options.dedupe or "newest") if dedupe_step else "newest"
-    if policy == "first":
+    policy = dedupe_policy(ctx.options.dedupe if dedupe_step else None)
+    if policy.replaces is None:
         checked = check_values(entries, ctx) if values else entries
         return dedupe(keep_absolute(check_web_urls(checked, ctx, xml=True, parts=True), ctx, "sitemap"), ctx)
-    if policy == "last":
-        return CheckedMerge(entries, ctx, _later, "the last kept", values=values, target="sitemap")
-    return CheckedMerge(entries, ctx, newer, "the newest lastmod kept", values=values, target="sitemap")
+    return CheckedMerge(entries, ctx, policy.replaces, policy.kept_what, values=values, target="sitemap")
 
 
 def plain_block(entry: Entry, images: bool) -> str | None:

@@ -37,7 +37,7 @@ from feedmap._core.model import Entry
 from feedmap._io.scratch import scratch_error, scratch_file
 from feedmap.converters._duplicates import _freeze, _thaw, entry_size
 
-__all__ = ["ENTRIES_IN_MEMORY", "MAX_RUNS", "RUN_BYTES", "SORT_KEYS", "sort_entries"]
+__all__ = ["ENTRIES_IN_MEMORY", "MAX_RUNS", "RUN_BYTES", "SORT_KEYS", "sort_entries", "sort_key"]
 
 #: The values ``options.sort`` takes.
 SORT_KEYS = ("loc", "lastmod", "-lastmod")
@@ -80,6 +80,12 @@ _KEYS: dict[str, Callable[[Entry], _SortKey]] = {
     "lastmod": _by_lastmod,
     "-lastmod": _by_lastmod_newest_first,
 }
+
+
+def sort_key(order: str) -> Callable[[Entry], tuple[Any, ...]]:
+    """The key ``options.sort`` (``order``) orders entries by (equal keys: input order kept); a Dask bag's
+    sorted partitions are merged by it (:mod:`feedmap._web.bag_order`)."""
+    return _KEYS[order]
 
 
 def _no_room(exc: BaseException) -> SourceError:
