@@ -4,16 +4,17 @@
 (nested indexes followed by the worker that reads the child, under the usual site, loop and depth rules), one per
 line-aligned byte range (``blocksize``) of a big local JSON lines or text sitemap file, with the entries,
 ``file:line`` and diagnostics of reading it whole (:mod:`feedmap._web.bag_ranges`: the workers count each block's
-line ends first; gzip files, URLs and standard input are not cut), one per other input.  Transform it as any bag, partition by partition (``bag.map``, ``bag.filter``,
-``bag.map_partitions``), and with the steps of :mod:`feedmap.converters` run by the workers, each giving a new
-bag: :func:`filter_entries`, :func:`dedupe` (across partitions, in buckets of URLs), :func:`sort_entries` (each
-partition sorted by its worker, the partitions merged by the client) and :func:`enrich` (each host's pages
-fetched by one worker).  Then write it with :func:`write_split` (the files, names, cuts, index and no-churn
-publishing of :func:`feedmap.split`, byte for byte: the entries are streamed to the client in partition order;
-options given to it, ``limit`` and any selection, run there as :func:`feedmap.split` runs them) or
-:func:`to_jsonl` (one file per partition, written by the workers).  :func:`entries` streams them to the client
-for any other use.  The bodies of the steps are in private modules (:mod:`feedmap._web.bag_steps` and the
-``bag_*`` beside it); what is here is the calls and the client's side of their diagnostics.
+line ends first; gzip files, URLs and standard input are not cut), one per other input.  Transform it as any bag,
+partition by partition (``bag.map``, ``bag.filter``, ``bag.map_partitions``), and with the steps of
+:mod:`feedmap.converters` run by the workers, each giving a new bag: :func:`filter_entries`, :func:`dedupe` (across
+partitions, in buckets of URLs), :func:`sort_entries` (each partition sorted by its worker, the partitions merged by
+the client) and :func:`enrich` (each host's pages fetched by one worker).  Then write it with :func:`write_split`
+(the files, names, cuts, index and no-churn publishing of :func:`feedmap.split`, byte for byte: the entries are
+streamed to the client in partition order; options given to it, ``limit`` and any selection, run there as
+:func:`feedmap.split` runs them) or :func:`to_jsonl` (one file per partition, written by the workers).
+:func:`entries` streams them to the client for any other use.  The bodies of the steps are in private modules
+(:mod:`feedmap._web.bag_steps` and the ``bag_*`` beside it); what is here is the calls and the client's side of
+their diagnostics.
 
 Diagnostics come back to the client: each partition's, with their ``file:line``, reported to the call's reporter
 (or ``on_diagnostic``) in partition order when the partition reaches the client (its reading's, then each

@@ -7,9 +7,11 @@ partitions' indexes made one) is equal to it, dtypes, values, ``sitemap`` and ``
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
+import dask
 import dask.bag
 import distributed
 import pandas as pd
@@ -118,3 +120,33 @@ def test_without_the_extra_the_error_says_what_to_install(blocked: set[str], wor
     result = run_without(blocked, script)
     assert result.returncode == 0, result.stderr
     assert words in result.stdout and "feedmap.dask.to_dataframe needs" in result.stdout
+
+
+def test_the_diagnostics_of_a_lazy_frame_are_computed_with_it_and_reading_runs_once(
+    client: distributed.Client, site: Path, tmp_path: Path
+) -> None:
+    """The frame reaches no reporter: diagnostics(bag) is the lazy list, equal item for item to what entries()
+    reports (the reading's, then a step's, then what the step says once), computed with the frame."""
+    options = Options(maps=((SITE, site),))
+    reads = tmp_path / "reads"
+    reads.mkdir()
+
+    def counted(entry: Entry) -> Entry:  # a line per entry mapped: computed twice, the lines would be twice
+        with open(reads / str(os.getpid()), "a") as file:
+            file.write(f"{entry.loc}\n")
+        return entry
+
+    bag = feedmap.dask.filter_entries(
+        feedmap.dask.read_bag(str(site / "index.xml"), options=options), Options(since="2024-01-01")
+    )
+    said: list[feedmap.Diagnostic] = []
+    expected = list(feedmap.dask.entries(bag, on_diagnostic=said.append))
+    assert said and "no-lastmod-kept" in [d.code for d in said]  # said once, by the step, after the partitions
+    mapped = bag.map(counted)
+    computed, found = dask.compute(feedmap.dask.to_dataframe(mapped), feedmap.dask.diagnostics(mapped))
+    assert found == said
+    assert list(computed["loc"]) == [entry.loc for entry in expected]
+    mapped_lines = sum(len(path.read_text().splitlines()) for path in reads.iterdir())
+    assert mapped_lines == len(expected)  # the partitions were read and mapped once for both
+    with pytest.raises(ValueError, match=r"sorted by feedmap\.dask\.sort_entries"):
+        feedmap.dask.to_dataframe(feedmap.dask.sort_entries(bag, Options(sort="loc")))

@@ -1,17 +1,17 @@
 """The client's side of a Dask bag of entries (:mod:`feedmap.dask`): each partition's diagnostics, in order.
 
-What a bag brings besides its entries travels in tasks of its graph keyed ``(feedmap-read-NAME, i)`` (a
-partition's reading, :mod:`feedmap._web.bag_parts`) and ``(feedmap-step-NAME, i)`` (a step of
-:mod:`feedmap._web.bag_steps`), one per partition.  :func:`channel_of` finds them; :func:`partitions` computes a
-bag a few partitions at a time (:data:`AHEAD`), each with those tasks' summaries (their results without the
-entries), and :class:`Said` reports them in partition order when the partition reaches the client: its
-reading's diagnostics (with what spans an input's partitions tallied, :class:`~feedmap._web.bag_parts.Tallies`), then each
-step's under that step's ``strict``, and at the end what each step says once.  A bag with a step that needs
-every partition (:data:`~feedmap._web.bag_steps.WHOLE`) is computed in one submission
-(:class:`~feedmap._web.bag_stream.Submitted`): the diagnostics up to that step are said for every partition
-first, as one run has read everything before such a step says anything; a sorted bag is then merged
-(:func:`feedmap._web.bag_order.merged`).  A partition whose worker keeps dying (Dask's ``KilledWorker``) is a
-:class:`~feedmap._core.errors.SourceError` naming its child (:func:`dead`, from :data:`WHATS`).
+What a bag brings besides its entries travels in tasks of its graph keyed ``(feedmap-read-NAME, i)`` (a partition's
+reading, :mod:`feedmap._web.bag_parts`) and ``(feedmap-step-NAME, i)`` (a step of :mod:`feedmap._web.bag_steps`),
+one per partition.  :func:`channel_of` finds them; :func:`partitions` computes a bag a few partitions at a time
+(:data:`AHEAD`), each with those tasks' summaries (their results without the entries), and :class:`Said` reports
+them in partition order when the partition reaches the client: its reading's diagnostics (with what spans an input's
+partitions tallied, :class:`~feedmap._web.bag_parts.Tallies`), then each step's under that step's ``strict``, and at
+the end what each step says once.  A bag with a step that needs every partition
+(:data:`~feedmap._web.bag_steps.WHOLE`) is computed in one submission (:class:`~feedmap._web.bag_stream.Submitted`):
+the diagnostics up to that step are said for every partition first, as one run has read everything before such a
+step says anything; a sorted bag is then merged (:func:`feedmap._web.bag_order.merged`).  A partition whose worker
+keeps dying (Dask's ``KilledWorker``) is a :class:`~feedmap._core.errors.SourceError` naming its child
+(:func:`dead`, from :data:`WHATS`).
 """
 
 from __future__ import annotations

@@ -5,9 +5,10 @@ The frame is lazy: each partition is made on the worker that computes it, from t
 bag's own ``map`` and ``filter`` applied), in record batches as :func:`feedmap.to_dataframe` makes its frame.  The
 diagnostics of reading the partition (:class:`~feedmap._web.bag_parts.Read`, the side channel of
 :mod:`feedmap.dask`) are applied there: no caller's reporter is reachable from a frame computed later, perhaps
-several times, perhaps by ``to_parquet`` on the workers; so a partition whose reading failed raises its error
-there, and under ``strict`` the first warning of its reading raises StrictError (the computation raises it); the
-diagnostics themselves are :func:`feedmap.dask.diagnostics`'s, a lazy list computed with the frame.  The frame's index is each partition's own RangeIndex.
+several times, perhaps by ``to_parquet`` on the workers; so a partition whose reading failed raises its error there,
+and under ``strict`` the first warning of its reading raises StrictError (the computation raises it); the
+diagnostics themselves are :func:`feedmap.dask.diagnostics`'s, a lazy list computed with the frame.  The frame's
+index is each partition's own RangeIndex.
 """
 
 from __future__ import annotations
