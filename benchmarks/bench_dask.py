@@ -8,6 +8,11 @@ Each case is ``feedmap convert INDEX -t text`` in a fresh process (whole process
 127.0.0.1 that this script starts before the clock and keeps for every round (a running cluster, as a cluster is
 used), and ``--dask local:N`` (the run starts and stops its own cluster: its start-up is in the figure).  Every
 case must write the bytes ``--jobs 1`` writes.  Needs ``pip install -e '.[dask]'``.
+
+A second table does the same for the library splitting the index into a directory of text sitemaps (20 files):
+``feedmap.convert(INDEX, "dir/", "text", Options(jobs=N))`` against ``feedmap.dask.write_split`` of
+``feedmap.dask.read_bag(INDEX)`` on the running cluster, each in a fresh process (``_dask_split_child.py``), every
+file of both the same bytes.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -54,6 +60,58 @@ def _run(argv: list[str], out: Path) -> tuple[float, str]:
     return seconds, hashlib.sha256(out.read_bytes()).hexdigest()
 
 
+def _split(argv: list[str], out: Path) -> tuple[float, str]:
+    """Wall seconds of one library case (``_dask_split_child.py argv... OUT``) and a digest of every file written."""
+    shutil.rmtree(out, ignore_errors=True)
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, str(HERE / "_dask_split_child.py"), *argv, str(out)], cwd=REPO, capture_output=True, text=True
+    )
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"_dask_split_child {' '.join(argv)}: exit {done.returncode}\n{done.stderr}")
+    digest = hashlib.sha256()
+    for path in sorted(out.iterdir()):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return seconds, digest.hexdigest()
+
+
+def _library_table(index: Path, address: str, n: int, repeat: int) -> tuple[list[str], bool]:
+    base = INDEX_BASE
+    cases = {
+        f"feedmap.convert(jobs={n}) into a directory": ["jobs", str(n), str(index), base],
+        f"feedmap.dask.write_split on a running LocalCluster of {n}": ["bag", address, str(index), base],
+    }
+    times: dict[str, list[float]] = {name: [] for name in cases}
+    digests: dict[str, set[str]] = {name: set() for name in cases}
+    with tempfile.TemporaryDirectory(prefix="feedmap-bench-dask-split-") as scratch:
+        for _ in range(repeat):
+            for name, argv in cases.items():
+                seconds, digest = _split(argv, Path(scratch) / "out")
+                times[name].append(seconds)
+                digests[name].add(digest)
+    first = next(iter(cases))
+    jobs_n = statistics.median(times[first])
+    lines = [
+        "",
+        "The library, the same index split into a directory of text sitemaps (20 files), whole process, wall:",
+        "",
+        f"| case | median s | to convert(jobs={n}) | output |",
+        "|---|---:|---:|---|",
+    ]
+    same = all(digests[name] == digests[first] and len(digests[first]) == 1 for name in cases)
+    for name in cases:
+        median = statistics.median(times[name])
+        lines.append(f"| {name} | {median:.3f} | {median / jobs_n:.2f}x | {'same files' if same else '**DIFFERS**'} |")
+    bag = statistics.median(times[f"feedmap.dask.write_split on a running LocalCluster of {n}"])
+    verdict = "met" if bag <= 1.2 * jobs_n else "**not met**"
+    lines += [
+        "",
+        f"Goal for the library: write_split on a LocalCluster({n}) within 20%: {bag / jobs_n:.2f}x, {verdict}.",
+    ]
+    return lines, same
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3, help="rounds; each case's median is reported (default 3)")
@@ -65,6 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     read = ["convert", str(index), "--map", f"{INDEX_BASE}={index.parent}", "-t", "text"]
     n = args.workers
     with local_cluster(n) as cluster:
+        library, library_same = _library_table(index, cluster.scheduler_address, n, args.repeat)
         cases = {
             "--jobs 1": ["--jobs", "1"],
             f"--jobs {n}": ["--jobs", str(n)],
@@ -97,11 +156,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     running = statistics.median(times[f"--dask tcp:// (a running LocalCluster of {n})"])
     verdict = "met" if running <= 1.2 * jobs_n else "**not met**"
     lines += ["", f"Goal: a LocalCluster({n}) within 20% of `--jobs {n}`: {running / jobs_n:.2f}x, {verdict}."]
+    lines += library
     text = "\n".join(lines) + "\n"
     print(text)
     if args.markdown is not None:
         args.markdown.write_text(text)
-    return 0 if all(digests[name] == expected for name in cases) else 1
+    return 0 if all(digests[name] == expected for name in cases) and library_same else 1
 
 
 if __name__ == "__main__":

@@ -396,10 +396,10 @@ def to_dataframe(bag: Bag, options: Options | None = None, *, explode: str | Non
     ``filter`` and the steps of this module applied).  No reporter can be reached from there: a partition whose
     reading failed raises its error, and with ``options.strict`` (the only option used) its reading's first warning
     raises StrictError, when the frame is computed.  The diagnostics themselves are :func:`diagnostics`'s: compute
-    it with the frame (``dask.compute(frame, feedmap.dask.diagnostics(bag))``, or with ``to_parquet(...,
-    compute=False)``) and the partitions are read once for both.  A bag sorted by :func:`sort_entries` is refused:
-    its order is made by the client's merge (write it with :func:`write_split`).  Needs pandas and pyarrow
-    (``pip install 'feedmap[dataframe]'``).
+    them with the frame (``dask.compute(frame, feedmap.dask.diagnostics(bag, as_frame=True))``, or with
+    ``to_parquet(..., compute=False)``) and the partitions are read once for both.  A bag sorted by
+    :func:`sort_entries` is refused: its order is made by the client's merge (write it with :func:`write_split`).
+    Needs pandas and pyarrow (``pip install 'feedmap[dataframe]'``).
     """
     from feedmap._web.bag_frames import bag_frame  # pandas and Dask's frames: only for a frame
 
@@ -417,13 +417,20 @@ def to_dataframe(bag: Bag, options: Options | None = None, *, explode: str | Non
     return bag_frame(bag, channel.reads, explode, options.strict)
 
 
-def diagnostics(bag: Bag) -> Delayed:
+def diagnostics(bag: Bag, *, as_frame: bool = False) -> Any:
     """The diagnostics of ``bag``, lazily: a ``dask.delayed`` object that computes to the list of
     :class:`feedmap.Diagnostic` that :func:`entries` would report, in the same order (each partition's reading's,
     then each step's; what a step says once, after the partitions; the index's own were reported by
-    :func:`read_bag`), or raises what reading raised.  For a lazy output (:func:`to_dataframe`, Dask's own
-    ``to_parquet``, ``to_textfiles``): computed in the same ``dask.compute`` call, the partitions are read once."""
+    :func:`read_bag`), or raises what reading raised.  For a lazy output, compute it in the same ``dask.compute``
+    call, and the partitions are read once for both: with a bag's (``to_textfiles(..., compute=False)``) as it is;
+    with a frame's (:func:`to_dataframe`, ``to_parquet(..., compute=False)``) with ``as_frame=True``: a Dask
+    DataFrame of one partition, columns ``level``, ``code``, ``message``, ``source``, ``line``, ``column``
+    (Dask warns when delayed objects and frames are computed together)."""
     channel = bag_channel.channel_of(bag)
     rows = [channel.row(place) for place in range(bag.npartitions)]
     said: Delayed = delayed(bag_channel.said_all, pure=True)(channel.name, [name for name, _ in channel.steps], rows)
-    return said
+    if not as_frame:
+        return said
+    from feedmap._web.bag_frames import diagnostics_frame  # pandas and Dask's frames: only for a frame
+
+    return diagnostics_frame(said)

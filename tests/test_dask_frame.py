@@ -143,8 +143,12 @@ def test_the_diagnostics_of_a_lazy_frame_are_computed_with_it_and_reading_runs_o
     expected = list(feedmap.dask.entries(bag, on_diagnostic=said.append))
     assert said and "no-lastmod-kept" in [d.code for d in said]  # said once, by the step, after the partitions
     mapped = bag.map(counted)
-    computed, found = dask.compute(feedmap.dask.to_dataframe(mapped), feedmap.dask.diagnostics(mapped))
-    assert found == said
+    computed, found = dask.compute(feedmap.dask.to_dataframe(mapped), feedmap.dask.diagnostics(mapped, as_frame=True))
+    assert [
+        feedmap.Diagnostic(feedmap.Level[row.level.upper()], row.code, row.message, row.source, row.line, row.column)
+        for row in found.itertuples()
+    ] == said
+    assert (feedmap.dask.diagnostics(bag).compute()) == said  # the list, for a bag's outputs
     assert list(computed["loc"]) == [entry.loc for entry in expected]
     mapped_lines = sum(len(path.read_text().splitlines()) for path in reads.iterdir())
     assert mapped_lines == len(expected)  # the partitions were read and mapped once for both
