@@ -24,9 +24,12 @@ The page is rendered once both are done (its size is bounded: every table is cap
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
-from collections.abc import Sequence
+import io
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +39,7 @@ from feedmap._core.errors import (
     Diagnostic,
     DiagnosticHandler,
     Level,
+    LimitError,
     ReadError,
     Reporter,
     UnknownFormatError,
@@ -43,6 +47,7 @@ from feedmap._core.errors import (
 )
 from feedmap._core.options import refuse_unused
 from feedmap._core.version import __version__
+from feedmap._io.scratch import scratch_file
 from feedmap._io.sinks import SinkLike, open_sink
 from feedmap._io.sources import SourceLike, source_name
 from feedmap._report import charts
@@ -143,9 +148,10 @@ def report(
     files = _Files()
     try:
         for source in inputs:
-            _count(source, source_format, reading_options, tally, tee)
-            if validate:
-                validate_files(source, source_format, options, findings, now=instant, on_file=files.add)
+            with _twice(source, options.max_bytes if validate else None) as again:
+                _count(again(), source_format, reading_options, tally, tee)
+                if validate:
+                    validate_files(again(), source_format, options, findings, now=instant, on_file=files.add)
         names = [source_name(source) for source in inputs]
         data = PageData(
             title=title if title is not None else _title(names),
@@ -204,6 +210,39 @@ def _instant(now: NowLike | None) -> dt.datetime:
     if isinstance(now, dt.date):
         return dt.datetime(now.year, now.month, now.day, tzinfo=dt.timezone.utc)
     raise ValueError(f"now: give a datetime, a date, a W3CDate or its text, not {now!r}")
+
+
+@contextlib.contextmanager
+def _twice(source: SourceLike, max_bytes: int | None) -> Iterator[Callable[[], SourceLike]]:
+    """What gives ``source`` for each pass: itself, unless it is a stream read once (standard input, a file object)
+    and ``max_bytes`` says it is read twice: then a copy of it in a scratch file (at most ``max_bytes``, the
+    cap of reading), each pass reading the copy from its start under the stream's name."""
+    stream = sys.stdin.buffer if isinstance(source, str) and source == "-" else source
+    if max_bytes is None or not hasattr(stream, "read"):
+        yield lambda: source
+        return
+    name = source_name(source)
+    with scratch_file("feedmap-report-", "copy of an input read twice") as copy:
+        copied = 0
+        while chunk := stream.read(1 << 16):
+            copied += len(chunk)
+            if copied > max_bytes:
+                raise LimitError(f"input is larger than {max_bytes:,} bytes", source=name, code="too-large")
+            copy.write(chunk)
+        copy.flush()
+        opened: list[io.FileIO] = []
+
+        def again() -> SourceLike:
+            reader = io.FileIO(copy.name, "r")
+            reader.name = name
+            opened.append(reader)
+            return reader
+
+        try:
+            yield again
+        finally:
+            for reader in opened:
+                reader.close()
 
 
 def _title(names: Sequence[str]) -> str:
