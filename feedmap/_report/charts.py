@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import functools
 import html
-import importlib.util
 import io
 import re
 from collections.abc import Sequence
@@ -63,8 +62,12 @@ _NAMESPACE = re.compile(r'\sxmlns(?::\w+)?="[^"]*"')
 
 @functools.cache
 def available() -> bool:
-    """Whether matplotlib can be imported (looked up once, imported only when a chart is drawn)."""
-    return importlib.util.find_spec("matplotlib") is not None
+    """Whether matplotlib can be imported (tried once, when a report is first rendered)."""
+    try:
+        _matplotlib()
+    except ImportError:
+        return False
+    return True
 
 
 def bar_chart(
@@ -85,11 +88,7 @@ def bar_chart(
     """
     if not available() or not values:
         return None
-    try:
-        modules = _matplotlib()
-    except ImportError:
-        return None
-    figure_class, canvas_class, rc_context = modules
+    figure_class, canvas_class, rc_context = _matplotlib()
     with rc_context(_STYLE):
         rows = len(values)
         width = 7.0 if wide else 4.2

@@ -108,7 +108,7 @@ _STYLE = """\
 *{box-sizing:border-box}
 body{margin:0 auto;max-width:72rem;padding:1rem;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,\
 "DejaVu Sans",sans-serif;color:var(--fg);background:var(--bg)}
-h1{font-size:1.5rem;margin:.2rem 0}h2{font-size:1.2rem;margin:2rem 0 .5rem;border-bottom:1px solid var(--line)}
+h1{font-size:1.5rem;margin:.2rem 0;overflow-wrap:anywhere}h2{font-size:1.2rem;margin:2rem 0 .5rem;border-bottom:1px solid var(--line)}
 h3{font-size:1rem;margin:1.2rem 0 .4rem}
 header p,.intro,footer{color:var(--muted)}
 nav ul{display:flex;flex-wrap:wrap;gap:.3rem 1rem;padding:0;list-style:none}
@@ -117,7 +117,7 @@ code,.url{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:.9em;o
 dl.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(10rem,1fr));gap:.6rem;margin:0}
 dl.cards div{background:var(--card);border-radius:.4rem;padding:.5rem .7rem}
 dl.cards dt{color:var(--muted);font-size:.85rem}dl.cards dd{margin:0;font-size:1.3rem;font-weight:600}
-.scroll{overflow-x:auto}
+.scroll{overflow-x:auto;position:relative}
 table{border-collapse:collapse;width:100%;margin:.4rem 0 1rem}
 th,td{text-align:left;padding:.25rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{font-weight:600}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
@@ -300,8 +300,9 @@ def _files(data: PageData) -> str:
         rows.append(_file_row(label, ("", other_bytes), tally.other_files, findings))
     intro = (
         '<p class="intro">Each file read: an index and each of its child sitemaps, or each input. Size: the bytes '
-        "read, decompressed. Problems: the validation findings of the file (an index's own include those about "
-        "its children it could not read).</p>\n"
+        "read, decompressed. URLs: those read from it (a child two indexes name is read, and counted, twice). "
+        "Problems: the validation findings of the file (an index's own include those about its children it could "
+        "not read).</p>\n"
     )
     header = ("file", "kind", "URLs", "images", "size", "lastmod from", "lastmod to", "errors", "warnings", "notes")
     return _section("files", "Files", intro, _table("Files read", header, rows, frozenset({2, 3, 4, 7, 8, 9})))
