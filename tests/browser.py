@@ -14,6 +14,7 @@ exception, log entry (a Content Security Policy violation is one) and network re
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import select
@@ -26,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import env_flag
 
 #: Set (to 1) by CI (.ci/run): a browser test that would be skipped for want of Chromium fails instead.
@@ -153,10 +153,8 @@ def open_page(page: Path, *, width: int = 1200, height: int = 900, evaluate: str
         try:
             return _drive(pipe, page, width, height, evaluate)
         finally:
-            try:
+            with contextlib.suppress(RuntimeError, TimeoutError, OSError):
                 pipe.command("Browser.close", timeout=10)
-            except (RuntimeError, TimeoutError, OSError):
-                pass
             try:
                 process.wait(timeout=20)
             except subprocess.TimeoutExpired:
@@ -189,7 +187,8 @@ def _drive(pipe: _Pipe, page: Path, width: int, height: int, evaluate: str | Non
     pipe.wait_for("Page.loadEventFired")
     value = None
     if evaluate is not None:
-        value = pipe.command("Runtime.evaluate", session, expression=evaluate, returnByValue=True)["result"].get("value")
+        evaluated = pipe.command("Runtime.evaluate", session, expression=evaluate, returnByValue=True)
+        value = evaluated["result"].get("value")
     shot = pipe.command("Page.captureScreenshot", session, format="png", captureBeyondViewport=True)
     opened = Opened(base64.b64decode(shot["data"]), value=value)
     for event in pipe.events:

@@ -18,7 +18,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from browser import open_page
+from browser import REQUIRE_BROWSER, chromium_path, open_page
 from conftest import SITEMAP_NS, index_xml, run
 from jobsite import SITE, jobs_site
 
@@ -118,7 +118,9 @@ def _sitemap_xml(rows: list[dict[str, object]]) -> str:
         fields += [f"<image:image><image:loc>{row['loc']}.img{k}.png</image:loc></image:image>" for k in range(images)]
         alternates = row["alternates"]
         assert isinstance(alternates, tuple)
-        fields += [f'<xhtml:link rel="alternate" hreflang="{lang}" href="{row["loc"]}?hl={lang}"/>' for lang in alternates]
+        fields += [
+            f'<xhtml:link rel="alternate" hreflang="{lang}" href="{row["loc"]}?hl={lang}"/>' for lang in alternates
+        ]
         parts.append(f"<url>{''.join(fields)}</url>")
     parts.append("</urlset>\n")
     return "\n".join(parts)
@@ -405,6 +407,16 @@ def _ink(png: bytes) -> tuple[int, int]:
     with Image.open(io.BytesIO(png)) as image:
         colours = image.convert("RGB").getcolors(maxcolors=1 << 20) or []
         return image.width * image.height, len(colours)
+
+
+def test_a_missing_browser_skips_unless_required(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # a folder without chromium
+    monkeypatch.delenv(REQUIRE_BROWSER, raising=False)
+    with pytest.raises(pytest.skip.Exception, match="no chromium"):
+        chromium_path()
+    monkeypatch.setenv(REQUIRE_BROWSER, "1")
+    with pytest.raises(pytest.fail.Exception, match=REQUIRE_BROWSER):
+        chromium_path()
 
 
 @pytest.mark.timeout(180)

@@ -103,10 +103,15 @@ def bar_chart(
             axes.invert_yaxis()
         else:
             axes.bar(places, values, color=_BAR, width=0.8 if rows < 60 else 1.0)
-            if ticks is None:
-                axes.set_xticks(places, list(labels))
-            else:
-                axes.set_xticks([at for at, _label in ticks], [label for _at, label in ticks])
+            shown = list(ticks) if ticks is not None else list(enumerate(labels))
+            crowded = sum(len(label) + 2 for _at, label in shown) > (60 if wide else 36)
+            axes.set_xticks(
+                [at for at, _label in shown],
+                [label for _at, label in shown],
+                rotation=35 if crowded else 0,
+                ha="right" if crowded else "center",
+                rotation_mode="anchor",
+            )
         (axes.xaxis if horizontal else axes.yaxis).get_major_locator().set_params(integer=True)
         figure.tight_layout(pad=0.3)
         written = io.StringIO()

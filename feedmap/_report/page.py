@@ -108,7 +108,8 @@ _STYLE = """\
 *{box-sizing:border-box}
 body{margin:0 auto;max-width:72rem;padding:1rem;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,\
 "DejaVu Sans",sans-serif;color:var(--fg);background:var(--bg)}
-h1{font-size:1.5rem;margin:.2rem 0;overflow-wrap:anywhere}h2{font-size:1.2rem;margin:2rem 0 .5rem;border-bottom:1px solid var(--line)}
+h1{font-size:1.5rem;margin:.2rem 0;overflow-wrap:anywhere}
+h2{font-size:1.2rem;margin:2rem 0 .5rem;border-bottom:1px solid var(--line)}
 h3{font-size:1rem;margin:1.2rem 0 .4rem}
 header p,.intro,footer{color:var(--muted)}
 nav ul{display:flex;flex-wrap:wrap;gap:.3rem 1rem;padding:0;list-style:none}
@@ -375,7 +376,10 @@ def _months_chart(months: list[tuple[str, int]], years: dict[str, int]) -> str:
         values = [years.get(year, 0) for year in labels]
         return _figure("years", "URLs by year of lastmod", labels, values, ticks=ticks, wide=True)
     counts = dict(months)
-    ticks = _ticks(every, lambda at, month: month.endswith("-01") or at == 0)
+    if len(every) <= 18:  # a year and a half: each month labelled
+        ticks = list(enumerate(every))
+    else:
+        ticks = _ticks(every, lambda at, month: month.endswith("-01") or at == 0)
     values = [counts.get(month, 0) for month in every]
     return _figure("months", "URLs by month of lastmod", every, values, ticks=ticks, wide=True)
 
