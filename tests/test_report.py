@@ -314,6 +314,20 @@ def test_many_hosts_are_kept_in_bounded_counters(tmp_path: Path) -> None:
         tally.close()
 
 
+def test_dates_at_the_ends_of_the_calendar_are_counted(tmp_path: Path) -> None:
+    """A zone can move a lastmod out of the years 1 to 9999 in UTC: counted in the first or last month."""
+    from feedmap._report.tally import Tally
+
+    tally = Tally(now=dt.datetime(2024, 7, 1, tzinfo=dt.timezone.utc))
+    try:
+        for lastmod in ("9999-12-31T23:00:00-05:00", "0001-01-01T01:00:00+05:00", "2024-06-30"):
+            tally.add(feedmap.Entry(loc="https://example.com/", lastmod=lastmod), "x")
+    finally:
+        tally.close()
+    assert tally.months == {"9999-12": 1, "0001-01": 1, "2024-06": 1}
+    assert (tally.ages["future"], tally.ages["7"], tally.repeated) == (1, 1, 2)
+
+
 def test_standard_input_is_read_for_both_passes(tmp_path: Path) -> None:
     source = tmp_path / "s.xml"
     source.write_text(_sitemap_xml([_url(i) for i in range(12)]), encoding="utf-8")

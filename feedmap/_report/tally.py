@@ -296,9 +296,12 @@ class Tally:
 
 
 def _month(seconds: int) -> str:
-    """``YYYY-MM`` of an instant in POSIX seconds (UTC)."""
-    day = dt.date.fromordinal(_EPOCH_ORDINAL + seconds // _DAY)
+    """``YYYY-MM`` of an instant in POSIX seconds (UTC); the first or last month of the calendar for an instant
+    its zone moves out of it (``9999-12-31T23:00:00-05:00`` is in the year 10000 in UTC)."""
+    ordinal = min(max(_EPOCH_ORDINAL + seconds // _DAY, 1), _LAST_ORDINAL)
+    day = dt.date.fromordinal(ordinal)
     return f"{day.year:04d}-{day.month:02d}"
 
 
 _EPOCH_ORDINAL = dt.date(1970, 1, 1).toordinal()
+_LAST_ORDINAL = dt.date.max.toordinal()
