@@ -18,6 +18,7 @@ import datetime as dt
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit
 
 from feedmap._core.dates import W3CDate
@@ -66,6 +67,7 @@ IMAGE_BUCKETS = (
 #: Lastmod texts whose instant and month are remembered (they repeat: most sitemaps write days).
 _DATES_CACHED = 1 << 16
 _DAY = 86400
+_FEW_IMAGES = ("0", "1", "2")
 
 
 class Capped:
@@ -113,13 +115,17 @@ class FileTally:
     dated: int = 0
     earliest: W3CDate | None = None
     latest: W3CDate | None = None
+    #: The order keys (:meth:`W3CDate.order_key`) of the two: compared instead of the dates (a tuple compares in C).
+    ends: tuple[Any, Any] = (None, None)
 
-    def add_date(self, lastmod: W3CDate) -> None:
+    def add_date(self, lastmod: W3CDate, key: tuple[int, str, int, str]) -> None:
         self.dated += 1
-        if self.earliest is None or lastmod < self.earliest:
-            self.earliest = lastmod
-        if self.latest is None or lastmod > self.latest:
-            self.latest = lastmod
+        first, last = self.ends
+        if first is None or key < first:
+            self.earliest, first = lastmod, key
+        if last is None or key > last:
+            self.latest, last = lastmod, key
+        self.ends = (first, last)
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +168,6 @@ class Tally:
     now: dt.datetime
     urls: int = 0
     images: int = 0
-    dated: int = 0
     with_alternates: int = 0
     alternates: int = 0
     months: Counter[str] = field(default_factory=Counter)
@@ -180,15 +185,15 @@ class Tally:
     other_files: FileTally = field(default_factory=FileTally)
     repeated: int = 0
     repeats: list[Repeat] = field(default_factory=list)
-    earliest: W3CDate | None = None
-    latest: W3CDate | None = None
 
     def __post_init__(self) -> None:
         self._seen = SeenKeys()  # URL as written -> where it was first listed (file number << 32 | line)
         self._key = url_key(Options())
         self._names: list[str] = []  # file number -> name (one per file, not per URL)
         self._numbers: dict[str, int] = {}
-        self._dates: dict[str, tuple[int, str]] = {}
+        self._dates: dict[str, tuple[tuple[int, str, int, str], str]] = {}
+        self.whole = FileTally()  # the lastmod range of every entry
+        self._priorities: dict[float | None, str] = {}
         self._now = int(self.now.timestamp())
         self._file_name = ""
         self._file: FileTally = self.other_files
@@ -207,14 +212,21 @@ class Tally:
         self._place(entry.loc)
         lastmod = entry.lastmod
         if lastmod is not None:
-            self._date(lastmod)
-            tally.add_date(lastmod)
+            key = self._date(lastmod)
+            tally.add_date(lastmod, key)
         self.changefreqs[entry.changefreq.value if entry.changefreq is not None else "none"] += 1
-        self.priorities[priority_bucket(entry.priority)] += 1
+        priority = entry.priority
+        bucket = self._priorities.get(priority)
+        if bucket is None:
+            bucket = priority_bucket(priority)
+            if len(self._priorities) < 1024:
+                self._priorities[priority] = bucket
+        self.priorities[bucket] += 1
         images = len(entry.images)
-        self.images += images
-        tally.images += images
-        self.images_per_url[image_bucket(images)] += 1
+        if images:
+            self.images += images
+            tally.images += images
+        self.images_per_url[image_bucket(images) if images > 2 else _FEW_IMAGES[images]] += 1
         if entry.alternates:
             self.with_alternates += 1
             self.alternates += len(entry.alternates)
@@ -236,48 +248,41 @@ class Tally:
 
     def _repeat(self, loc: str, line: int) -> None:
         key = self._key(loc)
-        where = self._file_number << 32 | min(line, 0xFFFFFFFF)
-        first = self._seen.get(key)
-        if first is None:
-            self._seen.add(key, where)
+        if self._seen.add_new(key, self._file_number << 32 | min(line, 0xFFFFFFFF)):
             return
+        first = self._seen.get(key)
+        assert first is not None
         self.repeated += 1
         if len(self.repeats) < EXAMPLES:
             at = (self._names[first >> 32], first & 0xFFFFFFFF)
             self.repeats.append(Repeat(loc, at, (self._file_name, line)))
 
     def _place(self, loc: str) -> None:
-        try:
-            parts = urlsplit(loc)
-            host = parts.hostname or ""
-        except ValueError:  # a port that is no number, a bracket without its pair
-            parts, host = None, ""
+        host, path = _host_and_path(loc)
         self.hosts.add(host or "(no host)")
-        self.sections.add(section_of(parts.path) if parts is not None else "/")
+        self.sections.add(section_of(path))
 
-    def _date(self, lastmod: W3CDate) -> None:
-        self.dated += 1
+    def _date(self, lastmod: W3CDate) -> tuple[int, str, int, str]:
+        """Count one lastmod; its order key."""
         text = lastmod.text
         known = self._dates.get(text)
         if known is None:
-            seconds = lastmod.order_key()[0]
-            known = (seconds, _month(seconds))
+            key = lastmod.order_key()
+            known = (key, _month(key[0]))
             if len(self._dates) >= _DATES_CACHED:
                 self._dates.clear()
             self._dates[text] = known
-        seconds, month = known
+        key, month = known
         self.months[month] += 1
-        age = self._now - seconds
+        age = self._now - key[0]
         if age < 0:
             self.ages["future"] += 1
         else:
             for days in AGES:
                 if age <= days * _DAY:
                     self.ages[str(days)] += 1
-        if self.earliest is None or lastmod < self.earliest:
-            self.earliest = lastmod
-        if self.latest is None or lastmod > self.latest:
-            self.latest = lastmod
+        self.whole.add_date(lastmod, key)
+        return key
 
     def file_rows(self) -> Iterator[tuple[str, FileTally]]:
         """The files by name in the order their entries came, then the others summed (if any)."""
@@ -287,12 +292,48 @@ class Tally:
             yield f"{OTHERS}: {others:,} more files", self.other_files
 
     @property
+    def earliest(self) -> W3CDate | None:
+        return self.whole.earliest
+
+    @property
+    def latest(self) -> W3CDate | None:
+        return self.whole.latest
+
+    @property
+    def dated(self) -> int:
+        return self.whole.dated
+
+    @property
     def distinct(self) -> int:
         return self.urls - self.repeated
 
     def close(self) -> None:
         """Forget the URLs seen (the seen-URL memory's files on disk removed)."""
         self._seen.close()
+
+
+def _host_and_path(loc: str) -> tuple[str, str]:
+    """The host (lower-cased, without user or port) and path of a URL (RFC 3986 §3): by hand for a plain
+    ``http(s)://host[:port]/path`` (most locs), else by :func:`urllib.parse.urlsplit`."""
+    scheme_end = loc.find("://")
+    if 4 <= scheme_end <= 5 and loc[:scheme_end].lower() in ("http", "https"):
+        start = scheme_end + 3
+        end = len(loc)
+        for stop in "/?#":
+            found = loc.find(stop, start, end)
+            if found >= 0:
+                end = found
+        authority = loc[start:end]
+        if "@" not in authority and "[" not in authority:
+            host = authority.partition(":")[0].lower()
+            rest = loc[end:]
+            cut = min((at for at in (rest.find("?"), rest.find("#")) if at >= 0), default=len(rest))
+            return host, rest[:cut]
+    try:
+        parts = urlsplit(loc)
+        return parts.hostname or "", parts.path
+    except ValueError:  # a port that is no number, a bracket without its pair
+        return "", ""
 
 
 def _month(seconds: int) -> str:
