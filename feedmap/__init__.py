@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from feedmap._core.version import __version__ as __version__
     from feedmap._diff.diff import Change, Changes, diff
     from feedmap._frame import to_dataframe
+    from feedmap._report.run import ReportSummary, report
     from feedmap._validate.report import Report, validate
     from feedmap._web.discover import find_sitemaps
     from feedmap._web.sitemaptree import SitemapNode, sitemap_tree
@@ -89,6 +90,8 @@ _PUBLIC_HOMES = {
     "Changes": "feedmap._diff.diff",
     "diff": "feedmap._diff.diff",
     "to_dataframe": "feedmap._frame",
+    "ReportSummary": "feedmap._report.run",
+    "report": "feedmap._report.run",
     "Report": "feedmap._validate.report",
     "validate": "feedmap._validate.report",
     "find_sitemaps": "feedmap._web.discover",
@@ -149,6 +152,7 @@ __all__ = [
     "ReadError",
     "Rendered",
     "Report",
+    "ReportSummary",
     "Reporter",
     "SitemapNode",
     "SourceError",
@@ -169,6 +173,7 @@ __all__ = [
     "formats",
     "read",
     "register",
+    "report",
     "sitemap_tree",
     "split",
     "to_dataframe",

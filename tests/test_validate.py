@@ -518,3 +518,31 @@ def test_cli_lines_carry_no_terminal_control_characters(tmp_path: Path, capsys: 
 def test_max_line_bytes_is_not_offered_where_it_does_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _err = run(capsys, "validate", "--help")
     assert code == 0 and "--max-line-bytes" not in out
+
+
+def test_the_follow_filter_leaves_children_out(tmp_path: Path) -> None:
+    """``Options(follow_child=...)`` (what ``--since`` makes) is honoured: a child it refuses is not validated."""
+    sitemap = '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+    sitemap += "<url><loc>https://example.com/p</loc></url></urlset>"
+    (tmp_path / "old.xml").write_text(sitemap.replace("/p<", "/p&<"), encoding="utf-8")  # an error, if validated
+    (tmp_path / "new.xml").write_text(sitemap, encoding="utf-8")
+    (tmp_path / "index.xml").write_text(
+        '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        "<sitemap><loc>https://example.com/old.xml</loc><lastmod>2020-01-01</lastmod></sitemap>\n"
+        "<sitemap><loc>https://example.com/new.xml</loc><lastmod>2024-06-01</lastmod></sitemap>\n"
+        "</sitemapindex>\n",
+        encoding="utf-8",
+    )
+    seen: list[tuple[str, str | None]] = []
+
+    def recent(loc: str, lastmod: feedmap.W3CDate | None) -> bool:
+        seen.append((loc, None if lastmod is None else lastmod.text))
+        return lastmod is None or lastmod >= feedmap.W3CDate("2024-01-01")
+
+    options = feedmap.Options(maps=(("https://example.com/", tmp_path),), follow_child=recent)
+    report = feedmap.validate(tmp_path / "index.xml", options=options)
+    assert seen == [("https://example.com/old.xml", "2020-01-01"), ("https://example.com/new.xml", "2024-06-01")]
+    assert (report.files, report.entries) == (2, 3)  # the index and new.xml
+    assert [(f.code, f.line) for f in report.findings] == [("child-skipped", 2)]
+    everything = feedmap.validate(tmp_path / "index.xml", options=feedmap.Options(maps=options.maps))
+    assert everything.files == 3 and everything.errors

@@ -456,6 +456,8 @@ CALL_FIELDS: dict[str, frozenset[str]] = {
     "dask.enrich": frozenset({"strict", *_ENRICHING, *_FETCHING}),
     "diff": frozenset({"strict", *_READING, "jobs", "dask", "base_url", "index_name", *_SELECTING}),
     "validate": frozenset({"strict", *_READING, "jobs", "dask", "base_url"}),
+    # feedmap.report reads (and validates) each input: the fields of validate
+    "report": frozenset({"strict", *_READING, "jobs", "dask", "base_url"}),
     "find_sitemaps": frozenset({"strict", *_FETCHING}),
     "sitemap_tree": frozenset({"strict", *_READING}),
 }

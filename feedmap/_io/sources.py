@@ -24,7 +24,7 @@ import stat
 import sys
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Union
 
@@ -122,6 +122,11 @@ class _CappedStream:
         self._total = 0
         self._done = False
 
+    @property
+    def total(self) -> int:
+        """The bytes read so far (decompressed, with what gzip skipped around them)."""
+        return self._total
+
     def _count_skipped(self, count: int) -> None:
         self._total += count
         if self._total > self._limit:
@@ -173,6 +178,8 @@ class Source:
     url: str | None = None
     #: The media type a server gave it (``Content-Type`` without parameters); empty for files.
     content_type: str = ""
+    #: The bytes read from it so far, decompressed (what ``max_bytes`` caps): its size once read to the end.
+    bytes_read: Callable[[], int] = field(default=lambda: 0, repr=False, compare=False)
 
 
 def is_url(text: str) -> bool:
@@ -270,4 +277,4 @@ def _opened(
     compressed = magic == GZIP_MAGIC
     limit = max(max_bytes, whole) if whole is not None and not compressed else max_bytes
     capped = _CappedStream(head, limit=limit, name=display, reporter=reporter, compressed=compressed)
-    return Source(display, PeekableStream(capped), path, compressed, url)
+    return Source(display, PeekableStream(capped), path, compressed, url, bytes_read=lambda: capped.total)

@@ -40,8 +40,9 @@ class ChildCheck:
 
 def check_child(check: ChildCheck, spill_path: str) -> str:
     """The worker: validate one child into the spill at ``spill_path`` (its findings, then its file and entry
-    counts, or the error that stopped it, or that it is an index); returns the path."""
-    from feedmap._validate.report import Report, _Run  # report imports this module
+    counts and the :class:`~feedmap._validate.report.FileFacts` of what it validated, or the error that stopped
+    it, or that it is an index); returns the path."""
+    from feedmap._validate.report import FileFacts, Report, _Run  # report imports this module
 
     with spill_file(spill_path) as out:
         spill = Spill(out)
@@ -49,6 +50,8 @@ def check_child(check: ChildCheck, spill_path: str) -> str:
         report = Report()
         run = _Run(report, check.options, spill.diagnostic)
         run.now = check.now
+        facts: list[FileFacts] = []
+        run.on_file = facts.append
         try:
             with contextlib.closing(run.shared):
                 opened_with = Reporter(handler=spill.diagnostic)
@@ -58,12 +61,12 @@ def check_child(check: ChildCheck, spill_path: str) -> str:
                 ) as opened:
                     nested = run.file(opened, None, check.key, check.lineage)
         except Exception as exc:  # raised, or reported as the child's, where the run replays it
-            spill.value((report.files, report.entries))
+            spill.value((report.files, report.entries, tuple(facts)))
             spill.failed(exc)
         else:
             if nested is not None:
                 spill.nested()
             else:
-                spill.value((report.files, report.entries))
+                spill.value((report.files, report.entries, tuple(facts)))
                 spill.done()
     return spill_path

@@ -53,7 +53,7 @@ from feedmap.formats import _registry as registry
 from feedmap.formats._detection import sniff
 from feedmap.formats.feeds._channel_checks import validate_feed
 
-__all__ = ["Report", "all_rules", "validate"]
+__all__ = ["FileFacts", "Report", "all_rules", "validate", "validate_files"]
 
 _XML_SITEMAP = frozenset({"sitemap", "sitemapindex"})
 _FEEDS = frozenset({"rss", "ror"})
@@ -100,6 +100,18 @@ class Report:
     def ok(self) -> bool:
         """No error (and, when strict, no warning)."""
         return not self.errors and not (self.strict and self.warnings)
+
+
+@dataclass(frozen=True, slots=True)
+class FileFacts:
+    """One file :func:`validate_files` validated: its name (as findings name it), its kind (``urlset``,
+    ``sitemapindex``, ``text``, ``rss``, ...; empty when not recognised), its entries and the bytes read from it
+    (decompressed: its size, when it was read to the end)."""
+
+    name: str
+    kind: str
+    entries: int
+    bytes: int
 
 
 #: Longest message kept whole: two locs of the protocol's 2,048 characters fit (a loc and its escaped form); a
@@ -152,6 +164,8 @@ class _Run:
         self.robots: dict[str, frozenset[str]] = {}
         #: With ``jobs``: the workers validating children on disk ahead (:mod:`feedmap._validate.partitions`).
         self.workers: Workers | None = None
+        #: Told of each file validated, when it was (:func:`validate_files`).
+        self.on_file: Callable[[FileFacts], None] | None = None
 
     def walk(self, source: SourceLike, format: str | None) -> None:
         """Validate ``source`` and, when it is an index (and ``follow``), its children depth first."""
@@ -199,7 +213,7 @@ class _Run:
 
     def _replayed(self, validated: Future[str], url: str) -> bool:
         """A child's validation by a worker replayed here; False when it is an index (the walk validates it)."""
-        counts: list[tuple[int, int]] = []
+        counts: list[tuple[int, int, tuple[FileFacts, ...]]] = []
         replayed = replay(outcome(validated, url), self.emit, counts)
         try:
             while True:
@@ -207,9 +221,12 @@ class _Run:
         except StopIteration as stop:
             nested = bool(stop.value)
         finally:
-            for files, entries in counts:
+            for files, entries, facts in counts:
                 self.report.files += files
                 self.report.entries += entries
+                if self.on_file is not None:
+                    for fact in facts:
+                        self.on_file(fact)
         return not nested
 
     def root(self, source: SourceLike, format: str | None) -> _Index | None:
@@ -289,41 +306,53 @@ class _Run:
         ``--map``; else ``given`` (``--base-url``, for the input named on the command line only).
         """
         self.report.files += 1
+        entries = self.report.entries
         find = Findings(self.emit, opened.name)
         fetched = opened.url if opened.url is not None and is_http_url(opened.url) else None
         base = fetched or given
         lineage = (*lineage, base) if base is not None else lineage
+        kind, children = "", None
         try:
             # no network for a local input, nor for one read through --map unless its robots.txt is mapped too
             lifted = self._lifted(lineage, mapped=opened.path is not None) if fetched is not None else None
-            children = self._checked(opened, format, find, base, lifted)
+            kind, children = self._checked(opened, format, find, base, lifted)
         except UnknownFormatError as exc:
             find("unknown-format", exc.what, exc.line)
         except ReadError as exc:  # a size cap (--max-bytes) hit while reading
             find("unreadable", exc.bare_message, exc.line)
-        else:
-            if children is not None and self.options.follow:
-                return _Index(iter(children), find, base, key, lineage)
+        if self.on_file is not None:
+            self.on_file(FileFacts(opened.name, kind, self.report.entries - entries, opened.bytes_read()))
+        if children is not None and self.options.follow:
+            return _Index(iter(children), find, base, key, lineage)
         return None
 
     def _checked(
         self, opened: Source, format: str | None, find: Findings, base: str | None, lifted: Callable[[], bool] | None
-    ) -> list[tuple[str, int]] | None:
-        """Check one input by the rules of its format; an index's children (to follow) or None."""
+    ) -> tuple[str, list[tuple[str, int]] | None]:
+        """Check one input by the rules of its format: its kind (the format's name, or the root element's for a
+        sitemap), and an index's children (to follow) or None."""
         kind = _format_of(opened, format, Reporter(handler=self.emit))
         if kind in _XML_SITEMAP:
-            result = validate_sitemap(opened.stream, find, base_url=base, now=self.now, lifted=lifted)  # type: ignore[arg-type]
+            follow_child = self.options.follow_child if self.options.follow else None
+            result = validate_sitemap(
+                opened.stream,  # type: ignore[arg-type]
+                find,
+                base_url=base,
+                now=self.now,
+                lifted=lifted,
+                follow_child=follow_child,
+            )
             self.report.entries += result.entries
-            return result.children if result.kind == "sitemapindex" else None
+            return result.kind or kind, result.children if result.kind == "sitemapindex" else None
         if kind == "text":
             self.report.entries += validate_text(opened.stream, find, base_url=base, lifted=lifted)
-            return None
+            return kind, None
         if kind in _FEEDS:
             self.report.entries += validate_feed(opened.stream, opened.name, self.emit, base_url=base)  # type: ignore[arg-type]
-            return None
+            return kind, None
         find("no-rules", f"validate has no rules for {kind}; the input was only read")
         self._read_only(opened, kind)
-        return None
+        return kind, None
 
     def _lifted(self, lineage: tuple[str, ...], *, mapped: bool) -> Callable[[], bool]:
         """Whether the robots.txt of the sitemap's site names it or an index above it (read once per site,
@@ -381,11 +410,35 @@ def validate(
     unknown = sorted(set(ignore) - set(all_rules()))
     if unknown:
         raise ValueError(f"no such code: {', '.join(unknown)}{''.join(renamed_hint(code) for code in unknown)}")
-    ignored = frozenset(ignore)
     options = options or Options()
     refuse_unused(options, "validate")
     report = Report(strict=options.strict)
+    emit = _emitter(report, frozenset(ignore), reporter, on_diagnostic)
+    return _validated(source, format, options, report, emit)
 
+
+def validate_files(
+    source: SourceLike,
+    format: str | None,
+    options: Options,
+    on_diagnostic: DiagnosticHandler,
+    *,
+    now: dt.datetime | None = None,
+    on_file: Callable[[FileFacts], None] | None = None,
+) -> Report:
+    """:func:`validate` with each finding given to ``on_diagnostic`` (not kept), the instant a lastmod is in the
+    future after (``now``; default: when the run starts), and each file validated given to ``on_file`` (an
+    index's children too, also those validated by workers), once it was."""
+    refuse_unused(options, "validate")
+    report = Report(strict=options.strict)
+    return _validated(source, format, options, report, _emitter(report, frozenset(), None, on_diagnostic), now, on_file)
+
+
+def _emitter(
+    report: Report, ignored: frozenset[str], reporter: Reporter | None, on_diagnostic: DiagnosticHandler | None
+) -> Callable[[Diagnostic], None]:
+    """Where a run's findings go: counted in ``report`` (kept there when nobody else is given them), those of the
+    ``ignored`` codes left out, a message too long cut."""
     keep = reporter is None and on_diagnostic is None
 
     def emit(finding: Diagnostic) -> None:
@@ -399,7 +452,22 @@ def validate(
         elif on_diagnostic is not None:
             on_diagnostic(finding)
 
+    return emit
+
+
+def _validated(
+    source: SourceLike,
+    format: str | None,
+    options: Options,
+    report: Report,
+    emit: Callable[[Diagnostic], None],
+    now: dt.datetime | None = None,
+    on_file: Callable[[FileFacts], None] | None = None,
+) -> Report:
     run = _Run(report, options, emit)
+    if now is not None:
+        run.now = now
+    run.on_file = on_file
     if asks_for_workers(options) and options.follow:
         run.workers = workers_for(options)
     with contextlib.closing(run.shared):

@@ -17,6 +17,8 @@ from typing import BinaryIO
 
 from lxml import etree
 
+from feedmap._core.context import FollowPredicate
+from feedmap._core.dates import parse_lenient
 from feedmap._core.follow_rules import child_url, scope_refusal
 from feedmap._core.limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_IMAGES, PROTOCOL_MAX_URLS
 from feedmap._io.seen_keys import SeenKeys
@@ -81,9 +83,15 @@ class _Checker:
     """The state of one document's checks."""
 
     def __init__(
-        self, find: Findings, base_url: str | None, now: dt.datetime, lifted: Callable[[], bool] | None
+        self,
+        find: Findings,
+        base_url: str | None,
+        now: dt.datetime,
+        lifted: Callable[[], bool] | None,
+        follow_child: FollowPredicate | None = None,
     ) -> None:
         self.findings = find
+        self.follow_child = follow_child
         self.find: _Find = find
         self.base_url = base_url
         self.scope = ScopeTally(base_url, lifted) if base_url is not None else None
@@ -206,14 +214,14 @@ class _Checker:
             if name == "loc":
                 loc = text.strip()  # xsd:anyURI collapses white space
                 if loc:
-                    self.loc(loc, at, kind)
+                    self.loc(loc, at, kind, fields.get("lastmod", ("", 0))[0])
                 continue
             check = self.checks.get(name)
             problem = check(text) if check is not None else None
             if problem is not None:
                 self.find(*problem, at)
 
-    def loc(self, loc: str, line: int, kind: str) -> None:
+    def loc(self, loc: str, line: int, kind: str, lastmod: str = "") -> None:
         problem = check_url(loc)
         if problem is not None:
             self.find(*problem, line)
@@ -227,9 +235,9 @@ class _Checker:
         self.all_sitemaps = self.all_sitemaps and looks_like_sitemap(loc)
         self.all_pages = self.all_pages and looks_like_page(loc)
         if kind == "sitemap":
-            self.child(loc, line)
+            self.child(loc, line, lastmod)
 
-    def child(self, loc: str, line: int) -> None:
+    def child(self, loc: str, line: int, lastmod: str = "") -> None:
         """An index's child, kept to be validated unless the rules of index following refuse it.
 
         The rules are :mod:`feedmap._core.follow_rules`' (those of ``convert``, ``info`` and ``discover --tree``): a
@@ -239,6 +247,14 @@ class _Checker:
         url = child_url(loc, self.base_url)
         if url is None:
             return  # relative, and no URL to resolve it against: loc-not-absolute said it
+        if self.follow_child is not None:
+            date, _problem = parse_lenient(lastmod.strip()) if lastmod.strip() else (None, None)
+            if not self.follow_child(url, date):  # --since: as reading leaves the child out (its lastmod as read)
+                written = f" (lastmod {date})" if date is not None else ""
+                self.find(
+                    "child-skipped", f"child sitemap {url}{written} is not read: the follow filter left it out", line
+                )
+                return
         refused = scope_refusal(url, self.base_url)
         if refused is None:
             self.result.children.append((url, line))
@@ -274,18 +290,20 @@ def validate_sitemap(
     base_url: str | None = None,
     now: dt.datetime | None = None,
     lifted: Callable[[], bool] | None = None,
+    follow_child: FollowPredicate | None = None,
 ) -> SitemapResult:
     """Check one ``<urlset>`` or ``<sitemapindex>`` document; findings go to ``find``.
 
     ``base_url`` is the document's URL (the scope of its URLs and children); ``lifted`` says whether the
-    site's robots.txt names it (then URLs of its site outside its directory are allowed).
+    site's robots.txt names it (then URLs of its site outside its directory are allowed); ``follow_child``
+    (``Options.follow_child``, which ``--since`` makes) leaves out the children it refuses (``child-skipped``).
     """
     peek = getattr(stream, "peek", None)
     problem = unusable_declaration(peek(1024)) if peek is not None else None
     if problem is not None:  # read as the reader reads it: as UTF-8 (a UTF-7 "+ADw-" is no "<")
         find("unknown-encoding", f"{problem}, as feedmap reads it (the protocol wants UTF-8)", 1)
     counted = Counted(stream)
-    checker = _Checker(find, base_url, now or dt.datetime.now(dt.timezone.utc), lifted)
+    checker = _Checker(find, base_url, now or dt.datetime.now(dt.timezone.utc), lifted, follow_child)
     context = make_iterparse(counted, "*", encoding="utf-8" if problem is not None else None)  # type: ignore[arg-type]
     root: etree._Element | None = None
     try:

@@ -28,7 +28,7 @@ from feedmap import __version__
 from feedmap._core.collector import spaced_collections
 from feedmap._core.errors import FeedmapError, FormatError, ReadError, SourceError, UnknownFormatError, WriteError
 from feedmap._io.sinks import GuardedOutput
-from feedmap.cli import codes, convert, diff, discover, formats, info, validate
+from feedmap.cli import codes, convert, diff, discover, formats, info, report, validate
 from feedmap.cli._advice import advice_for, read_error, unknown_format
 from feedmap.cli._common import printable, printable_lines
 
@@ -51,6 +51,7 @@ examples:
   feedmap info sitemap.xml                                       count, lastmod range, problems
   feedmap diff old/sitemap.xml sitemap.xml                       URLs added, removed, changed (exit 1 if any)
   feedmap validate sitemap.xml                                   every protocol problem, with its line
+  feedmap report index.xml -o report.html                        one HTML page: counts, dates, hosts, problems
   feedmap discover example.com --tree                            a site's sitemaps (robots.txt) as a tree
   feedmap formats                                                what can be read and written
   feedmap codes loc-duplicate                                    what a diagnostic code means (all: feedmap codes)
@@ -110,7 +111,7 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
     )
     parser.add_argument("--version", action=_Version, help="show the version and which sitemap walk reads, then exit")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (convert, diff, info, validate, discover, formats, codes):
+    for module in (convert, diff, info, validate, report, discover, formats, codes):
         module.add_parser(subparsers)
     return parser, dict(subparsers.choices)
 
