@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from feedmap._core.version import __version__ as __version__
     from feedmap._diff.diff import Change, Changes, diff
     from feedmap._frame import to_dataframe
+    from feedmap._info import ChildInfo, Info, info
     from feedmap._validate.report import Report, validate
     from feedmap._web.discover import find_sitemaps
     from feedmap._web.sitemaptree import SitemapNode, sitemap_tree
@@ -89,6 +90,9 @@ _PUBLIC_HOMES = {
     "Changes": "feedmap._diff.diff",
     "diff": "feedmap._diff.diff",
     "to_dataframe": "feedmap._frame",
+    "ChildInfo": "feedmap._info",
+    "Info": "feedmap._info",
+    "info": "feedmap._info",
     "Report": "feedmap._validate.report",
     "validate": "feedmap._validate.report",
     "find_sitemaps": "feedmap._web.discover",
@@ -128,6 +132,7 @@ __all__ = [
     "Change",
     "ChangeFreq",
     "Changes",
+    "ChildInfo",
     "Detection",
     "Diagnostic",
     "DocKind",
@@ -141,6 +146,7 @@ __all__ = [
     "FormatSpec",
     "HttpSettings",
     "Image",
+    "Info",
     "Level",
     "LimitError",
     "Options",
@@ -167,6 +173,7 @@ __all__ = [
     "enrich",
     "find_sitemaps",
     "formats",
+    "info",
     "read",
     "register",
     "sitemap_tree",

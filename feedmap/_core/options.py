@@ -456,6 +456,7 @@ CALL_FIELDS: dict[str, frozenset[str]] = {
     "dask.enrich": frozenset({"strict", *_ENRICHING, *_FETCHING}),
     "diff": frozenset({"strict", *_READING, "jobs", "dask", "base_url", "index_name", *_SELECTING}),
     "validate": frozenset({"strict", *_READING, "jobs", "dask", "base_url"}),
+    "info": frozenset({"strict", *_READING, "jobs", "dask", "base_url"}),
     "find_sitemaps": frozenset({"strict", *_FETCHING}),
     "sitemap_tree": frozenset({"strict", *_READING}),
 }

@@ -24,7 +24,7 @@ import stat
 import sys
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Union
 
@@ -120,6 +120,8 @@ class _CappedStream:
         self._reporter = reporter
         self._compressed = compressed
         self._total = 0
+        #: The (decompressed) bytes given to the reader, without what was skipped around gzip members.
+        self.given = 0
         self._done = False
 
     def _count_skipped(self, count: int) -> None:
@@ -156,6 +158,7 @@ class _CappedStream:
             )
             return b""
         self._total += len(data)
+        self.given += len(data)
         if self._total > self._limit:
             self._over("decompressed input" if self._compressed else "input")
         return data
@@ -173,6 +176,13 @@ class Source:
     url: str | None = None
     #: The media type a server gave it (``Content-Type`` without parameters); empty for files.
     content_type: str = ""
+    #: What counts the bytes read (None: a Source made elsewhere, which counts nothing).
+    capped: _CappedStream | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def bytes_read(self) -> int | None:
+        """The bytes read from it so far, decompressed (gzip: what the members inflated to); None when unknown."""
+        return self.capped.given if self.capped is not None else None
 
 
 def is_url(text: str) -> bool:
@@ -270,4 +280,4 @@ def _opened(
     compressed = magic == GZIP_MAGIC
     limit = max(max_bytes, whole) if whole is not None and not compressed else max_bytes
     capped = _CappedStream(head, limit=limit, name=display, reporter=reporter, compressed=compressed)
-    return Source(display, PeekableStream(capped), path, compressed, url)
+    return Source(display, PeekableStream(capped), path, compressed, url, capped=capped)

@@ -39,7 +39,7 @@ from __future__ import annotations
 import contextlib
 import weakref
 from collections import deque
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -82,8 +82,14 @@ if TYPE_CHECKING:  # worker processes are imported by a walk with jobs (one that
     from feedmap._web.text_jobs import Lane
 
 __all__ = [
+    "FAILED",
     "FOLLOWED_FORMATS",
+    "INDEX",
+    "READ",
+    "SKIPPED",
+    "ChildRecord",
     "Tally",
+    "Watcher",
     "check_something_read",
     "child_refusal",
     "child_url",
@@ -91,6 +97,7 @@ __all__ = [
     "following_of",
     "is_followed",
     "loop_key",
+    "open_document",
     "read_children",
     "resolved_message",
     "same_site_rule",
@@ -130,6 +137,15 @@ def start_document(
     to take over the entries of a nested index instead of iterating them one generator deeper, and
     :func:`feedmap.read` to open its source.
     """
+    doc, stack, _opened = open_document(source, format, ctx, shared)
+    return doc, stack
+
+
+def open_document(
+    source: SourceLike, format: str | None, ctx: Context, shared: Shared
+) -> tuple[Document, contextlib.ExitStack, Source]:
+    """:func:`start_document`, and the opened input (whose :attr:`~feedmap._io.sources.Source.bytes_read` says
+    how much of it was read)."""
     stack = contextlib.ExitStack()
     try:
         remote = isinstance(source, str) and is_url(source) and not source.startswith("file:")
@@ -153,7 +169,7 @@ def start_document(
     except BaseException:
         stack.close()
         raise
-    return doc, stack
+    return doc, stack, opened
 
 
 def follow_index(doc: Document, ctx: Context, shared: Shared) -> Document:
@@ -192,6 +208,36 @@ class Tally:
     skipped: int = 0
 
 
+#: What became of a child sitemap (:attr:`ChildRecord.status`): read to its end (or as far as it could be: a
+#: cut file), failed (not fetched, refused, not a sitemap, stopped by an error), left out (the follow filter, a
+#: loop back to an index being read), or itself an index (its children follow it).
+READ, FAILED, SKIPPED, INDEX = "read", "failed", "skipped", "index"
+
+
+@dataclass(slots=True)
+class ChildRecord:
+    """One child sitemap a watched walk met (:meth:`_Following.watch`).  The watcher is given it when the walk
+    reaches it, in index order, depth first (a nested index before its children), before its entries; its
+    ``status``, ``code``, ``reason`` and ``bytes`` are set as its reading ends."""
+
+    loc: str
+    #: The index naming it (the input's name, or the loc of a nested index) and the line it is named on.
+    index: str
+    line: int
+    #: 1 for a child of the input, 2 for a child of a nested index, ...
+    depth: int
+    status: str = READ
+    #: Why it failed or was left out: the diagnostic's code, and its reason.
+    code: str | None = None
+    reason: str | None = None
+    #: The bytes read, decompressed (a read child or nested index; None otherwise).
+    bytes: int | None = None
+
+
+#: Told of each child a watched walk reaches (see :class:`ChildRecord`).
+Watcher = Callable[[ChildRecord], None]
+
+
 @dataclass(slots=True)
 class _Child:
     """A child sitemap about to be read: from disk (``path``) or being downloaded (``download``)."""
@@ -202,6 +248,9 @@ class _Child:
     download: Future[tuple[BinaryIO, str]] | None = None
     #: With ``jobs``: the spill of the child read by a worker (:mod:`feedmap._web.partitions`).
     parsed: Future[str] | None = None
+    #: Its record, when the walk is watched; a child not read (refused, left out) is in the window only then.
+    record: ChildRecord | None = None
+    refused: bool = False
 
 
 def _download(url: str, ctx: Context, shared: Shared) -> tuple[BinaryIO, str]:
@@ -232,11 +281,7 @@ def _absolute(loc: str, line: int, ctx: Context) -> str | None:
         if resolved != loc:
             ctx.info("relative-url-resolved", resolved_message(loc, resolved), line)
         return resolved
-    ctx.warning(
-        "child-not-read",
-        f"child sitemap {loc} is a relative URL, and the index was not read from a URL to resolve it against; not read",
-        line,
-    )
+    ctx.warning("child-not-read", f"child sitemap {loc} {_UNRESOLVED}", line)
     return None
 
 
@@ -249,54 +294,65 @@ def _left_out(index_entry: Entry, options: Options) -> bool:
     return options.since is not None and lastmod is not None and not within(lastmod, options.since, None)
 
 
-def _plan(index_entry: Entry, ctx: Context, tally: Tally, shared: Shared, workers: Workers | None) -> _Child | None:
-    """Decide how a child is read, or report why it is not (and give None)."""
+def _plan(index_entry: Entry, level: _Level) -> _Child | None:
+    """Decide how a child is read, or report why it is not (and give None; for a watched walk, the child refused)."""
     line = index_entry.origin.line if index_entry.origin else 0
-    options = ctx.options
+    ctx, tally, options = level.ctx, level.tally, level.ctx.options
     if _left_out(index_entry, options):
         lastmod = f" (lastmod {index_entry.lastmod})" if index_entry.lastmod is not None else ""
-        ctx.info(
-            "child-skipped",
-            f"child sitemap {index_entry.loc}{lastmod} is not read: the follow filter left it out",
-            line,
-        )
+        reason = "is not read: the follow filter left it out"
+        ctx.info("child-skipped", f"child sitemap {index_entry.loc}{lastmod} {reason}", line)
         tally.skipped += 1
-        return None
+        return level.refused(index_entry.loc, line, SKIPPED, ("child-skipped", reason))
     tally.failed += 1  # until it is planned
     loc = _absolute(index_entry.loc, line, ctx)
     if loc is None:
-        return None
-    refused = scope_refusal(loc, ctx.url)  # before any local path is looked at: none from a remote index
+        return level.refused(index_entry.loc, line, FAILED, ("child-not-read", _UNRESOLVED))
+    path, refused = _where(loc, ctx)
     if refused is not None:
-        ctx.warning(refused[0], f"child sitemap {loc} {refused[1]}", line)
-        return None
-    try:
-        path = local_path(loc, options.maps)
-    except MapEscapeError as exc:
-        ctx.warning("map-escape", str(exc), line)
-        return None
-    except SourceError as exc:  # a NUL in the path, not a regular file (a FIFO would block)
-        ctx.warning("child-unreadable", f"child sitemap {loc} could not be read: {reason_of(exc, loc)}", line)
-        return None
-    key = str(path.resolve()) if path is not None else loop_key(loc)
-    refused = nesting_refusal(key, (*ctx.chain, ctx.key()), options.max_depth)
-    if refused is not None:
-        code, reason = refused
-        ctx.warning(code, f"child sitemap {loc} {reason}", line)
+        code, reason, message = refused
+        ctx.warning(code, message, line)
         if code == "index-loop":  # an index being read already: what it lists is read, so this is no failure
             tally.failed -= 1
-        return None
+            return level.refused(loc, line, SKIPPED, (code, reason))
+        return level.refused(loc, line, FAILED, (code, reason))
     tally.failed -= 1
+    record = level.record(loc, line)
     if path is not None:
-        child = _Child(loc, line, path=path)
-        if workers is not None:
-            child.parsed = workers.read(path, _local_context(child, ctx))
+        child = _Child(loc, line, path=path, record=record)
+        if level.workers is not None:
+            child.parsed = level.workers.read(path, _local_context(child, ctx))
         return child
-    child = _Child(loc, line, download=shared.pool(options.concurrency).submit(_download, loc, ctx, shared))
-    if workers is not None:
-        assert child.download is not None
-        child.parsed = workers.read_downloaded(child.download, ctx.child(loc, None))
+    download = level.shared.pool(options.concurrency).submit(_download, loc, ctx, level.shared)
+    child = _Child(loc, line, download=download, record=record)
+    if level.workers is not None:
+        child.parsed = level.workers.read_downloaded(download, ctx.child(loc, None))
     return child
+
+
+#: Why a relative child of an index read from no URL is not read.
+_UNRESOLVED = "is a relative URL, and the index was not read from a URL to resolve it against; not read"
+
+
+def _where(loc: str, ctx: Context) -> tuple[Path | None, tuple[str, str, str] | None]:
+    """Where a child in scope is read from (its local path, else None: fetched), or why it is not read at all, as
+    (code, reason, message): off the index's site, no http(s) URL, outside its ``--map`` folder, no regular
+    file, a loop or nesting too deep."""
+    refused = scope_refusal(loc, ctx.url)  # before any local path is looked at: none from a remote index
+    if refused is not None:
+        return None, (refused[0], refused[1], f"child sitemap {loc} {refused[1]}")
+    try:
+        path = local_path(loc, ctx.options.maps)
+    except MapEscapeError as exc:
+        return None, ("map-escape", str(exc).removeprefix(f"{loc} "), str(exc))
+    except SourceError as exc:  # a NUL in the path, not a regular file (a FIFO would block)
+        reason = reason_of(exc, loc)
+        return None, ("child-unreadable", reason, f"child sitemap {loc} could not be read: {reason}")
+    key = str(path.resolve()) if path is not None else loop_key(loc)
+    refused = nesting_refusal(key, (*ctx.chain, ctx.key()), ctx.options.max_depth)
+    if refused is not None:
+        return None, (refused[0], refused[1], f"child sitemap {loc} {refused[1]}")
+    return path, None
 
 
 def _discard(download: Future[tuple[BinaryIO, str]]) -> None:
@@ -319,6 +375,13 @@ class _Following:
         self.shared = shared
         self._walk: Iterator[Entry] | None = None
         self.meta: object = None  # the document's (:func:`following_of`)
+        self._watcher: Watcher | None = None
+
+    def watch(self, watcher: Watcher) -> None:
+        """Tell ``watcher`` of each child sitemap the walk reaches (see :class:`ChildRecord`): the entries the walk
+        gives after it, until the next child, are that child's.  Only before the walk starts."""
+        assert self._walk is None, "the walk has started"
+        self._watcher = watcher
 
     @property
     def started(self) -> bool:
@@ -346,7 +409,7 @@ class _Following:
             workers = workers_for(options)
             if workers is not None:
                 workers.lane = lane
-        return _walk(_Level(self.entries, self.ctx, self.shared, workers=workers))
+        return _walk(_Level(self.entries, self.ctx, self.shared, workers=workers, watcher=self._watcher))
 
     def close(self) -> None:
         walk, self._walk = self._walk, iter(())
@@ -372,19 +435,45 @@ class _Level:
     tally: Tally = field(default_factory=Tally)
     #: With ``jobs``: the worker processes reading the children (the same for every level of one walk).
     workers: Workers | None = None
+    #: Told of each child (the same for every level of one walk), and how deep this index is (0: the input).
+    watcher: Watcher | None = None
+    depth: int = 0
+    #: This index's own input, when it is a child (what it read is its record's bytes).
+    opened: Source | None = None
+    #: The children in the window being read (not those refused, there for the watcher only).
+    ahead: int = 0
 
     def next_child(self) -> _Child | None:
         """The next child to read while up to ``concurrency`` children download ahead; None at the end."""
         ahead = max(1, self.ctx.options.concurrency)
-        while not self.planned and len(self.window) < ahead:
+        while not self.planned and self.ahead < ahead:
             entry = next(self.entries, None)
             if entry is None:
                 self.planned = True
             else:
-                child = _plan(entry, self.ctx, self.tally, self.shared, self.workers)
+                child = _plan(entry, self)
                 if child is not None:
                     self.window.append(child)
-        return self.window.popleft() if self.window else None
+                    self.ahead += not child.refused
+        if not self.window:
+            return None
+        child = self.window.popleft()
+        self.ahead -= not child.refused
+        return child
+
+    def record(self, loc: str, line: int) -> ChildRecord | None:
+        """The record of a child of this index, when the walk is watched."""
+        if self.watcher is None:
+            return None
+        return ChildRecord(loc, self.parent[0].loc if self.parent is not None else self.ctx.name, line, self.depth + 1)
+
+    def refused(self, loc: str, line: int, status: str, why: tuple[str, str]) -> _Child | None:
+        """A child not read, for a watched walk (else None): in the window for the watcher to be told in order."""
+        record = self.record(loc, line)
+        if record is None:
+            return None
+        record.status, (record.code, record.reason) = status, why
+        return _Child(loc, line, record=record, refused=True)
 
     def close(self) -> None:
         window, self.window = self.window, deque()
@@ -393,6 +482,9 @@ class _Level:
                 child.download.add_done_callback(_discard)
         if self.stack is not None:
             self.stack.close()
+        record = self.parent[0].record if self.parent is not None else None
+        if record is not None and record.status == INDEX and self.opened is not None:
+            record.bytes = self.opened.bytes_read
 
 
 def read_children(index_entries: Iterable[Entry], ctx: Context, shared: Shared, tally: Tally) -> Iterator[Entry]:
@@ -423,15 +515,21 @@ def _walk(root: _Level, check: bool = True) -> Generator[Entry, None, None]:
             if child is None:
                 levels.pop().close()
                 continue
+            if child.record is not None and level.watcher is not None:
+                level.watcher(child.record)  # before its entries
+                if child.refused:
+                    continue
             opened = yield from _read_child(child, level)
             if isinstance(opened, _Level):
                 levels.append(opened)
             elif opened is not None:
-                entries, stack = opened
+                entries, stack, source = opened
                 try:
                     with stack:
                         yield from entries
                     level.tally.read += 1
+                    if child.record is not None:
+                        child.record.bytes = source.bytes_read
                 except StrictError:
                     raise
                 except FeedmapError as exc:
@@ -461,24 +559,24 @@ def check_something_read(tally: Tally, name: str) -> None:
         )
 
 
-def _open_child(child: _Child, ctx: Context, shared: Shared) -> tuple[Document, Context, contextlib.ExitStack]:
-    """Open a child: its document, the context it is read with, and the stack that closes its input."""
+def _open_child(child: _Child, ctx: Context, shared: Shared) -> tuple[Document, Context, contextlib.ExitStack, Source]:
+    """Open a child: its document, the context it is read with, the stack that closes its input, and that input."""
     stack = contextlib.ExitStack()
     try:
         if child.download is not None:
             body, final_url = child.download.result()
             stack.enter_context(body)
             child_ctx = ctx.child(child.loc, None, url=final_url)
-            doc, inner = start_document(body, None, child_ctx, shared)
+            doc, inner, opened = open_document(body, None, child_ctx, shared)
         else:
             assert child.path is not None
             child_ctx = _local_context(child, ctx)
-            doc, inner = start_document(child.path, None, child_ctx, shared)
+            doc, inner, opened = open_document(child.path, None, child_ctx, shared)
         stack.push(inner)
     except BaseException:
         stack.close()
         raise
-    return doc, child_ctx, stack
+    return doc, child_ctx, stack, opened
 
 
 def _local_context(child: _Child, ctx: Context) -> Context:
@@ -490,23 +588,28 @@ def _local_context(child: _Child, ctx: Context) -> Context:
 
 def _read_child(
     child: _Child, level: _Level
-) -> Generator[Entry, None, _Level | tuple[Iterator[Entry], contextlib.ExitStack] | None]:
+) -> Generator[Entry, None, _Level | tuple[Iterator[Entry], contextlib.ExitStack, Source] | None]:
     """Open a child sitemap of ``level``'s index: a child that is an index is returned as a new level, a sitemap as
-    its entries and the stack closing its input (drained by :func:`_walk`); None when a worker read it (its
-    entries and diagnostics are replayed here) or it failed (reported)."""
+    its entries, the stack closing its input and that input (drained by :func:`_walk`); None when a worker read it
+    (its entries and diagnostics are replayed here) or it failed (reported)."""
     ctx, tally = level.ctx, level.tally
     try:
         if child.parsed is not None:  # read by a worker: its entries and diagnostics replayed here
-            from feedmap._web.partitions import outcome, replay
+            from feedmap._web.partitions import outcome, read_size, replay
 
-            nested = yield from replay(outcome(child.parsed, child.loc), ctx.reporter.report)
+            values: list[Any] = []
+            nested = yield from replay(outcome(child.parsed, child.loc), ctx.reporter.report, values)
             if not nested:
                 if child.download is not None:
                     child.download.result()[0].close()
                 tally.read += 1
+                if child.record is not None:
+                    child.record.bytes = read_size(values)
                 return None
-        doc, child_ctx, stack = _open_child(child, ctx, level.shared)
+        doc, child_ctx, stack, opened = _open_child(child, ctx, level.shared)
         if is_followed(doc):
+            if child.record is not None:
+                child.record.status = INDEX
             return _Level(
                 iter(doc.entries),
                 child_ctx,
@@ -515,8 +618,11 @@ def _read_child(
                 stack=stack,
                 tally=tally,
                 workers=level.workers,
+                watcher=level.watcher,
+                depth=level.depth + 1,
+                opened=opened,
             )
-        return iter(doc.entries), stack
+        return iter(doc.entries), stack, opened
     except StrictError:
         raise
     except FeedmapError as exc:
@@ -538,11 +644,15 @@ def _report(child: _Child, ctx: Context, exc: FeedmapError, tally: Tally) -> Non
     """Report why a child could not be read (or stopped being read), on the line of its index naming it."""
     tally.failed += 1
     if isinstance(exc, FetchError) and exc.code == "redirect-refused":
-        reason = reason_of(exc, child.loc)
-        ctx.warning("child-off-site", f"child sitemap {child.loc} {reason}; not read", child.line)
-    elif isinstance(exc, UnknownFormatError):
-        reason = f"it is not a sitemap: it {exc.what}" if exc.what else str(exc)
-        ctx.warning("child-unreadable", f"child sitemap {child.loc} could not be read: {reason}", child.line)
+        code, reason = "child-off-site", f"{reason_of(exc, child.loc)}; not read"
+        message = f"child sitemap {child.loc} {reason}"
     else:
-        reason = reason_of(exc, child.loc)  # the URL is named once, first
-        ctx.warning("child-unreadable", f"child sitemap {child.loc} could not be read: {reason}", child.line)
+        code = "child-unreadable"
+        if isinstance(exc, UnknownFormatError):
+            reason = f"it is not a sitemap: it {exc.what}" if exc.what else str(exc)
+        else:
+            reason = reason_of(exc, child.loc)  # the URL is named once, first
+        message = f"child sitemap {child.loc} could not be read: {reason}"
+    if child.record is not None:
+        child.record.status, child.record.code, child.record.reason, child.record.bytes = FAILED, code, reason, None
+    ctx.warning(code, message, child.line)
