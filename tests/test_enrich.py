@@ -81,10 +81,13 @@ def urlset(*locs: str) -> bytes:
 
 
 def run_enrich(entries: Iterable[Entry], **settings: Any) -> tuple[list[Entry], list[Diagnostic]]:
+    """The entries enriched, and the diagnostics of their pages: the summary said once, last, is left out."""
     reporter = Reporter()
     settings.setdefault("http", SURE)
     result = list(enrich(entries, Options(**settings), reporter=reporter))
-    return result, reporter.diagnostics
+    said = reporter.diagnostics
+    assert [one.code for one in said].count("enrich-summary") == 1 and said[-1].code == "enrich-summary"
+    return result, said[:-1]
 
 
 def http_flags() -> list[str]:
@@ -675,7 +678,10 @@ def test_progress_on_a_terminal(web: LocalSite, tmp_path: Path, monkeypatch: pyt
     assert "warning[enrich-failed]" in text
     for match in re.finditer(re.escape(f"{source}:"), text):  # diagnostics start on a clean line
         assert match.start() == 0 or text[: match.start()].endswith(("\n", "\x1b[K"))
-    assert text.rsplit("\x1b[K", 1)[-1].startswith("feedmap: wrote 6 entries")  # the line erased at the end
+    # the line erased at the end, before the summary of the pages (5 pages served, 1 missing) and the last line
+    summary, last = text.rsplit("\x1b[K", 1)[-1].splitlines()
+    assert summary == f"{tmp_path / 'out.jsonl'}: info[enrich-summary]: 5 enriched, 1 failed: 1 HTTP 404"
+    assert last.startswith("feedmap: wrote 6 entries")
 
 
 def test_progress_silent_when_not_a_terminal(
