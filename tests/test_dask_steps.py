@@ -325,7 +325,8 @@ def test_each_hosts_pages_are_fetched_by_one_worker_with_the_delay_and_robots_tx
     assert {one.code for one in said} == {"enrich-failed", "not-html", "robots-disallowed", "enrich-summary"}
     # each host: 6 pages, one missing, one JSON, one its robots.txt disallows; the summary summed, said once, last
     hosts = len(sites)
-    summary = f"{6 * hosts} enriched, {3 * hosts} failed: {hosts} HTTP 404, {hosts} disallowed by robots.txt, {hosts} not HTML"
+    reasons = f"{hosts} HTTP 404, {hosts} disallowed by robots.txt, {hosts} not HTML"
+    summary = f"{6 * hosts} enriched, {3 * hosts} failed: {reasons}"
     assert [(one.code, one.message) for one in said if one.level is Level.INFO] == [("enrich-summary", summary)]
     assert said[-1].code == "enrich-summary"
     workers = set(client.run(os.getpid).values())

@@ -28,6 +28,10 @@ and fetcher are the :class:`feedmap._io.http.Shared` the API passes in.
   or was refused; a loop back to an index being read is no failure), reading ends with a
   :class:`~feedmap._core.errors.ReadError` (``no-child-read``), so the CLI exits 1 instead of writing an empty
   output.  Children left out by the follow filter are not failures.
+* **Watching**: a walk can tell a watcher (:meth:`_Following.watch`, ``feedmap info``) of each child as it reaches
+  it, in index order, depth first, a child refused or left out in its place too (:class:`ChildRecord`: what
+  became of it, the bytes read of it, decompressed; with workers, the worker's count).  The planning of one child
+  (follow filter, scope, where it is read from) is :mod:`feedmap._web.follow_children`'s.
 * **Depth**: the walk keeps one explicit stack of the indexes being read (:class:`_Following`), not one
   generator per level, so a deep chain under a large ``max_depth`` costs no Python stack; nesting deeper
   than ``max_depth`` is not followed (``index-too-deep``), an index already being read is a loop
@@ -39,18 +43,16 @@ from __future__ import annotations
 import contextlib
 import weakref
 from collections import deque
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
-from feedmap._core.context import Context, Options
+from feedmap._core.context import Context
 from feedmap._core.errors import (
     FeedmapError,
     FetchError,
     FormatError,
     ReadError,
-    SourceError,
     StrictError,
     UnknownFormatError,
     reason_of,
@@ -59,25 +61,34 @@ from feedmap._core.follow_rules import (
     child_refusal,
     child_url,
     loop_key,
-    nesting_refusal,
     resolved_message,
     same_site_rule,
-    scope_refusal,
 )
 from feedmap._core.model import DocKind, Document, Entry
 from feedmap._core.options import asks_for_workers
 from feedmap._core.wording import counted
 from feedmap._io.http import Shared
-from feedmap._io.locate import MapEscapeError, local_path
-from feedmap._io.scratch import ScratchSpool
 from feedmap._io.sources import Source, SourceLike, is_url, open_source
-from feedmap.converters._filters import within
+from feedmap._web.follow_children import (
+    FAILED,
+    INDEX,
+    READ,
+    SKIPPED,
+    UNRESOLVED,
+    Child,
+    ChildRecord,
+    Tally,
+    Watcher,
+    absolute,
+    discard,
+    fetch_child,
+    left_out,
+    where,
+)
 from feedmap.formats import _registry as registry
 from feedmap.formats._registry import FormatSpec
 
 if TYPE_CHECKING:  # worker processes are imported by a walk with jobs (one that has none does not load them)
-    from concurrent.futures import Future
-
     from feedmap._web.partitions import Workers
     from feedmap._web.text_jobs import Lane
 
@@ -106,8 +117,6 @@ __all__ = [
 
 #: The formats whose indexes are followed: a JSON lines file of kind ``index`` is read as it is.
 FOLLOWED_FORMATS = frozenset({"sitemapindex"})
-
-_SPOOL_IN_MEMORY = 1 << 20
 
 #: The walks :func:`follow_index` made, by the identity of their document's metadata (:func:`following_of`).
 _FOLLOWED: weakref.WeakValueDictionary[int, _Following] = weakref.WeakValueDictionary()
@@ -197,118 +206,21 @@ def following_of(doc: Document) -> _Following | None:
     return found if found is not None and found.meta is doc.meta and not found.started else None
 
 
-@dataclass(slots=True)
-class Tally:
-    """Children of the whole tree of indexes read to the end, and those that failed or were refused (picklable:
-    a cluster's worker sends the tally of the children it read, :func:`read_children`)."""
-
-    read: int = 0
-    failed: int = 0
-    #: Left out by the follow filter (no failure, but the message of nothing read names them).
-    skipped: int = 0
-
-
-#: What became of a child sitemap (:attr:`ChildRecord.status`): read to its end (or as far as it could be: a
-#: cut file), failed (not fetched, refused, not a sitemap, stopped by an error), left out (the follow filter, a
-#: loop back to an index being read), or itself an index (its children follow it).
-READ, FAILED, SKIPPED, INDEX = "read", "failed", "skipped", "index"
-
-
-@dataclass(slots=True)
-class ChildRecord:
-    """One child sitemap a watched walk met (:meth:`_Following.watch`).  The watcher is given it when the walk
-    reaches it, in index order, depth first (a nested index before its children), before its entries; its
-    ``status``, ``code``, ``reason`` and ``bytes`` are set as its reading ends."""
-
-    loc: str
-    #: The index naming it (the input's name, or the loc of a nested index) and the line it is named on.
-    index: str
-    line: int
-    #: 1 for a child of the input, 2 for a child of a nested index, ...
-    depth: int
-    status: str = READ
-    #: Why it failed or was left out: the diagnostic's code, and its reason.
-    code: str | None = None
-    reason: str | None = None
-    #: The bytes read, decompressed (a read child or nested index; None otherwise).
-    bytes: int | None = None
-
-
-#: Told of each child a watched walk reaches (see :class:`ChildRecord`).
-Watcher = Callable[[ChildRecord], None]
-
-
-@dataclass(slots=True)
-class _Child:
-    """A child sitemap about to be read: from disk (``path``) or being downloaded (``download``)."""
-
-    loc: str
-    line: int
-    path: Path | None = None
-    download: Future[tuple[BinaryIO, str]] | None = None
-    #: With ``jobs``: the spill of the child read by a worker (:mod:`feedmap._web.partitions`).
-    parsed: Future[str] | None = None
-    #: Its record, when the walk is watched; a child not read (refused, left out) is in the window only then.
-    record: ChildRecord | None = None
-    refused: bool = False
-
-
-def _download(url: str, ctx: Context, shared: Shared) -> tuple[BinaryIO, str]:
-    """Fetch a child into a spooled temporary file (in memory up to 1 MiB), capped at ``--max-bytes``.
-
-    Returns the file and the URL it was found at after redirects (the site a nested index is scoped to).
-    A redirect off the index's site is refused before it is followed (FetchError ``redirect-refused``).
-    """
-    spool = ScratchSpool(_SPOOL_IN_MEMORY, "copy of a child sitemap")
-    try:
-        fetcher = shared.fetcher(ctx.options.http)
-        with fetcher.open(url, max_bytes=ctx.options.max_bytes, redirect_rule=same_site_rule(ctx.url)) as fetched:
-            while chunk := fetched.read(1 << 16):
-                spool.write(chunk)
-            final_url = fetched.final_url
-    except BaseException:
-        spool.close()
-        raise
-    spool.seek(0)
-    return spool, final_url  # type: ignore[return-value]
-
-
-def _absolute(loc: str, line: int, ctx: Context) -> str | None:
-    """The child's URL, a relative one resolved against the index's own URL (reported); None when it
-    is relative and the index has no URL (reported)."""
-    resolved = child_url(loc, ctx.url)
-    if resolved is not None:
-        if resolved != loc:
-            ctx.info("relative-url-resolved", resolved_message(loc, resolved), line)
-        return resolved
-    ctx.warning("child-not-read", f"child sitemap {loc} {_UNRESOLVED}", line)
-    return None
-
-
-def _left_out(index_entry: Entry, options: Options) -> bool:
-    """Whether the follow filter leaves a child out: ``follow_child`` says no, or its lastmod is before
-    ``since`` (the entries it holds would all be left out by the entry filter)."""
-    if options.follow_child is not None and not options.follow_child(index_entry.loc, index_entry.lastmod):
-        return True
-    lastmod = index_entry.lastmod
-    return options.since is not None and lastmod is not None and not within(lastmod, options.since, None)
-
-
-def _plan(index_entry: Entry, level: _Level) -> _Child | None:
+def _plan(index_entry: Entry, level: _Level) -> Child | None:
     """Decide how a child is read, or report why it is not (and give None; for a watched walk, the child refused)."""
     line = index_entry.origin.line if index_entry.origin else 0
     ctx, tally, options = level.ctx, level.tally, level.ctx.options
-    if _left_out(index_entry, options):
+    if left_out(index_entry, options):
         lastmod = f" (lastmod {index_entry.lastmod})" if index_entry.lastmod is not None else ""
         reason = "is not read: the follow filter left it out"
         ctx.info("child-skipped", f"child sitemap {index_entry.loc}{lastmod} {reason}", line)
         tally.skipped += 1
         return level.refused(index_entry.loc, line, SKIPPED, ("child-skipped", reason))
     tally.failed += 1  # until it is planned
-    loc = _absolute(index_entry.loc, line, ctx)
+    loc = absolute(index_entry.loc, line, ctx)
     if loc is None:
-        return level.refused(index_entry.loc, line, FAILED, ("child-not-read", _UNRESOLVED))
-    path, refused = _where(loc, ctx)
+        return level.refused(index_entry.loc, line, FAILED, ("child-not-read", UNRESOLVED))
+    path, refused = where(loc, ctx)
     if refused is not None:
         code, reason, message = refused
         ctx.warning(code, message, line)
@@ -319,46 +231,15 @@ def _plan(index_entry: Entry, level: _Level) -> _Child | None:
     tally.failed -= 1
     record = level.record(loc, line)
     if path is not None:
-        child = _Child(loc, line, path=path, record=record)
+        child = Child(loc, line, path=path, record=record)
         if level.workers is not None:
             child.parsed = level.workers.read(path, _local_context(child, ctx))
         return child
-    download = level.shared.pool(options.concurrency).submit(_download, loc, ctx, level.shared)
-    child = _Child(loc, line, download=download, record=record)
+    fetching = level.shared.pool(options.concurrency).submit(fetch_child, loc, ctx, level.shared)
+    child = Child(loc, line, download=fetching, record=record)
     if level.workers is not None:
-        child.parsed = level.workers.read_downloaded(download, ctx.child(loc, None))
+        child.parsed = level.workers.read_downloaded(fetching, ctx.child(loc, None))
     return child
-
-
-#: Why a relative child of an index read from no URL is not read.
-_UNRESOLVED = "is a relative URL, and the index was not read from a URL to resolve it against; not read"
-
-
-def _where(loc: str, ctx: Context) -> tuple[Path | None, tuple[str, str, str] | None]:
-    """Where a child in scope is read from (its local path, else None: fetched), or why it is not read at all, as
-    (code, reason, message): off the index's site, no http(s) URL, outside its ``--map`` folder, no regular
-    file, a loop or nesting too deep."""
-    refused = scope_refusal(loc, ctx.url)  # before any local path is looked at: none from a remote index
-    if refused is not None:
-        return None, (refused[0], refused[1], f"child sitemap {loc} {refused[1]}")
-    try:
-        path = local_path(loc, ctx.options.maps)
-    except MapEscapeError as exc:
-        return None, ("map-escape", str(exc).removeprefix(f"{loc} "), str(exc))
-    except SourceError as exc:  # a NUL in the path, not a regular file (a FIFO would block)
-        reason = reason_of(exc, loc)
-        return None, ("child-unreadable", reason, f"child sitemap {loc} could not be read: {reason}")
-    key = str(path.resolve()) if path is not None else loop_key(loc)
-    refused = nesting_refusal(key, (*ctx.chain, ctx.key()), ctx.options.max_depth)
-    if refused is not None:
-        return None, (refused[0], refused[1], f"child sitemap {loc} {refused[1]}")
-    return path, None
-
-
-def _discard(download: Future[tuple[BinaryIO, str]]) -> None:
-    """Close a child downloaded after nobody wanted it any more (without waiting for it)."""
-    if not download.cancelled() and download.exception() is None:
-        download.result()[0].close()
 
 
 class _Following:
@@ -426,10 +307,10 @@ class _Level:
     #: The run's download threads and fetcher, the same for every level of one walk.
     shared: Shared
     #: The child this index is, and the context of its parent (None for the outermost index).
-    parent: tuple[_Child, Context] | None = None
+    parent: tuple[Child, Context] | None = None
     #: Closes the index's input (None for the outermost index: its document closes it).
     stack: contextlib.ExitStack | None = None
-    window: deque[_Child] = field(default_factory=deque)
+    window: deque[Child] = field(default_factory=deque)
     planned: bool = False
     #: Shared by every level of one walk.
     tally: Tally = field(default_factory=Tally)
@@ -443,7 +324,7 @@ class _Level:
     #: The children in the window being read (not those refused, there for the watcher only).
     ahead: int = 0
 
-    def next_child(self) -> _Child | None:
+    def next_child(self) -> Child | None:
         """The next child to read while up to ``concurrency`` children download ahead; None at the end."""
         ahead = max(1, self.ctx.options.concurrency)
         while not self.planned and self.ahead < ahead:
@@ -467,19 +348,19 @@ class _Level:
             return None
         return ChildRecord(loc, self.parent[0].loc if self.parent is not None else self.ctx.name, line, self.depth + 1)
 
-    def refused(self, loc: str, line: int, status: str, why: tuple[str, str]) -> _Child | None:
+    def refused(self, loc: str, line: int, status: str, why: tuple[str, str]) -> Child | None:
         """A child not read, for a watched walk (else None): in the window for the watcher to be told in order."""
         record = self.record(loc, line)
         if record is None:
             return None
         record.status, (record.code, record.reason) = status, why
-        return _Child(loc, line, record=record, refused=True)
+        return Child(loc, line, record=record, refused=True)
 
     def close(self) -> None:
         window, self.window = self.window, deque()
         for child in window:  # stopped early (an error, or the caller closed us): drop what is in flight
             if child.download is not None and not child.download.cancel():
-                child.download.add_done_callback(_discard)
+                child.download.add_done_callback(discard)
         if self.stack is not None:
             self.stack.close()
         record = self.parent[0].record if self.parent is not None else None
@@ -559,7 +440,7 @@ def check_something_read(tally: Tally, name: str) -> None:
         )
 
 
-def _open_child(child: _Child, ctx: Context, shared: Shared) -> tuple[Document, Context, contextlib.ExitStack, Source]:
+def _open_child(child: Child, ctx: Context, shared: Shared) -> tuple[Document, Context, contextlib.ExitStack, Source]:
     """Open a child: its document, the context it is read with, the stack that closes its input, and that input."""
     stack = contextlib.ExitStack()
     try:
@@ -579,7 +460,7 @@ def _open_child(child: _Child, ctx: Context, shared: Shared) -> tuple[Document, 
     return doc, child_ctx, stack, opened
 
 
-def _local_context(child: _Child, ctx: Context) -> Context:
+def _local_context(child: Child, ctx: Context) -> Context:
     """The context a child read from disk is read with (named by its path, its URL when mapped)."""
     assert child.path is not None
     mapped = child.loc if not child.loc.startswith("file:") else None
@@ -587,7 +468,7 @@ def _local_context(child: _Child, ctx: Context) -> Context:
 
 
 def _read_child(
-    child: _Child, level: _Level
+    child: Child, level: _Level
 ) -> Generator[Entry, None, _Level | tuple[Iterator[Entry], contextlib.ExitStack, Source] | None]:
     """Open a child sitemap of ``level``'s index: a child that is an index is returned as a new level, a sitemap as
     its entries, the stack closing its input and that input (drained by :func:`_walk`); None when a worker read it
@@ -630,7 +511,7 @@ def _read_child(
     return None
 
 
-def _failed(child: _Child, level: _Level, exc: FeedmapError) -> None:
+def _failed(child: Child, level: _Level, exc: FeedmapError) -> None:
     """A child that could not be read (or stopped being read): reported, unless a worker died (that stops the run)."""
     if level.workers is not None:  # a worker that died stops the run (workers imported partitions)
         from feedmap._web.partitions import WorkerDied
@@ -640,7 +521,7 @@ def _failed(child: _Child, level: _Level, exc: FeedmapError) -> None:
     _report(child, level.ctx, exc, level.tally)
 
 
-def _report(child: _Child, ctx: Context, exc: FeedmapError, tally: Tally) -> None:
+def _report(child: Child, ctx: Context, exc: FeedmapError, tally: Tally) -> None:
     """Report why a child could not be read (or stopped being read), on the line of its index naming it."""
     tally.failed += 1
     if isinstance(exc, FetchError) and exc.code == "redirect-refused":
