@@ -149,7 +149,7 @@ class ChildInfo:
 class Info:
     """What :func:`info` found in one input.
 
-    ``input`` is its name, ``format`` the format read, ``kind`` the kind of its entries (an index followed gives
+    ``input`` is the source as given (a path, a URL, ``-``; a file object's name), ``format`` the format read, ``kind`` the kind of its entries (an index followed gives
     the pages of its children: ``followed`` is True and ``kind`` is ``DocKind.URLSET``); ``entries``,
     ``images``, ``with_lastmod`` (the entries with a lastmod), ``lastmod_min`` and ``lastmod_max`` (by the
     instant each names, :class:`~feedmap._core.dates.W3CDate`'s order); ``errors``, ``warnings`` and ``notes``
@@ -237,7 +237,7 @@ def info(
         whole.merge(counts)
     first, last = whole.span.ends()
     return Info(
-        input=source_name(source),
+        input=source if isinstance(source, str) else source_name(source),  # "-" as given
         format=format_read,
         kind=kind,
         # a followed index is described by the entries of its children: say so, not only "urlset"
