@@ -149,11 +149,12 @@ class ChildInfo:
 class Info:
     """What :func:`info` found in one input.
 
-    ``input`` is the source as given (a path, a URL, ``-``; a file object's name), ``format`` the format read, ``kind`` the kind of its entries (an index followed gives
-    the pages of its children: ``followed`` is True and ``kind`` is ``DocKind.URLSET``); ``entries``,
-    ``images``, ``with_lastmod`` (the entries with a lastmod), ``lastmod_min`` and ``lastmod_max`` (by the
-    instant each names, :class:`~feedmap._core.dates.W3CDate`'s order); ``errors``, ``warnings`` and ``notes``
-    count the diagnostics of reading it by level, ``diagnostics`` by code (most frequent first); ``children``
+    ``input`` is the source as given (a path, a URL, ``-``; a file object's name), ``format`` the format read,
+    ``kind`` the kind of its entries (an index followed gives the pages of its children: ``followed`` is True
+    and ``kind`` is ``DocKind.URLSET``); ``entries``, ``images``, ``with_lastmod`` (the entries with a lastmod),
+    ``lastmod_min`` and ``lastmod_max`` (by the instant each names, :class:`~feedmap._core.dates.W3CDate`'s
+    order); ``errors``, ``warnings`` and ``notes`` count the diagnostics of reading it by level, ``diagnostics``
+    by code (most frequent first); ``children``
     describes each child sitemap of an index followed (empty otherwise).
     """
 
