@@ -154,8 +154,8 @@ class Info:
     and ``kind`` is ``DocKind.URLSET``); ``entries``, ``images``, ``with_lastmod`` (the entries with a lastmod),
     ``lastmod_min`` and ``lastmod_max`` (by the instant each names, :class:`~feedmap._core.dates.W3CDate`'s
     order); ``errors``, ``warnings`` and ``notes`` count the diagnostics of reading it by level, ``diagnostics``
-    by code (most frequent first); ``children``
-    describes each child sitemap of an index followed (empty otherwise).
+    by code (most frequent first); ``children`` describes each child sitemap of an index followed (empty
+    otherwise).
     """
 
     input: str
