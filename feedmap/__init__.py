@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from feedmap._core.version import __version__ as __version__
     from feedmap._diff.diff import Change, Changes, diff
     from feedmap._frame import to_dataframe
+    from feedmap._info import ChildInfo, Info, info
     from feedmap._report.run import ReportSummary, report
     from feedmap._validate.report import Report, validate
     from feedmap._web.discover import find_sitemaps
@@ -90,6 +91,9 @@ _PUBLIC_HOMES = {
     "Changes": "feedmap._diff.diff",
     "diff": "feedmap._diff.diff",
     "to_dataframe": "feedmap._frame",
+    "ChildInfo": "feedmap._info",
+    "Info": "feedmap._info",
+    "info": "feedmap._info",
     "ReportSummary": "feedmap._report.run",
     "report": "feedmap._report.run",
     "Report": "feedmap._validate.report",
@@ -131,6 +135,7 @@ __all__ = [
     "Change",
     "ChangeFreq",
     "Changes",
+    "ChildInfo",
     "Detection",
     "Diagnostic",
     "DocKind",
@@ -144,6 +149,7 @@ __all__ = [
     "FormatSpec",
     "HttpSettings",
     "Image",
+    "Info",
     "Level",
     "LimitError",
     "Options",
@@ -171,6 +177,7 @@ __all__ = [
     "enrich",
     "find_sitemaps",
     "formats",
+    "info",
     "read",
     "register",
     "report",

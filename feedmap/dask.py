@@ -258,7 +258,9 @@ def enrich(bag: Bag, options: Options | None = None) -> Bag:
     worker leaves the cluster goes to another, its unfinished pages fetched again (see
     :mod:`feedmap._web.bag_enrich` for what politeness then means).  Each page's diagnostics (``enrich-failed``,
     ``not-html``, ``robots-disallowed``) are said at the entry's place by the call that writes the bag; under
-    ``options.strict`` the first warning stops it.  A field this call cannot use raises ``ValueError``.
+    ``options.strict`` the first warning stops it.  The summary (INFO ``enrich-summary``) is counted by the
+    workers and said once, summed over the partitions, as one run says it.  A field this call cannot use raises
+    ``ValueError``.
     """
     options = replace(_options(options), enrich=True)
     refuse_unused(options, "dask.enrich")

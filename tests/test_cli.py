@@ -693,6 +693,7 @@ def test_info_json(capsys: pytest.CaptureFixture[str], sitemap: Path, tmp_path: 
         "format",
         "kind",
         "followed",  # issue 9: a followed index says so
+        "children",  # issue 21: each child sitemap of an index followed (none here)
         "entries",
         "images",
         "with_lastmod",
@@ -709,6 +710,7 @@ def test_info_json(capsys: pytest.CaptureFixture[str], sitemap: Path, tmp_path: 
     assert (first["warnings"], first["diagnostics"]) == (0, {})
     assert (second["format"], second["entries"], second["lastmod_min"]) == ("text", 2, None)
     assert second["warnings"] == 1 and second["diagnostics"] == {"loc-not-absolute": 1}
+    assert first["children"] == second["children"] == []
 
 
 def test_info_lastmod_range_compares_instants_not_text(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

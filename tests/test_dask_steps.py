@@ -31,7 +31,7 @@ import feedmap
 import feedmap._web.bag_order
 import feedmap.converters
 import feedmap.dask
-from feedmap import Diagnostic, Document, Entry, HttpSettings, Options, StrictError
+from feedmap import Diagnostic, Document, Entry, HttpSettings, Level, Options, StrictError
 
 Step = Callable[[Document, Callable[[Diagnostic], None]], Document]
 
@@ -321,7 +321,13 @@ def test_each_hosts_pages_are_fetched_by_one_worker_with_the_delay_and_robots_tx
         enriched = list(feedmap.dask.entries(bag, on_diagnostic=said.append))
     assert enriched == expected and sum(1 for one in enriched if one.title) == 18
     assert _said(said) == _said(one_said)  # each page's, at its entry's place, in order
-    assert {one.code for one in said} == {"enrich-failed", "not-html", "robots-disallowed"}
+    assert {one.code for one in said} == {"enrich-failed", "not-html", "robots-disallowed", "enrich-summary"}
+    # each host: 6 pages, one missing, one JSON, one its robots.txt disallows; the summary summed, said once, last
+    hosts = len(sites)
+    reasons = f"{hosts} HTTP 404, {hosts} disallowed by robots.txt, {hosts} not HTML"
+    summary = f"{6 * hosts} enriched, {3 * hosts} failed: {reasons}"
+    assert [(one.code, one.message) for one in said if one.level is Level.INFO] == [("enrich-summary", summary)]
+    assert said[-1].code == "enrich-summary"
     workers = set(client.run(os.getpid).values())
     for site, start in zip(sites, before, strict=True):
         requests = site.requests[start:]

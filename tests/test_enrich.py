@@ -81,10 +81,13 @@ def urlset(*locs: str) -> bytes:
 
 
 def run_enrich(entries: Iterable[Entry], **settings: Any) -> tuple[list[Entry], list[Diagnostic]]:
+    """The entries enriched, and the diagnostics of their pages: the summary said once, last, is left out."""
     reporter = Reporter()
     settings.setdefault("http", SURE)
     result = list(enrich(entries, Options(**settings), reporter=reporter))
-    return result, reporter.diagnostics
+    said = reporter.diagnostics
+    assert [one.code for one in said].count("enrich-summary") == 1 and said[-1].code == "enrich-summary"
+    return result, said[:-1]
 
 
 def http_flags() -> list[str]:
@@ -675,7 +678,10 @@ def test_progress_on_a_terminal(web: LocalSite, tmp_path: Path, monkeypatch: pyt
     assert "warning[enrich-failed]" in text
     for match in re.finditer(re.escape(f"{source}:"), text):  # diagnostics start on a clean line
         assert match.start() == 0 or text[: match.start()].endswith(("\n", "\x1b[K"))
-    assert text.rsplit("\x1b[K", 1)[-1].startswith("feedmap: wrote 6 entries")  # the line erased at the end
+    # the line erased at the end, before the summary of the pages (5 pages served, 1 missing) and the last line
+    summary, last = text.rsplit("\x1b[K", 1)[-1].splitlines()
+    assert summary == f"{tmp_path / 'out.jsonl'}: info[enrich-summary]: 5 enriched, 1 failed: 1 HTTP 404"
+    assert last.startswith("feedmap: wrote 6 entries")
 
 
 def test_progress_silent_when_not_a_terminal(
@@ -746,3 +752,77 @@ def test_library_document_metadata_kept() -> None:
     enriched = enrich(doc)
     assert enriched.meta.title == "Feed"
     assert list(enriched) == []
+
+
+# ------------------------------------------------------------------------------------- the summary, said once
+
+
+def _summary_of(said: list[Diagnostic]) -> str:
+    summaries = [one for one in said if one.code == "enrich-summary"]
+    assert len(summaries) == 1 and said[-1] is summaries[0] and summaries[0].level is feedmap.Level.INFO
+    return summaries[0].message
+
+
+def test_the_summary_counts_each_outcome_by_reason(web: LocalSite) -> None:
+    web.add("/robots.txt", "User-agent: *\nDisallow: /private/\n", content_type="text/plain")
+    good = [add_page(web, f"/p{i}", f"Page {i}") for i in range(3)]
+    bare = web.add("/bare", html(), content_type=HTML)  # a page with no title, description or keywords
+    big = web.add("/big", html("Big", "x" * 3000), content_type=HTML)  # past page_max_bytes
+    private = add_page(web, "/private/p", "Private")
+    data = web.add("/data.json", "{}", content_type="application/json")
+    missing = [web.url("/gone-1"), web.url("/gone-2")]
+    complete = Entry(loc=add_page(web, "/done", "Done"), title="T", description="D", keywords=("k",))
+    entries = [Entry(loc=loc) for loc in [*good, bare, big, private, data, *missing]] + [complete]
+    said: list[Diagnostic] = []
+    result = list(enrich(entries, Options(http=SURE, page_max_bytes=2000), on_diagnostic=said.append))
+    assert [one.title for one in result[:3]] == ["Page 0", "Page 1", "Page 2"] and result[-1] == complete
+    assert web.hits("/done") == 0  # every value there: not fetched
+    assert _summary_of(said) == (
+        "3 enriched, 1 unchanged (their page had nothing to add), 1 not fetched (title, description and keywords "
+        "there already), 5 failed: 2 HTTP 404, 1 disallowed by robots.txt, 1 not HTML, 1 too big"
+    )
+    # what the summary counts as failed is what was said page by page
+    assert sum(1 for one in said if one.code in ("enrich-failed", "not-html", "robots-disallowed")) == 5
+
+
+def test_overwrite_fetches_every_page_and_a_clean_run_says_none_failed(web: LocalSite) -> None:
+    loc = add_page(web, "/p", "Page")
+    same = Entry(loc=loc, title="Page", description="About Page.", keywords=("Page", "page"))
+    said: list[Diagnostic] = []
+    list(enrich([same, Entry(loc=loc)], Options(http=SURE, overwrite=True), on_diagnostic=said.append))
+    assert web.hits("/p") == 2
+    assert _summary_of(said) == "1 enriched, 1 unchanged (their page had nothing to add), none failed"
+
+
+def _mapped_site(folder: Path) -> Path:
+    """An index of two children (read from ``folder`` through --map) whose pages are there too, or missing."""
+    base = "https://www.example.com/"
+    folder.mkdir()
+    for name in ("a", "b", "c"):
+        (folder / f"{name}.html").write_text(html(f"Page {name}", f"About {name}."), "utf-8")
+    (folder / "one.xml").write_bytes(urlset(f"{base}a.html", f"{base}gone.html", f"{base}b.html"))
+    (folder / "two.xml").write_bytes(urlset(f"{base}c.html", f"{base}lost.html"))
+    body = "".join(f"<sitemap><loc>{base}{name}</loc></sitemap>" for name in ("one.xml", "two.xml"))
+    (folder / "index.xml").write_text(f'<?xml version="1.0"?><sitemapindex xmlns="{SM}">{body}</sitemapindex>\n')
+    return folder / "index.xml"
+
+
+def test_the_command_says_the_summary_once_the_same_with_two_jobs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    index = _mapped_site(tmp_path / "public")
+    argv = [index, "--map", f"https://www.example.com/={index.parent}", "--enrich", "-t", "jsonl"]
+    said = []
+    for jobs in ("1", "2"):
+        code, out, err = cli(capsys, "convert", *argv, "-o", tmp_path / "out.jsonl", "--jobs", jobs)
+        assert code == 0
+        said.append(err)
+    assert said[0] == said[1]
+    lines = [line for line in said[0].splitlines() if "enrich-summary" in line]
+    assert lines == [f"{tmp_path / 'out.jsonl'}: info[enrich-summary]: 3 enriched, 2 failed: 2 file missing"]
+    code, out, err = cli(capsys, "convert", *argv, "-o", tmp_path / "out.jsonl", "--cron")
+    assert out == (
+        f"feedmap convert: wrote 5 entries to {tmp_path / 'out.jsonl'} (jsonl); "
+        "pages: 3 enriched, 2 failed: 2 file missing; 2 warnings, 0 errors\n"
+    )
+    assert [line.split(": ")[1] for line in err.splitlines()] == ["warning[enrich-failed]"] * 2

@@ -265,7 +265,10 @@ def test_a_kept_body_over_the_cap_is_too_large_on_a_304(web: LocalSite, tmp_path
         return Route(page, content_type="text/html", headers={"ETag": '"v1"'})
 
     url = web.add_responder("/page.html", respond)
-    for cap, titled, codes in ((100_000, True, []), (1_000, False, ["enrich-failed"])):
+    for cap, titled, codes in (
+        (100_000, True, ["enrich-summary"]),
+        (1_000, False, ["enrich-failed", "enrich-summary"]),
+    ):
         found: list[feedmap.Diagnostic] = []
         options = feedmap.Options(http=settings(cache), page_max_bytes=cap)
         (entry,) = feedmap.enrich([feedmap.Entry(loc=url)], options, on_diagnostic=found.append)

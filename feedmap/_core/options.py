@@ -458,6 +458,7 @@ CALL_FIELDS: dict[str, frozenset[str]] = {
     "validate": frozenset({"strict", *_READING, "jobs", "dask", "base_url"}),
     # feedmap.report reads (and validates) each input: the fields of validate
     "report": frozenset({"strict", *_READING, "jobs", "dask", "base_url"}),
+    "info": frozenset({"strict", *_READING, "jobs", "dask", "base_url"}),
     "find_sitemaps": frozenset({"strict", *_FETCHING}),
     "sitemap_tree": frozenset({"strict", *_READING}),
 }

@@ -374,6 +374,12 @@ _TABLE: tuple[Rule, ...] = (
     Rule(
         "enrich-failed", W, "a page enrichment wanted could not be fetched or read: the entry is kept as it was", _OWN
     ),
+    Rule(
+        "enrich-summary",
+        N,
+        "what enrichment did, said once at the end: pages enriched, unchanged, not fetched, failed by reason",
+        _OWN,
+    ),
     # -- feeds: RSS 2.0 (with the W3C Feed Validator's event names), ROR, Atom --
     Rule("feed-not-rss2", N, "an RSS 1.0 or Atom feed: only its well-formedness is checked by the RSS rules", _RSS),
     Rule(

@@ -120,12 +120,9 @@ class _CappedStream:
         self._reporter = reporter
         self._compressed = compressed
         self._total = 0
+        #: The (decompressed) bytes given to the reader, without what was skipped around gzip members.
+        self.given = 0
         self._done = False
-
-    @property
-    def total(self) -> int:
-        """The bytes read so far (decompressed, with what gzip skipped around them)."""
-        return self._total
 
     def _count_skipped(self, count: int) -> None:
         self._total += count
@@ -161,6 +158,7 @@ class _CappedStream:
             )
             return b""
         self._total += len(data)
+        self.given += len(data)
         if self._total > self._limit:
             self._over("decompressed input" if self._compressed else "input")
         return data
@@ -178,8 +176,13 @@ class Source:
     url: str | None = None
     #: The media type a server gave it (``Content-Type`` without parameters); empty for files.
     content_type: str = ""
-    #: The bytes read from it so far, decompressed (what ``max_bytes`` caps): its size once read to the end.
-    bytes_read: Callable[[], int] = field(default=lambda: 0, repr=False, compare=False)
+    #: What counts the bytes read (None: a Source made elsewhere, which counts nothing).
+    capped: _CappedStream | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def bytes_read(self) -> int | None:
+        """The bytes read from it so far, decompressed (gzip: what the members inflated to); None when unknown."""
+        return self.capped.given if self.capped is not None else None
 
 
 def is_url(text: str) -> bool:
@@ -277,4 +280,4 @@ def _opened(
     compressed = magic == GZIP_MAGIC
     limit = max(max_bytes, whole) if whole is not None and not compressed else max_bytes
     capped = _CappedStream(head, limit=limit, name=display, reporter=reporter, compressed=compressed)
-    return Source(display, PeekableStream(capped), path, compressed, url, bytes_read=lambda: capped.total)
+    return Source(display, PeekableStream(capped), path, compressed, url, capped=capped)

@@ -321,7 +321,7 @@ class _Run:
         except ReadError as exc:  # a size cap (--max-bytes) hit while reading
             find("unreadable", exc.bare_message, exc.line)
         if self.on_file is not None:
-            self.on_file(FileFacts(opened.name, kind, self.report.entries - entries, opened.bytes_read()))
+            self.on_file(FileFacts(opened.name, kind, self.report.entries - entries, opened.bytes_read or 0))
         if children is not None and self.options.follow:
             return _Index(iter(children), find, base, key, lineage)
         return None

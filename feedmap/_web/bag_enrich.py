@@ -30,6 +30,8 @@ again.  On Dask's local scheduler (no ``distributed``), the pages are fetched in
 
 Diagnostics: each page's (``enrich-failed``, ``not-html``, ``robots-disallowed``, ``robots-truncated``) at
 its entry's place, in entry order, as one run says them.  ``robots-truncated`` is said once per site and worker.
+The summary (INFO ``enrich-summary``) is counted by each host's worker, added up by each partition's task (the
+step's :class:`~feedmap._web.bag_steps.Closing`) and said once, summed, by the call that writes the bag.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from feedmap._core.model import Entry
 from feedmap._core.urls import origin
 from feedmap._io.http import Shared
 from feedmap._web.bag_steps import Stepped
+from feedmap.converters._enrich_summary import PageTally
 
 __all__ = ["enrich_pages", "enrich_part", "host_of", "owner", "worker_shared"]
 
@@ -104,20 +107,26 @@ def _close_at_end() -> None:
     worker.loop.add_callback(worker.plugin_add, plugin=_Closer(), name="feedmap-enrich-clients")
 
 
-def enrich_pages(entries: list[Entry], options: Options, step: str) -> tuple[list[Entry], list[tuple[Diagnostic, ...]]]:
-    """A worker: ``entries`` filled from their pages with this process's client; each entry's diagnostics."""
+#: What the host's worker gives back: the entries enriched, each entry's diagnostics, and the summary's counts.
+Pages = tuple[list[Entry], list[tuple[Diagnostic, ...]], PageTally]
+
+
+def enrich_pages(entries: list[Entry], options: Options, step: str) -> Pages:
+    """A worker: ``entries`` filled from their pages with this process's client; each entry's diagnostics, and what
+    was done (counted, for the summary the client says once: :class:`~feedmap.converters._enrich.PageTally`)."""
     from feedmap.converters._enrich import enrich  # page reading: loaded when it runs
 
     said = Reporter(keep=1 << 62)
     ctx = Context(reporter=said, options=options)
     enriched: list[Entry] = []
     per_entry: list[tuple[Diagnostic, ...]] = []
+    tally = PageTally()
     told = 0
-    for entry in enrich(entries, ctx, worker_shared(step, options)):  # each entry's said just before it
+    for entry in enrich(entries, ctx, worker_shared(step, options), tally):  # each entry's said just before it
         enriched.append(entry)
         per_entry.append(tuple(said.diagnostics[told:]))
         told = len(said.diagnostics)
-    return enriched, per_entry
+    return enriched, per_entry, tally
 
 
 def host_of(loc: str) -> str:
@@ -142,16 +151,16 @@ def enrich_part(entries: list[Entry], options: Options, step: str, place: int) -
         groups.setdefault(host_of(entry.loc), []).append(place)
     enriched: list[Entry] = list(entries)
     said: list[tuple[Diagnostic, ...]] = [()] * len(entries)
+    tally = PageTally()
     for host, places in groups.items():
-        done, per_entry = _on_owner(host, [entries[one] for one in places], options, (step, place))
+        done, per_entry, counted = _on_owner(host, [entries[one] for one in places], options, (step, place))
+        tally = tally.add(counted)
         for one, entry, diagnostics in zip(places, done, per_entry, strict=True):
             enriched[one], said[one] = entry, diagnostics
-    return Stepped(enriched, tuple(one for diagnostics in said for one in diagnostics), None, options.strict)
+    return Stepped(enriched, tuple(one for diagnostics in said for one in diagnostics), tally, options.strict)
 
 
-def _on_owner(
-    host: str, entries: list[Entry], options: Options, part: tuple[str, int]
-) -> tuple[list[Entry], list[tuple[Diagnostic, ...]]]:
+def _on_owner(host: str, entries: list[Entry], options: Options, part: tuple[str, int]) -> Pages:
     """``entries`` (of ``host``) enriched by the host's worker; here when this is no worker of a cluster.
     ``part``: the ``enrich`` call and the partition (what names the task: a worker that keeps dying on it
     names the partition)."""
@@ -185,12 +194,12 @@ def _attempts(client: Any, host: str) -> Iterator[str]:
             threading.Event().wait(_WATCH)  # no worker yet (all restarting): look again
 
 
-def _watched(client: Any, pages: Any, worker: str) -> tuple[list[Entry], list[tuple[Diagnostic, ...]]] | None:
+def _watched(client: Any, pages: Any, worker: str) -> Pages | None:
     """The result of ``pages``, or None once ``worker`` (the only one allowed to run it) left the cluster: the
     task then waits for it forever, or is cancelled by Dask with the entries scattered to it."""
     while True:
         try:
-            result: tuple[list[Entry], list[tuple[Diagnostic, ...]]] = pages.result(timeout=_WATCH)
+            result: Pages = pages.result(timeout=_WATCH)
         except (TimeoutError, CancelledError):
             if worker in client.scheduler_info()["workers"]:
                 if pages.cancelled():  # not for the worker's leaving: the computation was cancelled

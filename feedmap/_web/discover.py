@@ -150,7 +150,8 @@ def error_code(exc: FeedmapError) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Found:
-    """A sitemap URL found: ``via`` is ``"robots.txt"`` or ``"fallback"``; ``source`` the URL it came from."""
+    """A sitemap URL found: ``via`` is ``"robots.txt"``, ``"fallback"`` or ``"given"`` (named to ``feedmap
+    discover --tree``); ``source`` the URL it came from (for one given, as given)."""
 
     url: str
     via: str
@@ -175,9 +176,10 @@ class Probe:
 
 @dataclass(slots=True)
 class Discovery:
-    """What :func:`discover` found for a site, and every URL it tried on the way."""
+    """What :func:`discover` found for a site, and every URL it tried on the way (``site`` None: a local sitemap
+    given to ``feedmap discover --tree``, of no site)."""
 
-    site: str
+    site: str | None
     sitemaps: list[Found] = field(default_factory=list)
     tried: list[Probe] = field(default_factory=list)
 

@@ -28,6 +28,10 @@ and fetcher are the :class:`feedmap._io.http.Shared` the API passes in.
   or was refused; a loop back to an index being read is no failure), reading ends with a
   :class:`~feedmap._core.errors.ReadError` (``no-child-read``), so the CLI exits 1 instead of writing an empty
   output.  Children left out by the follow filter are not failures.
+* **Watching**: a walk can tell a watcher (:meth:`_Following.watch`, ``feedmap info``) of each child as it reaches
+  it, in index order, depth first, a child refused or left out in its place too (:class:`ChildRecord`: what
+  became of it, the bytes read of it, decompressed; with workers, the worker's count).  The planning of one child
+  (follow filter, scope, where it is read from) is :mod:`feedmap._web.follow_children`'s.
 * **Depth**: the walk keeps one explicit stack of the indexes being read (:class:`_Following`), not one
   generator per level, so a deep chain under a large ``max_depth`` costs no Python stack; nesting deeper
   than ``max_depth`` is not followed (``index-too-deep``), an index already being read is a loop
@@ -41,16 +45,14 @@ import weakref
 from collections import deque
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
-from feedmap._core.context import Context, Options
+from feedmap._core.context import Context
 from feedmap._core.errors import (
     FeedmapError,
     FetchError,
     FormatError,
     ReadError,
-    SourceError,
     StrictError,
     UnknownFormatError,
     reason_of,
@@ -59,31 +61,46 @@ from feedmap._core.follow_rules import (
     child_refusal,
     child_url,
     loop_key,
-    nesting_refusal,
     resolved_message,
     same_site_rule,
-    scope_refusal,
 )
 from feedmap._core.model import DocKind, Document, Entry
 from feedmap._core.options import asks_for_workers
 from feedmap._core.wording import counted
 from feedmap._io.http import Shared
-from feedmap._io.locate import MapEscapeError, local_path
-from feedmap._io.scratch import ScratchSpool
 from feedmap._io.sources import Source, SourceLike, is_url, open_source
-from feedmap.converters._filters import within
+from feedmap._web.follow_children import (
+    FAILED,
+    INDEX,
+    READ,
+    SKIPPED,
+    UNRESOLVED,
+    Child,
+    ChildRecord,
+    Tally,
+    Watcher,
+    absolute,
+    discard,
+    fetch_child,
+    left_out,
+    where,
+)
 from feedmap.formats import _registry as registry
 from feedmap.formats._registry import FormatSpec
 
 if TYPE_CHECKING:  # worker processes are imported by a walk with jobs (one that has none does not load them)
-    from concurrent.futures import Future
-
     from feedmap._web.partitions import Workers
     from feedmap._web.text_jobs import Lane
 
 __all__ = [
+    "FAILED",
     "FOLLOWED_FORMATS",
+    "INDEX",
+    "READ",
+    "SKIPPED",
+    "ChildRecord",
     "Tally",
+    "Watcher",
     "check_something_read",
     "child_refusal",
     "child_url",
@@ -91,6 +108,7 @@ __all__ = [
     "following_of",
     "is_followed",
     "loop_key",
+    "open_document",
     "read_children",
     "resolved_message",
     "same_site_rule",
@@ -99,8 +117,6 @@ __all__ = [
 
 #: The formats whose indexes are followed: a JSON lines file of kind ``index`` is read as it is.
 FOLLOWED_FORMATS = frozenset({"sitemapindex"})
-
-_SPOOL_IN_MEMORY = 1 << 20
 
 #: The walks :func:`follow_index` made, by the identity of their document's metadata (:func:`following_of`).
 _FOLLOWED: weakref.WeakValueDictionary[int, _Following] = weakref.WeakValueDictionary()
@@ -130,6 +146,15 @@ def start_document(
     to take over the entries of a nested index instead of iterating them one generator deeper, and
     :func:`feedmap.read` to open its source.
     """
+    doc, stack, _opened = open_document(source, format, ctx, shared)
+    return doc, stack
+
+
+def open_document(
+    source: SourceLike, format: str | None, ctx: Context, shared: Shared
+) -> tuple[Document, contextlib.ExitStack, Source]:
+    """:func:`start_document`, and the opened input (whose :attr:`~feedmap._io.sources.Source.bytes_read` says
+    how much of it was read)."""
     stack = contextlib.ExitStack()
     try:
         remote = isinstance(source, str) and is_url(source) and not source.startswith("file:")
@@ -153,7 +178,7 @@ def start_document(
     except BaseException:
         stack.close()
         raise
-    return doc, stack
+    return doc, stack, opened
 
 
 def follow_index(doc: Document, ctx: Context, shared: Shared) -> Document:
@@ -181,128 +206,40 @@ def following_of(doc: Document) -> _Following | None:
     return found if found is not None and found.meta is doc.meta and not found.started else None
 
 
-@dataclass(slots=True)
-class Tally:
-    """Children of the whole tree of indexes read to the end, and those that failed or were refused (picklable:
-    a cluster's worker sends the tally of the children it read, :func:`read_children`)."""
-
-    read: int = 0
-    failed: int = 0
-    #: Left out by the follow filter (no failure, but the message of nothing read names them).
-    skipped: int = 0
-
-
-@dataclass(slots=True)
-class _Child:
-    """A child sitemap about to be read: from disk (``path``) or being downloaded (``download``)."""
-
-    loc: str
-    line: int
-    path: Path | None = None
-    download: Future[tuple[BinaryIO, str]] | None = None
-    #: With ``jobs``: the spill of the child read by a worker (:mod:`feedmap._web.partitions`).
-    parsed: Future[str] | None = None
-
-
-def _download(url: str, ctx: Context, shared: Shared) -> tuple[BinaryIO, str]:
-    """Fetch a child into a spooled temporary file (in memory up to 1 MiB), capped at ``--max-bytes``.
-
-    Returns the file and the URL it was found at after redirects (the site a nested index is scoped to).
-    A redirect off the index's site is refused before it is followed (FetchError ``redirect-refused``).
-    """
-    spool = ScratchSpool(_SPOOL_IN_MEMORY, "copy of a child sitemap")
-    try:
-        fetcher = shared.fetcher(ctx.options.http)
-        with fetcher.open(url, max_bytes=ctx.options.max_bytes, redirect_rule=same_site_rule(ctx.url)) as fetched:
-            while chunk := fetched.read(1 << 16):
-                spool.write(chunk)
-            final_url = fetched.final_url
-    except BaseException:
-        spool.close()
-        raise
-    spool.seek(0)
-    return spool, final_url  # type: ignore[return-value]
-
-
-def _absolute(loc: str, line: int, ctx: Context) -> str | None:
-    """The child's URL, a relative one resolved against the index's own URL (reported); None when it
-    is relative and the index has no URL (reported)."""
-    resolved = child_url(loc, ctx.url)
-    if resolved is not None:
-        if resolved != loc:
-            ctx.info("relative-url-resolved", resolved_message(loc, resolved), line)
-        return resolved
-    ctx.warning(
-        "child-not-read",
-        f"child sitemap {loc} is a relative URL, and the index was not read from a URL to resolve it against; not read",
-        line,
-    )
-    return None
-
-
-def _left_out(index_entry: Entry, options: Options) -> bool:
-    """Whether the follow filter leaves a child out: ``follow_child`` says no, or its lastmod is before
-    ``since`` (the entries it holds would all be left out by the entry filter)."""
-    if options.follow_child is not None and not options.follow_child(index_entry.loc, index_entry.lastmod):
-        return True
-    lastmod = index_entry.lastmod
-    return options.since is not None and lastmod is not None and not within(lastmod, options.since, None)
-
-
-def _plan(index_entry: Entry, ctx: Context, tally: Tally, shared: Shared, workers: Workers | None) -> _Child | None:
-    """Decide how a child is read, or report why it is not (and give None)."""
+def _plan(index_entry: Entry, level: _Level) -> Child | None:
+    """Decide how a child is read, or report why it is not (and give None; for a watched walk, the child refused)."""
     line = index_entry.origin.line if index_entry.origin else 0
-    options = ctx.options
-    if _left_out(index_entry, options):
+    ctx, tally, options = level.ctx, level.tally, level.ctx.options
+    if left_out(index_entry, options):
         lastmod = f" (lastmod {index_entry.lastmod})" if index_entry.lastmod is not None else ""
-        ctx.info(
-            "child-skipped",
-            f"child sitemap {index_entry.loc}{lastmod} is not read: the follow filter left it out",
-            line,
-        )
+        reason = "is not read: the follow filter left it out"
+        ctx.info("child-skipped", f"child sitemap {index_entry.loc}{lastmod} {reason}", line)
         tally.skipped += 1
-        return None
+        return level.refused(index_entry.loc, line, SKIPPED, ("child-skipped", reason))
     tally.failed += 1  # until it is planned
-    loc = _absolute(index_entry.loc, line, ctx)
+    loc = absolute(index_entry.loc, line, ctx)
     if loc is None:
-        return None
-    refused = scope_refusal(loc, ctx.url)  # before any local path is looked at: none from a remote index
+        return level.refused(index_entry.loc, line, FAILED, ("child-not-read", UNRESOLVED))
+    path, refused = where(loc, ctx)
     if refused is not None:
-        ctx.warning(refused[0], f"child sitemap {loc} {refused[1]}", line)
-        return None
-    try:
-        path = local_path(loc, options.maps)
-    except MapEscapeError as exc:
-        ctx.warning("map-escape", str(exc), line)
-        return None
-    except SourceError as exc:  # a NUL in the path, not a regular file (a FIFO would block)
-        ctx.warning("child-unreadable", f"child sitemap {loc} could not be read: {reason_of(exc, loc)}", line)
-        return None
-    key = str(path.resolve()) if path is not None else loop_key(loc)
-    refused = nesting_refusal(key, (*ctx.chain, ctx.key()), options.max_depth)
-    if refused is not None:
-        code, reason = refused
-        ctx.warning(code, f"child sitemap {loc} {reason}", line)
+        code, reason, message = refused
+        ctx.warning(code, message, line)
         if code == "index-loop":  # an index being read already: what it lists is read, so this is no failure
             tally.failed -= 1
-        return None
+            return level.refused(loc, line, SKIPPED, (code, reason))
+        return level.refused(loc, line, FAILED, (code, reason))
     tally.failed -= 1
+    record = level.record(loc, line)
     if path is not None:
-        child = _Child(loc, line, path=path)
-        if workers is not None:
-            child.parsed = workers.read(path, _local_context(child, ctx))
+        child = Child(loc, line, path=path, record=record)
+        if level.workers is not None:
+            child.parsed = level.workers.read(path, _local_context(child, ctx))
         return child
-    child = _Child(loc, line, download=shared.pool(options.concurrency).submit(_download, loc, ctx, shared))
-    if workers is not None:
-        assert child.download is not None
-        child.parsed = workers.read_downloaded(child.download, ctx.child(loc, None))
+    fetching = level.shared.pool(options.concurrency).submit(fetch_child, loc, ctx, level.shared)
+    child = Child(loc, line, download=fetching, record=record)
+    if level.workers is not None:
+        child.parsed = level.workers.read_downloaded(fetching, ctx.child(loc, None))
     return child
-
-
-def _discard(download: Future[tuple[BinaryIO, str]]) -> None:
-    """Close a child downloaded after nobody wanted it any more (without waiting for it)."""
-    if not download.cancelled() and download.exception() is None:
-        download.result()[0].close()
 
 
 class _Following:
@@ -319,6 +256,13 @@ class _Following:
         self.shared = shared
         self._walk: Iterator[Entry] | None = None
         self.meta: object = None  # the document's (:func:`following_of`)
+        self._watcher: Watcher | None = None
+
+    def watch(self, watcher: Watcher) -> None:
+        """Tell ``watcher`` of each child sitemap the walk reaches (see :class:`ChildRecord`): the entries the walk
+        gives after it, until the next child, are that child's.  Only before the walk starts."""
+        assert self._walk is None, "the walk has started"
+        self._watcher = watcher
 
     @property
     def started(self) -> bool:
@@ -346,7 +290,7 @@ class _Following:
             workers = workers_for(options)
             if workers is not None:
                 workers.lane = lane
-        return _walk(_Level(self.entries, self.ctx, self.shared, workers=workers))
+        return _walk(_Level(self.entries, self.ctx, self.shared, workers=workers, watcher=self._watcher))
 
     def close(self) -> None:
         walk, self._walk = self._walk, iter(())
@@ -363,36 +307,65 @@ class _Level:
     #: The run's download threads and fetcher, the same for every level of one walk.
     shared: Shared
     #: The child this index is, and the context of its parent (None for the outermost index).
-    parent: tuple[_Child, Context] | None = None
+    parent: tuple[Child, Context] | None = None
     #: Closes the index's input (None for the outermost index: its document closes it).
     stack: contextlib.ExitStack | None = None
-    window: deque[_Child] = field(default_factory=deque)
+    window: deque[Child] = field(default_factory=deque)
     planned: bool = False
     #: Shared by every level of one walk.
     tally: Tally = field(default_factory=Tally)
     #: With ``jobs``: the worker processes reading the children (the same for every level of one walk).
     workers: Workers | None = None
+    #: Told of each child (the same for every level of one walk), and how deep this index is (0: the input).
+    watcher: Watcher | None = None
+    depth: int = 0
+    #: This index's own input, when it is a child (what it read is its record's bytes).
+    opened: Source | None = None
+    #: The children in the window being read (not those refused, there for the watcher only).
+    ahead: int = 0
 
-    def next_child(self) -> _Child | None:
+    def next_child(self) -> Child | None:
         """The next child to read while up to ``concurrency`` children download ahead; None at the end."""
         ahead = max(1, self.ctx.options.concurrency)
-        while not self.planned and len(self.window) < ahead:
+        while not self.planned and self.ahead < ahead:
             entry = next(self.entries, None)
             if entry is None:
                 self.planned = True
             else:
-                child = _plan(entry, self.ctx, self.tally, self.shared, self.workers)
+                child = _plan(entry, self)
                 if child is not None:
                     self.window.append(child)
-        return self.window.popleft() if self.window else None
+                    self.ahead += not child.refused
+        if not self.window:
+            return None
+        child = self.window.popleft()
+        self.ahead -= not child.refused
+        return child
+
+    def record(self, loc: str, line: int) -> ChildRecord | None:
+        """The record of a child of this index, when the walk is watched."""
+        if self.watcher is None:
+            return None
+        return ChildRecord(loc, self.parent[0].loc if self.parent is not None else self.ctx.name, line, self.depth + 1)
+
+    def refused(self, loc: str, line: int, status: str, why: tuple[str, str]) -> Child | None:
+        """A child not read, for a watched walk (else None): in the window for the watcher to be told in order."""
+        record = self.record(loc, line)
+        if record is None:
+            return None
+        record.status, (record.code, record.reason) = status, why
+        return Child(loc, line, record=record, refused=True)
 
     def close(self) -> None:
         window, self.window = self.window, deque()
         for child in window:  # stopped early (an error, or the caller closed us): drop what is in flight
             if child.download is not None and not child.download.cancel():
-                child.download.add_done_callback(_discard)
+                child.download.add_done_callback(discard)
         if self.stack is not None:
             self.stack.close()
+        record = self.parent[0].record if self.parent is not None else None
+        if record is not None and record.status == INDEX and self.opened is not None:
+            record.bytes = self.opened.bytes_read
 
 
 def read_children(index_entries: Iterable[Entry], ctx: Context, shared: Shared, tally: Tally) -> Iterator[Entry]:
@@ -423,15 +396,21 @@ def _walk(root: _Level, check: bool = True) -> Generator[Entry, None, None]:
             if child is None:
                 levels.pop().close()
                 continue
+            if child.record is not None and level.watcher is not None:
+                level.watcher(child.record)  # before its entries
+                if child.refused:
+                    continue
             opened = yield from _read_child(child, level)
             if isinstance(opened, _Level):
                 levels.append(opened)
             elif opened is not None:
-                entries, stack = opened
+                entries, stack, source = opened
                 try:
                     with stack:
                         yield from entries
                     level.tally.read += 1
+                    if child.record is not None:
+                        child.record.bytes = source.bytes_read
                 except StrictError:
                     raise
                 except FeedmapError as exc:
@@ -461,27 +440,27 @@ def check_something_read(tally: Tally, name: str) -> None:
         )
 
 
-def _open_child(child: _Child, ctx: Context, shared: Shared) -> tuple[Document, Context, contextlib.ExitStack]:
-    """Open a child: its document, the context it is read with, and the stack that closes its input."""
+def _open_child(child: Child, ctx: Context, shared: Shared) -> tuple[Document, Context, contextlib.ExitStack, Source]:
+    """Open a child: its document, the context it is read with, the stack that closes its input, and that input."""
     stack = contextlib.ExitStack()
     try:
         if child.download is not None:
             body, final_url = child.download.result()
             stack.enter_context(body)
             child_ctx = ctx.child(child.loc, None, url=final_url)
-            doc, inner = start_document(body, None, child_ctx, shared)
+            doc, inner, opened = open_document(body, None, child_ctx, shared)
         else:
             assert child.path is not None
             child_ctx = _local_context(child, ctx)
-            doc, inner = start_document(child.path, None, child_ctx, shared)
+            doc, inner, opened = open_document(child.path, None, child_ctx, shared)
         stack.push(inner)
     except BaseException:
         stack.close()
         raise
-    return doc, child_ctx, stack
+    return doc, child_ctx, stack, opened
 
 
-def _local_context(child: _Child, ctx: Context) -> Context:
+def _local_context(child: Child, ctx: Context) -> Context:
     """The context a child read from disk is read with (named by its path, its URL when mapped)."""
     assert child.path is not None
     mapped = child.loc if not child.loc.startswith("file:") else None
@@ -489,24 +468,29 @@ def _local_context(child: _Child, ctx: Context) -> Context:
 
 
 def _read_child(
-    child: _Child, level: _Level
-) -> Generator[Entry, None, _Level | tuple[Iterator[Entry], contextlib.ExitStack] | None]:
+    child: Child, level: _Level
+) -> Generator[Entry, None, _Level | tuple[Iterator[Entry], contextlib.ExitStack, Source] | None]:
     """Open a child sitemap of ``level``'s index: a child that is an index is returned as a new level, a sitemap as
-    its entries and the stack closing its input (drained by :func:`_walk`); None when a worker read it (its
-    entries and diagnostics are replayed here) or it failed (reported)."""
+    its entries, the stack closing its input and that input (drained by :func:`_walk`); None when a worker read it
+    (its entries and diagnostics are replayed here) or it failed (reported)."""
     ctx, tally = level.ctx, level.tally
     try:
         if child.parsed is not None:  # read by a worker: its entries and diagnostics replayed here
-            from feedmap._web.partitions import outcome, replay
+            from feedmap._web.partitions import outcome, read_size, replay
 
-            nested = yield from replay(outcome(child.parsed, child.loc), ctx.reporter.report)
+            values: list[Any] = []
+            nested = yield from replay(outcome(child.parsed, child.loc), ctx.reporter.report, values)
             if not nested:
                 if child.download is not None:
                     child.download.result()[0].close()
                 tally.read += 1
+                if child.record is not None:
+                    child.record.bytes = read_size(values)
                 return None
-        doc, child_ctx, stack = _open_child(child, ctx, level.shared)
+        doc, child_ctx, stack, opened = _open_child(child, ctx, level.shared)
         if is_followed(doc):
+            if child.record is not None:
+                child.record.status = INDEX
             return _Level(
                 iter(doc.entries),
                 child_ctx,
@@ -515,8 +499,11 @@ def _read_child(
                 stack=stack,
                 tally=tally,
                 workers=level.workers,
+                watcher=level.watcher,
+                depth=level.depth + 1,
+                opened=opened,
             )
-        return iter(doc.entries), stack
+        return iter(doc.entries), stack, opened
     except StrictError:
         raise
     except FeedmapError as exc:
@@ -524,7 +511,7 @@ def _read_child(
     return None
 
 
-def _failed(child: _Child, level: _Level, exc: FeedmapError) -> None:
+def _failed(child: Child, level: _Level, exc: FeedmapError) -> None:
     """A child that could not be read (or stopped being read): reported, unless a worker died (that stops the run)."""
     if level.workers is not None:  # a worker that died stops the run (workers imported partitions)
         from feedmap._web.partitions import WorkerDied
@@ -534,15 +521,19 @@ def _failed(child: _Child, level: _Level, exc: FeedmapError) -> None:
     _report(child, level.ctx, exc, level.tally)
 
 
-def _report(child: _Child, ctx: Context, exc: FeedmapError, tally: Tally) -> None:
+def _report(child: Child, ctx: Context, exc: FeedmapError, tally: Tally) -> None:
     """Report why a child could not be read (or stopped being read), on the line of its index naming it."""
     tally.failed += 1
     if isinstance(exc, FetchError) and exc.code == "redirect-refused":
-        reason = reason_of(exc, child.loc)
-        ctx.warning("child-off-site", f"child sitemap {child.loc} {reason}; not read", child.line)
-    elif isinstance(exc, UnknownFormatError):
-        reason = f"it is not a sitemap: it {exc.what}" if exc.what else str(exc)
-        ctx.warning("child-unreadable", f"child sitemap {child.loc} could not be read: {reason}", child.line)
+        code, reason = "child-off-site", f"{reason_of(exc, child.loc)}; not read"
+        message = f"child sitemap {child.loc} {reason}"
     else:
-        reason = reason_of(exc, child.loc)  # the URL is named once, first
-        ctx.warning("child-unreadable", f"child sitemap {child.loc} could not be read: {reason}", child.line)
+        code = "child-unreadable"
+        if isinstance(exc, UnknownFormatError):
+            reason = f"it is not a sitemap: it {exc.what}" if exc.what else str(exc)
+        else:
+            reason = reason_of(exc, child.loc)  # the URL is named once, first
+        message = f"child sitemap {child.loc} could not be read: {reason}"
+    if child.record is not None:
+        child.record.status, child.record.code, child.record.reason, child.record.bytes = FAILED, code, reason, None
+    ctx.warning(code, message, child.line)

@@ -61,6 +61,7 @@ __all__ = [
     "outcome",
     "packed",
     "read_partition",
+    "read_size",
     "replay",
     "spill_file",
     "unpacked",
@@ -79,6 +80,8 @@ _ENTRIES, _DIAGNOSTIC, _VALUE = "entries", "diagnostic", "value"
 _FAILED, _NESTED, _END = "failed", "nested", "end"
 #: A record a lane's worker makes (:mod:`feedmap._web.text_jobs`), replayed as it is.
 _ITEM = "item"
+#: The value a worker sends once it read its child whole: ``(_SIZE, bytes read)`` (:func:`read_size`).
+_SIZE = "bytes read"
 
 
 #: What a worker imports to read a child (and a lane's worker to send its lines): imported once by the fork server,
@@ -358,7 +361,7 @@ def spill_file(path: str) -> Generator[BinaryIO, None, None]:
 
 def read_partition(partition: Partition) -> str:
     """The worker: read one child into its spill file (see the module's docstring); returns the spill's path."""
-    from feedmap._web.follow import is_followed, start_document  # follow imports this module
+    from feedmap._web.follow import is_followed, open_document  # follow imports this module
 
     with spill_file(partition.spill) as out, spaced_collections():
         spill = Spill(out)
@@ -376,7 +379,7 @@ def read_partition(partition: Partition) -> str:
                 source: str | BinaryIO = partition.file
                 if partition.downloaded:
                     source = stack.enter_context(open(partition.file, "rb"))
-                doc, inner = start_document(source, partition.format, ctx, shared)
+                doc, inner, opened = open_document(source, partition.format, ctx, shared)
                 stack.push(inner)
                 if partition.options.follow and is_followed(doc):
                     spill.nested()
@@ -386,6 +389,7 @@ def read_partition(partition: Partition) -> str:
                     spill.entries(doc.entries)
                 else:
                     spill.lines(doc.entries, partition.lane, ctx)
+                spill.value((_SIZE, opened.bytes_read))  # for the run's record of the child (feedmap info)
             spill.done()
         except Exception as exc:  # the run raises or reports it where reading stopped
             spill.failed(exc)
@@ -435,6 +439,14 @@ def replay(
     finally:
         with contextlib.suppress(OSError):
             os.unlink(spill)
+
+
+def read_size(values: list[Any]) -> int | None:
+    """The bytes a worker read of its child (decompressed), from the values :func:`replay` gave; None if not said."""
+    for value in values:
+        if isinstance(value, tuple) and len(value) == 2 and value[0] == _SIZE:
+            return value[1] if isinstance(value[1], int) else None
+    return None
 
 
 class Pool(Protocol):

@@ -18,21 +18,25 @@ Where the rules come from:
   an index already being read is a loop (``index-loop``), nesting deeper than ``max_depth`` stops
   (``index-too-deep``).  A child that fails becomes a node with an error code and the rest goes on.
 
-Sitemaps are opened as :mod:`feedmap._web.discover` opens them, so ``--map PREFIX=DIR`` applies.  Nothing here
-prints or exits.
+Sitemaps are opened as :mod:`feedmap._web.discover` opens them, so ``--map PREFIX=DIR`` applies; the root may be
+an http(s) URL, a ``file:`` URL or a local path (``feedmap discover --tree FILE``).  Nothing here prints or exits.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from feedmap._core.context import Context, Options, reporter_for
-from feedmap._core.errors import Diagnostic, DiagnosticHandler, FeedmapError, Reporter, reason_of
+from feedmap._core.errors import Diagnostic, DiagnosticHandler, FeedmapError, Reporter, SourceError, reason_of
 from feedmap._core.options import refuse_unused
 from feedmap._io.http import Shared
+from feedmap._io.locate import local_path
+from feedmap._io.sources import is_url
 from feedmap._web.discover import error_code, open_url
 from feedmap._web.follow import child_refusal, child_url, loop_key, resolved_message, same_site_rule
 from feedmap.formats import _registry as registry
@@ -160,14 +164,29 @@ def _read(url: str, options: Options, shared: Shared, index_url: str | None) -> 
     return result
 
 
+def _key(url: str, options: Options) -> str:
+    """What identifies a sitemap of the tree for loop detection (as :mod:`feedmap._web.follow` knows a child): the
+    file it is read from, resolved (a local path, a ``--map`` or ``file:`` URL), else its URL normalised."""
+    try:
+        path = local_path(url, options.maps) if is_url(url) else Path(url)
+    except SourceError:  # outside its folder, no regular file: refused when it is read
+        path = None
+    return str(path.resolve()) if path is not None else loop_key(url)
+
+
 def sitemap_trees(
-    urls: Sequence[str],
+    urls: Sequence[str | os.PathLike[str]],
     options: Options | None = None,
     *,
     on_diagnostic: DiagnosticHandler | None = None,
     reporter: Reporter | None = None,
 ) -> list[SitemapNode]:
     """The tree of each sitemap of ``urls``, read with one HTTP client and one pool of threads.
+
+    Each of ``urls`` is an http(s) URL, a ``file:`` URL or a local path (a ``str`` or a ``Path``).  A sitemap read
+    from a local path has no site: its children are not held to one (as following a local index does not), but
+    every sitemap read from a file is known by that file, so a child that maps back to an index being read is a
+    loop (``index-loop``).
 
     The settings that apply are in ``options`` (:class:`~feedmap._core.context.Options`): ``concurrency``
     (threads of the pool), ``max_depth``, ``max_bytes``, ``http``, ``maps``, ``strict``; each sitemap is
@@ -179,7 +198,7 @@ def sitemap_trees(
     refuse_unused(options or Options(), "sitemap_tree")
     options = replace(options or Options(), follow=False)
     reporter = reporter_for(options, reporter, on_diagnostic)
-    roots = [SitemapNode(url) for url in urls]
+    roots = [SitemapNode(os.fspath(url)) for url in urls]
     #: (node, keys of the indexes above it, final URL of its index)
     frontier: list[tuple[SitemapNode, tuple[str, ...], str | None]] = [(node, (), None) for node in roots]
     shared = Shared()
@@ -196,7 +215,7 @@ def sitemap_trees(
                 node.code, node.error = read.code, read.error
                 for diagnostic in read.diagnostics:
                     reporter.report(diagnostic)
-                inner = (*chain, loop_key(node.url))
+                inner = (*chain, _key(node.url, options))
                 for written, line in read.children:
                     scope = read.final_url or node.url
                     loc = child_url(written, scope) or written
@@ -204,7 +223,7 @@ def sitemap_trees(
                         reporter.info("relative-url-resolved", resolved_message(written, loc), node.url, line)
                     child = SitemapNode(loc, line=line)
                     node.children.append(child)
-                    refused = child_refusal(loc, scope, loop_key(loc), inner, options.max_depth)
+                    refused = child_refusal(loc, scope, _key(loc, options), inner, options.max_depth)
                     if refused is not None:
                         child.code, child.error = refused
                     else:
@@ -216,12 +235,13 @@ def sitemap_trees(
 
 
 def sitemap_tree(
-    url: str,
+    url: str | os.PathLike[str],
     options: Options | None = None,
     *,
     on_diagnostic: DiagnosticHandler | None = None,
     reporter: Reporter | None = None,
 ) -> SitemapNode:
-    """The tree of one sitemap (see :func:`sitemap_trees`)."""
+    """The tree of one sitemap or index: ``url`` is its http(s) URL (read from a folder when ``options.maps`` maps
+    it), a ``file:`` URL or a local path; see :func:`sitemap_trees`."""
     (root,) = sitemap_trees([url], options, on_diagnostic=on_diagnostic, reporter=reporter)
     return root

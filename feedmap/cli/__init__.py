@@ -241,7 +241,12 @@ def _run(argv: Sequence[str] | None) -> int:
         code = _report(exc)
         # a command may say that any trouble has one code (diff: 2, as diff(1), since 1 means "different")
         trouble: int | None = getattr(args, "trouble_exit", None)
-        return code if trouble is None else trouble
+        code = code if trouble is None else trouble
+        if getattr(args, "cron", False):  # --cron: the summary line says the run failed
+            from feedmap.cli._cron import failed_line
+
+            failed_line(args, code)
+        return code
 
 
 def _report(exc: FeedmapError) -> int:

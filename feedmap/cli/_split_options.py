@@ -122,7 +122,8 @@ def last_line(args: argparse.Namespace, summary: Summary, target: str | Callable
     """The last line: what was written where."""
     written = counted(summary.entries, "entry")
     if not isinstance(summary, SplitSummary):
-        return f"feedmap: wrote {written} to {args.output} ({summary.format or target})"
+        where = args.output if args.output not in (None, "-") else "standard output"
+        return f"feedmap: wrote {written} to {where} ({summary.format or target})"
     index = os.path.join(args.output, summary.index)
     changes = (
         f"{counted(len(summary.written), 'file')} written, {len(summary.unchanged):,} unchanged, "

@@ -25,6 +25,7 @@ from feedmap.cli._common import (
     web_url,
     xml_text,
 )
+from feedmap.cli._cron import add_cron_option, problems, say
 from feedmap.cli._split_options import add_split_options, check_split, last_line
 from feedmap.converters._kinds import xml_for_kind
 from feedmap.converters._sort import SORT_KEYS
@@ -149,6 +150,7 @@ def add_parser(subparsers: Any) -> None:
         action="store_true",
         help="XML outputs write URLs as read, not encoded as URIs (a URL that is no URI is reported)",
     )
+    add_cron_option(output)
     add_split_options(parser)
     pages = parser.add_argument_group("page enrichment")
     pages.add_argument(
@@ -320,7 +322,7 @@ def _target_format(args: argparse.Namespace) -> str | Callable[[DocKind], str]:
 def _progress(args: argparse.Namespace) -> Progress:
     """The progress line: on stderr when it is a terminal, unless --quiet or the output goes to the terminal."""
     to_terminal = args.output in (None, "-") and sys.stdout.isatty()
-    enabled = not args.quiet and not to_terminal
+    enabled = not args.quiet and not args.cron and not to_terminal
     if args.enrich:
         return Progress("feedmap convert --enrich", enabled=enabled, unit="pages", every=1)
     return Progress("feedmap convert", enabled=enabled)
@@ -361,17 +363,20 @@ def run(args: argparse.Namespace) -> int:
     check_split(args, target)
     if args.overwrite and not args.enrich:
         raise FormatError("--overwrite replaces what --enrich reads from the pages: give --enrich too")
-    printer = DiagnosticPrinter(quiet=args.quiet)
+    printer = DiagnosticPrinter(quiet=args.quiet or args.cron)
     progress = _progress(args)
     failures: frozenset[str] = frozenset()  # only enrichment reports a failed page: loaded when it runs
     if args.enrich:
         from feedmap.converters._enrich import FAILURE_CODES as failures
+    enriched: list[str] = []  # the enrichment's summary, for --cron's line
 
     def handle(diagnostic: Diagnostic) -> None:
         progress.clear()
         printer(diagnostic)
         if diagnostic.code in failures:
             progress.failure()
+        elif diagnostic.code == "enrich-summary":
+            enriched.append(diagnostic.message)
 
     reporter = Reporter(strict=args.strict, handler=handle)
     options = _options(args)
@@ -391,7 +396,10 @@ def run(args: argparse.Namespace) -> int:
     finally:
         progress.close()
         printer.finish()
-    if args.output not in (None, "-") and not args.quiet:
+    if args.cron:
+        done = last_line(args, summary, target).removeprefix("feedmap: ")
+        say(args, "; ".join([done, *(f"pages: {said}" for said in enriched), problems(printer.levels)]))
+    elif args.output not in (None, "-") and not args.quiet:
         print(printable(last_line(args, summary, target)), file=sys.stderr)
     # an error read on through (xml-limit: a run of blanks past the parser's limit) still makes the input invalid
     return EXIT_INVALID if reporter.level_counts[Level.ERROR] else 0

@@ -28,6 +28,7 @@ from feedmap.cli._common import (
     reading_options,
     shown_url,
 )
+from feedmap.cli._cron import add_cron_option, check_cron, problems, say
 from feedmap.cli._split_options import _index_name as index_file_name
 
 if TYPE_CHECKING:  # the comparison is imported when diff runs: the other commands do not load it
@@ -142,6 +143,7 @@ def add_parser(subparsers: Any) -> None:
         action="store_true",
         help="print no changes, only the summary (and warnings); the exit code says same or different",
     )
+    add_cron_option(output, refuses=("--jsonl", "--json"))
     add_http_options(parser)
     parser.set_defaults(run=run, trouble_exit=2)
 
@@ -233,17 +235,19 @@ def run(args: argparse.Namespace) -> int:
                 f"--{side}-map: {side.upper()} is a directory, whose children are read from it by name; "
                 f"leave out --{side}-map"
             )
+    check_cron(args, jsonl=args.jsonl, json=args.json)
     if args.json:
         print(_JSON_DEPRECATED, file=sys.stderr)
     jsonl = args.jsonl or args.json
-    printer = DiagnosticPrinter(quiet=args.quiet)
+    quiet = args.quiet or args.cron
+    printer = DiagnosticPrinter(quiet=quiet)
     reporter = Reporter(strict=args.strict, handler=printer)
     options = reading_options(args, **({"index_name": args.index_name} if args.index_name else {}))
     sides = {"old_maps": args.old_maps, "new_maps": args.new_maps}
     with diff(args.old, args.new, options, source_format=args.source_format, reporter=reporter, **sides) as changes:
         try:
             for change in changes:
-                if args.quiet:
+                if quiet:
                     continue
                 if jsonl:
                     print(json_text(change_object(change)))
@@ -251,7 +255,9 @@ def run(args: argparse.Namespace) -> int:
                     print(change_line(change))
         finally:
             printer.finish()
-    if jsonl:
+    if args.cron:
+        say(args, f"{summary_line(changes.counts)}; {problems(printer.levels)}")
+    elif jsonl:
         import json
 
         print(json.dumps({"kind": "summary", **changes.counts}))

@@ -12,11 +12,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from feedmap._core.errors import Diagnostic, Level, SourceError
 from feedmap._core.wording import counted
 from feedmap.cli._common import add_http_options, add_reading_options, json_text, printable, reading_options
+from feedmap.cli._cron import add_cron_option, check_cron, say
 from feedmap.cli.codes import explain
 
 if TYPE_CHECKING:  # the checks are imported when validate runs: the other commands do not load them
@@ -95,6 +96,7 @@ def add_parser(subparsers: Any) -> None:
         help="leave out the findings of CODE: not listed, not counted (repeatable; see --explain)",
     )
     output.add_argument("-q", "--quiet", action="store_true", help="print errors and warnings only, then the summary")
+    add_cron_option(output, refuses=("--json",))
     output.add_argument(
         "--explain",
         nargs="?",
@@ -146,10 +148,15 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_UNREADABLE
+    check_cron(args, json=args.json)
     options = reading_options(args)
     total = Report(strict=options.strict)
     unreadable = False
-    out = _JsonFindings() if args.json else _TextFindings(quiet=args.quiet)
+    out: _JsonFindings | _TextFindings
+    if args.json:
+        out = _JsonFindings()
+    else:  # --cron: the findings on stderr, the one summary line on stdout
+        out = _TextFindings(quiet=args.quiet or args.cron, stream=sys.stderr if args.cron else None)
     for source in args.inputs:
         try:
             report = validate(source, args.source_format, options, on_diagnostic=out.add, ignore=args.ignore)
@@ -164,7 +171,10 @@ def run(args: argparse.Namespace) -> int:
         total.counts.update(report.counts)
         total.files += report.files
         total.entries += report.entries
-    out.finish(total)
+    if args.cron:
+        say(args, _summary(total))
+    else:
+        out.finish(total)
     if unreadable:
         return EXIT_UNREADABLE
     return EXIT_VALID if total.ok else EXIT_INVALID
@@ -178,8 +188,9 @@ class _TextFindings:
     index says about its children after them) and at the end of each input.
     """
 
-    def __init__(self, *, quiet: bool) -> None:
+    def __init__(self, *, quiet: bool, stream: TextIO | None = None) -> None:
         self.quiet = quiet
+        self.stream = stream  # None: stdout (looked up when printing)
         self.seen: Counter[tuple[str, str]] = Counter()
         self.levels: dict[tuple[str, str], Level] = {}
         self.said: Counter[tuple[str, str]] = Counter()  # the hidden ones already said
@@ -194,7 +205,7 @@ class _TextFindings:
         key = (finding.source, finding.code)
         self.seen[key] += 1
         if self.seen[key] <= SHOWN_PER_CODE:
-            print(finding_line(finding))
+            print(finding_line(finding), file=self.stream)
         else:
             self.levels[key] = finding.level
 
@@ -206,7 +217,7 @@ class _TextFindings:
                 self.said[key] += hidden
                 shown = "" if self.said[key] > hidden else f" (the first {SHOWN_PER_CODE} are shown above)"
                 more = Diagnostic(level, code, f"and {hidden:,} more{shown}; --json lists every one", source)
-                print(finding_line(more))
+                print(finding_line(more), file=self.stream)
         self.levels.clear()
 
     def end_of_input(self) -> None:

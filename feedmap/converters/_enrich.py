@@ -45,7 +45,8 @@ from feedmap._core.errors import FeedmapError, FetchError, LimitError, SourceErr
 from feedmap._core.model import Entry
 from feedmap._core.urls import is_http_url
 from feedmap._io.http import Fetcher, RobotsPolicy, Shared
-from feedmap._io.locate import is_mapped, local_path
+from feedmap._io.locate import MapEscapeError, is_mapped, local_path
+from feedmap.converters._enrich_summary import DISALLOWED, NOT_HTML, TOO_BIG, PageTally, fetch_reason
 from feedmap.converters._html import PageMeta, page_meta
 
 __all__ = ["FAILURE_CODES", "HTML_TYPES", "enrich"]
@@ -55,36 +56,41 @@ HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 #: The diagnostic codes of a page that could not be used (the entry is kept as it was).
 FAILURE_CODES = frozenset({"enrich-failed", "not-html", "robots-disallowed"})
 _ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1"
+_NOT_WEB = "not an http(s) URL"
 
 
 @dataclass(frozen=True, slots=True)
 class _Outcome:
-    """What reading one page gave: its metadata, or why there is none (a diagnostic code and message)."""
+    """What reading one page gave: its metadata, or why there is none (a diagnostic code and message, and the
+    reason the summary counts it under: ``HTTP 404``, ``timeout``, ``not HTML``, ...)."""
 
     meta: PageMeta | None = None
     code: str = ""
     message: str = ""
     #: Something to tell as an INFO (code, message), whatever the outcome: robots.txt read only in part.
     note: tuple[str, str] | None = None
+    reason: str = ""
 
 
-def _failed(code: str, message: str) -> _Outcome:
-    return _Outcome(None, code, message)
+def _failed(code: str, message: str, reason: str) -> _Outcome:
+    return _Outcome(None, code, message, reason=reason)
 
 
 def _read_file(url: str, path: Path, cap: int) -> _Outcome:
     if path.exists() and not path.is_file():  # a FIFO or a device would block or never end
-        return _failed("enrich-failed", f"{url}: {path} is not a regular file; not enriched")
+        return _failed("enrich-failed", f"{url}: {path} is not a regular file; not enriched", "not a regular file")
     guessed, _ = mimetypes.guess_type(path.name)
     if guessed is not None and guessed not in HTML_TYPES:
-        return _failed("not-html", f"{url} is not an HTML page ({path.name} is {guessed}); not enriched")
+        return _failed("not-html", f"{url} is not an HTML page ({path.name} is {guessed}); not enriched", NOT_HTML)
     try:
         with path.open("rb") as file:
             data = file.read(cap + 1)
     except OSError as exc:
-        return _failed("enrich-failed", f"{url} could not be read from {path} ({exc.strerror or exc}); not enriched")
+        reason = "file missing" if isinstance(exc, FileNotFoundError) else "file unreadable"
+        message = f"{url} could not be read from {path} ({exc.strerror or exc}); not enriched"
+        return _failed("enrich-failed", message, reason)
     if len(data) > cap:
-        return _failed("enrich-failed", f"{url}: {path} is larger than {cap:,} bytes; not enriched")
+        return _failed("enrich-failed", f"{url}: {path} is larger than {cap:,} bytes; not enriched", TOO_BIG)
     return _Outcome(page_meta(data))
 
 
@@ -97,13 +103,13 @@ def _fetch(url: str, ctx: Context, cap: int, shared: Shared) -> _Outcome:
             return replace(_fetch_allowed(url, robots, fetcher, cap), note=("robots-truncated", note))
         return _fetch_allowed(url, robots, fetcher, cap)
     except (FeedmapError, OSError) as exc:  # robots(): an invalid URL
-        return _failed("enrich-failed", f"{exc}; not enriched")
+        return _failed("enrich-failed", f"{exc}; not enriched", fetch_reason(exc))
 
 
 def _fetch_allowed(url: str, robots: RobotsPolicy, fetcher: Fetcher, cap: int) -> _Outcome:
     if not robots.allows(url):
         why = robots.unavailable or "the site's robots.txt disallows it"
-        return _failed("robots-disallowed", f"{url} is not fetched: {why}; not enriched")
+        return _failed("robots-disallowed", f"{url} is not fetched: {why}; not enriched", DISALLOWED)
     disallowed: list[str] = []
 
     def robots_allow(target: str) -> str | None:  # each redirect hop, before it is requested
@@ -116,16 +122,17 @@ def _fetch_allowed(url: str, robots: RobotsPolicy, fetcher: Fetcher, cap: int) -
         with fetcher.open(url, max_bytes=cap, accept=_ACCEPT, redirect_rule=robots_allow) as page:
             kind = page.content_type
             if kind and kind not in HTML_TYPES:
-                return _failed("not-html", f"{url} is not an HTML page (Content-Type {kind}); not enriched")
+                return _failed("not-html", f"{url} is not an HTML page (Content-Type {kind}); not enriched", NOT_HTML)
             data = page.read_all()
             charset = page.charset
     except LimitError:
-        return _failed("enrich-failed", f"{url} is larger than {cap:,} bytes; not enriched")
+        return _failed("enrich-failed", f"{url} is larger than {cap:,} bytes; not enriched", TOO_BIG)
     except FetchError as exc:
-        code = "robots-disallowed" if disallowed else "enrich-failed"
-        return _failed(code, f"{exc}; not enriched")
+        if disallowed:
+            return _failed("robots-disallowed", f"{exc}; not enriched", DISALLOWED)
+        return _failed("enrich-failed", f"{exc}; not enriched", fetch_reason(exc))
     except (FeedmapError, OSError) as exc:
-        return _failed("enrich-failed", f"{exc}; not enriched")
+        return _failed("enrich-failed", f"{exc}; not enriched", fetch_reason(exc))
     return _Outcome(page_meta(data, charset))
 
 
@@ -135,15 +142,17 @@ def _load(url: str, ctx: Context, shared: Shared) -> _Outcome:
     cap = min(options.max_bytes, options.page_max_bytes)
     if not is_mapped(url, options.maps) and not is_http_url(url):
         # file: URLs included: a sitemap from elsewhere must not make us read local files
-        return _failed("enrich-failed", f"{url} is not an http(s) URL; not enriched")
+        return _failed("enrich-failed", f"{url} is not an http(s) URL; not enriched", _NOT_WEB)
     try:
         path = local_path(url, options.maps, index_name="index.html", pretty=True)
-    except SourceError as exc:  # outside the --map directory, a NUL in the path, not a regular file
-        return _failed("enrich-failed", f"{exc}; not enriched")
+    except MapEscapeError as exc:
+        return _failed("enrich-failed", f"{exc}; not enriched", "outside the --map folder")
+    except SourceError as exc:  # a NUL in the path, not a regular file
+        return _failed("enrich-failed", f"{exc}; not enriched", "file unreadable")
     if path is not None:
         return _read_file(url, path, cap)
     if not is_http_url(url):
-        return _failed("enrich-failed", f"{url} is not an http(s) URL; not enriched")
+        return _failed("enrich-failed", f"{url} is not an http(s) URL; not enriched", _NOT_WEB)
     return _fetch(url, ctx, cap, shared)
 
 
@@ -162,25 +171,35 @@ def _filled(entry: Entry, meta: PageMeta, overwrite: bool) -> Entry:
     return replace(entry, **changes) if changes else entry  # type: ignore[arg-type]
 
 
-def _finish(entry: Entry, pending: Future[_Outcome] | None, ctx: Context) -> Entry:
+def _finish(entry: Entry, pending: Future[_Outcome] | None, ctx: Context, tally: PageTally) -> Entry:
     if pending is None:
+        tally.complete += 1
         return entry
     outcome = pending.result()
     source, line = (entry.origin.source, entry.origin.line) if entry.origin is not None else ("", 0)
     if outcome.note is not None:
         ctx.reporter.info(*outcome.note, source, line)
     if outcome.meta is not None:
-        return _filled(entry, outcome.meta, ctx.options.overwrite)
+        filled = _filled(entry, outcome.meta, ctx.options.overwrite)
+        if filled == entry:  # the page held nothing new (or only what the entry had)
+            tally.unchanged += 1
+        else:
+            tally.enriched += 1
+        return filled
+    tally.failed[outcome.reason or "failed"] += 1
     ctx.reporter.warning(outcome.code, outcome.message, source, line)
     return entry
 
 
-def enrich(entries: Iterable[Entry], ctx: Context, shared: Shared) -> Iterator[Entry]:
+def enrich(entries: Iterable[Entry], ctx: Context, shared: Shared, tally: PageTally | None = None) -> Iterator[Entry]:
     """The entries, in order, each filled from its page; ``ctx.options`` says how (concurrency, overwrite, maps);
-    the pages are read on ``shared``'s threads and fetched with its fetcher."""
+    the pages are read on ``shared``'s threads and fetched with its fetcher.  At the end of the entries, what was
+    done is said once (INFO ``enrich-summary``, :class:`PageTally`); given a ``tally``, it is counted there
+    instead, for the caller to say once for every part of its input."""
     options = ctx.options
     workers = max(1, options.concurrency)
     limit = 2 * workers
+    counted = tally if tally is not None else PageTally()
     window: deque[tuple[Entry, Future[_Outcome] | None]] = deque()
     try:
         for entry in entries:
@@ -189,9 +208,11 @@ def enrich(entries: Iterable[Entry], ctx: Context, shared: Shared) -> Iterator[E
                 pending = shared.pool(workers).submit(_load, entry.loc, ctx, shared)
             window.append((entry, pending))
             while window and (len(window) > limit or window[0][1] is None or window[0][1].done()):
-                yield _finish(*window.popleft(), ctx)
+                yield _finish(*window.popleft(), ctx, counted)
         while window:
-            yield _finish(*window.popleft(), ctx)
+            yield _finish(*window.popleft(), ctx, counted)
+        if tally is None:
+            counted.report(ctx)
     finally:
         for _, pending in window:  # stopped early: pages not started are not fetched
             if pending is not None:

@@ -336,8 +336,9 @@ def enrich(
     network; ``http`` says how to fetch (user agent, timeouts, retries, ``host_delay``); ``page_max_bytes``
     (and ``max_bytes``, the smaller of the two) caps each page.  Failures are diagnostics
     (``enrich-failed``, ``not-html``, ``robots-disallowed``), the entry kept as it was; with ``strict`` the
-    first one raises :class:`~feedmap._core.errors.StrictError`.  The HTTP client and threads are released when
-    the result is exhausted or closed (``Document.close()``).
+    first one raises :class:`~feedmap._core.errors.StrictError`.  Once the entries are exhausted, one INFO
+    ``enrich-summary`` says what was done (``195 enriched, 5 failed: 3 HTTP 404, 2 disallowed by robots.txt``).
+    The HTTP client and threads are released when the result is exhausted or closed (``Document.close()``).
     """
     options = replace(options or Options(), enrich=True)
     refuse_unused(options, "enrich")
