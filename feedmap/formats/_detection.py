@@ -122,9 +122,12 @@ def is_csv(head: bytes) -> bool:
     """Whether the input starts as a CSV file with a header does: its first line that is not blank (after a UTF-8
     byte order mark) names a ``loc`` or ``url`` column (:func:`csv_delimiter`)."""
     for raw in head.removeprefix(b"\xef\xbb\xbf").split(b"\n", 64)[:64]:
-        line = raw.decode("utf-8", errors="replace").strip("\r")
-        if line.strip():
-            return csv_delimiter(line) is not None
+        if not raw.strip():
+            continue
+        lower = raw.lower()
+        if raw.lstrip().startswith((b"<", b"{")) or (b"loc" not in lower and b"url" not in lower):
+            return False  # XML, JSON, or no name of a loc column: no csv module needed to say so
+        return csv_delimiter(raw.decode("utf-8", errors="replace").strip("\r")) is not None
     return False
 
 
