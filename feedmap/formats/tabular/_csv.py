@@ -103,6 +103,8 @@ class _Layout:
     width: int
     columns: list[tuple[int, str]] = field(default_factory=list)
     explode: str | None = None
+    #: The name of each column in order, an unknown one's as "" (what no reader asks for).
+    names: list[str] = field(default_factory=list)
 
     @property
     def base(self) -> list[tuple[int, str]]:
@@ -145,6 +147,7 @@ def _layout(names: list[str], delimiter: str, ctx: Context, line: int) -> _Layou
         if name in seen:
             raise _invalid(f"the header names {name} twice (columns {seen[name] + 1} and {index + 1})", ctx, line)
         seen[name] = index
+        layout.names.append(name if name in _KNOWN else "")
         if name in _KNOWN:
             layout.columns.append((index, name))
         else:
@@ -221,7 +224,7 @@ def _cells(row: list[str], layout: _Layout, ctx: Context, line: int) -> dict[str
     if len(row) > width and any(cell.strip() for cell in row[width:]):
         ctx.warning("csv-row", f"a row of {len(row)} cells, and the header names {width}; skipped", line)
         return None
-    cells = {name: row[index] if index < len(row) else "" for index, name in layout.columns}
+    cells = dict(zip(layout.names, row, strict=False))  # a missing cell: absent, read as empty
     if ctx.options.excel_safe:
         cells = {name: unescaped(cell) for name, cell in cells.items()}
     return cells

@@ -29,14 +29,24 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 from feedmap._core.context import Context
-from feedmap._core.model import Alternate, Entry, Image, new_position
+from feedmap._core.dates import W3CDate
+from feedmap._core.model import Alternate, ChangeFreq, Entry, Image, full_entry, new_position
+from feedmap._core.urls import check_loc
 from feedmap._table.columns import COLUMNS, EXPLODABLE, IMAGE_PARTS, columns
-from feedmap.formats._fields import read_changefreq, read_lastmod, read_loc, read_priority
+from feedmap.formats._fields import (
+    _CHANGEFREQS,
+    PLAIN_PRIORITIES,
+    read_changefreq,
+    read_lastmod,
+    read_loc,
+    read_priority,
+)
 from feedmap.formats._output import encoded_url
 from feedmap.formats.lines._jsonl_values import (
     Bad,
@@ -49,6 +59,7 @@ from feedmap.formats.lines._jsonl_values import (
 
 __all__ = [
     "ITEM_PARTS",
+    "RISKY_FIRST",
     "Bad",
     "column_names",
     "entry_of",
@@ -79,71 +90,78 @@ def column_names(explode: str | None = None) -> tuple[str, ...]:
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 
-def _json(value: Any) -> str:
-    return _dumps(value) if value else ""
-
-
 def priority_text(priority: float) -> str:
     """A priority as an ``xsd:decimal``: its shortest repr, written without an exponent (``1e-05``: ``0.00001``)."""
-    text = repr(priority)
-    return format(Decimal(text), "f") if "e" in text else text
+    text = _PRIORITY_TEXTS.get(priority)
+    if text is None:
+        text = repr(priority)
+        if "e" in text:
+            text = format(Decimal(text), "f")
+    return text
 
 
-def row_cells(entry: Entry, ctx: Context) -> dict[str, str]:
-    """The cell of each column but an exploded one's parts; URLs encoded with ``encode_urls`` (reported)."""
-    encode = ctx.options.encode_urls
-    url = (lambda text: encoded_url(text, ctx, entry)) if encode else (lambda text: text)
+#: The usual priorities' text (0.0, 0.1, ... 1.0, and in hundredths): written without a call to repr.
+_PRIORITY_TEXTS = {value: repr(value) for value in PLAIN_PRIORITIES.values()}
+
+
+def row_cells(entry: Entry, ctx: Context) -> list[str]:
+    """The cells of the columns of :func:`column_names` (no list exploded), in order; URLs encoded with
+    ``encode_urls`` (each change reported)."""
     lastmod, changefreq, priority = entry.lastmod, entry.changefreq, entry.priority
-    return {
-        "loc": url(entry.loc),
-        "lastmod": lastmod.text if lastmod is not None else "",
-        "changefreq": changefreq.value if changefreq is not None else "",
-        "priority": priority_text(priority) if priority is not None else "",
-        "title": entry.title or "",
-        "description": entry.description or "",
-        "keywords": _json(list(entry.keywords)),
-        "type": entry.type or "",
-        "images": _json([_image_object(image, url) for image in entry.images]),
-        "alternates": _json([{"hreflang": one.hreflang, "href": url(one.href)} for one in entry.alternates]),
-        "extras": _json(dict(entry.extras)),
-    }
+    url: Callable[[str], str] = _as_it_is
+    if ctx.options.encode_urls:
+        url = partial(encoded_url, ctx=ctx, entry=entry)
+    loc = url(entry.loc)
+    keywords, images, alternates, extras = entry.keywords, entry.images, entry.alternates, entry.extras
+    return [
+        loc,
+        lastmod.text if lastmod is not None else "",
+        changefreq.value if changefreq is not None else "",
+        priority_text(priority) if priority is not None else "",
+        entry.title or "",
+        entry.description or "",
+        _dumps(list(keywords)) if keywords else "",
+        entry.type or "",
+        _dumps([_image_object(image, url) for image in images]) if images else "",
+        _dumps([{"hreflang": one.hreflang, "href": url(one.href)} for one in alternates]) if alternates else "",
+        _dumps(dict(extras)) if extras else "",
+    ]
 
 
-def _image_object(image: Image, url: Any) -> dict[str, str]:
+def _as_it_is(url: str) -> str:
+    return url
+
+
+def _image_object(image: Image, url: Callable[[str], str]) -> dict[str, str]:
     found = {part: getattr(image, part) for part in IMAGE_PARTS if getattr(image, part) is not None}
     found["loc"] = url(image.loc)
     return found
 
 
-def item_cells(entry: Entry, explode: str, ctx: Context) -> list[dict[str, str]]:
-    """The cells of the parts of each item of the list ``explode`` (one row each; none: one row of empty parts)."""
-    parts = ITEM_PARTS[explode]
-    encode = ctx.options.encode_urls
+def item_cells(entry: Entry, explode: str, ctx: Context) -> list[list[str]]:
+    """The cells of the parts of each item of the list ``explode`` (a row each; none: one row of empty parts), in
+    the order of ``ITEM_PARTS[explode]``."""
+    url = partial(encoded_url, ctx=ctx, entry=entry) if ctx.options.encode_urls else _as_it_is
     if explode == "keywords":
-        return [{parts[0]: keyword} for keyword in entry.keywords] or [{parts[0]: ""}]
-    if explode == "alternates":
-        return [
-            dict(zip(parts, (one.hreflang, encoded_url(one.href, ctx, entry) if encode else one.href), strict=True))
-            for one in entry.alternates
-        ] or [dict.fromkeys(parts, "")]
-    rows = []
-    for image in entry.images:
-        cells = {f"image_{part}": getattr(image, part) or "" for part in IMAGE_PARTS}
-        cells["image_loc"] = encoded_url(image.loc, ctx, entry) if encode else image.loc
-        rows.append(cells)
-    return rows or [dict.fromkeys(parts, "")]
+        rows = [[keyword] for keyword in entry.keywords]
+    elif explode == "alternates":
+        rows = [[one.hreflang, url(one.href)] for one in entry.alternates]
+    else:
+        rows = [[url(image.loc), *(getattr(image, part) or "" for part in IMAGE_PARTS[1:])] for image in entry.images]
+    return rows or [[""] * len(ITEM_PARTS[explode])]
 
 
 #: A cell a spreadsheet would run as a formula, after any number of ``'`` (see the module's docstring).
 _FORMULA = re.compile("'*[=+\\-@\t\r\0]")
 
 
+#: The first characters of a cell that a spreadsheet runs as a formula.
+RISKY_FIRST = frozenset("=+-@\t\r\0")
+
+
 def risky(cell: str) -> bool:
     """Whether a spreadsheet would run ``cell`` as a formula (its first character is one of ``=+-@``, tab, CR, NUL)."""
-    return cell[:1] in _RISKY_FIRST
-
-
-_RISKY_FIRST = frozenset("=+-@\t\r\0")
+    return cell[:1] in RISKY_FIRST
 
 
 def escaped(cell: str) -> str:
@@ -151,7 +169,7 @@ def escaped(cell: str) -> str:
     return "'" + cell if cell[:1] in _ESCAPED_FIRST and _FORMULA.match(cell) is not None else cell
 
 
-_ESCAPED_FIRST = _RISKY_FIRST | {"'"}
+_ESCAPED_FIRST = RISKY_FIRST | {"'"}
 
 
 def unescaped(cell: str) -> str:
@@ -175,51 +193,71 @@ def _json_cell(cells: Mapping[str, str], name: str) -> Any:
 
 def _keywords(text: str) -> tuple[str, ...]:
     """A JSON list of keywords, else comma-separated keywords (``tea, green``), each trimmed."""
+    if not text:
+        return ()
     if text.lstrip().startswith("["):
         return string_list(_json_cell({"keywords": text}, "keywords"), "keywords")
     return tuple(part.strip() for part in text.split(",") if part.strip())
 
 
-def _text(cells: Mapping[str, str], name: str) -> str | None:
-    return cells.get(name) or None
-
-
 def entry_of(cells: Mapping[str, str], ctx: Context, line: int, *, decimal_comma: bool = False) -> Entry | None:
     """The entry of a row's cells (by column name), each value checked as the other readers check it; None when
     the row holds no entry (no loc, a JSON cell of the wrong shape: reported, the row skipped)."""
-    try:
-        keywords = _keywords(cells.get("keywords", ""))
-        images = images_of(_json_cell(cells, "images"))
-        alternates = alternates_of(_json_cell(cells, "alternates"))
-        extras = _json_cell(cells, "extras")
+    get = cells.get
+    try:  # each JSON cell looked at only when it holds something (nearly every row: none)
+        keywords = _keywords(get("keywords") or "")
+        images = images_of(_json_cell(cells, "images")) if get("images") else ()
+        alternates = alternates_of(_json_cell(cells, "alternates")) if get("alternates") else ()
+        extras = _json_cell(cells, "extras") if get("extras") else None
     except Bad as exc:
         ctx.warning("invalid-value", f"{exc}; row skipped", line)
         return None
-    loc = read_loc(cells.get("loc") or None, ctx, line)
-    if loc is None:
-        return None
-    lastmod, changefreq = cells.get("lastmod", ""), cells.get("changefreq", "")
-    return Entry(
-        loc=loc,
-        lastmod=read_lastmod(lastmod, ctx, line) if lastmod.strip() else None,
-        changefreq=read_changefreq(changefreq, ctx, line) if changefreq.strip() else None,
-        priority=_priority(cells.get("priority", ""), ctx, line, decimal_comma),
-        title=_text(cells, "title"),
-        description=_text(cells, "description"),
-        keywords=keywords,
-        type=_text(cells, "type"),
-        images=images,
-        alternates=alternates,
-        extras=extras_of(extras, ctx, line) if extras is not None else {},
-        origin=new_position(ctx.name, line),
+    loc = get("loc")
+    if not loc or check_loc(loc) is not None:  # what read_loc reports or resolves; else it gives the loc as it is
+        loc = read_loc(loc or None, ctx, line)
+        if loc is None:
+            return None
+    return full_entry(
+        loc,
+        _lastmod(get("lastmod"), ctx, line),
+        _changefreq(get("changefreq"), ctx, line),
+        _priority(get("priority"), ctx, line, decimal_comma),
+        get("title") or None,
+        get("description") or None,
+        keywords,
+        get("type") or None,
+        images,
+        alternates,
+        extras_of(extras, ctx, line) if extras is not None else {},
+        new_position(ctx.name, line),
     )
+
+
+def _lastmod(text: str | None, ctx: Context, line: int) -> W3CDate | None:
+    if not text or not text.strip():
+        return None
+    try:
+        return W3CDate(text)  # what read_lastmod tries first, without its call
+    except ValueError:
+        return read_lastmod(text, ctx, line)
+
+
+def _changefreq(text: str | None, ctx: Context, line: int) -> ChangeFreq | None:
+    if not text or not text.strip():
+        return None
+    return _CHANGEFREQS.get(text) or read_changefreq(text, ctx, line)
 
 
 _DECIMAL_COMMA = re.compile(r"[0-9]*,[0-9]+")
 
 
-def _priority(text: str, ctx: Context, line: int, decimal_comma: bool) -> float | None:
+def _priority(text: str | None, ctx: Context, line: int, decimal_comma: bool) -> float | None:
     """A priority cell; in a file of semicolons, a decimal comma (``0,8``, as such an Excel writes it) is a point."""
+    if not text:
+        return None
+    plain = PLAIN_PRIORITIES.get(text)
+    if plain is not None:  # the usual ones, as read_priority reads them first
+        return plain
     if not text.strip():
         return None
     if decimal_comma and _DECIMAL_COMMA.fullmatch(text.strip()) is not None:

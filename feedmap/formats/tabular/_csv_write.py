@@ -27,7 +27,7 @@ from feedmap._core.errors import FormatError
 from feedmap._core.model import Document, Entry
 from feedmap.formats._extras import readable_extras
 from feedmap.formats._output import BATCH_CHARACTERS
-from feedmap.formats.tabular._csv_cells import column_names, escaped, item_cells, risky, row_cells
+from feedmap.formats.tabular._csv_cells import RISKY_FIRST, column_names, escaped, item_cells, risky, row_cells
 
 __all__ = ["BOM", "write"]
 
@@ -69,24 +69,24 @@ def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
     records.writerow(names)
     if safe:
         sink.write(BOM)
-    formulas = _Formulas()
+    formulas = _Formulas(names)
+    at = column_names().index(explode) if explode is not None else 0  # where an item's parts stand
     held: list[tuple[Entry, int]] = []  # each entry of the batch and the index of its first record in parts
     characters = count = 0
     for entry in doc.entries:
         entry = _writable(entry, ctx)
-        cells = row_cells(entry, ctx)
-        if explode is None:
-            rows = [[cells[name] for name in names]]
-        else:
-            rows = [[{**cells, **item}[name] for name in names] for item in item_cells(entry, explode, ctx)]
+        rows = [row_cells(entry, ctx)]
+        if explode is not None:
+            base = rows[0]
+            rows = [[*base[:at], *item, *base[at + 1 :]] for item in item_cells(entry, explode, ctx)]
         if safe:
             rows = [[escaped(cell) for cell in row] for row in rows]
         else:
-            formulas.count(entry, names, rows)
+            formulas.count(entry, rows)
         held.append((entry, len(parts)))
         records.writerows(rows)
         count += 1
-        characters += sum(len(part) for part in parts[held[-1][1] :])
+        characters += sum(map(len, parts[held[-1][1] :]))
         if characters >= BATCH_CHARACTERS:
             sink.write(_encoded(parts, held, ctx))
             parts.clear()
@@ -111,13 +111,16 @@ def _writable(entry: Entry, ctx: Context) -> Entry:
 class _Formulas:
     """The cells written as they are that a spreadsheet would run as formulas: counted, the first kept to say."""
 
-    def __init__(self) -> None:
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
         self.cells = 0
         self.first = ""
 
-    def count(self, entry: Entry, names: tuple[str, ...], rows: list[list[str]]) -> None:
+    def count(self, entry: Entry, rows: list[list[str]]) -> None:
         for row in rows:
-            for name, cell in zip(names, row, strict=True):
+            if RISKY_FIRST.isdisjoint([cell[:1] for cell in row]):
+                continue  # nearly every row: no cell to look at again
+            for name, cell in zip(self.names, row, strict=True):
                 if risky(cell):
                     self.cells += 1
                     if not self.first:
