@@ -287,5 +287,5 @@ FORMAT = FormatSpec(
     writer=write,
     fields=frozenset(ENTRY_FIELDS),
     description="RFC 4180; the columns of to_dataframe, lists and extras as JSON in one cell (lossless); "
-    "--explode images: a row per image; --excel-safe: formula cells written as text",
+    "--explode images (alternates, keywords): a row per item; --excel-safe: formula cells written as text",
 )
