@@ -143,7 +143,9 @@ def item_cells(entry: Entry, explode: str, ctx: Context) -> list[list[str]]:
     the order of ``ITEM_PARTS[explode]``."""
     url = partial(encoded_url, ctx=ctx, entry=entry) if ctx.options.encode_urls else _as_it_is
     if explode == "keywords":
-        rows = [[keyword] for keyword in entry.keywords]
+        rows = [[keyword] for keyword in entry.keywords if keyword]
+        if len(rows) < len(entry.keywords):  # an empty cell is no keyword: it would be read as a row of none
+            ctx.warning("keyword-changed", f"an empty keyword of {entry.loc} has no row of its own; left out")
     elif explode == "alternates":
         rows = [[one.hreflang, url(one.href)] for one in entry.alternates]
     else:
