@@ -13,7 +13,10 @@ is read as Windows-1252 with ``not-utf8``, as Excel writes CSV in the machine's 
 module's reader, which joins the lines of a quoted cell that holds line breaks; each diagnostic names the line its
 row starts at.  The first line that is not blank is the header: it names a ``loc`` column (or ``url``; names in any
 case, blanks around them ignored), its cells separated by commas, or by semicolons as Excel writes them where the
-comma is the decimal separator (then a priority ``0,8`` is read as ``0.8``).  A header without one is an error
+comma is the decimal separator (then a priority ``0,8`` is read as ``0.8``): the header is read with a comma,
+then a semicolon, and the first that gives it a ``loc`` column is the file's separator, never guessed from
+characters frequent in the data as ``csv.Sniffer`` guesses (a title's commas, a URL's semicolons).  A header without
+one is an error
 (``csv-invalid``), and so is one naming a column twice, or an item's parts without its key (``image_caption``
 without ``image_loc``); a column feedmap does not know is said once (``unknown-column``) and ignored.  A header of
 an item's parts (``image_loc``, ...) is a file written with ``explode``: consecutive rows with the same ``loc`` and
