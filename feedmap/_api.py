@@ -30,7 +30,7 @@ from feedmap._core.collector import spaced_collections
 from feedmap._core.context import Context, Options, reporter_for
 from feedmap._core.errors import DiagnosticHandler, FormatError, Reporter
 from feedmap._core.model import ENTRY_FIELDS, DocKind, Document, Entry
-from feedmap._core.options import asks_for_workers, refuse_splitting, refuse_unused
+from feedmap._core.options import asks_for_workers, refuse_csv_options, refuse_splitting, refuse_unused
 from feedmap._core.summary import SplitSummary, Summary
 from feedmap._io.http import Shared
 from feedmap._io.sinks import gzip_named, gzipped
@@ -123,6 +123,8 @@ def read(
     shared = Shared()
     try:
         doc = _open_document(source, format, ctx, shared)
+        if ctx.options.excel_safe:
+            _refuse_csv_options(doc, ctx, None)
         for step in converters.selection(ctx.options, shared):
             selected = step(doc, ctx)
             selected.closers.append(doc.close)
@@ -133,6 +135,15 @@ def read(
     doc.entries = _then_close(doc.entries, shared)
     doc.closers.append(shared.close)
     return doc
+
+
+def _refuse_csv_options(doc: Document, ctx: Context, written: str | None) -> None:
+    """:func:`~feedmap._core.options.refuse_csv_options` for a document read (closed when they are refused)."""
+    try:
+        refuse_csv_options(ctx.options, written, doc.format)
+    except FormatError:
+        doc.close()
+        raise
 
 
 def _then_close(entries: Iterable[Entry], shared: Shared) -> Iterator[Entry]:
@@ -271,6 +282,7 @@ def write(
     spec = _writer_spec(format)
     document = doc if isinstance(doc, Document) else Document(entries=doc)
     ctx = _context("write", options, reporter, on_diagnostic, _sink_name(sink))
+    refuse_csv_options(ctx.options, spec.name)  # explode, excel_safe: for a CSV output only
     staged = document
     shared = Shared()  # enrichment's threads and fetcher, made only if it runs
     try:
@@ -491,6 +503,7 @@ def convert(
             assert not isinstance(format, str)
             spec = _writer_spec(format(doc.meta.kind))
             where = _layout(spec.name, directory, ctx) if directory is not None else None
+        refuse_csv_options(ctx.options, spec.name, doc.format)  # for a CSV output (or input: excel_safe)
         report_kind_change(doc.meta.kind, spec.name, ctx)
         steps = converters.plan(doc, spec.name, enrich=ctx.options.enrich, options=ctx.options, shared=shared)
         laned = _text_lane(doc, steps, len(inputs), wrap, sink, spec, where, ctx)

@@ -271,7 +271,8 @@ def test_a_csv_row_stops_reading_only_before_the_first_url_whichever_range_holds
     (``csv-input``, reading stops), after one a ``csv-line`` warning; the URL may be ranges before the row."""
     bad = b"not a URL\n" * 30
     for name, data, code in [
-        ("csv.txt", b"url,lastmod\n" + bad + b"https://e.com/a,2024-01-01\nhttps://e.com/b,2024-01-02\n", "csv-input"),
+        # a header naming no loc (or url) column: with one, the file is the csv format's, read whole
+        ("csv.txt", b"date,page\n" + bad + b"https://e.com/a,2024-01-01\nhttps://e.com/b,2024-01-02\n", "csv-input"),
         ("late.txt", b"https://e.com/first\n" + bad + b"https://e.com/a,2024-01-01\nhttps://e.com/b\n", "csv-line"),
     ]:
         path = tmp_path / name

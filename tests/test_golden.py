@@ -138,6 +138,8 @@ def test_samples_exist() -> None:
         "sitemapindex/index.xml",
         "text/urls.txt",
         "jsonl/entries.jsonl",
+        "csv/pages.csv",
+        "csv/gallery.csv",
     } <= found
 
 

@@ -382,6 +382,8 @@ EVERY_FIELD = {
     "name": '"map-{n}.xml"',
     "gzip": "True",
     "index_name": '"index.xml"',
+    "explode": '"images"',
+    "excel_safe": "True",
 }
 
 

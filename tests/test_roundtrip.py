@@ -221,7 +221,13 @@ def project(entry: Entry, spec: FormatSpec) -> Entry:
         changes["description"] = unambiguous_ampersands(entry.description)
     if spec.name in XSD_FORMATS and "lastmod" in spec.fields:
         changes["lastmod"] = with_seconds(entry.lastmod)
+    if spec.name == "csv":  # an empty cell is no value: an empty title and no title are one cell
+        changes.update({name: None for name in EMPTY_IS_NONE if getattr(entry, name) == ""})
     return dataclasses.replace(entry, **changes)  # type: ignore[arg-type]
+
+
+#: The text fields a CSV file holds in a cell of their own: empty, they are read back as absent.
+EMPTY_IS_NONE = ("title", "description", "type")
 
 
 #: The formats whose lastmod is the sitemaps XSD's: a time of minutes is written with ``:00`` seconds.
@@ -296,7 +302,7 @@ def _rewritten(written: bytes, spec: FormatSpec) -> io.BytesIO:
 
 #: From the format whose text survives least unchanged to the one that keeps anything; a pair's entries
 #: are drawn as the more restrictive of its two formats can hold them.
-_RESTRICTIVENESS = ["rss", "ror", "sitemap", "sitemapindex", "text", "jsonl"]
+_RESTRICTIVENESS = ["rss", "ror", "sitemap", "sitemapindex", "text", "csv", "jsonl"]
 
 
 def _pair_spec(first: FormatSpec, second: FormatSpec) -> FormatSpec:

@@ -330,13 +330,14 @@ def test_an_empty_child_read_is_something_read(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------------------------------- CSV is not text
+# (without a header naming loc or url: with one, it is the csv format's, tests/test_csv.py)
 
 
 @pytest.mark.parametrize(
     "csv",
     [
         b"https://a.example/x,2024-01-01\nhttps://a.example/y,2024-01-02\n",
-        b"url,lastmod\r\nhttps://a.example/x,2024-01-01T10:00:00+02:00\r\n",
+        b"date,address\r\nhttps://a.example/x,2024-01-01T10:00:00+02:00\r\n",
         b'https://a.example/x, "Title, with a comma"\n',
         b"https://a.example/x, 0.8\n",
         b"https://a.example/x,daily,https://a.example/y\n",

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeAlias, get_args
 
 from feedmap._core.dates import W3CDate
+from feedmap._core.errors import FormatError
 from feedmap._core.http_settings import HttpSettings
 from feedmap._core.limits import DEFAULT_MAX_BYTES, PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
 from feedmap._core.option_values import MAX_SIZE, check_number, parse_size, web_url_problem, xml_text_problem
@@ -38,6 +39,7 @@ __all__ = [
     "DateLike",
     "DedupeRule",
     "DirectoryLike",
+    "ExplodeList",
     "FollowPredicate",
     "Options",
     "Patterns",
@@ -45,6 +47,7 @@ __all__ = [
     "SortOrder",
     "asks_for_workers",
     "name_pattern_problem",
+    "refuse_csv_options",
     "refuse_splitting",
     "refuse_unused",
     "used_by",
@@ -67,6 +70,8 @@ FollowPredicate = Callable[[str, "W3CDate | None"], bool]
 DedupeRule = Literal["first", "last", "newest"]
 #: ``Options.sort``: the order written.
 SortOrder = Literal["loc", "lastmod", "-lastmod"]
+#: ``Options.explode``: the list column a CSV file holds one item of per row (``feedmap._table.columns.EXPLODABLE``).
+ExplodeList = Literal["images", "alternates", "keywords"]
 #: A size in bytes as given: a whole number, or its text with a binary unit (``"200M"``, ``"1.5GiB"``).
 SizeLike: TypeAlias = "int | str"
 #: A date as given: a :class:`W3CDate`, or its text (``"2024-01-01"``).
@@ -86,6 +91,7 @@ _BOOLEANS = (
     "overwrite",
     "require_lastmod",
     "gzip",
+    "excel_safe",
 )
 #: Sizes in bytes, each at most its maximum.
 _SIZES = {
@@ -194,6 +200,14 @@ class Options:
     name: str | None = None
     gzip: bool = False
     index_name: str = "sitemap_index.xml"
+    #: ``--explode``: a CSV output holds one row per item of this list column (``"images"``: ``image_loc``,
+    #: ``image_caption``, ... in its place), the other cells repeated; None: the list as JSON in one cell.  A
+    #: CSV input's layout is read from its header, whatever this says.
+    explode: ExplodeList | None = None
+    #: ``--excel-safe``: a CSV output's cells that a spreadsheet would run as a formula (first character ``=``,
+    #: ``+``, ``-``, ``@``, tab, CR or NUL) are written after a ``'``, the file starts with a UTF-8 byte order
+    #: mark; a CSV input's cells so written are read without the ``'``.
+    excel_safe: bool = False
 
     if TYPE_CHECKING:  # what the constructor takes (the dataclass makes it; the fields hold the types above)
 
@@ -235,6 +249,8 @@ class Options:
             name: str | None = ...,
             gzip: bool = ...,
             index_name: str = ...,
+            explode: ExplodeList | None = ...,
+            excel_safe: bool = ...,
         ) -> None: ...
 
     def __post_init__(self) -> None:
@@ -246,6 +262,7 @@ class Options:
         _set(self, "maps", _maps(self.maps))
         _check_choice("dedupe", self.dedupe, get_args(DedupeRule))
         _check_choice("sort", self.sort, get_args(SortOrder))
+        _check_choice("explode", self.explode, get_args(ExplodeList))
         _check_values(self)
         _check_texts(self)
         _check_split_options(self)
@@ -435,21 +452,25 @@ _WRITING = (
 )
 #: Writing into a directory: files, their names and the index.
 _SPLITTING = ("max_urls", "max_file_bytes", "name", "gzip", "index_name")
+#: How a CSV file is laid out: ``excel_safe`` is read too; ``explode`` only written (reading takes the header's).
+_CSV = ("explode", "excel_safe")
 
 #: The fields each call of the library uses (``strict`` every call uses); a call given another, with a value
 #: other than its default, raises ValueError (:func:`refuse_unused`).  ``base_url`` is the base of relative
 #: URLs when reading, and the URL the directory is served at when splitting.  Without ``enrich``, no call
 #: uses the fields of enrichment, and ``write`` and ``split`` (which read nothing else) those of fetching.
 CALL_FIELDS: dict[str, frozenset[str]] = {
-    "read": frozenset({"strict", *_READING, "jobs", "dask", "base_url", *_SELECTING, *_ENRICHING}),
+    "read": frozenset({"strict", *_READING, "jobs", "dask", "base_url", *_SELECTING, *_ENRICHING, "excel_safe"}),
     # feedmap.dask.read_bag: the workers read; what spans partitions is the writing call's (write_split)
     "read_bag": frozenset({"strict", *_READING, "base_url"}),
     "dask.entries": frozenset({"strict"}),
     # feedmap.to_dataframe reads as read() does; feedmap.dask.to_dataframe's partitions were read by read_bag
-    "to_dataframe": frozenset({"strict", *_READING, "jobs", "dask", "base_url", *_SELECTING, *_ENRICHING}),
+    "to_dataframe": frozenset(
+        {"strict", *_READING, "jobs", "dask", "base_url", *_SELECTING, *_ENRICHING, "excel_safe"}
+    ),
     "dask.to_dataframe": frozenset({"strict"}),
     "to_jsonl": frozenset({"strict"}),
-    "write": frozenset({"strict", *_SELECTING, *_ENRICHING, *_FETCHING, *_WRITING}),
+    "write": frozenset({"strict", *_SELECTING, *_ENRICHING, *_FETCHING, *_WRITING, *_CSV}),
     "split": frozenset({"strict", *_SELECTING, *_ENRICHING, *_FETCHING, *_WRITING, "base_url", *_SPLITTING}),
     "convert": frozenset(one.name for one in fields(Options)),
     "enrich": frozenset({"strict", *_ENRICHING, *_FETCHING}),
@@ -504,6 +525,21 @@ def refuse_splitting(options: Options, call: str) -> None:
             f"{call}() writes one output here, which cannot use {listed}: they are for writing into a directory "
             f"(give a directory, or split=True); leave {listed} out of these options"
         )
+
+
+def refuse_csv_options(options: Options, written: str | None, read: str | None = None) -> None:
+    """FormatError naming the CSV fields ``options`` gives when no CSV file is written (``explode``), or none is
+    read or written (``excel_safe``): ``written`` and ``read`` are the formats written and read (None: none)."""
+    if options.explode is not None and written != "csv":
+        what = f"the output is {written}" if written is not None else "nothing is written"
+        raise FormatError(
+            f"explode (--explode {options.explode}) says how a CSV file is written, and {what}: "
+            "write CSV (-t csv), or leave explode out (a CSV file read says its layout in its header)"
+        )
+    if options.excel_safe and "csv" not in (written, read):
+        done = [f"{name} {what}" for what, name in (("read", read), ("written", written)) if name]
+        here = f": here {' and '.join(done)}" if done else ""
+        raise FormatError(f"excel_safe (--excel-safe) is for a CSV file read or written{here}; leave it out")
 
 
 def used_by(options: Options, call: str) -> Options:

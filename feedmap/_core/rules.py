@@ -42,6 +42,8 @@ SPECS: Mapping[str, str] = MappingProxyType(
         "ROR": "http://rorweb.com/0.1/",
         "RFC 2822": "https://www.rfc-editor.org/rfc/rfc2822#section-3.3",
         "JSON Lines": "https://jsonlines.org/",
+        "RFC 4180": "https://www.rfc-editor.org/rfc/rfc4180",
+        "OWASP CSV Injection": "https://owasp.org/www-community/attacks/CSV_Injection",
         "Apache Parquet": "https://parquet.apache.org/docs/file-format/",
         "RFC 9309": "https://www.rfc-editor.org/rfc/rfc9309",
         "RFC 9110": "https://www.rfc-editor.org/rfc/rfc9110",
@@ -117,7 +119,8 @@ _TABLE: tuple[Rule, ...] = (
     Rule(
         "csv-input",
         E,
-        "a text sitemap that is a CSV file (a URL then fields on each line): give one URL a line",
+        "a text sitemap that is a CSV file without a header (a URL then fields on each line): give one URL a line, "
+        "or a header naming loc",
         _SITEMAPS,
     ),
     Rule("no-rules", N, "the format is read, but validate has no protocol rules for it", _OWN),
@@ -134,7 +137,7 @@ _TABLE: tuple[Rule, ...] = (
     Rule(
         "not-utf8",
         E,
-        "a text sitemap (or one of its lines) that is not UTF-8: read as Windows-1252",
+        "a text sitemap or CSV file (or one of its lines) that is not UTF-8: read as Windows-1252",
         _SITEMAPS,
         repaired=W,
     ),
@@ -471,14 +474,33 @@ _TABLE: tuple[Rule, ...] = (
     Rule(
         "invalid-value",
         W,
-        "a JSON value of the wrong type, or a string holding a lone surrogate: skipped",
+        "a JSON value (of JSON lines, or a CSV cell) of the wrong type, or a string holding a lone surrogate: skipped",
         "JSON Lines",
     ),
     Rule("unknown-key", W, "keys of a JSON lines object (or header) feedmap does not know: ignored", "JSON Lines"),
-    Rule("unknown-column", W, "columns of a Parquet file feedmap does not know: ignored", "Apache Parquet"),
+    Rule("unknown-column", W, "columns of a Parquet or CSV file feedmap does not know: ignored", "Apache Parquet"),
     Rule("parquet-invalid", E, "an input that is no readable Parquet file, or has no loc column", "Apache Parquet"),
     Rule("invalid-extra", W, "an extra field whose value cannot be written or read: dropped", "JSON Lines"),
-    Rule("line-too-long", W, "a line longer than the line cap (max_line_bytes): skipped", _OWN),
+    Rule("line-too-long", W, "a line longer than the line cap (max_line_bytes): skipped (in CSV, with its row)", _OWN),
+    Rule(
+        "csv-invalid",
+        E,
+        "a CSV file whose header names no loc (or url) column, a column twice, or an item's parts without its key",
+        "RFC 4180",
+    ),
+    Rule(
+        "csv-row",
+        W,
+        "a CSV row that is not valid CSV (a stray quote, a quote never closed) or has more cells than its header: "
+        "skipped",
+        "RFC 4180",
+    ),
+    Rule(
+        "csv-formula",
+        N,
+        "CSV cells written as they are that a spreadsheet runs as formulas (=, +, -, @ first): excel_safe writes them",
+        "OWASP CSV Injection",
+    ),
     Rule("csv-line", W, "a text sitemap line that is a URL followed by comma-separated fields: skipped", _SITEMAPS),
     # -- writing --
     Rule("url-not-encoded", W, "a URL written as read although no URI holds it as it is (keep_urls)", _IRI),

@@ -7,11 +7,12 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from feedmap._core.context import Options
 from feedmap._core.errors import Diagnostic, FormatError, Level, Reporter
 from feedmap._core.model import DocKind
+from feedmap._core.options import ExplodeList
 from feedmap.cli._common import (
     DiagnosticPrinter,
     Progress,
@@ -192,11 +193,33 @@ def add_parser(subparsers: Any) -> None:
         help="the feed's own URL, written as atom:link rel=\"self\" (into a directory, -o DIR/: each file's own "
         "URL, --base-url + its name)",
     )
+    _add_csv_options(parser)
     add_http_options(parser)
     parser.add_argument(
         "-q", "--quiet", action="store_true", help="print warnings and errors only (no notes, no progress)"
     )
     parser.set_defaults(run=run)
+
+
+def _add_csv_options(parser: argparse.ArgumentParser) -> None:
+    """``--explode LIST`` and ``--excel-safe``: how a CSV file is laid out."""
+    table = parser.add_argument_group("CSV (-t csv, or an input read as CSV)")
+    table.add_argument(
+        "--explode",
+        choices=get_args(ExplodeList),
+        metavar="LIST",
+        help="write one row per item of LIST: images (image_loc, image_caption, ... in place of the images "
+        "column), alternates (alternate_hreflang, alternate_href) or keywords (keyword), the other cells repeated; "
+        "an entry without any keeps one row (default: each list as JSON in one cell); a CSV input says its layout "
+        "in its header",
+    )
+    table.add_argument(
+        "--excel-safe",
+        action="store_true",
+        help="for spreadsheets: write a cell starting with =, +, -, @, a tab, CR or NUL (which a spreadsheet runs "
+        "as a formula) after a ', and a UTF-8 byte order mark first; a CSV input so written is read back without "
+        "the ' (a CSV file neither read nor written: refused)",
+    )
 
 
 def _regex(text: str) -> str:
@@ -352,6 +375,8 @@ def _options(args: argparse.Namespace) -> Options:
         max_file_bytes=args.max_file_bytes,
         name=args.name,
         gzip=args.gzip,
+        explode=args.explode,
+        excel_safe=args.excel_safe,
         **({"index_name": args.index_name} if args.index_name else {}),
     )
 

@@ -3,7 +3,11 @@ built-in format's content looks like.
 
 Sniffing looks at the decompressed head: XML (the root element and the namespaces declared up to it, XML
 1.0 Appendix F for encodings without a byte-order mark), JSON lines, lines of URLs (RFC 3986 schemes), or
-an HTML page (WHATWG HTML: a ``<!DOCTYPE html>`` or an ``<html>`` root).  The built-in formats' detection
+an HTML page (WHATWG HTML: a ``<!DOCTYPE html>`` or an ``<html>`` root).  Two formats say themselves what they
+claim (``accept``): Parquet by its magic number, CSV (RFC 4180) by a first line that is a header naming a ``loc``
+(or ``url``) column, its cells separated by commas or, as a European Excel writes them, semicolons
+(:func:`csv_delimiter`); lines of comma-separated values without such a header stay the text format's, which
+refuses them (``csv-input``).  The built-in formats' detection
 data lives here, beside their lazy paths, so that detecting one imports no format module.
 """
 
@@ -18,7 +22,20 @@ if TYPE_CHECKING:  # the XML machinery (lxml) is imported when an input may be X
     from feedmap._io.sources import PeekableStream
     from feedmap._xml import RootInfo
 
-__all__ = ["BUILTINS", "Accept", "Detection", "Sniffed", "head_of", "is_parquet", "looks_like_html", "sniff"]
+__all__ = [
+    "BUILTINS",
+    "CSV_DELIMITERS",
+    "Accept",
+    "Detection",
+    "Sniffed",
+    "csv_delimiter",
+    "csv_names",
+    "head_of",
+    "is_csv",
+    "is_parquet",
+    "looks_like_html",
+    "sniff",
+]
 
 #: A format's own test of the content (Pillow's ``accept(prefix)``): the head of the input (the decompressed
 #: first bytes, see :func:`head_of`) -> whether the format claims it.
@@ -74,6 +91,46 @@ def is_parquet(head: bytes) -> bool:
     return head[:4] == b"PAR1"
 
 
+#: The cell separators of a CSV file, in the order they are tried: RFC 4180's comma, then the semicolon that Excel
+#: writes where the comma is the decimal separator.
+CSV_DELIMITERS = (",", ";")
+#: The header cells that name the column of URLs (compared trimmed and in lower case).
+_LOC_NAMES = frozenset({"loc", "url"})
+
+
+def csv_names(line: str, delimiter: str) -> list[str]:
+    """The cells of one CSV line (a header), trimmed and in lower case: the column names as read."""
+    import csv  # the few formats that look at a CSV line import it
+
+    try:
+        cells = next(csv.reader([line], delimiter=delimiter), [])
+    except csv.Error:
+        return []
+    return [cell.strip().lower() for cell in cells]
+
+
+def csv_delimiter(line: str) -> str | None:
+    """The separator (:data:`CSV_DELIMITERS`) with which ``line`` is a header naming a ``loc`` or ``url`` column
+    (any case, blanks around it), or None: ``loc,lastmod`` and ``URL;Title`` are headers, a line of URLs is not."""
+    for delimiter in CSV_DELIMITERS:
+        if (delimiter in line or delimiter == ",") and _LOC_NAMES.intersection(csv_names(line, delimiter)):
+            return delimiter
+    return None
+
+
+def is_csv(head: bytes) -> bool:
+    """Whether the input starts as a CSV file with a header does: its first line that is not blank (after a UTF-8
+    byte order mark) names a ``loc`` or ``url`` column (:func:`csv_delimiter`)."""
+    for raw in head.removeprefix(b"\xef\xbb\xbf").split(b"\n", 64)[:64]:
+        if not raw.strip():
+            continue
+        lower = raw.lower()
+        if raw.lstrip().startswith((b"<", b"{")) or (b"loc" not in lower and b"url" not in lower):
+            return False  # XML, JSON, or no name of a loc column: no csv module needed to say so
+        return csv_delimiter(raw.decode("utf-8", errors="replace").strip("\r")) is not None
+    return False
+
+
 _RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 _ROR_NAMESPACES = frozenset(
     {"http://rorweb.com/0.1/", "http://www.rorweb.com/0.1/", "http://rorweb.com/0.1", "http://www.rorweb.com/0.1"}
@@ -113,6 +170,10 @@ BUILTINS: dict[str, tuple[str, Detection]] = {
     "parquet": (
         "feedmap.formats.tabular._parquet:FORMAT",
         Detection(extensions=(".parquet",), media_types=("application/vnd.apache.parquet",), accept=is_parquet),
+    ),
+    "csv": (
+        "feedmap.formats.tabular._csv:FORMAT",
+        Detection(extensions=(".csv",), media_types=("text/csv",), accept=is_csv),
     ),
     "ror": (
         "feedmap.formats.feeds._ror:FORMAT",

@@ -21,13 +21,15 @@ import functools
 import re
 import threading
 from collections.abc import Mapping
+from dataclasses import replace
 
 from lxml import etree
 
 from feedmap._core.context import Context
+from feedmap._core.model import Entry
 from feedmap._xml import SITEMAP_NAMESPACES
 
-__all__ = ["TEXT_NAME", "extra_problem", "unqualified", "valid_extras", "xml_extra"]
+__all__ = ["TEXT_NAME", "extra_problem", "readable_extras", "unqualified", "valid_extras", "xml_extra"]
 
 _LOCAL = threading.local()  # an lxml parser must not be used by two threads at once (lxml FAQ, threading)
 
@@ -144,3 +146,16 @@ def valid_extras(extras: Mapping[str, str], ctx: Context, line: int) -> dict[str
                 continue
         kept[key] = value
     return kept
+
+
+def readable_extras(entry: Entry, ctx: Context) -> Entry:
+    """The entry without the XML extras a reader of JSON values would refuse (``{}news:news``: an element whose
+    prefix was never declared), each reported (``invalid-extra``): what the writers of JSON lines and CSV write,
+    never to be lost when read."""
+    problems = {key: extra_problem(key, value) for key, value in entry.extras.items() if key.startswith("{")}
+    if not any(problems.values()):
+        return entry
+    for key, problem in problems.items():
+        if problem is not None:
+            ctx.warning("invalid-extra", f"extra {key!r} of {entry.loc} {problem}; not written")
+    return replace(entry, extras={key: value for key, value in entry.extras.items() if problems.get(key) is None})

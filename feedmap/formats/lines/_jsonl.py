@@ -41,7 +41,7 @@ from feedmap._core.model import (
 )
 from feedmap._core.urls import _PLAIN_LOC_NO_USERINFO, MAX_LOC_LENGTH, check_loc
 from feedmap._io.sources import Readable, Source
-from feedmap.formats._extras import extra_problem
+from feedmap.formats._extras import readable_extras
 from feedmap.formats._fields import _CHANGEFREQS, read_changefreq, read_lastmod, read_loc
 from feedmap.formats._output import BATCH_CHARACTERS
 from feedmap.formats._registry import FormatSpec
@@ -133,7 +133,7 @@ def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
         pending.append(dumps(_meta_to_json(doc.meta)))
     for entry in doc.entries:
         if entry.extras and any(key.startswith("{") for key in entry.extras):
-            entry = _readable_extras(entry, ctx)
+            entry = readable_extras(entry, ctx)
         try:
             line = dumps(entry_to_json(entry))
         except ValueError:  # a priority that is not a number (NaN, infinity: JSON has none)
@@ -149,18 +149,6 @@ def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
     if pending:
         sink.write(_encoded(pending, ctx))
     return count
-
-
-def _readable_extras(entry: Entry, ctx: Context) -> Entry:
-    """The entry without the XML extras this format's reader would refuse (``{}news:news``: an element whose
-    prefix was never declared), each reported (``invalid-extra``): never written to be lost when read."""
-    problems = {key: extra_problem(key, value) for key, value in entry.extras.items() if key.startswith("{")}
-    if not any(problems.values()):
-        return entry
-    for key, problem in problems.items():
-        if problem is not None:
-            ctx.warning("invalid-extra", f"extra {key!r} of {entry.loc} {problem}; not written")
-    return replace(entry, extras={key: value for key, value in entry.extras.items() if problems.get(key) is None})
 
 
 #: Line breaks other than "\n" that JSON lets stand raw inside a string (json.dumps escapes only C0

@@ -5,7 +5,8 @@ Spec: https://www.sitemaps.org/protocol.html#otherformats — UTF-8, one URL per
 URL; a line that is not an absolute URL is skipped with a warning naming its line.  Input that is not
 UTF-8 is read as Windows-1252 with a warning (never silently).  Only ``loc`` survives in this format.
 
-CSV is not a text sitemap: a line holding a URL followed by comma-separated fields
+CSV without a header is not a text sitemap (a CSV file with a header naming ``loc`` or ``url`` is the ``csv``
+format's, recognised before this one): a line holding a URL followed by comma-separated fields
 (``https://e.com/a,2024-01-01``: a date, another URL or a changefreq after a comma; a number or a quoted
 text after a comma and a blank) is not read as one URL with a comma in it.  When such a line comes
 before any URL, the input is a CSV file: reading stops with a :class:`~feedmap._core.errors.ReadError`
@@ -85,7 +86,8 @@ def _refuse_csv(text: str, tail: str, ctx: Context, line: int) -> None:
     shown = tail if len(tail) <= 40 else tail[:37] + "..."
     raise ReadError(
         f"this looks like a CSV file, not a text sitemap: the line holds {text[: len(text) - len(tail)]!r} "
-        f"then comma-separated fields {shown!r}; a text sitemap has one URL per line (keep the URL column only)",
+        f"then comma-separated fields {shown!r}; a text sitemap has one URL per line (keep the URL column only), "
+        "and a CSV file starts with a header naming its columns (loc,lastmod,...)",
         source=ctx.name,
         line=line,
         code="csv-input",
