@@ -434,9 +434,9 @@ def test_explode_from_the_command_line(capsys: pytest.CaptureFixture[str], tmp_p
 
 def test_the_options_of_csv_are_refused_where_no_csv_is(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, _, err = run(capsys, "convert", BASIC, "-t", "text", "--explode", "images")
-    assert code == 2 and "explode (--explode images) says how a CSV file is written, and the output is text" in err
+    assert code == 2 and "explode='images' says how a CSV file is written, and the output is text" in err
     code, _, err = run(capsys, "convert", BASIC, "-t", "text", "--excel-safe")
-    assert code == 2 and "excel_safe (--excel-safe) is for a CSV file read or written" in err
+    assert code == 2 and "excel_safe is for a CSV file read or written" in err
     code, _, err = run(capsys, "convert", BASIC, "-t", "csv", "--title", "News", "--schema-location")
     assert code == 2 and "a CSV file has no XML schema location and no feed channel" in err
     assert not list(tmp_path.iterdir())

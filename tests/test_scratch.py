@@ -201,7 +201,7 @@ def test_a_child_fetched_past_its_memory_copy_checks_tmpdir(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str], web: LocalSite
 ) -> None:
     """A child of a remote index is copied to a spooled file: past 10 bytes it moves to disk, in TMPDIR."""
-    monkeypatch.setattr("feedmap._web.follow._SPOOL_IN_MEMORY", 10)
+    monkeypatch.setattr("feedmap._web.follow_children._SPOOL_IN_MEMORY", 10)
     child = _sitemap(tmp_path / "child.xml", 3).read_bytes()
     web.add("/child.xml", child, content_type="application/xml")
     index = f'<sitemapindex xmlns="{SM}"><sitemap><loc>{web.url("/child.xml")}</loc></sitemap></sitemapindex>'

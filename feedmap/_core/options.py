@@ -533,13 +533,13 @@ def refuse_csv_options(options: Options, written: str | None, read: str | None =
     if options.explode is not None and written != "csv":
         what = f"the output is {written}" if written is not None else "nothing is written"
         raise FormatError(
-            f"explode (--explode {options.explode}) says how a CSV file is written, and {what}: "
-            "write CSV (-t csv), or leave explode out (a CSV file read says its layout in its header)"
+            f"explode={options.explode!r} says how a CSV file is written, and {what}: "
+            "write CSV, or leave explode out (a CSV file read says its layout in its header)"
         )
     if options.excel_safe and "csv" not in (written, read):
         done = [f"{name} {what}" for what, name in (("read", read), ("written", written)) if name]
         here = f": here {' and '.join(done)}" if done else ""
-        raise FormatError(f"excel_safe (--excel-safe) is for a CSV file read or written{here}; leave it out")
+        raise FormatError(f"excel_safe is for a CSV file read or written{here}; leave it out")
 
 
 def used_by(options: Options, call: str) -> Options:

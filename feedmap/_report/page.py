@@ -18,6 +18,7 @@ import html
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 
 from feedmap._core.errors import Diagnostic, Level
 from feedmap._report import charts
@@ -100,41 +101,8 @@ def render(data: PageData) -> str:
 # ------------------------------------------------------------------------------------------------ the frame
 
 
-_STYLE = """\
-:root{color-scheme:light dark;--fg:#1d2329;--bg:#ffffff;--muted:#5b6672;--line:#d5dbe1;--bar:#4a78b0;\
---card:#f3f6f9;--error:#b3261e;--warning:#8a5a00;--note:#3d5a80}
-@media (prefers-color-scheme:dark){:root{--fg:#e6e9ec;--bg:#14181c;--muted:#a3adb8;--line:#38414a;\
---bar:#6f9fd8;--card:#1e252c;--error:#ff8a80;--warning:#ffc46b;--note:#9dbbe0}}
-*{box-sizing:border-box}
-body{margin:0 auto;max-width:72rem;padding:1rem;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,\
-"DejaVu Sans",sans-serif;color:var(--fg);background:var(--bg)}
-h1{font-size:1.5rem;margin:.2rem 0;overflow-wrap:anywhere}
-h2{font-size:1.2rem;margin:2rem 0 .5rem;border-bottom:1px solid var(--line)}
-h3{font-size:1rem;margin:1.2rem 0 .4rem}
-header p,.intro,footer{color:var(--muted)}
-nav ul{display:flex;flex-wrap:wrap;gap:.3rem 1rem;padding:0;list-style:none}
-nav a{color:inherit}
-code,.url{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:.9em;overflow-wrap:anywhere}
-dl.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(10rem,1fr));gap:.6rem;margin:0}
-dl.cards div{background:var(--card);border-radius:.4rem;padding:.5rem .7rem}
-dl.cards dt{color:var(--muted);font-size:.85rem}dl.cards dd{margin:0;font-size:1.3rem;font-weight:600}
-.scroll{overflow-x:auto;position:relative}
-table{border-collapse:collapse;width:100%;margin:.4rem 0 1rem}
-th,td{text-align:left;padding:.25rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
-th{font-weight:600}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td.bar{width:30%;min-width:5rem}td.bar span{display:block;height:.8rem;background:var(--bar);border-radius:2px}
-.error{color:var(--error)}.warning{color:var(--warning)}.info{color:var(--note)}
-.pair{display:grid;grid-template-columns:repeat(auto-fit,minmax(20rem,1fr));gap:0 2rem}
-figure{margin:.5rem 0}figcaption{color:var(--muted);font-size:.9rem}
-svg.chart{display:block;width:100%;max-width:48rem;height:auto}
-svg.chart *{stroke-linejoin:round;stroke-linecap:butt}
-ul.examples{margin:.2rem 0;padding-left:1.1rem}
-.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
-@media (max-width:40rem){body{padding:.5rem;font-size:14px}td.bar{display:none}th,td{padding:.2rem .3rem}}
-@media print{:root{--fg:#000;--bg:#fff;--muted:#444;--card:#f3f3f3}body{max-width:none;font-size:10pt}nav{display:none}\
-section{break-inside:avoid-page}h2{break-after:avoid}.scroll{overflow:visible}td.bar span{print-color-adjust:exact;\
--webkit-print-color-adjust:exact}}
-"""
+#: The page's style sheet (page.css beside this module: CSS, kept out of the Python strings).
+_STYLE = resources.files(__package__).joinpath("page.css").read_text(encoding="utf-8")
 
 #: Nothing may be fetched: no script, no font, no image but inline, no frame, no form target.
 _POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"

@@ -23,6 +23,7 @@ ADVICE: dict[str, str] = {
     "channel-link-missing": "; give one with --link",
     "file-missing": " (--map)",
     "no-lastmod-kept": "; --require-lastmod leaves them out",
+    "csv-formula": "; --excel-safe writes them as text",
     "same-files": " (compare the directories: feedmap diff OLD_DIR/ NEW_DIR/, or give each side --old-map / --new-map)",
 }
 

@@ -146,7 +146,7 @@ def _load(url: str, ctx: Context, shared: Shared) -> _Outcome:
     try:
         path = local_path(url, options.maps, index_name="index.html", pretty=True)
     except MapEscapeError as exc:
-        return _failed("enrich-failed", f"{exc}; not enriched", "outside the --map folder")
+        return _failed("enrich-failed", f"{exc}; not enriched", "outside its mapped folder")
     except SourceError as exc:  # a NUL in the path, not a regular file
         return _failed("enrich-failed", f"{exc}; not enriched", "file unreadable")
     if path is not None:

@@ -33,18 +33,12 @@ __all__ = ["BOM", "write"]
 
 #: The UTF-8 byte order mark ``excel_safe`` writes first (and every CSV read takes off).
 BOM = b"\xef\xbb\xbf"
-#: The options no CSV file can honour, with their flags.
-_NOT_IN_CSV = {
-    "schema_location": "--schema-location",
-    "channel_title": "--title",
-    "channel_link": "--link",
-    "channel_description": "--description",
-    "self_url": "--self-url",
-}
+#: The options no CSV file can honour.
+_NOT_IN_CSV = ("schema_location", "channel_title", "channel_link", "channel_description", "self_url")
 
 
 def _refuse_unheld(options: Options) -> None:
-    given = [f"{name} ({flag})" for name, flag in _NOT_IN_CSV.items() if getattr(options, name)]
+    given = [name for name in _NOT_IN_CSV if getattr(options, name)]
     if given:
         raise FormatError(
             f"{', '.join(given)}: a CSV file has no XML schema location and no feed channel; leave them out"
@@ -133,7 +127,7 @@ class _Formulas:
             ctx.info(
                 "csv-formula",
                 f"{cells} with =, +, -, @, a tab, CR or NUL (the first: {self.first}), which a spreadsheet may run "
-                "as a formula; written as they are (excel_safe, --excel-safe, writes them as text)",
+                "as a formula; written as they are (excel_safe writes them as text)",
             )
 
 
