@@ -1,5 +1,6 @@
-"""``--cron`` on ``convert``, ``validate``, ``info`` and ``diff``: exactly one summary line on stdout, the warnings
-and errors on stderr and nothing else (no notes, no progress line), the exit code of the run without ``--cron``.
+"""``--cron`` on ``convert``, ``validate``, ``info``, ``diff`` and ``report``: exactly one summary line on stdout,
+the warnings and errors on stderr and nothing else (no notes, no progress line), the exit code of the run without
+``--cron``.
 
 What each line must say is taken from the same command run without ``--cron`` (its last line, its JSON), and what
 stderr must hold from the warnings and errors that run printed.
@@ -128,3 +129,21 @@ def test_no_progress_line_on_a_terminal(monkeypatch: pytest.MonkeyPatch, sitemap
         big.write_text("".join(f"https://e.com/{i}\n" for i in range(5000)), encoding="utf-8")
         assert main(["convert", str(big), "-t", "text", "-o", str(tmp_path / "out.txt"), *flags]) == 0
         assert ("\r" in stderr.getvalue()) is drawn, flags
+
+
+def test_report_prints_one_line_and_the_warnings_of_reading(
+    capsys: pytest.CaptureFixture[str], sitemap: Path, tmp_path: Path
+) -> None:
+    """The findings are the page's; on the terminal: reading's warnings (those convert prints) and one line."""
+    page = tmp_path / "report.html"
+    code, out, err = run(capsys, "report", sitemap, "-o", page, "--now", "2024-06-01")
+    assert code == 1 and out == ""  # written; validation found errors (a repeated URL, a priority out of range)
+    plain = err.splitlines()[-1]  # "PAGE: 2 URLs; 1 file validated: ..."
+    written = page.read_bytes()
+    _, _, converting = run(capsys, "convert", sitemap, "-o", tmp_path / "out.xml")
+    code, out, err = run(capsys, "report", sitemap, "-o", page, "--now", "2024-06-01", "--cron")
+    assert code == 1 and page.read_bytes() == written
+    assert out == f"feedmap report: wrote {plain}\n"
+    assert err.splitlines() == [line for line in _problems(converting) if "changefreq" in line or "priority" in line]
+    code, out, err = run(capsys, "report", sitemap, "-o", page, "--cron", "--quiet")
+    assert code == 2 and "--cron prints one summary line: leave out --quiet" in err

@@ -15,7 +15,15 @@ from typing import Any
 
 from feedmap._core.errors import Level
 from feedmap._core.wording import counted
-from feedmap.cli._common import add_http_options, add_reading_options, parse_date, printable, reading_options
+from feedmap.cli._common import (
+    DiagnosticPrinter,
+    add_http_options,
+    add_reading_options,
+    parse_date,
+    printable,
+    reading_options,
+)
+from feedmap.cli._cron import add_cron_option, check_cron, say
 
 __all__ = ["add_parser", "run"]
 
@@ -46,6 +54,7 @@ examples:
   feedmap report index.xml --jobs 0 --now 2024-06-01 -o report.html
                                                    children read on every core; ages counted from June 1st
   feedmap report sitemap.xml -o - | gzip > report.html.gz     to standard output (not to a terminal)
+  feedmap report index.xml -o /var/www/report.html --cron      nightly: one line, and reading's warnings
 
 The page says when it was counted (--now; default: today, midnight UTC): the same inputs and --now give the same
 bytes.
@@ -95,6 +104,7 @@ def add_parser(subparsers: Any) -> None:
         help="leave validation out: one pass, no findings and no file sizes in the page",
     )
     output.add_argument("-q", "--quiet", action="store_true", help="print nothing when the page was written")
+    add_cron_option(output, refuses=("--quiet",))
     add_http_options(parser)
     parser.set_defaults(run=run)
 
@@ -102,6 +112,8 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from feedmap._report.run import report  # the report's machinery: loaded when it runs, not for --help
 
+    check_cron(args, quiet=args.quiet)
+    printer = DiagnosticPrinter(quiet=True) if args.cron else None  # --cron: reading's warnings and errors
     summary = report(
         list(args.inputs),
         args.output,
@@ -110,8 +122,11 @@ def run(args: argparse.Namespace) -> int:
         title=args.title,
         now=args.now,
         validate=not args.no_validate,
+        on_diagnostic=printer,
     )
     unread = summary.reporter.level_counts[Level.ERROR]  # an input that is no sitemap, an index with no child read
+    if printer is not None:
+        printer.finish()
     if not args.quiet:
         where = "<stdout>" if args.output == "-" else args.output
         if args.no_validate:
@@ -120,5 +135,8 @@ def run(args: argparse.Namespace) -> int:
             found = f"{counted(summary.files, 'file')} validated: {counted(summary.errors, 'error')}, "
             found += counted(summary.warnings, "warning")
         trouble = f"; {counted(unread, 'reading error')}" if unread else ""
-        print(printable(f"{where}: {counted(summary.urls, 'URL')}; {found}{trouble}"), file=sys.stderr)
+        if args.cron:  # the one line, on stdout; the findings are the page's
+            say(args, f"wrote {where}: {counted(summary.urls, 'URL')}; {found}{trouble}")
+        else:
+            print(printable(f"{where}: {counted(summary.urls, 'URL')}; {found}{trouble}"), file=sys.stderr)
     return EXIT_OK if summary.ok and not unread else EXIT_FOUND
