@@ -23,7 +23,10 @@ from feedmap._core.follow_rules import same_site_rule
 from feedmap._web.discover import open_url
 from feedmap._web.partitions import Spill, spill_file
 
-__all__ = ["ChildCheck", "check_child"]
+__all__ = ["PAGES", "ChildCheck", "check_child"]
+
+#: The tag of a worker's value that is a batch of pages (:class:`~feedmap._validate.return_links.PageBatches`).
+PAGES = "hreflang pages"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +46,7 @@ def check_child(check: ChildCheck, spill_path: str) -> str:
     counts and the :class:`~feedmap._validate.report.FileFacts` of what it validated, or the error that stopped
     it, or that it is an index); returns the path."""
     from feedmap._validate.report import FileFacts, Report, _Run  # report imports this module
+    from feedmap._validate.return_links import PageBatches
 
     with spill_file(spill_path) as out:
         spill = Spill(out)
@@ -52,6 +56,7 @@ def check_child(check: ChildCheck, spill_path: str) -> str:
         run.now = check.now
         facts: list[FileFacts] = []
         run.on_file = facts.append
+        pages = run.pages = PageBatches(lambda batch: spill.value((PAGES, batch)))
         try:
             with contextlib.closing(run.shared):
                 opened_with = Reporter(handler=spill.diagnostic)
@@ -61,12 +66,14 @@ def check_child(check: ChildCheck, spill_path: str) -> str:
                 ) as opened:
                     nested = run.file(opened, None, check.key, check.lineage)
         except Exception as exc:  # raised, or reported as the child's, where the run replays it
+            pages.flush()
             spill.value((report.files, report.entries, tuple(facts)))
             spill.failed(exc)
         else:
             if nested is not None:
                 spill.nested()
             else:
+                pages.flush()
                 spill.value((report.files, report.entries, tuple(facts)))
                 spill.done()
     return spill_path

@@ -124,7 +124,7 @@ def _summary(total: Report) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from feedmap._validate.report import Report, validate
+    from feedmap._validate.report import Report, Validation
 
     if args.explain is not None:
         return explain(args.explain)
@@ -157,20 +157,31 @@ def run(args: argparse.Namespace) -> int:
         out = _JsonFindings()
     else:  # --cron: the findings on stderr, the one summary line on stdout
         out = _TextFindings(quiet=args.quiet or args.cron, stream=sys.stderr if args.cron else None)
-    for source in args.inputs:
+    validation = Validation(options, out.add, args.ignore)  # the hreflang return links span the inputs
+    try:
+        for source in args.inputs:
+            try:
+                report = validation.input(source, args.source_format)
+            except SourceError as exc:
+                unreadable = True
+                found = Diagnostic(Level.ERROR, "unreadable", str(exc), source)
+                out.add(found)
+                total.add(found, keep=False)
+                continue
+            finally:
+                out.end_of_input()
+            _add(total, report)
         try:
-            report = validate(source, args.source_format, options, on_diagnostic=out.add, ignore=args.ignore)
-        except SourceError as exc:
+            _add(total, validation.finish())
+        except SourceError as exc:  # the return links' scratch database could not be written
             unreadable = True
-            found = Diagnostic(Level.ERROR, "unreadable", str(exc), source)
+            found = Diagnostic(Level.ERROR, "unreadable", str(exc))
             out.add(found)
             total.add(found, keep=False)
-            continue
         finally:
             out.end_of_input()
-        total.counts.update(report.counts)
-        total.files += report.files
-        total.entries += report.entries
+    finally:
+        validation.close()
     if args.cron:
         say(args, _summary(total))
     else:
@@ -178,6 +189,12 @@ def run(args: argparse.Namespace) -> int:
     if unreadable:
         return EXIT_UNREADABLE
     return EXIT_VALID if total.ok else EXIT_INVALID
+
+
+def _add(total: Report, report: Report) -> None:
+    total.counts.update(report.counts)
+    total.files += report.files
+    total.entries += report.entries
 
 
 class _TextFindings:
