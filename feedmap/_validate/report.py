@@ -57,7 +57,7 @@ from feedmap.formats import _registry as registry
 from feedmap.formats._detection import sniff
 from feedmap.formats.feeds._channel_checks import validate_feed
 
-__all__ = ["FileFacts", "Report", "Validation", "all_rules", "validate", "validate_files"]
+__all__ = ["FileFacts", "Report", "Validation", "all_rules", "validate"]
 
 _XML_SITEMAP = frozenset({"sitemap", "sitemapindex"})
 _FEEDS = frozenset({"rss", "ror"})
@@ -108,7 +108,7 @@ class Report:
 
 @dataclass(frozen=True, slots=True)
 class FileFacts:
-    """One file :func:`validate_files` validated: its name (as findings name it), its kind (``urlset``,
+    """One file :meth:`Validation.input` validated: its name (as findings name it), its kind (``urlset``,
     ``sitemapindex``, ``text``, ``rss``, ...; empty when not recognised), its entries and the bytes read from it
     (decompressed: its size, when it was read to the end)."""
 
@@ -168,7 +168,7 @@ class _Run:
         self.robots: dict[str, frozenset[str]] = {}
         #: With ``jobs``: the workers validating children on disk ahead (:mod:`feedmap._validate.partitions`).
         self.workers: Workers | None = None
-        #: Told of each file validated, when it was (:func:`validate_files`).
+        #: Told of each file validated, when it was (:meth:`Validation.input`).
         self.on_file: Callable[[FileFacts], None] | None = None
         #: Given each page and its hreflang alternates, for the return links across files
         #: (:mod:`feedmap._validate.return_links`); the key URLs compare by (as repeated URLs are found).
@@ -488,7 +488,9 @@ class Validation:
         now: dt.datetime | None = None,
         on_file: Callable[[FileFacts], None] | None = None,
     ) -> Report:
-        """Validate one input (``now`` and ``on_file``: see :func:`validate_files`)."""
+        """Validate one input: its findings to ``on_diagnostic`` (not kept), each file validated to ``on_file`` (an
+        index's children too, also those validated by workers) once it was; a lastmod is in the future after
+        ``now`` (default: when the input's validation starts)."""
         report = Report(strict=self.options.strict)
         emit = _emitter(report, self.ignored, None, self.on_diagnostic)
         return _validated(source, format, self.options, report, emit, now, on_file, self.links)
@@ -501,29 +503,6 @@ class Validation:
 
     def close(self) -> None:
         self.links.close()
-
-
-def validate_files(
-    source: SourceLike,
-    format: str | None,
-    options: Options,
-    on_diagnostic: DiagnosticHandler,
-    *,
-    now: dt.datetime | None = None,
-    on_file: Callable[[FileFacts], None] | None = None,
-) -> Report:
-    """:func:`validate` with each finding given to ``on_diagnostic`` (not kept), the instant a lastmod is in the
-    future after (``now``; default: when the run starts), and each file validated given to ``on_file`` (an
-    index's children too, also those validated by workers), once it was.  Several inputs as one run:
-    :class:`Validation`."""
-    validation = Validation(options, on_diagnostic)
-    try:
-        report = validation.input(source, format, now=now, on_file=on_file)
-        spanning = validation.finish()
-    finally:
-        validation.close()
-    report.counts.update(spanning.counts)
-    return report
 
 
 def _emitter(
