@@ -6,9 +6,11 @@ findings of the index that names it.  A child read from disk (a ``--map`` prefix
 ahead of its turn to a worker (:class:`feedmap._web.partitions.Workers`), which validates it as the run would
 (the same URL, scope, key, lineage and clock) into a spill of its findings; at its turn the run replays them
 through its own handler (so ``ignore``, cut messages, counts and a strict reporter apply as without workers)
-and adds its file and entry counts.  A child the walk then refuses (visited already, too deep) is dropped
-unreplayed; a child that is an index is validated again by the run, which follows it.  Children fetched over
-HTTP are validated by the run itself, as without workers.
+and adds its file and entry counts, and gives the pages the worker found (each with its hreflang alternates,
+sent in batches: :class:`~feedmap._validate.return_links.PageBatches`) to the run's return links, in the order
+they were read, as the run would have found them itself.  A child the walk then refuses (visited already, too
+deep) is dropped unreplayed; a child that is an index is validated again by the run, which follows it.  Children
+fetched over HTTP are validated by the run itself, as without workers.
 """
 
 from __future__ import annotations

@@ -8,7 +8,10 @@ works without it.  Unlike :func:`feedmap.read`, nothing is repaired and reading 
 problem: each finding is a :class:`~feedmap._core.errors.Diagnostic` (level, code, message, file, line, column).
 An index's children are validated too (unless ``options.follow`` is False), each under its own name, by the
 rules of index following (:mod:`feedmap._core.follow_rules`, sitemaps.org "Sitemap file location"): never one off
-the index's site, see :class:`_Run`.
+the index's site, see :class:`_Run`.  Google's rules for hreflang alternates
+(https://developers.google.com/search/docs/specialty/international/localized-versions) are checked per page as
+each sitemap is (:mod:`feedmap._validate.hreflang`), and the return links across every file of the run once all
+are read (:mod:`feedmap._validate.return_links`: several inputs are one run with :class:`Validation`).
 """
 
 from __future__ import annotations
