@@ -52,6 +52,7 @@ SPECS: Mapping[str, str] = MappingProxyType(
         "HTML": "https://html.spec.whatwg.org/",
         "Google image sitemaps": "https://developers.google.com/search/docs/crawling-indexing/sitemaps/image-sitemaps",
         "Google localized versions": "https://developers.google.com/search/docs/specialty/international/localized-versions",
+        "BCP 47": "https://www.rfc-editor.org/rfc/rfc5646",
         "Entry points": "https://packaging.python.org/en/latest/specifications/entry-points/",
         "feedmap": "",
     }
@@ -78,6 +79,7 @@ class Rule:
 E, W, N = Level.ERROR, Level.WARNING, Level.INFO
 _SITEMAPS, _XSD, _DATETIME, _URI, _IRI = "sitemaps.org 0.9", "sitemaps.org XSD", "W3C Datetime", "RFC 3986", "RFC 3987"
 _XML, _RSS, _W3C, _ROR, _OWN = "XML 1.0", "RSS 2.0", "W3C Feed Validator", "ROR", "feedmap"
+_LOCALIZED = "Google localized versions"
 
 _TABLE: tuple[Rule, ...] = (
     # -- the input: opening, fetching, decompressing (RFC 9110, RFC 1952) --
@@ -304,6 +306,14 @@ _TABLE: tuple[Rule, ...] = (
         'an <xhtml:link> without rel="alternate", hreflang and href: no alternate',
         "Google localized versions",
     ),
+    Rule("hreflang-invalid", W, "an hreflang that is no BCP 47 language tag (en_US): Google cannot use it", "BCP 47"),
+    Rule("hreflang-language-unknown", W, "an hreflang whose language is no ISO 639-1 code (jp, eng)", _LOCALIZED),
+    Rule("hreflang-region-unknown", W, "an hreflang whose region is no ISO 3166-1 alpha-2 code (en-UK)", _LOCALIZED),
+    Rule("hreflang-duplicate", W, "one page gives one hreflang (x-default too) to two different URLs", _LOCALIZED),
+    Rule("alternate-href-invalid", W, "an alternate's href that is no absolute http(s) URL", _LOCALIZED),
+    Rule("alternate-self-missing", W, "a page with hreflang alternates that does not name itself", _LOCALIZED),
+    Rule("alternate-no-return", W, "a page named as an alternate that does not name the page back", _LOCALIZED),
+    Rule("alternate-not-checked", N, "alternates naming pages not in the input: return links unchecked", _LOCALIZED),
     Rule("urlset-empty", W, "a <urlset> without <url>: search engines accept it, the XSD does not", _XSD),
     Rule("index-empty", E, "a <sitemapindex> without <sitemap>", _XSD),
     Rule(

@@ -7,7 +7,7 @@ two passes over each input, one after the other, each streaming:
   ``jobs`` or ``dask`` as given) gives the entries the page counts (:class:`~feedmap._report.tally.Tally`: what
   each entry's ``origin`` names is its child sitemap); its diagnostics go to ``reporter`` / ``on_diagnostic``
   and to the page's "Reading notes";
-* **validation** (:func:`feedmap.validate`'s walk, :func:`feedmap._validate.report.validate_files`) gives the
+* **validation** (:func:`feedmap.validate`'s walk, :class:`feedmap._validate.report.Validation`) gives the
   findings by code with their first examples (:class:`~feedmap._report.findings.FindingsByCode`), and the
   bytes and kind of every file it read.
 
@@ -54,7 +54,7 @@ from feedmap._report import charts
 from feedmap._report.findings import FindingsByCode
 from feedmap._report.page import PageData, render
 from feedmap._report.tally import KEPT_FILES, Tally
-from feedmap._validate.report import FileFacts, validate_files
+from feedmap._validate.report import FileFacts, Validation
 
 __all__ = ["ReportSummary", "report"]
 
@@ -146,12 +146,15 @@ def report(
     tally = Tally(now=instant)
     findings = FindingsByCode()
     files = _Files()
+    validation = Validation(options, findings)  # the hreflang return links span the inputs
     try:
         for source in inputs:
             with _twice(source, options.max_bytes if validate else None) as again:
                 _count(again(), source_format, reading_options, tally, tee)
                 if validate:
-                    validate_files(again(), source_format, options, findings, now=instant, on_file=files.add)
+                    validation.input(again(), source_format, now=instant, on_file=files.add)
+        if validate:
+            validation.finish()
         names = [source_name(source) for source in inputs]
         data = PageData(
             title=title if title is not None else _title(names),
@@ -167,6 +170,7 @@ def report(
         )
         page = render(data).encode("utf-8")
     finally:
+        validation.close()
         tally.close()
     _write(page, output)
     return ReportSummary(

@@ -8,7 +8,10 @@ works without it.  Unlike :func:`feedmap.read`, nothing is repaired and reading 
 problem: each finding is a :class:`~feedmap._core.errors.Diagnostic` (level, code, message, file, line, column).
 An index's children are validated too (unless ``options.follow`` is False), each under its own name, by the
 rules of index following (:mod:`feedmap._core.follow_rules`, sitemaps.org "Sitemap file location"): never one off
-the index's site, see :class:`_Run`.
+the index's site, see :class:`_Run`.  Google's rules for hreflang alternates
+(https://developers.google.com/search/docs/specialty/international/localized-versions) are checked per page as
+each sitemap is (:mod:`feedmap._validate.hreflang`), and the return links across every file of the run once all
+are read (:mod:`feedmap._validate.return_links`: several inputs are one run with :class:`Validation`).
 """
 
 from __future__ import annotations
@@ -17,9 +20,11 @@ import contextlib
 import dataclasses
 import datetime as dt
 from collections import Counter, deque
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from feedmap._core.context import Context, Options
 from feedmap._core.errors import (
@@ -43,17 +48,19 @@ from feedmap._core.urls import is_http_url, same_site
 from feedmap._io.http import Shared
 from feedmap._io.locate import MapEscapeError, is_mapped, local_path
 from feedmap._io.sources import Source, SourceLike, is_url, open_source
-from feedmap._validate.partitions import ChildCheck, check_child
+from feedmap._validate.partitions import PAGES, ChildCheck, check_child
+from feedmap._validate.return_links import Pages, ReturnLinks
 from feedmap._validate.rules import Findings
 from feedmap._validate.sitemap import validate_sitemap
 from feedmap._validate.text import validate_text
 from feedmap._web.discover import open_url, robots_sitemaps, site_root
 from feedmap._web.partitions import WorkerDied, Workers, outcome, replay, worker_options, workers_for
+from feedmap.converters._duplicates import url_key
 from feedmap.formats import _registry as registry
 from feedmap.formats._detection import sniff
 from feedmap.formats.feeds._channel_checks import validate_feed
 
-__all__ = ["FileFacts", "Report", "all_rules", "validate", "validate_files"]
+__all__ = ["FileFacts", "Report", "Validation", "all_rules", "validate"]
 
 _XML_SITEMAP = frozenset({"sitemap", "sitemapindex"})
 _FEEDS = frozenset({"rss", "ror"})
@@ -104,7 +111,7 @@ class Report:
 
 @dataclass(frozen=True, slots=True)
 class FileFacts:
-    """One file :func:`validate_files` validated: its name (as findings name it), its kind (``urlset``,
+    """One file :meth:`Validation.input` validated: its name (as findings name it), its kind (``urlset``,
     ``sitemapindex``, ``text``, ``rss``, ...; empty when not recognised), its entries and the bytes read from it
     (decompressed: its size, when it was read to the end)."""
 
@@ -164,8 +171,12 @@ class _Run:
         self.robots: dict[str, frozenset[str]] = {}
         #: With ``jobs``: the workers validating children on disk ahead (:mod:`feedmap._validate.partitions`).
         self.workers: Workers | None = None
-        #: Told of each file validated, when it was (:func:`validate_files`).
+        #: Told of each file validated, when it was (:meth:`Validation.input`).
         self.on_file: Callable[[FileFacts], None] | None = None
+        #: Given each page and its hreflang alternates, for the return links across files
+        #: (:mod:`feedmap._validate.return_links`); the key URLs compare by (as repeated URLs are found).
+        self.pages: Pages | None = None
+        self.key = url_key(options)
 
     def walk(self, source: SourceLike, format: str | None) -> None:
         """Validate ``source`` and, when it is an index (and ``follow``), its children depth first."""
@@ -213,15 +224,15 @@ class _Run:
 
     def _replayed(self, validated: Future[str], url: str) -> bool:
         """A child's validation by a worker replayed here; False when it is an index (the walk validates it)."""
-        counts: list[tuple[int, int, tuple[FileFacts, ...]]] = []
-        replayed = replay(outcome(validated, url), self.emit, counts)
+        values = _Values(self.pages)
+        replayed = replay(outcome(validated, url), self.emit, values)
         try:
             while True:
                 next(replayed)
         except StopIteration as stop:
             nested = bool(stop.value)
         finally:
-            for files, entries, facts in counts:
+            for files, entries, facts in values.counts:
                 self.report.files += files
                 self.report.entries += entries
                 if self.on_file is not None:
@@ -341,11 +352,13 @@ class _Run:
                 now=self.now,
                 lifted=lifted,
                 follow_child=follow_child,
+                pages=self.pages,
+                key=self.key,
             )
             self.report.entries += result.entries
             return result.kind or kind, result.children if result.kind == "sitemapindex" else None
         if kind == "text":
-            self.report.entries += validate_text(opened.stream, find, base_url=base, lifted=lifted)
+            self.report.entries += validate_text(opened.stream, find, base_url=base, lifted=lifted, pages=self.pages)
             return kind, None
         if kind in _FEEDS:
             self.report.entries += validate_feed(opened.stream, opened.name, self.emit, base_url=base)  # type: ignore[arg-type]
@@ -378,6 +391,22 @@ class _Run:
         self.report.entries += sum(1 for _ in doc.entries)
 
 
+class _Values:
+    """What a worker's spill holds beside its findings: its pages, given to the run's return links, and its
+    counts (files, entries, the facts of each file)."""
+
+    def __init__(self, pages: Pages | None) -> None:
+        self.pages = pages
+        self.counts: list[tuple[int, int, tuple[FileFacts, ...]]] = []
+
+    def append(self, value: Any) -> None:
+        if isinstance(value, tuple) and len(value) == 2 and value[0] == PAGES:
+            if isinstance(self.pages, ReturnLinks):
+                self.pages.take(value[1])
+        else:
+            self.counts.append(value)
+
+
 def _format_of(opened: Source, format: str | None, reporter: Reporter) -> str:
     """The format to validate by: named, else the root element for XML, else what reading would recognise."""
     if format is not None:
@@ -389,7 +418,7 @@ def _format_of(opened: Source, format: str | None, reporter: Reporter) -> str:
 
 
 def validate(
-    source: SourceLike,
+    source: SourceLike | Sequence[SourceLike],
     format: str | None = None,
     options: Options | None = None,
     *,
@@ -399,39 +428,84 @@ def validate(
 ) -> Report:
     """Check ``source`` against every rule of its format; an index's children too.
 
-    ``format`` names the input's format (default: recognised from content).  Findings are collected in the
+    ``source`` is one input or a sequence of them, validated in turn as one run: the hreflang return links are
+    checked across every file read (an index's children, the inputs), once all are read.
+    ``format`` names the inputs' format (default: recognised from content).  Findings are collected in the
     returned :class:`Report`, or, when ``on_diagnostic`` or ``reporter`` is given, passed there as they come
     and only counted in the report (a strict reporter raises at the first warning; ``options.strict`` only
     makes warnings count against ``ok``).
     The findings of the codes in ``ignore`` are left out: neither passed on nor counted (ValueError for a
     code that is no rule's, see :func:`all_rules`).
-    Raises :class:`~feedmap.SourceError` when the input cannot be opened at all.
+    Raises :class:`~feedmap.SourceError` when an input cannot be opened at all.
     """
     unknown = sorted(set(ignore) - set(all_rules()))
     if unknown:
         raise ValueError(f"no such code: {', '.join(unknown)}{''.join(renamed_hint(code) for code in unknown)}")
+    inputs = _inputs(source)
     options = options or Options()
     refuse_unused(options, "validate")
     report = Report(strict=options.strict)
     emit = _emitter(report, frozenset(ignore), reporter, on_diagnostic)
-    return _validated(source, format, options, report, emit)
+    links = ReturnLinks(url_key(options))
+    try:
+        for one in inputs:
+            _validated(one, format, options, report, emit, links=links)
+        links.finish(emit)
+    finally:
+        links.close()
+    return report
 
 
-def validate_files(
-    source: SourceLike,
-    format: str | None,
-    options: Options,
-    on_diagnostic: DiagnosticHandler,
-    *,
-    now: dt.datetime | None = None,
-    on_file: Callable[[FileFacts], None] | None = None,
-) -> Report:
-    """:func:`validate` with each finding given to ``on_diagnostic`` (not kept), the instant a lastmod is in the
-    future after (``now``; default: when the run starts), and each file validated given to ``on_file`` (an
-    index's children too, also those validated by workers), once it was."""
-    refuse_unused(options, "validate")
-    report = Report(strict=options.strict)
-    return _validated(source, format, options, report, _emitter(report, frozenset(), None, on_diagnostic), now, on_file)
+def _inputs(sources: SourceLike | Sequence[SourceLike]) -> list[SourceLike]:
+    single = isinstance(sources, (str, Path)) or hasattr(sources, "read") or hasattr(sources, "__fspath__")
+    inputs: list[SourceLike] = [sources] if single else list(sources)  # type: ignore[list-item, arg-type]
+    if not inputs:
+        raise ValueError("nothing to validate: give at least one input")
+    return inputs
+
+
+class Validation:
+    """Inputs validated one after another as one run (``feedmap validate A B``): each input's findings and counts
+    in its own :class:`Report` (:meth:`input` raises :class:`~feedmap.SourceError` for an input that cannot be
+    opened, and the next can be given), the return links across them all checked by :meth:`finish`.
+    :meth:`close` always."""
+
+    def __init__(
+        self,
+        options: Options,
+        on_diagnostic: DiagnosticHandler,
+        ignore: Collection[str] = (),
+        links: ReturnLinks | None = None,
+    ) -> None:
+        refuse_unused(options, "validate")
+        self.options = options
+        self.on_diagnostic = on_diagnostic
+        self.ignored = frozenset(ignore)
+        self.links = links if links is not None else ReturnLinks(url_key(options))
+
+    def input(
+        self,
+        source: SourceLike,
+        format: str | None = None,
+        *,
+        now: dt.datetime | None = None,
+        on_file: Callable[[FileFacts], None] | None = None,
+    ) -> Report:
+        """Validate one input: its findings to ``on_diagnostic`` (not kept), each file validated to ``on_file`` (an
+        index's children too, also those validated by workers) once it was; a lastmod is in the future after
+        ``now`` (default: when the input's validation starts)."""
+        report = Report(strict=self.options.strict)
+        emit = _emitter(report, self.ignored, None, self.on_diagnostic)
+        return _validated(source, format, self.options, report, emit, now, on_file, self.links)
+
+    def finish(self) -> Report:
+        """The findings that span the inputs (the return links), counted in a report of their own."""
+        report = Report(strict=self.options.strict)
+        self.links.finish(_emitter(report, self.ignored, None, self.on_diagnostic))
+        return report
+
+    def close(self) -> None:
+        self.links.close()
 
 
 def _emitter(
@@ -463,11 +537,13 @@ def _validated(
     emit: Callable[[Diagnostic], None],
     now: dt.datetime | None = None,
     on_file: Callable[[FileFacts], None] | None = None,
+    links: ReturnLinks | None = None,
 ) -> Report:
     run = _Run(report, options, emit)
     if now is not None:
         run.now = now
     run.on_file = on_file
+    run.pages = links
     if asks_for_workers(options) and options.follow:
         run.workers = workers_for(options)
     with contextlib.closing(run.shared):

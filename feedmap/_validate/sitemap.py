@@ -22,6 +22,8 @@ from feedmap._core.dates import parse_lenient
 from feedmap._core.follow_rules import child_url, scope_refusal
 from feedmap._core.limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_IMAGES, PROTOCOL_MAX_URLS
 from feedmap._io.seen_keys import SeenKeys
+from feedmap._validate.hreflang import LINK_TAG, check_links, page_key
+from feedmap._validate.return_links import Pages
 from feedmap._validate.rules import Findings
 from feedmap._validate.values import (
     ScopeTally,
@@ -47,6 +49,7 @@ from feedmap._xml import (
 __all__ = ["Counted", "SitemapResult", "validate_sitemap"]
 
 _ORDER = ("loc", "lastmod", "changefreq", "priority")
+_IMAGE_TAG = f"{{{IMAGE_NS}}}image"
 _FIELDS = {
     "url": frozenset({"loc", "lastmod", "changefreq", "priority"}),
     "sitemap": frozenset({"loc", "lastmod"}),
@@ -89,9 +92,16 @@ class _Checker:
         now: dt.datetime,
         lifted: Callable[[], bool] | None,
         follow_child: FollowPredicate | None = None,
+        pages: Pages | None = None,
+        key: Callable[[str], str] = str,
     ) -> None:
         self.findings = find
         self.follow_child = follow_child
+        self.pages = pages
+        self.key = key
+        #: The hreflang links (``xhtml:link``) of the entry being checked, and what its loc's check found.
+        self.links: list[etree._Element] = []
+        self.loc_problem: tuple[str, str] | None = None
         self.find: _Find = find
         self.base_url = base_url
         self.scope = ScopeTally(base_url, lifted) if base_url is not None else None
@@ -153,7 +163,25 @@ class _Checker:
         self.result.entries += 1
         if self.result.entries == PROTOCOL_MAX_URLS + 1:
             self.find("too-many-entries", f"more than {PROTOCOL_MAX_URLS:,} <{kind}> in one file", line)
-        self.fields(kind, self.children(element, kind), line)
+        self.links = []
+        fields = self.children(element, kind)
+        self.fields(kind, fields, line)
+        if kind == "url":
+            self.page(fields.get("loc", ("", 0))[0].strip(), line)
+
+    def page(self, loc: str, line: int) -> None:
+        """The page's alternates checked (:mod:`feedmap._validate.hreflang`), the page given to ``pages``."""
+        links, self.links = self.links, []
+        if not loc:
+            return
+        if not links:
+            if self.pages is not None:
+                self.pages.page(self.findings.name, loc, None, line)
+            return
+        own = page_key(loc, self.loc_problem, self.key)
+        alternates = check_links(loc, own, line, links, self.key, self.find)
+        if self.pages is not None:
+            self.pages.page(self.findings.name, loc, own, line, alternates)
 
     def children(self, element: etree._Element, kind: str) -> dict[str, tuple[str, int]]:
         """The fields of one entry (text as written, line); unknown, repeated and misplaced ones reported."""
@@ -162,12 +190,18 @@ class _Checker:
         last = -1  # the place in _ORDER of the last field; past the end after an extension element
         misplaced = False
         for child in element:
-            if not isinstance(child.tag, str):
+            tag = child.tag
+            if tag == LINK_TAG:  # first: a page may name dozens of alternates
+                last = len(_ORDER)
+                if kind == "url":
+                    self.links.append(child)
                 continue
-            child_name = self.ours(child.tag)
+            if not isinstance(tag, str):
+                continue
+            child_name = self.ours(tag)
             if child_name is None:
                 last = len(_ORDER)
-                if child.tag == f"{{{IMAGE_NS}}}image":
+                if tag == _IMAGE_TAG:
                     images += 1
                     self.image(child, images)
             elif child_name not in _FIELDS[kind]:
@@ -222,7 +256,7 @@ class _Checker:
                 self.find(*problem, at)
 
     def loc(self, loc: str, line: int, kind: str, lastmod: str = "") -> None:
-        problem = check_url(loc)
+        problem = self.loc_problem = check_url(loc)
         if problem is not None:
             self.find(*problem, line)
         elif kind == "url" and self.scope is not None:
@@ -291,19 +325,23 @@ def validate_sitemap(
     now: dt.datetime | None = None,
     lifted: Callable[[], bool] | None = None,
     follow_child: FollowPredicate | None = None,
+    pages: Pages | None = None,
+    key: Callable[[str], str] = str,
 ) -> SitemapResult:
     """Check one ``<urlset>`` or ``<sitemapindex>`` document; findings go to ``find``.
 
     ``base_url`` is the document's URL (the scope of its URLs and children); ``lifted`` says whether the
     site's robots.txt names it (then URLs of its site outside its directory are allowed); ``follow_child``
     (``Options.follow_child``, which ``--since`` makes) leaves out the children it refuses (``child-skipped``).
+    Each page (``<url>``) is given to ``pages`` with its hreflang alternates, for the return links across files;
+    ``key`` is what URLs compare by (two spellings of one URL: one page).
     """
     peek = getattr(stream, "peek", None)
     problem = unusable_declaration(peek(1024)) if peek is not None else None
     if problem is not None:  # read as the reader reads it: as UTF-8 (a UTF-7 "+ADw-" is no "<")
         find("unknown-encoding", f"{problem}, as feedmap reads it (the protocol wants UTF-8)", 1)
     counted = Counted(stream)
-    checker = _Checker(find, base_url, now or dt.datetime.now(dt.timezone.utc), lifted, follow_child)
+    checker = _Checker(find, base_url, now or dt.datetime.now(dt.timezone.utc), lifted, follow_child, pages, key)
     context = make_iterparse(counted, "*", encoding="utf-8" if problem is not None else None)  # type: ignore[arg-type]
     root: etree._Element | None = None
     try:

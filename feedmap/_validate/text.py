@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from feedmap._core.limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
 from feedmap._io.seen_keys import SeenKeys
+from feedmap._validate.return_links import Pages
 from feedmap._validate.rules import Findings
 from feedmap._validate.values import ScopeTally, check_url
 from feedmap.formats.lines._common import bounded_lines
@@ -46,9 +47,10 @@ def validate_text(
     *,
     base_url: str | None = None,
     lifted: Callable[[], bool] | None = None,
+    pages: Pages | None = None,
 ) -> int:
-    """Check a text sitemap; returns the number of URLs.  ``base_url`` and ``lifted``: see
-    :func:`feedmap._validate.sitemap.validate_sitemap`."""
+    """Check a text sitemap; returns the number of URLs.  ``base_url``, ``lifted`` and ``pages`` (given each URL,
+    a page without alternates): see :func:`feedmap._validate.sitemap.validate_sitemap`."""
     seen = SeenKeys()
     scope = ScopeTally(base_url, lifted) if base_url is not None else None
     counted = _Counted(stream)
@@ -83,6 +85,8 @@ def validate_text(
                 find("loc-duplicate", f"{url} is also on line {first}", number)
             else:
                 seen.add(url, number)
+            if pages is not None:
+                pages.page(find.name, url, None, number)
     finally:
         seen.close()
     if scope is not None and (found := scope.finding()) is not None:

@@ -29,6 +29,7 @@ __all__ = [
     "check_url",
     "looks_like_page",
     "looks_like_sitemap",
+    "plain_url",
 ]
 
 Problem = tuple[str, str]
@@ -46,6 +47,8 @@ _PAGE_END = re.compile(r"(?:\.(?:html?|php|aspx?|jsp)|/)$", re.IGNORECASE)
 # range: check_loc looks), then only characters a URI holds (RFC 3986 §2), no
 # '%' (an escape is looked at by the long way); one regex call instead of urlsplit on the hot path.
 _PLAIN = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]{1,4})?(?:[/?#][A-Za-z0-9\-._~:/?#@!$&'()*+,;=]*)?")
+#: Whether a text is such a URL (an absolute http(s) URL that is its own escaped form, but for a second '#').
+plain_url = _PLAIN.fullmatch
 
 
 def check_url(url: str) -> Problem | None:

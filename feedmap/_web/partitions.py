@@ -56,6 +56,7 @@ __all__ = [
     "Partition",
     "Pool",
     "Spill",
+    "Values",
     "WorkerDied",
     "Workers",
     "outcome",
@@ -412,8 +413,14 @@ def _rebuilt(value: tuple[type[BaseException], tuple[object, ...], dict[str, obj
     return exc
 
 
+class Values(Protocol):
+    """Where :func:`replay` puts a spill's values: a list, or what takes them as they come."""
+
+    def append(self, value: Any, /) -> None: ...
+
+
 def replay(
-    spill: str, report: Callable[[Diagnostic], None], values: list[Any] | None = None
+    spill: str, report: Callable[[Diagnostic], None], values: Values | None = None
 ) -> Generator[Entry, None, bool]:
     """The entries of a partition's spill, each diagnostic given to ``report`` where reading made it, each
     :meth:`Spill.value` appended to ``values``; the exception that stopped reading raised at its place.  A lane's

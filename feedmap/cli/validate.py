@@ -1,10 +1,11 @@
 """``feedmap validate INPUT...``: every protocol rule each input breaks, one line per finding, then a summary.
 
 The checks are :func:`feedmap._validate.report.validate` (sitemaps.org 0.9 and its XSDs for sitemaps, indexes and
-text sitemaps; RSS 2.0 and ROR for feeds).  Findings go to stdout as ``file:line[:col]: level[code]: message``
-(or, with ``--json``, one JSON object for CI systems), then ``2 errors, 5 warnings in 3 files, 120,000
-entries``.  Exit 0 with no error (warnings allowed unless ``--strict``), 1 with an error, 2 when an input
-cannot be read at all (or a usage error).
+text sitemaps; Google's localized versions for hreflang alternates; RSS 2.0 and ROR for feeds), the inputs
+validated as one run (:class:`~feedmap._validate.report.Validation`: the hreflang return links span them).
+Findings go to stdout as ``file:line[:col]: level[code]: message`` (or, with ``--json``, one JSON object for CI
+systems), then ``2 errors, 5 warnings in 3 files, 120,000 entries``.  Exit 0 with no error (warnings allowed
+unless ``--strict``), 1 with an error, 2 when an input cannot be read at all (or a usage error).
 """
 
 from __future__ import annotations
@@ -66,7 +67,9 @@ def add_parser(subparsers: Any) -> None:
         "rules convert follows them with: a child off the index's site (another host, a redirect off it, a file: "
         "child of a remote index) is reported and never read.  "
         "The scope of URLs is checked when the sitemap's URL is known (a fetched input, --map, --base-url): the "
-        "URLs outside its directory are one note per file, none when the site's robots.txt names the sitemap.",
+        "URLs outside its directory are one note per file, none when the site's robots.txt names the sitemap.  "
+        "hreflang alternates are checked by Google's rules (values, absolute hrefs, each page naming itself), and "
+        "their return links across every file read: an index's children and all the INPUTs given together.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -124,7 +127,7 @@ def _summary(total: Report) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from feedmap._validate.report import Report, validate
+    from feedmap._validate.report import Report, Validation
 
     if args.explain is not None:
         return explain(args.explain)
@@ -157,20 +160,31 @@ def run(args: argparse.Namespace) -> int:
         out = _JsonFindings()
     else:  # --cron: the findings on stderr, the one summary line on stdout
         out = _TextFindings(quiet=args.quiet or args.cron, stream=sys.stderr if args.cron else None)
-    for source in args.inputs:
+    validation = Validation(options, out.add, args.ignore)  # the hreflang return links span the inputs
+    try:
+        for source in args.inputs:
+            try:
+                report = validation.input(source, args.source_format)
+            except SourceError as exc:
+                unreadable = True
+                found = Diagnostic(Level.ERROR, "unreadable", str(exc), source)
+                out.add(found)
+                total.add(found, keep=False)
+                continue
+            finally:
+                out.end_of_input()
+            _add(total, report)
         try:
-            report = validate(source, args.source_format, options, on_diagnostic=out.add, ignore=args.ignore)
-        except SourceError as exc:
+            _add(total, validation.finish())
+        except SourceError as exc:  # the return links' scratch database could not be written
             unreadable = True
-            found = Diagnostic(Level.ERROR, "unreadable", str(exc), source)
+            found = Diagnostic(Level.ERROR, "unreadable", str(exc))
             out.add(found)
             total.add(found, keep=False)
-            continue
         finally:
             out.end_of_input()
-        total.counts.update(report.counts)
-        total.files += report.files
-        total.entries += report.entries
+    finally:
+        validation.close()
     if args.cron:
         say(args, _summary(total))
     else:
@@ -178,6 +192,12 @@ def run(args: argparse.Namespace) -> int:
     if unreadable:
         return EXIT_UNREADABLE
     return EXIT_VALID if total.ok else EXIT_INVALID
+
+
+def _add(total: Report, report: Report) -> None:
+    total.counts.update(report.counts)
+    total.files += report.files
+    total.entries += report.entries
 
 
 class _TextFindings:
