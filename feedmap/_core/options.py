@@ -86,6 +86,7 @@ _BOOLEANS = (
     "overwrite",
     "require_lastmod",
     "gzip",
+    "rebalance",
 )
 #: Sizes in bytes, each at most its maximum.
 _SIZES = {
@@ -194,6 +195,10 @@ class Options:
     name: str | None = None
     gzip: bool = False
     index_name: str = "sitemap_index.xml"
+    #: Writing into a directory that holds a previous run of the set: False keeps each URL in the file that
+    #: held it (only the files that change are rewritten, :mod:`feedmap._publish.sticky`); True cuts the files
+    #: afresh, in input order from file 1, as a first run does (``--rebalance``).  ``sort`` always cuts afresh.
+    rebalance: bool = False
 
     if TYPE_CHECKING:  # what the constructor takes (the dataclass makes it; the fields hold the types above)
 
@@ -235,6 +240,7 @@ class Options:
             name: str | None = ...,
             gzip: bool = ...,
             index_name: str = ...,
+            rebalance: bool = ...,
         ) -> None: ...
 
     def __post_init__(self) -> None:
@@ -434,7 +440,7 @@ _WRITING = (
     "self_url",
 )
 #: Writing into a directory: files, their names and the index.
-_SPLITTING = ("max_urls", "max_file_bytes", "name", "gzip", "index_name")
+_SPLITTING = ("max_urls", "max_file_bytes", "name", "gzip", "index_name", "rebalance")
 
 #: The fields each call of the library uses (``strict`` every call uses); a call given another, with a value
 #: other than its default, raises ValueError (:func:`refuse_unused`).  ``base_url`` is the base of relative

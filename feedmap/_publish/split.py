@@ -42,7 +42,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from types import TracebackType
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, Protocol
 from urllib.parse import quote, unquote, urlsplit
 
 from lxml import etree
@@ -61,8 +61,12 @@ from feedmap._publish.lock import is_run_file
 from feedmap._publish.publish import Publisher, PublishReport
 from feedmap._publish.scope import ScopeCheck, report_outside
 from feedmap._xml import escape_attribute, make_iterparse
+from feedmap.converters._duplicates import url_key
 from feedmap.formats import _registry as registry
 from feedmap.formats._registry import FormatSpec, Rendered
+
+if TYPE_CHECKING:
+    from feedmap._publish.previous import Previous
 
 __all__ = ["SplitReading", "listed_names", "published_base", "report_left", "report_removed", "shown"]
 
@@ -394,6 +398,7 @@ class _Writer:
         self.footer = rendered.footer.encode("utf-8")
         self.room = self._room(self._header(where.name(1)))
         self.parts: list[_Part] = []
+        self.next_number = 1
         self.total = 0
         self.count = 0
         self.size = 0
@@ -401,9 +406,11 @@ class _Writer:
         self.stack = contextlib.ExitStack()
         self.out: BinaryIO | None = None
 
-    def start(self) -> None:
-        number = len(self.parts) + 1
-        if number > MAX_FILES:
+    def start(self, number: int | None = None) -> None:
+        """Open file ``number`` (by default the one after the last opened: 1 first)."""
+        number = self.next_number if number is None else number
+        self.next_number = number + 1
+        if len(self.parts) >= MAX_FILES:
             raise LimitError(
                 f"the entries need more than {MAX_FILES:,} files, and a sitemap index lists at most "
                 f"{MAX_FILES:,} (indexes are not nested): allow more entries or bytes per file, or write fewer "
@@ -424,6 +431,10 @@ class _Writer:
     def _header(self, name: str) -> bytes:
         """The header of file ``name``: the feed's self link (:data:`_SELF`) made the file's own URL."""
         return _own_self_link(self.header, name).encode("utf-8")
+
+    def room_of(self, number: int) -> int:
+        """The bytes file ``number`` has for its entries (its header names it in a feed's self link)."""
+        return self._room(self._header(self.where.name(number)))
 
     def _room(self, header: bytes) -> int:
         """The bytes a file with ``header`` has for its entries; WriteError when none."""
@@ -448,6 +459,54 @@ class _Writer:
             self.out.write("".join(self.pending).encode("utf-8"))
             self.pending.clear()
 
+    def copy(self, chunks: Iterable[bytes]) -> None:
+        """Bytes of blocks, encoded already, written into the open file as they are (not counted)."""
+        self.flush()
+        assert self.out is not None
+        for chunk in chunks:
+            self.out.write(chunk)
+
+    def put(self, loc: str, block: str, length: int, lastmod: W3CDate | None) -> None:
+        """One block of ``length`` bytes into the open file, without a cut: counted, its lastmod the file's
+        newest when newer (a block larger than a file on its own: ``entry-too-large``)."""
+        if length > self.room:
+            self.too_large(loc, length)
+        self.pending.append(block)
+        if len(self.pending) >= _BATCH:
+            self.flush()
+        self.count += 1
+        self.size += length
+        self.total += 1
+        if lastmod is not None:
+            part = self.parts[-1]
+            if part.newest is None or _newer(lastmod, part.newest):
+                part.newest = lastmod
+
+    def add_block(self, loc: str, block: str, lastmod: W3CDate | None = None) -> None:
+        """One block, as :meth:`add_all` writes it: a file cut (or the first opened) before it when it would
+        pass a limit."""
+        length = len(block) if block.isascii() else len(block.encode("utf-8"))
+        if self.out is None:
+            self.start()
+        elif self.count and (self.count >= self.where.max_urls or self.size + length > self.room):
+            self.finish()
+            self.start()
+        self.put(loc, block, length, lastmod)
+
+    def fits(self, count: int, length: int) -> bool:
+        """Whether ``count`` more entries of ``length`` bytes in all fit the open file."""
+        return self.count + count <= self.where.max_urls and self.size + length <= self.room
+
+    def add_many(self, blocks: str, count: int, length: int) -> None:
+        """The blocks of ``count`` entries without a lastmod (``length`` bytes, joined) written at once: they
+        :meth:`fits` the open file."""
+        self.pending.append(blocks)
+        if len(self.pending) >= _BATCH:
+            self.flush()
+        self.count += count
+        self.size += length
+        self.total += count
+
     def add_all(self, items: Iterable[tuple[Entry, str]], inside: ScopeCheck) -> tuple[int, str]:
         """Write every block in turn, a file cut before the block that would pass a limit; how many
         entries' URLs are not ``inside`` the files' scope, and the first of them."""
@@ -467,7 +526,7 @@ class _Writer:
                 self.start()
                 count, size, room = 0, 0, self.room
             if length > room:
-                self._too_large(loc, length)
+                self.too_large(loc, length)
             pending.append(block)
             if len(pending) >= _BATCH:
                 self.flush()
@@ -482,12 +541,13 @@ class _Writer:
         self.count, self.size, self.total = count, size, total
         return outside, first
 
-    def _too_large(self, loc: str, length: int) -> None:
+    def too_large(self, loc: str, length: int, name: str | None = None) -> None:
+        """``entry-too-large`` for a block written alone in file ``name`` (by default the open one)."""
         limit = self.where.max_bytes
         self.ctx.warning(
             "entry-too-large",
             f"{loc}: written as {length:,} bytes, more than a file of at most {limit:,} bytes holds with its "
-            f"start and end; written alone in {self.parts[-1].name}",
+            f"start and end; written alone in {name or self.parts[-1].name}",
         )
 
     def __enter__(self) -> _Writer:
@@ -517,35 +577,78 @@ def _own_self_link(header: str, name: str) -> str:
     return header[:at] + escape_attribute(quote(name, safe=_SEGMENT_SAFE)) + header[at + len(_SELF) :]
 
 
-#: How the blocks are written into the files (:meth:`_Writer.add_all`, or the text lane's): how many URLs are
+class Sink(Protocol):
+    """Where the rendered blocks go: the files in order (:class:`_Writer`), or each URL's own file
+    (:class:`feedmap._publish.sticky.Placement`); :meth:`finish` writes what is left, no file left open."""
+
+    def finish(self) -> None: ...
+
+    def add_all(self, items: Iterator[tuple[Entry, str]], inside: ScopeCheck) -> tuple[int, str]: ...
+
+    def add_block(self, loc: str, block: str, lastmod: W3CDate | None = None) -> None: ...
+
+    def fits(self, count: int, length: int) -> bool: ...
+
+    def add_many(self, blocks: str, count: int, length: int) -> None: ...
+
+
+#: How the blocks are written into the files (the sink's ``add_all``, or the text lane's): how many URLs are
 #: outside the files' scope, and the first of them.
-Fill = Callable[["_Writer", Iterator[tuple[Entry, str]], ScopeCheck], tuple[int, str]]
+Fill = Callable[[Sink, Iterator[tuple[Entry, str]], ScopeCheck], tuple[int, str]]
 
 
 def split_document(
     doc: Document, where: Layout, ctx: Context, fill: Fill | None = None, late: Context | None = None
 ) -> SplitResult:
-    """Write ``doc`` as :mod:`this module <feedmap._publish.split>` says; returns what was written.  ``fill``
-    writes the rendered blocks instead of :meth:`_Writer.add_all`; ``late``: the context of the writer's own
-    diagnostics (the renderer's and the files'), ``ctx`` by default."""
+    """Write ``doc`` as :mod:`this module <feedmap._publish.split>` says (each URL kept in its file of the
+    previous run as :mod:`feedmap._publish.sticky` says, when there is one to keep); returns what was written.
+    ``fill`` writes the rendered blocks instead of the sink's ``add_all``; ``late``: the context of the
+    writer's own diagnostics (the renderer's and the files'), ``ctx`` by default."""
     assert where.spec.renderer is not None
     late = late or ctx
-    feed_ctx = replace(late, options=replace(ctx.options, self_url=where.base_url + _SELF))  # each file's own
-    rendered = where.spec.renderer(doc, ctx=feed_ctx)
     base = published_base(where.base_url, ctx)
-    with Publisher(where.directory, lambda previous: listed_names(previous, base)) as publisher:
-        with _Writer(where, rendered, publisher, late) as writer:
-            writer.start()
-            outside, first = (fill or _Writer.add_all)(writer, iter(rendered.items), ScopeCheck(where.base_url))
-            report_outside(outside, first, where.base_url, ctx)
-            writer.finish()
-        if writer.total == 0:
-            ctx.warning("empty-document", rendered.empty)
-        _write_index(writer.parts, where, base, publisher, ctx)
-        report_left(where.directory, where.index, base, frozenset(part.name for part in writer.parts), ctx)
-        report = publisher.commit(index=where.index)
+    previous = _previous(where, base, ctx)
+    feed_ctx = replace(late, options=replace(ctx.options, self_url=where.base_url + _SELF))  # each file's own
+    with contextlib.ExitStack() as held:
+        if previous is not None:
+            held.callback(previous.close)
+        rendered = where.spec.renderer(doc, ctx=feed_ctx)
+        with Publisher(where.directory, lambda listed: listed_names(listed, base)) as publisher:
+            with _Writer(where, rendered, publisher, late) as writer:
+                sink = _sink(writer, previous, held)
+                outside, first = (fill or type(sink).add_all)(sink, iter(rendered.items), ScopeCheck(where.base_url))
+                report_outside(outside, first, where.base_url, ctx)
+                sink.finish()
+            if writer.total == 0:
+                ctx.warning("empty-document", rendered.empty)
+            _write_index(writer.parts, where, base, publisher, ctx)
+            report_left(where.directory, where.index, base, frozenset(part.name for part in writer.parts), ctx)
+            report = publisher.commit(index=where.index)
     report_removed(where.index, report.removed, report.leftovers, ctx)
     return SplitResult(writer.total, tuple(part.name for part in writer.parts), where.index, report)
+
+
+def _previous(where: Layout, base: str, ctx: Context) -> Previous | None:
+    """The previous run to keep the URLs' files of (:mod:`feedmap._publish.previous`); none when the options
+    ask for a fresh cut: ``rebalance``, or ``sort`` (an order across the files, which kept files would break)."""
+    options = ctx.options
+    if options.rebalance or options.sort is not None:
+        return None
+    from feedmap._publish.previous import read_previous  # only a run into a directory holding a set reads it
+
+    return read_previous(where, base, url_key(options), ctx)
+
+
+def _sink(writer: _Writer, previous: Previous | None, held: contextlib.ExitStack) -> Sink:
+    """Where the blocks go: ``writer``'s files in order (the first opened), or the previous run's files."""
+    if previous is None:
+        writer.start()
+        return writer
+    from feedmap._publish.sticky import Placement
+
+    placement = Placement(writer, previous, url_key(writer.ctx.options))
+    held.callback(placement.close)
+    return placement
 
 
 def _write_index(parts: list[_Part], where: Layout, base: str, publisher: Publisher, ctx: Context) -> None:

@@ -350,6 +350,7 @@ def _options(args: argparse.Namespace) -> Options:
         max_file_bytes=args.max_file_bytes,
         name=args.name,
         gzip=args.gzip,
+        rebalance=args.rebalance,
         **({"index_name": args.index_name} if args.index_name else {}),
     )
 
