@@ -24,6 +24,11 @@ replaced index named that this run does not write are removed; an error leaves t
 A name's ``#``, ``?``, ``%``, blanks and non-ASCII are percent-encoded in its URL (:func:`file_url`).
 Only each file's name and newest lastmod are kept: memory does not grow with the number of entries.
 
+That is a fresh cut: the first run into a directory, a run with ``rebalance`` (``--rebalance``) or ``sort``, and
+a run whose directory's previous run cannot be used.  When the directory holds a previous run of the set (its
+index and files, read back by :mod:`feedmap._publish.previous`), each block goes into the file its URL was in
+instead, new URLs after the last (:mod:`feedmap._publish.sticky`): only the files that change are rewritten.
+
 Beside writing, the split tells what it publishes: the URLs outside the files' scope (once per file, by the
 location rule above), and the files the index being replaced named (removed when this run does not write
 them; left, and said so, when they were named at another URL).
