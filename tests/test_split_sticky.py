@@ -255,6 +255,18 @@ def test_an_index_of_another_set_is_a_fresh_cut_said_in_a_note(tmp_path: Path) -
     assert summary.removed == ("sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml")
 
 
+@pytest.mark.parametrize(
+    "there",
+    [f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{BASE}p/1</loc></url></urlset>', "<no"],
+)
+def test_a_file_at_the_index_name_that_is_no_index_is_replaced_with_a_note(tmp_path: Path, there: str) -> None:
+    (tmp_path / INDEX).write_text(there)
+    summary, said = publish(pages(range(3)), tmp_path)
+    (note,) = [one for one in said if one.code == "cut-afresh"]
+    assert note.level == feedmap.Level.INFO and "is no sitemap index of a set" in note.message
+    assert "previous-run-unusable" not in codes(said) and summary.files == ("sitemap-1.xml",)
+
+
 def corrupt_second(folder: Path) -> None:
     path = folder / "sitemap-2.xml"
     path.write_bytes(path.read_bytes()[:-40])  # cut off: no longer well-formed
@@ -267,6 +279,11 @@ def unlist_second(folder: Path) -> None:
 def repeat_across(folder: Path) -> None:
     path = folder / "sitemap-3.xml"
     path.write_text(path.read_text().replace("</urlset>", f"<url><loc>{BASE}p/5</loc></url></urlset>"))
+
+
+def cut_index(folder: Path) -> None:
+    path = folder / INDEX
+    path.write_bytes(path.read_bytes()[:-60])
 
 
 def index_names_a_stranger(folder: Path) -> None:
@@ -282,6 +299,7 @@ def index_names_a_stranger(folder: Path) -> None:
         (unlist_second, "sitemap-2.xml, which is missing"),
         (repeat_across, f"{BASE}p/5 is in sitemap-1.xml too"),
         (index_names_a_stranger, f"{BASE}other.xml"),
+        (cut_index, "sitemap_index.xml does not read back as written (warning[xml-not-well-formed]"),
     ],
 )
 def test_a_previous_run_that_cannot_be_read_back_is_a_fresh_cut_with_a_warning(

@@ -514,7 +514,12 @@ _TABLE: tuple[Rule, ...] = (
     Rule("stale-files-left", W, "files the replaced index named at another URL: left in place", _OWN),
     Rule("stale-files-removed", N, "files the replaced index named and this run does not write: removed", _OWN),
     Rule("leftovers-removed", N, "temporary files a killed run left: removed", _OWN),
-    Rule("cut-afresh", N, "the directory's index names another set's files: none kept in place, cut afresh", _OWN),
+    Rule(
+        "cut-afresh",
+        N,
+        "the file at the index's name is no index of this set (another set's, or no index): cut afresh",
+        _OWN,
+    ),
     Rule(
         "previous-run-unusable",
         W,

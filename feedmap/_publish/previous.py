@@ -36,7 +36,8 @@ from feedmap._core.context import Context, Options
 from feedmap._core.errors import Diagnostic, FeedmapError, Level, Reporter
 from feedmap._io.seen_keys import SeenKeys
 from feedmap._io.sources import open_source
-from feedmap._publish.split import Layout, _file_name, _names_of
+from feedmap._publish.split import Layout, _names_of
+from feedmap._publish.split_notes import file_name
 from feedmap.formats import _registry as registry
 
 __all__ = ["DAMAGE", "Previous", "read_previous"]
@@ -74,9 +75,12 @@ DAMAGE = frozenset(
 class _Unusable(Exception):
     """Why the previous run is not kept (the message of its diagnostic), and at what level it is said."""
 
-    def __init__(self, message: str, level: Level = Level.WARNING, source: str = "", line: int = 0) -> None:
+    def __init__(
+        self, message: str, level: Level = Level.WARNING, source: str = "", line: int = 0, *, refused: str = ""
+    ) -> None:
         super().__init__(message)
         self.level, self.source, self.line = level, source, line
+        self.refused = refused  #: why the reader refused the file before any entry: not of the format at all
 
 
 def read_previous(where: Layout, base: str, key: Callable[[str], str], ctx: Context) -> Previous | None:
@@ -106,26 +110,38 @@ def _regular(path: str) -> bool:
 
 def _named_files(index: str, where: Layout, base: str) -> list[tuple[int, str]]:
     """The number and name of each file the index names, by number; _Unusable as the module says."""
-    names = _names_of(where.pattern)
     found: dict[int, str] = {}
     others: list[str] = []
-    with contextlib.closing(_read_locs(index, "sitemapindex")) as locs:
-        for loc in locs:
-            name = _file_name(loc[len(base) :]) if loc.startswith(base) else None
-            match = names.fullmatch(name) if name is not None else None
-            number = int(match["n"]) if match is not None else 0
-            if name is None or not number or where.name(number) != name:
-                others.append(loc)
-                continue
-            if number in found:
-                raise _Unusable(f"names {found[number]} and {name}, one number twice", source=index)
-            found[number] = name
+    try:
+        _sort_named(index, where, base, found, others)
+    except _Unusable as why:
+        if not why.refused:
+            raise
+        name = os.path.basename(index)  # the site's own file there, say: replaced as before
+        raise _Unusable(f"{name} is no sitemap index of a set ({why.refused})", Level.INFO, index) from None
     if others and not found:
         this = f"{where.name(1)}, {where.name(2)}, ... at {base}"
         raise _Unusable(f"names {others[0]}, a file of another set than this run's ({this})", Level.INFO, index)
     if others:
         raise _Unusable(f"names {others[0]} beside files of this run's set ({found[min(found)]}, ...)", source=index)
     return sorted(found.items())
+
+
+def _sort_named(index: str, where: Layout, base: str, found: dict[int, str], others: list[str]) -> None:
+    """Each file the index names into ``found`` by number (a name of this set) or ``others`` (its loc)."""
+    names = _names_of(where.pattern)
+    with contextlib.closing(_read_locs(index, "sitemapindex")) as locs:
+        for loc in locs:
+            name = file_name(loc[len(base) :]) if loc.startswith(base) else None
+            match = names.fullmatch(name) if name is not None else None
+            number = int(match["n"]) if match is not None else 0
+            if name is None or not number or where.name(number) != name:
+                others.append(loc)
+                continue
+            if number in found:
+                twice = f"{name} twice" if found[number] == name else f"{found[number]} and {name}, one number twice"
+                raise _Unusable(f"names {twice}", source=index)
+            found[number] = name
 
 
 def _places(files: list[tuple[int, str]], where: Layout, key: Callable[[str], str]) -> SeenKeys:
@@ -161,6 +177,7 @@ def _read_locs(path: str, format: str) -> Generator[str, None, None]:
     ctx = Context(reporter=reporter, options=Options(follow=False), name=path)
     spec = registry.get(format)
     assert spec.reader is not None
+    read = 0
     try:
         with (
             open_source(path, reporter=reporter, max_bytes=ctx.options.max_bytes, name=path) as source,
@@ -169,9 +186,12 @@ def _read_locs(path: str, format: str) -> Generator[str, None, None]:
             for entry in doc.entries:
                 if errors:
                     break
+                read += 1
                 yield entry.loc
     except FeedmapError as exc:
-        raise _Unusable(f"{os.path.basename(path)} cannot be read back ({exc})", source=path) from None
+        name = os.path.basename(path)
+        refused = "" if read or errors else str(exc)
+        raise _Unusable(f"{name} cannot be read back ({exc})", source=path, refused=refused) from None
     if errors:
         error = errors[0]
         said = f"{error.level}[{error.code}] {error.message}"

@@ -1,5 +1,4 @@
-"""Splitting one document into numbered files and the sitemap index that lists them, and what the split
-tells of what it publishes.
+"""Splitting one document into numbered files and the sitemap index that lists them.
 
 Spec: https://www.sitemaps.org/protocol.html.  "Using Sitemap index files": a sitemap (XML or text) holds at
 most 50,000 URLs and 52,428,800 bytes uncompressed; an index lists at most 50,000 sitemaps, each with its
@@ -29,190 +28,39 @@ a run whose directory's previous run cannot be used.  When the directory holds a
 index and files, read back by :mod:`feedmap._publish.previous`), each block goes into the file its URL was in
 instead, new URLs after the last (:mod:`feedmap._publish.sticky`): only the files that change are rewritten.
 
-Beside writing, the split tells what it publishes: the URLs outside the files' scope (once per file, by the
-location rule above), and the files the index being replaced named (removed when this run does not write
-them; left, and said so, when they were named at another URL).
+What the split tells beside writing: the URLs outside the files' scope (:mod:`feedmap._publish.scope`), the
+files of the index it replaces (:mod:`feedmap._publish.split_notes`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import gzip
-import itertools
 import os
 import re
 import unicodedata
-import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import TYPE_CHECKING, BinaryIO, Protocol
-from urllib.parse import quote, unquote, urlsplit
-
-from lxml import etree
+from urllib.parse import quote, urlsplit
 
 from feedmap._core.context import NUMBER_FIELD, Context
 from feedmap._core.dates import W3CDate
-from feedmap._core.errors import Diagnostic, FormatError, Level, LimitError, Reporter, SourceError, WriteError
+from feedmap._core.errors import FormatError, LimitError, SourceError, WriteError
 from feedmap._core.limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_SITEMAPS, PROTOCOL_MAX_URLS
 from feedmap._core.model import Document, Entry
-from feedmap._core.urls import encode_url_checked, is_uri
-from feedmap._core.wording import counted
-from feedmap._io.files import open_regular
-from feedmap._io.gzip import GZIP_MAGIC
 from feedmap._io.sinks import gzipped
 from feedmap._publish.lock import is_run_file
 from feedmap._publish.publish import Publisher, PublishReport
 from feedmap._publish.scope import ScopeCheck, report_outside
-from feedmap._xml import escape_attribute, make_iterparse
+from feedmap._publish.split_notes import listed_names, published_base, report_left, report_removed
+from feedmap._xml import escape_attribute
 from feedmap.converters._duplicates import url_key
 from feedmap.formats import _registry as registry
 from feedmap.formats._registry import FormatSpec, Rendered
 
 if TYPE_CHECKING:
     from feedmap._publish.previous import Previous
-
-__all__ = ["SplitReading", "listed_names", "published_base", "report_left", "report_removed", "shown"]
-
-
-#: What a reader says of an input holding more than one file may (sitemaps.org: 50,000 URLs per sitemap).
-_INPUT_LIMIT_CODES = frozenset({"too-many-entries"})
-
-
-class SplitReading(Reporter):
-    """The reporter of reading inputs that are split into files: a reader's warning that an input holds more
-    URLs than one sitemap may (``too-many-entries``) is a note, as the files written keep the limit (the input
-    is not published).  Every diagnostic goes on to ``target``, whose records these are."""
-
-    def __init__(self, target: Reporter) -> None:
-        super().__init__(strict=target.strict, handler=target.handler, keep=target.keep)
-        self.diagnostics, self.counts, self.level_counts = target.diagnostics, target.counts, target.level_counts
-        self._target = target
-
-    def report(self, diagnostic: Diagnostic) -> None:
-        if diagnostic.code in _INPUT_LIMIT_CODES and diagnostic.level == Level.WARNING:
-            message = f"{diagnostic.message}; written into files within the limit"
-            diagnostic = dataclasses.replace(diagnostic, level=Level.INFO, message=message)
-        self._target.report(diagnostic)
-
-
-def report_left(directory: str, index: str, base: str, written: frozenset[str], ctx: Context) -> None:
-    """Warn of the files of the directory that the index being replaced names at another URL than ``base``
-    (an earlier run's, served from another base URL) and this run does not write (``written`` are replaced,
-    not left): no run removes them, no index names them any more."""
-    found: dict[str, None] = {}  # in order, each once
-    for loc in _previous_locs(os.path.join(directory, index)):
-        name = _file_name(loc.rsplit("/", 1)[-1])
-        if loc.startswith(base) or name is None or name in written:
-            continue
-        path = os.path.join(directory, name)
-        if os.path.isfile(path) and not os.path.islink(path):
-            found[name] = None
-    left = list(found)
-    if left:
-        ctx.warning(
-            "stale-files-left",
-            f"{index}, being replaced, names {counted(len(left), 'file')} of this directory at another URL than "
-            f"{base}: {shown(left)}; left in place, no longer named by the index: remove them if they are no "
-            "longer to be served",
-        )
-
-
-def report_removed(index: str, removed: tuple[str, ...], leftovers: tuple[str, ...], ctx: Context) -> None:
-    """One note naming the files removed as stale (the first few, then a count), one counting the temporary
-    files of killed runs removed."""
-    if removed:
-        ctx.info(
-            "stale-files-removed",
-            f"removed {counted(len(removed), 'file')} that the replaced {index} named and this run does not "
-            f"write: {shown(removed)}",
-        )
-    if leftovers:
-        ctx.info("leftovers-removed", f"removed {counted(len(leftovers), 'temporary file')} left by a killed run")
-
-
-#: File names shown in a message before the rest is counted.
-_SHOWN = 5
-
-
-def shown(names: list[str] | tuple[str, ...]) -> str:
-    """The first few names, then how many more."""
-    first = ", ".join(names[:_SHOWN])
-    return first if len(names) <= _SHOWN else f"{first} and {len(names) - _SHOWN:,} more"
-
-
-def listed_names(previous: BinaryIO, base: str) -> Iterator[str]:
-    """The file names (under ``base``, no folder, percent-decoded) that the index being replaced lists: what
-    :func:`feedmap._publish.split.file_url` gave for them.  None when it is no sitemap index feedmap can read."""
-    for loc in itertools.islice(_locs(previous), _MOST_LISTED):
-        name = _file_name(loc[len(base) :]) if loc.startswith(base) else None
-        if name is not None:
-            yield name
-
-
-def _file_name(tail: str) -> str | None:
-    """The file of the directory a loc's last part names (percent-decoded), or None when it names none there:
-    empty, ``.``, ``..``, or holding a ``/`` or NUL once decoded (``..%2Fx``: a path out of the directory)."""
-    name = unquote(tail)
-    return name if name not in ("", ".", "..") and "/" not in name and "\0" not in name else None
-
-
-def _previous_locs(index: str) -> list[str]:
-    """The ``loc`` of each sitemap the index at path ``index`` lists, in its order; none when there is no
-    index or it cannot be read."""
-    file = open_regular(index)  # a link is no earlier index (nor a FIFO: no wait)
-    if file is None:
-        return []
-    try:
-        with file:
-            return list(itertools.islice(_locs(file), _MOST_LISTED))
-    except OSError:
-        return []
-
-
-#: The most sitemaps an index lists (sitemaps.org): what a longer one (not feedmap's) lists past it is not read.
-_MOST_LISTED = PROTOCOL_MAX_URLS
-_INDEX_ROOT = "{http://www.sitemaps.org/schemas/sitemap/0.9}sitemapindex"
-_LOC = "{http://www.sitemaps.org/schemas/sitemap/0.9}loc"
-
-
-def _locs(file: BinaryIO) -> Iterator[str]:
-    """The ``loc`` of each sitemap of the sitemap index ``file`` (hardened parser: no DTD, entities or
-    network); none when its root is not ``sitemapindex``, and none after the point where it is not
-    well-formed.  A gzip index (``--index-name NAME.xml.gz``, RFC 1952) is read inflated, as it is written."""
-    head = file.read(len(GZIP_MAGIC))
-    file.seek(0)
-    source: BinaryIO | gzip.GzipFile = gzip.GzipFile(fileobj=file, mode="rb") if head == GZIP_MAGIC else file
-    events = make_iterparse(source, "*", ("start", "end"))  # type: ignore[arg-type]
-    try:
-        for event, element in events:
-            if event == "start":
-                if element.getparent() is None and element.tag != _INDEX_ROOT:
-                    return
-                continue
-            if element.tag == _LOC:
-                yield (element.text or "").strip()
-            parent = element.getparent()
-            if parent is not None and parent.getparent() is None:  # a whole <sitemap>: memory stays flat
-                element.clear()
-                while element.getprevious() is not None:
-                    del parent[0]
-    except (etree.LxmlError, OSError, EOFError, zlib.error):  # not XML, or a gzip stream cut or damaged
-        return
-
-
-def published_base(given: str, ctx: Context) -> str:
-    """The base URL as the index writes it (hosts by UTS 46, the rest percent-encoded), reported once."""
-    if is_uri(given):
-        return given
-    base, problem = encode_url_checked(given)
-    if problem is not None:
-        ctx.warning("host-not-encoded", f"the base URL {given}: {problem}")
-    if base != given:
-        ctx.info("url-encoded", f"the base URL {given} written as {base}")
-    return base
-
 
 __all__ = [
     "DEFAULT_NAMES",
