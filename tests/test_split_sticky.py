@@ -319,6 +319,13 @@ def test_a_previous_run_that_cannot_be_read_back_is_a_fresh_cut_with_a_warning(
     }
 
 
+def test_what_makes_a_file_damaged_are_codes_of_reading() -> None:
+    from feedmap._core.rules import RULES  # no public name for the tables: the codes as feedmap registers them
+    from feedmap._publish.previous import DAMAGE
+
+    assert DAMAGE <= set(RULES)
+
+
 def test_strict_stops_at_an_unusable_previous_run_before_anything_changes(tmp_path: Path) -> None:
     publish(pages(range(30)), tmp_path, max_urls=10)
     corrupt_second(tmp_path)

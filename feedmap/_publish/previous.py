@@ -16,8 +16,9 @@ the base URL followed by a name of this set (the name pattern and gzip, exactly 
 an error, no URL in two of them.  Otherwise the files are cut afresh, and the reason is said:
 
 * no index there, or one that names no file: nothing to keep (said nothing);
-* an index naming only files of another set (another base URL, name pattern or gzip): ``cut-afresh``
-  (INFO), the files it named being replaced as every run replaces them;
+* a file at the index's name that is no sitemap index at all (the reader refuses it before any entry: the
+  site's own file, say), or an index naming only files of another set (another base URL, name pattern, gzip
+  or format): ``cut-afresh`` (INFO), the file replaced as every run replaces it;
 * an index that cannot be read, or names files of this set beside others, or a number twice; a file named
   that is missing, not a regular file, not read without an error, or damaged (:data:`DAMAGE`: the reader
   reads on past what it says, but the file is not as it was written); a URL in two files:

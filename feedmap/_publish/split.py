@@ -65,7 +65,9 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_NAMES",
     "MAX_FILES",
+    "Fill",
     "Layout",
+    "Sink",
     "SplitResult",
     "check_directory",
     "file_url",
