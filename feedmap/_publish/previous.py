@@ -5,9 +5,11 @@ Spec: https://www.sitemaps.org/protocol.html ("Using Sitemap index files": an in
 index at the set's index name in the directory and the files it names; nothing else is read (no state file:
 the files are the record, whichever feedmap, or tool, wrote them, and a hand edit of them is what the next
 run keeps).  :func:`read_previous` reads the index with feedmap's ``sitemapindex`` reader, then each file it
-names with the reader of the format being written (gzip by its content, as every input), and keeps, for each
-URL, the number of the file holding it: in a :class:`~feedmap._io.seen_keys.SeenKeys` (a dict, then a compact
-table, then SQLite on disk), so memory does not grow with the URLs.  A URL is keyed as the merge of repeated
+names with the reader of the format being written (gzip by its content, as every input), and keeps each URL
+once, in the files' order (file by file): in a :class:`~feedmap._publish.spools.RecordSpool` (memory, then a
+temporary file), with its place in that order in a :class:`~feedmap._io.seen_keys.SeenKeys` (a dict, then a
+compact table, then SQLite on disk), so memory does not grow with the URLs; the place of each file's first URL
+says which file holds a place.  A URL is keyed as the merge of repeated
 URLs keys it (:func:`feedmap.converters._duplicates.url_key`: the URL an XML output writes for it).
 
 The previous run is used when the index is a sitemap index read without an error, each ``loc`` it lists is
@@ -27,6 +29,7 @@ an error, no URL in two of them.  Otherwise the files are cut afresh, and the re
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import os
 import stat
@@ -39,6 +42,7 @@ from feedmap._io.seen_keys import SeenKeys
 from feedmap._io.sources import open_source
 from feedmap._publish.split import Layout, _names_of
 from feedmap._publish.split_notes import file_name
+from feedmap._publish.spools import RecordSpool
 from feedmap.formats import _registry as registry
 
 __all__ = ["DAMAGE", "Previous", "read_previous"]
@@ -46,13 +50,21 @@ __all__ = ["DAMAGE", "Previous", "read_previous"]
 
 @dataclass
 class Previous:
-    """The files of the previous run by number (ascending), and the number of the file holding each URL's key."""
+    """The previous run: its files by number (ascending), each URL's key once in the files' order (file by file,
+    each in its order), the place of each key in that order, and the place of each file's first key."""
 
     numbers: list[int]
+    keys: RecordSpool = field(repr=False)
     places: SeenKeys = field(repr=False)
+    starts: list[int] = field(repr=False)
+
+    def number_at(self, place: int) -> int:
+        """The number of the file holding the key at ``place``."""
+        return self.numbers[bisect.bisect_right(self.starts, place) - 1]
 
     def close(self) -> None:
         self.places.close()
+        self.keys.close()
 
 
 #: What a reader says of a file whose bytes are damaged (cut off, not well-formed, bad gzip or UTF-8, past a
@@ -94,7 +106,7 @@ def read_previous(where: Layout, base: str, key: Callable[[str], str], ctx: Cont
         files = _named_files(index, where, base)
         if not files:
             return None
-        return Previous([number for number, _ in files], _places(files, where, key))
+        return _places(files, where, key)
     except _Unusable as why:
         fresh = "the files are cut afresh"
         code = "previous-run-unusable" if why.level == Level.WARNING else "cut-afresh"
@@ -145,24 +157,36 @@ def _sort_named(index: str, where: Layout, base: str, found: dict[int, str], oth
             found[number] = name
 
 
-def _places(files: list[tuple[int, str]], where: Layout, key: Callable[[str], str]) -> SeenKeys:
-    """The number of the file holding each URL's key; _Unusable for a file that cannot be read or a URL in two."""
-    places = SeenKeys()
+def _places(files: list[tuple[int, str]], where: Layout, key: Callable[[str], str]) -> Previous:
+    """The keys of the files' URLs, in order, and the place of each; _Unusable for a file that cannot be read
+    or a URL in two."""
+    previous = Previous([number for number, _ in files], RecordSpool(), SeenKeys(), [])
     try:
         for number, name in files:
             path = os.path.join(where.directory, name)
             if not _regular(path):
                 what = "missing" if not os.path.lexists(path) else "not a regular file"
                 raise _Unusable(f"names {name}, which is {what}", source=os.path.join(where.directory, where.index))
-            with contextlib.closing(_read_locs(path, where.spec.name)) as locs:
-                for loc in locs:
-                    url = key(loc)
-                    if not places.add_new(url, number) and places.get(url) != number:
-                        raise _Unusable(f"{url} is in {where.name(places.get(url) or 0)} too", source=path)
+            previous.starts.append(previous.keys.count)
+            _read_file(path, number, where, key, previous)
     except BaseException:
-        places.close()
+        previous.close()
         raise
-    return places
+    return previous
+
+
+def _read_file(path: str, number: int, where: Layout, key: Callable[[str], str], previous: Previous) -> None:
+    """The keys of file ``number``'s URLs after those of the files before it (a key it repeats once)."""
+    keys, places = previous.keys, previous.places
+    with contextlib.closing(_read_locs(path, where.spec.name)) as locs:
+        for loc in locs:
+            url = key(loc)
+            if places.add_new(url, keys.count):
+                keys.add(url, len(url))
+                continue
+            other = previous.number_at(places.get(url) or 0)
+            if other != number:
+                raise _Unusable(f"{url} is in {where.name(other)} too", source=path)
 
 
 def _read_locs(path: str, format: str) -> Generator[str, None, None]:

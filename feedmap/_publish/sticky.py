@@ -27,6 +27,9 @@ their order, bytes or other fields): the same input into the same directory give
 given the input of the run before writes nothing.  One URL removed and ten added rewrite the file that held it,
 the last file (and a new one when it fills), and the index.
 
+Finding the file of each URL: the input mostly follows the order of the previous run's files, so each URL is
+first compared with the one after the last found (:meth:`Placement._number`); only the others are looked up in
+the previous run's table (a dict, a compact table, then SQLite: :mod:`feedmap._io.seen_keys`).
 Memory stays flat: the blocks of the files that are not the last are held per file in a
 :class:`~feedmap._publish.spools.BlockSpool` (memory, then one temporary file) and copied into their files at the
 end, the last file's entries and the new ones in a :class:`~feedmap._publish.spools.RecordSpool`, read twice at
@@ -46,6 +49,9 @@ from feedmap._publish.split import _newer, _Writer
 from feedmap._publish.spools import BlockSpool, RecordSpool
 
 __all__ = ["Placement"]
+
+#: How many places ahead a key found out of order may be for the key expected next to move past it.
+_RESYNC = 64
 
 #: A record of the last file and the new entries: whether it is the last file's own, its loc, lastmod (text)
 #: and block.
@@ -68,7 +74,11 @@ class Placement:
 
     def __init__(self, writer: _Writer, previous: Previous, key: Callable[[str], str]) -> None:
         self._writer = writer
+        self._previous = previous
         self._places = previous.places
+        self._order = iter(previous.keys)
+        self._expected: str | None = next(self._order, None)  # the key after the last one found, in the files' order
+        self._at = 0  # its place
         self._key = key
         self._last = previous.numbers[-1]
         self._kept = {number: _Kept(writer.room_of(number)) for number in previous.numbers}
@@ -95,7 +105,7 @@ class Placement:
         """One block, into the file its URL was in when it fits there, else with the new ones."""
         length = len(block) if block.isascii() else len(block.encode("utf-8"))
         self._total += 1
-        number = self._places.get(self._key(loc))
+        number = self._number(self._key(loc))
         kept = self._kept.get(number) if number is not None else None
         when = lastmod.text if lastmod is not None else None
         if kept is not None and (not kept.count or (kept.count < self._max_urls and kept.size + length <= kept.room)):
@@ -112,6 +122,24 @@ class Placement:
             self._blocks.add(number, block, length)
             return
         self._tail.add((False, loc, when, block), length)
+
+    def _number(self, key: str) -> int | None:
+        """The number of the file holding ``key`` in the previous run, or None.  The input mostly follows the
+        files' order: the key expected next is compared first; any other is looked up, and the one expected moves
+        past it when it is a few places ahead (the keys between were removed, or come later in the input)."""
+        if key == self._expected:
+            place = self._at
+            self._expected = next(self._order, None)
+            self._at += 1
+            return self._previous.number_at(place)
+        found = self._places.get(key)
+        if found is None:
+            return None
+        if 0 < found - self._at < _RESYNC:
+            for _ in range(found + 1 - self._at):
+                self._expected = next(self._order, None)
+            self._at = found + 1
+        return self._previous.number_at(found)
 
     def fits(self, count: int, length: int) -> bool:
         """Blocks are placed one by one: never written at once."""
