@@ -414,7 +414,7 @@ def test_spilled_placement_gives_the_same_files(tmp_path: Path, monkeypatch: pyt
     """Past the memory budgets (the URL map in the table and SQLite, the blocks in a temporary file), the
     same bytes."""
     from feedmap._io import seen_keys
-    from feedmap._publish import spools
+    from feedmap._publish import previous, spools
 
     edited = [page(n, day=n % 27 + 1) for n in [*range(300, 320), *range(0, 200, 3), *range(201, 260)]]
     for how in ("memory", "disk"):
@@ -422,6 +422,7 @@ def test_spilled_placement_gives_the_same_files(tmp_path: Path, monkeypatch: pyt
         publish([page(n, day=1) for n in range(260)], folder, max_urls=25)
         if how == "disk":
             monkeypatch.setattr(seen_keys, "IN_MEMORY", 10)
+            monkeypatch.setattr(previous, "_IN_DICT", 10)
             monkeypatch.setattr(seen_keys, "TABLE_BYTES", 0)
             monkeypatch.setattr(spools, "BUDGET", 300)
         publish(edited, folder, max_urls=25)

@@ -21,7 +21,7 @@ from feedmap._io.scratch import scratch_error, scratch_file
 __all__ = ["BUDGET", "BlockSpool", "RecordSpool"]
 
 #: Bytes of blocks held in memory by a spool before they go to its temporary file.
-BUDGET = 4 << 20
+BUDGET = 1 << 20
 #: Bytes read back from the temporary file at a time.
 _READ = 1 << 20
 _WHAT = "file for the blocks of a split"
