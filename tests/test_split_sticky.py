@@ -383,13 +383,15 @@ def test_gzip_sitemaps_keep_their_urls_and_unchanged_ones_their_bytes(tmp_path: 
     assert summary.written == ("sitemap-2.xml.gz",) and len(summary.unchanged) == 3
 
 
-def test_feed_files_keep_their_items_and_their_own_self_links(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("format", "named"), [("rss", "feed"), ("ror", "ror")])
+def test_feed_files_keep_their_items_and_their_own_self_links(tmp_path: Path, format: str, named: str) -> None:
     items = [dataclasses.replace(entry, title=f"Page {n}") for n, entry in enumerate(pages(range(12)))]
-    publish(items, tmp_path, "rss", max_urls=5)
+    publish(items, tmp_path, format, max_urls=5)
     before = state(tmp_path)
-    publish([*items[:6], *items[7:]], tmp_path, "rss", max_urls=5)
-    assert rewritten(before, state(tmp_path)) == {"feed-2.xml"}
-    assert b'href="https://example.com/maps/feed-2.xml"' in (tmp_path / "feed-2.xml").read_bytes()
+    publish([*items[:6], *items[7:], page(50)], tmp_path, format, max_urls=5)
+    assert rewritten(before, state(tmp_path)) == {f"{named}-2.xml", f"{named}-3.xml"}
+    assert f'href="{BASE}{named}-2.xml"'.encode() in (tmp_path / f"{named}-2.xml").read_bytes()
+    assert [numbers(locs) for locs in held(tmp_path, format).values()] == [[0, 1, 2, 3, 4], [5, 7, 8, 9], [10, 11, 50]]
 
 
 def test_a_text_sitemap_input_is_placed_the_same_by_its_fast_lane_and_by_the_steps(
