@@ -470,7 +470,7 @@ def url(number: int) -> str:
     return f"{BASE}{'x' * (number % 7)}/{number}"  # of different lengths: files cut by bytes too
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     edits(),
     st.integers(min_value=1, max_value=5),
