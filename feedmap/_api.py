@@ -494,7 +494,7 @@ def convert(
         cleanup.enter_context(spaced_collections())
         reading = ctx.reporter
         if directory is not None:
-            from feedmap._publish.split import SplitReading
+            from feedmap._publish.split_notes import SplitReading
 
             reading = SplitReading(ctx.reporter)
         doc = source_doc = _concatenated(inputs, source_format, ctx, reading, shared)

@@ -322,10 +322,14 @@ def write_split(
     reporter: Reporter | None = None,
 ) -> SplitSummary:
     """Write ``bag`` into ``directory`` as :func:`feedmap.split` writes a document: the same files, names, cuts
-    (50,000 URLs, 52,428,800 bytes), index at ``base_url`` and no-churn publishing, byte for byte, ``options``
-    honoured as there (the selection, ``dedupe``, ``sort`` and ``limit`` included).  The workers read; the
-    client writes, the entries streamed to it in partition order.  An error leaves the directory as it was."""
+    (50,000 URLs, 52,428,800 bytes), index at ``base_url`` and no-churn publishing (each URL kept in its file
+    of the directory's previous run unless ``options.rebalance``), byte for byte, ``options`` honoured as there
+    (the selection, ``dedupe``, ``sort`` and ``limit`` included; a bag sorted by :func:`sort_entries` is cut
+    afresh, as ``sort`` cuts).  The workers read; the client writes, the entries streamed to it in partition
+    order.  An error leaves the directory as it was."""
     options = replace(options or Options(), base_url=base_url)
+    if bag_channel.channel_of(bag).sorted:  # sorted on the workers: cut afresh, as split() does with sort
+        options = replace(options, rebalance=True)
     chosen = reporter_for(options, reporter, on_diagnostic)  # split() refuses the options it cannot use
     first: list[Read] = []
     stream = bag_channel.streamed(bag, chosen, first)

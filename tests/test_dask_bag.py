@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -49,14 +50,22 @@ def _said(diagnostics: list[Diagnostic]) -> Counter[str]:
 
 
 def _both(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, site: Path, options: Options, format: str = "sitemap"
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    site: Path,
+    options: Options,
+    format: str = "sitemap",
+    previous: Path | None = None,
 ) -> tuple[tuple[dict[str, bytes], list[Diagnostic]], tuple[dict[str, bytes], list[Diagnostic]]]:
-    """The directory ``convert`` writes and the one ``write_split`` writes, and the diagnostics of each."""
+    """The directory ``convert`` writes and the one ``write_split`` writes (each into a copy of ``previous``, a
+    run's directory, when given), and the diagnostics of each."""
     maps = ((SITE, site),)
     outcomes = []
     for how in ("one", "bag"):
         folder = tmp_path / how
-        folder.mkdir()
+        folder.mkdir(parents=True)
+        if previous is not None:
+            shutil.copytree(previous, folder / "out")
         monkeypatch.chdir(folder)
         said: list[Diagnostic] = []
         if how == "one":
@@ -94,6 +103,33 @@ def test_the_steps_spanning_partitions_run_as_in_one_run(
     (one, one_said), (bag, bag_said) = _both(monkeypatch, tmp_path, site, options)
     assert len(one) == 6 and bag == one  # 450 URLs in 100s: five files and the index
     assert _said(bag_said) == _said(one_said)
+
+
+def test_a_bag_written_over_a_previous_run_keeps_each_url_in_its_file_as_one_run_does(
+    client: distributed.Client, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, site: Path
+) -> None:
+    """Issue 21: into a directory holding a run, each URL stays in its file (the previous run read back by the
+    client), as feedmap.convert keeps it; a bag sorted by sort_entries is cut afresh, as sort cuts."""
+    options = Options(max_urls=100)
+    (first, _), _ = _both(monkeypatch, tmp_path / "first", site, options)
+    previous = tmp_path / "first" / "one" / "out"
+    child = site / "c1.xml"
+    child.write_text(child.read_text().replace(f"<url><loc>{SITE}page-405.html</loc>", "<url><loc>gone.html</loc>"))
+    added = "".join(f"<url><loc>{SITE}new-{n}.html</loc></url>\n" for n in range(10))
+    child = site / "c0.xml"
+    child.write_text(child.read_text().replace("</urlset>", added + "</urlset>"))
+    (one, one_said), (bag, bag_said) = _both(monkeypatch, tmp_path / "night", site, options, previous=previous)
+    assert bag == one and _said(bag_said) == _said(one_said)
+    changed = {name for name, body in one.items() if first.get(name) != body}
+    assert 1 <= len(changed - {"sitemap_index.xml"}) <= 2 < len(one)  # the file of page-405 and the last
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(previous, tmp_path / "sorted-one")
+    shutil.copytree(previous, tmp_path / "sorted-bag")
+    by_loc = Options(sort="loc", max_urls=100)
+    feedmap.convert(str(site / "index.xml"), "sorted-one/", "sitemap", replace_maps(by_loc, ((SITE, site),)))
+    read = feedmap.dask.read_bag(str(site / "index.xml"), options=Options(maps=((SITE, site),)))
+    feedmap.dask.write_split(feedmap.dask.sort_entries(read, Options(sort="loc")), "sorted-bag/", SITE, options=options)
+    assert files_in(tmp_path / "sorted-bag") == files_in(tmp_path / "sorted-one")
 
 
 def test_each_partitions_diagnostics_come_in_partition_order(client: distributed.Client, site: Path) -> None:

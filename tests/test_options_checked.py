@@ -384,6 +384,7 @@ EVERY_FIELD = {
     "index_name": '"index.xml"',
     "explode": '"images"',
     "excel_safe": "True",
+    "rebalance": "True",
 }
 
 
@@ -416,7 +417,15 @@ def test_the_api_types_let_such_examples_pass_mypy_strict(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize(
-    "given", [{"max_urls": 1}, {"gzip": True}, {"max_file_bytes": 10}, {"name": "x-{n}.xml"}, {"index_name": "i.xml"}]
+    "given",
+    [
+        {"max_urls": 1},
+        {"gzip": True},
+        {"max_file_bytes": 10},
+        {"name": "x-{n}.xml"},
+        {"index_name": "i.xml"},
+        {"rebalance": True},
+    ],
 )
 def test_convert_to_one_output_refuses_the_options_of_splitting(given: dict[str, object], tmp_path: Path) -> None:
     """``convert`` to a file (or a stream) cannot use the options of writing into a directory: refused by name,

@@ -742,7 +742,9 @@ def entries():
     Path(sys.argv[2]).write_text("staging")
     time.sleep(120)
 
-feedmap.split(entries(), sys.argv[1], "sitemap", feedmap.Options(base_url="https://example.com/maps/", max_urls=10))
+# rebalance: files cut in order are staged as the entries come (a run keeping each URL's file stages at the end)
+options = feedmap.Options(base_url="https://example.com/maps/", max_urls=10, rebalance=True)
+feedmap.split(entries(), sys.argv[1], "sitemap", options)
 """
 
 

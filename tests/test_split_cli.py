@@ -259,7 +259,7 @@ def test_files_feedmap_did_not_write_are_never_removed(
     for args in (
         [],
         ["--name", "{n}.xml", "--index-name", "numbers.xml", "--max-urls", "5"],
-        ["--name", "{n}.xml", "--index-name", "numbers.xml", "--max-urls", "9"],
+        ["--name", "{n}.xml", "--index-name", "numbers.xml", "--max-urls", "9", "--rebalance"],  # 3 files, not 5
         ["--gzip", "--index-name", "zipped.xml", "--max-urls", "5"],
         ["--max-urls", "5"],
     ):

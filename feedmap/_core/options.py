@@ -92,6 +92,7 @@ _BOOLEANS = (
     "require_lastmod",
     "gzip",
     "excel_safe",
+    "rebalance",
 )
 #: Sizes in bytes, each at most its maximum.
 _SIZES = {
@@ -208,6 +209,10 @@ class Options:
     #: ``+``, ``-``, ``@``, tab, CR or NUL) are written after a ``'``, the file starts with a UTF-8 byte order
     #: mark; a CSV input's cells so written are read without the ``'``.
     excel_safe: bool = False
+    #: Writing into a directory that holds a previous run of the set: False keeps each URL in the file that
+    #: held it (only the files that change are rewritten, :mod:`feedmap._publish.sticky`); True cuts the files
+    #: afresh, in input order from file 1, as a first run does (``--rebalance``).  ``sort`` always cuts afresh.
+    rebalance: bool = False
 
     if TYPE_CHECKING:  # what the constructor takes (the dataclass makes it; the fields hold the types above)
 
@@ -251,6 +256,7 @@ class Options:
             index_name: str = ...,
             explode: ExplodeList | None = ...,
             excel_safe: bool = ...,
+            rebalance: bool = ...,
         ) -> None: ...
 
     def __post_init__(self) -> None:
@@ -451,7 +457,7 @@ _WRITING = (
     "self_url",
 )
 #: Writing into a directory: files, their names and the index.
-_SPLITTING = ("max_urls", "max_file_bytes", "name", "gzip", "index_name")
+_SPLITTING = ("max_urls", "max_file_bytes", "name", "gzip", "index_name", "rebalance")
 #: How a CSV file is laid out: ``excel_safe`` is read too; ``explode`` only written (reading takes the header's).
 _CSV = ("explode", "excel_safe")
 

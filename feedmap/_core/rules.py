@@ -552,6 +552,18 @@ _TABLE: tuple[Rule, ...] = (
     Rule("stale-files-left", W, "files the replaced index named at another URL: left in place", _OWN),
     Rule("stale-files-removed", N, "files the replaced index named and this run does not write: removed", _OWN),
     Rule("leftovers-removed", N, "temporary files a killed run left: removed", _OWN),
+    Rule(
+        "cut-afresh",
+        N,
+        "the file at the index's name is no index of this set (another set's, or no index): cut afresh",
+        _OWN,
+    ),
+    Rule(
+        "previous-run-unusable",
+        W,
+        "the directory's previous run cannot be read back (a file missing, broken or edited): cut afresh",
+        _OWN,
+    ),
     # -- diff --
     Rule("same-files", E, "diff was given the same file (or directory) as both sides", _OWN),
     Rule("input-incomplete", E, "a diff side not read completely: the URLs it lost are not compared as removed", _OWN),

@@ -1,5 +1,4 @@
-"""Splitting one document into numbered files and the sitemap index that lists them, and what the split
-tells of what it publishes.
+"""Splitting one document into numbered files and the sitemap index that lists them.
 
 Spec: https://www.sitemaps.org/protocol.html.  "Using Sitemap index files": a sitemap (XML or text) holds at
 most 50,000 URLs and 52,428,800 bytes uncompressed; an index lists at most 50,000 sitemaps, each with its
@@ -24,191 +23,51 @@ replaced index named that this run does not write are removed; an error leaves t
 A name's ``#``, ``?``, ``%``, blanks and non-ASCII are percent-encoded in its URL (:func:`file_url`).
 Only each file's name and newest lastmod are kept: memory does not grow with the number of entries.
 
-Beside writing, the split tells what it publishes: the URLs outside the files' scope (once per file, by the
-location rule above), and the files the index being replaced named (removed when this run does not write
-them; left, and said so, when they were named at another URL).
+That is a fresh cut: the first run into a directory, a run with ``rebalance`` (``--rebalance``) or ``sort``, and
+a run whose directory's previous run cannot be used.  When the directory holds a previous run of the set (its
+index and files, read back by :mod:`feedmap._publish.previous`), each block goes into the file its URL was in
+instead, new URLs after the last (:mod:`feedmap._publish.sticky`): only the files that change are rewritten.
+
+What the split tells beside writing: the URLs outside the files' scope (:mod:`feedmap._publish.scope`), the
+files of the index it replaces (:mod:`feedmap._publish.split_notes`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import gzip
-import itertools
 import os
 import re
 import unicodedata
-import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from types import TracebackType
-from typing import BinaryIO
-from urllib.parse import quote, unquote, urlsplit
-
-from lxml import etree
+from typing import TYPE_CHECKING, BinaryIO, Protocol
+from urllib.parse import quote, urlsplit
 
 from feedmap._core.context import NUMBER_FIELD, Context
 from feedmap._core.dates import W3CDate
-from feedmap._core.errors import Diagnostic, FormatError, Level, LimitError, Reporter, SourceError, WriteError
+from feedmap._core.errors import FormatError, LimitError, SourceError, WriteError
 from feedmap._core.limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_SITEMAPS, PROTOCOL_MAX_URLS
 from feedmap._core.model import Document, Entry
-from feedmap._core.urls import encode_url_checked, is_uri
-from feedmap._core.wording import counted
-from feedmap._io.files import open_regular
-from feedmap._io.gzip import GZIP_MAGIC
 from feedmap._io.sinks import gzipped
 from feedmap._publish.lock import is_run_file
 from feedmap._publish.publish import Publisher, PublishReport
 from feedmap._publish.scope import ScopeCheck, report_outside
-from feedmap._xml import escape_attribute, make_iterparse
+from feedmap._publish.split_notes import listed_names, published_base, report_left, report_removed
+from feedmap._xml import escape_attribute
+from feedmap.converters._duplicates import url_key
 from feedmap.formats import _registry as registry
 from feedmap.formats._registry import FormatSpec, Rendered
 
-__all__ = ["SplitReading", "listed_names", "published_base", "report_left", "report_removed", "shown"]
-
-
-#: What a reader says of an input holding more than one file may (sitemaps.org: 50,000 URLs per sitemap).
-_INPUT_LIMIT_CODES = frozenset({"too-many-entries"})
-
-
-class SplitReading(Reporter):
-    """The reporter of reading inputs that are split into files: a reader's warning that an input holds more
-    URLs than one sitemap may (``too-many-entries``) is a note, as the files written keep the limit (the input
-    is not published).  Every diagnostic goes on to ``target``, whose records these are."""
-
-    def __init__(self, target: Reporter) -> None:
-        super().__init__(strict=target.strict, handler=target.handler, keep=target.keep)
-        self.diagnostics, self.counts, self.level_counts = target.diagnostics, target.counts, target.level_counts
-        self._target = target
-
-    def report(self, diagnostic: Diagnostic) -> None:
-        if diagnostic.code in _INPUT_LIMIT_CODES and diagnostic.level == Level.WARNING:
-            message = f"{diagnostic.message}; written into files within the limit"
-            diagnostic = dataclasses.replace(diagnostic, level=Level.INFO, message=message)
-        self._target.report(diagnostic)
-
-
-def report_left(directory: str, index: str, base: str, written: frozenset[str], ctx: Context) -> None:
-    """Warn of the files of the directory that the index being replaced names at another URL than ``base``
-    (an earlier run's, served from another base URL) and this run does not write (``written`` are replaced,
-    not left): no run removes them, no index names them any more."""
-    found: dict[str, None] = {}  # in order, each once
-    for loc in _previous_locs(os.path.join(directory, index)):
-        name = _file_name(loc.rsplit("/", 1)[-1])
-        if loc.startswith(base) or name is None or name in written:
-            continue
-        path = os.path.join(directory, name)
-        if os.path.isfile(path) and not os.path.islink(path):
-            found[name] = None
-    left = list(found)
-    if left:
-        ctx.warning(
-            "stale-files-left",
-            f"{index}, being replaced, names {counted(len(left), 'file')} of this directory at another URL than "
-            f"{base}: {shown(left)}; left in place, no longer named by the index: remove them if they are no "
-            "longer to be served",
-        )
-
-
-def report_removed(index: str, removed: tuple[str, ...], leftovers: tuple[str, ...], ctx: Context) -> None:
-    """One note naming the files removed as stale (the first few, then a count), one counting the temporary
-    files of killed runs removed."""
-    if removed:
-        ctx.info(
-            "stale-files-removed",
-            f"removed {counted(len(removed), 'file')} that the replaced {index} named and this run does not "
-            f"write: {shown(removed)}",
-        )
-    if leftovers:
-        ctx.info("leftovers-removed", f"removed {counted(len(leftovers), 'temporary file')} left by a killed run")
-
-
-#: File names shown in a message before the rest is counted.
-_SHOWN = 5
-
-
-def shown(names: list[str] | tuple[str, ...]) -> str:
-    """The first few names, then how many more."""
-    first = ", ".join(names[:_SHOWN])
-    return first if len(names) <= _SHOWN else f"{first} and {len(names) - _SHOWN:,} more"
-
-
-def listed_names(previous: BinaryIO, base: str) -> Iterator[str]:
-    """The file names (under ``base``, no folder, percent-decoded) that the index being replaced lists: what
-    :func:`feedmap._publish.split.file_url` gave for them.  None when it is no sitemap index feedmap can read."""
-    for loc in itertools.islice(_locs(previous), _MOST_LISTED):
-        name = _file_name(loc[len(base) :]) if loc.startswith(base) else None
-        if name is not None:
-            yield name
-
-
-def _file_name(tail: str) -> str | None:
-    """The file of the directory a loc's last part names (percent-decoded), or None when it names none there:
-    empty, ``.``, ``..``, or holding a ``/`` or NUL once decoded (``..%2Fx``: a path out of the directory)."""
-    name = unquote(tail)
-    return name if name not in ("", ".", "..") and "/" not in name and "\0" not in name else None
-
-
-def _previous_locs(index: str) -> list[str]:
-    """The ``loc`` of each sitemap the index at path ``index`` lists, in its order; none when there is no
-    index or it cannot be read."""
-    file = open_regular(index)  # a link is no earlier index (nor a FIFO: no wait)
-    if file is None:
-        return []
-    try:
-        with file:
-            return list(itertools.islice(_locs(file), _MOST_LISTED))
-    except OSError:
-        return []
-
-
-#: The most sitemaps an index lists (sitemaps.org): what a longer one (not feedmap's) lists past it is not read.
-_MOST_LISTED = PROTOCOL_MAX_URLS
-_INDEX_ROOT = "{http://www.sitemaps.org/schemas/sitemap/0.9}sitemapindex"
-_LOC = "{http://www.sitemaps.org/schemas/sitemap/0.9}loc"
-
-
-def _locs(file: BinaryIO) -> Iterator[str]:
-    """The ``loc`` of each sitemap of the sitemap index ``file`` (hardened parser: no DTD, entities or
-    network); none when its root is not ``sitemapindex``, and none after the point where it is not
-    well-formed.  A gzip index (``--index-name NAME.xml.gz``, RFC 1952) is read inflated, as it is written."""
-    head = file.read(len(GZIP_MAGIC))
-    file.seek(0)
-    source: BinaryIO | gzip.GzipFile = gzip.GzipFile(fileobj=file, mode="rb") if head == GZIP_MAGIC else file
-    events = make_iterparse(source, "*", ("start", "end"))  # type: ignore[arg-type]
-    try:
-        for event, element in events:
-            if event == "start":
-                if element.getparent() is None and element.tag != _INDEX_ROOT:
-                    return
-                continue
-            if element.tag == _LOC:
-                yield (element.text or "").strip()
-            parent = element.getparent()
-            if parent is not None and parent.getparent() is None:  # a whole <sitemap>: memory stays flat
-                element.clear()
-                while element.getprevious() is not None:
-                    del parent[0]
-    except (etree.LxmlError, OSError, EOFError, zlib.error):  # not XML, or a gzip stream cut or damaged
-        return
-
-
-def published_base(given: str, ctx: Context) -> str:
-    """The base URL as the index writes it (hosts by UTS 46, the rest percent-encoded), reported once."""
-    if is_uri(given):
-        return given
-    base, problem = encode_url_checked(given)
-    if problem is not None:
-        ctx.warning("host-not-encoded", f"the base URL {given}: {problem}")
-    if base != given:
-        ctx.info("url-encoded", f"the base URL {given} written as {base}")
-    return base
-
+if TYPE_CHECKING:
+    from feedmap._publish.previous import Previous
 
 __all__ = [
     "DEFAULT_NAMES",
     "MAX_FILES",
+    "Fill",
     "Layout",
+    "Sink",
     "SplitResult",
     "check_directory",
     "file_url",
@@ -394,6 +253,7 @@ class _Writer:
         self.footer = rendered.footer.encode("utf-8")
         self.room = self._room(self._header(where.name(1)))
         self.parts: list[_Part] = []
+        self.next_number = 1
         self.total = 0
         self.count = 0
         self.size = 0
@@ -401,9 +261,11 @@ class _Writer:
         self.stack = contextlib.ExitStack()
         self.out: BinaryIO | None = None
 
-    def start(self) -> None:
-        number = len(self.parts) + 1
-        if number > MAX_FILES:
+    def start(self, number: int | None = None) -> None:
+        """Open file ``number`` (by default the one after the last opened: 1 first)."""
+        number = self.next_number if number is None else number
+        self.next_number = number + 1
+        if len(self.parts) >= MAX_FILES:
             raise LimitError(
                 f"the entries need more than {MAX_FILES:,} files, and a sitemap index lists at most "
                 f"{MAX_FILES:,} (indexes are not nested): allow more entries or bytes per file, or write fewer "
@@ -424,6 +286,10 @@ class _Writer:
     def _header(self, name: str) -> bytes:
         """The header of file ``name``: the feed's self link (:data:`_SELF`) made the file's own URL."""
         return _own_self_link(self.header, name).encode("utf-8")
+
+    def room_of(self, number: int) -> int:
+        """The bytes file ``number`` has for its entries (its header names it in a feed's self link)."""
+        return self._room(self._header(self.where.name(number)))
 
     def _room(self, header: bytes) -> int:
         """The bytes a file with ``header`` has for its entries; WriteError when none."""
@@ -448,6 +314,54 @@ class _Writer:
             self.out.write("".join(self.pending).encode("utf-8"))
             self.pending.clear()
 
+    def copy(self, chunks: Iterable[bytes]) -> None:
+        """Bytes of blocks, encoded already, written into the open file as they are (not counted)."""
+        self.flush()
+        assert self.out is not None
+        for chunk in chunks:
+            self.out.write(chunk)
+
+    def put(self, loc: str, block: str, length: int, lastmod: W3CDate | None) -> None:
+        """One block of ``length`` bytes into the open file, without a cut: counted, its lastmod the file's
+        newest when newer (a block larger than a file on its own: ``entry-too-large``)."""
+        if length > self.room:
+            self.too_large(loc, length)
+        self.pending.append(block)
+        if len(self.pending) >= _BATCH:
+            self.flush()
+        self.count += 1
+        self.size += length
+        self.total += 1
+        if lastmod is not None:
+            part = self.parts[-1]
+            if part.newest is None or _newer(lastmod, part.newest):
+                part.newest = lastmod
+
+    def add_block(self, loc: str, block: str, lastmod: W3CDate | None = None) -> None:
+        """One block, as :meth:`add_all` writes it: a file cut (or the first opened) before it when it would
+        pass a limit."""
+        length = len(block) if block.isascii() else len(block.encode("utf-8"))
+        if self.out is None:
+            self.start()
+        elif self.count and (self.count >= self.where.max_urls or self.size + length > self.room):
+            self.finish()
+            self.start()
+        self.put(loc, block, length, lastmod)
+
+    def fits(self, count: int, length: int) -> bool:
+        """Whether ``count`` more entries of ``length`` bytes in all fit the open file."""
+        return self.count + count <= self.where.max_urls and self.size + length <= self.room
+
+    def add_many(self, blocks: str, count: int, length: int) -> None:
+        """The blocks of ``count`` entries without a lastmod (``length`` bytes, joined) written at once: they
+        :meth:`fits` the open file."""
+        self.pending.append(blocks)
+        if len(self.pending) >= _BATCH:
+            self.flush()
+        self.count += count
+        self.size += length
+        self.total += count
+
     def add_all(self, items: Iterable[tuple[Entry, str]], inside: ScopeCheck) -> tuple[int, str]:
         """Write every block in turn, a file cut before the block that would pass a limit; how many
         entries' URLs are not ``inside`` the files' scope, and the first of them."""
@@ -467,7 +381,7 @@ class _Writer:
                 self.start()
                 count, size, room = 0, 0, self.room
             if length > room:
-                self._too_large(loc, length)
+                self.too_large(loc, length)
             pending.append(block)
             if len(pending) >= _BATCH:
                 self.flush()
@@ -482,12 +396,13 @@ class _Writer:
         self.count, self.size, self.total = count, size, total
         return outside, first
 
-    def _too_large(self, loc: str, length: int) -> None:
+    def too_large(self, loc: str, length: int, name: str | None = None) -> None:
+        """``entry-too-large`` for a block written alone in file ``name`` (by default the open one)."""
         limit = self.where.max_bytes
         self.ctx.warning(
             "entry-too-large",
             f"{loc}: written as {length:,} bytes, more than a file of at most {limit:,} bytes holds with its "
-            f"start and end; written alone in {self.parts[-1].name}",
+            f"start and end; written alone in {name or self.parts[-1].name}",
         )
 
     def __enter__(self) -> _Writer:
@@ -517,35 +432,78 @@ def _own_self_link(header: str, name: str) -> str:
     return header[:at] + escape_attribute(quote(name, safe=_SEGMENT_SAFE)) + header[at + len(_SELF) :]
 
 
-#: How the blocks are written into the files (:meth:`_Writer.add_all`, or the text lane's): how many URLs are
+class Sink(Protocol):
+    """Where the rendered blocks go: the files in order (:class:`_Writer`), or each URL's own file
+    (:class:`feedmap._publish.sticky.Placement`); :meth:`finish` writes what is left, no file left open."""
+
+    def finish(self) -> None: ...
+
+    def add_all(self, items: Iterator[tuple[Entry, str]], inside: ScopeCheck) -> tuple[int, str]: ...
+
+    def add_block(self, loc: str, block: str, lastmod: W3CDate | None = None) -> None: ...
+
+    def fits(self, count: int, length: int) -> bool: ...
+
+    def add_many(self, blocks: str, count: int, length: int) -> None: ...
+
+
+#: How the blocks are written into the files (the sink's ``add_all``, or the text lane's): how many URLs are
 #: outside the files' scope, and the first of them.
-Fill = Callable[["_Writer", Iterator[tuple[Entry, str]], ScopeCheck], tuple[int, str]]
+Fill = Callable[[Sink, Iterator[tuple[Entry, str]], ScopeCheck], tuple[int, str]]
 
 
 def split_document(
     doc: Document, where: Layout, ctx: Context, fill: Fill | None = None, late: Context | None = None
 ) -> SplitResult:
-    """Write ``doc`` as :mod:`this module <feedmap._publish.split>` says; returns what was written.  ``fill``
-    writes the rendered blocks instead of :meth:`_Writer.add_all`; ``late``: the context of the writer's own
-    diagnostics (the renderer's and the files'), ``ctx`` by default."""
+    """Write ``doc`` as :mod:`this module <feedmap._publish.split>` says (each URL kept in its file of the
+    previous run as :mod:`feedmap._publish.sticky` says, when there is one to keep); returns what was written.
+    ``fill`` writes the rendered blocks instead of the sink's ``add_all``; ``late``: the context of the
+    writer's own diagnostics (the renderer's and the files'), ``ctx`` by default."""
     assert where.spec.renderer is not None
     late = late or ctx
-    feed_ctx = replace(late, options=replace(ctx.options, self_url=where.base_url + _SELF))  # each file's own
-    rendered = where.spec.renderer(doc, ctx=feed_ctx)
     base = published_base(where.base_url, ctx)
-    with Publisher(where.directory, lambda previous: listed_names(previous, base)) as publisher:
-        with _Writer(where, rendered, publisher, late) as writer:
-            writer.start()
-            outside, first = (fill or _Writer.add_all)(writer, iter(rendered.items), ScopeCheck(where.base_url))
-            report_outside(outside, first, where.base_url, ctx)
-            writer.finish()
-        if writer.total == 0:
-            ctx.warning("empty-document", rendered.empty)
-        _write_index(writer.parts, where, base, publisher, ctx)
-        report_left(where.directory, where.index, base, frozenset(part.name for part in writer.parts), ctx)
-        report = publisher.commit(index=where.index)
+    previous = _previous(where, base, ctx)
+    feed_ctx = replace(late, options=replace(ctx.options, self_url=where.base_url + _SELF))  # each file's own
+    with contextlib.ExitStack() as held:
+        if previous is not None:
+            held.callback(previous.close)
+        rendered = where.spec.renderer(doc, ctx=feed_ctx)
+        with Publisher(where.directory, lambda listed: listed_names(listed, base)) as publisher:
+            with _Writer(where, rendered, publisher, late) as writer:
+                sink = _sink(writer, previous, held)
+                outside, first = (fill or type(sink).add_all)(sink, iter(rendered.items), ScopeCheck(where.base_url))
+                report_outside(outside, first, where.base_url, ctx)
+                sink.finish()
+            if writer.total == 0:
+                ctx.warning("empty-document", rendered.empty)
+            _write_index(writer.parts, where, base, publisher, ctx)
+            report_left(where.directory, where.index, base, frozenset(part.name for part in writer.parts), ctx)
+            report = publisher.commit(index=where.index)
     report_removed(where.index, report.removed, report.leftovers, ctx)
     return SplitResult(writer.total, tuple(part.name for part in writer.parts), where.index, report)
+
+
+def _previous(where: Layout, base: str, ctx: Context) -> Previous | None:
+    """The previous run to keep the URLs' files of (:mod:`feedmap._publish.previous`); none when the options
+    ask for a fresh cut: ``rebalance``, or ``sort`` (an order across the files, which kept files would break)."""
+    options = ctx.options
+    if options.rebalance or options.sort is not None:
+        return None
+    from feedmap._publish.previous import read_previous  # only a run into a directory holding a set reads it
+
+    return read_previous(where, base, url_key(options), ctx)
+
+
+def _sink(writer: _Writer, previous: Previous | None, held: contextlib.ExitStack) -> Sink:
+    """Where the blocks go: ``writer``'s files in order (the first opened), or the previous run's files."""
+    if previous is None:
+        writer.start()
+        return writer
+    from feedmap._publish.sticky import Placement
+
+    placement = Placement(writer, previous, url_key(writer.ctx.options))
+    held.callback(placement.close)
+    return placement
 
 
 def _write_index(parts: list[_Part], where: Layout, base: str, publisher: Publisher, ctx: Context) -> None:

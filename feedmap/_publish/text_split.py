@@ -4,9 +4,10 @@ Spec: https://www.sitemaps.org/protocol.html ("Using Sitemap index files": at mo
 a file; "Sitemap file location": the scope).  :func:`split_text` is :func:`feedmap._publish.split.split_document`
 run on the items of :mod:`feedmap._publish.text_lane`: a block of plain URLs (which the sitemap writer escapes
 only in their ``&`` and ``'``) is written as one string of ``<url>`` elements when it fits the file, one element at
-a time near a cut, as :meth:`~feedmap._publish.split._Writer.add_all` cuts; every other URL is rendered by the
-sitemap renderer.  The writer's diagnostics, and an error of writing, come after the merge's (the plan's merge
-reads every entry before the writer runs): held, then said.
+a time near a cut, as a fresh cut cuts, and one at a time into its file when the previous run's placement is kept
+(:mod:`feedmap._publish.sticky`); every other URL is rendered by the sitemap renderer.  The writer's diagnostics,
+and an error of writing, come after the merge's (the plan's merge reads every entry before the writer runs): held,
+then said.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Iterator
 from feedmap._core.context import Context
 from feedmap._core.model import Document, Entry
 from feedmap._publish.scope import ScopeCheck
-from feedmap._publish.split import _BATCH, Layout, SplitResult, _Writer, split_document
+from feedmap._publish.split import Layout, Sink, SplitResult, split_document
 from feedmap._publish.text_lane import Lane, deferring
 from feedmap.formats.lines._text import PlainBlock, TextEntries
 
@@ -30,7 +31,7 @@ def split_text(reading: TextEntries, where: Layout, ctx: Context) -> SplitResult
     lane = Lane(ctx, reading, xml=True)
     feed = _Feed()
 
-    def fill(writer: _Writer, items: Iterator[tuple[Entry, str]], inside: ScopeCheck) -> tuple[int, str]:
+    def fill(writer: Sink, items: Iterator[tuple[Entry, str]], inside: ScopeCheck) -> tuple[int, str]:
         held.holding = True  # the merge reads every entry before the writer writes: its diagnostics come later
         outside, first = 0, ""
         failure: Exception | None = None  # of writing: raised where the merge would have let the writer run
@@ -57,7 +58,7 @@ def split_text(reading: TextEntries, where: Layout, ctx: Context) -> SplitResult
                 if failure is None:
                     feed.entry = entry
                     try:
-                        _add_block(writer, entry.loc, next(items)[1])
+                        writer.add_block(entry.loc, next(items)[1])
                     except Exception as exc:  # the same
                         failure = exc
         lane.finish()
@@ -103,34 +104,13 @@ def _url_blocks(text: str, amps: int, apostrophes: int) -> str:
     return blocks
 
 
-def _add_plain(writer: _Writer, locs: list[str], text: str) -> None:
+def _add_plain(writer: Sink, locs: list[str], text: str) -> None:
     """Write the ``<url>`` blocks of plain URLs as :meth:`~feedmap._publish.split._Writer.add_all` writes them:
     all at once when they fit the file, else one by one."""
     amps, apostrophes = text.count("&"), text.count("'")
     length = len(text) + 1 + (_AROUND - 1) * len(locs) + 4 * amps + 5 * apostrophes
-    if writer.count + len(locs) <= writer.where.max_urls and writer.size + length <= writer.room:
-        writer.pending.append(_url_blocks(text, amps, apostrophes))
-        if len(writer.pending) >= _BATCH:
-            writer.flush()
-        writer.count += len(locs)
-        writer.size += length
-        writer.total += len(locs)
+    if writer.fits(len(locs), length):
+        writer.add_many(_url_blocks(text, amps, apostrophes), len(locs), length)
         return
     for loc in locs:
-        _add_block(writer, loc, _url_blocks(loc, loc.count("&"), loc.count("'")))
-
-
-def _add_block(writer: _Writer, loc: str, block: str) -> None:
-    """One block, as :meth:`~feedmap._publish.split._Writer.add_all` writes it (no lastmod: a text sitemap's)."""
-    length = len(block) if block.isascii() else len(block.encode("utf-8"))
-    if writer.count and (writer.count >= writer.where.max_urls or writer.size + length > writer.room):
-        writer.finish()
-        writer.start()
-    if length > writer.room:
-        writer._too_large(loc, length)
-    writer.pending.append(block)
-    if len(writer.pending) >= _BATCH:
-        writer.flush()
-    writer.count += 1
-    writer.size += length
-    writer.total += 1
+        writer.add_block(loc, _url_blocks(loc, loc.count("&"), loc.count("'")))

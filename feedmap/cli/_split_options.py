@@ -49,7 +49,8 @@ def _index_name(text: str) -> str:
 
 
 def add_split_options(parser: argparse.ArgumentParser) -> None:
-    """``--max-urls``, ``--max-file-bytes``, ``--name``, ``--gzip``, ``--index-name``: writing into a directory."""
+    """``--max-urls``, ``--max-file-bytes``, ``--name``, ``--gzip``, ``--rebalance``, ``--index-name``: writing
+    into a directory."""
     split = parser.add_argument_group("splitting (writing into a directory: -o DIR/ --base-url URL)")
     split.add_argument(
         "--max-urls",
@@ -76,6 +77,13 @@ def add_split_options(parser: argparse.ArgumentParser) -> None:
         "--gzip", action="store_true", help="write each file gzip-compressed, NAME.gz (the index stays uncompressed)"
     )
     split.add_argument(
+        "--rebalance",
+        action="store_true",
+        help="cut the files afresh, in input order from the first, instead of keeping each URL in the file that "
+        "held it in the directory's previous run (which rewrites only the files that change; --sort always cuts "
+        "afresh)",
+    )
+    split.add_argument(
         "--index-name",
         type=_index_name,
         metavar="NAME",
@@ -92,6 +100,7 @@ _SPLIT_FLAGS = {
     "--name": "name",
     "--gzip": "gzip",
     "--index-name": "index_name",
+    "--rebalance": "rebalance",
 }
 
 

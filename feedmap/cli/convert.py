@@ -377,6 +377,7 @@ def _options(args: argparse.Namespace) -> Options:
         gzip=args.gzip,
         explode=args.explode,
         excel_safe=args.excel_safe,
+        rebalance=args.rebalance,
         **({"index_name": args.index_name} if args.index_name else {}),
     )
 
