@@ -10,11 +10,11 @@ reports it, or how the command that reports it does.  Reading repairs or leaves 
 so it reports a few of ``validate``'s rules one level lower (:attr:`Rule.repaired`: ``loc-duplicate`` is a
 warning in ``validate`` and an info when ``convert`` merges the duplicates).
 
-The specs cited (:data:`SPECS`): the sitemaps.org protocol 0.9 and its XSDs, W3C Datetime, RFC 3986/3987 (URIs
-and IRIs), XML 1.0, RSS 2.0 with the W3C Feed Validator's reading, ROR, RFC 2822 dates, JSON Lines, robots.txt
-(RFC 9309), HTTP (RFC 9110), gzip (RFC 1952), the WHATWG Encoding and HTML standards, Google's image and
-localized-versions sitemap extensions; feedmap's own behaviours (splitting, publishing, filters, diff) cite
-"feedmap".
+The specs cited (:data:`SPECS`, in :mod:`feedmap._core.specs`): the sitemaps.org protocol 0.9 and its XSDs, W3C
+Datetime, RFC 3986/3987 (URIs and IRIs), XML 1.0, RSS 2.0 with the W3C Feed Validator's reading, ROR, RFC 2822
+dates, JSON Lines, robots.txt (RFC 9309), HTTP (RFC 9110), gzip (RFC 1952), the WHATWG Encoding and HTML standards,
+Google's image and localized-versions sitemap extensions; feedmap's own behaviours (splitting, publishing, filters,
+diff) cite "feedmap".
 """
 
 from __future__ import annotations
@@ -25,38 +25,10 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from feedmap._core.errors import Level
+from feedmap._core.renamed_codes import RENAMED, renamed_hint
+from feedmap._core.specs import SPECS
 
 __all__ = ["RENAMED", "RULES", "SPECS", "Rule", "renamed_hint", "rule"]
-
-#: The spec each rule cites -> where it is read.
-SPECS: Mapping[str, str] = MappingProxyType(
-    {
-        "sitemaps.org 0.9": "https://www.sitemaps.org/protocol.html",
-        "sitemaps.org XSD": "https://www.sitemaps.org/schemas/sitemap/0.9/sitemap.xsd",
-        "W3C Datetime": "https://www.w3.org/TR/NOTE-datetime",
-        "RFC 3986": "https://www.rfc-editor.org/rfc/rfc3986",
-        "RFC 3987": "https://www.rfc-editor.org/rfc/rfc3987",
-        "XML 1.0": "https://www.w3.org/TR/xml/",
-        "RSS 2.0": "https://www.rssboard.org/rss-specification",
-        "W3C Feed Validator": "https://validator.w3.org/feed/docs/",
-        "ROR": "http://rorweb.com/0.1/",
-        "RFC 2822": "https://www.rfc-editor.org/rfc/rfc2822#section-3.3",
-        "JSON Lines": "https://jsonlines.org/",
-        "RFC 4180": "https://www.rfc-editor.org/rfc/rfc4180",
-        "OWASP CSV Injection": "https://owasp.org/www-community/attacks/CSV_Injection",
-        "Apache Parquet": "https://parquet.apache.org/docs/file-format/",
-        "RFC 9309": "https://www.rfc-editor.org/rfc/rfc9309",
-        "RFC 9110": "https://www.rfc-editor.org/rfc/rfc9110",
-        "RFC 1952": "https://www.rfc-editor.org/rfc/rfc1952",
-        "WHATWG Encoding": "https://encoding.spec.whatwg.org/",
-        "HTML": "https://html.spec.whatwg.org/",
-        "Google image sitemaps": "https://developers.google.com/search/docs/crawling-indexing/sitemaps/image-sitemaps",
-        "Google localized versions": "https://developers.google.com/search/docs/specialty/international/localized-versions",
-        "BCP 47": "https://www.rfc-editor.org/rfc/rfc5646",
-        "Entry points": "https://packaging.python.org/en/latest/specifications/entry-points/",
-        "feedmap": "",
-    }
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -579,29 +551,3 @@ _HTTP_STATUS = re.compile(r"http-[0-9]{3}")
 def rule(code: str) -> Rule | None:
     """The rule of ``code`` (``http-404`` is ``http-NNN``'s), or None for a code feedmap does not report."""
     return RULES.get("http-NNN" if _HTTP_STATUS.fullmatch(code) else code)
-
-
-#: The codes of earlier releases and what reports the same problem now (issue 18: one name per problem).
-RENAMED: Mapping[str, str] = MappingProxyType(
-    {
-        "duplicate-loc": "loc-duplicate",
-        "invalid-priority": "priority-invalid",
-        "invalid-lastmod": "lastmod-invalid",
-        "duplicate-element": "element-repeated",
-        "invalid-changefreq": "changefreq-invalid",
-        "missing-loc": "loc-missing",
-        "too-many-urls": "too-many-entries",
-        "file-too-large": "too-many-bytes",
-        "malformed-xml": "xml-not-well-formed",
-        "child-failed": "child-unreadable",
-        "not-a-url": "loc-not-absolute",
-        "encoding": "not-utf8",
-        "invalid-loc": "loc-not-absolute, loc-not-escaped or loc-too-long",
-    }
-)
-
-
-def renamed_hint(code: str) -> str:
-    """``"; it is now X"`` for a code of an earlier release, else ``""``: what to say beside "unknown code"."""
-    now = RENAMED.get(code)
-    return f"; {code} was renamed: it is now {now}" if now else ""
