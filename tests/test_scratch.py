@@ -54,7 +54,7 @@ SITES: dict[str, tuple[dict[str, int], Callable[[Path], list[str]]]] = {
         lambda d: ["validate", str(_sitemap(d / "in.xml", 20, repeat=5))],
     ),
     "feed-copy": (  # the RSS reader keeps a copy of what it read, for feedparser if the XML breaks off
-        {"feedmap.formats.feeds._rss._SPOOL_IN_MEMORY": 100},
+        {"feedmap.formats.feeds._feedread._SPOOL_IN_MEMORY": 100},
         lambda d: ["convert", str(_feed(d / "in.rss", 30)), "-t", "text", "-o", str(d / "out.txt")],
     ),
 }

@@ -220,7 +220,13 @@ __all__ = [
 #: An index lists at most this many sitemaps (and is never nested): more files are refused.
 MAX_FILES = PROTOCOL_MAX_SITEMAPS
 #: The file names of each format's parts (``{n}``: the file's number, from 1).
-DEFAULT_NAMES = {"sitemap": "sitemap-{n}.xml", "text": "urls-{n}.txt", "rss": "feed-{n}.xml", "ror": "ror-{n}.xml"}
+DEFAULT_NAMES = {
+    "sitemap": "sitemap-{n}.xml",
+    "text": "urls-{n}.txt",
+    "rss": "feed-{n}.xml",
+    "ror": "ror-{n}.xml",
+    "atom": "atom-{n}.xml",
+}
 _BATCH = 512
 
 

@@ -56,7 +56,7 @@ from feedmap.formats.feeds._channel_checks import validate_feed
 __all__ = ["FileFacts", "Report", "all_rules", "validate", "validate_files"]
 
 _XML_SITEMAP = frozenset({"sitemap", "sitemapindex"})
-_FEEDS = frozenset({"rss", "ror"})
+_FEEDS = frozenset({"rss", "ror", "atom"})
 
 
 @dataclass
