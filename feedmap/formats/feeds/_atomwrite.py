@@ -43,6 +43,7 @@ from feedmap._core.context import Context
 from feedmap._core.dates import W3CDate, is_w3c_datetime
 from feedmap._core.model import Alternate, Document, Entry
 from feedmap._core.urls import is_uri, plain_uri
+from feedmap._core.wording import counted
 from feedmap._io.scratch import ScratchSpool
 from feedmap._xml import IMAGE_NS, SITEMAP_NS
 from feedmap._xml import escape_text as _escape
@@ -159,10 +160,10 @@ def atom_entry(entry: Entry, ctx: Context, namespaces: Namespaces, table: Hooks,
         parts += link_elements(_alternates(entry, ctx), entry, ctx)
     parts += ['<link rel="alternate" href="', _escape(url).replace('"', "&quot;"), '"/>']
     parts += _updated(entry, namespaces, tally)
-    if entry.description is not None:
-        description = description_html(entry.description, loc, ctx)
+    description = description_html(entry.description, loc, ctx) if entry.description else ""
+    if description:
         parts += ['<summary type="html">', text_of(description, "description", loc, ctx), "</summary>"]
-    else:
+    else:  # no description (or none left once sanitized): the URL, which reads back as none
         parts += ["<summary>", text, "</summary>"]
     for keyword in written_keywords(entry.keywords, loc, ctx, joined=False) if entry.keywords else ():
         parts += ['<category term="', attribute_of(keyword, "keyword", loc, ctx), '"/>']
@@ -238,16 +239,17 @@ def _feed_updated(doc: Document, tally: _Tally, ctx: Context) -> str:
 
 def _report(tally: _Tally, updated: str, ctx: Context) -> None:
     if tally.undated:
+        have = "has" if tally.undated == 1 else "have"
         ctx.info(
             "updated-assumed",
-            f"{tally.undated:,} entries without a lastmod (the first: {tally.first_undated}) have the feed's updated, "
-            f"{updated}, which Atom requires of every entry: read back, it is their lastmod",
+            f"{counted(tally.undated, 'entry', 'entries')} without a lastmod (the first: {tally.first_undated}) {have} "
+            f"the feed's updated, {updated}, which Atom requires of every entry: read back, it is their lastmod",
         )
     if tally.reshaped:
         ctx.info(
             "lastmod-as-rfc3339",
-            f"{tally.reshaped:,} lastmods are no RFC 3339 date-time nor W3C Datetime (a time without zone, a date with "
-            f"one): written as the instant they start at, which is what reads back (the first: {tally.first_reshaped})",
+            f"{counted(tally.reshaped, 'lastmod')} neither RFC 3339 nor W3C Datetime (a time without zone, a date with "
+            f"one) written as the instant it starts at, which is what reads back (the first: {tally.first_reshaped})",
         )
 
 
