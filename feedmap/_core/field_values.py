@@ -81,10 +81,10 @@ def _lastmod(value: object) -> W3CDate:
         return W3CDate(text)
     except ValueError:
         pass
-    repaired, note = parse_lenient(text)
+    repaired, _ = parse_lenient(text)
     if repaired is not None:
-        raise ValueError(f"{text!r} is not a W3C datetime; write {repaired.text} ({note})")
-    raise ValueError(f"{text!r} is not a W3C datetime ({note}): write 2024-01-02 or 2024-01-02T10:30:00Z")
+        raise ValueError(f"{text!r} is not a W3C datetime: write {repaired.text}")
+    raise ValueError(f"{text!r} is not a W3C datetime: write 2024-01-02 or 2024-01-02T10:30:00Z")
 
 
 def _changefreq(value: object) -> ChangeFreq:
@@ -105,7 +105,7 @@ def _priority(value: object) -> float:
         return abs(float(value))
     exact, problem = parse_priority(_text(value))
     if exact is None:
-        raise ValueError(problem)
+        raise ValueError(problem.removeprefix("priority "))
     return abs(float(exact))
 
 

@@ -510,17 +510,26 @@ def _newer(lastmod: W3CDate, newest: W3CDate) -> bool:
     return lastmod > newest
 
 
-#: The last segment of the self URL a feed is rendered with (``atom:link rel="self"``): each file's header
-#: has it replaced by the file's name, so that each file names its own URL.
+#: The last segment of the self URL a feed is rendered with (``atom:link rel="self"``, an Atom feed's ``id``): each
+#: file's header has it replaced by the file's name, so that each file names its own URL.
 _SELF = "feedmap-split-file-name"
 
 
 def _own_self_link(header: str, name: str) -> str:
-    """``header`` with the self link rendered for :data:`_SELF` made the URL of file ``name``."""
+    """``header`` with the self link rendered for :data:`_SELF` made the URL of file ``name`` (its last
+    occurrence: the channel's text, from the input, comes before it), and an Atom feed's ``<id>`` too when it is
+    the self URL (the one occurrence inside the last ``<id>`` element before it)."""
+    own = escape_attribute(quote(name, safe=_SEGMENT_SAFE))
     at = header.rfind(_SELF)
     if at < 0:
         return header
-    return header[:at] + escape_attribute(quote(name, safe=_SEGMENT_SAFE)) + header[at + len(_SELF) :]
+    header = header[:at] + own + header[at + len(_SELF) :]
+    start = header.rfind("<id>", 0, at)  # an element's start tag: text holding "<id>" is escaped
+    end = header.find("</id>", start) if start >= 0 else -1
+    inside = header.find(_SELF, start, end) if end >= 0 else -1
+    if inside >= 0:
+        header = header[:inside] + own + header[inside + len(_SELF) :]
+    return header
 
 
 #: How the blocks are written into the files (:meth:`_Writer.add_all`, or the text lane's): how many URLs are

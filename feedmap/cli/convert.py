@@ -370,7 +370,19 @@ def _progress(args: argparse.Namespace) -> Progress:
     return Progress("feedmap convert", enabled=enabled)
 
 
+def _check_fields(args: argparse.Namespace) -> None:
+    """A FIELD given twice to --set, or to --set and --set-missing, is a usage error (each value was checked as it
+    was parsed)."""
+    given = [("--set", name) for name, _ in args.set] + [("--set-missing", name) for name, _ in args.set_missing]
+    for index, (flag, name) in enumerate(given):
+        for other, again in given[:index]:
+            if again == name:
+                also = "twice" if other == flag else f"to {other} too"
+                raise FormatError(f"{flag} {name}=...: {name} is given {also}; give each field once")
+
+
 def _options(args: argparse.Namespace) -> Options:
+    _check_fields(args)
     return reading_options(
         args,
         schema_location=args.schema_location,
