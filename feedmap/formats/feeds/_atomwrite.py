@@ -232,7 +232,7 @@ def _feed_updated(doc: Document, tally: _Tally, ctx: Context) -> str:
     ctx.info(
         "updated-assumed",
         f"no entry has a lastmod: the feed's updated, which Atom requires, is the time of this run ({written}); "
-        "give the feed's updated (--updated DATE, channel_updated) for the same output on every run",
+        "give the feed's updated (channel_updated) for the same output on every run",
     )
     return written
 
