@@ -69,6 +69,8 @@ HOSTILE = [
     Entry(loc="https://www.example.com/c", lastmod=W3CDate("2023"), description="Only a description"),
     Entry(loc="https://www.example.com/d", lastmod=W3CDate("2024-04-01T08:15:30.25Z")),
     Entry(loc="https://www.example.com/caf%C3%A9/%7Euser", lastmod=W3CDate("2024-02-01T10:00Z")),
+    # blank text: an empty title or summary is the validator's NotBlank; the URL stands in (read back as none)
+    Entry(loc="https://www.example.com/e", lastmod=W3CDate("2024-02-02"), title=" ", description="<script></script>"),
 ]
 
 
@@ -132,8 +134,8 @@ def test_each_field_atom_holds_reads_back() -> None:
     assert (first.changefreq, first.priority) == (ChangeFreq.DAILY, 0.8)
     assert first.alternates == HOSTILE[0].alternates
     assert first.images == HOSTILE[0].images
-    assert [entry.title for entry in back[1:]] == ["Plain", None, None, None]  # an untitled entry stays untitled
-    assert [entry.description for entry in back[1:]] == [None, "Only a description", None, None]
+    assert [entry.title for entry in back[1:]] == ["Plain", None, None, None, None]  # untitled stays untitled
+    assert [entry.description for entry in back[1:]] == [None, "Only a description", None, None, None]
     assert reporter.diagnostics == [] or set(codes(reporter.diagnostics)) <= {"html-sanitized", "ampersand-escaped"}
 
 

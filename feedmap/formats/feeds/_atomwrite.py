@@ -45,7 +45,7 @@ from feedmap._core.model import Alternate, Document, Entry
 from feedmap._core.urls import is_uri, plain_uri
 from feedmap._core.wording import counted
 from feedmap._io.scratch import ScratchSpool
-from feedmap._xml import IMAGE_NS, SITEMAP_NS
+from feedmap._xml import IMAGE_NS, SITEMAP_NS, escape_attribute
 from feedmap._xml import escape_text as _escape
 from feedmap.formats._extras import xml_extra
 from feedmap.formats._output import BATCH_CHARACTERS, SizeWatch, output_url
@@ -154,16 +154,18 @@ def atom_entry(entry: Entry, ctx: Context, namespaces: Namespaces, table: Hooks,
     loc = entry.loc
     url = _url(entry, ctx)
     text = text_of(url, "loc", loc, ctx)
-    parts = ["<entry><id>", _escape(atom_id(url)), "</id><title>"]
-    parts += [plain_text_of(entry.title if entry.title is not None else url, "title", loc, ctx), "</title>"]
+    title = entry.title if entry.title and not entry.title.isspace() else url  # Atom requires a title, not blank
+    parts = ["<entry><id>", _escape(atom_id(url)), "</id><title>", plain_text_of(title, "title", loc, ctx), "</title>"]
     if entry.alternates:
         parts += link_elements(_alternates(entry, ctx), entry, ctx)
-    parts += ['<link rel="alternate" href="', _escape(url).replace('"', "&quot;"), '"/>']
+    parts += ['<link rel="alternate" href="', escape_attribute(url), '"/>']
     parts += _updated(entry, namespaces, tally)
-    description = description_html(entry.description, loc, ctx) if entry.description else ""
-    if description:
+    description = entry.description
+    if description and not description.isspace():
+        description = description_html(description, loc, ctx)
+    if description and not description.isspace():
         parts += ['<summary type="html">', text_of(description, "description", loc, ctx), "</summary>"]
-    else:  # no description (or none left once sanitized): the URL, which reads back as none
+    else:  # no description (or a blank one, or none left once sanitized): the URL, which reads back as none
         parts += ["<summary>", text, "</summary>"]
     for keyword in written_keywords(entry.keywords, loc, ctx, joined=False) if entry.keywords else ():
         parts += ['<category term="', attribute_of(keyword, "keyword", loc, ctx), '"/>']
