@@ -15,16 +15,16 @@ Spec: RFC 4287 (https://www.rfc-editor.org/rfc/rfc4287), with the W3C Feed Valid
 
 Each entry: ``id`` (its URL in normal form), ``title`` (the entry's, else its URL, as RSS writes it), the hreflang
 alternates as Atom's own ``link rel="alternate" hreflang`` (one per language: a repeated one is left out,
-``alternate-repeated``, as §4.1.1 allows one alternate link per type and language) before the entry's own
-``link rel="alternate"`` (feedparser takes the last), ``updated`` (the lastmod as RFC 3339, :mod:`._rfc3339`;
-when that is not the lastmod as written, a W3C Datetime one is also written exactly as ``dc:date`` first, which
-feedmap reads back before ``updated``; an entry without a lastmod has the feed's ``updated``,
-``updated-assumed``), ``summary`` (the description as sanitized HTML, ``type="html"``, as RSS writes it; without
-one, the entry's URL as text: the validator asks each entry for textual content, and feedmap reads a summary
-that is the entry's URL as none), a ``category term`` per keyword, ``sitemap:changefreq`` and
+``alternate-repeated``, as §4.1.1 allows one alternate link per type and language) before the entry's own ``link
+rel="alternate"`` (feedparser takes the last), ``updated`` (the lastmod as RFC 3339,
+:mod:`feedmap.formats.feeds._rfc3339`; when that is not the lastmod as written, a W3C Datetime one is also written
+exactly as ``dc:date`` first, which feedmap reads back before ``updated``; an entry without a lastmod has the feed's
+``updated``, ``updated-assumed``), ``summary`` (the description as sanitized HTML, ``type="html"``, as RSS writes
+it; without one, the entry's URL as text: the validator asks each entry for textual content, and feedmap reads a
+summary that is the entry's URL as none), a ``category term`` per keyword, ``sitemap:changefreq`` and
 ``sitemap:priority``, the extensions' elements (Google images under the prefix ``gimage``: the validator reserves
 ``image`` for RSS 1.0's image module) and the XML extras an entry can hold.  An entry's ``type`` has no place in
-Atom (``field-dropped``), nor the author's e-mail or the channel's extras.
+Atom (``field-dropped``), nor text extras.
 
 The feed's ``updated`` comes before the entries and is known after the last: the entries are rendered first, held
 in a spooled temporary file (memory flat), then written after the header.  The same input gives the same bytes.
@@ -67,7 +67,7 @@ from feedmap.formats.feeds._rsswrite import (
 )
 from feedmap.formats.feeds._vocab import ATOM_NS, DC_NS, GENERATOR
 
-__all__ = ["EMPTY", "FOOTER", "NAMESPACES", "TITLE_PREFIX", "atom_entry", "render", "write"]
+__all__ = ["EMPTY", "FOOTER", "NAMESPACES", "TITLE_PREFIX", "render", "write"]
 
 #: What a derived feed title starts with ("Pages of https://host/"), as RSS derives it.
 TITLE_PREFIX = "Pages of"
@@ -149,7 +149,7 @@ def _updated(entry: Entry, namespaces: Namespaces, tally: _Tally) -> list[str]:
     return ["<updated>", written, "</updated>"]
 
 
-def atom_entry(entry: Entry, ctx: Context, namespaces: Namespaces, table: Hooks, tally: _Tally) -> str:
+def _entry(entry: Entry, ctx: Context, namespaces: Namespaces, table: Hooks, tally: _Tally) -> str:
     """The entry's ``<entry>`` (``namespaces``: the prefixes used, declared on the root)."""
     loc = entry.loc
     url = _url(entry, ctx)
@@ -352,7 +352,7 @@ def _rendered(doc: Document, ctx: Context, keep_entries: bool) -> tuple[str, _He
     held = _Held(keep_entries)
     try:
         for entry in entries:
-            held.add(entry, atom_entry(entry, ctx, namespaces, table, tally))
+            held.add(entry, _entry(entry, ctx, namespaces, table, tally))
     except BaseException:
         held.spool.close()
         raise
