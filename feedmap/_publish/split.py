@@ -357,7 +357,7 @@ def _nameable(name: str) -> bool:
 
 
 #: The end of a URL path that names a sitemap or feed file rather than a directory.
-_FILE_LIKE = re.compile(r"\.(?:xml|txt|rss|gz)$", re.IGNORECASE)
+_FILE_LIKE = re.compile(r"\.(?:xml|txt|rss|atom|gz)$", re.IGNORECASE)
 
 
 def _base_url(url: str | None) -> str:
