@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""Feed reading benchmark: memory and time of ``feedmap convert FEED -t text`` on a ~100 MB RSS and Atom feed.
+"""Feed benchmark: memory and time of ``feedmap convert FEED -t text`` on a ~100 MB RSS and Atom feed, and of
+writing each as RSS and as Atom.
 
 Generates (once, deterministically from ``--seed``) an RSS 2.0 feed and an Atom 1.0 feed of ``--mb``
 megabytes each into ``benchmarks/data/`` (git-ignored) and measures, each run in a fresh subprocess:
 
   (a) raw  -- a plain ``lxml.etree.iterparse`` loop over the items (``tag=item`` / ``{Atom}entry``) that
               takes each item's link, clears the item and its predecessors, and writes the links;
-  (b) cli  -- ``python -m feedmap convert FEED -t text -o OUT``.
+  (b) cli  -- ``python -m feedmap convert FEED -t text -o OUT``;
+  (c) write-rss, (d) write-atom -- ``python -m feedmap convert FEED -t rss`` / ``-t atom``: the Atom writer
+              (pure Python, its entries held in a spooled file until the feed's updated is known) against the RSS
+              one (its compiled feed pass), on the same entries; both outputs must hold every entry.
 
 Peak RSS is the child's ``ru_maxrss`` (``os.wait4``, the per-child form of ``RUSAGE_CHILDREN``); wall
 time is the whole process, interpreter start included, best of ``--repeat`` runs.  The target: a 100 MB
@@ -36,7 +40,12 @@ DEFAULT_RESULTS = HERE / "results"
 GENERATOR_VERSION = 1
 DEFAULT_SEED = 20241130
 TARGET_MIB = 150
-CASE_LABELS = (("raw", "(a) raw lxml iterparse -> text"), ("cli", "(b) python -m feedmap convert -t text"))
+CASE_LABELS = (
+    ("raw", "(a) raw lxml iterparse -> text"),
+    ("cli", "(b) python -m feedmap convert -t text"),
+    ("write-rss", "(c) python -m feedmap convert -t rss"),
+    ("write-atom", "(d) python -m feedmap convert -t atom"),
+)
 ATOM_NS = "http://www.w3.org/2005/Atom"
 WORDS = [
     "sale",
@@ -197,9 +206,13 @@ def run(feeds: dict[str, Path], out_dir: Path, repeat: int) -> dict[str, Any]:
     cases: dict[str, Any] = {}
     for kind, feed in feeds.items():
         raw_out, cli_out = out_dir / f"{kind}-raw.txt", out_dir / f"{kind}-cli.txt"
+        rss_out, atom_out = out_dir / f"{kind}-written.rss", out_dir / f"{kind}-written.atom"
+        convert = [sys.executable, "-m", "feedmap", "convert", str(feed), "-q"]
         commands = {
             "raw": [sys.executable, str(Path(__file__).resolve()), "--raw", str(feed), str(raw_out)],
-            "cli": [sys.executable, "-m", "feedmap", "convert", str(feed), "-t", "text", "-o", str(cli_out), "-q"],
+            "cli": [*convert, "-t", "text", "-o", str(cli_out)],
+            "write-rss": [*convert, "-t", "rss", "-o", str(rss_out)],
+            "write-atom": [*convert, "-t", "atom", "-o", str(atom_out)],
         }
         runs: dict[str, list[dict[str, Any]]] = {name: [] for name in commands}
         for _round in range(repeat):
@@ -207,11 +220,16 @@ def run(feeds: dict[str, Path], out_dir: Path, repeat: int) -> dict[str, Any]:
                 runs[name].append(measure(command))
         lines = raw_out.read_text(encoding="utf-8").count("\n") if raw_out.exists() else 0
         same = raw_out.exists() and cli_out.exists() and raw_out.read_bytes() == cli_out.read_bytes()
+        written = {
+            "rss": _count(rss_out, b"<item>"),
+            "atom": _count(atom_out, b"<entry>"),
+        }
         cases[kind] = {
             "feed": str(feed),
             "feed_bytes": feed.stat().st_size,
             "entries": lines,
             "text_output_identical": same,
+            "written_entries": written,
             "runs": runs,
             "best": {
                 name: {
@@ -224,6 +242,17 @@ def run(feeds: dict[str, Path], out_dir: Path, repeat: int) -> dict[str, Any]:
             },
         }
     return cases
+
+
+def _count(path: Path, tag: bytes) -> int:
+    """How many times ``tag`` starts an element of the written feed ``path`` (0 when it was not written)."""
+    if not path.exists():
+        return 0
+    count = 0
+    with path.open("rb") as feed:
+        for line in feed:
+            count += line.count(tag)
+    return count
 
 
 def _environment() -> dict[str, Any]:
@@ -264,6 +293,15 @@ def report(cases: dict[str, Any]) -> bool:
         case["ratio_cli_raw_wall"] = round(ratio, 3)
         case["memory_target_met"] = met
         good = good and case["text_output_identical"]
+        rss, atom = case["best"]["write-rss"], case["best"]["write-atom"]
+        cpu = atom["cpu_s"] / rss["cpu_s"] if rss["cpu_s"] else 0.0
+        counts = case["written_entries"]
+        print(
+            f"{kind}: writing atom/rss cpu {cpu:.2f}; peak RSS rss {rss['peak_rss_kib'] / 1024:.1f} MiB, atom "
+            f"{atom['peak_rss_kib'] / 1024:.1f} MiB; entries written rss {counts['rss']:,}, atom {counts['atom']:,}"
+        )
+        case["ratio_atom_rss_cpu"] = round(cpu, 3)
+        good = good and counts["rss"] == counts["atom"] == case["entries"]
     return good
 
 
@@ -303,6 +341,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "entries": case["entries"],
                 "memory_target_met": case["memory_target_met"],
                 "text_output_identical": case["text_output_identical"],
+                "write_rss_cpu_s": case["best"]["write-rss"]["cpu_s"],
+                "write_atom_cpu_s": case["best"]["write-atom"]["cpu_s"],
+                "write_rss_peak_rss_mib": round(case["best"]["write-rss"]["peak_rss_kib"] / 1024, 1),
+                "write_atom_peak_rss_mib": round(case["best"]["write-atom"]["peak_rss_kib"] / 1024, 1),
+                "written_entries": case["written_entries"],
             }
             for kind, case in cases.items()
         },

@@ -144,6 +144,7 @@ _SELECTED_BY = {
     "dedupe": "feedmap.dask.dedupe(bag, options)",
     "sort": "feedmap.dask.sort_entries(bag, options)",
     **dict.fromkeys(("enrich", "overwrite", "page_max_bytes"), "feedmap.dask.enrich(bag, options)"),
+    **dict.fromkeys(("set", "set_missing"), "feedmap.dask.write_split(bag, directory, base_url, options=options)"),
     "limit": "feedmap.dask.write_split(bag, directory, base_url, options=options)",
 }
 

@@ -131,7 +131,8 @@ def test_quick_web_benchmark_runs_every_case(tmp_path: Path) -> None:
 
 @pytest.mark.timeout(360)  # the benchmark's quick run may take 300 s
 def test_quick_feed_benchmark_reports_memory_and_matches_the_raw_loop(tmp_path: Path) -> None:
-    """benchmarks/bench_feeds.py --quick: both feeds read by the CLI and the raw loop, outputs identical."""
+    """benchmarks/bench_feeds.py --quick: both feeds read by the CLI and the raw loop, outputs identical; each
+    written as RSS and as Atom, every entry in both."""
     results = tmp_path / "results"
     command = [sys.executable, str(ROOT / "benchmarks" / "bench_feeds.py"), "--quick"]
     command += ["--data-dir", str(tmp_path / "data"), "--results-dir", str(results)]
@@ -144,6 +145,8 @@ def test_quick_feed_benchmark_reports_memory_and_matches_the_raw_loop(tmp_path: 
         assert summary["entries"] > 100
         assert summary["text_output_identical"] is True
         assert summary["peak_rss_mib"] > 0 and summary["raw_peak_rss_mib"] > 0
+        assert summary["written_entries"] == {"rss": summary["entries"], "atom": summary["entries"]}
+    assert re.search(r"atom: writing atom/rss cpu \d+\.\d+", completed.stdout), completed.stdout
 
 
 @pytest.mark.timeout(180)  # the benchmark's run may take 120 s

@@ -655,7 +655,7 @@ def test_formats_say_which_can_be_split_into_a_directory(capsys: pytest.CaptureF
     code, out, _ = run(capsys, "formats", "--json")
     assert code == 0
     split = {row["name"] for row in json.loads(out) if row.get("split")}
-    assert split == {"sitemap", "text", "rss", "ror"}
+    assert split == {"sitemap", "text", "rss", "ror", "atom"}
     code, out, _ = run(capsys, "formats")
     modes = {line.split()[0]: line.split()[1] for line in out.splitlines() if line and not line[0].isspace()}
     assert modes["sitemap"] == "read/write/split"

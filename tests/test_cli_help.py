@@ -17,11 +17,12 @@ HTTP = ["--concurrency", "--timeout", "--deadline", "--retries", "--delay", "--u
 GROUPS: dict[str, dict[str, list[str]]] = {
     "convert": {
         "input": ["INPUT", *READING],
+        "fields of every entry": ["--set", "--set-missing"],
         "selection": ["--since", "--until", "--require-lastmod", "--include", "--exclude", "--dedupe", "--sort"],
         "output": ["-t", "-o", "--schema-location", "--encode-urls", "--keep-urls"],
         "splitting": ["--max-urls", "--max-file-bytes", "--name", "--gzip", "--index-name"],
         "page enrichment": ["--enrich", "--overwrite"],
-        "feed channel": ["--title", "--link", "--description", "--self-url"],
+        "feed channel": ["--title", "--link", "--description", "--self-url", "--author", "--updated"],
         "HTTP": HTTP,
         "options": ["-h", "-q"],
     },

@@ -77,6 +77,20 @@ def test_convert_to_each_format_is_the_same_on_a_cluster(
         assert said in err, said
 
 
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["-t", "atom", "--updated", "2024-01-01", "-o", "out.atom"],  # the feed's date given: the same bytes
+        ["-t", "ror", "--set", "type=Product", "--set-missing", "lastmod=2024-01-01", "-o", "out.ror"],
+    ],
+)
+def test_atom_and_fields_set_are_the_same_on_a_cluster(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, site: Path, scheduler: str, flags: list[str]
+) -> None:
+    code, _out, _err, files = _same_on_the_cluster(capsys, tmp_path, ["convert", *_mapped(site), *flags], scheduler)
+    assert code == 0 and files[flags[-1]]
+
+
 def test_split_directories_and_strict_stops_are_the_same_on_a_cluster(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, site: Path, scheduler: str
 ) -> None:

@@ -242,6 +242,19 @@ def test_a_third_party_extension_goes_through_feeds_and_back(plugins: Path, targ
     assert read(back)[0][0].extras == {"ex:rating": "4"}
 
 
+def test_a_third_party_extension_goes_through_atom_and_back(plugins: Path) -> None:
+    """An Atom feed holds a third-party extension's elements in its entries (the namespace declared on the root,
+    where the entries' are) and reads them back as every feed is read."""
+    install(plugins, RATING)
+    feed, diagnostics = convert(RATED, "atom")
+    assert "field-dropped" not in codes(diagnostics)
+    root = etree.fromstring(feed)
+    assert root.nsmap["ex"] == EX
+    assert [rating.text for rating in root.iter(f"{{{EX}}}rating")] == ["4"]
+    with feedmap.read(io.BytesIO(feed)) as doc:
+        assert [entry.extras.get("ex:rating") for entry in doc] == ["4"]
+
+
 @pytest.mark.parametrize("target", FEEDS)
 def test_a_feed_declares_an_extension_namespace_only_where_it_is_used(plugins: Path, target: str) -> None:
     install(plugins, RATING)

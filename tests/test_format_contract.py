@@ -295,7 +295,7 @@ def test_an_entry_point_naming_a_format_of_another_name_is_broken(tmp_path: Path
         """,
     )
     assert printed[0] == "format 'other': 'alias_format:FORMAT' is a FormatSpec named 'sitemap', not 'other'"
-    assert printed[1] == "['csv', 'jsonl', 'parquet', 'ror', 'rss', 'sitemap', 'sitemapindex', 'text']"
+    assert printed[1] == "['atom', 'csv', 'jsonl', 'parquet', 'ror', 'rss', 'sitemap', 'sitemapindex', 'text']"
 
 
 RATING = """

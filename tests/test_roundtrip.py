@@ -29,7 +29,7 @@ from feedmap.formats.feeds import _html as _feedhtml
 from feedmap.formats.feeds._html import unambiguous_ampersands
 
 #: Formats whose extras are XML: only ``{namespace}local`` keys survive; every other format keeps all.
-XML_FORMATS = frozenset({"sitemap", "sitemapindex", "rss", "ror"})
+XML_FORMATS = frozenset({"sitemap", "sitemapindex", "rss", "ror", "atom"})
 #: Fields a format's writer fills in when absent (an RSS item needs a title: the loc stands in), so they
 #: are always generated with a value for that format.
 ALWAYS_SET: dict[str, frozenset[str]] = {"rss": frozenset({"title"}), "ror": frozenset({"title"})}
@@ -79,6 +79,10 @@ FEED_TEXT: st.SearchStrategy[str] = (
 ROR_TEXT: st.SearchStrategy[str] = XML_TEXT.filter(
     lambda text: re.search(r"&(?:#?\w+);", text) is None and re.search(r"<[A-Za-z/]", text) is None
 )
+
+#: Text an Atom title, summary and category keep exactly: XML text without markup (a title is plain text, a
+#: description HTML an entry may hold, as in RSS).
+ATOM_TEXT: st.SearchStrategy[str] = XML_TEXT.filter(lambda text: re.search(r"<[A-Za-z/!?]", text) is None)
 
 #: Any Unicode string (no lone surrogates, which UTF-8 cannot carry).
 ANY_TEXT: st.SearchStrategy[str] = st.text(alphabet=st.characters(codec="utf-8"), max_size=20)
@@ -174,24 +178,36 @@ UNHELD_SAMPLES: dict[str, object] = {
 PRIORITIES = st.floats(min_value=0.0, max_value=1.0).map(lambda priority: round(priority, PRIORITY_PLACES))
 
 
-def field_strategies(spec: FormatSpec) -> dict[str, st.SearchStrategy[object]]:
-    """A strategy per IR field: values the format holds exactly, or fixed samples for fields it drops."""
+#: The lastmods an Atom feed holds exactly (as its RFC 3339 ``updated``, or beside it as ``dc:date``): a W3C
+#: Datetime, not the XSD's time without zone or date with one (Atom writes the instant they start at).
+ATOM_DATES = w3c_dates().filter(lambda date: ("T" in date.text) == bool(re.search(r"(?:Z|[+-]\d\d:\d\d)$", date.text)))
+
+
+def field_strategies(spec: FormatSpec, atom: bool = False) -> dict[str, st.SearchStrategy[object]]:
+    """A strategy per IR field: values the format holds exactly, or fixed samples for fields it drops; ``atom``:
+    values an Atom feed holds exactly too (the entries go through one)."""
     xml = spec.name in XML_FORMATS
-    text = {"rss": FEED_TEXT, "ror": ROR_TEXT}.get(spec.name, XML_TEXT if xml else ANY_TEXT)
+    text = {"rss": FEED_TEXT, "ror": ROR_TEXT, "atom": ATOM_TEXT}.get(spec.name, XML_TEXT if xml else ANY_TEXT)
     # ror:keywords is one comma-separated element: a keyword cannot hold a comma there
     keyword = text.filter(lambda word: "," not in word) if spec.name == "ror" else text
     held: dict[str, st.SearchStrategy[object]] = {
         "loc": URLS,
-        "lastmod": st.none() | w3c_dates(),
+        # Atom requires a date of each entry: one without a lastmod reads back with the feed's
+        "lastmod": ATOM_DATES if atom else st.none() | w3c_dates(),
         "changefreq": st.none() | st.sampled_from(list(ChangeFreq)),
         "priority": st.none() | PRIORITIES,
         "title": st.none() | text,
         "description": st.none() | text,
         # feedparser merges repeated categories, so rss keywords are distinct
-        "keywords": st.lists(keyword, max_size=3, unique=spec.name == "rss").map(tuple),
+        "keywords": st.lists(keyword, max_size=3, unique=spec.name == "rss" or atom).map(tuple),
         "type": st.none() | text,
         "images": st.lists(images(text), max_size=2).map(tuple),
-        "alternates": st.lists(alternates(), max_size=2).map(tuple),
+        # an Atom entry holds one alternate link per language
+        "alternates": (
+            st.lists(alternates(), max_size=2, unique_by=lambda a: a.hreflang)
+            if atom
+            else st.lists(alternates(), max_size=2)
+        ).map(tuple),
         "extras": xml_extras() if xml else st.builds(lambda a, b: {**a, **b}, xml_extras(), text_extras()),
     }
     for name in ALWAYS_SET.get(spec.name, frozenset()):
@@ -200,9 +216,10 @@ def field_strategies(spec: FormatSpec) -> dict[str, st.SearchStrategy[object]]:
     return {name: held[name] if name in spec.fields or name == "loc" else unheld[name] for name in held}
 
 
-def entries_for(spec: FormatSpec) -> st.SearchStrategy[Entry]:
-    """Entries whose values the format can hold exactly (fields it cannot hold are filled too)."""
-    return st.builds(Entry, **field_strategies(spec))
+def entries_for(spec: FormatSpec, atom: bool = False) -> st.SearchStrategy[Entry]:
+    """Entries whose values the format (and, with ``atom``, an Atom feed) can hold exactly (fields it cannot hold
+    are filled too)."""
+    return st.builds(Entry, **field_strategies(spec, atom or spec.name == "atom"))
 
 
 # ------------------------------------------------------------------------------------------------ helpers
@@ -242,7 +259,7 @@ def with_seconds(lastmod: W3CDate | None) -> W3CDate | None:
 
 
 #: The formats whose description is HTML.
-FEED_FORMATS = frozenset({"rss", "ror"})
+FEED_FORMATS = frozenset({"rss", "ror", "atom"})
 
 
 def write_then_read(entries: Sequence[Entry], spec: FormatSpec) -> list[Entry]:
@@ -302,7 +319,7 @@ def _rewritten(written: bytes, spec: FormatSpec) -> io.BytesIO:
 
 #: From the format whose text survives least unchanged to the one that keeps anything; a pair's entries
 #: are drawn as the more restrictive of its two formats can hold them.
-_RESTRICTIVENESS = ["rss", "ror", "sitemap", "sitemapindex", "text", "csv", "jsonl"]
+_RESTRICTIVENESS = ["rss", "ror", "atom", "sitemap", "sitemapindex", "text", "csv", "jsonl"]
 
 
 def _pair_spec(first: FormatSpec, second: FormatSpec) -> FormatSpec:
@@ -323,7 +340,8 @@ def test_every_format_pair_keeps_the_fields_both_hold(
 ) -> None:
     """X -> Y -> back through Y's reader keeps every field X and Y both hold (and only those)."""
     both = _pair_spec(first, second)
-    entries = data.draw(st.lists(entries_for(both), max_size=3, unique_by=lambda e: e.loc), label="entries")
+    atom = "atom" in (first.name, second.name)
+    entries = data.draw(st.lists(entries_for(both, atom), max_size=3, unique_by=lambda e: e.loc), label="entries")
     through_first = write_then_read(entries, first)
     through_both = write_then_read(through_first, second)
     # compared on what both hold: a field outside it may come back filled in (an RSS title from the loc)

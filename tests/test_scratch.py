@@ -53,8 +53,12 @@ SITES: dict[str, tuple[dict[str, int], Callable[[Path], list[str]]]] = {
         {"feedmap._io.seen_keys.IN_MEMORY": 2, "feedmap._io.seen_keys.TABLE_BYTES": 0},
         lambda d: ["validate", str(_sitemap(d / "in.xml", 20, repeat=5))],
     ),
+    "atom-entries": (  # the Atom writer holds its entries until the feed's updated (the newest lastmod) is known
+        {"feedmap.formats.feeds._atomwrite._IN_MEMORY": 100},
+        lambda d: ["convert", str(_sitemap(d / "in.xml", 20)), "-t", "atom", "-o", str(d / "out.atom")],
+    ),
     "feed-copy": (  # the RSS reader keeps a copy of what it read, for feedparser if the XML breaks off
-        {"feedmap.formats.feeds._rss._SPOOL_IN_MEMORY": 100},
+        {"feedmap.formats.feeds._feedread._SPOOL_IN_MEMORY": 100},
         lambda d: ["convert", str(_feed(d / "in.rss", 30)), "-t", "text", "-o", str(d / "out.txt")],
     ),
 }

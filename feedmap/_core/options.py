@@ -5,7 +5,8 @@ value that cannot be used at once, naming the field (``Options(max_bytes="lots")
 max_bytes: ...``), rather than deep inside reading.  The rules are those of the CLI's parser
 (:mod:`feedmap._core.option_values`): sizes are bytes or their text (``"200M"``, the parser of ``--max-bytes``),
 URLs absolute http(s) URLs (RFC 3986 §4.3), feed text XML 1.0 characters (§2.2), dates W3C-DTF
-(https://www.w3.org/TR/NOTE-datetime) or their text, patterns Python regular expressions.
+(https://www.w3.org/TR/NOTE-datetime) or their text, patterns Python regular expressions, field values set on
+every entry what a reader reads (:mod:`feedmap._core.field_values`).
 
 What each call does with the fields is said by :data:`CALL_FIELDS` and :func:`refuse_unused`: every call
 honours the fields it is given or raises ``ValueError`` naming those it cannot use.
@@ -15,13 +16,14 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeAlias, get_args
 
 from feedmap._core.dates import W3CDate
 from feedmap._core.errors import FormatError
+from feedmap._core.field_values import FieldValue, field_values
 from feedmap._core.http_settings import HttpSettings
 from feedmap._core.limits import DEFAULT_MAX_BYTES, PROTOCOL_MAX_BYTES, PROTOCOL_MAX_URLS
 from feedmap._core.option_values import MAX_SIZE, check_number, parse_size, web_url_problem, xml_text_problem
@@ -40,6 +42,7 @@ __all__ = [
     "DedupeRule",
     "DirectoryLike",
     "ExplodeList",
+    "FieldsLike",
     "FollowPredicate",
     "Options",
     "Patterns",
@@ -80,6 +83,9 @@ DateLike: TypeAlias = "W3CDate | str"
 DirectoryLike: TypeAlias = "str | os.PathLike[str]"
 #: Regular expressions as given (``include``, ``exclude``): one, or any iterable of them.
 Patterns: TypeAlias = "str | Iterable[str]"
+#: Field values as given (``set``, ``set_missing``): ``{field: value}``, ``(field, value)`` pairs or
+#: ``"FIELD=VALUE"`` texts; a value as text (read as a reader reads it) or of the field's type.
+FieldsLike: TypeAlias = "Mapping[str, object] | Iterable[tuple[str, object] | str]"
 
 _BOOLEANS = (
     "strict",
@@ -113,8 +119,8 @@ class Options:
     directory as ``str``, one pattern as a string.  A value that cannot be used raises ``ValueError`` naming the
     field, at construction: a wrong type (``strict="no"``), a value out of range, a URL that is no absolute
     http(s) URL (``base_url``, ``channel_link``, ``self_url``), feed text XML cannot hold (``channel_title``,
-    ``channel_description``), a regular expression that does not compile, a ``dedupe`` or ``sort`` not among
-    its choices.
+    ``channel_description``, ``channel_author``), a regular expression that does not compile, a ``dedupe`` or
+    ``sort`` not among its choices, a field value of ``set`` or ``set_missing`` that a reader would not read.
 
     One object for every call, each honouring every field it is given: :func:`feedmap.read` runs the entry
     selection (filters, ``dedupe``, ``sort``, ``limit``) and enrichment it asks for, :func:`feedmap.write`
@@ -161,8 +167,14 @@ class Options:
     channel_title: str | None = None
     channel_link: str | None = None
     channel_description: str | None = None
-    #: The written feed's own URL, for ``atom:link rel="self"``.
+    #: The written feed's own URL, for ``atom:link rel="self"`` (Atom: also the feed's ``id``).
     self_url: str | None = None
+    #: The feed's author, a name (Atom's ``author``; default: the channel link's host); RSS and ROR have no place
+    #: for it (``field-dropped``).
+    channel_author: str | None = None
+    #: The feed's last update (RSS ``lastBuildDate``, Atom ``updated``; a W3CDate, or its text); default: the
+    #: input's, and for Atom (which requires one) the newest lastmod, else the time of the run.
+    channel_updated: W3CDate | None = None
     #: ``--enrich``: fill each entry's title, description and keywords from its page.
     enrich: bool = False
     #: ``--overwrite``: with ``enrich``, replace the values an entry already has.
@@ -186,6 +198,12 @@ class Options:
     #: ``"newest"`` (by lastmod, ties to the first); None: each output's default (JSON lines keeps every
     #: entry, the others keep the newest).
     dedupe: DedupeRule | None = None
+    #: ``--set FIELD=VALUE``: a value set on every entry, replacing the one read (``{"type": "Product"}``, pairs, or
+    #: ``"FIELD=VALUE"`` texts; an empty value clears the field), checked as a reader checks it; made a tuple of
+    #: ``(field, value)`` pairs.  Set first, before the filters, so every step sees it.
+    set: tuple[tuple[str, FieldValue], ...] = ()
+    #: ``--set-missing FIELD=VALUE``: the same, only on entries without a value for the field.
+    set_missing: tuple[tuple[str, FieldValue], ...] = ()
     #: ``--sort``: the entries ordered by ``"loc"`` (string order), ``"lastmod"`` (oldest first) or
     #: ``"-lastmod"`` (newest first), stably, entries without a lastmod last; after the filters and
     #: deduplication, before ``limit``.  None keeps the input order.
@@ -238,6 +256,8 @@ class Options:
             channel_link: str | None = ...,
             channel_description: str | None = ...,
             self_url: str | None = ...,
+            channel_author: str | None = ...,
+            channel_updated: DateLike | None = ...,
             enrich: bool = ...,
             overwrite: bool = ...,
             page_max_bytes: SizeLike = ...,
@@ -248,6 +268,8 @@ class Options:
             exclude: Patterns = ...,
             limit: int | None = ...,
             dedupe: DedupeRule | None = ...,
+            set: FieldsLike = ...,
+            set_missing: FieldsLike = ...,
             sort: SortOrder | None = ...,
             max_urls: int | None = ...,
             max_file_bytes: SizeLike | None = ...,
@@ -272,8 +294,9 @@ class Options:
         _check_values(self)
         _check_texts(self)
         _check_split_options(self)
-        for name in ("since", "until"):
+        for name in ("since", "until", "channel_updated"):
             _set(self, name, _date(name, getattr(self, name)))
+        _check_fields(self)
         for name in ("include", "exclude"):
             _set(self, name, _patterns(name, getattr(self, name)))
 
@@ -393,13 +416,24 @@ def _check_texts(options: Options) -> None:
         problem = web_url_problem(value) if value is not None else None
         if problem is not None:
             raise ValueError(f"{name}: {problem}")
-    for name in ("channel_title", "channel_description"):
+    for name in ("channel_title", "channel_description", "channel_author"):
         value = getattr(options, name)
         if value is not None and not isinstance(value, str):
             raise ValueError(f"{name}: give text, not {value!r}")
         problem = xml_text_problem(value) if value is not None else None
         if problem is not None:
             raise ValueError(f"{name}: {problem}")
+
+
+def _check_fields(options: Options) -> None:
+    """``set`` and ``set_missing`` as ``(field, value)`` pairs, each value checked as a reader checks it
+    (:mod:`feedmap._core.field_values`); ValueError naming the option and the field, also for a field both give."""
+    for name in ("set", "set_missing"):
+        _set(options, name, field_values(getattr(options, name), name))
+    both = {field for field, _ in options.set} & {field for field, _ in options.set_missing}
+    if both:
+        listed = ", ".join(sorted(both))
+        raise ValueError(f"set_missing: {listed} is given to set too; give each field to one of them")
 
 
 def _check_split_options(options: Options) -> None:
@@ -442,7 +476,10 @@ def name_pattern_problem(name: str) -> str | None:
 #: How an input is read (and, with ``enrich``, how pages are fetched).
 _READING = ("max_bytes", "max_line_bytes", "follow", "follow_child", "max_depth", "concurrency", "http", "maps")
 #: Which entries are kept, in which order: the steps between reader and writer.
-_SELECTING = ("since", "until", "require_lastmod", "include", "exclude", "limit", "dedupe", "sort")
+_SELECTING = (
+    *("set", "set_missing"),
+    *("since", "until", "require_lastmod", "include", "exclude", "limit", "dedupe", "sort"),
+)
 #: Pages fetched to fill titles and descriptions (and the fields of reading that say how they are fetched).
 _ENRICHING = ("enrich", "overwrite", "page_max_bytes")
 _FETCHING = ("max_bytes", "concurrency", "http", "maps")
@@ -455,6 +492,8 @@ _WRITING = (
     "channel_link",
     "channel_description",
     "self_url",
+    "channel_author",
+    "channel_updated",
 )
 #: Writing into a directory: files, their names and the index.
 _SPLITTING = ("max_urls", "max_file_bytes", "name", "gzip", "index_name", "rebalance")

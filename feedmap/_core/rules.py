@@ -11,10 +11,10 @@ so it reports a few of ``validate``'s rules one level lower (:attr:`Rule.repaire
 warning in ``validate`` and an info when ``convert`` merges the duplicates).
 
 The specs cited (:data:`SPECS`, in :mod:`feedmap._core.specs`): the sitemaps.org protocol 0.9 and its XSDs, W3C
-Datetime, RFC 3986/3987 (URIs and IRIs), XML 1.0, RSS 2.0 with the W3C Feed Validator's reading, ROR, RFC 2822
-dates, JSON Lines, robots.txt (RFC 9309), HTTP (RFC 9110), gzip (RFC 1952), the WHATWG Encoding and HTML standards,
-Google's image and localized-versions sitemap extensions; feedmap's own behaviours (splitting, publishing, filters,
-diff) cite "feedmap".
+Datetime, RFC 3986/3987 (URIs and IRIs), XML 1.0, RSS 2.0 with the W3C Feed Validator's reading, Atom (RFC 4287),
+ROR, RFC 2822 dates, JSON Lines, robots.txt (RFC 9309), HTTP (RFC 9110), gzip (RFC 1952), the WHATWG Encoding and
+HTML standards, Google's image and localized-versions sitemap extensions; feedmap's own behaviours (splitting,
+publishing, filters, diff) cite "feedmap".
 """
 
 from __future__ import annotations
@@ -447,6 +447,24 @@ _TABLE: tuple[Rule, ...] = (
     Rule("double-escaped", W, "a value escaped twice (&amp;amp;): unescaped once", _RSS),
     Rule("channel-link-missing", W, "no channel link is known for the feed written: give one (channel_link)", _RSS),
     Rule("title-missing", N, "entries without a title or description: the item title written is their URL", _RSS),
+    Rule(
+        "updated-assumed",
+        N,
+        "an Atom entry without a lastmod has the feed's updated (Atom requires one); with none at all: the run's time",
+        "RFC 4287",
+    ),
+    Rule(
+        "lastmod-as-rfc3339",
+        N,
+        "a lastmod Atom's RFC 3339 updated cannot hold as written (a time without zone): the instant it starts at",
+        "RFC 4287",
+    ),
+    Rule(
+        "alternate-repeated",
+        W,
+        "an hreflang alternate whose language another of the entry has (or none): an Atom entry holds one, not written",
+        "RFC 4287",
+    ),
     Rule("html-sanitized", W, "markup an RSS description may not safely hold (scripts, handlers): removed", "HTML"),
     Rule("ampersand-escaped", N, "an '&' of a description that starts no character reference: written '&amp;'", "HTML"),
     Rule("markup-in-text", W, "HTML markup in a plain-text field: written as its text", _RSS),
@@ -516,6 +534,7 @@ _TABLE: tuple[Rule, ...] = (
     Rule("duplicates-merged", N, "repeated URLs merged into one entry, the newest lastmod kept", _SITEMAPS),
     Rule("more-duplicates", N, "repeated URLs past those listed one by one, counted", _OWN),
     Rule("entries-filtered", N, "entries the filters (include, exclude, since) left out", _OWN),
+    Rule("fields-set", N, "a value set on every entry (set, set_missing): the values read it replaced", _OWN),
     Rule("no-lastmod-kept", N, "entries without a lastmod kept by since: require_lastmod leaves them out", _OWN),
     Rule("limit-reached", N, "the limit of entries was written: the rest is not read", _OWN),
     Rule("entry-too-large", W, "one entry larger than a split file may be: written alone in a file", _SITEMAPS),

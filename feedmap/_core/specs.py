@@ -22,6 +22,7 @@ SPECS: Mapping[str, str] = MappingProxyType(
         "RFC 3987": "https://www.rfc-editor.org/rfc/rfc3987",
         "XML 1.0": "https://www.w3.org/TR/xml/",
         "RSS 2.0": "https://www.rssboard.org/rss-specification",
+        "RFC 4287": "https://www.rfc-editor.org/rfc/rfc4287",
         "W3C Feed Validator": "https://validator.w3.org/feed/docs/",
         "ROR": "http://rorweb.com/0.1/",
         "RFC 2822": "https://www.rfc-editor.org/rfc/rfc2822#section-3.3",

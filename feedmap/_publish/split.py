@@ -79,7 +79,13 @@ __all__ = [
 #: An index lists at most this many sitemaps (and is never nested): more files are refused.
 MAX_FILES = PROTOCOL_MAX_SITEMAPS
 #: The file names of each format's parts (``{n}``: the file's number, from 1).
-DEFAULT_NAMES = {"sitemap": "sitemap-{n}.xml", "text": "urls-{n}.txt", "rss": "feed-{n}.xml", "ror": "ror-{n}.xml"}
+DEFAULT_NAMES = {
+    "sitemap": "sitemap-{n}.xml",
+    "text": "urls-{n}.txt",
+    "rss": "feed-{n}.xml",
+    "ror": "ror-{n}.xml",
+    "atom": "atom-{n}.xml",
+}
 _BATCH = 512
 
 
@@ -210,7 +216,7 @@ def _nameable(name: str) -> bool:
 
 
 #: The end of a URL path that names a sitemap or feed file rather than a directory.
-_FILE_LIKE = re.compile(r"\.(?:xml|txt|rss|gz)$", re.IGNORECASE)
+_FILE_LIKE = re.compile(r"\.(?:xml|txt|rss|atom|gz)$", re.IGNORECASE)
 
 
 def _base_url(url: str | None) -> str:
@@ -419,17 +425,26 @@ def _newer(lastmod: W3CDate, newest: W3CDate) -> bool:
     return lastmod > newest
 
 
-#: The last segment of the self URL a feed is rendered with (``atom:link rel="self"``): each file's header
-#: has it replaced by the file's name, so that each file names its own URL.
+#: The last segment of the self URL a feed is rendered with (``atom:link rel="self"``, an Atom feed's ``id``): each
+#: file's header has it replaced by the file's name, so that each file names its own URL.
 _SELF = "feedmap-split-file-name"
 
 
 def _own_self_link(header: str, name: str) -> str:
-    """``header`` with the self link rendered for :data:`_SELF` made the URL of file ``name``."""
+    """``header`` with the self link rendered for :data:`_SELF` made the URL of file ``name`` (its last
+    occurrence: the channel's text, from the input, comes before it), and an Atom feed's ``<id>`` too when it is
+    the self URL (the one occurrence inside the last ``<id>`` element before it)."""
+    own = escape_attribute(quote(name, safe=_SEGMENT_SAFE))
     at = header.rfind(_SELF)
     if at < 0:
         return header
-    return header[:at] + escape_attribute(quote(name, safe=_SEGMENT_SAFE)) + header[at + len(_SELF) :]
+    header = header[:at] + own + header[at + len(_SELF) :]
+    start = header.rfind("<id>", 0, at)  # an element's start tag: text holding "<id>" is escaped
+    end = header.find("</id>", start) if start >= 0 else -1
+    inside = header.find(_SELF, start, end) if end >= 0 else -1
+    if inside >= 0:
+        header = header[:inside] + own + header[inside + len(_SELF) :]
+    return header
 
 
 class Sink(Protocol):

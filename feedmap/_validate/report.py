@@ -63,7 +63,7 @@ from feedmap.formats.feeds._channel_checks import validate_feed
 __all__ = ["FileFacts", "Report", "Validation", "all_rules", "validate"]
 
 _XML_SITEMAP = frozenset({"sitemap", "sitemapindex"})
-_FEEDS = frozenset({"rss", "ror"})
+_FEEDS = frozenset({"rss", "ror", "atom"})
 
 
 @dataclass

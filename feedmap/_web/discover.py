@@ -72,7 +72,7 @@ __all__ = [
 #: Tried in this order when robots.txt names no sitemap.
 FALLBACK_PATHS = ("/sitemap.xml", "/sitemap_index.xml")
 #: Formats a document at a usual location must be read as to count as a sitemap.
-SITEMAP_FORMATS = frozenset({"sitemap", "sitemapindex", "rss", "ror", "text"})
+SITEMAP_FORMATS = frozenset({"sitemap", "sitemapindex", "rss", "ror", "atom", "text"})
 #: Fetch failures that mean no answer came at all (as opposed to an HTTP status or bad content).
 _NO_ANSWER = frozenset({"timeout", "fetch-failed"})
 _OTHER_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:(?!\d)")

@@ -44,7 +44,15 @@ from feedmap.formats import _registry as registry
 __all__ = ["SitemapNode", "sitemap_tree", "sitemap_trees"]
 
 #: What a node's ``kind`` is for each built-in format (other formats: the document's kind).
-_KINDS = {"sitemapindex": "index", "sitemap": "urlset", "rss": "feed", "ror": "feed", "text": "text", "jsonl": "jsonl"}
+_KINDS = {
+    "sitemapindex": "index",
+    "sitemap": "urlset",
+    "rss": "feed",
+    "ror": "feed",
+    "atom": "feed",
+    "text": "text",
+    "jsonl": "jsonl",
+}
 
 
 @dataclass(slots=True)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from feedmap._core.context import MAX_CONCURRENCY
+from feedmap._core.field_values import assignment, field_value
 from feedmap._core.http_settings import MAX_RETRIES
 from feedmap._core.option_values import (
     MAX_SECONDS,
@@ -26,6 +27,7 @@ from feedmap._core.scheduler import scheduler_problem
 
 __all__ = [
     "concurrency_count",
+    "field_assignment",
     "header_text",
     "job_count",
     "non_negative_int",
@@ -107,3 +109,14 @@ def xml_text(text: str) -> str:
     if problem is not None:
         raise argparse.ArgumentTypeError(problem)
     return text
+
+
+def field_assignment(text: str) -> tuple[str, str]:
+    """``--set FIELD=VALUE``, ``--set-missing FIELD=VALUE``: a field that can be set and a value a reader would read
+    for it (:mod:`feedmap._core.field_values`); kept as text, the Options read it again."""
+    try:
+        name, value = assignment(text)
+        field_value(name, value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return name, value

@@ -123,7 +123,7 @@ def check_split(args: argparse.Namespace, target: str | Callable[[DocKind], str]
             f"{directory}: {what}; writing numbered files and a sitemap index into it needs --base-url URL, "
             "the URL the directory is served at"
         )
-    if target in ("rss", "ror") and args.max_urls is None:
+    if target in ("rss", "ror", "atom") and args.max_urls is None:
         raise FormatError(f"-t {target} into a directory: give --max-urls N, the most items one feed file holds")
 
 

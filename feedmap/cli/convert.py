@@ -27,6 +27,7 @@ from feedmap.cli._common import (
     xml_text,
 )
 from feedmap.cli._cron import add_cron_option, problems, say
+from feedmap.cli._option_types import field_assignment
 from feedmap.cli._split_options import add_split_options, check_split, last_line
 from feedmap.converters._kinds import xml_for_kind
 from feedmap.converters._sort import SORT_KEYS
@@ -56,7 +57,12 @@ bytes uncompressed each (--max-urls and --max-file-bytes lower the limits; --gzi
 plus DIR/sitemap_index.xml listing each file with the newest lastmod of its URLs.  Only files whose
 content changed are rewritten, the index last, and the files that the index being replaced named and
 the run no longer writes are removed (never a file no index of that name named).  A text sitemap is
-split too (urls-1.txt, ...), a feed (-t rss, -t ror) when --max-urls says how many items a file holds.
+split too (urls-1.txt, ...), a feed (-t rss, -t ror, -t atom) when --max-urls says how many items a file holds.
+
+--set FIELD=VALUE gives every entry a value (replacing the one read; an empty VALUE clears the field), checked
+as a reader checks it: --set type=Product, --set changefreq=daily, --set lastmod=2024-06-01, --set
+keywords=a,b.  --set-missing sets it only on entries without one.  Values per URL come from the input (JSON
+lines: see docs/guide.md for a jq one-liner that adds a field to some URLs).
 
 Reading is lenient: what real files get wrong (a bare '&', blanks before '<?xml', 'Daily', a priority
 of 1.5, an odd date, a truncated file) is repaired and reported as file:line: warning[code]: message.
@@ -76,6 +82,9 @@ examples:
                                                    the blog pages changed in June 2024
   feedmap convert sitemap.xml --exclude '\\?' --limit 100 -t jsonl   the first 100 URLs without a query
   feedmap convert sitemap.xml --sort -lastmod --limit 20 -t rss   the latest 20 pages as an RSS feed
+  feedmap convert sitemap.xml -o feed.atom --self-url https://example.com/feed.atom
+                                                   an Atom 1.0 feed
+  feedmap convert products.xml --set type=Product -t ror   every item a ror:type Product
   feedmap convert big.jsonl -t sitemap -o public/sitemaps/ --base-url https://example.com/sitemaps/
                                                    sitemap-1.xml, ... and sitemap_index.xml
   feedmap convert urls.txt -t sitemap -o out/ --base-url https://example.com/ --max-urls 10000 --gzip
@@ -115,6 +124,7 @@ def add_parser(subparsers: Any) -> None:
             "locs are URL + each file's name"
         },
     )
+    _add_field_options(parser)
     _add_selection_options(parser)
     output = parser.add_argument_group("output")
     output.add_argument(
@@ -123,7 +133,7 @@ def add_parser(subparsers: Any) -> None:
         dest="target_format",
         metavar="FMT",
         help="output format (see `feedmap formats`); default: from -o's extension (.xml: a sitemap index for an "
-        "index's own entries read with --no-follow, else a sitemap; .atom is refused: feedmap writes RSS 2.0); "
+        "index's own entries read with --no-follow, else a sitemap; .rss RSS 2.0, .atom Atom 1.0, .ror ROR); "
         "a sitemap into a directory (-o DIR/)",
     )
     output.add_argument(
@@ -167,7 +177,7 @@ def add_parser(subparsers: Any) -> None:
         help="with --enrich: replace the title, description and keywords an entry already has "
         "(by default only empty ones are filled)",
     )
-    feed = parser.add_argument_group("feed channel (-t rss, -t ror)")
+    feed = parser.add_argument_group("feed channel (-t rss, -t ror, -t atom)")
     feed.add_argument(
         "--title",
         type=xml_text,
@@ -190,8 +200,22 @@ def add_parser(subparsers: Any) -> None:
         "--self-url",
         type=web_url,
         metavar="URL",
-        help="the feed's own URL, written as atom:link rel=\"self\" (into a directory, -o DIR/: each file's own "
-        "URL, --base-url + its name)",
+        help="the feed's own URL, written as atom:link rel=\"self\" (Atom: also the feed's id; into a directory, "
+        "-o DIR/: each file's own URL, --base-url + its name)",
+    )
+    feed.add_argument(
+        "--author",
+        type=xml_text,
+        metavar="NAME",
+        help="the feed's author, a name (Atom's author, which Atom requires; default: the channel link's host); "
+        "RSS and ROR have no place for a name (noted)",
+    )
+    feed.add_argument(
+        "--updated",
+        type=parse_date,
+        metavar="DATE",
+        help="the feed's last update (RSS lastBuildDate, Atom updated; default: the input's, for Atom the newest "
+        "lastmod, else the time of the run: give it for the same output on every run)",
     )
     _add_csv_options(parser)
     add_http_options(parser)
@@ -255,6 +279,33 @@ def join_sort_value(argv: Sequence[str]) -> list[str]:
     return joined
 
 
+def _add_field_options(parser: argparse.ArgumentParser) -> None:
+    """``--set FIELD=VALUE`` and ``--set-missing FIELD=VALUE`` (repeatable)."""
+    fields = parser.add_argument_group(
+        "fields of every entry",
+        "a value checked as a reader checks it (a lastmod in W3C Datetime, a priority from 0.0 to 1.0, a\n"
+        "changefreq word, keywords comma-separated); set before the selection, so it sees the values set",
+    )
+    fields.add_argument(
+        "--set",
+        action="append",
+        type=field_assignment,
+        default=[],
+        metavar="FIELD=VALUE",
+        help="give every entry this value of FIELD (lastmod, changefreq, priority, title, description, keywords, "
+        "type), replacing the one read; an empty VALUE clears the field; repeatable, one FIELD each, "
+        "e.g. --set type=Product -t ror",
+    )
+    fields.add_argument(
+        "--set-missing",
+        action="append",
+        type=field_assignment,
+        default=[],
+        metavar="FIELD=VALUE",
+        help="the same, only on entries without a value for FIELD (e.g. --set-missing changefreq=weekly)",
+    )
+
+
 def _add_selection_options(parser: argparse.ArgumentParser) -> None:
     """``--since``, ``--until``, ``--require-lastmod``, ``--include``, ``--exclude``, ``--dedupe``, ``--sort``,
     ``--limit`` (``--since`` is also a reading option: it skips index children)."""
@@ -312,13 +363,6 @@ def _add_selection_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-#: Output extensions that name a format feedmap reads but cannot write, with what to do instead.
-UNWRITABLE_EXTENSIONS = {
-    ".atom": "feedmap cannot write Atom; it writes feeds as RSS 2.0: name the output .rss (or give -t rss "
-    "with an .xml name)",
-}
-
-
 def _target_format(args: argparse.Namespace) -> str | Callable[[DocKind], str]:
     """The format to write: -t, else the output's extension (``.xml``: the XML sitemap of the kind read)."""
     from feedmap import _api as api  # the library's machinery: loaded when a command runs, not for --help
@@ -328,8 +372,6 @@ def _target_format(args: argparse.Namespace) -> str | Callable[[DocKind], str]:
     suffixes = []
     if args.output and args.output != "-":
         suffixes = [s.lower() for s in Path(args.output).suffixes if s.lower() not in (".gz",)]
-    if suffixes and suffixes[-1] in UNWRITABLE_EXTENSIONS:
-        raise FormatError(f"{args.output}: {UNWRITABLE_EXTENSIONS[suffixes[-1]]}")
     if args.target_format:
         return str(args.target_format)
     if suffixes and suffixes[-1] == ".xml":
@@ -351,7 +393,19 @@ def _progress(args: argparse.Namespace) -> Progress:
     return Progress("feedmap convert", enabled=enabled)
 
 
+def _check_fields(args: argparse.Namespace) -> None:
+    """A FIELD given twice to --set, or to --set and --set-missing, is a usage error (each value was checked as it
+    was parsed)."""
+    given = [("--set", name) for name, _ in args.set] + [("--set-missing", name) for name, _ in args.set_missing]
+    for index, (flag, name) in enumerate(given):
+        for other, again in given[:index]:
+            if again == name:
+                also = "twice" if other == flag else f"to {other} too"
+                raise FormatError(f"{flag} {name}=...: {name} is given {also}; give each field once")
+
+
 def _options(args: argparse.Namespace) -> Options:
+    _check_fields(args)
     return reading_options(
         args,
         schema_location=args.schema_location,
@@ -361,6 +415,10 @@ def _options(args: argparse.Namespace) -> Options:
         channel_link=args.link,
         channel_description=args.description,
         self_url=args.self_url,
+        channel_author=args.author,
+        channel_updated=args.updated,
+        set=tuple(args.set),
+        set_missing=tuple(args.set_missing),
         enrich=args.enrich,
         overwrite=args.overwrite,
         since=args.since,

@@ -22,6 +22,7 @@ WRITTEN_KIND: dict[str, DocKind] = {
     "sitemap": DocKind.URLSET,
     "rss": DocKind.FEED,
     "ror": DocKind.FEED,
+    "atom": DocKind.FEED,
 }
 
 

@@ -2,7 +2,7 @@
 
 :func:`plan` picks the steps a conversion needs (pandoc's idea of transforms between reader and writer):
 
-* XML targets (sitemap, sitemap index, RSS, ROR) take only http(s) URLs: a ``javascript:`` or ``data:``
+* XML targets (sitemap, sitemap index, RSS, ROR, Atom) take only http(s) URLs: a ``javascript:`` or ``data:``
   loc, image or alternate is left out (WARNING ``non-web-url``), which every other target writes with the
   same warning (:func:`feedmap._core.entry_checks.check_web_urls`); and they require absolute URLs: entries
   without one are left out (:func:`feedmap.converters.keep_absolute`);
@@ -12,6 +12,8 @@
   (:func:`feedmap.converters.report_duplicates`).  This does not depend on the kind of the inputs or their
   order.  ``options.dedupe`` (``--dedupe first|last|newest``) chooses the entry kept instead, in every
   target, JSON lines included (:func:`feedmap.converters.dedupe`);
+* the values the options set on every entry (``set``, ``set_missing``: :func:`feedmap.converters.set_fields`)
+  first, on the entries as read, so that every later step sees them;
 * the entry filters the options ask for (``since``, ``until``, ``require_lastmod``, ``include``, ``exclude``:
   :func:`feedmap.converters.filter_entries`) run first, on the entries as read; ``sort``
   (:func:`feedmap.converters.sort_entries`) runs after deduplication; ``limit``
@@ -38,7 +40,7 @@ from feedmap._core import entry_checks
 from feedmap._core.context import Context, Options
 from feedmap._core.model import DocKind, Document, Entry
 from feedmap._io.http import Shared
-from feedmap.converters import _duplicates, _filters, _sort
+from feedmap.converters import _duplicates, _filters, _set, _sort
 from feedmap.converters._feed_to_sitemap import feed_to_sitemap
 from feedmap.converters._sitemap_to_ror import sitemap_to_ror
 from feedmap.formats import _registry as registry
@@ -58,10 +60,10 @@ __all__ = [
 Step = Callable[[Document, Context], Document]
 
 _SITEMAP_TARGETS = frozenset({"sitemap", "sitemapindex", "text"})
-#: Targets whose URLs must be absolute (sitemaps.org 0.9 loc; RSS 2.0 link and permalink guid).
-ABSOLUTE_TARGETS = frozenset({"sitemap", "sitemapindex", "rss", "ror"})
+#: Targets whose URLs must be absolute (sitemaps.org 0.9 loc; RSS 2.0 link and permalink guid; Atom id and link).
+ABSOLUTE_TARGETS = frozenset({"sitemap", "sitemapindex", "rss", "ror", "atom"})
 #: Targets that list a URL once with all its fields: the newest entry of a repeated URL is kept.
-_MERGED_TARGETS = frozenset({"sitemap", "sitemapindex", "rss", "ror"})
+_MERGED_TARGETS = frozenset({"sitemap", "sitemapindex", "rss", "ror", "atom"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +102,11 @@ def _filters_asked(options: Options) -> bool:
     )
 
 
+def _fields_set(options: Options) -> bool:
+    """Whether the options set a field on every entry (:func:`feedmap.converters._set.set_fields`)."""
+    return bool(options.set or options.set_missing)
+
+
 def as_urlset(doc: Document, ctx: Context) -> Document:
     """The document as a urlset (a feed's channel metadata kept); the entries unchanged."""
     result = Document(doc.meta.as_kind(DocKind.URLSET), doc.entries, diagnostics=doc.diagnostics)
@@ -123,7 +130,9 @@ def plan(
     and the limit it asks for are planned too.  ``shared``: the run's threads and fetcher, which enrichment uses
     (required with ``enrich``; the run closes it).
     """
-    steps: list[Step] = [on_entries(entry_checks.check_values)] if check else []
+    steps: list[Step] = [on_entries(_set.set_fields)] if options is not None and _fields_set(options) else []
+    if check:
+        steps.append(on_entries(entry_checks.check_values))
     if options is not None and _filters_asked(options):
         steps.append(on_entries(_filters.filter_entries))
     fields = registry.get(target).fields
@@ -187,9 +196,11 @@ def fused(steps: list[Step], target: str) -> list[Step]:
 
 def selection(options: Options, shared: Shared) -> list[Step]:
     """The steps :func:`plan` takes from the options alone, in its order, for a call that writes nothing
-    (:func:`feedmap.read`): the entry filters, ``dedupe``, ``sort``, ``limit``, then ``enrich`` (on the run's
-    threads and fetcher, ``shared``)."""
-    steps: list[Step] = [on_entries(_filters.filter_entries)] if _filters_asked(options) else []
+    (:func:`feedmap.read`): the values set on every entry, the entry filters, ``dedupe``, ``sort``, ``limit``,
+    then ``enrich`` (on the run's threads and fetcher, ``shared``)."""
+    steps: list[Step] = [on_entries(_set.set_fields)] if _fields_set(options) else []
+    if _filters_asked(options):
+        steps.append(on_entries(_filters.filter_entries))
     if options.dedupe is not None:
         steps.append(on_entries(_duplicates.dedupe))
     if options.sort is not None:

@@ -40,6 +40,9 @@ raises :class:`~feedmap._core.errors.StrictError` at the first warning; :func:`r
   and merged.
 * :func:`limit_entries`: the first ``options.limit`` entries; the input is not read further (INFO
   ``limit-reached``).
+* :func:`set_fields`: ``options.set`` put on every entry (replacing the value read; an empty value clears the
+  field) and ``options.set_missing`` on every entry without one (``--set type=Product``), the values checked as
+  readers check what they read when the options are made; INFO ``fields-set`` at the end.
 
 Memory: :func:`merge_duplicates` holds the first 10,000 entries as they are, pickles the
 others into a temporary file (written and read back by the mebibyte) and keeps, per distinct URL, one ``int`` key
@@ -75,7 +78,7 @@ from feedmap._core.model import Document, Entry
 from feedmap._core.options import refuse_unused
 from feedmap._core.urls import is_absolute_url
 from feedmap._io.http import Shared
-from feedmap.converters import _duplicates, _filters, _sort
+from feedmap.converters import _duplicates, _filters, _set, _sort
 
 __all__ = [
     "check_values",
@@ -88,6 +91,7 @@ __all__ = [
     "relative_reference",
     "report_duplicates",
     "resolve_relative",
+    "set_fields",
     "sort_entries",
 ]
 
@@ -269,6 +273,24 @@ def limit_entries(
 ) -> Document | Iterator[Entry]:
     """The first ``options.limit`` entries (all when None); nothing past them is read (INFO ``limit-reached``)."""
     return _apply(source, _filters.limit_entries, options, on_diagnostic, reporter)
+
+
+@_public_step
+def set_fields(
+    source: Document | Iterable[Entry],
+    options: Options | None = None,
+    *,
+    on_diagnostic: DiagnosticHandler | None = None,
+    reporter: Reporter | None = None,
+) -> Document | Iterator[Entry]:
+    """The entries with ``options.set`` on each (``Options(set={"type": "Product"})``: replacing the value read,
+    an empty value clearing the field) and ``options.set_missing`` on each without a value for the field, streamed.
+
+    The values were checked when the options were made, as a reader checks a value it reads (a lastmod in W3C
+    Datetime, a priority from 0.0 to 1.0, a changefreq word, ...: ``ValueError`` naming the field otherwise).
+    INFO ``fields-set`` at the end: each field, and the values read it replaced.
+    """
+    return _apply(source, _set.set_fields, options, on_diagnostic, reporter)
 
 
 @_public_step

@@ -161,11 +161,16 @@ BUILTINS: dict[str, tuple[str, Detection]] = {
     "rss": (
         "feedmap.formats.feeds._rss:FORMAT",
         Detection(
-            extensions=(".rss", ".atom"),
+            extensions=(".rss",),
             roots=((_ANY, "rss"), (_RDF_NS, "RDF"), (_ANY, "feed")),
             priority=5,
-            media_types=("application/rss+xml", "application/atom+xml"),
+            media_types=("application/rss+xml",),
         ),
+    ),
+    # Atom is read as the rss format reads it (any feed's root is rss's): named (-f atom) or by media type only
+    "atom": (
+        "feedmap.formats.feeds._atom:FORMAT",
+        Detection(extensions=(".atom",), media_types=("application/atom+xml",)),
     ),
     "parquet": (
         "feedmap.formats.tabular._parquet:FORMAT",

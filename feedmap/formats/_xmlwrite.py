@@ -151,25 +151,26 @@ def xml_extras(
     return out
 
 
-def rdf_only(key: str, value: str, loc: str, ctx: Context) -> bool:
-    """True (reported, ``extra-dropped``) for an extra an RSS 2.0 item cannot hold: RSS 1.0 module markup
+def rdf_only(key: str, value: str, loc: str, ctx: Context, *, holder: str = "an RSS 2.0 item") -> bool:
+    """True (reported, ``extra-dropped``) for an extra an RSS 2.0 item (or an Atom entry: ``holder``) cannot hold:
+    RSS 1.0 module markup
     that uses RDF (``<l:permalink rdf:resource="..."/>``, an ``rdf:`` element or attribute); RSS 2.0 has no
     RDF, so the W3C validator reports it (``UndefinedElement``, ``UnexpectedAttribute``); markup holding
     Atom elements, which an RSS 2.0 item would read as its own title, id, ...; and XHTML elements (a
     sitemap's ``xhtml:link`` that is no hreflang alternate, ``rel="amphtml"``), which an RSS 2.0 item cannot
     hold (the validator's ``MisplacedXHTMLContent``; hreflang alternates are not extras)."""
     if XHTML_NS in value:
-        why = "is XHTML markup, which an RSS 2.0 item cannot hold"
+        why = f"is XHTML markup, which {holder} cannot hold"
         ctx.info("extra-dropped", f"extra {key!r} of {loc} {why}; not written")
         return True
     if RDF_NS in value:
-        why = "is RDF markup (RSS 1.0), which RSS 2.0 cannot hold"
+        why = f"is RDF markup (RSS 1.0), which {holder} cannot hold"
         ctx.info("extra-dropped", f"extra {key!r} of {loc} {why}; not written")
         return True
     if _ATOM_NS in value:
         # Atom elements nested in a foreign element (an APP <app:collection> with its <atom:title>): the
         # validator takes them for the item's own (DuplicateDescriptionSemantics)
-        why = "holds Atom elements, which an RSS 2.0 item would take for its own"
+        why = f"holds Atom elements, which {holder} would take for its own"
         ctx.info("extra-dropped", f"extra {key!r} of {loc} {why}; not written")
         return True
     return False

@@ -2,7 +2,7 @@
 
 An :class:`Extension` claims elements of one namespace (Namespaces in XML 1.0,
 https://www.w3.org/TR/xml-names/) and has a read hook (one element -> the IR field it fills) and a write
-hook (an entry -> the elements, as text).  Every XML format (sitemap, index, RSS, ROR) reads and writes
+hook (an entry -> the elements, as text).  Every XML format (sitemap, index, RSS, ROR, Atom) reads and writes
 through them; built in are Google image sitemaps (:mod:`._image`) and hreflang alternates (:mod:`._hreflang`).
 Where a format needs another element for the same field, the extension holds a *variant* for those formats
 (hreflang: ``xhtml:link`` in sitemaps, ``atom:link`` in feeds, where the W3C Feed Validator calls
@@ -54,7 +54,7 @@ __all__ = [
 
 ENTRY_POINT_GROUP = "feedmap.extensions"
 #: The formats whose readers and writers may use extensions.
-XML_FORMATS = frozenset({"sitemap", "sitemapindex", "rss", "ror"})
+XML_FORMATS = frozenset({"sitemap", "sitemapindex", "rss", "ror", "atom"})
 _BUILTINS = ("feedmap.formats.ext._image:EXTENSION", "feedmap.formats.ext._hreflang:EXTENSION")
 #: The formats whose writers place leading elements first in an entry (elsewhere they follow the others:
 #: a sitemap's ``<url>`` starts with ``<loc>``, as its XSD's sequence has it).

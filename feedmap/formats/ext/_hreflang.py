@@ -10,7 +10,9 @@ Feeds (RSS, ROR) hold the same alternates as Atom links, ``<atom:link rel="alter
 href=".."/>`` (RFC 4287 §4.2.7; the Atom namespace is valid in RSS 2.0, where the W3C Feed Validator calls
 ``xhtml:link`` misplaced): the feed variant reads and writes them, first in the item (feedparser takes the
 last alternate link of an HTML type as the item's link, so ``<link>`` must come after them), and the
-``xhtml:link`` alternates of older feeds are still read there.
+``xhtml:link`` alternates of older feeds are still read there.  An Atom feed holds them as its own links (in its
+default namespace, :func:`link_elements`; the validator asks Atom feeds not to prefix the Atom namespace): its
+writer writes them, no hook of this extension serves it.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from feedmap.formats._xmlwrite import attribute_of
 from feedmap.formats.ext import Extension, Fields
 from feedmap.formats.feeds._links import ATOM_NS, link_relation
 
-__all__ = ["EXTENSION", "alternate_elements", "atom_link_elements", "read", "read_atom_link"]
+__all__ = ["EXTENSION", "alternate_elements", "atom_link_elements", "link_elements", "read", "read_atom_link"]
 
 _FEEDS = frozenset({"rss", "ror"})
 
@@ -65,10 +67,10 @@ def read_atom_link(element: etree._Element, into: Fields, ctx: Context, offset: 
     return True
 
 
-def _links(element: str, entry: Entry, ctx: Context, xmlns: str) -> list[str]:
+def _links(element: str, entry: Entry, ctx: Context, xmlns: str, alternates: tuple[Alternate, ...]) -> list[str]:
     parts: list[str] = []
     loc = entry.loc
-    for alternate in entry.alternates:
+    for alternate in alternates:
         parts += [
             f'<{element}{xmlns} rel="alternate" hreflang="',
             attribute_of(alternate.hreflang, "hreflang", loc, ctx),
@@ -81,12 +83,18 @@ def _links(element: str, entry: Entry, ctx: Context, xmlns: str) -> list[str]:
 
 def alternate_elements(entry: Entry, ctx: Context, xmlns: str = "") -> list[str]:
     """The write hook: the entry's alternates as ``xhtml:link`` elements (``xmlns`` as for images)."""
-    return _links("xhtml:link", entry, ctx, xmlns)
+    return _links("xhtml:link", entry, ctx, xmlns, entry.alternates)
 
 
 def atom_link_elements(entry: Entry, ctx: Context, xmlns: str = "") -> list[str]:
     """The feeds' write hook: the entry's alternates as ``atom:link rel="alternate"`` elements."""
-    return _links("atom:link", entry, ctx, xmlns)
+    return _links("atom:link", entry, ctx, xmlns, entry.alternates)
+
+
+def link_elements(alternates: tuple[Alternate, ...], entry: Entry, ctx: Context) -> list[str]:
+    """``alternates`` (of ``entry``) as an Atom entry's own ``link rel="alternate"`` elements (in the default
+    namespace of an Atom feed)."""
+    return _links("link", entry, ctx, "", alternates)
 
 
 EXTENSION = Extension(

@@ -5,7 +5,9 @@ Spec: Google image sitemaps, namespace ``http://www.google.com/schemas/sitemap-i
 ``<image:image>`` holds one ``<image:loc>`` and optionally ``caption``, ``geo_location``, ``title`` and
 ``license`` (the last four deprecated by Google in 2022, still read and written).  An image without a loc
 is skipped (``loc-missing``); a child given twice is reported and its first value kept.  Children are
-written in XSD order.  Used by every XML format (sitemap, index, RSS, ROR).
+written in XSD order.  Used by every XML format (sitemap, index, RSS, ROR, Atom).  An Atom feed writes them under
+the prefix :data:`ATOM_PREFIX` (a variant of the extension): the W3C Feed Validator reserves ``image`` for RSS
+1.0's image module (``ReservedPrefix``), which RSS outputs carry from the sitemaps they are made of.
 """
 
 from __future__ import annotations
@@ -19,9 +21,12 @@ from feedmap.formats._elements import duplicate, holds_markup
 from feedmap.formats._fields import strip_value
 from feedmap.formats._output import output_url
 from feedmap.formats._xmlwrite import plain_uri, text_of
-from feedmap.formats.ext import Extension, Fields
+from feedmap.formats.ext import XML_FORMATS, Extension, Fields
 
-__all__ = ["EXTENSION", "image_elements", "read"]
+__all__ = ["ATOM_PREFIX", "EXTENSION", "atom_image_elements", "image_elements", "read"]
+
+#: The prefix of the image namespace in an Atom feed (any prefix reads back: readers go by the namespace).
+ATOM_PREFIX = "gimage"
 
 _IMAGE_FIELDS = {
     f"{{{IMAGE_NS}}}loc": "loc",
@@ -93,6 +98,15 @@ def image_elements(entry: Entry, ctx: Context, xmlns: str = "") -> list[str]:
     return parts
 
 
+def atom_image_elements(entry: Entry, ctx: Context, xmlns: str = "") -> list[str]:
+    """The Atom feeds' write hook: :func:`image_elements` under the prefix :data:`ATOM_PREFIX`.  Only the tags
+    are renamed: every text part is escaped (a ``<`` in it is ``&lt;``), so ``<image:`` starts a tag."""
+    return [
+        part.replace("<image:", f"<{ATOM_PREFIX}:").replace("</image:", f"</{ATOM_PREFIX}:") if "<" in part else part
+        for part in image_elements(entry, ctx, xmlns)
+    ]
+
+
 EXTENSION = Extension(
     name="image",
     namespace=IMAGE_NS,
@@ -101,4 +115,16 @@ EXTENSION = Extension(
     field="images",
     read=read,
     write=image_elements,
+    formats=XML_FORMATS - {"atom"},
+    variants=(
+        Extension(
+            name="image",
+            namespace=IMAGE_NS,
+            prefix=ATOM_PREFIX,
+            elements=frozenset({"image"}),
+            field="images",
+            write=atom_image_elements,
+            formats=frozenset({"atom"}),
+        ),
+    ),
 )

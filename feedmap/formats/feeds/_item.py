@@ -7,11 +7,15 @@ Media RSS keywords; the mapping to entries is the one feedparser gives, with the
 
 * ``loc``: RSS ``<link>`` text, else a link with ``href`` (Atom ``link[@rel=alternate or no rel]``, the
   last of HTML type, else the first), else a permalink ``<guid>`` (``isPermaLink`` defaults to true).  In
-  Atom feeds only the links count (an Atom ``<id>`` is an identifier, not the page);
+  Atom feeds only the links count (an Atom ``<id>`` is an identifier, not the page); an Atom entry with an
+  alternate link without ``hreflang`` takes its loc among those, and its alternate links with an ``hreflang``
+  are its hreflang alternates (as the ``atom`` writer writes them);
 * ``lastmod``: ``updated`` / ``dc:date`` / ``modified`` / ``dcterms:modified``, else ``pubDate`` /
   ``published`` / ``issued`` / ``dcterms:issued``, else ``created``, read as written (offset kept);
 * ``title`` (or ``dc:title``), ``description`` (``description`` / ``summary`` / ``dc:description``, else the
-  ``content`` of a text or HTML type), ``keywords`` (``category``, ``dc:subject``, ``itunes:keywords``...);
+  ``content`` of a text or HTML type; a title or description that is the item's URL is none: what a writer puts
+  where a feed needs one, RSS a title, the ``atom`` writer a summary), ``keywords`` (``category``, ``dc:subject``,
+  ``itunes:keywords``...);
 * elements an extension claims (:mod:`feedmap.formats.ext`: ``image:image``, hreflang alternates as
   ``atom:link rel="alternate" hreflang`` in an RSS item or as ``xhtml:link``, third-party ones) are read
   by its read hook; ``sitemap:changefreq`` and ``sitemap:priority`` (as feedmap writes them) fill the
@@ -31,7 +35,7 @@ from lxml import etree
 
 from feedmap._core.context import Context
 from feedmap._core.dates import W3CDate
-from feedmap._core.model import Entry, full_entry, new_position
+from feedmap._core.model import Alternate, Entry, full_entry, new_position
 from feedmap._xml import line_of
 from feedmap.formats._elements import duplicate, holds_markup
 from feedmap.formats._fields import read_loc
@@ -69,7 +73,7 @@ class _Fields:
     """What one item holds, as read from its children."""
 
     text_link: str | None = None
-    links: list[tuple[str, str, str]] = field(default_factory=list)  # (rel, type, href)
+    links: list[tuple[str, str, str, str]] = field(default_factory=list)  # (rel, type, href, hreflang)
     permalink: str | None = None
     title: str | None = None
     summary: str | None = None
@@ -95,10 +99,10 @@ def _link(child: etree._Element, fields: _Fields) -> None:
             url = resolved(child, text)
             if fields.text_link is None:
                 fields.text_link = url
-            fields.links.append((rel, child.get("type") or "text/html", url))
+            fields.links.append((rel, child.get("type") or "text/html", url, ""))
     elif href.strip():
         kind = child.get("type") or ("application/atom+xml" if rel == "self" else "text/html")
-        fields.links.append((rel, kind, resolved(child, href.strip())))
+        fields.links.append((rel, kind, resolved(child, href.strip()), (child.get("hreflang") or "").strip()))
 
 
 def _guid(child: etree._Element, fields: _Fields) -> None:
@@ -217,13 +221,25 @@ def _add_tag(fields: _Fields, term: str, scheme: str | None, label: str | None) 
         fields.tags.append(tag)
 
 
-def _atom_loc(links: list[tuple[str, str, str]]) -> str | None:
+def _atom_loc(links: list[tuple[str, str, str, str]]) -> str | None:
     """link[@rel=alternate or no rel]: the last of an HTML type, else the first (feedparser's choice)."""
-    alternates = [(kind, href) for rel, kind, href in links if rel == "alternate" and href]
+    alternates = [(kind, href) for rel, kind, href, _ in links if rel == "alternate" and href]
     html = [href for kind, href in alternates if _content_type(kind) in ("text/html", "application/xhtml+xml")]
     if html:
         return html[-1]
     return alternates[0][1] if alternates else None
+
+
+def _atom_links(links: list[tuple[str, str, str, str]]) -> tuple[str | None, list[Alternate]]:
+    """An Atom entry's loc and its language versions.  When the entry has an alternate link without ``hreflang``
+    (its page), the loc is chosen among those (:func:`_atom_loc`) and each alternate link with an ``hreflang`` is a
+    language version of it (as ``atom:link rel="alternate" hreflang`` in an RSS item is, and as the ``atom`` writer
+    writes them); else the loc is chosen among them all, and none is a language version."""
+    plain = [link for link in links if not link[3]]
+    if _atom_loc(plain) is None:
+        return _atom_loc(links), []
+    versions = [Alternate(hreflang=lang, href=href) for rel, _, href, lang in links if rel == "alternate" and lang]
+    return _atom_loc(plain), versions
 
 
 def _content_type(kind: str) -> str:
@@ -283,7 +299,11 @@ def item_entry(
     for child in fields.not_text:
         holds_markup(child, qname(child.tag)[1], ctx, offset)
     title = fields.title or None
-    loc_text = _atom_loc(fields.links) if atom else fields.text_link or _atom_loc(fields.links)
+    versions: list[Alternate] = []
+    if atom:
+        loc_text, versions = _atom_links(fields.links)
+    else:
+        loc_text = fields.text_link or _atom_loc(fields.links)
     if not loc_text:
         loc_text = fields.permalink
     if repeated:
@@ -295,15 +315,18 @@ def item_entry(
     if loc is None:
         return None
     title = real_title(title, loc_text, loc)
+    description = real_title(fields.summary or fields.content or None, loc_text, loc)  # the atom writer's summary
     lastmod = _lastmod(fields, ctx, offset, line)
     gathered = fields.ext.check(ctx, line)
+    if versions:
+        gathered.alternates += versions
     return full_entry(  # Entry(...) without its coercion: every value below has its type already
         loc,
         lastmod,
         fields.ext.changefreq,
         fields.ext.priority,
         title,
-        fields.summary or fields.content or None,
+        description,
         tuple(term.strip() for term, _, _ in fields.tags if term.strip()),
         None,
         tuple(gathered.images),

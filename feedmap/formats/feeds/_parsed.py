@@ -115,7 +115,7 @@ def parsed_entries(parsed: Any, ctx: Context, raw: _RawLinks | None, skip: int =
                     break
         keywords = tuple(tag["term"].strip() for tag in item.get("tags", []) if tag.get("term", "").strip())
         title = real_title(_feed_title(item) or None, loc_text, loc)
-        summary = item.get("summary") or None
+        summary = real_title(item.get("summary") or None, loc_text, loc)
         origin = new_position(ctx.name, 0)
         yield full_entry(loc, lastmod, None, None, title, summary, keywords, None, (), (), {}, origin)
 

@@ -1,17 +1,17 @@
 """Writing RSS 2.0 channels, shared by the ``rss`` and ``ror`` writers.
 
-Spec: RSS 2.0.11 (https://www.rssboard.org/rss-specification) and the RSS Best Practices Profile:
-``<rss version="2.0">`` with one ``<channel>`` whose ``title``, ``link`` and ``description`` are present and
-non-empty (plain text: markup in them is written as its text); ``lastBuildDate`` when the channel's last
-update is known; each item has a ``title`` or a ``description``; ``guid`` is the item's permalink; dates are
-RFC 822 with four-digit years (:func:`email.utils.format_datetime`, never the locale); ``atom:link
-rel="self"`` names the feed's own URL when it is known.  Extension elements (the sitemap namespace for
-``changefreq``/``priority``, Dublin Core ``dc:date`` for a lastmod RFC 822 cannot hold exactly, the Google
-image namespace for images, Atom ``link`` for hreflang alternates, third-party extensions' namespaces) live
-in namespaces declared only when used (an unused declaration is a W3C Feed Validator warning): the writer
-still streams, so it renders the first batch of items before the root, declares there the namespaces that
-batch uses, and declares a namespace first used by a later item on that item's element (:class:`Namespaces`).
-Images, alternates and third-party extension elements are written by the extensions' write hooks
+Spec: RSS 2.0.11 (https://www.rssboard.org/rss-specification) and the RSS Best Practices Profile: ``<rss
+version="2.0">`` with one ``<channel>`` whose ``title``, ``link`` and ``description`` are present and non-empty
+(plain text: markup in them is written as its text); ``lastBuildDate`` when the channel's last update is known (the
+``channel_updated`` option, else the input's); each item has a ``title`` or a ``description``; ``guid`` is the
+item's permalink; dates are RFC 822 with four-digit years (:func:`email.utils.format_datetime`, never the locale);
+``atom:link rel="self"`` names the feed's own URL when it is known.  Extension elements (the sitemap namespace for
+``changefreq``/``priority``, Dublin Core ``dc:date`` for a lastmod RFC 822 cannot hold exactly, the Google image
+namespace for images, Atom ``link`` for hreflang alternates, third-party extensions' namespaces) live in namespaces
+declared only when used (an unused declaration is a W3C Feed Validator warning): the writer still streams, so it
+renders the first batch of items before the root, declares there the namespaces that batch uses, and declares a
+namespace first used by a later item on that item's element (:class:`Namespaces`).  Images, alternates and
+third-party extension elements are written by the extensions' write hooks
 (:mod:`feedmap.formats.ext`, :func:`extension_elements`).
 """
 
@@ -289,7 +289,8 @@ def channel_info(doc: Document, first: str | None, ctx: Context, *, title_prefix
     # The channel link and the self URL are URIs like every item link (an IRI is the validator's UriNotIri).
     self_url = web_url_or_none(options.self_url, "self URL", ctx)
     self_url = output_url(self_url, ctx) if self_url else None
-    return ChannelInfo(title, output_url(link, ctx), description, self_url, doc.meta.updated)
+    updated = options.channel_updated or doc.meta.updated
+    return ChannelInfo(title, output_url(link, ctx), description, self_url, updated)
 
 
 def render_channel(
@@ -332,6 +333,12 @@ def channel_head(
     """The channel's start tag, its elements and what ``after_channel`` writes before the items (the channel of
     :func:`channel_info`; ``first``: the first item's loc)."""
     channel = channel_info(doc, first, ctx, title_prefix=title_prefix)
+    if ctx.options.channel_author is not None:
+        ctx.info(
+            "field-dropped",
+            "the feed's author (channel_author) is not written: RSS 2.0 has no place for a name (its managingEditor "
+            "is an e-mail address)",
+        )
     return f"<channel>{channel.elements(ctx, namespaces)}\n{after_channel(channel)}"
 
 

@@ -96,9 +96,10 @@ TEXT_TYPES = frozenset({"text/plain", "text", *_HTML_TYPES})
 
 
 def real_title(title: str | None, *locs: str) -> str | None:
-    """The title, or None when it is only the item's own URL: what feedmap (and other writers) put in an
-    item with no title and no description, as RSS 2.0 needs one of them; read back as a real title, it
-    would survive a round trip and stop ``--enrich`` from filling in the page's title."""
+    """The title (or description), or None when it is only the item's own URL: what feedmap (and other writers)
+    put in an item with no title and no description, as RSS 2.0 needs one of them (and in an Atom entry without
+    a description, as the validator asks for a summary); read back as a real value, it would survive a round trip
+    and stop ``--enrich`` from filling in the page's."""
     if title is not None and title.strip() in locs:
         return None
     return title

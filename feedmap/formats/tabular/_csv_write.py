@@ -34,7 +34,15 @@ __all__ = ["BOM", "write"]
 #: The UTF-8 byte order mark ``excel_safe`` writes first (and every CSV read takes off).
 BOM = b"\xef\xbb\xbf"
 #: The options no CSV file can honour.
-_NOT_IN_CSV = ("schema_location", "channel_title", "channel_link", "channel_description", "self_url")
+_NOT_IN_CSV = (
+    "schema_location",
+    "channel_title",
+    "channel_link",
+    "channel_description",
+    "channel_author",
+    "channel_updated",
+    "self_url",
+)
 
 
 def _refuse_unheld(options: Options) -> None:
