@@ -26,11 +26,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, overload
 
+from feedmap._core.call_fields import refuse_csv_options, refuse_splitting, refuse_unused
 from feedmap._core.collector import spaced_collections
 from feedmap._core.context import Context, Options, reporter_for
 from feedmap._core.errors import DiagnosticHandler, FormatError, Reporter
 from feedmap._core.model import ENTRY_FIELDS, DocKind, Document, Entry
-from feedmap._core.options import asks_for_workers, refuse_csv_options, refuse_splitting, refuse_unused
+from feedmap._core.options import asks_for_workers
 from feedmap._core.summary import SplitSummary, Summary
 from feedmap._io.http import Shared
 from feedmap._io.sinks import gzip_named, gzipped
@@ -64,7 +65,7 @@ def _context(
     name: str,
 ) -> Context:
     """The context of one ``call``: its options (the defaults when None; ValueError naming those it cannot use,
-    :func:`feedmap._core.options.refuse_unused`) and where its diagnostics go (stopping at the first warning
+    :func:`feedmap._core.call_fields.refuse_unused`) and where its diagnostics go (stopping at the first warning
     under ``options.strict``, whatever the reporter)."""
     options = options or Options()
     if not isinstance(options, Options):
@@ -138,7 +139,7 @@ def read(
 
 
 def _refuse_csv_options(doc: Document, ctx: Context, written: str | None) -> None:
-    """:func:`~feedmap._core.options.refuse_csv_options` for a document read (closed when they are refused)."""
+    """:func:`~feedmap._core.call_fields.refuse_csv_options` for a document read (closed when they are refused)."""
     try:
         refuse_csv_options(ctx.options, written, doc.format)
     except FormatError:

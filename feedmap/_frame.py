@@ -16,10 +16,10 @@ from __future__ import annotations
 from typing import Any
 
 from feedmap._api import read
+from feedmap._core.call_fields import refuse_unused
 from feedmap._core.context import Options
 from feedmap._core.errors import DiagnosticHandler, Reporter
 from feedmap._core.model import Document
-from feedmap._core.options import refuse_unused
 from feedmap._io.sources import SourceLike
 from feedmap._table.batches import record_batches
 from feedmap._table.columns import columns

@@ -24,11 +24,11 @@ from types import MappingProxyType
 from typing import Any
 
 from feedmap._api import read
+from feedmap._core.call_fields import refuse_unused
 from feedmap._core.context import Options
 from feedmap._core.dates import W3CDate
 from feedmap._core.errors import DiagnosticHandler, Level, Reporter
 from feedmap._core.model import DocKind, Entry
-from feedmap._core.options import refuse_unused
 from feedmap._io.sources import SourceLike, source_name
 from feedmap._web.follow import ChildRecord, following_of
 

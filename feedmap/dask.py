@@ -55,10 +55,10 @@ from dask.delayed import Delayed, delayed
 
 from feedmap._api import split as split_document
 from feedmap._api import write as write_entries
+from feedmap._core.call_fields import refuse_unused
 from feedmap._core.context import Options, reporter_for
 from feedmap._core.errors import DiagnosticHandler, Reporter
 from feedmap._core.model import Document, Entry
-from feedmap._core.options import refuse_unused
 from feedmap._core.summary import SplitSummary
 from feedmap._io.sources import SourceLike
 from feedmap._web import bag_channel, bag_dedupe, bag_enrich, bag_order

@@ -51,11 +51,11 @@ from types import TracebackType
 from typing import Any, Literal
 
 from feedmap._api import read
+from feedmap._core.call_fields import refuse_unused, used_by
 from feedmap._core.context import Options, reporter_for
 from feedmap._core.dates import W3CDate, known_date
 from feedmap._core.errors import Diagnostic, DiagnosticHandler, FormatError, Reporter, SourceError
 from feedmap._core.model import Alternate, ChangeFreq, DocKind, Document, Entry, Image
-from feedmap._core.options import refuse_unused, used_by
 from feedmap._core.wording import counted
 from feedmap._diff.sides import MapLike, Side, check_not_same, side_of
 from feedmap._io.scratch import scratch_error, temporary_folder

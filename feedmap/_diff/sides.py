@@ -24,11 +24,11 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from feedmap._api import read
+from feedmap._core.call_fields import used_by
 from feedmap._core.context import FollowPredicate, Options
 from feedmap._core.dates import W3CDate
 from feedmap._core.errors import FeedmapError, ReadError, Reporter, SourceError
 from feedmap._core.model import Entry
-from feedmap._core.options import used_by
 from feedmap._core.urls import is_http_url
 from feedmap._io.sources import SourceLike, is_url, source_name
 

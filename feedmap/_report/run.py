@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from feedmap._core.call_fields import refuse_unused
 from feedmap._core.context import Options, reporter_for
 from feedmap._core.dates import W3CDate
 from feedmap._core.errors import (
@@ -45,7 +46,6 @@ from feedmap._core.errors import (
     UnknownFormatError,
     WriteError,
 )
-from feedmap._core.options import refuse_unused
 from feedmap._core.version import __version__
 from feedmap._io.scratch import scratch_file
 from feedmap._io.sinks import SinkLike, open_sink

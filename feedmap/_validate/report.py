@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from feedmap._core.call_fields import refuse_unused
 from feedmap._core.context import Context, Options
 from feedmap._core.errors import (
     Diagnostic,
@@ -42,7 +43,7 @@ from feedmap._core.errors import (
     reason_of,
 )
 from feedmap._core.follow_rules import loop_key, nesting_refusal, same_site_rule
-from feedmap._core.options import asks_for_workers, refuse_unused
+from feedmap._core.options import asks_for_workers
 from feedmap._core.rules import RULES, Rule, renamed_hint
 from feedmap._core.urls import is_http_url, same_site
 from feedmap._io.http import Shared

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
+from feedmap._core.call_fields import refuse_unused
 from feedmap._core.context import Options, reporter_for
 from feedmap._core.errors import (
     DiagnosticHandler,
@@ -43,7 +44,6 @@ from feedmap._core.errors import (
     SourceError,
     reason_of,
 )
-from feedmap._core.options import refuse_unused
 from feedmap._core.urls import is_absolute_url, is_http_url
 from feedmap._io.http import (
     ROBOTS_MAX_BYTES,

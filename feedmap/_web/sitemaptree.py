@@ -31,9 +31,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from feedmap._core.call_fields import refuse_unused
 from feedmap._core.context import Context, Options, reporter_for
 from feedmap._core.errors import Diagnostic, DiagnosticHandler, FeedmapError, Reporter, SourceError, reason_of
-from feedmap._core.options import refuse_unused
 from feedmap._io.http import Shared
 from feedmap._io.locate import local_path
 from feedmap._io.sources import is_url

@@ -71,11 +71,11 @@ from dataclasses import replace
 from typing import Concatenate, ParamSpec, Protocol, cast, overload
 
 from feedmap._core import entry_checks
+from feedmap._core.call_fields import refuse_unused
 from feedmap._core.context import Context, Options, reporter_for
 from feedmap._core.entry_checks import relative_reference
 from feedmap._core.errors import Diagnostic, Reporter
 from feedmap._core.model import Document, Entry
-from feedmap._core.options import refuse_unused
 from feedmap._core.urls import is_absolute_url
 from feedmap._io.http import Shared
 from feedmap.converters import _duplicates, _filters, _set, _sort
