@@ -60,10 +60,9 @@ def generate(path: Path, urls: int, text: bool, *, removed: int | None = None, a
         out.writelines(_line(urls + index, 301, text) for index in range(added))
 
 
-def convert(source: Path, folder: Path, *extra: str) -> tuple[float, float, int, str]:
-    """Wall and CPU seconds (user and system), peak RSS in MiB and the last line of one ``feedmap convert -o
-    DIR/`` run."""
-    argv = ["convert", str(source), "-o", f"{folder}/", "--base-url", BASE, "-t", "sitemap", *extra]
+def run_feedmap(argv: list[str]) -> tuple[float, float, int, list[str]]:
+    """Wall and CPU seconds (user and system), peak RSS in KiB and the lines of stderr of ``feedmap ARGV`` in a
+    fresh process (:data:`CHILD`); exits when it fails (bench_analysts.py runs its cases with it too)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", CHILD, *argv], cwd=REPO, capture_output=True, text=True, check=False)
@@ -71,11 +70,19 @@ def convert(source: Path, folder: Path, *extra: str) -> tuple[float, float, int,
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     if done.returncode != 0:
-        raise SystemExit(f"feedmap convert failed ({done.returncode}):\n{done.stderr}")
+        raise SystemExit(f"feedmap {' '.join(argv)} failed ({done.returncode}):\n{done.stderr}")
     lines = done.stderr.splitlines()
     peak = next((line.split()[1] for line in lines if line.startswith("VmHWM:")), "0")
+    return wall, cpu, int(peak), lines
+
+
+def convert(source: Path, folder: Path, *extra: str) -> tuple[float, float, int, str]:
+    """Wall and CPU seconds (user and system), peak RSS in MiB and the last line of one ``feedmap convert -o
+    DIR/`` run."""
+    argv = ["convert", str(source), "-o", f"{folder}/", "--base-url", BASE, "-t", "sitemap", *extra]
+    wall, cpu, peak, lines = run_feedmap(argv)
     last = next((line for line in reversed(lines) if line.startswith("feedmap: wrote")), "")
-    return wall, cpu, int(peak) // 1024, last
+    return wall, cpu, peak // 1024, last
 
 
 def _locs(folder: Path) -> list[str]:

@@ -196,6 +196,30 @@ def test_quick_validate_benchmark_compares_validate_with_reading(tmp_path: Path)
     assert float(cells[5]) > 0 and cells[6] == "-", rows[0]
 
 
+@pytest.mark.timeout(180)  # the benchmark's run may take 120 s
+def test_quick_analysts_benchmark_checks_every_output_and_leaves_no_data(tmp_path: Path) -> None:
+    """benchmarks/bench_analysts.py at 300 and 1,000 URLs: every case ran at both sizes and held its URLs, the
+    growth table names each case, the markdown file holds the tables, and its temporary data is gone."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    markdown = tmp_path / "analysts.md"
+    command = [sys.executable, str(ROOT / "benchmarks" / "bench_analysts.py"), "--sizes", "300", "1000"]
+    command += ["--markdown", str(markdown)]
+    environment = {**os.environ, "TMPDIR": str(scratch)}
+    completed = subprocess.run(
+        command, cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    rows = [line for line in completed.stdout.splitlines() if re.match(r"\| [\d,]+ \| ", line)]
+    cases = ["report", "parquet", "csv", "text"]
+    assert [row.split(" | ")[1] for row in rows] == cases * 2
+    assert all(row.endswith(f"| {row.split(' | ')[0][2:]} URLs |") for row in rows), rows
+    growth = [line.split(" | ")[0][2:] for line in completed.stdout.splitlines() if line.startswith("| ")][-4:]
+    assert growth == cases
+    assert markdown.read_text(encoding="utf-8") in completed.stdout
+    assert not list(scratch.iterdir())
+
+
 def test_quick_micro_benchmark_times_every_case() -> None:
     """benchmarks/bench_micro.py --quick: each case the code's docstrings point to printed its timings."""
     command = [sys.executable, str(ROOT / "benchmarks" / "bench_micro.py"), "--quick"]
