@@ -220,6 +220,22 @@ def test_quick_analysts_benchmark_checks_every_output_and_leaves_no_data(tmp_pat
     assert not list(scratch.iterdir())
 
 
+def test_quick_hreflang_benchmark_counts_every_missing_return_link(tmp_path: Path) -> None:
+    """benchmarks/bench_hreflang.py at 2,000 and 4,000 pages: both sizes ran, every return link left out was
+    reported (the script exits 1 otherwise), and its temporary data is gone."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    command = [sys.executable, str(ROOT / "benchmarks" / "bench_hreflang.py"), "--sizes", "2000", "4000"]
+    environment = {**os.environ, "TMPDIR": str(scratch)}
+    completed = subprocess.run(
+        command, cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    rows = [line.split(" | ") for line in completed.stdout.splitlines() if re.match(r"\| [\d,]+ \| ", line)]
+    assert [(row[0], row[-2], row[-1]) for row in rows] == [("| 2,000", "10", "10 |"), ("| 4,000", "20", "20 |")]
+    assert not list(scratch.iterdir())
+
+
 def test_quick_micro_benchmark_times_every_case() -> None:
     """benchmarks/bench_micro.py --quick: each case the code's docstrings point to printed its timings."""
     command = [sys.executable, str(ROOT / "benchmarks" / "bench_micro.py"), "--quick"]
