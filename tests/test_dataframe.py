@@ -31,6 +31,19 @@ XHTML_NS = "http://www.w3.org/1999/xhtml"
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
 #: The columns and their dtypes, as the library guide gives them.
+NEWS_TYPE = (
+    "struct<publication_name: string, publication_language: string, publication_date: string, title: string, "
+    "keywords: string, genres: string, stock_tickers: string, access: string, extras: map<string, string>>"
+)
+VIDEOS_TYPE = (
+    "list<element: struct<thumbnail_loc: string, title: string, description: string, content_loc: string, "
+    "player_loc: string, player_allow_embed: bool, player_autoplay: string, duration: int64, expiration_date: "
+    "string, rating: double, view_count: int64, publication_date: string, tags: list<element: string>, "
+    "family_friendly: bool, restriction: list<element: string>, restriction_relationship: string, prices: "
+    "list<element: struct<value: string, currency: string, type: string, resolution: string>>, "
+    "requires_subscription: bool, uploader: string, uploader_info: string, platform: list<element: string>, "
+    "platform_relationship: string, live: bool, extras: map<string, string>>>"
+)
 DTYPES = {
     "loc": "string",
     "lastmod": "datetime64[us, UTC]",
@@ -45,6 +58,8 @@ DTYPES = {
     "images": "list<element: struct<loc: string, caption: string, geo_location: string, title: string, license: "
     "string>>[pyarrow]",
     "alternates": "list<element: struct<hreflang: string, href: string>>[pyarrow]",
+    "news": NEWS_TYPE + "[pyarrow]",
+    "videos": VIDEOS_TYPE + "[pyarrow]",
     "extras": "map<string, string>[pyarrow]",
     "sitemap": "string",
     "line": "Int64",

@@ -13,8 +13,8 @@ warning in ``validate`` and an info when ``convert`` merges the duplicates).
 The specs cited (:data:`SPECS`, in :mod:`feedmap._core.specs`): the sitemaps.org protocol 0.9 and its XSDs, W3C
 Datetime, RFC 3986/3987 (URIs and IRIs), XML 1.0, RSS 2.0 with the W3C Feed Validator's reading, Atom (RFC 4287),
 ROR, RFC 2822 dates, JSON Lines, robots.txt (RFC 9309), HTTP (RFC 9110), gzip (RFC 1952), the WHATWG Encoding and
-HTML standards, Google's image and localized-versions sitemap extensions; feedmap's own behaviours (splitting,
-publishing, filters, diff) cite "feedmap".
+HTML standards, Google's image, news, video and localized-versions sitemap extensions; feedmap's own behaviours
+(splitting, publishing, filters, diff) cite "feedmap".
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ E, W, N = Level.ERROR, Level.WARNING, Level.INFO
 _SITEMAPS, _XSD, _DATETIME, _URI, _IRI = "sitemaps.org 0.9", "sitemaps.org XSD", "W3C Datetime", "RFC 3986", "RFC 3987"
 _XML, _RSS, _W3C, _ROR, _OWN = "XML 1.0", "RSS 2.0", "W3C Feed Validator", "ROR", "feedmap"
 _LOCALIZED = "Google localized versions"
+_NEWS, _VIDEO = "Google News sitemaps", "Google video sitemaps"
 
 _TABLE: tuple[Rule, ...] = (
     # -- the input: opening, fetching, decompressing (RFC 9110, RFC 1952) --
@@ -166,14 +167,15 @@ _TABLE: tuple[Rule, ...] = (
     Rule(
         "unknown-element",
         E,
-        "an element of the sitemaps.org namespace the protocol does not define here",
+        "an element not defined where it stands (of the sitemaps.org namespace; inside an image, news or video)",
         _XSD,
         repaired=W,
     ),
     Rule(
         "element-repeated",
         E,
-        "a field of <url> or <sitemap> given more than once (the XSD allows one): the first is kept",
+        "a field given more than once where the XSD allows one (of <url>, <sitemap>, an image, news, video): the "
+        "first is kept",
         _XSD,
         repaired=W,
     ),
@@ -271,6 +273,39 @@ _TABLE: tuple[Rule, ...] = (
         E,
         "an <image:image> without an <image:loc> that is an absolute http(s) URL",
         "Google image sitemaps",
+    ),
+    Rule(
+        "news-incomplete",
+        E,
+        "a <news:news> without the publication's name or language, the publication_date or the title",
+        _NEWS,
+    ),
+    Rule(
+        "news-value-invalid",
+        E,
+        "a news:news value of the wrong form (language, date) or one it cannot hold: kept as written",
+        _NEWS,
+        repaired=W,
+    ),
+    Rule("news-old", W, "a news:publication_date more than two days old: Google News leaves the article out", _NEWS),
+    Rule("news-too-many", E, "more than 1,000 <news:news> in one file", _NEWS),
+    Rule(
+        "video-incomplete",
+        E,
+        "a <video:video> without thumbnail_loc, title, description, or content_loc or player_loc",
+        _VIDEO,
+    ),
+    Rule("video-url-invalid", E, "a video's thumbnail_loc, content_loc or player_loc that is no absolute URL", _VIDEO),
+    Rule("video-description-too-long", E, "a video:description of more than 2,048 characters", _VIDEO),
+    Rule("video-duration-invalid", E, "a video:duration that is not a whole number from 1 to 28,800", _VIDEO),
+    Rule("video-rating-invalid", E, "a video:rating that is not a number from 0.0 to 5.0", _VIDEO),
+    Rule(
+        "video-value-invalid",
+        E,
+        "a video value of the wrong form (yes/no, count, date, relationship, over 32 tags) or one it cannot hold: "
+        "kept as written",
+        _VIDEO,
+        repaired=W,
     ),
     Rule(
         "alternate-incomplete",

@@ -128,8 +128,10 @@ def worker_count(jobs: int) -> int:
 
 
 #: The fields of an entry that make it no plain one when they hold anything, and their empty values.
-_OTHER_FIELDS = operator.attrgetter("title", "description", "keywords", "type", "images", "alternates", "extras")
-_NO_OTHER_FIELDS: tuple[object, ...] = (None, None, (), None, (), (), {})
+_OTHER_FIELDS = operator.attrgetter(
+    "title", "description", "keywords", "type", "images", "alternates", "news", "videos", "extras"
+)
+_NO_OTHER_FIELDS: tuple[object, ...] = (None, None, (), None, (), (), None, (), {})
 
 #: A batch as pickled: the source of its plain entries; their locs, lastmod texts (None: no plain entry of the
 #: batch has one), changefreqs and priorities (likewise), lines; then each other entry, frozen, with its place.

@@ -101,11 +101,10 @@ def records_writer(doc: Document, name: str, ctx: Context) -> Writer | None:
     merge = doc.entries
     if name != "sitemap" or not isinstance(merge, Merge) or merge.started:
         return None
-    from feedmap.formats.ext import hooks
-    from feedmap.formats.ext._hreflang import alternate_elements
+    from feedmap.formats.ext import builtin_hook, hooks
     from feedmap.formats.ext._image import image_elements
 
-    if any(hook not in (image_elements, alternate_elements) for _, hook in hooks("sitemap").write):
+    if not all(builtin_hook(hook) for _, hook in hooks("sitemap").write):
         return None  # a third party's write hook may keep state between entries: rendered in output order
 
     images = ("images", image_elements) in hooks("sitemap").write  # the images a plain entry's record holds
@@ -117,12 +116,20 @@ def records_writer(doc: Document, name: str, ctx: Context) -> Writer | None:
 
 
 def _write_urlset(merge: Merge, sink: BinaryIO, ctx: Context, images: bool) -> int:
-    from feedmap.formats.sitemap._urlset import EMPTY, FOOTER, FORMAT, blocks
+    from feedmap.formats.sitemap._urlset import EMPTY, FOOTER, FORMAT, blocks, header
 
-    header, block = blocks(ctx)
+    namespaces, block = blocks(ctx)
     unheld = [name for name in ENTRY_FIELDS if name not in FORMAT.fields]
     merge.take(iter(()))  # run here, by the writer
-    return _write_records(merge, sink, ctx, block, unheld, FORMAT.name, images, (header, FOOTER, EMPTY))
+
+    def root(imaged: bool) -> str:
+        """The root, once every record is rendered: it declares every namespace they use (those of the images
+        a plain record holds too, written without a look at the namespaces)."""
+        if imaged:
+            namespaces.use("image")
+        return header(namespaces, ctx)
+
+    return _write_records(merge, sink, ctx, block, unheld, FORMAT.name, images, (root, FOOTER, EMPTY))
 
 
 def _write_records(
@@ -133,10 +140,12 @@ def _write_records(
     unheld: list[str],
     format_name: str,
     images: bool,
-    frame: tuple[str, str, str],
+    frame: tuple[Callable[[bool], str], str, str],
 ) -> int:
     """The merge run into records, then each record written (what was said rendering it said first), in
-    the batches of :func:`~feedmap.formats._output.write_blocks`; the number of records written."""
+    the batches of :func:`~feedmap.formats._output.write_blocks`; the number of records written.  ``frame``: the
+    root's start tag, made once every record is rendered (told whether a plain record holds images), what ends
+    the document, the ``empty-document`` warning."""
     held = _Held()
     rendering = dataclasses.replace(ctx, reporter=held)
     values = operator.attrgetter(*unheld) if len(unheld) > 1 else None
@@ -171,14 +180,16 @@ def _write_records(
     try:
         from feedmap.converters._pass import CheckedMerge, fused_into  # a urlset's writing: formats loaded
 
+        imaged = False  # whether a plain record holds images
         if isinstance(merge, CheckedMerge):  # the checks too, in one pass (a plain entry's record made there)
-            repeats = fused_into(merge, kept, store, records.add, fetch, images)
+            repeats, imaged = fused_into(merge, kept, store, records.add, fetch, images)
         else:
             repeats = merge_into(merge.entries, ctx, merge.replaces, kept, store, fetch)
         repeats.report(ctx, merged=merge.kept_what)
         # no URL repeated: every record is kept, in the order added; else read by the table of keys
         pages = records.pages() if repeats.total == 0 else _by_offsets(kept.values(), records.get)
-        return _write_pages(sink, pages, ctx, format_name, frame)
+        root, footer, empty = frame
+        return _write_pages(sink, pages, ctx, format_name, (root(imaged), footer, empty))
     finally:
         kept.close()
         records.close()
@@ -242,10 +253,10 @@ def _write_pages(
 
 
 def _say(said: tuple[_Said, ...], reporter: Reporter, told: set[str]) -> None:
-    """Say to ``reporter`` what was said rendering a record, but a text extra's ``field-dropped`` already in
-    ``told`` (the writer says it once, at the first entry written that holds it)."""
+    """Say to ``reporter`` what was said rendering a record, but an extra's ``field-dropped`` or ``extra-dropped``
+    already in ``told`` (the writer says it once, at the first entry written that holds it)."""
     for method, code, message, source, line in said:
-        if code == "field-dropped":
+        if code in ("field-dropped", "extra-dropped"):
             if message in told:
                 continue
             told.add(message)
