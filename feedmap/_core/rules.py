@@ -21,38 +21,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 
-from feedmap._core.errors import Level
+from feedmap._core.extension_rules import EXTENSION_RULES
 from feedmap._core.renamed_codes import RENAMED, renamed_hint
+from feedmap._core.rule import E, N, Rule, W
 from feedmap._core.specs import SPECS
 
 __all__ = ["RENAMED", "RULES", "SPECS", "Rule", "renamed_hint", "rule"]
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
-    """One code: its level, one line of explanation, the spec it cites, and the level reading reports it at
-    when that differs (reading repairs what ``validate`` only reports)."""
-
-    code: str
-    level: Level
-    summary: str
-    spec: str
-    repaired: Level | None = None
-
-    @property
-    def levels(self) -> frozenset[Level]:
-        """Every level the code is reported at."""
-        return frozenset({self.level} | ({self.repaired} if self.repaired is not None else set()))
-
-
-E, W, N = Level.ERROR, Level.WARNING, Level.INFO
 _SITEMAPS, _XSD, _DATETIME, _URI, _IRI = "sitemaps.org 0.9", "sitemaps.org XSD", "W3C Datetime", "RFC 3986", "RFC 3987"
 _XML, _RSS, _W3C, _ROR, _OWN = "XML 1.0", "RSS 2.0", "W3C Feed Validator", "ROR", "feedmap"
-_LOCALIZED = "Google localized versions"
-_NEWS, _VIDEO = "Google News sitemaps", "Google video sitemaps"
 
 _TABLE: tuple[Rule, ...] = (
     # -- the input: opening, fetching, decompressing (RFC 9110, RFC 1952) --
@@ -267,60 +247,7 @@ _TABLE: tuple[Rule, ...] = (
     Rule("whitespace-trimmed", N, "blank space around a value: removed", _XSD),
     Rule("too-many-entries", E, "more than 50,000 URLs (or sitemaps, or lines) in one file", _SITEMAPS, repaired=W),
     Rule("too-many-bytes", E, "more than 52,428,800 bytes once uncompressed", _SITEMAPS, repaired=W),
-    Rule("too-many-images", E, "more than 1,000 <image:image> in one <url>", "Google image sitemaps", repaired=W),
-    Rule(
-        "image-loc-invalid",
-        E,
-        "an <image:image> without an <image:loc> that is an absolute http(s) URL",
-        "Google image sitemaps",
-    ),
-    Rule(
-        "news-incomplete",
-        E,
-        "a <news:news> without the publication's name or language, the publication_date or the title",
-        _NEWS,
-    ),
-    Rule(
-        "news-value-invalid",
-        E,
-        "a news:news value of the wrong form (language, date) or one it cannot hold: kept as written",
-        _NEWS,
-        repaired=W,
-    ),
-    Rule("news-old", W, "a news:publication_date more than two days old: Google News leaves the article out", _NEWS),
-    Rule("news-too-many", E, "more than 1,000 <news:news> in one file", _NEWS),
-    Rule(
-        "video-incomplete",
-        E,
-        "a <video:video> without thumbnail_loc, title, description, or content_loc or player_loc",
-        _VIDEO,
-    ),
-    Rule("video-url-invalid", E, "a video's thumbnail_loc, content_loc or player_loc that is no absolute URL", _VIDEO),
-    Rule("video-description-too-long", E, "a video:description of more than 2,048 characters", _VIDEO),
-    Rule("video-duration-invalid", E, "a video:duration that is not a whole number from 1 to 28,800", _VIDEO),
-    Rule("video-rating-invalid", E, "a video:rating that is not a number from 0.0 to 5.0", _VIDEO),
-    Rule(
-        "video-value-invalid",
-        E,
-        "a video value of the wrong form (yes/no, count, date, relationship, over 32 tags) or one it cannot hold: "
-        "kept as written",
-        _VIDEO,
-        repaired=W,
-    ),
-    Rule(
-        "alternate-incomplete",
-        W,
-        'an <xhtml:link> without rel="alternate", hreflang and href: no alternate',
-        "Google localized versions",
-    ),
-    Rule("hreflang-invalid", W, "an hreflang that is no BCP 47 language tag (en_US): Google cannot use it", "BCP 47"),
-    Rule("hreflang-language-unknown", W, "an hreflang whose language is no ISO 639-1 code (jp, eng)", _LOCALIZED),
-    Rule("hreflang-region-unknown", W, "an hreflang whose region is no ISO 3166-1 alpha-2 code (en-UK)", _LOCALIZED),
-    Rule("hreflang-duplicate", W, "one page gives one hreflang (x-default too) to two different URLs", _LOCALIZED),
-    Rule("alternate-href-invalid", W, "an alternate's href that is no absolute http(s) URL", _LOCALIZED),
-    Rule("alternate-self-missing", W, "a page with hreflang alternates that does not name itself", _LOCALIZED),
-    Rule("alternate-no-return", W, "a page named as an alternate that does not name the page back", _LOCALIZED),
-    Rule("alternate-not-checked", N, "alternates naming pages not in the input: return links unchecked", _LOCALIZED),
+    *EXTENSION_RULES,
     Rule("urlset-empty", W, "a <urlset> without <url>: search engines accept it, the XSD does not", _XSD),
     Rule("index-empty", E, "a <sitemapindex> without <sitemap>", _XSD),
     Rule(

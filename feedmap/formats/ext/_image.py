@@ -22,7 +22,7 @@ from feedmap.formats._elements import duplicate, holds_markup
 from feedmap.formats._fields import strip_value
 from feedmap.formats._output import output_url
 from feedmap.formats._xmlwrite import plain_uri, text_of
-from feedmap.formats.ext import XML_FORMATS, Extension, Fields
+from feedmap.formats.ext import Extension, Fields
 
 __all__ = ["EXTENSION", "FEED_PREFIX", "feed_image_elements", "image_elements", "read"]
 

@@ -18,11 +18,12 @@ way, without a word.  Nothing is lost: the writers write the parts, and what ``e
 
 from __future__ import annotations
 
+import dataclasses
 import decimal
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from lxml import etree
@@ -48,7 +49,7 @@ class Part:
 
     field: str
     kind: str = "text"
-    attributes: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    attributes: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=dict)
     repeated: bool = False
 
 
@@ -63,8 +64,8 @@ class Reading:
     code: str
     ctx: Context
     offset: int
-    values: dict[str, Any] = field(default_factory=dict)
-    extras: dict[str, str] = field(default_factory=dict)
+    values: dict[str, Any] = dataclasses.field(default_factory=dict)
+    extras: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def keep(self, child: etree._Element) -> None:
         """Keep ``child`` verbatim in ``extras`` under its Clark name."""
@@ -184,10 +185,11 @@ def _read_part(child: etree._Element, part: Part, reading: Reading) -> None:
 def _attributes(child: etree._Element, part: Part, reading: Reading) -> dict[str, Any] | None:
     """The values of the child's attributes by field, or None (kept, reported) when the part cannot hold one."""
     found: dict[str, Any] = {}
-    for name, text in child.attrib.items():
-        held = part.attributes.get(str(name))
+    for raw_name, text in child.attrib.items():
+        name = str(raw_name)
+        held = part.attributes.get(name)
         if held is None:
-            reading.refuse(child, f"has an attribute {name!s} it cannot hold")
+            reading.refuse(child, f"has an attribute {name} it cannot hold")
             return None
         field_name, kind = held
         value: Any = text.strip() if kind == "flag" else text
@@ -293,9 +295,10 @@ def _element(name: str, held: Any, part: Part, value: Any, entry: Entry, ctx: Co
         text = text_of(held.value, name, loc, ctx)
     else:
         attributes = [(attribute, getattr(value, field_name)) for attribute, (field_name, _) in part.attributes.items()]
-        text = _text(name, held, part.kind, entry, ctx, code)
-        if text is None:
+        written = _text(name, held, part.kind, entry, ctx, code)
+        if written is None:
             return []
+        text = written
     start = "".join(
         f' {attribute}="{_attribute(attribute, one, name, loc, ctx)}"'
         for attribute, one in attributes

@@ -48,11 +48,11 @@ from feedmap._io.scratch import ScratchSpool
 from feedmap._xml import IMAGE_NS, SITEMAP_NS, escape_attribute
 from feedmap._xml import escape_text as _escape
 from feedmap.formats._extras import xml_extra
+from feedmap.formats._namespaces import Namespaces, extension_elements
 from feedmap.formats._output import BATCH_CHARACTERS, SizeWatch, output_url
 from feedmap.formats._registry import Rendered
 from feedmap.formats._xmlwrite import attribute_of, format_priority, rdf_only, text_of
 from feedmap.formats.ext import Hooks, hooks, report_broken
-from feedmap.formats._namespaces import Namespaces, extension_elements
 from feedmap.formats.ext._hreflang import link_elements
 from feedmap.formats.ext._image import FEED_PREFIX
 from feedmap.formats.feeds._atomid import atom_id
