@@ -568,3 +568,101 @@ def test_feeds_with_images_news_and_videos_give_the_validator_nothing_to_say(cor
         "http://www.sitemaps.org/schemas/sitemap/0.9",
         "http://rorweb.com/0.1/",
     }
+
+
+# ------------------------------------------------------------------ values no typed part holds exactly (review)
+
+
+@pytest.mark.parametrize(
+    ("child", "value"),
+    [
+        ("rating", "9" * 401),  # a decimal a float makes infinite
+        ("rating", "0.1234567890123456789"),  # a float would round it
+        ("duration", "9" * 5000),  # Python refuses int() of over 4,300 digits
+        ("view_count", str(2**63)),  # past an int64 (Parquet's column, pandas')
+    ],
+    ids=["rating-infinite", "rating-rounded", "duration-5000-digits", "view-count-past-int64"],
+)
+@pytest.mark.parametrize("through", ["jsonl", "csv", "parquet", "sitemap"])
+def test_a_value_no_part_holds_exactly_is_kept_as_written(child: str, value: str, through: str) -> None:
+    data = urls(video(**{child: value}))
+    entries, said = read(data, "sitemap")
+    assert "video-value-invalid" in codes(said)
+    (one,) = entries[0].videos
+    assert getattr(one, child) is None and value in "".join(one.extras.values())
+    back, _ = read(written(entries, through), through)
+    assert back == entries
+    assert f"<video:{child}>{value}</video:{child}>".encode() in written(back, "sitemap")
+
+
+def test_validate_says_what_is_wrong_with_a_count_of_thousands_of_digits() -> None:
+    found = codes(feedmap.validate(io.BytesIO(urls(video(duration="9" * 5000, view_count=str(2**63))))))
+    assert "video-duration-invalid" in found and "video-value-invalid" in found
+
+
+@pytest.mark.parametrize(
+    ("build", "error"),
+    [
+        (lambda: Video(family_friendly="no"), TypeError),  # a non-empty string would be written "yes"
+        (lambda: Video(duration=12.7), TypeError),  # would be written 12
+        (lambda: Video(duration="ten"), TypeError),
+        (lambda: Video(rating="high"), TypeError),
+        (lambda: Video(tags=("a", 2)), TypeError),
+        (lambda: Video(extras={"{x}y": 3}), TypeError),
+        (lambda: News(title=3), TypeError),
+        (lambda: Video(duration=-1), ValueError),
+        (lambda: Video(view_count=2**63), ValueError),
+        (lambda: Video(rating=float("nan")), ValueError),
+    ],
+)
+def test_a_part_given_a_value_of_another_kind_is_refused(build: object, error: type[Exception]) -> None:
+    with pytest.raises(error):
+        build()  # type: ignore[operator]
+
+
+def test_values_of_their_kind_are_taken() -> None:
+    one = Video(family_friendly=False, duration=12, rating=4, view_count=2**63 - 1, tags=["a"])
+    assert (one.family_friendly, one.duration, one.rating, one.tags) == (False, 12, 4, ("a",))
+
+
+def test_csv_encodes_a_videos_urls_as_the_xml_writers_do() -> None:
+    entry = Entry(
+        loc="https://e.com/é",
+        videos=[Video(thumbnail_loc="https://e.com/ü.jpg", content_loc="https://e.com/ö.mp4", title="V")],
+    )
+    # CSV keeps URLs as read unless told to encode them (encode_urls); the XML writers encode by default
+    sitemap, csv = written([entry], "sitemap"), written([entry], "csv", encode_urls=True).decode()
+    for url in ("https://e.com/%C3%BC.jpg", "https://e.com/%C3%B6.mp4"):
+        assert url.encode() in sitemap and url in csv
+    assert "ü" not in csv and "ö" not in csv and "https://e.com/%C3%A9," in csv
+
+
+def test_a_sitemap_written_with_more_than_1000_news_says_so_once() -> None:
+    entries = [replace(entry, loc=f"https://e.com/{n}") for n in range(1001) for entry in read(urls(news()))[0]]
+    said: list[feedmap.Diagnostic] = []
+    feedmap.write(entries, io.BytesIO(), "sitemap", on_diagnostic=said.append)
+    assert codes(said) == ["news-too-many"]
+    said.clear()
+    feedmap.write(entries[:1000], io.BytesIO(), "sitemap", on_diagnostic=said.append)
+    assert codes(said) == []
+
+
+def test_files_of_at_most_1000_urls_hold_the_news_google_reads(tmp_path: Path) -> None:
+    entries = [replace(entry, loc=f"https://e.com/{n}") for n in range(1001) for entry in read(urls(news()))[0]]
+    said: list[feedmap.Diagnostic] = []
+    options = Options(max_urls=1000, base_url="https://e.com/")
+    feedmap.split(entries, tmp_path / "out", "sitemap", options=options, on_diagnostic=said.append)
+    assert "news-too-many" not in codes(said)
+    roots = [etree.parse(path).getroot() for path in sorted((tmp_path / "out").glob("*.xml"))]
+    held = [len(root.findall(f".//{{{NEWS}}}news")) for root in roots if root.tag == f"{{{SM}}}urlset"]
+    assert held == [1000, 1]
+
+
+def test_validate_places_news_and_video_where_they_belong() -> None:
+    twice = codes(feedmap.validate(io.BytesIO(urls(news() + news()))))
+    assert twice.count("element-repeated") == 1
+    index = (
+        f'<sitemapindex xmlns="{SM}" xmlns:news="{NEWS}"><sitemap><loc>https://e.com/s.xml</loc>{news()}'
+        "</sitemap></sitemapindex>"
+    ).encode()
+    assert "unknown-element" in codes(feedmap.validate(io.BytesIO(index), options=Options(follow=False)))

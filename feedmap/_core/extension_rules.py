@@ -40,7 +40,7 @@ EXTENSION_RULES: tuple[Rule, ...] = (
         repaired=W,
     ),
     Rule("news-old", W, "a news:publication_date more than two days old: Google News leaves the article out", _NEWS),
-    Rule("news-too-many", E, "more than 1,000 <news:news> in one file", _NEWS),
+    Rule("news-too-many", E, "more than 1,000 <news:news> in one file (written: a warning)", _NEWS, repaired=W),
     Rule(
         "video-incomplete",
         E,

@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as _dt
 import decimal
 import enum
+import math
 import numbers
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -129,9 +130,11 @@ class News:
     extras: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        """``publication_date`` may be given as W3C-DTF text or a datetime/date (as ``Entry.lastmod``)."""
+        """``publication_date`` may be given as W3C-DTF text or a datetime/date (as ``Entry.lastmod``); a value of
+        another type raises :class:`TypeError`."""
         if self.publication_date is not None and type(self.publication_date) is not W3CDate:
             self.publication_date = _as_date(self.publication_date, "News.publication_date")
+        _check_kinds(self, "News", _NEWS_KINDS)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -186,7 +189,9 @@ class Video:
     extras: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        """The dates may be given as W3C-DTF text or a datetime/date, the lists as any iterable of their items."""
+        """The dates may be given as W3C-DTF text or a datetime/date, the lists as any iterable of their items; a
+        value of another type raises :class:`TypeError`, a count out of 0 to :data:`MAX_COUNT` or a rating that is
+        no finite number :class:`ValueError`."""
         for name in ("expiration_date", "publication_date"):
             value = getattr(self, name)
             if value is not None and type(value) is not W3CDate:
@@ -197,6 +202,7 @@ class Video:
                 if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
                     raise TypeError(f"Video.{name} must be a tuple (or another iterable), not {type(value).__name__}")
                 setattr(self, name, tuple(value))
+        _check_kinds(self, "Video", _VIDEO_KINDS)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -267,6 +273,66 @@ def _coerce(entry: Entry) -> None:
 
 def _as_lastmod(value: object) -> W3CDate | None:
     return _as_date(value, "Entry.lastmod")
+
+
+#: The largest count a video holds (``duration``, ``view_count``): an int64, as Parquet and pandas hold it.
+MAX_COUNT = 2**63 - 1
+_TEXT = "text"
+_NEWS_KINDS = {name: _TEXT for name in ("publication_name", "publication_language", "title", "keywords", "genres")}
+_NEWS_KINDS.update(stock_tickers=_TEXT, access=_TEXT)
+_VIDEO_KINDS = {
+    **{name: _TEXT for name in ("thumbnail_loc", "title", "description", "content_loc", "player_loc")},
+    **{name: _TEXT for name in ("player_autoplay", "restriction_relationship", "uploader", "uploader_info")},
+    **{name: "flag" for name in ("player_allow_embed", "family_friendly", "requires_subscription", "live")},
+    "platform_relationship": _TEXT,
+    "duration": "count",
+    "view_count": "count",
+    "rating": "number",
+    "tags": "texts",
+    "restriction": "texts",
+    "platform": "texts",
+    "prices": "prices",
+}
+_KIND_NAMES = {
+    _TEXT: "a str",
+    "flag": "a bool",
+    "count": "an int",
+    "number": "a number",
+    "texts": "a tuple of str",
+    "prices": "a tuple of VideoPrice",
+}
+
+
+def _kind_holds(kind: str, value: object) -> bool:
+    if kind == _TEXT:
+        return isinstance(value, str)
+    if kind == "flag":
+        return isinstance(value, bool)
+    if kind == "count":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    item = str if kind == "texts" else VideoPrice
+    return all(isinstance(one, item) for one in value)  # type: ignore[attr-defined]
+
+
+def _check_kinds(value: object, what: str, kinds: Mapping[str, str]) -> None:
+    """TypeError for a part of a news entry or a video (``what``) holding a value of another kind than its own (a
+    count given ``12.7`` is not cut to 12, a flag given ``"no"`` is not true); ValueError for a count or rating out
+    of its range.  ``extras`` must be a mapping of strings."""
+    for name, kind in kinds.items():
+        held = getattr(value, name)
+        if held is None or (kind in ("texts", "prices") and held == ()):
+            continue
+        if not _kind_holds(kind, held):
+            raise TypeError(f"{what}.{name} must be {_KIND_NAMES[kind]}, not {type(held).__name__}")
+        if kind == "count" and not 0 <= held <= MAX_COUNT:
+            raise ValueError(f"{what}.{name} must be from 0 to {MAX_COUNT:,}, not {held}")
+        if kind == "number" and not math.isfinite(held):
+            raise ValueError(f"{what}.{name} must be a finite number, not {held}")
+    extras = getattr(value, "extras")  # noqa: B009  (both types have it)
+    if not isinstance(extras, Mapping) or not all(isinstance(one, str) for one in extras.values()):
+        raise TypeError(f"{what}.extras must be a mapping of str to str (elements as XML text)")
 
 
 def _as_date(value: object, what: str) -> W3CDate | None:

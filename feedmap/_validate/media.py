@@ -20,15 +20,15 @@ from collections.abc import Callable
 from lxml import etree
 
 from feedmap._core.dates import W3CDate
+from feedmap._core.model import MAX_COUNT
 from feedmap._core.urls import is_http_url
 from feedmap._xml import NEWS_NS, VIDEO_NS, line_of
 
-__all__ = ["MAX_NEWS", "NEWS_TAG", "VIDEO_TAG", "check_news", "check_video"]
+__all__ = ["NEWS_TAG", "VIDEO_TAG", "check_news", "check_video"]
 
 NEWS_TAG = f"{{{NEWS_NS}}}news"
 VIDEO_TAG = f"{{{VIDEO_NS}}}video"
 #: ``news:news`` elements one file may hold.
-MAX_NEWS = 1000
 #: How old an article of a news sitemap may be.
 NEWS_AGE = dt.timedelta(days=2)
 _MAX_DESCRIPTION = 2048
@@ -111,7 +111,7 @@ def check_video(video: etree._Element, find: Find) -> None:
         message = f"video:description of {len(description):,} characters; Google takes at most {_MAX_DESCRIPTION:,}"
         find("video-description-too-long", message, at("description"))
     duration = text("duration")
-    if duration and (_COUNT.fullmatch(duration) is None or not 1 <= int(duration) <= _MAX_DURATION):
+    if duration and (_COUNT.fullmatch(duration) is None or not 1 <= _small(duration) <= _MAX_DURATION):
         message = f"video:duration {duration!r} is not 1 to {_MAX_DURATION:,} seconds"
         find("video-duration-invalid", message, at("duration"))
     rating = text("rating")
@@ -119,6 +119,13 @@ def check_video(video: etree._Element, find: Find) -> None:
         find("video-rating-invalid", f"video:rating {rating!r} is not a number from 0.0 to 5.0", at("rating"))
     for message, where in _forms(values, text):
         find("video-value-invalid", message, line_of(where) if where is not None else line)
+
+
+def _small(digits: str) -> int:
+    """The value of a count's digits, or one more than :data:`MAX_COUNT` for a longer text (never converted:
+    Python refuses integers of over 4,300 digits)."""
+    significant = digits.lstrip("+0")
+    return int(digits) if len(significant) <= len(str(MAX_COUNT)) else MAX_COUNT + 1
 
 
 def _forms(
@@ -130,8 +137,10 @@ def _forms(
     for name in ("family_friendly", "requires_subscription", "live"):
         if name in values and text(name).lower() not in _YES_NO:
             wrong.append((f"video:{name} {text(name)!r} is not yes or no", values[name][0]))
-    if "view_count" in values and _COUNT.fullmatch(text("view_count")) is None:
-        wrong.append((f"video:view_count {text('view_count')!r} is not a whole number", values["view_count"][0]))
+    count = text("view_count")
+    if "view_count" in values and (_COUNT.fullmatch(count) is None or _small(count) > MAX_COUNT):
+        message = f"video:view_count {count[:40]!r} is not a whole number of at most {MAX_COUNT:,}"
+        wrong.append((message, values["view_count"][0]))
     for name in ("expiration_date", "publication_date"):
         if name in values and _date(text(name)) is None:
             wrong.append((f"video:{name} {text(name)!r} is not a W3C Datetime", values[name][0]))

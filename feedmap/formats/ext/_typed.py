@@ -30,7 +30,7 @@ from lxml import etree
 
 from feedmap._core.context import Context
 from feedmap._core.dates import W3CDate
-from feedmap._core.model import Entry, VideoPrice
+from feedmap._core.model import MAX_COUNT, Entry, VideoPrice
 from feedmap._xml import line_of, local_name
 from feedmap.formats._elements import serialize_element
 from feedmap.formats._extras import extra_problem
@@ -86,14 +86,27 @@ class Reading:
 _COUNT = re.compile(r"\+?[0-9]+")
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 _FLAGS = {"yes": True, "no": False}
+#: The longest decimal text read as a number (a longer one is no rating: kept as written).
+_MAX_NUMBER_TEXT = 64
 
 
 def _count(text: str) -> int | None:
-    return int(text) if _COUNT.fullmatch(text) else None
+    """A count an int64 holds (Parquet's and pandas' column; a longer text is never converted: Python refuses
+    integers of over 4,300 digits), else None."""
+    if not _COUNT.fullmatch(text) or len(text.lstrip("+0")) > len(str(MAX_COUNT)):
+        return None
+    count = int(text)
+    return count if count <= MAX_COUNT else None
 
 
 def _number(text: str) -> float | None:
-    return float(text) if _DECIMAL.fullmatch(text) else None
+    """A decimal a float holds exactly as written (``4.50`` is 4.5; 20 digits are not), else None: a value a
+    float would round is kept as written."""
+    if not _DECIMAL.fullmatch(text) or len(text) > _MAX_NUMBER_TEXT:
+        return None
+    number = float(text)
+    exact = math.isfinite(number) and decimal.Decimal(text) == decimal.Decimal(repr(number))
+    return number if exact else None
 
 
 def _flag(text: str) -> bool | None:
@@ -116,8 +129,8 @@ _VALUES: dict[str, Callable[[str], Any]] = {
     "words": lambda text: tuple(text.split()),
 }
 _WHY = {
-    "count": "is not a whole number",
-    "number": "is not a decimal number",
+    "count": f"is not a whole number (of at most {MAX_COUNT:,})",
+    "number": "is not a decimal number that a float holds exactly",
     "flag": "is not yes or no",
     "date": "is not a W3C Datetime",
 }

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from typing import BinaryIO
 
 from feedmap._core.context import Context
+from feedmap._core.limits import MAX_NEWS
 from feedmap._core.model import DocKind, DocMeta, Document, Entry
 from feedmap._core.urls import is_uri
 from feedmap._io.sources import Source
@@ -113,6 +114,24 @@ EMPTY = "no entries: wrote an empty <urlset> (valid for Google, not for the XSD)
 Block = Callable[[Entry, Context, set[str]], str]
 
 
+class _NewsCount:
+    """The ``news:news`` written: Google News reads at most 1,000 a sitemap, so passing them is said once
+    (``news-too-many``), unless the files of a split hold at most 1,000 URLs each."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx, self.count = ctx, 0
+
+    def add(self) -> None:
+        self.count += 1
+        max_urls = self.ctx.options.max_urls
+        if self.count == MAX_NEWS + 1 and not (max_urls is not None and max_urls <= MAX_NEWS):
+            self.ctx.warning(
+                "news-too-many",
+                f"more than {MAX_NEWS:,} URLs with a news:news written, and Google News reads at most {MAX_NEWS:,} a "
+                f"sitemap: write them into files of at most {MAX_NEWS:,} URLs (max_urls, --max-urls, into a directory)",
+            )
+
+
 def blocks(ctx: Context) -> tuple[Namespaces, Block]:
     """The namespaces of a urlset (what its root declares: :func:`header`, once the first entries, or all, are
     rendered) and the function rendering one ``<url>``: what :func:`render` renders a document with, and what a
@@ -124,7 +143,11 @@ def blocks(ctx: Context) -> tuple[Namespaces, Block]:
     options = ctx.options
     encode = not (options.keep_urls and not options.encode_urls)  # as output_url decides
 
+    news = _NewsCount(ctx)
+
     def block(entry: Entry, ctx: Context, dropped: set[str]) -> str:
+        if entry.news is not None:
+            news.add()
         return _url_block(entry, ctx, dropped, table, namespaces, encode)
 
     return namespaces, block

@@ -39,7 +39,7 @@ from typing import Any
 from feedmap._core.context import Context
 from feedmap._core.dates import W3CDate
 from feedmap._core.media import plain_news, plain_video
-from feedmap._core.model import Alternate, ChangeFreq, Entry, Image, full_entry, new_position
+from feedmap._core.model import Alternate, ChangeFreq, Entry, Image, Video, full_entry, new_position
 from feedmap._core.urls import check_loc
 from feedmap._table.columns import COLUMNS, EXPLODABLE, IMAGE_PARTS, columns
 from feedmap.formats._fields import (
@@ -130,7 +130,7 @@ def row_cells(entry: Entry, ctx: Context) -> list[str]:
         _dumps([_image_object(image, url) for image in images]) if images else "",
         _dumps([{"hreflang": one.hreflang, "href": url(one.href)} for one in alternates]) if alternates else "",
         _dumps(plain_news(entry.news)) if entry.news is not None else "",
-        _dumps([plain_video(video) for video in entry.videos]) if entry.videos else "",
+        _dumps([_video_object(video, url) for video in entry.videos]) if entry.videos else "",
         _dumps(dict(extras)) if extras else "",
     ]
 
@@ -142,6 +142,18 @@ def _as_it_is(url: str) -> str:
 def _image_object(image: Image, url: Callable[[str], str]) -> dict[str, str]:
     found = {part: getattr(image, part) for part in IMAGE_PARTS if getattr(image, part) is not None}
     found["loc"] = url(image.loc)
+    return found
+
+
+#: The parts of a video that are URLs, written as the XML writers write them (``encode_urls``).
+_VIDEO_URLS = ("thumbnail_loc", "content_loc", "player_loc", "uploader_info")
+
+
+def _video_object(video: Video, url: Callable[[str], str]) -> dict[str, Any]:
+    found = plain_video(video)
+    for part in _VIDEO_URLS:
+        if part in found:
+            found[part] = url(found[part])
     return found
 
 
