@@ -30,11 +30,13 @@ from typing import Any, BinaryIO
 
 from feedmap._core.context import Context
 from feedmap._core.dates import known_date
+from feedmap._core.held_reporter import HeldReporter as _Held
+from feedmap._core.held_reporter import Said as _Said
 from feedmap._core.model import ENTRY_FIELDS, Document, Entry, new_position
 from feedmap._io.seen_keys import SeenKeys
 from feedmap.converters._duplicates import _PART_OVERHEAD, Merge, _Spool
 from feedmap.converters._feed_pass import feed_merge_into, replayer
-from feedmap.converters._records import _Held, _Kept, _Said, _say, _size
+from feedmap.converters._records import _Kept, _say, _size
 from feedmap.converters._sitemap_to_ror import CountUntitled, say_untitled
 from feedmap.converters._unheld import report_unheld
 from feedmap.formats._namespaces import Namespaces

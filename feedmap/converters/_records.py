@@ -26,6 +26,8 @@ from typing import Any, BinaryIO
 from feedmap._core.context import Context
 from feedmap._core.dates import known_date
 from feedmap._core.errors import Reporter
+from feedmap._core.held_reporter import HeldReporter as _Held
+from feedmap._core.held_reporter import Said as _Said
 from feedmap._core.model import ENTRY_FIELDS, Document, Entry, new_position
 from feedmap._io.seen_keys import SeenKeys
 from feedmap.converters._duplicates import _PART_OVERHEAD, Merge, merge_into
@@ -40,7 +42,6 @@ Writer = Callable[..., int]
 
 #: One thing said while rendering: the reporter's method ("info", "warning", "error"), code, message,
 #: source, line.
-_Said = tuple[str, str, str, str, int]
 #: A record: the entry's loc, lastmod and origin (what a repeat is merged by; read back from the scratch
 #: file, the lastmod's text and the origin's tuple), its block (or the error rendering it raised), what was
 #: said rendering it (None: nothing), the unheld fields it has (None: none).
@@ -54,34 +55,6 @@ class _Kept:
 
     def __init__(self, loc: str, lastmod: Any, origin: Any) -> None:
         self.loc, self.lastmod, self.origin = loc, lastmod, origin
-
-
-class _Held(Reporter):
-    """A reporter that keeps what it is told, in order, to be said later (:meth:`take`)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.said: list[_Said] = []
-
-    def info(self, code: str, message: str, source: str = "", line: int = 0) -> None:
-        self.said.append(("info", code, message, source, line))
-
-    def warning(self, code: str, message: str, source: str = "", line: int = 0) -> None:
-        self.said.append(("warning", code, message, source, line))
-
-    def error(self, code: str, message: str, source: str = "", line: int = 0) -> None:
-        self.said.append(("error", code, message, source, line))
-
-    def report(self, diagnostic: Any) -> None:  # a Diagnostic made by hand
-        method = diagnostic.level.name.lower()
-        self.said.append((method, diagnostic.code, diagnostic.message, diagnostic.source, diagnostic.line))
-
-    def take(self) -> tuple[_Said, ...] | None:
-        if not self.said:
-            return None
-        said = tuple(self.said)
-        self.said.clear()
-        return said
 
 
 def _size(record: _Record) -> int:
@@ -122,11 +95,14 @@ def _write_urlset(merge: Merge, sink: BinaryIO, ctx: Context, images: bool) -> i
     unheld = [name for name in ENTRY_FIELDS if name not in FORMAT.fields]
     merge.take(iter(()))  # run here, by the writer
 
-    def root(imaged: bool) -> str:
+    def root(imaged: bool, kept: Callable[[], Iterator[list[Any]]] | None) -> str:
         """The root, once every record is rendered: it declares every namespace they use (those of the images
-        a plain record holds too, written without a look at the namespaces)."""
+        a plain record holds too, written without a look at the namespaces).  ``kept``: the records kept, when
+        repeats replaced some (a namespace only they used is not declared)."""
         if imaged:
             namespaces.use("image")
+        if kept is not None:
+            namespaces.keep_only(_prefixes_written(kept(), namespaces.used))
         return header(namespaces, ctx)
 
     return _write_records(merge, sink, ctx, block, unheld, FORMAT.name, images, (root, FOOTER, EMPTY))
@@ -140,7 +116,7 @@ def _write_records(
     unheld: list[str],
     format_name: str,
     images: bool,
-    frame: tuple[Callable[[bool], str], str, str],
+    frame: tuple[Callable[[bool, Callable[[], Iterator[list[Any]]] | None], str], str, str],
 ) -> int:
     """The merge run into records, then each record written (what was said rendering it said first), in
     the batches of :func:`~feedmap.formats._output.write_blocks`; the number of records written.  ``frame``: the
@@ -189,10 +165,27 @@ def _write_records(
         # no URL repeated: every record is kept, in the order added; else read by the table of keys
         pages = records.pages() if repeats.total == 0 else _by_offsets(kept.values(), records.get)
         root, footer, empty = frame
-        return _write_pages(sink, pages, ctx, format_name, (root(imaged), footer, empty))
+        again = None if repeats.total == 0 else lambda: _by_offsets(kept.values(), records.get)
+        return _write_pages(sink, pages, ctx, format_name, (root(imaged, again), footer, empty))
     finally:
         kept.close()
         records.close()
+
+
+def _prefixes_written(pages: Iterator[list[Any]], prefixes: set[str]) -> set[str]:
+    """Those of ``prefixes`` that an element of the records' blocks is named with (``<prefix:``), read until each
+    is found (a block escapes a ``<`` of its text: only elements start so)."""
+    missing, found = set(prefixes), set()
+    for page in pages:
+        for record in page:
+            text = record[3]
+            if isinstance(text, str):
+                for prefix in [one for one in missing if f"<{one}:" in text]:
+                    missing.discard(prefix)
+                    found.add(prefix)
+        if not missing:
+            break
+    return found
 
 
 def _by_offsets(offsets: Iterator[int], get: Callable[[int], Any]) -> Iterator[list[Any]]:

@@ -15,15 +15,16 @@ Shared by the feeds (:mod:`feedmap.formats.feeds._rsswrite`) and the urlset (:mo
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from feedmap._core.context import Context
+from feedmap._core.errors import Diagnostic
 from feedmap._core.model import Entry
 from feedmap.formats._output import BATCH_CHARACTERS
 from feedmap.formats.ext import Hooks, WriteStep
 
-__all__ = ["FIRST_BATCH", "Namespaces", "extension_elements", "first_items"]
+__all__ = ["FIRST_BATCH", "Namespaces", "extension_elements", "first_items", "rendered_ahead"]
 
 #: Items rendered before the root element is written (their namespaces are declared on it): this many, or
 #: fewer when they hold :data:`feedmap.formats._output.BATCH_CHARACTERS` (big items are not held by the 512).
@@ -41,6 +42,7 @@ class Namespaces:
         extensions = hooks.namespaces if hooks is not None else {}
         self.known = {**known, **{prefix: uri for prefix, uri in extensions.items() if prefix not in known}}
         self.used: set[str] = set(always)
+        self.always = frozenset(always)
         self.root: frozenset[str] | None = None  # None while the root's declarations are being gathered
 
     def declare(self, prefix: str) -> str:
@@ -71,6 +73,11 @@ class Namespaces:
                 head = head.replace(f' xmlns:{prefix}="{uri}"', "")
         return head + fragment[end:]
 
+    def keep_only(self, prefixes: set[str]) -> None:
+        """Forget the uses of other prefixes than ``prefixes`` (those the entries rendered and then replaced by a
+        repeat used), before the root's declarations are made."""
+        self.used &= prefixes | self.always
+
     def close_root(self) -> str:
         """The root's declarations (those used so far, in a fixed order); later uses declare on the element."""
         self.root = frozenset(self.used)
@@ -88,6 +95,57 @@ def extension_elements(entry: Entry, ctx: Context, namespaces: Namespaces, steps
                 namespaces.use(step.prefix)
                 parts += written
     return parts
+
+
+def rendered_ahead(
+    entries: Iterator[Entry], render: Callable[[Entry, Context], str], ctx: Context
+) -> Iterator[tuple[Entry, str]]:
+    """Each entry with its block: the first :data:`FIRST_BATCH` (or fewer holding :data:`BATCH_CHARACTERS`
+    characters) rendered now, before the root is written (so that it declares what they use); the rest as the
+    writer takes them.  What is said meanwhile, taking an entry from the steps before the writer or rendering it,
+    is held and said as the writer takes that entry (what is said once the entries end, after the last): the
+    diagnostics come in the order of a writer that renders each entry as it takes it."""
+    reporter = ctx.reporter
+    pending: list[Diagnostic] = []
+    first: list[tuple[Entry, str, tuple[Diagnostic, ...]]] = []
+    characters = 0
+    ended = True
+    setattr(reporter, "report", pending.append)  # noqa: B010  (every level goes through report: held here)
+    try:
+        for entry in entries:
+            block = render(entry, ctx)
+            first.append((entry, block, tuple(pending)))
+            pending.clear()
+            characters += len(block)
+            if len(first) >= FIRST_BATCH or characters >= BATCH_CHARACTERS:
+                ended = False
+                break
+    except BaseException:
+        delattr(reporter, "report")
+        for said in [*(one for _, _, held in first for one in held), *pending]:
+            reporter.report(said)
+        raise
+    delattr(reporter, "report")
+    return _said_as_taken(first, tuple(pending), None if ended else entries, render, ctx)
+
+
+def _said_as_taken(
+    first: list[tuple[Entry, str, tuple[Diagnostic, ...]]],
+    last: tuple[Diagnostic, ...],
+    entries: Iterator[Entry] | None,
+    render: Callable[[Entry, Context], str],
+    ctx: Context,
+) -> Iterator[tuple[Entry, str]]:
+    reporter = ctx.reporter
+    for entry, block, said in first:
+        for one in said:
+            reporter.report(one)
+        yield entry, block
+    for one in last:
+        reporter.report(one)
+    if entries is not None:
+        for entry in entries:
+            yield entry, render(entry, ctx)
 
 
 def first_items(items: Iterator[tuple[Any, str]]) -> list[tuple[Any, str]]:

@@ -86,8 +86,9 @@ class Reading:
 _COUNT = re.compile(r"\+?[0-9]+")
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 _FLAGS = {"yes": True, "no": False}
-#: The longest decimal text read as a number (a longer one is no rating: kept as written).
-_MAX_NUMBER_TEXT = 64
+#: The longest decimal text read as a number (a float written in full, 5e-324 included, is shorter; a longer
+#: text is kept as written).
+_MAX_NUMBER_TEXT = 400
 
 
 def _count(text: str) -> int | None:

@@ -22,7 +22,6 @@ key, ``invalid-extra``, and not an element of a feed's vocabulary, ``extra-dropp
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from typing import BinaryIO
 
@@ -33,7 +32,7 @@ from feedmap._core.urls import is_uri
 from feedmap._io.sources import Source
 from feedmap._xml import escape_text, peek_root
 from feedmap.formats import _registry as registry
-from feedmap.formats._namespaces import Namespaces, extension_elements, first_items
+from feedmap.formats._namespaces import Namespaces, extension_elements, rendered_ahead
 from feedmap.formats._output import SizeWatch, output_url, write_blocks
 from feedmap.formats._registry import FormatSpec, Rendered
 from feedmap.formats._xmlwrite import (
@@ -164,9 +163,11 @@ def render(doc: Document, *, ctx: Context) -> Rendered:
     one ``<url>`` per entry, the end tag."""
     namespaces, block = blocks(ctx)
     dropped: set[str] = set()
-    items = ((entry, block(entry, ctx, dropped)) for entry in doc.entries)
-    first_batch = first_items(items)
-    return Rendered(header(namespaces, ctx), itertools.chain(first_batch, items), FOOTER, EMPTY)
+    if getattr(doc.entries, "one_at_a_time", False):  # each entry given as its block is asked for (the text lane's
+        items = ((entry, block(entry, ctx, dropped)) for entry in doc.entries)  # split): none to render ahead
+        return Rendered(header(namespaces, ctx), items, FOOTER, EMPTY)
+    ahead = rendered_ahead(iter(doc.entries), lambda entry, context: block(entry, context, dropped), ctx)
+    return Rendered(header(namespaces, ctx), ahead, FOOTER, EMPTY)
 
 
 def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
