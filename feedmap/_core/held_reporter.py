@@ -44,4 +44,3 @@ class HeldReporter(Reporter):
         said = tuple(self.said)
         self.said.clear()
         return said
-

@@ -211,7 +211,7 @@ def xml_extras(
             if default_namespace and feed_only(key) and not ctx.options.keep_feed_extras:
                 if key not in dropped:
                     dropped.add(key)
-                    ctx.info("extra-dropped", f"{_FEED_EXTRA.format(key)} (keep_feed_extras, --keep-feed-extras)")
+                    ctx.info("extra-dropped", f"{_FEED_EXTRA.format(key)} (keep_feed_extras keeps it)")
                 continue
             text = xml_extra(key, value, entry.loc, ctx, default_namespace=default_namespace)
             if text is not None:

@@ -127,7 +127,7 @@ class _NewsCount:
             self.ctx.warning(
                 "news-too-many",
                 f"more than {MAX_NEWS:,} URLs with a news:news written, and Google News reads at most {MAX_NEWS:,} a "
-                f"sitemap: write them into files of at most {MAX_NEWS:,} URLs (max_urls, --max-urls, into a directory)",
+                f"sitemap: write them into files of at most {MAX_NEWS:,} URLs (max_urls, into a directory)",
             )
 
 
