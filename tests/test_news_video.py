@@ -509,7 +509,7 @@ def test_a_feeds_own_elements_are_not_carried_into_a_sitemap() -> None:
     assert b"slash:" not in data and b"wfw:" not in data and b"commentRss" not in data
     assert b"<mobile:mobile" in data and b"<news:news>" in data  # a sitemap extension's, and the news
     dropped = [d.message for d in reporter.diagnostics if d.code == "extra-dropped"]
-    assert len(dropped) == 2 and all("--keep-feed-extras" in message for message in dropped)  # once an element
+    assert len(dropped) == 2 and all("keep_feed_extras" in message for message in dropped)  # once an element
     assert {message.split("'")[1] for message in dropped} == {
         "{http://purl.org/rss/1.0/modules/slash/}comments",
         "{http://wellformedweb.org/CommentAPI/}commentRss",
