@@ -39,7 +39,19 @@ if TYPE_CHECKING:
         UnknownFormatError,
         WriteError,
     )
-    from feedmap._core.model import Alternate, ChangeFreq, DocKind, DocMeta, Document, Entry, Image, Position
+    from feedmap._core.model import (
+        Alternate,
+        ChangeFreq,
+        DocKind,
+        DocMeta,
+        Document,
+        Entry,
+        Image,
+        News,
+        Position,
+        Video,
+        VideoPrice,
+    )
     from feedmap._core.version import __version__ as __version__
     from feedmap._diff.diff import Change, Changes, diff
     from feedmap._frame import to_dataframe
@@ -86,7 +98,10 @@ _PUBLIC_HOMES = {
     "Document": "feedmap._core.model",
     "Entry": "feedmap._core.model",
     "Image": "feedmap._core.model",
+    "News": "feedmap._core.model",
     "Position": "feedmap._core.model",
+    "Video": "feedmap._core.model",
+    "VideoPrice": "feedmap._core.model",
     "Change": "feedmap._diff.diff",
     "Changes": "feedmap._diff.diff",
     "diff": "feedmap._diff.diff",
@@ -152,6 +167,7 @@ __all__ = [
     "Info",
     "Level",
     "LimitError",
+    "News",
     "Options",
     "Position",
     "Precision",
@@ -166,6 +182,8 @@ __all__ = [
     "StrictError",
     "Summary",
     "UnknownFormatError",
+    "Video",
+    "VideoPrice",
     "W3CDate",
     "WriteError",
     "__version__",

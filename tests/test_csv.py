@@ -42,7 +42,7 @@ SAMPLES = ROOT / "samples"
 BASIC = SAMPLES / "sitemap" / "basic.xml"
 ENTRIES = SAMPLES / "jsonl" / "entries.jsonl"  # every field: news XML extras, text extras, non-ASCII, "quotes"
 HEADER = ["loc", "lastmod", "changefreq", "priority", "title", "description", "keywords", "type", "images"]
-HEADER += ["alternates", "extras"]
+HEADER += ["alternates", "news", "videos", "extras"]
 
 
 def written(entries: Iterable[Entry], options: Options | None = None) -> bytes:

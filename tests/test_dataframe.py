@@ -31,6 +31,19 @@ XHTML_NS = "http://www.w3.org/1999/xhtml"
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
 #: The columns and their dtypes, as the library guide gives them.
+NEWS_TYPE = (
+    "struct<publication_name: string, publication_language: string, publication_date: string, title: string, "
+    "keywords: string, genres: string, stock_tickers: string, access: string, extras: map<string, string>>"
+)
+VIDEOS_TYPE = (
+    "list<element: struct<thumbnail_loc: string, title: string, description: string, content_loc: string, "
+    "player_loc: string, player_allow_embed: bool, player_autoplay: string, duration: int64, expiration_date: "
+    "string, rating: double, view_count: int64, publication_date: string, tags: list<element: string>, "
+    "family_friendly: bool, restriction: list<element: string>, restriction_relationship: string, prices: "
+    "list<element: struct<value: string, currency: string, type: string, resolution: string>>, "
+    "requires_subscription: bool, uploader: string, uploader_info: string, platform: list<element: string>, "
+    "platform_relationship: string, live: bool, extras: map<string, string>>>"
+)
 DTYPES = {
     "loc": "string",
     "lastmod": "datetime64[us, UTC]",
@@ -45,6 +58,8 @@ DTYPES = {
     "images": "list<element: struct<loc: string, caption: string, geo_location: string, title: string, license: "
     "string>>[pyarrow]",
     "alternates": "list<element: struct<hreflang: string, href: string>>[pyarrow]",
+    "news": NEWS_TYPE + "[pyarrow]",
+    "videos": VIDEOS_TYPE + "[pyarrow]",
     "extras": "map<string, string>[pyarrow]",
     "sitemap": "string",
     "line": "Int64",
@@ -132,9 +147,13 @@ def _url_lines(path: Path) -> list[int]:
     return [url.sourceline for url in root if isinstance(url.tag, str) and etree.QName(url).localname == "url"]
 
 
+_NEWS = "{http://www.google.com/schemas/sitemap-news/0.9}news"
+_VIDEO = "{http://www.google.com/schemas/sitemap-video/1.1}video"
+
+
 def _counted(path: Path) -> tuple[int, list[int], list[int], Counter[str]]:
-    """What lxml finds in a sitemap: its URLs, the images and hreflang alternates of each, and the extension
-    elements (news, video, ...) by namespace."""
+    """What lxml finds in a sitemap: its URLs, the images and hreflang alternates of each, and the other extension
+    elements by namespace (news and videos have columns of their own: :func:`_media`)."""
     root = etree.parse(str(path), etree.XMLParser(resolve_entities=False)).getroot()
     urls = [url for url in root if isinstance(url.tag, str) and etree.QName(url).localname == "url"]
     images = [len(url.findall(f"{{{IMAGE_NS}}}image")) for url in urls]
@@ -147,9 +166,16 @@ def _counted(path: Path) -> tuple[int, list[int], list[int], Counter[str]]:
         etree.QName(child).namespace
         for url in urls
         for child in url
-        if isinstance(child.tag, str) and etree.QName(child).namespace not in own
+        if isinstance(child.tag, str) and etree.QName(child).namespace not in own and child.tag not in (_NEWS, _VIDEO)
     )
     return len(urls), images, alternates, extensions
+
+
+def _media(path: Path) -> tuple[list[int], list[int]]:
+    """The news (0 or 1) and the videos of each URL of a sitemap, as lxml finds them."""
+    root = etree.parse(str(path), etree.XMLParser(resolve_entities=False)).getroot()
+    urls = [url for url in root if isinstance(url.tag, str) and etree.QName(url).localname == "url"]
+    return [len(url.findall(_NEWS)) for url in urls], [len(url.findall(_VIDEO)) for url in urls]
 
 
 @pytest.mark.parametrize("name", CORPUS_FILES)
@@ -162,17 +188,23 @@ def test_counts_on_the_corpus(corpus_dir: Path, name: str) -> None:
     assert [len(one) for one in frame["alternates"]] == alternates
     found = Counter(key[1:].split("}")[0] for extras in frame["extras"] for key, _ in extras if key.startswith("{"))
     assert {space: found[space] for space in extensions} == dict(extensions)
+    news, videos = _media(path)
+    assert [int(isinstance(one, dict)) for one in frame["news"]] == news
+    assert [len(one) if isinstance(one, list) else 0 for one in frame["videos"]] == videos
     assert set(frame["sitemap"]) == {str(path)}
     assert list(frame["line"]) == _url_lines(path)
 
 
-def test_news_is_carried_as_its_xml(corpus_dir: Path) -> None:
+def test_news_is_carried_in_its_column(corpus_dir: Path) -> None:
     path = corpus_dir / "advertools" / "news_sitemap.xml"
     news = "{http://www.google.com/schemas/sitemap-news/0.9}"
     frame = feedmap.to_dataframe(path)
-    carried = [etree.fromstring(dict(extras)[f"{news}news"]).findtext(f"{news}title") for extras in frame["extras"]]
+    carried = [one["title"] for one in frame["news"]]
     root = etree.parse(str(path)).getroot()
-    assert carried == [url.findtext(f"{news}news/{news}title") for url in root.iter(f"{{{SITEMAP_NS}}}url")]
+    # read as every value is, blank space around it trimmed (whitespace-trimmed)
+    assert carried == [
+        (url.findtext(f"{news}news/{news}title") or "").strip() for url in root.iter(f"{{{SITEMAP_NS}}}url")
+    ]
     assert all(carried)
 
 

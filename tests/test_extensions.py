@@ -23,6 +23,8 @@ from feedmap.formats.ext import Extension, hooks
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
 EX = "http://example.com/ns/rating"
 _MODULE = "feedmap_rating"
+#: The built-in extensions, in the order they are loaded (before any entry point's).
+BUILTINS = ["image", "hreflang", "news", "video"]
 
 #: The docs' example, verbatim: a complete third-party extension (at most 20 lines) and its entry point.
 _SECTION = (Path(__file__).resolve().parent.parent / "docs" / "writing-an-extension.md").read_text(encoding="utf-8")
@@ -83,8 +85,7 @@ def test_third_party_extension_reads_into_the_ir_and_writes_back(plugins: Path) 
     data, diagnostics = write([entry])
     assert codes(diagnostics) == []  # the text extra is the hook's to write: no field-dropped
     root = etree.fromstring(data)
-    assert root.nsmap["ex"] == EX  # declared once, on the root
-    assert root.nsmap["image"] == "http://www.google.com/schemas/sitemap-image/1.1"  # the built-ins' stay
+    assert root.nsmap == {None: SM, "ex": EX}  # declared once, on the root; no namespace the entry does not use
     (url,) = root
     assert [child.tag for child in url] == [f"{{{SM}}}loc", f"{{{EX}}}rating"]
     assert url[1].text == "4"
@@ -134,7 +135,7 @@ def test_extensions_load_lazily_and_once(plugins: Path, monkeypatch: pytest.Monk
         write([Entry(loc="https://e.com/a", extras={"ex:rating": "4"})])
     assert _MODULE in sys.modules
     assert scans == ["feedmap.extensions"]
-    assert [ext.name for ext in _ext.extensions()] == ["image", "hreflang", "rating"]
+    assert [ext.name for ext in _ext.extensions()] == [*BUILTINS, "rating"]
 
 
 @pytest.mark.parametrize(
@@ -154,14 +155,14 @@ def test_a_broken_extension_is_reported_not_raised(plugins: Path, source: str, v
     assert codes(diagnostics) == ["extension-broken"]
     assert reason in diagnostics[0].message
     assert reason in _ext.broken_extensions()["rating"]
-    assert [ext.name for ext in _ext.extensions()] == ["image", "hreflang"]
+    assert [ext.name for ext in _ext.extensions()] == BUILTINS
     _, diagnostics = write([entry])
     assert codes(diagnostics) == ["extension-broken"]
 
 
 def test_unreadable_entry_points_are_reported_not_raised(plugins: Path) -> None:
     install(plugins, RATING, line="rating\n = feedmap_rating:EXTENSION")  # importlib.metadata raises on it
-    assert [ext.name for ext in _ext.extensions()] == ["image", "hreflang"]
+    assert [ext.name for ext in _ext.extensions()] == BUILTINS
     reporter = Reporter()
     _ext.report_broken(Context(reporter=reporter, name="in.xml"))
     assert codes(reporter.diagnostics) == ["extension-broken"]
@@ -169,6 +170,8 @@ def test_unreadable_entry_points_are_reported_not_raised(plugins: Path) -> None:
     assert set(hooks("sitemap").read) == {
         "{http://www.google.com/schemas/sitemap-image/1.1}image",
         "{http://www.w3.org/1999/xhtml}link",
+        "{http://www.google.com/schemas/sitemap-news/0.9}news",
+        "{http://www.google.com/schemas/sitemap-video/1.1}video",
     }
 
 
@@ -201,7 +204,8 @@ def test_the_builtin_hooks_serve_every_xml_format() -> None:
         table = hooks(fmt)
         assert set(table.read) >= {image, link}
         assert [field for field, _ in table.write][:2] == ["images", "alternates"]
-        assert table.namespaces["image"] == image[1:].split("}")[0]
+        prefix = "image" if fmt in ("sitemap", "sitemapindex") else "gimage"  # feeds: see test_news_video.py
+        assert table.namespaces[prefix] == image[1:].split("}")[0]
     assert hooks("text") == _ext.Hooks()
     assert isinstance(_ext.extensions()[0], Extension)
 
@@ -289,7 +293,7 @@ def test_an_extension_may_not_take_a_prefix_the_writers_use_for_another_namespac
     plugins: Path, prefix: str, namespace: str
 ) -> None:
     install(plugins, RATING.replace('prefix="ex"', f'prefix="{prefix}"'))
-    assert [ext.name for ext in _ext.extensions()] == ["image", "hreflang"]
+    assert [ext.name for ext in _ext.extensions()] == BUILTINS
     assert f"uses the prefix {prefix!r}" in _ext.broken_extensions()["rating"]
 
 
@@ -297,18 +301,31 @@ def test_the_hreflang_extension_writes_atom_links_first_in_feed_items() -> None:
     for fmt in FEEDS:
         table = hooks(fmt)
         assert [(step.field, step.prefix) for step in table.lead] == [("alternates", "atom")]
-        assert [(step.field, step.prefix) for step in table.tail] == [("images", "image")]
+        assert [(step.field, step.prefix) for step in table.tail] == [
+            ("images", "gimage"),
+            ("news", "news"),
+            ("videos", "video"),
+        ]
         assert "{http://www.w3.org/2005/Atom}link" in table.read
         assert "xhtml" not in table.namespaces  # read there, never written
     for fmt in ("sitemap", "sitemapindex"):
         table = hooks(fmt)
-        assert table.lead == () and [step.prefix for step in table.tail] == ["image", "xhtml"]
+        assert table.lead == ()
+        assert [step.prefix for step in table.tail] == (
+            ["image", "xhtml", "news", "video"] if fmt == "sitemap" else ["image", "xhtml"]
+        )
         assert "{http://www.w3.org/2005/Atom}link" not in table.read
 
 
 def test_a_read_only_extension_keeps_its_namespace_on_the_sitemap_root(plugins: Path) -> None:
-    """Only the read-only variants of the built-ins (hreflang's xhtml:link in feeds) declare nothing."""
+    """Only the read-only variants of the built-ins (hreflang's xhtml:link in feeds) declare nothing; a third
+    party's read-only extension's namespace is declared on the root when an element of it (one its hook left to
+    the reader, kept verbatim) is written, and only then."""
     install(plugins, RATING.replace("read=read, write=write", "read=read"))
     assert hooks("sitemap").namespaces["ex"] == EX
     data, _ = write([Entry(loc="https://e.com/a")])
+    assert "ex" not in etree.fromstring(data).nsmap
+    kept = {f"{{{EX}}}rating": f'<ex:rating xmlns:ex="{EX}">lots</ex:rating>'}
+    data, _ = write([Entry(loc="https://e.com/a", extras=kept)])
     assert etree.fromstring(data).nsmap["ex"] == EX
+    assert b"<ex:rating>lots</ex:rating>" in data  # declared once, on the root

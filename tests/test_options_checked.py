@@ -367,6 +367,7 @@ EVERY_FIELD = {
     "schema_location": "True",
     "encode_urls": "True",
     "keep_urls": "False",
+    "keep_feed_extras": "False",
     "channel_title": '"News"',
     "channel_link": '"https://e.com/"',
     "channel_description": '"All the news"',

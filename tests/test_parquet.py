@@ -32,6 +32,20 @@ SAMPLES = ROOT / "samples"
 SITE = "https://www.example.com/"
 INDEX = SAMPLES / "sitemapindex" / "index.xml"
 
+#: The Arrow types of news and videos (a map's entries are named by the column in a Parquet file, nested ones too).
+NEWS_TYPE = (
+    "struct<publication_name: string, publication_language: string, publication_date: string, title: string, "
+    "keywords: string, genres: string, stock_tickers: string, access: string, extras: map<string, string ('extras')>>"
+)
+VIDEOS_TYPE = (
+    "list<element: struct<thumbnail_loc: string, title: string, description: string, content_loc: string, "
+    "player_loc: string, player_allow_embed: bool, player_autoplay: string, duration: int64, expiration_date: "
+    "string, rating: double, view_count: int64, publication_date: string, tags: list<element: string>, "
+    "family_friendly: bool, restriction: list<element: string>, restriction_relationship: string, prices: "
+    "list<element: struct<value: string, currency: string, type: string, resolution: string>>, "
+    "requires_subscription: bool, uploader: string, uploader_info: string, platform: list<element: string>, "
+    "platform_relationship: string, live: bool, extras: map<string, string ('extras')>>>"
+)
 #: The Arrow type of each column, as docs/formats.md gives them.
 ARROW_TYPES = {
     "loc": "string",
@@ -47,6 +61,8 @@ ARROW_TYPES = {
     "images": "list<element: struct<loc: string, caption: string, geo_location: string, title: string, "
     "license: string>>",
     "alternates": "list<element: struct<hreflang: string, href: string>>",
+    "news": NEWS_TYPE,
+    "videos": VIDEOS_TYPE,
     "extras": "map<string, string ('extras')>",  # a map's entries are named by the column in a Parquet file
     "sitemap": "string",
     "line": "int64",

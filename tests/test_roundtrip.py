@@ -20,7 +20,19 @@ from hypothesis import strategies as st
 from lxml import etree
 
 import feedmap
-from feedmap import Alternate, ChangeFreq, Entry, FormatSpec, Image, Precision, Reporter, W3CDate
+from feedmap import (
+    Alternate,
+    ChangeFreq,
+    Entry,
+    FormatSpec,
+    Image,
+    News,
+    Precision,
+    Reporter,
+    Video,
+    VideoPrice,
+    W3CDate,
+)
 from feedmap._core.model import ENTRY_FIELDS
 from feedmap.formats import Context
 from feedmap.formats._registry import all_formats
@@ -133,10 +145,93 @@ def alternates() -> st.SearchStrategy[Alternate]:
 
 
 FOREIGN_NAMESPACES = [
-    ("news", "http://www.google.com/schemas/sitemap-news/0.9", "news"),
-    ("video", "http://www.google.com/schemas/sitemap-video/1.1", "video"),
+    ("mobile", "http://www.google.com/schemas/sitemap-mobile/1.0", "mobile"),
     ("x", "urn:example:extension", "thing"),
 ]
+
+
+@st.composite
+def kept_children(draw: st.DrawFn) -> dict[str, str]:
+    """What a news entry or video keeps verbatim: a child of a foreign namespace, a video's category (a child its
+    XSD names that no part holds), as the readers serialize them."""
+    chosen = draw(
+        st.lists(
+            st.sampled_from([("x", "urn:example:extension", "note"), ("video", VIDEO_NS, "category")]),
+            unique=True,
+            max_size=2,
+        )
+    )
+    kept = {}
+    for prefix, namespace, local in chosen:
+        element = etree.Element(f"{{{namespace}}}{local}", nsmap={prefix: namespace})
+        element.text = draw(XML_TEXT)
+        kept[f"{{{namespace}}}{local}"] = etree.tostring(element, encoding="unicode")
+    return kept
+
+
+VIDEO_NS = "http://www.google.com/schemas/sitemap-video/1.1"
+
+
+def news(text: st.SearchStrategy[str]) -> st.SearchStrategy[News]:
+    maybe = st.none() | text
+    return st.builds(
+        News,
+        publication_name=maybe,
+        publication_language=maybe,
+        publication_date=st.none() | w3c_dates(),
+        title=maybe,
+        keywords=maybe,
+        genres=maybe,
+        stock_tickers=maybe,
+        access=maybe,
+        extras=kept_children(),
+    )
+
+
+def videos(text: st.SearchStrategy[str]) -> st.SearchStrategy[Video]:
+    maybe, flag, url = st.none() | text, st.none() | st.booleans(), st.none() | URLS
+    words = st.lists(st.sampled_from(["IE", "GB", "US", "web", "tv", "mobile"]), max_size=3).map(tuple)
+    price = st.builds(
+        VideoPrice,
+        value=st.just("") | st.sampled_from(["1.99", "0", "12.50"]),
+        currency=st.none() | st.sampled_from(["EUR", "USD"]),
+        type=st.none() | st.sampled_from(["rent", "purchase"]),
+        resolution=st.none() | st.sampled_from(["HD", "SD"]),
+    )
+    return st.builds(
+        Video,
+        thumbnail_loc=url,
+        title=maybe,
+        description=maybe,
+        content_loc=url,
+        player_loc=url,
+        player_allow_embed=flag,
+        player_autoplay=maybe,
+        duration=st.none() | st.integers(0, 10**12),
+        expiration_date=st.none() | w3c_dates(),
+        rating=st.none() | st.floats(0.0, 5.0),
+        view_count=st.none() | st.integers(0, 10**12),
+        publication_date=st.none() | w3c_dates(),
+        tags=st.lists(text, max_size=2).map(tuple),
+        family_friendly=flag,
+        restriction=words,
+        restriction_relationship=st.none() | st.sampled_from(["allow", "deny"]),
+        prices=st.lists(price, max_size=2).map(tuple),
+        requires_subscription=flag,
+        uploader=maybe,
+        uploader_info=url,
+        platform=words,
+        platform_relationship=st.none() | st.sampled_from(["allow", "deny"]),
+        live=flag,
+        extras=kept_children(),
+    ).map(_attributes_with_their_element)
+
+
+def _attributes_with_their_element(video: Video) -> Video:
+    """A video whose attributes have their element: the ``autoplay`` of no ``player_loc`` is not written (said)."""
+    if video.player_loc is None:
+        video = dataclasses.replace(video, player_allow_embed=None, player_autoplay=None)
+    return video if video.uploader is not None else dataclasses.replace(video, uploader_info=None)
 
 
 @st.composite
@@ -170,6 +265,8 @@ UNHELD_SAMPLES: dict[str, object] = {
     "type": "Article",
     "images": (Image(loc="https://www.example.com/i.png", caption="c"),),
     "alternates": (Alternate(hreflang="de", href="https://www.example.com/de"),),
+    "news": News(publication_name="P", publication_language="en", publication_date="2024-01-02", title="T"),
+    "videos": (Video(thumbnail_loc="https://www.example.com/t.png", title="V", description="D"),),
     "extras": {"x:note": "n"},
 }
 
@@ -208,6 +305,9 @@ def field_strategies(spec: FormatSpec, atom: bool = False) -> dict[str, st.Searc
             if atom
             else st.lists(alternates(), max_size=2)
         ).map(tuple),
+        # read by the extensions' hooks (lxml), not by a feed reader's text repairs: any text XML holds
+        "news": st.none() | news(XML_TEXT if xml else ANY_TEXT),
+        "videos": st.lists(videos(XML_TEXT if xml else ANY_TEXT), max_size=1).map(tuple),
         "extras": xml_extras() if xml else st.builds(lambda a, b: {**a, **b}, xml_extras(), text_extras()),
     }
     for name in ALWAYS_SET.get(spec.name, frozenset()):

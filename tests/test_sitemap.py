@@ -12,7 +12,7 @@ from conftest import codes
 from lxml import etree
 
 import feedmap
-from feedmap import Alternate, ChangeFreq, Diagnostic, DocKind, Entry, Image, Level, Reporter, W3CDate
+from feedmap import Alternate, ChangeFreq, Diagnostic, DocKind, Entry, Image, Level, News, Reporter, Video, W3CDate
 from feedmap.cli import main
 
 SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -194,54 +194,46 @@ def test_hreflang_alternates() -> None:
     assert codes(diagnostics) == []
 
 
-NEWS_XML = (
-    f'<news:news xmlns:news="{NEWS}"><news:publication><news:name>The Example Times</news:name>'
-    "<news:language>en</news:language></news:publication>"
-    "<news:publication_date>2024-06-01</news:publication_date>"
-    "<news:title>Tea &amp; biscuits</news:title></news:news>"
-)
-VIDEO_XML = (
-    f'<video:video xmlns:video="{VIDEO}"><video:thumbnail_loc>https://www.example.com/t.jpg</video:thumbnail_loc>'
-    "<video:title>A video</video:title><video:description>About &lt;tea&gt;</video:description>"
-    '<video:player_loc allow_embed="yes">https://www.example.com/player?v=1&amp;x=2</video:player_loc>'
-    "</video:video>"
+#: Elements of namespaces no extension claims: Google's retired mobile and PageMap sitemap extensions.
+MOBILE = "http://www.google.com/schemas/sitemap-mobile/1.0"
+PAGEMAP = "http://www.google.com/schemas/sitemap-pagemap/1.0"
+MOBILE_XML = f'<mobile:mobile xmlns:mobile="{MOBILE}"/>'
+PAGEMAP_XML = (
+    f'<PageMap xmlns="{PAGEMAP}"><DataObject type="document"><Attribute name="title">Tea &amp; biscuits</Attribute>'
+    "</DataObject></PageMap>"
 )
 
 
 def test_foreign_elements_are_kept_verbatim_in_extras() -> None:
-    body = f"<url><loc>https://www.example.com/n</loc>{NEWS_XML}{VIDEO_XML}</url>"
+    body = f"<url><loc>https://www.example.com/n</loc>{MOBILE_XML}{PAGEMAP_XML}</url>"
     entries, diagnostics, _ = read(urlset(body))
     assert codes(diagnostics) == []
     extras = entries[0].extras
-    assert set(extras) == {f"{{{NEWS}}}news", f"{{{VIDEO}}}video"}
-    assert extras[f"{{{NEWS}}}news"] == NEWS_XML
-    assert extras[f"{{{VIDEO}}}video"] == VIDEO_XML
+    assert set(extras) == {f"{{{MOBILE}}}mobile", f"{{{PAGEMAP}}}PageMap"}
+    assert extras[f"{{{MOBILE}}}mobile"] == MOBILE_XML
+    assert extras[f"{{{PAGEMAP}}}PageMap"] == PAGEMAP_XML
 
 
 def test_foreign_elements_are_written_back() -> None:
-    body = f"<url><loc>https://www.example.com/n</loc>{NEWS_XML}{VIDEO_XML}</url>"
+    body = f"<url><loc>https://www.example.com/n</loc>{MOBILE_XML}{PAGEMAP_XML}</url>"
     entries, _, _ = read(urlset(body))
     data, _ = write(entries)
     (url,) = url_elements(data)
-    news = url.find(f"{{{NEWS}}}news")
-    video = url.find(f"{{{VIDEO}}}video")
-    assert news is not None and video is not None
-    assert news.findtext(f"{{{NEWS}}}title") == "Tea & biscuits"
-    assert video.find(f"{{{VIDEO}}}player_loc") is not None
-    assert video.find(f"{{{VIDEO}}}player_loc").get("allow_embed") == "yes"  # type: ignore[union-attr]
+    assert url.find(f"{{{MOBILE}}}mobile") is not None
+    assert url.findtext(f".//{{{PAGEMAP}}}Attribute") == "Tea & biscuits"
     again, diagnostics, _ = read(data)
     assert again == entries
     assert codes(diagnostics) == []
 
 
 def test_two_foreign_elements_of_one_name_are_kept_together() -> None:
-    second = NEWS_XML.replace("Tea &amp; biscuits", "Second")
-    body = f"<url><loc>https://www.example.com/n</loc>{NEWS_XML}{second}</url>"
+    second = PAGEMAP_XML.replace("Tea &amp; biscuits", "Second")
+    body = f"<url><loc>https://www.example.com/n</loc>{PAGEMAP_XML}{second}</url>"
     entries, _, _ = read(urlset(body))
-    assert entries[0].extras == {f"{{{NEWS}}}news": NEWS_XML + second}
+    assert entries[0].extras == {f"{{{PAGEMAP}}}PageMap": PAGEMAP_XML + second}
     data, _ = write(entries)
     (url,) = url_elements(data)
-    assert [n.findtext(f"{{{NEWS}}}title") for n in url.iter(f"{{{NEWS}}}news")] == ["Tea & biscuits", "Second"]
+    assert [n.text for n in url.iter(f"{{{PAGEMAP}}}Attribute")] == ["Tea & biscuits", "Second"]
 
 
 def test_unknown_element_in_the_sitemap_namespace_is_reported_and_kept() -> None:
@@ -496,7 +488,16 @@ FULL = Entry(
         ),
     ),
     alternates=(Alternate(hreflang="fr", href="https://www.example.com/fr/full"),),
-    extras={f"{{{NEWS}}}news": NEWS_XML},
+    news=News(publication_name="N", publication_language="en", publication_date="2024-02-03", title="T"),
+    videos=(
+        Video(
+            thumbnail_loc="https://www.example.com/t.png",
+            title="V",
+            description="D",
+            content_loc="https://www.example.com/v.mp4",
+        ),
+    ),
+    extras={f"{{{MOBILE}}}mobile": MOBILE_XML},
 )
 
 
@@ -511,6 +512,8 @@ def test_writer_uses_xsd_element_order() -> None:
         f"{{{IMAGE}}}image",
         f"{{{XHTML}}}link",
         f"{{{NEWS}}}news",
+        f"{{{VIDEO}}}video",
+        f"{{{MOBILE}}}mobile",
     ]
     image = url.find(f"{{{IMAGE}}}image")
     assert image is not None

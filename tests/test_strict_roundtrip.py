@@ -12,6 +12,7 @@ For every format that has both a reader and a writer (sitemap, sitemapindex, rss
 
 from __future__ import annotations
 
+import dataclasses
 import io
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -100,12 +101,20 @@ def reads_back(entries: Sequence[Entry], format: str) -> None:
     assert len(read_strictly(write(entries, format), format)) == len(entries)
 
 
+def without_kept(entry: Entry) -> Entry:
+    """``entry`` without what its news and videos keep verbatim: a child the extension does not define, a value of
+    the wrong form, which reading found and said (unknown-element, video-value-invalid), so says again."""
+    news = dataclasses.replace(entry.news, extras={}) if entry.news is not None else None
+    videos = tuple(dataclasses.replace(video, extras={}) for video in entry.videos)
+    return dataclasses.replace(entry, news=news, videos=videos)
+
+
 @pytest.mark.parametrize("spec", ROUND_TRIP_FORMATS, ids=lambda spec: spec.name)
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_generated_entries_read_back_strictly(spec: FormatSpec, data: st.DataObject) -> None:
     # unique as written: an IRI and its URI spelling are one URL, merged by the XML writers
-    valid = entries_for(spec).filter(lambda entry: check_loc(entry.loc) is None)  # jsonl and text keep locs as read
+    valid = entries_for(spec).filter(lambda entry: check_loc(entry.loc) is None).map(without_kept)
     entries = data.draw(st.lists(valid, min_size=1, max_size=4, unique_by=lambda e: encode_url(e.loc)), label="entries")
     reads_back(entries, spec.name)
 
@@ -117,7 +126,7 @@ def test_any_format_written_from_general_entries_reads_back_strictly(spec: Forma
     """Entries as the most general format holds them (any text, any extras), into every format."""
     entries = data.draw(
         st.lists(
-            entries_for(get("jsonl")).filter(lambda entry: check_loc(entry.loc) is None),
+            entries_for(get("jsonl")).filter(lambda entry: check_loc(entry.loc) is None).map(without_kept),
             min_size=1,
             max_size=4,
             unique_by=lambda e: encode_url(e.loc),

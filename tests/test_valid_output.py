@@ -141,7 +141,7 @@ def test_rss_declares_only_the_namespaces_it_uses() -> None:
         images=(feedmap.Image(loc="https://e.example/i.png"),),
     )
     data, _ = write([full], "rss")
-    assert _declared(data) == {"dc", "sitemap", "image"}
+    assert _declared(data) == {"dc", "sitemap", "gimage"}  # Google's image namespace: not the reserved "image"
     ror, _ = write([Entry(loc="https://e.example/a")], "ror")
     assert _declared(ror) == {"ror"}
 
@@ -208,7 +208,10 @@ def test_rss_1_0_rdf_markup_is_left_out_of_rss_2_0_items(format: str) -> None:
     data, diagnostics = write([entry], format)
     assert b"permalink" not in data and b"x:keep" in data
     assert [d.code for d in diagnostics if d.code == "extra-dropped"] == ["extra-dropped"]
-    sitemap, sitemap_diagnostics = write([entry], "sitemap")  # a sitemap keeps it (extensions are allowed)
+    # a feed module's element means nothing in a sitemap: left out and said, unless kept (extensions are allowed)
+    sitemap, sitemap_diagnostics = write([entry], "sitemap")
+    assert b"permalink" not in sitemap and "extra-dropped" in {d.code for d in sitemap_diagnostics}
+    sitemap, sitemap_diagnostics = write([entry], "sitemap", keep_feed_extras=True)
     assert b"permalink" in sitemap and "extra-dropped" not in {d.code for d in sitemap_diagnostics}
 
 
@@ -294,7 +297,8 @@ def test_atom_markup_subtitles_become_plain_channel_descriptions(tmp_path: Path,
 @pytest.mark.parametrize("format", ["rss", "ror"])
 def test_extras_holding_atom_elements_are_left_out_of_rss_2_0_items(format: str) -> None:
     """An APP ``<app:collection>`` with its own ``<atom:title>``: in an RSS item the validator takes that title
-    for the item's (DuplicateDescriptionSemantics); the extra is left out, reported, and a sitemap keeps it."""
+    for the item's (DuplicateDescriptionSemantics); the extra is left out, reported, and a sitemap keeps it when
+    asked (keep_feed_extras)."""
     collection = (
         '<a:collection xmlns:a="http://www.w3.org/2007/app" xmlns="http://www.w3.org/2005/Atom" href="https://e.example/">'
         "<title>Foo</title></a:collection>"
@@ -305,5 +309,7 @@ def test_extras_holding_atom_elements_are_left_out_of_rss_2_0_items(format: str)
     data, diagnostics = write([entry], format)
     assert b"collection" not in data and b"x:keep" in data
     assert [d.code for d in diagnostics if d.code == "extra-dropped"] == ["extra-dropped"]
-    sitemap, sitemap_diagnostics = write([entry], "sitemap")
+    sitemap, sitemap_diagnostics = write([entry], "sitemap")  # APP is a feed's vocabulary: kept only when asked
+    assert b"collection" not in sitemap and "extra-dropped" in {d.code for d in sitemap_diagnostics}
+    sitemap, sitemap_diagnostics = write([entry], "sitemap", keep_feed_extras=True)
     assert b"collection" in sitemap and "extra-dropped" not in {d.code for d in sitemap_diagnostics}

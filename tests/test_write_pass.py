@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import feedmap
-from feedmap import Alternate, ChangeFreq, Diagnostic, Entry, Image, Options, Position, W3CDate
+from feedmap import Alternate, ChangeFreq, Diagnostic, Entry, Image, News, Options, Position, Video, W3CDate
 from feedmap.cli import main
 
 #: Locs on both sides of the plain decision ({n}: a number, so that some repeat).
@@ -348,6 +348,10 @@ FIELD_VALUES: dict[str, Any] = {
     "type": "article",
     "images": (Image(loc="https://e.example/i.png"),),
     "alternates": (Alternate(href="https://e.example/de", hreflang="de"),),
+    "news": News(publication_name="N", publication_language="en", publication_date="2024-01-02", title="T"),
+    "videos": (
+        Video(thumbnail_loc="https://e.example/t.png", title="V", description="D", player_loc="https://e.example/p"),
+    ),
     "extras": {"note": "x"},
 }
 

@@ -30,6 +30,7 @@ _WRITING = (
     "schema_location",
     "encode_urls",
     "keep_urls",
+    "keep_feed_extras",
     "channel_title",
     "channel_link",
     "channel_description",

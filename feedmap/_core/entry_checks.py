@@ -111,6 +111,7 @@ def _with_loc(entry: Entry, loc: str) -> Entry:
         entry.origin,
     )
     copy.title, copy.description, copy.keywords, copy.type = entry.title, entry.description, entry.keywords, entry.type
+    copy.news, copy.videos = entry.news, entry.videos
     return copy
 
 

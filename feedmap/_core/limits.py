@@ -13,6 +13,7 @@ from __future__ import annotations
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
+    "MAX_NEWS",
     "PROTOCOL_MAX_BYTES",
     "PROTOCOL_MAX_IMAGES",
     "PROTOCOL_MAX_SITEMAPS",
@@ -28,3 +29,5 @@ PROTOCOL_MAX_BYTES = 52_428_800
 PROTOCOL_MAX_SITEMAPS = 50_000
 #: The image extension: at most 1,000 <image:image> in one <url>.
 PROTOCOL_MAX_IMAGES = 1_000
+#: Google News sitemaps: at most 1,000 ``news:news`` in one sitemap.
+MAX_NEWS = 1_000

@@ -87,6 +87,7 @@ _BOOLEANS = (
     "schema_location",
     "encode_urls",
     "keep_urls",
+    "keep_feed_extras",
     "enrich",
     "overwrite",
     "require_lastmod",
@@ -157,6 +158,9 @@ class Options:
     #: ``--keep-urls``: XML outputs write URLs as read, not encoded (characters a URI cannot hold are
     #: reported, never passed on silently).
     keep_urls: bool = False
+    #: ``--keep-feed-extras``: sitemaps (and indexes) write the elements of feeds' vocabularies an entry keeps as
+    #: XML extras (``slash:comments``, ``dc:creator``, ...), which they leave out by default (``extra-dropped``).
+    keep_feed_extras: bool = False
     #: Feed channel metadata for the rss and ror writers (default: the input's, else derived from the URLs).
     channel_title: str | None = None
     channel_link: str | None = None
@@ -246,6 +250,7 @@ class Options:
             schema_location: bool = ...,
             encode_urls: bool = ...,
             keep_urls: bool = ...,
+            keep_feed_extras: bool = ...,
             channel_title: str | None = ...,
             channel_link: str | None = ...,
             channel_description: str | None = ...,

@@ -13,45 +13,26 @@ warning in ``validate`` and an info when ``convert`` merges the duplicates).
 The specs cited (:data:`SPECS`, in :mod:`feedmap._core.specs`): the sitemaps.org protocol 0.9 and its XSDs, W3C
 Datetime, RFC 3986/3987 (URIs and IRIs), XML 1.0, RSS 2.0 with the W3C Feed Validator's reading, Atom (RFC 4287),
 ROR, RFC 2822 dates, JSON Lines, robots.txt (RFC 9309), HTTP (RFC 9110), gzip (RFC 1952), the WHATWG Encoding and
-HTML standards, Google's image and localized-versions sitemap extensions; feedmap's own behaviours (splitting,
-publishing, filters, diff) cite "feedmap".
+HTML standards, Google's image, news, video and localized-versions sitemap extensions; feedmap's own behaviours
+(splitting, publishing, filters, diff) cite "feedmap".
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 
-from feedmap._core.errors import Level
+from feedmap._core.extension_rules import EXTENSION_RULES
 from feedmap._core.renamed_codes import RENAMED, renamed_hint
+from feedmap._core.rule import E, N, Rule, W
 from feedmap._core.specs import SPECS
 
 __all__ = ["RENAMED", "RULES", "SPECS", "Rule", "renamed_hint", "rule"]
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
-    """One code: its level, one line of explanation, the spec it cites, and the level reading reports it at
-    when that differs (reading repairs what ``validate`` only reports)."""
-
-    code: str
-    level: Level
-    summary: str
-    spec: str
-    repaired: Level | None = None
-
-    @property
-    def levels(self) -> frozenset[Level]:
-        """Every level the code is reported at."""
-        return frozenset({self.level} | ({self.repaired} if self.repaired is not None else set()))
-
-
-E, W, N = Level.ERROR, Level.WARNING, Level.INFO
 _SITEMAPS, _XSD, _DATETIME, _URI, _IRI = "sitemaps.org 0.9", "sitemaps.org XSD", "W3C Datetime", "RFC 3986", "RFC 3987"
 _XML, _RSS, _W3C, _ROR, _OWN = "XML 1.0", "RSS 2.0", "W3C Feed Validator", "ROR", "feedmap"
-_LOCALIZED = "Google localized versions"
 
 _TABLE: tuple[Rule, ...] = (
     # -- the input: opening, fetching, decompressing (RFC 9110, RFC 1952) --
@@ -166,14 +147,15 @@ _TABLE: tuple[Rule, ...] = (
     Rule(
         "unknown-element",
         E,
-        "an element of the sitemaps.org namespace the protocol does not define here",
+        "an element not defined where it stands (of the sitemaps.org namespace; inside an image, news or video)",
         _XSD,
         repaired=W,
     ),
     Rule(
         "element-repeated",
         E,
-        "a field of <url> or <sitemap> given more than once (the XSD allows one): the first is kept",
+        "a field given more than once where the XSD allows one (of <url>, <sitemap>, an image, news, video): the "
+        "first is kept",
         _XSD,
         repaired=W,
     ),
@@ -265,27 +247,7 @@ _TABLE: tuple[Rule, ...] = (
     Rule("whitespace-trimmed", N, "blank space around a value: removed", _XSD),
     Rule("too-many-entries", E, "more than 50,000 URLs (or sitemaps, or lines) in one file", _SITEMAPS, repaired=W),
     Rule("too-many-bytes", E, "more than 52,428,800 bytes once uncompressed", _SITEMAPS, repaired=W),
-    Rule("too-many-images", E, "more than 1,000 <image:image> in one <url>", "Google image sitemaps", repaired=W),
-    Rule(
-        "image-loc-invalid",
-        E,
-        "an <image:image> without an <image:loc> that is an absolute http(s) URL",
-        "Google image sitemaps",
-    ),
-    Rule(
-        "alternate-incomplete",
-        W,
-        'an <xhtml:link> without rel="alternate", hreflang and href: no alternate',
-        "Google localized versions",
-    ),
-    Rule("hreflang-invalid", W, "an hreflang that is no BCP 47 language tag (en_US): Google cannot use it", "BCP 47"),
-    Rule("hreflang-language-unknown", W, "an hreflang whose language is no ISO 639-1 code (jp, eng)", _LOCALIZED),
-    Rule("hreflang-region-unknown", W, "an hreflang whose region is no ISO 3166-1 alpha-2 code (en-UK)", _LOCALIZED),
-    Rule("hreflang-duplicate", W, "one page gives one hreflang (x-default too) to two different URLs", _LOCALIZED),
-    Rule("alternate-href-invalid", W, "an alternate's href that is no absolute http(s) URL", _LOCALIZED),
-    Rule("alternate-self-missing", W, "a page with hreflang alternates that does not name itself", _LOCALIZED),
-    Rule("alternate-no-return", W, "a page named as an alternate that does not name the page back", _LOCALIZED),
-    Rule("alternate-not-checked", N, "alternates naming pages not in the input: return links unchecked", _LOCALIZED),
+    *EXTENSION_RULES,
     Rule("urlset-empty", W, "a <urlset> without <url>: search engines accept it, the XSD does not", _XSD),
     Rule("index-empty", E, "a <sitemapindex> without <sitemap>", _XSD),
     Rule(

@@ -36,6 +36,8 @@ SPECS: Mapping[str, str] = MappingProxyType(
         "WHATWG Encoding": "https://encoding.spec.whatwg.org/",
         "HTML": "https://html.spec.whatwg.org/",
         "Google image sitemaps": "https://developers.google.com/search/docs/crawling-indexing/sitemaps/image-sitemaps",
+        "Google News sitemaps": "https://developers.google.com/search/docs/crawling-indexing/sitemaps/news-sitemap",
+        "Google video sitemaps": "https://developers.google.com/search/docs/crawling-indexing/sitemaps/video-sitemaps",
         "Google localized versions": "https://developers.google.com/search/docs/specialty/international/localized-versions",
         "BCP 47": "https://www.rfc-editor.org/rfc/rfc5646",
         "Entry points": "https://packaging.python.org/en/latest/specifications/entry-points/",

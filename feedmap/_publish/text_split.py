@@ -75,7 +75,10 @@ def split_text(reading: TextEntries, where: Layout, ctx: Context) -> SplitResult
 
 
 class _Feed:
-    """The entries the renderer renders, one at a time: the one set before each block is asked for."""
+    """The entries the renderer renders, one at a time: the one set before each block is asked for (so the
+    renderer renders none ahead to learn the namespaces its root declares: ``one_at_a_time``)."""
+
+    one_at_a_time = True
 
     def __init__(self) -> None:
         self.entry: Entry | None = None

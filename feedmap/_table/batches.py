@@ -8,16 +8,17 @@ of entries.  A batch is what the ``parquet`` writer writes as one row group.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from feedmap._core.dates import W3CDate
 from feedmap._core.errors import WriteError
+from feedmap._core.media import NEWS_PARTS, PRICE_PARTS, VIDEO_PARTS, plain_news, plain_video
 from feedmap._core.model import Entry
 from feedmap._table.columns import CHANGEFREQS, IMAGE_PARTS, PRECISIONS, schema
 from feedmap._table.needs import arrow
 
-__all__ = ["CHARACTERS", "ROWS", "batch_of", "record_batches"]
+__all__ = ["CHARACTERS", "ROWS", "batch_of", "plain_of_struct", "record_batches"]
 
 #: The most entries in one batch (one Parquet row group).
 ROWS = 65_536
@@ -50,6 +51,10 @@ def _size(entry: Entry) -> int:
         size += sum(len(value) for value in entry.extras.values())
     if entry.images:
         size += 100 * len(entry.images)
+    if entry.news is not None:
+        size += 200
+    for video in entry.videos:
+        size += 400 + len(video.description or "")
     return size
 
 
@@ -67,6 +72,7 @@ def _unwritable(entries: Sequence[Entry]) -> WriteError:
         texts = [entry.loc, entry.title, entry.description, entry.type, *entry.keywords, *entry.extras.keys()]
         texts += [*entry.extras.values(), *(getattr(image, part) for image in entry.images for part in IMAGE_PARTS)]
         texts += [text for one in entry.alternates for text in (one.hreflang, one.href)]
+        texts += [text for one in _media(entry) for text in _texts_of(one)]
         for text in texts:
             found = _SURROGATE.search(text) if text is not None else None
             if found is not None:
@@ -98,6 +104,8 @@ def _batch(entries: Sequence[Entry]) -> Any:
         pa.array([entry.type for entry in entries], pa.string()),
         pa.array([_images(entry) for entry in entries], table.field("images").type),
         pa.array([_alternates(entry) for entry in entries], table.field("alternates").type),
+        pa.array([_news(entry) for entry in entries], table.field("news").type),
+        pa.array([_videos(entry) for entry in entries], table.field("videos").type),
         pa.array([list(entry.extras.items()) for entry in entries], table.field("extras").type),
         pa.array([origin.source if origin is not None else None for origin in origins], pa.string()),
         pa.array([origin.line if origin is not None and origin.line else None for origin in origins], pa.int64()),
@@ -146,3 +154,64 @@ def _images(entry: Entry) -> list[dict[str, str | None]]:
 
 def _alternates(entry: Entry) -> list[dict[str, str]]:
     return [{"hreflang": one.hreflang, "href": one.href} for one in entry.alternates]
+
+
+def _arrow_parts(plain: dict[str, Any], parts: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    """A plain news entry or video (:mod:`feedmap._core.media`) as its Arrow struct's value: every part, null
+    where absent, lists empty; the leftovers as key, value pairs; each price with all its parts."""
+    value: dict[str, Any] = {}
+    for name, kind in parts:
+        part = plain.get(name)
+        if kind == "pairs":
+            value[name] = list(part.items()) if part else []
+        elif kind == "prices":
+            value[name] = [{key: price.get(key) for key in PRICE_PARTS} for price in part or ()]
+        elif kind == "texts":
+            value[name] = part or []
+        else:
+            value[name] = part
+    return value
+
+
+def _news(entry: Entry) -> dict[str, Any] | None:
+    return None if entry.news is None else _arrow_parts(plain_news(entry.news), NEWS_PARTS)
+
+
+def _videos(entry: Entry) -> list[dict[str, Any]]:
+    return [_arrow_parts(plain_video(video), VIDEO_PARTS) for video in entry.videos]
+
+
+def _media(entry: Entry) -> list[dict[str, Any]]:
+    """The plain forms of the entry's news and videos (for the search of a string UTF-8 cannot hold)."""
+    found = [plain_news(entry.news)] if entry.news is not None else []
+    return found + [plain_video(video) for video in entry.videos]
+
+
+def _texts_of(value: Any) -> Iterator[str]:
+    """Every string in a plain value (keys of objects too)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _texts_of(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _texts_of(item)
+
+
+def plain_of_struct(value: Mapping[str, Any], parts: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    """The plain form (:mod:`feedmap._core.media`) of a news entry's or a video's Arrow struct value as pyarrow
+    gives it back (``to_pylist``): the inverse of what is written."""
+    plain: dict[str, Any] = {}
+    for name, kind in parts:
+        part = value.get(name)
+        if part is None or (kind in ("texts", "prices", "pairs") and not part):
+            continue
+        if kind == "pairs":
+            plain[name] = dict(part)
+        elif kind == "prices":
+            plain[name] = [{key: text for key, text in (price or {}).items() if text is not None} for price in part]
+        else:
+            plain[name] = part
+    return plain

@@ -21,16 +21,23 @@ type               string                                       ``Entry.type``
 images             list<struct<loc, caption, geo_location,      ``Entry.images`` (Google image sitemaps 1.1)
                    title, license>> (``ArrowDtype``)
 alternates         list<struct<hreflang, href>> (``ArrowDtype``) ``Entry.alternates`` (hreflang links)
-extras             map<string, string> (``ArrowDtype``)          ``Entry.extras``: news, video and every other
-                                                                extension element as its XML, ``prefix:name`` text
+news               struct<publication_name, ..., extras>        ``Entry.news`` (Google News sitemaps 0.9): a part
+                   (``ArrowDtype``)                             of each of :data:`feedmap._core.media.NEWS_PARTS`
+videos             list<struct<thumbnail_loc, ..., extras>>     ``Entry.videos`` (Google video sitemaps 1.1): a part
+                   (``ArrowDtype``)                             of each of :data:`feedmap._core.media.VIDEO_PARTS`
+extras             map<string, string> (``ArrowDtype``)          ``Entry.extras``: every other extension element
+                                                                as its XML, ``prefix:name`` text
 sitemap            string                                       the file or URL the entry was read from
                                                                 (``Entry.origin``; an index followed: the child)
 line               int64 (``Int64``, NA when unknown)           its line there (``Entry.origin``)
 ================== ============================================ ====================================================
 
 Absent values are null (NA), never a default: no priority 0.5, no empty title.  Lists are never null (an entry
-without images has an empty list).  ``explode`` (:data:`EXPLODABLE`) puts one item of a list column per row,
-its parts as columns of their own (``images``: ``image_loc``, ``image_caption``, ...).  The lists of a list
+without images has an empty list).  A part of ``news`` or of a video is typed by its kind
+(:mod:`feedmap._core.media`): a text or a date (its W3C Datetime text as written) a string, a flag a bool, a
+count an int64, a number a double, a list of texts a list of strings, prices a list of structs of strings, the
+leftovers (``extras``) a map.  ``explode`` (:data:`EXPLODABLE`) puts one item of a list column per row, its
+parts as columns of their own (``images``: ``image_loc``, ``image_caption``, ...).  The lists of a list
 column are named ``element`` (the Parquet format's LIST layout), so a Parquet file read back has these types.
 """
 
@@ -41,6 +48,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from feedmap._core.dates import Precision
+from feedmap._core.media import NEWS_PARTS, PRICE_PARTS, VIDEO_PARTS
 from feedmap._core.model import ChangeFreq
 from feedmap._table.needs import arrow, pandas
 
@@ -69,7 +77,7 @@ ALTERNATE_PARTS: tuple[str, ...] = ("hreflang", "href")
 @dataclass(frozen=True, slots=True)
 class Column:
     """One column: its name and kind (``text``, ``instant``, ``category``, ``number``, ``count``, ``texts``,
-    ``records``, ``pairs``), its categories (``category``) or parts (``records``)."""
+    ``records``, ``pairs``, ``news``, ``videos``), its categories (``category``) or parts (``records``)."""
 
     name: str
     kind: str
@@ -92,6 +100,8 @@ COLUMNS: tuple[Column, ...] = (
     Column("type", "text"),
     Column("images", "records", parts=IMAGE_PARTS),
     Column("alternates", "records", parts=ALTERNATE_PARTS),
+    Column("news", "news"),
+    Column("videos", "videos"),
     Column("extras", "pairs"),
     Column("sitemap", "text"),
     Column("line", "count"),
@@ -140,8 +150,28 @@ def arrow_type(column: Column) -> Any:
         return pa.list_(pa.field("element", pa.string()))
     if kind == "records":
         return pa.list_(pa.field("element", pa.struct([(part, pa.string()) for part in column.parts])))
+    if kind == "news":
+        return _struct(pa, NEWS_PARTS)
+    if kind == "videos":
+        return pa.list_(pa.field("element", _struct(pa, VIDEO_PARTS)))
     assert kind == "pairs", kind
     return pa.map_(pa.string(), pa.string())
+
+
+def _struct(pa: Any, parts: tuple[tuple[str, str], ...]) -> Any:
+    """The Arrow struct of a news entry's or a video's parts (:mod:`feedmap._core.media`), each by its kind."""
+    price = pa.struct([(part, pa.string()) for part in PRICE_PARTS])
+    types = {
+        "text": pa.string(),
+        "date": pa.string(),
+        "flag": pa.bool_(),
+        "count": pa.int64(),
+        "number": pa.float64(),
+        "texts": pa.list_(pa.field("element", pa.string())),
+        "prices": pa.list_(pa.field("element", price)),
+        "pairs": pa.map_(pa.string(), pa.string()),
+    }
+    return pa.struct([(name, types[kind]) for name, kind in parts])
 
 
 @functools.lru_cache(maxsize=8)

@@ -1,7 +1,8 @@
 """Validating an XML sitemap (``<urlset>``) or sitemap index (``<sitemapindex>``) as written, streaming.
 
 Spec: the sitemaps.org protocol 0.9 (https://www.sitemaps.org/protocol.html) and its XSDs, the Google image
-extension 1.1 (1,000 images a URL), XML 1.0 well-formedness (https://www.w3.org/TR/xml/).  The raw document is
+extension 1.1 (1,000 images a URL), Google's news and video extensions (:mod:`feedmap._validate.media`: 1,000
+``news:news`` a file), XML 1.0 well-formedness (https://www.w3.org/TR/xml/).  The raw document is
 parsed with lxml's ``iterparse`` under the settings :func:`feedmap._xml.make_iterparse` uses (no DTD, no
 entities, no network: XXE and entity bombs are inert) but without feedmap's reading repairs, so that what a
 lenient read repairs is reported here.  Each ``<url>``/``<sitemap>`` is checked when it ends and then
@@ -20,9 +21,10 @@ from lxml import etree
 from feedmap._core.context import FollowPredicate
 from feedmap._core.dates import parse_lenient
 from feedmap._core.follow_rules import child_url, scope_refusal
-from feedmap._core.limits import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_IMAGES, PROTOCOL_MAX_URLS
+from feedmap._core.limits import MAX_NEWS, PROTOCOL_MAX_BYTES, PROTOCOL_MAX_IMAGES, PROTOCOL_MAX_URLS
 from feedmap._io.seen_keys import SeenKeys
 from feedmap._validate.hreflang import LINK_TAG, check_links, page_key
+from feedmap._validate.media import NEWS_TAG, VIDEO_TAG, check_news, check_video
 from feedmap._validate.return_links import Pages
 from feedmap._validate.rules import Findings
 from feedmap._validate.values import (
@@ -49,6 +51,7 @@ from feedmap._xml import (
 __all__ = ["Counted", "SitemapResult", "validate_sitemap"]
 
 _ORDER = ("loc", "lastmod", "changefreq", "priority")
+_MEDIA_TAGS = frozenset({NEWS_TAG, VIDEO_TAG})
 _IMAGE_TAG = f"{{{IMAGE_NS}}}image"
 _FIELDS = {
     "url": frozenset({"loc", "lastmod", "changefreq", "priority"}),
@@ -110,6 +113,7 @@ class _Checker:
         self.namespace = ""
         self.root_line = 0
         self.seen = SeenKeys()
+        self.news = 0  # the news:news read so far
         # whether every loc so far looks like a sitemap (a page): once not, they are not looked at again
         self.all_sitemaps = self.all_pages = True
         self.checks: dict[str, Callable[[str], tuple[str, str] | None]] = {
@@ -186,7 +190,7 @@ class _Checker:
     def children(self, element: etree._Element, kind: str) -> dict[str, tuple[str, int]]:
         """The fields of one entry (text as written, line); unknown, repeated and misplaced ones reported."""
         fields: dict[str, tuple[str, int]] = {}
-        images = 0
+        images = news = 0
         last = -1  # the place in _ORDER of the last field; past the end after an extension element
         misplaced = False
         for child in element:
@@ -204,6 +208,9 @@ class _Checker:
                 if tag == _IMAGE_TAG:
                     images += 1
                     self.image(child, images)
+                elif tag in _MEDIA_TAGS:
+                    news += tag == NEWS_TAG
+                    self.media(child, kind, news)
             elif child_name not in _FIELDS[kind]:
                 self.find("unknown-element", f"<{child_name}> does not belong in <{kind}>", line_of(child))
             elif child_name in fields:
@@ -239,6 +246,24 @@ class _Checker:
         problem = check_url(text) if text else ("", "")
         if problem is not None:
             self.find("image-loc-invalid", f"image loc {text!r} is not an absolute http(s) URL", line_of(image))
+
+    def media(self, child: etree._Element, kind: str, news: int) -> None:
+        """Check a ``news:news`` or ``video:video`` (:mod:`feedmap._validate.media`) of a ``<url>`` (``kind``;
+        ``news``: the news of this one so far); count the news of the file."""
+        name = "news:news" if child.tag == NEWS_TAG else "video:video"
+        if kind != "url":
+            self.find("unknown-element", f"<{name}> does not belong in <{kind}>: it is a page's", line_of(child))
+            return
+        if child.tag == NEWS_TAG and news > 1:
+            self.find("element-repeated", f"<{name}> is given twice in one <url> (Google reads one)", line_of(child))
+            return
+        if child.tag == NEWS_TAG:
+            self.news += 1
+            if self.news == MAX_NEWS + 1:
+                self.find("news-too-many", f"more than {MAX_NEWS:,} <news:news> in one file", line_of(child))
+            check_news(child, self.find, self.now)
+        elif child.tag == VIDEO_TAG:
+            check_video(child, self.find)
 
     def fields(self, kind: str, fields: dict[str, tuple[str, int]], line: int) -> None:
         """Check each field, in the order written."""

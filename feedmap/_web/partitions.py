@@ -17,9 +17,9 @@ Memory stays flat: a worker holds one batch, the run reads one batch at a time.
 
 Workers are started with ``forkserver`` (where the platform has it; else ``spawn``): a run forks nothing
 from its own process, whose HTTP client and download threads hold locks a forked child could inherit held.
-Formats registered in code (not by an entry point) are not known to a worker; a worker that dies (killed,
-out of memory) is :class:`WorkerDied`, naming the child it was reading, and the run stops: no child is
-passed over silently and no partial output is kept.
+Formats registered in code (not by an entry point) are not known to a worker; a worker that dies (killed, out of
+memory) is :class:`WorkerDied`, naming the child it was reading, and the run stops: no child is passed over
+silently and no partial output is kept.
 """
 
 from __future__ import annotations
@@ -105,10 +105,8 @@ def workers_for(options: Options) -> Workers | None:
         from feedmap._web.cluster import DaskWorkers
 
         return DaskWorkers(options.dask)
-    if options.jobs == 1:
-        return None
-    workers = Workers(options.jobs)
-    return None if workers.count == 1 else workers
+    workers = Workers(options.jobs) if options.jobs != 1 else None
+    return None if workers is None or workers.count == 1 else workers
 
 
 def worker_options(options: Options) -> Options:
@@ -128,8 +126,9 @@ def worker_count(jobs: int) -> int:
 
 
 #: The fields of an entry that make it no plain one when they hold anything, and their empty values.
-_OTHER_FIELDS = operator.attrgetter("title", "description", "keywords", "type", "images", "alternates", "extras")
-_NO_OTHER_FIELDS: tuple[object, ...] = (None, None, (), None, (), (), {})
+_OTHER = ("title", "description", "keywords", "type", "images", "alternates", "news", "videos", "extras")
+_OTHER_FIELDS = operator.attrgetter(*_OTHER)
+_NO_OTHER_FIELDS: tuple[object, ...] = (None, None, (), None, (), (), None, (), {})
 
 #: A batch as pickled: the source of its plain entries; their locs, lastmod texts (None: no plain entry of the
 #: batch has one), changefreqs and priorities (likewise), lines; then each other entry, frozen, with its place.

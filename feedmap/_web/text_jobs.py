@@ -53,7 +53,7 @@ LANE_OFF = "FEEDMAP_NO_LANE"
 
 #: The fields a plain entry may hold besides its loc, and the bit of each in :attr:`Lines.masks`.
 _FIELD_BITS = (("lastmod", 1), ("changefreq", 2), ("priority", 4))
-_OTHER_FIELDS = ("title", "description", "keywords", "type", "images", "alternates", "extras")
+_OTHER_FIELDS = ("title", "description", "keywords", "type", "images", "alternates", "news", "videos", "extras")
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +203,7 @@ _loc = operator.attrgetter("loc")
 _line = operator.attrgetter("line")
 _FIELD_GETTERS = tuple(operator.attrgetter(name) for name, _bit in _FIELD_BITS)
 _others = operator.attrgetter(*_OTHER_FIELDS)
-_NO_OTHERS: tuple[object, ...] = (None, None, (), None, (), (), {})
+_NO_OTHERS: tuple[object, ...] = (None, None, (), None, (), (), None, (), {})
 _plain_fields = operator.attrgetter(*(name for name, _bit in _FIELD_BITS))
 
 

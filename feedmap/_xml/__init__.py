@@ -23,8 +23,10 @@ from feedmap._xml._escape import escape_attribute, escape_text, unwritable
 from feedmap._xml._names import (
     GOOGLE_084_NS,
     IMAGE_NS,
+    NEWS_NS,
     SITEMAP_NAMESPACES,
     SITEMAP_NS,
+    VIDEO_NS,
     XHTML_NS,
     XSI_NS,
     has_entity,
@@ -39,9 +41,11 @@ from feedmap._xml._repairs import REPORT_CAP
 __all__ = [
     "GOOGLE_084_NS",
     "IMAGE_NS",
+    "NEWS_NS",
     "REPORT_CAP",
     "SITEMAP_NAMESPACES",
     "SITEMAP_NS",
+    "VIDEO_NS",
     "XHTML_NS",
     "XSI_NS",
     "ByteChecks",

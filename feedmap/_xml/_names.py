@@ -12,8 +12,10 @@ from lxml import etree
 __all__ = [
     "GOOGLE_084_NS",
     "IMAGE_NS",
+    "NEWS_NS",
     "SITEMAP_NAMESPACES",
     "SITEMAP_NS",
+    "VIDEO_NS",
     "XHTML_NS",
     "XSI_NS",
     "has_entity",
@@ -36,6 +38,8 @@ SITEMAP_NAMESPACES = frozenset(
     }
 )
 IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
+NEWS_NS = "http://www.google.com/schemas/sitemap-news/0.9"
+VIDEO_NS = "http://www.google.com/schemas/sitemap-video/1.1"
 XHTML_NS = "http://www.w3.org/1999/xhtml"
 XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
 

@@ -161,6 +161,12 @@ def add_parser(subparsers: Any) -> None:
         action="store_true",
         help="XML outputs write URLs as read, not encoded as URIs (a URL that is no URI is reported)",
     )
+    output.add_argument(
+        "--keep-feed-extras",
+        action="store_true",
+        help="sitemaps keep the elements of feeds' vocabularies an entry holds as extras (slash:comments, "
+        "dc:creator, content:encoded, ...), which they leave out by default (info[extra-dropped])",
+    )
     add_cron_option(output)
     add_split_options(parser)
     pages = parser.add_argument_group("page enrichment")
@@ -411,6 +417,7 @@ def _options(args: argparse.Namespace) -> Options:
         schema_location=args.schema_location,
         encode_urls=args.encode_urls,
         keep_urls=args.keep_urls,
+        keep_feed_extras=args.keep_feed_extras,
         channel_title=args.title,
         channel_link=args.link,
         channel_description=args.description,

@@ -19,6 +19,7 @@ from feedmap._core.context import Context, Options
 from feedmap._core.dates import known_date
 from feedmap._core.entry_checks import where
 from feedmap._core.errors import SourceError
+from feedmap._core.media import news_of, plain_news, plain_video, video_of
 from feedmap._core.model import Alternate, ChangeFreq, Entry, Image, blank_image, new_entry, new_position
 from feedmap._core.urls import encode_url, is_uri, plain_uri
 from feedmap._core.wording import counted
@@ -53,7 +54,8 @@ _ENTRY_OVERHEAD = 400
 _PART_OVERHEAD = 120
 
 #: An entry as pickled: its fields as plain values (the lastmod as its text, the changefreq as its value, each
-#: image and alternate as a tuple, the origin as (source, line)): they pickle several times faster than the
+#: image and alternate as a tuple, news and videos as their plain forms (:mod:`feedmap._core.media`), the origin
+#: as (source, line)): they pickle several times faster than the
 #: dataclasses and enums, which pickle through Python-level ``__reduce__`` and ``__getstate__`` calls.
 _Frozen = tuple[Any, ...]
 
@@ -64,6 +66,8 @@ def _freeze(entry: Entry) -> _Frozen:
     images = tuple([(i.loc, i.caption, i.geo_location, i.title, i.license) for i in entry.images])
     alternates = tuple([(a.hreflang, a.href) for a in entry.alternates])
     origin = tuple(entry.origin) if entry.origin is not None else None
+    news = plain_news(entry.news) if entry.news is not None else None
+    videos = tuple([plain_video(video) for video in entry.videos]) if entry.videos else ()
     return (
         entry.loc,
         lastmod,
@@ -77,11 +81,14 @@ def _freeze(entry: Entry) -> _Frozen:
         alternates,
         entry.extras,
         origin,
+        news,
+        videos,
     )
 
 
 def _thaw(frozen: _Frozen) -> Entry:
-    loc, lastmod, changefreq, priority, title, description, keywords, kind, images, alternates, extras, origin = frozen
+    loc, lastmod, changefreq, priority, title, description, keywords, kind, images, alternates, *rest = frozen
+    extras, origin, news, videos = rest
     entry = new_entry(
         loc,
         known_date(lastmod) if lastmod is not None else None,  # the text of a W3CDate: valid
@@ -93,6 +100,10 @@ def _thaw(frozen: _Frozen) -> Entry:
         new_position(*origin) if origin is not None else None,
     )
     entry.title, entry.description, entry.keywords, entry.type = title, description, keywords, kind
+    if news is not None:
+        entry.news = news_of(news)
+    if videos:
+        entry.videos = tuple([video_of(video) for video in videos])
     return entry
 
 
@@ -116,6 +127,10 @@ def entry_size(entry: Entry) -> int:
     if entry.extras:
         for key, value in entry.extras.items():
             size += _PART_OVERHEAD + len(key) + (len(value) if isinstance(value, str) else 0)
+    if entry.news is not None:
+        size += _PART_OVERHEAD * 4
+    for video in entry.videos:  # a video's description may be 2,048 characters
+        size += _PART_OVERHEAD * 8 + len(video.description or "")
     return size
 
 

@@ -16,8 +16,8 @@ accepts it, and it is written and keyed as it is), a title absent or of printabl
 (:data:`PLAIN_TITLE`), a lastmod whose ``pubDate`` is known at once (ROR: absent or of the forms
 :func:`feedmap.formats.feeds._pubdate.pubdate` formats itself; RSS: present, of the forms
 :func:`~feedmap.formats.feeds._pubdate.exact_pubdate` knows read back exactly) and nothing else (no description,
-keywords, changefreq, priority, type, images, alternates or extras).  A plain entry says nothing on any step: it
-is keyed and, when kept, rendered here, the bytes of :func:`feedmap.formats.feeds._rorwrite.ror_item` /
+keywords, changefreq, priority, type, images, alternates, news, videos or extras).  A plain entry says nothing on
+any step: it is keyed and, when kept, rendered here, the bytes of :func:`feedmap.formats.feeds._rorwrite.ror_item` /
 :func:`feedmap.formats.feeds._rssitem.rss_item`.  Every other entry takes the long way, each step's own per-entry
 function in the steps' order (the urlset pass's :func:`~feedmap.converters._pass.long_way`), so each diagnostic
 is said where and in the order it is said today.
@@ -119,6 +119,8 @@ def plain_item(entry: Entry, ror: bool) -> str | None:
         or entry.extras
         or entry.images
         or entry.alternates
+        or entry.news is not None
+        or entry.videos
     ):
         return None
     if title is None:

@@ -141,6 +141,8 @@ cdef object _plain_item(object entry, bint ror):
         or entry.extras
         or entry.images
         or entry.alternates
+        or entry.news is not None
+        or entry.videos
     ):
         return None
     title = entry.title

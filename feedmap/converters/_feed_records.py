@@ -9,7 +9,7 @@ writer runs the merge's loop itself (:func:`~feedmap.converters._duplicates.merg
 ``<item>`` as its entry arrives, its namespace declarations left as marks; a repeat that replaces the kept entry
 is rendered in turn and takes its slot.  Then the channel is made from the first record's loc, and the records
 are written in first-seen order: the first batch's marks say nothing (their namespaces go to the root), a later
-record's say what :meth:`~feedmap.formats.feeds._rsswrite.Namespaces.xmlns` says then.  No entry is pickled or
+record's say what :meth:`~feedmap.formats._namespaces.Namespaces.xmlns` says then.  No entry is pickled or
 made again; memory stays that of the spool (its budget, then a scratch file).
 
 What is written and said is what the merge of entries then the feed writer write and say, in the same order:
@@ -30,14 +30,17 @@ from typing import Any, BinaryIO
 
 from feedmap._core.context import Context
 from feedmap._core.dates import known_date
+from feedmap._core.held_reporter import HeldReporter as _Held
+from feedmap._core.held_reporter import Said as _Said
 from feedmap._core.model import ENTRY_FIELDS, Document, Entry, new_position
 from feedmap._io.seen_keys import SeenKeys
 from feedmap.converters._duplicates import _PART_OVERHEAD, Merge, _Spool
 from feedmap.converters._feed_pass import feed_merge_into, replayer
-from feedmap.converters._records import _Held, _Kept, _Said, _say, _size
+from feedmap.converters._records import _Kept, _say, _size
 from feedmap.converters._sitemap_to_ror import CountUntitled, say_untitled
 from feedmap.converters._unheld import report_unheld
-from feedmap.formats.feeds._rsswrite import Namespaces, parts_only
+from feedmap.formats._namespaces import Namespaces
+from feedmap.formats.feeds._rsswrite import parts_only
 
 __all__ = ["feed_records_writer"]
 
@@ -94,12 +97,10 @@ def feed_records_writer(doc: Document, name: str, ctx: Context) -> Writer | None
     merge = count.entries if count is not None else entries
     if (count is not None and count.started) or not isinstance(merge, Merge) or merge.started:
         return None
-    from feedmap.formats.ext import hooks
-    from feedmap.formats.ext._hreflang import atom_link_elements
-    from feedmap.formats.ext._image import image_elements
+    from feedmap.formats.ext import builtin_hook, hooks
 
     table = hooks(name)
-    if any(step.hook not in (image_elements, atom_link_elements) for step in table.lead + table.tail):
+    if not all(builtin_hook(step.hook) for step in table.lead + table.tail):
         return None
 
     def write(doc: Document, sink: BinaryIO, *, ctx: Context) -> int:
@@ -126,10 +127,11 @@ def _shape(name: str, doc: Document, ctx: Context) -> tuple[Any, ...]:
 
 
 def _write_feed(doc: Document, merge: Merge, name: str, untitled: bool, sink: BinaryIO, ctx: Context) -> int:
+    from feedmap.formats._namespaces import first_items
     from feedmap.formats._output import SizeWatch, write_blocks
     from feedmap.formats._registry import Rendered
     from feedmap.formats.ext import hooks, report_broken
-    from feedmap.formats.feeds._rsswrite import EMPTY, FOOTER, channel_head, feed_header, first_items
+    from feedmap.formats.feeds._rsswrite import EMPTY, FOOTER, channel_head, feed_header
 
     report_broken(ctx)
     table = hooks(name)

@@ -13,7 +13,7 @@ shorter than :data:`~feedmap._core.urls.MAX_LOC_LENGTH`: every check accepts it 
 as it is, an ``&`` escaped), a lastmod absent or already in the XSD's form, a changefreq, a priority whose
 text is known, images whose loc (and licence) is plain too and whose caption, geo location and title hold no
 character XML cannot hold (escaped as :func:`~feedmap._xml.escape_text` escapes them), and nothing else (no
-alternates, extras, or fields a urlset cannot hold).  A plain entry says nothing on any step: it is keyed
+alternates, news, videos, extras, or fields a urlset cannot hold).  A plain entry says nothing on any step: it is keyed
 and, when kept, rendered here (the same bytes as :func:`feedmap.formats.sitemap._urlset.blocks`).  Every
 other entry takes the long way (:func:`long_way`), each step's own per-entry function in the steps' order, so
 each diagnostic is said where and in the order it is said today.  The long way, the keeping of a plain record
@@ -134,6 +134,8 @@ def plain_block(entry: Entry, images: bool) -> str | None:
         or len(loc) >= MAX_LOC_LENGTH
         or entry.extras
         or entry.alternates
+        or entry.news is not None
+        or entry.videos
         or entry.title is not None
         or entry.description is not None
         or entry.keywords
@@ -209,19 +211,24 @@ def fused_loop(
     images: bool,
     left_out: LeftOut,
     repeats: _Repeats,
-) -> None:
+) -> bool:
     """The loop of :func:`fused_into` (the pure-Python twin of the compiled one): ``store`` keeps an entry's
     record the long way (rendered, what was said held), ``add`` a plain entry's ``(record, size)``; ``images``:
-    as :func:`plain_block` takes it."""
+    as :func:`plain_block` takes it.  Whether a plain record holds images (its root must declare their
+    namespace)."""
     written = _as_written(ctx)
+    imaged = False
     for entry in given:
         block = plain_block(entry, images)
         if block is not None:  # plain: nothing to say on any step; written and keyed as it is
+            if not imaged and entry.images:
+                imaged = True
             lastmod = entry.lastmod  # a plain record holds the lastmod's text (no object for the collector)
             record = (entry.loc, None if lastmod is None else lastmod.text, entry.origin, block, None, None)
             keep_plain(entry, record, ctx, replaces, kept, add, fetch, repeats)
         else:
             long_way(entry, ctx, values, written, left_out, replaces, kept, store, fetch, repeats)
+    return imaged
 
 
 def keep_plain(
@@ -300,18 +307,20 @@ def fused_into(
     add: Callable[[Any, int], int],
     fetch: Callable[[int], Any],
     images: bool,
-) -> _Repeats:
+) -> tuple[_Repeats, bool]:
     """The checks and the merge of ``merge`` (what :func:`~feedmap.converters._duplicates.merge_into` of its
-    ``entries`` does, said in the same order) in one loop over the entries as given; the repeats, to report."""
+    ``entries`` does, said in the same order) in one loop over the entries as given; the repeats, to report,
+    and whether a plain record (rendered here) holds images."""
     ctx = merge.ctx
     left_out = LeftOut()
     repeats = _Repeats("first here")
-    _loop()(merge.given, ctx, merge.values, merge.replaces, kept, store, add, fetch, images, left_out, repeats)
+    loop = _loop()
+    imaged = loop(merge.given, ctx, merge.values, merge.replaces, kept, store, add, fetch, images, left_out, repeats)
     left_out.report(ctx, merge.target)
-    return repeats
+    return repeats, bool(imaged)
 
 
-def _loop() -> Callable[..., None]:
+def _loop() -> Callable[..., bool]:
     """The loop in use: the compiled one where built (unless ``FEEDMAP_PURE``), else :func:`fused_loop`."""
     return compiled_or(fused_loop, "feedmap.converters._pass_c", "fused_loop")
 

@@ -109,6 +109,8 @@ cdef object _plain_block(object entry, bint images):
         type(loc) is not str
         or entry.extras
         or entry.alternates
+        or entry.news is not None
+        or entry.videos
         or entry.title is not None
         or entry.description is not None
         or entry.keywords
@@ -184,9 +186,12 @@ def fused_loop(given, ctx, bint values, replaces, kept, store, add, fetch, bint 
     kept_get = kept.get
     keep = kept.add
     cdef Py_ssize_t overhead = _PART_OVERHEAD
+    cdef bint imaged = False
     for entry in given:
         block = _plain_block(entry, images)
         if block is not None:  # plain: nothing to say on any step; written and keyed as it is
+            if not imaged and entry.images:
+                imaged = True
             loc = entry.loc
             key = hash(loc)
             offset = kept_get(key)
@@ -199,3 +204,4 @@ def fused_loop(given, ctx, bint values, replaces, kept, store, add, fetch, bint 
             continue
         # the long way (the twin's own function): each step's own look at this entry, in the plan's order
         long_way(entry, ctx, values, written, left_out, replaces, kept, store, fetch, repeats)
+    return imaged

@@ -26,6 +26,8 @@ from typing import Any, BinaryIO
 from feedmap._core.context import Context
 from feedmap._core.dates import known_date
 from feedmap._core.errors import Reporter
+from feedmap._core.held_reporter import HeldReporter as _Held
+from feedmap._core.held_reporter import Said as _Said
 from feedmap._core.model import ENTRY_FIELDS, Document, Entry, new_position
 from feedmap._io.seen_keys import SeenKeys
 from feedmap.converters._duplicates import _PART_OVERHEAD, Merge, merge_into
@@ -40,7 +42,6 @@ Writer = Callable[..., int]
 
 #: One thing said while rendering: the reporter's method ("info", "warning", "error"), code, message,
 #: source, line.
-_Said = tuple[str, str, str, str, int]
 #: A record: the entry's loc, lastmod and origin (what a repeat is merged by; read back from the scratch
 #: file, the lastmod's text and the origin's tuple), its block (or the error rendering it raised), what was
 #: said rendering it (None: nothing), the unheld fields it has (None: none).
@@ -54,34 +55,6 @@ class _Kept:
 
     def __init__(self, loc: str, lastmod: Any, origin: Any) -> None:
         self.loc, self.lastmod, self.origin = loc, lastmod, origin
-
-
-class _Held(Reporter):
-    """A reporter that keeps what it is told, in order, to be said later (:meth:`take`)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.said: list[_Said] = []
-
-    def info(self, code: str, message: str, source: str = "", line: int = 0) -> None:
-        self.said.append(("info", code, message, source, line))
-
-    def warning(self, code: str, message: str, source: str = "", line: int = 0) -> None:
-        self.said.append(("warning", code, message, source, line))
-
-    def error(self, code: str, message: str, source: str = "", line: int = 0) -> None:
-        self.said.append(("error", code, message, source, line))
-
-    def report(self, diagnostic: Any) -> None:  # a Diagnostic made by hand
-        method = diagnostic.level.name.lower()
-        self.said.append((method, diagnostic.code, diagnostic.message, diagnostic.source, diagnostic.line))
-
-    def take(self) -> tuple[_Said, ...] | None:
-        if not self.said:
-            return None
-        said = tuple(self.said)
-        self.said.clear()
-        return said
 
 
 def _size(record: _Record) -> int:
@@ -101,11 +74,10 @@ def records_writer(doc: Document, name: str, ctx: Context) -> Writer | None:
     merge = doc.entries
     if name != "sitemap" or not isinstance(merge, Merge) or merge.started:
         return None
-    from feedmap.formats.ext import hooks
-    from feedmap.formats.ext._hreflang import alternate_elements
+    from feedmap.formats.ext import builtin_hook, hooks
     from feedmap.formats.ext._image import image_elements
 
-    if any(hook not in (image_elements, alternate_elements) for _, hook in hooks("sitemap").write):
+    if not all(builtin_hook(hook) for _, hook in hooks("sitemap").write):
         return None  # a third party's write hook may keep state between entries: rendered in output order
 
     images = ("images", image_elements) in hooks("sitemap").write  # the images a plain entry's record holds
@@ -117,12 +89,23 @@ def records_writer(doc: Document, name: str, ctx: Context) -> Writer | None:
 
 
 def _write_urlset(merge: Merge, sink: BinaryIO, ctx: Context, images: bool) -> int:
-    from feedmap.formats.sitemap._urlset import EMPTY, FOOTER, FORMAT, blocks
+    from feedmap.formats.sitemap._urlset import EMPTY, FOOTER, FORMAT, blocks, header
 
-    header, block = blocks(ctx)
+    namespaces, block = blocks(ctx)
     unheld = [name for name in ENTRY_FIELDS if name not in FORMAT.fields]
     merge.take(iter(()))  # run here, by the writer
-    return _write_records(merge, sink, ctx, block, unheld, FORMAT.name, images, (header, FOOTER, EMPTY))
+
+    def root(imaged: bool, kept: Callable[[], Iterator[list[Any]]] | None) -> str:
+        """The root, once every record is rendered: it declares every namespace they use (those of the images
+        a plain record holds too, written without a look at the namespaces).  ``kept``: the records kept, when
+        repeats replaced some (a namespace only they used is not declared)."""
+        if imaged:
+            namespaces.use("image")
+        if kept is not None:
+            namespaces.keep_only(_prefixes_written(kept(), namespaces.used))
+        return header(namespaces, ctx)
+
+    return _write_records(merge, sink, ctx, block, unheld, FORMAT.name, images, (root, FOOTER, EMPTY))
 
 
 def _write_records(
@@ -133,10 +116,12 @@ def _write_records(
     unheld: list[str],
     format_name: str,
     images: bool,
-    frame: tuple[str, str, str],
+    frame: tuple[Callable[[bool, Callable[[], Iterator[list[Any]]] | None], str], str, str],
 ) -> int:
     """The merge run into records, then each record written (what was said rendering it said first), in
-    the batches of :func:`~feedmap.formats._output.write_blocks`; the number of records written."""
+    the batches of :func:`~feedmap.formats._output.write_blocks`; the number of records written.  ``frame``: the
+    root's start tag, made once every record is rendered (told whether a plain record holds images), what ends
+    the document, the ``empty-document`` warning."""
     held = _Held()
     rendering = dataclasses.replace(ctx, reporter=held)
     values = operator.attrgetter(*unheld) if len(unheld) > 1 else None
@@ -171,17 +156,36 @@ def _write_records(
     try:
         from feedmap.converters._pass import CheckedMerge, fused_into  # a urlset's writing: formats loaded
 
+        imaged = False  # whether a plain record holds images
         if isinstance(merge, CheckedMerge):  # the checks too, in one pass (a plain entry's record made there)
-            repeats = fused_into(merge, kept, store, records.add, fetch, images)
+            repeats, imaged = fused_into(merge, kept, store, records.add, fetch, images)
         else:
             repeats = merge_into(merge.entries, ctx, merge.replaces, kept, store, fetch)
         repeats.report(ctx, merged=merge.kept_what)
         # no URL repeated: every record is kept, in the order added; else read by the table of keys
         pages = records.pages() if repeats.total == 0 else _by_offsets(kept.values(), records.get)
-        return _write_pages(sink, pages, ctx, format_name, frame)
+        root, footer, empty = frame
+        again = None if repeats.total == 0 else lambda: _by_offsets(kept.values(), records.get)
+        return _write_pages(sink, pages, ctx, format_name, (root(imaged, again), footer, empty))
     finally:
         kept.close()
         records.close()
+
+
+def _prefixes_written(pages: Iterator[list[Any]], prefixes: set[str]) -> set[str]:
+    """Those of ``prefixes`` that an element of the records' blocks is named with (``<prefix:``), read until each
+    is found (a block escapes a ``<`` of its text: only elements start so)."""
+    missing, found = set(prefixes), set()
+    for page in pages:
+        for record in page:
+            text = record[3]
+            if isinstance(text, str):
+                for prefix in [one for one in missing if f"<{one}:" in text]:
+                    missing.discard(prefix)
+                    found.add(prefix)
+        if not missing:
+            break
+    return found
 
 
 def _by_offsets(offsets: Iterator[int], get: Callable[[int], Any]) -> Iterator[list[Any]]:
@@ -242,10 +246,10 @@ def _write_pages(
 
 
 def _say(said: tuple[_Said, ...], reporter: Reporter, told: set[str]) -> None:
-    """Say to ``reporter`` what was said rendering a record, but a text extra's ``field-dropped`` already in
-    ``told`` (the writer says it once, at the first entry written that holds it)."""
+    """Say to ``reporter`` what was said rendering a record, but an extra's ``field-dropped`` or ``extra-dropped``
+    already in ``told`` (the writer says it once, at the first entry written that holds it)."""
     for method, code, message, source, line in said:
-        if code == "field-dropped":
+        if code in ("field-dropped", "extra-dropped"):
             if message in told:
                 continue
             told.add(message)

@@ -16,22 +16,38 @@ from __future__ import annotations
 import decimal
 import math
 import re
+from typing import TYPE_CHECKING
 
 from feedmap._core.context import Context
 from feedmap._core.dates import W3CDate, is_xsd_lastmod, with_seconds
 from feedmap._core.model import Entry
 from feedmap._core.urls import is_uri, plain_uri
-from feedmap._xml import IMAGE_NS, SITEMAP_NS, XHTML_NS, XSI_NS, escape_attribute, escape_text, unwritable
+from feedmap._xml import (
+    IMAGE_NS,
+    NEWS_NS,
+    SITEMAP_NS,
+    VIDEO_NS,
+    XHTML_NS,
+    XSI_NS,
+    escape_attribute,
+    escape_text,
+    unwritable,
+)
 from feedmap.formats._extras import xml_extra
 from feedmap.formats._output import output_url
 
+if TYPE_CHECKING:  # the writers give them: this module does not need the module at run time
+    from feedmap.formats._namespaces import Namespaces
+
 __all__ = [
+    "FEED_ONLY_NAMESPACES",
     "PRIORITY_PLACES",
     "PRIORITY_TEXTS",
     "RDF_NS",
     "ROOT_NAMESPACES",
     "SCHEMA_LOCATION",
     "attribute_of",
+    "feed_only",
     "format_priority",
     "loc_text",
     "plain_uri",
@@ -48,12 +64,12 @@ SCHEMA_LOCATION = f"{SITEMAP_NS} {SITEMAP_NS}/sitemap.xsd"
 RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 _ATOM_NS = "http://www.w3.org/2005/Atom"
 
-#: Namespaces every written sitemap declares on its root, by the prefixes Google's documentation uses.
+#: Namespaces a written sitemap declares on its root when it uses them, by the prefixes Google's documentation uses.
 ROOT_NAMESPACES = {
     "image": IMAGE_NS,
     "xhtml": XHTML_NS,
-    "news": "http://www.google.com/schemas/sitemap-news/0.9",
-    "video": "http://www.google.com/schemas/sitemap-video/1.1",
+    "news": NEWS_NS,
+    "video": VIDEO_NS,
 }
 
 
@@ -113,7 +129,7 @@ def root_open_tag(element: str, extra_namespaces: str, ctx: Context) -> str:
 
 
 def undeclared(fragment: str, declared: dict[str, str]) -> str:
-    """A verbatim XML extra without the namespace declarations the root already makes (same prefix and URI)."""
+    """A verbatim XML extra without the namespace declarations the element around it makes (same prefix and URI)."""
     end = fragment.find(">")
     if end < 0 or "xmlns" not in fragment[:end]:
         return fragment
@@ -123,11 +139,58 @@ def undeclared(fragment: str, declared: dict[str, str]) -> str:
     return head + fragment[end:]
 
 
+#: The namespaces of feeds' vocabularies (RSS 1.0 and its modules, Atom, RDF, Dublin Core, the comment and
+#: podcast modules, Media RSS, ROR, ...): their elements say something of a feed item (its comments, its author,
+#: its content) that a sitemap does not hold, and no sitemap reader reads them.
+FEED_ONLY_NAMESPACES = frozenset(
+    {
+        "http://purl.org/rss/1.0/",
+        "http://my.netscape.com/rdf/simple/0.9/",
+        "http://backend.userland.com/rss",
+        "http://backend.userland.com/rss2",
+        "http://blogs.law.harvard.edu/tech/rss",
+        _ATOM_NS,
+        "http://purl.org/atom/ns#",
+        "http://www.w3.org/2007/app",
+        "http://purl.org/syndication/thread/1.0",
+        "http://purl.org/syndication/history/1.0",
+        RDF_NS,
+        "http://purl.org/dc/elements/1.1/",
+        "http://purl.org/dc/terms/",
+        "http://wellformedweb.org/CommentAPI/",
+        "http://madskills.com/public/xml/rss/module/trackback/",
+        "http://webns.net/mvcb/",
+        "http://backend.userland.com/blogChannelModule",
+        "http://backend.userland.com/creativeCommonsRssModule",
+        "http://www.itunes.com/dtds/podcast-1.0.dtd",
+        "http://www.itunes.com/DTDs/PodCast-1.0.dtd",
+        "http://www.google.com/schemas/play-podcasts/1.0",
+        "https://podcastindex.org/namespace/1.0",
+        "http://search.yahoo.com/mrss/",
+        "http://search.yahoo.com/mrss",
+        "http://rssnamespace.org/feedburner/ext/1.0",
+        "http://a9.com/-/spec/opensearch/1.1/",
+        "http://a9.com/-/spec/opensearchrss/1.0/",
+        "http://rorweb.com/0.1/",
+        "http://www.rorweb.com/0.1/",
+    }
+)
+#: What starts every RSS 1.0 module's namespace (content, slash, syndication, taxonomy, ...).
+_RSS10_MODULES = "http://purl.org/rss/1.0/modules/"
+
+
+def feed_only(key: str) -> bool:
+    """Whether the XML extra ``key`` (``{namespace}local``) is an element of a feed's vocabulary
+    (:data:`FEED_ONLY_NAMESPACES`, the RSS 1.0 modules)."""
+    namespace = key[1 : key.find("}")]
+    return namespace in FEED_ONLY_NAMESPACES or namespace.startswith(_RSS10_MODULES)
+
+
 def xml_extras(
     entry: Entry,
     dropped: set[str],
     ctx: Context,
-    declared: dict[str, str] = ROOT_NAMESPACES,
+    namespaces: Namespaces | None = None,
     *,
     default_namespace: bool = True,
     claimed: frozenset[str] = frozenset(),
@@ -135,20 +198,31 @@ def xml_extras(
     """The XML extras of an entry, each checked (:mod:`feedmap.formats._extras`): one that is not well-formed
     elements named by its key is dropped with ``invalid-extra``.  Text extras cannot be held in XML and are
     reported once (``dropped`` collects their keys), except those in ``claimed``, which an extension's write
-    hook writes (:mod:`feedmap.formats.ext`).  ``default_namespace``: the element they go into has one.
+    hook writes (:mod:`feedmap.formats.ext`).  ``default_namespace``: the element they go into has one (a
+    sitemap's): there an element of a feed's vocabulary (:func:`feed_only`) is left out, said once
+    (``extra-dropped``), unless ``keep_feed_extras``.  ``namespaces``: those of the output (each extra without
+    the declarations its root makes, :meth:`~feedmap.formats._namespaces.Namespaces.adopt`), or None.
     """
     out: list[str] = []
     for key, value in entry.extras.items():
         if key.startswith("{"):
             if not default_namespace and rdf_only(key, value, entry.loc, ctx):
                 continue
+            if default_namespace and feed_only(key) and not ctx.options.keep_feed_extras:
+                if key not in dropped:
+                    dropped.add(key)
+                    ctx.info("extra-dropped", f"{_FEED_EXTRA.format(key)} (keep_feed_extras keeps it)")
+                continue
             text = xml_extra(key, value, entry.loc, ctx, default_namespace=default_namespace)
             if text is not None:
-                out.append(undeclared(text, declared))
+                out.append(namespaces.adopt(text) if namespaces is not None else text)
         elif key not in dropped and key not in claimed:
             dropped.add(key)
             ctx.info("field-dropped", f"extra {key!r} has no place in this format and is not written")
     return out
+
+
+_FEED_EXTRA = "extra {0!r} is an element of a feed's vocabulary, which means nothing in a sitemap: not written"
 
 
 def rdf_only(key: str, value: str, loc: str, ctx: Context, *, holder: str = "an RSS 2.0 item") -> bool:

@@ -3,7 +3,8 @@
 An :class:`Extension` claims elements of one namespace (Namespaces in XML 1.0,
 https://www.w3.org/TR/xml-names/) and has a read hook (one element -> the IR field it fills) and a write
 hook (an entry -> the elements, as text).  Every XML format (sitemap, index, RSS, ROR, Atom) reads and writes
-through them; built in are Google image sitemaps (:mod:`._image`) and hreflang alternates (:mod:`._hreflang`).
+through them; built in are Google image sitemaps (:mod:`._image`), hreflang alternates (:mod:`._hreflang`),
+Google News sitemaps (:mod:`._news`) and Google video sitemaps (:mod:`._video`).
 Where a format needs another element for the same field, the extension holds a *variant* for those formats
 (hreflang: ``xhtml:link`` in sitemaps, ``atom:link`` in feeds, where the W3C Feed Validator calls
 ``xhtml:link`` misplaced); a variant may be *leading*: its elements open a feed item, before the item's own.
@@ -31,12 +32,14 @@ from lxml import etree
 
 from feedmap._core.context import Context
 from feedmap._core.errors import FeedmapError
-from feedmap._core.model import Alternate, Entry, Image
-from feedmap._xml import SITEMAP_NS, XSI_NS, line_of, local_name
+from feedmap._core.model import Alternate, Entry, Image, News, Video
+from feedmap._xml import NEWS_NS, SITEMAP_NS, VIDEO_NS, XSI_NS, line_of, local_name
 from feedmap.formats._installed import may_declare
 
 __all__ = [
+    "BUILTIN_FIELDS",
     "ENTRY_POINT_GROUP",
+    "FIELDS",
     "XML_FORMATS",
     "EntryFields",
     "Extension",
@@ -46,6 +49,7 @@ __all__ = [
     "WriteHook",
     "WriteStep",
     "broken_extensions",
+    "builtin_hook",
     "extensions",
     "hooks",
     "refused_extensions",
@@ -55,28 +59,40 @@ __all__ = [
 ENTRY_POINT_GROUP = "feedmap.extensions"
 #: The formats whose readers and writers may use extensions.
 XML_FORMATS = frozenset({"sitemap", "sitemapindex", "rss", "ror", "atom"})
-_BUILTINS = ("feedmap.formats.ext._image:EXTENSION", "feedmap.formats.ext._hreflang:EXTENSION")
+_BUILTINS = (
+    "feedmap.formats.ext._image:EXTENSION",
+    "feedmap.formats.ext._hreflang:EXTENSION",
+    "feedmap.formats.ext._news:EXTENSION",
+    "feedmap.formats.ext._video:EXTENSION",
+)
+#: The Entry fields an extension may fill, and those the built-ins fill.
+FIELDS = ("images", "alternates", "news", "videos", "extras")
+BUILTIN_FIELDS = frozenset({"images", "alternates", "news", "videos"})
 #: The formats whose writers place leading elements first in an entry (elsewhere they follow the others:
 #: a sitemap's ``<url>`` starts with ``<loc>``, as its XSD's sequence has it).
 _LEADING_FORMATS = frozenset({"rss", "ror"})
 
 
 class Fields(Protocol):
-    """What the read hooks fill while one entry is read: its images, alternates and extras so far."""
+    """What the read hooks fill while one entry is read: its images, alternates, news, videos and extras so far."""
 
     images: list[Image]
     alternates: list[Alternate]
+    news: News | None
+    videos: list[Video]
     extras: dict[str, str]
 
 
 class EntryFields:
     """The plain :class:`Fields` a reader gathers one entry's extension values in."""
 
-    __slots__ = ("alternates", "extras", "images")
+    __slots__ = ("alternates", "extras", "images", "news", "videos")
 
     def __init__(self) -> None:
         self.images: list[Image] = []
         self.alternates: list[Alternate] = []
+        self.news: News | None = None
+        self.videos: list[Video] = []
         self.extras: dict[str, str] = {}
 
 
@@ -107,7 +123,7 @@ class Extension:
     #: Local names of the elements it claims in ``namespace``.
     elements: frozenset[str]
     #: The Entry field its hooks fill and write (the write hook runs for an entry where it is not empty).
-    field: Literal["images", "alternates", "extras"]
+    field: Literal["images", "alternates", "news", "videos", "extras"]
     read: ReadHook | None = None
     write: WriteHook | None = None
     formats: frozenset[str] = XML_FORMATS
@@ -170,6 +186,8 @@ class _Registry:
         #: Entry points not loaded because their name was taken (``extension-name-taken``): (name, why).
         self.refused: list[tuple[str, str]] = []
         self.tables: dict[str, Hooks] = {}
+        #: The write hooks of the built-in extensions (see :func:`builtin_hook`), found once.
+        self.builtin_hooks: frozenset[WriteHook] | None = None
 
 
 _registry = _Registry()
@@ -222,6 +240,23 @@ def _table(fmt: str, chosen: list[Extension], loaded: list[Extension]) -> Hooks:
         lead=tuple(step for ext, step in writers if leads and ext.leading),
         tail=tuple(step for ext, step in writers if not (leads and ext.leading)),
     )
+
+
+def builtin_hook(hook: WriteHook) -> bool:
+    """Whether ``hook`` is the write hook of a built-in extension (or of one of its variants): one that keeps no
+    state between entries and puts the declaration it is given on its elements' start tags, so that a writer may
+    render entries out of their output order (the writers that merge rendered records)."""
+    return hook in _builtin_hooks()
+
+
+def _builtin_hooks() -> frozenset[WriteHook]:
+    found = _registry.builtin_hooks
+    if found is None:
+        builtins = [_builtin(path) for path in _BUILTINS]
+        found = _registry.builtin_hooks = frozenset(
+            part.write for ext in builtins for part in ext.parts if part.write is not None
+        )
+    return found
 
 
 def report_broken(ctx: Context) -> None:
@@ -280,8 +315,8 @@ def _builtin(path: str) -> Extension:
 #: extension may use one only for the same namespace.
 _WRITER_PREFIXES = {
     "xsi": XSI_NS,
-    "news": "http://www.google.com/schemas/sitemap-news/0.9",
-    "video": "http://www.google.com/schemas/sitemap-video/1.1",
+    "news": NEWS_NS,
+    "video": VIDEO_NS,
     "sitemap": SITEMAP_NS,
     "atom": "http://www.w3.org/2005/Atom",
     "dc": "http://purl.org/dc/elements/1.1/",
@@ -294,7 +329,7 @@ def _problem(candidate: object, loaded: list[Extension]) -> str | None:
     if not isinstance(candidate, Extension):
         return f"is not a feedmap Extension but {type(candidate).__name__}"
     for part in candidate.parts:
-        if part.field not in ("images", "alternates", "extras"):
+        if part.field not in FIELDS:
             return f"fills the unknown field {part.field!r}"
         if _WRITER_PREFIXES.get(part.prefix, part.namespace) != part.namespace:
             return f"uses the prefix {part.prefix!r}, which feedmap writes for {_WRITER_PREFIXES[part.prefix]}"

@@ -5,9 +5,10 @@ Spec: Google image sitemaps, namespace ``http://www.google.com/schemas/sitemap-i
 ``<image:image>`` holds one ``<image:loc>`` and optionally ``caption``, ``geo_location``, ``title`` and
 ``license`` (the last four deprecated by Google in 2022, still read and written).  An image without a loc
 is skipped (``loc-missing``); a child given twice is reported and its first value kept.  Children are
-written in XSD order.  Used by every XML format (sitemap, index, RSS, ROR, Atom).  An Atom feed writes them under
-the prefix :data:`ATOM_PREFIX` (a variant of the extension): the W3C Feed Validator reserves ``image`` for RSS
-1.0's image module (``ReservedPrefix``), which RSS outputs carry from the sitemaps they are made of.
+written in XSD order.  Used by every XML format (sitemap, index, RSS, ROR, Atom).  In a sitemap the namespace's
+prefix is ``image``, as Google writes it; a feed (RSS, ROR, Atom) writes ``gimage`` (:data:`FEED_PREFIX`), as the
+W3C Feed Validator takes ``image`` for the RSS 1.0 image module's prefix and warns (``ReservedPrefix``) of any
+other namespace bound to it (readers match the namespace, never the prefix).
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ from feedmap.formats._elements import duplicate, holds_markup
 from feedmap.formats._fields import strip_value
 from feedmap.formats._output import output_url
 from feedmap.formats._xmlwrite import plain_uri, text_of
-from feedmap.formats.ext import XML_FORMATS, Extension, Fields
+from feedmap.formats.ext import Extension, Fields
 
-__all__ = ["ATOM_PREFIX", "EXTENSION", "atom_image_elements", "image_elements", "read"]
+__all__ = ["EXTENSION", "FEED_PREFIX", "feed_image_elements", "image_elements", "read"]
 
-#: The prefix of the image namespace in an Atom feed (any prefix reads back: readers go by the namespace).
-ATOM_PREFIX = "gimage"
+#: The prefix of the image namespace in feeds (see the module's docstring).
+FEED_PREFIX = "gimage"
+_FEEDS = frozenset({"rss", "ror", "atom"})
 
 _IMAGE_FIELDS = {
     f"{{{IMAGE_NS}}}loc": "loc",
@@ -72,39 +74,42 @@ def read(element: etree._Element, into: Fields, ctx: Context, offset: int) -> bo
 
 
 def image_elements(entry: Entry, ctx: Context, xmlns: str = "") -> list[str]:
-    """The write hook: the entry's ``image:image`` elements, children in XSD order (also inside RSS items);
-    ``xmlns``: declarations for their start tags (a feed declares a namespace where it is first used)."""
+    """The write hook: the entry's ``image:image`` elements, children in XSD order; ``xmlns``: declarations for
+    their start tags (a writer declares a namespace where it is first used when its root does not)."""
+    return _images(entry, ctx, xmlns, "image")
+
+
+def feed_image_elements(entry: Entry, ctx: Context, xmlns: str = "") -> list[str]:
+    """The feeds' write hook: the entry's images as :func:`image_elements` writes them, with the prefix
+    :data:`FEED_PREFIX`."""
+    return _images(entry, ctx, xmlns, FEED_PREFIX)
+
+
+def _images(entry: Entry, ctx: Context, xmlns: str, prefix: str) -> list[str]:
     parts: list[str] = []
     loc = entry.loc
+    start, end = f"<{prefix}:image{xmlns}><{prefix}:loc>", f"</{prefix}:loc>"
     for image in entry.images:
         image_loc = image.loc
         if plain_uri(image_loc) is None:  # else written as it is in every mode (the common case)
             image_loc = text_of(output_url(image_loc, ctx, entry), "image:loc", loc, ctx)
         if image.caption is None and image.geo_location is None and image.title is None and image.license is None:
-            parts += [f"<image:image{xmlns}><image:loc>", image_loc, "</image:loc></image:image>"]
+            parts += [start, image_loc, f"{end}</{prefix}:image>"]
             continue  # an image with a loc alone, the common case
-        parts += [f"<image:image{xmlns}><image:loc>", image_loc, "</image:loc>"]
+        parts += [start, image_loc, end]
         if image.caption is not None:
-            parts += ["<image:caption>", text_of(image.caption, "image:caption", loc, ctx), "</image:caption>"]
+            caption = text_of(image.caption, "image:caption", loc, ctx)
+            parts += [f"<{prefix}:caption>", caption, f"</{prefix}:caption>"]
         if image.geo_location is not None:
             geo = text_of(image.geo_location, "image:geo_location", loc, ctx)
-            parts += ["<image:geo_location>", geo, "</image:geo_location>"]
+            parts += [f"<{prefix}:geo_location>", geo, f"</{prefix}:geo_location>"]
         if image.title is not None:
-            parts += ["<image:title>", text_of(image.title, "image:title", loc, ctx), "</image:title>"]
+            parts += [f"<{prefix}:title>", text_of(image.title, "image:title", loc, ctx), f"</{prefix}:title>"]
         if image.license is not None:
             license_url = text_of(output_url(image.license, ctx, entry), "image:license", loc, ctx)
-            parts += ["<image:license>", license_url, "</image:license>"]
-        parts.append("</image:image>")
+            parts += [f"<{prefix}:license>", license_url, f"</{prefix}:license>"]
+        parts.append(f"</{prefix}:image>")
     return parts
-
-
-def atom_image_elements(entry: Entry, ctx: Context, xmlns: str = "") -> list[str]:
-    """The Atom feeds' write hook: :func:`image_elements` under the prefix :data:`ATOM_PREFIX`.  Only the tags
-    are renamed: every text part is escaped (a ``<`` in it is ``&lt;``), so ``<image:`` starts a tag."""
-    return [
-        part.replace("<image:", f"<{ATOM_PREFIX}:").replace("</image:", f"</{ATOM_PREFIX}:") if "<" in part else part
-        for part in image_elements(entry, ctx, xmlns)
-    ]
 
 
 EXTENSION = Extension(
@@ -115,16 +120,17 @@ EXTENSION = Extension(
     field="images",
     read=read,
     write=image_elements,
-    formats=XML_FORMATS - {"atom"},
+    formats=frozenset({"sitemap", "sitemapindex"}),
     variants=(
         Extension(
             name="image",
             namespace=IMAGE_NS,
-            prefix=ATOM_PREFIX,
+            prefix=FEED_PREFIX,
             elements=frozenset({"image"}),
             field="images",
-            write=atom_image_elements,
-            formats=frozenset({"atom"}),
+            read=read,
+            write=feed_image_elements,
+            formats=_FEEDS,
         ),
     ),
 )

@@ -48,19 +48,18 @@ from feedmap._io.scratch import ScratchSpool
 from feedmap._xml import IMAGE_NS, SITEMAP_NS, escape_attribute
 from feedmap._xml import escape_text as _escape
 from feedmap.formats._extras import xml_extra
+from feedmap.formats._namespaces import Namespaces, extension_elements
 from feedmap.formats._output import BATCH_CHARACTERS, SizeWatch, output_url
 from feedmap.formats._registry import Rendered
 from feedmap.formats._xmlwrite import attribute_of, format_priority, rdf_only, text_of
 from feedmap.formats.ext import Hooks, hooks, report_broken
 from feedmap.formats.ext._hreflang import link_elements
-from feedmap.formats.ext._image import ATOM_PREFIX
+from feedmap.formats.ext._image import FEED_PREFIX
 from feedmap.formats.feeds._atomid import atom_id
 from feedmap.formats.feeds._html import description_html
 from feedmap.formats.feeds._rfc3339 import rfc3339
 from feedmap.formats.feeds._rsswrite import (
-    Namespaces,
     channel_info,
-    extension_elements,
     peek_first,
     plain_text_of,
     written_keywords,
@@ -72,7 +71,7 @@ __all__ = ["EMPTY", "FOOTER", "NAMESPACES", "TITLE_PREFIX", "render", "write"]
 #: What a derived feed title starts with ("Pages of https://host/"), as RSS derives it.
 TITLE_PREFIX = "Pages of"
 #: Every namespace an entry may use, by prefix (declared on the root when used).
-NAMESPACES = {"dc": DC_NS, "sitemap": SITEMAP_NS, ATOM_PREFIX: IMAGE_NS}
+NAMESPACES = {"dc": DC_NS, "sitemap": SITEMAP_NS, FEED_PREFIX: IMAGE_NS}
 FOOTER = "</feed>\n"
 EMPTY = "no entries: wrote an Atom feed without entries"
 _FEED = "the feed"

@@ -320,7 +320,7 @@ def item_entry(
     gathered = fields.ext.check(ctx, line)
     if versions:
         gathered.alternates += versions
-    return full_entry(  # Entry(...) without its coercion: every value below has its type already
+    entry = full_entry(  # Entry(...) without its coercion: every value below has its type already
         loc,
         lastmod,
         fields.ext.changefreq,
@@ -334,6 +334,8 @@ def item_entry(
         gathered.extras,
         new_position(ctx.name, line),
     )
+    entry.news, entry.videos = gathered.news, tuple(gathered.videos)
+    return entry
 
 
 def _read_children(

@@ -17,7 +17,18 @@ from lxml import etree
 from feedmap._core.context import Context
 from feedmap._core.dates import W3CDate
 from feedmap._core.errors import Reporter
-from feedmap._core.model import Alternate, ChangeFreq, DocKind, DocMeta, Entry, Image, full_entry, new_position
+from feedmap._core.model import (
+    Alternate,
+    ChangeFreq,
+    DocKind,
+    DocMeta,
+    Entry,
+    Image,
+    News,
+    Video,
+    full_entry,
+    new_position,
+)
 from feedmap._core.urls import check_loc
 from feedmap._io.sources import Source
 from feedmap._xml import (
@@ -73,7 +84,18 @@ def _text(value: str | None, what: str, ctx: Context, line: int, repair: bool = 
 class _Item:
     """The children of one ``<item>``, gathered by namespace URI."""
 
-    __slots__ = ("alternates", "categories", "changefreq", "extras", "images", "plain", "priority", "ror")
+    __slots__ = (
+        "alternates",
+        "categories",
+        "changefreq",
+        "extras",
+        "images",
+        "news",
+        "plain",
+        "priority",
+        "ror",
+        "videos",
+    )
 
     def __init__(self) -> None:
         self.plain: dict[str, tuple[str | None, int, etree._Element]] = {}
@@ -81,6 +103,8 @@ class _Item:
         self.categories: list[str] = []
         self.images: list[Image] = []
         self.alternates: list[Alternate] = []
+        self.news: News | None = None
+        self.videos: list[Video] = []
         self.extras: dict[str, str] = {}
         self.priority: tuple[str | None, int] | None = None
         self.changefreq: tuple[str | None, int] | None = None
@@ -242,7 +266,7 @@ def _entry(item: _Item, ctx: Context, line: int, repair: bool) -> Entry | None:
     extras.update(item.extras)
     title = item.plain.get("title")
     description = item.plain.get("description")
-    return full_entry(  # Entry(...) without its coercion: every value below has its type already
+    entry = full_entry(  # Entry(...) without its coercion: every value below has its type already
         loc,
         lastmod,
         changefreq,
@@ -256,6 +280,8 @@ def _entry(item: _Item, ctx: Context, line: int, repair: bool) -> Entry | None:
         extras,
         new_position(ctx.name, line),
     )
+    entry.news, entry.videos = item.news, tuple(item.videos)
+    return entry
 
 
 def _lastmod(item: _Item, ctx: Context) -> W3CDate | None:

@@ -12,8 +12,9 @@ from typing import BinaryIO
 from feedmap._core.context import Context
 from feedmap._core.model import Document, Entry
 from feedmap._core.urls import plain_uri
-from feedmap._xml import IMAGE_NS, SITEMAP_NS, escape_text
+from feedmap._xml import SITEMAP_NS, escape_text
 from feedmap.formats._extras import TEXT_NAME, xml_extra
+from feedmap.formats._namespaces import Namespaces, extension_elements
 from feedmap.formats._output import output_url
 from feedmap.formats._registry import Rendered
 from feedmap.formats._xmlwrite import format_priority, rdf_only, text_of
@@ -22,8 +23,6 @@ from feedmap.formats.feeds._html import description_html
 from feedmap.formats.feeds._pubdate import pubdate
 from feedmap.formats.feeds._rorread import ROR_NS
 from feedmap.formats.feeds._rsswrite import (
-    Namespaces,
-    extension_elements,
     item_core,
     parts_only,
     plain_text_of,
@@ -60,6 +59,8 @@ def ror_item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespac
         and not entry.extras
         and not entry.images
         and not entry.alternates
+        and entry.news is None
+        and not entry.videos
         and plain_uri(loc) is not None  # written as it is: nothing to encode nor escape
         and parts_only(table)
     ):
@@ -97,7 +98,7 @@ def ror_item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespac
         priority = format_priority(entry.priority, ctx, loc)
         if priority is not None:
             parts += (f"<sitemap:priority{namespaces.declare('sitemap')}>", priority, "</sitemap:priority>")
-    for step in table.tail:  # images, third-party extensions: a call only for a field the entry has
+    for step in table.tail:  # images, news, videos, third-party extensions: a call only for a field the entry has
         if getattr(entry, step.field):
             parts += extension_elements(entry, ctx, namespaces, (step,))
     if extras:
@@ -180,7 +181,7 @@ def header_item(doc: Document, link: str, title: str, ctx: Context) -> str:
 TITLE_PREFIX = "ROR Sitemap for"
 
 #: Every namespace a ROR document may use, by prefix: ``ror`` always, the others only when used.
-NAMESPACES = {"ror": ROR_NS, "sitemap": SITEMAP_NS, "image": IMAGE_NS, "atom": ATOM_NS}
+NAMESPACES = {"ror": ROR_NS, "sitemap": SITEMAP_NS, "atom": ATOM_NS}
 
 
 def render(doc: Document, *, ctx: Context) -> Rendered:

@@ -36,7 +36,7 @@ from typing import BinaryIO
 
 from feedmap._core.context import Context
 from feedmap._core.model import ENTRY_FIELDS, Document
-from feedmap._xml import IMAGE_NS, SITEMAP_NS
+from feedmap._xml import SITEMAP_NS
 from feedmap.formats._registry import FormatSpec, Rendered
 from feedmap.formats.ext import hooks, report_broken
 from feedmap.formats.feeds._feedread import read
@@ -47,12 +47,13 @@ __all__ = ["FORMAT", "RSS_NAMESPACES", "RSS_TITLE_PREFIX", "read", "render", "wr
 #: What a derived channel title and description start with ("Pages of https://host/").
 RSS_TITLE_PREFIX = "Pages of"
 #: Every namespace an RSS item may use, by prefix (declared only when used).
-RSS_NAMESPACES = {"atom": ATOM_NS, "dc": DC_NS, "sitemap": SITEMAP_NS, "image": IMAGE_NS}
+RSS_NAMESPACES = {"atom": ATOM_NS, "dc": DC_NS, "sitemap": SITEMAP_NS}
 
 
 def render(doc: Document, *, ctx: Context) -> Rendered:
+    from feedmap.formats._namespaces import Namespaces
     from feedmap.formats.feeds._rssitem import rss_item
-    from feedmap.formats.feeds._rsswrite import Namespaces, render_channel
+    from feedmap.formats.feeds._rsswrite import render_channel
 
     report_broken(ctx)
     table = hooks("rss")

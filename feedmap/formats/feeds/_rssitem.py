@@ -13,12 +13,11 @@ from feedmap._core.context import Context
 from feedmap._core.model import Entry
 from feedmap._core.urls import plain_uri
 from feedmap._xml import escape_text
+from feedmap.formats._namespaces import Namespaces, extension_elements
 from feedmap.formats._xmlwrite import format_priority, text_of, xml_extras
 from feedmap.formats.ext import Hooks
 from feedmap.formats.feeds._pubdate import exact_pubdate
 from feedmap.formats.feeds._rsswrite import (
-    Namespaces,
-    extension_elements,
     item_core,
     parts_only,
     plain_text_of,
@@ -44,6 +43,8 @@ def rss_item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespac
         and not entry.extras
         and not entry.images
         and not entry.alternates
+        and entry.news is None
+        and not entry.videos
         and plain_uri(loc) is not None  # written as it is: nothing to encode nor escape
         and parts_only(table)
     ):
@@ -73,8 +74,8 @@ def rss_item(entry: Entry, ctx: Context, dropped: set[str], namespaces: Namespac
         priority = format_priority(entry.priority, ctx, entry.loc)
         if priority is not None:
             parts += [f"<sitemap:priority{namespaces.declare('sitemap')}>", priority, "</sitemap:priority>"]
-    parts += extension_elements(entry, ctx, namespaces, table.tail)  # images, third-party extensions
+    parts += extension_elements(entry, ctx, namespaces, table.tail)  # images, news, videos, third-party extensions
     if entry.extras:
-        parts += xml_extras(entry, dropped, ctx, {}, default_namespace=False, claimed=table.keys)
+        parts += xml_extras(entry, dropped, ctx, default_namespace=False, claimed=table.keys)
     parts.append("</item>\n")
     return "".join(parts)

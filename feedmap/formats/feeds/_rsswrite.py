@@ -10,16 +10,16 @@ item's permalink; dates are RFC 822 with four-digit years (:func:`email.utils.fo
 namespace for images, Atom ``link`` for hreflang alternates, third-party extensions' namespaces) live in namespaces
 declared only when used (an unused declaration is a W3C Feed Validator warning): the writer still streams, so it
 renders the first batch of items before the root, declares there the namespaces that batch uses, and declares a
-namespace first used by a later item on that item's element (:class:`Namespaces`).  Images, alternates and
-third-party extension elements are written by the extensions' write hooks
-(:mod:`feedmap.formats.ext`, :func:`extension_elements`).
+namespace first used by a later item on that item's element (:class:`~feedmap.formats._namespaces.Namespaces`).
+Images, alternates and third-party extension elements are written by the extensions' write hooks
+(:mod:`feedmap.formats.ext`, :func:`~feedmap.formats._namespaces.extension_elements`).
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator
-from typing import Any, BinaryIO
+from typing import BinaryIO
 from urllib.parse import urlsplit
 
 from feedmap._core.context import Context
@@ -28,24 +28,21 @@ from feedmap._core.entry_checks import non_web_url
 from feedmap._core.model import Document, Entry
 from feedmap._core.urls import is_http_url
 from feedmap._xml import escape_text
-from feedmap.formats._output import BATCH_CHARACTERS, SizeWatch, output_url, write_blocks
+from feedmap.formats._namespaces import Namespaces, extension_elements, first_items
+from feedmap.formats._output import SizeWatch, output_url, write_blocks
 from feedmap.formats._registry import Rendered
 from feedmap.formats._xmlwrite import attribute_of, loc_text, text_of
-from feedmap.formats.ext import Hooks, WriteStep
+from feedmap.formats.ext import BUILTIN_FIELDS, Hooks
 from feedmap.formats.feeds._html import description_html, plain_text
 from feedmap.formats.feeds._vocab import GENERATOR
 
 __all__ = [
     "EMPTY",
-    "FIRST_BATCH",
     "FOOTER",
     "ChannelInfo",
-    "Namespaces",
     "channel_head",
     "channel_info",
-    "extension_elements",
     "feed_header",
-    "first_items",
     "item_core",
     "parts_only",
     "peek_first",
@@ -59,41 +56,6 @@ __all__ = [
 ]
 
 _CHANNEL = "the channel"
-#: Items rendered before the root element is written (their namespaces are declared on it): this many, or
-#: fewer when they hold :data:`feedmap.formats._output.BATCH_CHARACTERS` (big items are not held by the 512).
-FIRST_BATCH = 512
-
-
-class Namespaces:
-    """The namespace declarations of a streamed feed: on the root for what the first items use, else on
-    the element.  ``declare(prefix)`` is what an element of that prefix needs in its start tag."""
-
-    def __init__(self, known: dict[str, str], always: tuple[str, ...] = (), hooks: Hooks | None = None) -> None:
-        # the extensions' namespaces after the format's own (the root declares them in this order)
-        extensions = hooks.namespaces if hooks is not None else {}
-        self.known = {**known, **{prefix: uri for prefix, uri in extensions.items() if prefix not in known}}
-        self.used: set[str] = set(always)
-        self.root: frozenset[str] | None = None  # None while the root's declarations are being gathered
-
-    def declare(self, prefix: str) -> str:
-        self.use(prefix)
-        return self.xmlns(prefix)
-
-    def xmlns(self, prefix: str) -> str:
-        """The declaration an element of ``prefix`` needs in its start tag (without noting it as used)."""
-        if self.root is None or prefix in self.root:
-            return ""
-        return f' xmlns:{prefix}="{self.known[prefix]}"'
-
-    def use(self, prefix: str) -> None:
-        """Note ``prefix`` as used (declared on the root while the first batch is rendered)."""
-        if self.root is None:
-            self.used.add(prefix)
-
-    def close_root(self) -> str:
-        """The root's declarations (those used so far, in a fixed order); later uses declare on the element."""
-        self.root = frozenset(self.used)
-        return "".join(f' xmlns:{prefix}="{uri}"' for prefix, uri in self.known.items() if prefix in self.root)
 
 
 class ChannelInfo:
@@ -190,31 +152,19 @@ def written_keywords(keywords: tuple[str, ...], loc: str, ctx: Context, *, joine
     return kept
 
 
-def extension_elements(entry: Entry, ctx: Context, namespaces: Namespaces, steps: tuple[WriteStep, ...]) -> list[str]:
-    """The elements the extensions' write hooks give for the entry, each namespace declared only when a hook
-    wrote something (:class:`Namespaces`)."""
-    parts: list[str] = []
-    for step in steps:
-        if getattr(entry, step.field):
-            written = step.hook(entry, ctx, namespaces.xmlns(step.prefix))
-            if written:
-                namespaces.use(step.prefix)
-                parts += written
-    return parts
-
-
 #: The table :func:`parts_only` looked at last, and its answer (a run uses one table for every entry);
 #: replaced as a whole, so that a thread never reads one table's answer for another.
 _last_table: tuple[Hooks | None, bool] = (None, False)
 
 
 def parts_only(table: Hooks) -> bool:
-    """Whether the write hooks of ``table`` (its leading and other steps) write only images and alternates (the
-    built-ins' fields): then an entry without either has no hook to run."""
+    """Whether the write hooks of ``table`` (its leading and other steps) write only the built-ins' fields (images,
+    alternates, news, videos): then an entry without any has no hook to run."""
     global _last_table
     last = _last_table
     if last[0] is not table:
-        last = _last_table = (table, all(step.field in ("images", "alternates") for step in table.lead + table.tail))
+        builtin = all(step.field in BUILTIN_FIELDS for step in table.lead + table.tail)
+        last = _last_table = (table, builtin)
     return last[1]
 
 
@@ -346,18 +296,6 @@ def feed_header(namespaces: Namespaces, head: str) -> str:
     """The declaration, the root (declaring what the items rendered so far use: :meth:`Namespaces.close_root`)
     and ``head``."""
     return f'<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"{namespaces.close_root()}>\n{head}'
-
-
-def first_items(items: Iterator[tuple[Any, str]]) -> list[tuple[Any, str]]:
-    """The first :data:`FIRST_BATCH` items, or fewer holding :data:`BATCH_CHARACTERS` characters."""
-    first: list[tuple[Any, str]] = []
-    characters = 0
-    for item in items:
-        first.append(item)
-        characters += len(item[1])
-        if len(first) >= FIRST_BATCH or characters >= BATCH_CHARACTERS:
-            break
-    return first
 
 
 def write_channel(sink: BinaryIO, ctx: Context, rendered: Rendered) -> int:

@@ -1,12 +1,15 @@
 """``jsonl``: the IR as JSON Lines (https://jsonlines.org/), one object per entry, for pipelines and ``jq``.
 
-Schema (also in the docs, docs/formats.md): ``loc`` (string, required), ``lastmod`` (the W3C Datetime string exactly as
-read), ``changefreq``, ``priority`` (number), ``title``, ``description``, ``keywords`` (list of strings),
+Schema (also in the docs, docs/formats.md): ``loc`` (string, required), ``lastmod`` (the W3C Datetime string exactly
+as read), ``changefreq``, ``priority`` (number), ``title``, ``description``, ``keywords`` (list of strings),
 ``type``, ``images`` (list of objects with ``loc``, ``caption``, ``geo_location``, ``title``, ``license``),
-``alternates`` (list of objects with ``hreflang``, ``href``), ``extras`` (object of strings).  Empty
-values are omitted.  At most one header line, the first, has no ``loc``: it carries document metadata
-(``kind``, ``title``, ``link``, ``description``, ``updated``, ``extras``) and is written only when there is some.
-Every IR field has a key, so ``X -> jsonl -> X`` is lossless for every format X.
+``alternates`` (list of objects with ``hreflang``, ``href``), ``news`` (an object: ``publication_name``,
+``publication_language``, ``publication_date``, ``title``, ``keywords``, ``genres``, ``stock_tickers``, ``access``,
+``extras``), ``videos`` (list of objects: ``thumbnail_loc``, ``title``, ``description``, ... as
+:mod:`feedmap._core.media` lists them), ``extras`` (object of strings).  Empty values are omitted.  At most one
+header line, the first, has no ``loc``: it carries document metadata (``kind``, ``title``, ``link``,
+``description``, ``updated``, ``extras``) and is written only when there is some.  Every IR field has a key, so
+``X -> jsonl -> X`` is lossless for every format X.
 
 A part of a big file is read as the file's own lines (:func:`read_window`): told the number of the line before
 it and whether an object came before it (:func:`first_object`), it gives the entries and diagnostics the whole
@@ -28,6 +31,7 @@ from typing import Any, BinaryIO
 from feedmap._core.context import Context
 from feedmap._core.dates import W3CDate
 from feedmap._core.errors import ReadError
+from feedmap._core.media import plain_news, plain_video
 from feedmap._core.model import (
     ENTRY_FIELDS,
     DocKind,
@@ -55,10 +59,12 @@ from feedmap.formats.lines._jsonl_values import (
     decode,
     extras_of,
     images_of,
+    news_value,
     priority_of,
     string_list,
     string_map,
     text_of,
+    videos_value,
 )
 
 __all__ = [
@@ -107,6 +113,10 @@ def entry_to_json(entry: Entry) -> dict[str, Any]:
         ]
     if entry.alternates:
         obj["alternates"] = [{"hreflang": alt.hreflang, "href": alt.href} for alt in entry.alternates]
+    if entry.news is not None:
+        obj["news"] = plain_news(entry.news)
+    if entry.videos:
+        obj["videos"] = [plain_video(video) for video in entry.videos]
     if entry.extras:
         obj["extras"] = dict(entry.extras)
     return obj
@@ -222,7 +232,8 @@ def _entry(obj: dict[str, Any], ctx: Context, line: int) -> Entry | None:
         images = images_of(images) if images is not None else ()
         origin = _new_tuple(Position, (ctx.name, line))  # new_position, inlined
         return full_entry(loc, lastmod, changefreq, priority, None, None, (), None, images, (), {}, origin)
-    return full_entry(  # Entry(...) without its coercion: every value below has its type already
+    news, videos = news_value(obj.get("news")), videos_value(obj.get("videos"))
+    entry = full_entry(  # Entry(...) without its coercion: every value below has its type already
         loc,
         lastmod,
         changefreq,
@@ -236,6 +247,8 @@ def _entry(obj: dict[str, Any], ctx: Context, line: int) -> Entry | None:
         extras_of(obj.get("extras"), ctx, line),
         new_position(ctx.name, line),
     )
+    entry.news, entry.videos = news, videos
+    return entry
 
 
 def _meta(obj: dict[str, Any]) -> DocMeta:

@@ -52,14 +52,14 @@ cdef frozenset _COMMON_KEYS = frozenset(("loc", "lastmod", "changefreq", "priori
 # As in _walk_c.pyx: the type's tp_alloc and a store in each slot, only where every slot is a plain writable
 # object member and no __setattr__ or __new__ of the classes stands in the way; else the setattr path.
 
-cdef Py_ssize_t _ENTRY_SLOTS[12]
+cdef Py_ssize_t _ENTRY_SLOTS[14]
 cdef Py_ssize_t _IMAGE_SLOTS[5]
 cdef Py_ssize_t _DATE_SLOT
 cdef bint _DIRECT = True
 
 for _index_, _name_ in enumerate(
     ("loc", "lastmod", "changefreq", "priority", "title", "description", "keywords", "type", "images",
-     "alternates", "extras", "origin")
+     "alternates", "extras", "origin", "news", "videos")
 ):
     _ENTRY_SLOTS[_index_] = slot_offset(_Entry, _name_, _MemberDescriptor)
     _DIRECT = _DIRECT and _ENTRY_SLOTS[_index_] >= 0
@@ -70,7 +70,7 @@ _DATE_SLOT = slot_offset(_W3CDate, "text", _MemberDescriptor)
 _DIRECT = (
     _DIRECT
     and _DATE_SLOT >= 0
-    and len(_Entry.__slots__) == 12
+    and len(_Entry.__slots__) == 14
     and len(_Image.__slots__) == 5
     and _Entry.__setattr__ is object.__setattr__
     and _Image.__setattr__ is object.__setattr__
@@ -136,6 +136,8 @@ cdef object _new_entry(object loc, object lastmod, object changefreq, object pri
         entry.priority = priority
         entry.images = images
         entry.alternates = ()
+        entry.news = None
+        entry.videos = ()
         entry.extras = {}
         entry.title = None
         entry.description = None
@@ -156,6 +158,8 @@ cdef object _new_entry(object loc, object lastmod, object changefreq, object pri
     put(entry, _ENTRY_SLOTS[9], _EMPTY)
     put(entry, _ENTRY_SLOTS[10], {})
     put(entry, _ENTRY_SLOTS[11], origin)
+    put(entry, _ENTRY_SLOTS[12], None)
+    put(entry, _ENTRY_SLOTS[13], _EMPTY)
     return entry
 
 

@@ -12,7 +12,8 @@ from decimal import Decimal
 from typing import Any
 
 from feedmap._core.context import Context
-from feedmap._core.model import Alternate, Image, blank_image
+from feedmap._core.media import news_of, video_of
+from feedmap._core.model import Alternate, Image, News, Video, blank_image
 from feedmap.formats._extras import valid_extras
 
 __all__ = [
@@ -22,10 +23,12 @@ __all__ = [
     "decode",
     "extras_of",
     "images_of",
+    "news_value",
     "priority_of",
     "string_list",
     "string_map",
     "text_of",
+    "videos_value",
 ]
 
 IMAGE_KEYS = ("loc", "caption", "geo_location", "title", "license")
@@ -132,6 +135,30 @@ def alternates_of(value: Any) -> tuple[Alternate, ...]:
             raise Bad("each alternate must be an object with string 'hreflang' and 'href'")
         out.append(Alternate(hreflang=item["hreflang"], href=item["href"]))
     return tuple(out)
+
+
+def news_value(value: Any) -> News | None:
+    """The ``news`` object (:mod:`feedmap._core.media`'s plain form) as a :class:`News`; :class:`Bad` for one
+    that is not."""
+    if value is None:
+        return None
+    try:
+        return news_of(value)
+    except ValueError as exc:
+        raise Bad(str(exc)) from None
+
+
+def videos_value(value: Any) -> tuple[Video, ...]:
+    """The ``videos`` list (of :mod:`feedmap._core.media`'s plain forms) as :class:`Video` values; :class:`Bad`
+    for one that is not."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise Bad("'videos' must be a list of objects")
+    try:
+        return tuple([video_of(item) for item in value])
+    except ValueError as exc:
+        raise Bad(str(exc)) from None
 
 
 def priority_of(value: Any, ctx: Context, line: int) -> float | None:

@@ -41,7 +41,7 @@ def _sitemap_block(entry: Entry, ctx: Context, dropped: set[str]) -> str:
     if entry.lastmod is not None:
         parts += ["<lastmod>", xsd_lastmod(entry.lastmod, ctx, entry.loc), "</lastmod>"]
     if entry.extras:
-        parts += xml_extras(entry, dropped, ctx, {})
+        parts += xml_extras(entry, dropped, ctx)
     parts.append("</sitemap>\n")
     return "".join(parts)
 

@@ -156,7 +156,7 @@ def entry_from_element(
         ctx.warning(
             "too-many-images", f"{len(images):,} images; the protocol allows {PROTOCOL_MAX_IMAGES:,} per URL", line
         )
-    return new_entry(
+    entry = new_entry(
         loc,
         values[1],
         values[2],
@@ -166,6 +166,8 @@ def entry_from_element(
         gathered.extras,
         new_position(ctx.name, line),
     )
+    entry.news, entry.videos = gathered.news, tuple(gathered.videos)
+    return entry
 
 
 def _keep(child: etree._Element, tag: str, namespace: str, extras: dict[str, str], ctx: Context, offset: int) -> None:

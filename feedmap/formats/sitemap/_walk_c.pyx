@@ -204,14 +204,14 @@ cdef inline object _line(cetree._Element element):
 from types import MemberDescriptorType as _MemberDescriptor
 
 
-cdef Py_ssize_t _ENTRY_SLOTS[12]
+cdef Py_ssize_t _ENTRY_SLOTS[14]
 cdef Py_ssize_t _IMAGE_SLOTS[5]
 cdef Py_ssize_t _DATE_SLOT
 cdef bint _DIRECT = True
 
 for _index_, _name_ in enumerate(
     ("loc", "lastmod", "changefreq", "priority", "title", "description", "keywords", "type", "images",
-     "alternates", "extras", "origin")
+     "alternates", "extras", "origin", "news", "videos")
 ):
     _ENTRY_SLOTS[_index_] = slot_offset(_Entry, _name_, _MemberDescriptor)
     _DIRECT = _DIRECT and _ENTRY_SLOTS[_index_] >= 0
@@ -222,7 +222,7 @@ _DATE_SLOT = slot_offset(_W3CDate, "text", _MemberDescriptor)
 _DIRECT = (
     _DIRECT
     and _DATE_SLOT >= 0
-    and len(_Entry.__slots__) == 12
+    and len(_Entry.__slots__) == 14
     and len(_Image.__slots__) == 5
     and _Entry.__setattr__ is object.__setattr__
     and _Image.__setattr__ is object.__setattr__
@@ -300,6 +300,8 @@ cdef object _new_entry(
         entry.type = None
         entry.images = images
         entry.alternates = ()
+        entry.news = None
+        entry.videos = ()
         entry.extras = {}
         entry.origin = origin
         return entry
@@ -316,6 +318,8 @@ cdef object _new_entry(
     _put(entry, _ENTRY_SLOTS[9], _EMPTY)
     _put(entry, _ENTRY_SLOTS[10], {})
     _put(entry, _ENTRY_SLOTS[11], origin)
+    _put(entry, _ENTRY_SLOTS[12], None)
+    _put(entry, _ENTRY_SLOTS[13], _EMPTY)
     return entry
 
 

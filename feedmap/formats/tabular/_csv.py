@@ -2,11 +2,11 @@
 header, for spreadsheets and the tools analysts compare sitemaps with (pandas, advertools).
 
 The columns are the names of ``feedmap.to_dataframe`` and of the Parquet format (``loc, lastmod, changefreq,
-priority, title, description, keywords, type, images, alternates, extras``), each cell text, lists and extras as
-JSON in one cell (:mod:`feedmap.formats.tabular._csv_cells`); ``explode`` gives one row per item of a list (``images``:
-``image_loc, image_caption, ...`` in its place).  Every field has a column, so ``X -> csv -> X`` keeps every field
-of every format X, as JSON lines does (an empty text and no text are one empty cell; document metadata, a feed's
-channel, is not kept).  Writing: :mod:`feedmap.formats.tabular._csv_write`.
+priority, title, description, keywords, type, images, alternates, news, videos, extras``), each cell text; lists,
+news and extras as JSON in one cell (:mod:`feedmap.formats.tabular._csv_cells`); ``explode`` gives one row per item
+of a list (``images``: ``image_loc, image_caption, ...`` in its place).  Every field has a column, so ``X -> csv ->
+X`` keeps every field of every format X, as JSON lines does (an empty text and no text are one empty cell; document
+metadata, a feed's channel, is not kept).  Writing: :mod:`feedmap.formats.tabular._csv_write`.
 
 Reading streams: the lines are decoded one at a time (UTF-8, a byte order mark taken off; a line that is not UTF-8
 is read as Windows-1252 with ``not-utf8``, as Excel writes CSV in the machine's code page) and given to the ``csv``

@@ -4,15 +4,17 @@ The columns are those of :mod:`feedmap._table.columns` (the names and the order 
 the Parquet format), less those a CSV cell does not need: ``lastmod_precision`` and ``lastmod_text`` (the lastmod
 cell is its W3C Datetime text as written, its precision and offset kept), ``sitemap`` and ``line`` (where a row was
 read: the CSV file holds what was read, not where).  So ``loc, lastmod, changefreq, priority, title, description,
-keywords, type, images, alternates, extras``; ``explode`` puts one item of a list column per row, its parts as
-columns in its place (``images``: ``image_loc, image_caption, image_geo_location, image_title, image_license``;
-``alternates``: ``alternate_hreflang, alternate_href``; ``keywords``: ``keyword``), as ``to_dataframe`` does.
+keywords, type, images, alternates, news, videos, extras``; ``explode`` puts one item of a list column per row, its
+parts as columns in its place (``images``: ``image_loc, image_caption, image_geo_location, image_title,
+image_license``; ``alternates``: ``alternate_hreflang, alternate_href``; ``keywords``: ``keyword``), as
+``to_dataframe`` does.
 
 Each cell is text (RFC 4180 has no types): ``loc``, ``title``, ``description``, ``type`` as they are; ``lastmod``
 the W3C Datetime as written; ``changefreq`` its word; ``priority`` an ``xsd:decimal`` (``0.5``, never an exponent);
 ``keywords``, ``images`` and ``alternates`` a JSON list (RFC 8259), its objects those of JSON lines (``{"loc": ...,
-"caption": ...}``, ``{"hreflang": ..., "href": ...}``), ``extras`` a JSON object of strings (Google news and video
-elements as their XML under ``{namespace}local``, other extensions as ``prefix:name`` text).  An empty cell is no
+"caption": ...}``, ``{"hreflang": ..., "href": ...}``), ``news`` a JSON object and ``videos`` a JSON list of objects
+(those of JSON lines: :mod:`feedmap._core.media`'s plain forms), ``extras`` a JSON object of strings (elements of
+other extensions as their XML under ``{namespace}local``, or as ``prefix:name`` text).  An empty cell is no
 value: an empty title and no title are the same cell.  Read, ``keywords`` may also be comma-separated text
 (``tea, green``), as a spreadsheet user types them; each value is checked as the other readers check it
 (:mod:`feedmap.formats._fields`, the JSON values of :mod:`feedmap.formats.lines._jsonl_values`).
@@ -36,7 +38,8 @@ from typing import Any
 
 from feedmap._core.context import Context
 from feedmap._core.dates import W3CDate
-from feedmap._core.model import Alternate, ChangeFreq, Entry, Image, full_entry, new_position
+from feedmap._core.media import plain_news, plain_video
+from feedmap._core.model import Alternate, ChangeFreq, Entry, Image, Video, full_entry, new_position
 from feedmap._core.urls import check_loc
 from feedmap._table.columns import COLUMNS, EXPLODABLE, IMAGE_PARTS, columns
 from feedmap.formats._fields import (
@@ -54,7 +57,9 @@ from feedmap.formats.lines._jsonl_values import (
     decode,
     extras_of,
     images_of,
+    news_value,
     string_list,
+    videos_value,
 )
 
 __all__ = [
@@ -124,6 +129,8 @@ def row_cells(entry: Entry, ctx: Context) -> list[str]:
         entry.type or "",
         _dumps([_image_object(image, url) for image in images]) if images else "",
         _dumps([{"hreflang": one.hreflang, "href": url(one.href)} for one in alternates]) if alternates else "",
+        _dumps(plain_news(entry.news)) if entry.news is not None else "",
+        _dumps([_video_object(video, url) for video in entry.videos]) if entry.videos else "",
         _dumps(dict(extras)) if extras else "",
     ]
 
@@ -135,6 +142,18 @@ def _as_it_is(url: str) -> str:
 def _image_object(image: Image, url: Callable[[str], str]) -> dict[str, str]:
     found = {part: getattr(image, part) for part in IMAGE_PARTS if getattr(image, part) is not None}
     found["loc"] = url(image.loc)
+    return found
+
+
+#: The parts of a video that are URLs, written as the XML writers write them (``encode_urls``).
+_VIDEO_URLS = ("thumbnail_loc", "content_loc", "player_loc", "uploader_info")
+
+
+def _video_object(video: Video, url: Callable[[str], str]) -> dict[str, Any]:
+    found = plain_video(video)
+    for part in _VIDEO_URLS:
+        if part in found:
+            found[part] = url(found[part])
     return found
 
 
@@ -210,6 +229,8 @@ def entry_of(cells: Mapping[str, str], ctx: Context, line: int, *, decimal_comma
         keywords = _keywords(get("keywords") or "")
         images = images_of(_json_cell(cells, "images")) if get("images") else ()
         alternates = alternates_of(_json_cell(cells, "alternates")) if get("alternates") else ()
+        news = news_value(_json_cell(cells, "news")) if get("news") else None
+        videos = videos_value(_json_cell(cells, "videos")) if get("videos") else ()
         extras = _json_cell(cells, "extras") if get("extras") else None
     except Bad as exc:
         ctx.warning("invalid-value", f"{exc}; row skipped", line)
@@ -219,7 +240,7 @@ def entry_of(cells: Mapping[str, str], ctx: Context, line: int, *, decimal_comma
         loc = read_loc(loc or None, ctx, line)
         if loc is None:
             return None
-    return full_entry(
+    entry = full_entry(
         loc,
         _lastmod(get("lastmod"), ctx, line),
         _changefreq(get("changefreq"), ctx, line),
@@ -233,6 +254,8 @@ def entry_of(cells: Mapping[str, str], ctx: Context, line: int, *, decimal_comma
         extras_of(extras, ctx, line) if extras is not None else {},
         new_position(ctx.name, line),
     )
+    entry.news, entry.videos = news, videos
+    return entry
 
 
 def _lastmod(text: str | None, ctx: Context, line: int) -> W3CDate | None:

@@ -2,7 +2,8 @@
 
 The columns and their types are those of :mod:`feedmap._table.columns` (``loc``, ``lastmod`` as a UTC timestamp
 with ``lastmod_precision`` and the ``lastmod_text`` as written, ``changefreq``, ``priority``, ... ``images`` as a
-list of structs, ``extras`` as a map, ``sitemap`` and ``line``).  Writing streams: the entries are gathered in
+list of structs, ``news`` as a struct and ``videos`` as a list of structs of typed parts, ``extras`` as a map,
+``sitemap`` and ``line``).  Writing streams: the entries are gathered in
 record batches of at most :data:`~feedmap._table.batches.ROWS` rows, each written as one row group by
 ``pyarrow.parquet.ParquetWriter`` as soon as it is full, so one row group is in memory at a time; the file is
 complete (its footer written) when the last entry was.  The output is made atomic as every output is
@@ -29,10 +30,22 @@ from typing import Any, BinaryIO
 from feedmap._core.context import Context
 from feedmap._core.dates import W3CDate
 from feedmap._core.errors import ReadError, WriteError
-from feedmap._core.model import ENTRY_FIELDS, Alternate, DocMeta, Document, Entry, Image, full_entry, new_position
+from feedmap._core.media import NEWS_PARTS, VIDEO_PARTS, news_of, video_of
+from feedmap._core.model import (
+    ENTRY_FIELDS,
+    Alternate,
+    DocMeta,
+    Document,
+    Entry,
+    Image,
+    News,
+    Video,
+    full_entry,
+    new_position,
+)
 from feedmap._io.scratch import scratch_error, scratch_file
 from feedmap._io.sources import Source
-from feedmap._table.batches import ROWS, record_batches
+from feedmap._table.batches import ROWS, plain_of_struct, record_batches
 from feedmap._table.columns import COLUMNS, IMAGE_PARTS, schema
 from feedmap._table.needs import arrow, parquet
 from feedmap.formats._detection import is_parquet
@@ -122,7 +135,7 @@ def _entry(values: Mapping[str, Any], ctx: Context, row: int) -> Entry | None:
     if loc is None:
         return None
     changefreq = values.get("changefreq")
-    return full_entry(
+    entry = full_entry(
         loc,
         _lastmod(values, ctx, row),
         read_changefreq(str(changefreq), ctx, row) if changefreq is not None else None,
@@ -136,6 +149,28 @@ def _entry(values: Mapping[str, Any], ctx: Context, row: int) -> Entry | None:
         _extras(values.get("extras"), ctx, row),
         new_position(ctx.name, row),
     )
+    entry.news, entry.videos = _news(values.get("news"), ctx, row), _videos(values.get("videos"), ctx, row)
+    return entry
+
+
+def _news(value: Any, ctx: Context, row: int) -> News | None:
+    if value is None:
+        return None
+    try:
+        return news_of(plain_of_struct(value, NEWS_PARTS))
+    except ValueError as exc:
+        ctx.warning("invalid-value", f"{exc}; the news is not read", row)
+        return None
+
+
+def _videos(value: Any, ctx: Context, row: int) -> tuple[Video, ...]:
+    videos = []
+    for one in value or ():
+        try:
+            videos.append(video_of(plain_of_struct(one or {}, VIDEO_PARTS)))
+        except ValueError as exc:
+            ctx.warning("invalid-value", f"{exc}; the video is not read", row)
+    return tuple(videos)
 
 
 def _text(value: Any) -> str | None:
